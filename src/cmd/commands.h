@@ -1,0 +1,15 @@
+#pragma once
+// Registration of berth's subcommands. Each Add* function adds its subcommands
+// to the app; a subcommand's callback stores its exit status in ExitCode().
+
+#include <CLI/App.hpp>
+
+namespace berth::cmd {
+
+void AddStoreCommands(CLI::App& app);
+
+// The exit status the chosen subcommand set (0 when it succeeded).
+int ExitCode();
+void SetExitCode(int code);
+
+}  // namespace berth::cmd

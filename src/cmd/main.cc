@@ -1,0 +1,24 @@
+// berth: one binary, one subcommand per job.
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+
+#include "cmd/commands.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"berth: a Kubernetes-compatible scheduler and control plane"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", BERTH_VERSION);
+
+  auto* version = app.add_subcommand("version", "Print berth's version");
+  version->callback([] { std::printf("berth %s\n", BERTH_VERSION); });
+
+  berth::cmd::AddStoreCommands(app);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+  return berth::cmd::ExitCode();
+}

@@ -1,0 +1,32 @@
+#include "store/store.h"
+
+namespace berth::store {
+
+std::string_view EventTypeName(EventType type) {
+  switch (type) {
+    case EventType::kAdded: return "ADDED";
+    case EventType::kModified: return "MODIFIED";
+    case EventType::kDeleted: return "DELETED";
+    case EventType::kBookmark: return "BOOKMARK";
+    case EventType::kError: return "ERROR";
+  }
+  return "ERROR";
+}
+
+Result<ObjectPtr> GuaranteedUpdate(Store& store, const std::string& key,
+                                   const std::function<Result<ObjectPtr>(const ObjectPtr&)>& update,
+                                   int max_attempts) {
+  Status last = Status::Conflict("no attempt made");
+  for (int attempt = 0; attempt < max_attempts; ++attempt) {
+    auto current = store.Get(key);
+    if (!current.ok()) return current.status();
+    auto next = update(current.value());
+    if (!next.ok()) return next.status();
+    auto written = store.Update(next.value(), current.value()->resource_version());
+    if (written.ok() || written.status().code() != StatusCode::kConflict) return written;
+    last = written.status();
+  }
+  return last;
+}
+
+}  // namespace berth::store

@@ -1,0 +1,128 @@
+#pragma once
+// The versioned object store: etcd's model (one cluster-wide revision,
+// compare-and-swap on an object's revision, watch from a revision) over API
+// objects. Implemented by the embedded store (memory index + WAL); an etcd v3
+// backend implements the same contract.
+//
+// Keys are api::Object::StorageKey(): lists and watches select a key prefix
+// (api::StoragePrefix). Every method is thread-safe.
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "api/object.h"
+#include "api/status.h"
+
+namespace berth::store {
+
+using api::ObjectPtr;
+
+// Which objects a list or watch returns besides the key prefix.
+// nullptr matches everything.
+using Predicate = std::function<bool(const api::Object&)>;
+
+enum class ResourceVersionMatch { kNotOlderThan, kExact };
+
+struct ListOptions {
+  std::string prefix;
+  Predicate predicate;
+  // 0: the latest revision. Otherwise see `match`.
+  int64_t resource_version = 0;
+  // kExact lists at exactly `resource_version` (Expired when compacted);
+  // kNotOlderThan lists at the latest revision, which is never older.
+  ResourceVersionMatch match = ResourceVersionMatch::kNotOlderThan;
+  // At most `limit` items (0: no limit); a continue token is returned when more remain.
+  int64_t limit = 0;
+  // From a previous page: continues that list at its revision. Expired when
+  // the revision has since been compacted; BadRequest when malformed.
+  std::string continue_token;
+};
+
+struct ListResult {
+  std::vector<ObjectPtr> items;  // in key order
+  int64_t revision = 0;          // the revision the list is consistent at
+  std::string continue_token;    // "" when this is the last page
+  int64_t remaining = 0;         // items after this page (when continue_token is set)
+};
+
+enum class EventType : unsigned char { kAdded, kModified, kDeleted, kBookmark, kError };
+std::string_view EventTypeName(EventType type);  // "ADDED", ..., "BOOKMARK", "ERROR"
+
+struct WatchEvent {
+  EventType type;
+  // ADDED/MODIFIED: the new version. DELETED: the last version, at the deletion's
+  // revision. BOOKMARK: nullptr. ERROR: nullptr, see `error`.
+  ObjectPtr object;
+  int64_t revision = 0;
+  Status error;
+};
+
+struct WatchOptions {
+  std::string prefix;
+  Predicate predicate;
+  // Events after this revision. 0: from now on (nothing replayed). A revision
+  // older than the history window: the watch fails with Expired.
+  int64_t resource_version = 0;
+  // Emit a BOOKMARK carrying the current revision after this long without events
+  // (0: never).
+  std::chrono::milliseconds bookmark_interval{0};
+};
+
+// One watch stream. Events come in revision order. With a predicate, an object
+// that stops matching arrives as DELETED and one that starts matching as ADDED
+// (Kubernetes' filtered-watch rule). A watcher that falls further behind than
+// the store's history window ends with one ERROR event (Expired): the client
+// lists again and resumes. A slow watcher never delays writers or other watchers.
+class Watch {
+ public:
+  virtual ~Watch() = default;
+  // Waits until events are ready, `deadline` passes or Stop() is called; returns
+  // up to `max` events (empty on timeout or after the stream ended).
+  virtual std::vector<WatchEvent> Next(std::chrono::steady_clock::time_point deadline,
+                                       size_t max = 1024) = 0;
+  // Non-blocking Next.
+  virtual std::vector<WatchEvent> Poll(size_t max = 1024) = 0;
+  // `notify` is called when new events may be ready (from a writer's thread: it
+  // must be cheap and must not call back into the store). Replaces any earlier one.
+  virtual void SetNotify(std::function<void()> notify) = 0;
+  // Ends the stream; Next returns at once. Idempotent.
+  virtual void Stop() = 0;
+  // True once the stream has ended (Stop, ERROR delivered, store closed).
+  virtual bool Done() const = 0;
+};
+
+class Store {
+ public:
+  virtual ~Store() = default;
+
+  // Stores a new object at its StorageKey. AlreadyExists when the key exists.
+  // Returns the stored version (resource_version() set).
+  virtual Result<ObjectPtr> Create(ObjectPtr object) = 0;
+  // The latest version. NotFound when absent.
+  virtual Result<ObjectPtr> Get(const std::string& key) = 0;
+  virtual Result<ListResult> List(const ListOptions& options) = 0;
+  // Replaces the object at its StorageKey. When expected_revision > 0 the current
+  // version's revision must equal it, else Conflict. NotFound when absent.
+  virtual Result<ObjectPtr> Update(ObjectPtr object, int64_t expected_revision) = 0;
+  // Removes the key; guarded like Update. Returns the deleted version, at the
+  // revision of the deletion.
+  virtual Result<ObjectPtr> Delete(const std::string& key, int64_t expected_revision = 0) = 0;
+  virtual Result<std::unique_ptr<Watch>> WatchFrom(const WatchOptions& options) = 0;
+  // The newest revision visible to readers.
+  virtual int64_t CurrentRevision() = 0;
+  // Number of live objects per key prefix of the form "/<group>/<resource>/".
+  virtual std::vector<std::pair<std::string, int64_t>> CountByResource() = 0;
+};
+
+// Kubernetes' GuaranteedUpdate: reads the current version, applies `update`
+// to it, writes with a revision guard, and retries on Conflict. `update` may
+// return an error Status to stop (returned as is); it may be called several times.
+Result<ObjectPtr> GuaranteedUpdate(Store& store, const std::string& key,
+                                   const std::function<Result<ObjectPtr>(const ObjectPtr&)>& update,
+                                   int max_attempts = 16);
+
+}  // namespace berth::store

@@ -1,0 +1,110 @@
+#pragma once
+// The embedded store's durability: a write-ahead log of CRC'd records in
+// segment files, group-committed by a background thread, and snapshots of the
+// whole state that bound the log.
+//
+// Files in the data directory:
+//   wal-<first revision, 16 hex digits>.log   log segments, records in revision order
+//   snap-<revision, 16 hex digits>.snap       full state at that revision
+// A segment named for revision F holds records with revisions >= F, up to the
+// first revision of the next segment.
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "api/status.h"
+
+namespace berth::store::wal {
+
+struct Record {
+  enum class Type : unsigned char { kPut = 1, kDelete = 2 };
+  Type type = Type::kPut;
+  int64_t revision = 0;
+  std::string key;
+  std::string value;  // the object's JSON for kPut; empty for kDelete
+};
+
+// Appends records and makes them durable. Append never waits for I/O: a
+// background thread writes what has accumulated and fdatasyncs it (group
+// commit), so many concurrent writers share one fsync.
+// Thread-safety: all methods may be called from any thread. Callers append in
+// revision order (they serialise Append under their own lock).
+class LogWriter {
+ public:
+  struct Options {
+    std::string dir;
+    // false: write but never fsync (tests and benchmarks of the in-memory path).
+    bool sync = true;
+    // Called on the writer thread after each fsync with its duration.
+    std::function<void(double seconds)> on_fsync;
+  };
+
+  // Starts a new segment whose first record will carry `next_revision`. The
+  // directory must exist; recovery must have run first (it repairs the tail).
+  static Result<std::unique_ptr<LogWriter>> Open(Options options, int64_t next_revision);
+  virtual ~LogWriter() = default;
+
+  // Queues a record; returns its position for WaitDurable.
+  virtual uint64_t Append(const Record& record) = 0;
+  // Blocks until every record up to `position` is written and fdatasync'ed.
+  // A failed write or fsync is fatal to the process: durability cannot be promised.
+  virtual void WaitDurable(uint64_t position) = 0;
+  // Records appended after this call go to a new segment starting at `next_revision`.
+  virtual void Rotate(int64_t next_revision) = 0;
+  // Flushes, syncs and stops the writer thread. Idempotent; the destructor calls it.
+  virtual void Close() = 0;
+};
+
+struct SnapshotEntry {
+  std::string_view key;
+  int64_t revision;  // the revision of this object's last write
+  std::string_view value;
+};
+
+// Writes snap-<revision>.snap atomically (temporary file, fsync, rename, fsync
+// of the directory), with a CRC over its contents.
+Status WriteSnapshot(const std::string& dir, int64_t revision,
+                     const std::vector<SnapshotEntry>& entries);
+
+struct RecoverOptions {
+  // Recover the state at this revision (newest snapshot <= it, log records <= it).
+  int64_t max_revision = INT64_MAX;
+  // Truncate a torn tail of the newest segment in place (false: only report it).
+  bool repair = true;
+};
+
+struct RecoveryReport {
+  int64_t snapshot_revision = 0;  // 0 when no snapshot was used
+  int64_t last_revision = 0;      // the newest revision recovered
+  int64_t records_replayed = 0;
+  std::vector<std::string> notes;  // e.g. "truncated torn tail of wal-….log at offset 1234 (56 bytes)"
+};
+
+// Reads the data directory: calls on_snapshot_entry for each entry of the
+// newest valid snapshot with revision <= max_revision, then on_record for each
+// log record after it (in revision order, <= max_revision).
+// A torn tail (the newest segment ends in an incomplete or CRC-failing record
+// with nothing valid after it) is cut off; any other damage is an Internal
+// Status naming the file and byte offset, and nothing is repaired.
+Result<RecoveryReport> Recover(const std::string& dir, const RecoverOptions& options,
+                               const std::function<void(SnapshotEntry)>& on_snapshot_entry,
+                               const std::function<void(Record&&)>& on_record);
+
+// Removes snapshots older than `revision` and the segments all of whose records
+// are at or below `revision` (they are covered by the snapshot at `revision`).
+Status PruneBefore(const std::string& dir, int64_t revision);
+
+struct FileInfo {
+  std::string name;
+  int64_t bytes;
+  int64_t revision;  // first revision (segments) or revision (snapshots)
+  bool snapshot;
+};
+// The log and snapshot files of `dir`, oldest first.
+Result<std::vector<FileInfo>> ListFiles(const std::string& dir);
+
+}  // namespace berth::store::wal
