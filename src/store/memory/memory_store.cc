@@ -1,0 +1,667 @@
+#include "store/memory/memory_store.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+
+namespace berth::store {
+namespace {
+
+// Watchers scan at most this many revisions per call, so one call never holds
+// the index lock for long.
+constexpr int64_t kScanLimit = 4096;
+
+// Continue tokens are opaque to clients: "<revision>:<last key>" in base64url.
+constexpr char kB64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+
+std::string Base64UrlEncode(std::string_view in) {
+  std::string out;
+  out.reserve((in.size() + 2) / 3 * 4);
+  size_t i = 0;
+  for (; i + 2 < in.size(); i += 3) {
+    uint32_t n = (uint8_t(in[i]) << 16) | (uint8_t(in[i + 1]) << 8) | uint8_t(in[i + 2]);
+    out += kB64[(n >> 18) & 63];
+    out += kB64[(n >> 12) & 63];
+    out += kB64[(n >> 6) & 63];
+    out += kB64[n & 63];
+  }
+  if (i + 1 == in.size()) {
+    uint32_t n = uint8_t(in[i]) << 16;
+    out += kB64[(n >> 18) & 63];
+    out += kB64[(n >> 12) & 63];
+  } else if (i + 2 == in.size()) {
+    uint32_t n = (uint8_t(in[i]) << 16) | (uint8_t(in[i + 1]) << 8);
+    out += kB64[(n >> 18) & 63];
+    out += kB64[(n >> 12) & 63];
+    out += kB64[(n >> 6) & 63];
+  }
+  return out;
+}
+
+std::optional<std::string> Base64UrlDecode(std::string_view in) {
+  std::string out;
+  uint32_t acc = 0;
+  int bits = 0;
+  for (char c : in) {
+    const char* p = std::strchr(kB64, c);
+    if (c == '\0' || p == nullptr) return std::nullopt;
+    acc = (acc << 6) | uint32_t(p - kB64);
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      out += char((acc >> bits) & 0xff);
+    }
+  }
+  return out;
+}
+
+std::string EncodeContinue(int64_t revision, std::string_view last_key) {
+  std::string raw = std::to_string(revision);
+  raw += ':';
+  raw += last_key;
+  return Base64UrlEncode(raw);
+}
+
+bool DecodeContinue(std::string_view token, int64_t* revision, std::string* last_key) {
+  auto raw = Base64UrlDecode(token);
+  if (!raw) return false;
+  auto colon = raw->find(':');
+  if (colon == std::string::npos) return false;
+  auto rv = api::ParseResourceVersion(std::string_view(*raw).substr(0, colon));
+  if (!rv || *rv == 0) return false;
+  *revision = *rv;
+  *last_key = raw->substr(colon + 1);
+  return true;
+}
+
+bool Matches(const Predicate& predicate, const ObjectPtr& object) {
+  return object && (!predicate || predicate(*object));
+}
+
+}  // namespace
+
+// One watch stream over the event ring. The consumer calls Next/Poll from one
+// thread at a time; Stop and the store's notifications come from any thread.
+class MemoryStore::WatchImpl final : public Watch {
+ public:
+  WatchImpl(MemoryStore* store, WatchOptions options)
+      : store_(store),
+        options_(std::move(options)),
+        cursor_(options_.resource_version),
+        last_emit_(std::chrono::steady_clock::now()) {}
+  ~WatchImpl() override { Stop(); }
+
+  std::vector<WatchEvent> Next(std::chrono::steady_clock::time_point deadline,
+                               size_t max) override {
+    while (true) {
+      if (Done()) return {};
+      auto out = Collect(max);
+      auto now = std::chrono::steady_clock::now();
+      if (!out.empty()) {
+        last_emit_ = now;
+        return out;
+      }
+      if (auto bookmark = BookmarkIfDue(now)) return {*bookmark};
+      if (now >= deadline) return {};
+      auto wake = deadline;
+      if (options_.bookmark_interval.count() > 0) {
+        wake = std::min(wake, last_emit_ + options_.bookmark_interval);
+      }
+      std::unique_lock lk(store_->commit_mu_);
+      store_->commit_cv_.wait_until(lk, wake, [&] {
+        return stopped_.load() || store_->closed_.load() ||
+               store_->committed_.load(std::memory_order_acquire) > cursor_;
+      });
+    }
+  }
+
+  std::vector<WatchEvent> Poll(size_t max) override {
+    if (notify_state_) notify_state_->pending.store(false);
+    if (Done()) return {};
+    auto out = Collect(max);
+    auto now = std::chrono::steady_clock::now();
+    if (!out.empty()) {
+      last_emit_ = now;
+      return out;
+    }
+    if (auto bookmark = BookmarkIfDue(now)) return {*bookmark};
+    return out;
+  }
+
+  void SetNotify(std::function<void()> notify) override {
+    if (!notify_state_) {
+      notify_state_ = std::make_shared<NotifyState>();
+      std::lock_guard lk(store_->watchers_mu_);
+      store_->watchers_.push_back(notify_state_);
+    }
+    std::lock_guard lk(notify_state_->mu);
+    notify_state_->notify = std::move(notify);
+  }
+
+  void Stop() override {
+    if (stopped_.exchange(true)) return;
+    if (notify_state_) {
+      std::lock_guard lk(notify_state_->mu);
+      notify_state_->notify = nullptr;
+    }
+    std::lock_guard lk(store_->commit_mu_);
+    store_->commit_cv_.notify_all();
+  }
+
+  bool Done() const override {
+    return stopped_.load() || done_.load() || store_->closed_.load();
+  }
+
+ private:
+  std::optional<WatchEvent> BookmarkIfDue(std::chrono::steady_clock::time_point now) {
+    if (options_.bookmark_interval.count() <= 0) return std::nullopt;
+    if (now - last_emit_ < options_.bookmark_interval) return std::nullopt;
+    last_emit_ = now;
+    return WatchEvent{EventType::kBookmark, nullptr, cursor_, {}};
+  }
+
+  // Reads ring events after cursor_ up to the visible revision, filtered.
+  std::vector<WatchEvent> Collect(size_t max) {
+    std::vector<WatchEvent> out;
+    int64_t visible = store_->committed_.load(std::memory_order_acquire);
+    if (cursor_ >= visible) return out;
+    std::shared_lock lk(store_->mu_);
+    if (cursor_ < store_->compacted_) {
+      out.push_back({EventType::kError, nullptr, cursor_,
+                     Status::Expired("too old resource version: " + std::to_string(cursor_) +
+                                     " (" + std::to_string(store_->compacted_ + 1) + ")")});
+      done_ = true;
+      return out;
+    }
+    const int64_t end = std::min(visible, cursor_ + kScanLimit);
+    const int64_t history = store_->options_.history;
+    for (int64_t r = cursor_ + 1; r <= end; ++r) {
+      const Event& e = store_->ring_[r % history];
+      cursor_ = r;
+      const ObjectPtr& any = e.object ? e.object : e.prev;
+      if (!any || !any->StorageKey().starts_with(options_.prefix)) continue;
+      if (auto event = Convert(e)) {
+        out.push_back(std::move(*event));
+        if (out.size() >= max) break;
+      }
+    }
+    return out;
+  }
+
+  // Kubernetes' filtered-watch rule: transitions across the predicate become
+  // ADDED / DELETED.
+  std::optional<WatchEvent> Convert(const Event& e) const {
+    const Predicate& p = options_.predicate;
+    if (e.type == EventType::kDeleted) {
+      if (!Matches(p, e.prev)) return std::nullopt;
+      return WatchEvent{EventType::kDeleted, e.object, e.revision, {}};
+    }
+    bool now_matches = Matches(p, e.object);
+    bool before_matches = Matches(p, e.prev);
+    if (now_matches && before_matches) return WatchEvent{EventType::kModified, e.object, e.revision, {}};
+    if (now_matches) return WatchEvent{EventType::kAdded, e.object, e.revision, {}};
+    if (before_matches) {
+      return WatchEvent{EventType::kDeleted, e.prev->WithResourceVersion(e.revision), e.revision, {}};
+    }
+    return std::nullopt;
+  }
+
+  MemoryStore* const store_;
+  const WatchOptions options_;
+  int64_t cursor_;  // last revision scanned; consumer thread only
+  std::chrono::steady_clock::time_point last_emit_;  // consumer thread only
+  std::atomic<bool> stopped_{false};
+  std::atomic<bool> done_{false};
+
+ public:
+  std::shared_ptr<NotifyState> notify_state_;  // set by SetNotify before consuming
+};
+
+MemoryStore::MemoryStore(Options options) : options_(std::move(options)) {
+  ring_.resize(static_cast<size_t>(std::max<int64_t>(options_.history, 1)));
+}
+
+MemoryStore::~MemoryStore() { Close(); }
+
+Result<std::unique_ptr<MemoryStore>> MemoryStore::Open(Options options) {
+  if (options.history < 1) return Status::BadRequest("history must be at least 1 revision");
+  if (options.recover_to_revision > 0) options.read_only = true;
+  std::unique_ptr<MemoryStore> store(new MemoryStore(std::move(options)));
+  if (!store->options_.data_dir.empty()) {
+    Status s = store->Recover();
+    if (!s.ok()) return s;
+  }
+  return store;
+}
+
+Status MemoryStore::Recover() {
+  const std::string& dir = options_.data_dir;
+  std::error_code ec;
+  if (options_.read_only) {
+    if (!std::filesystem::is_directory(dir, ec)) {
+      return Status::NotFound("data directory " + dir + " does not exist");
+    }
+  } else {
+    std::filesystem::create_directories(dir, ec);
+    if (ec) return Status::Internal("cannot create data directory " + dir + ": " + ec.message());
+  }
+
+  std::unique_lock lk(mu_);
+  Status failure;
+  bool first_record = true;
+  wal::RecoverOptions recover_options;
+  recover_options.repair = !options_.read_only;
+  if (options_.recover_to_revision > 0) recover_options.max_revision = options_.recover_to_revision;
+  auto report = wal::Recover(
+      dir, recover_options,
+      [&](wal::SnapshotEntry entry) {
+        if (!failure.ok()) return;
+        auto object = api::Object::Decode(entry.value);
+        if (!object.ok()) {
+          failure = Status::Internal("snapshot entry " + std::string(entry.key) + ": " +
+                                     object.status().message());
+          return;
+        }
+        std::string key(entry.key);
+        counts_[ResourcePrefix(key)]++;
+        index_[std::move(key)] = {{entry.revision, object.value()->WithResourceVersion(entry.revision)}};
+      },
+      [&](wal::Record&& record) {
+        if (!failure.ok()) return;
+        if (first_record) {
+          first_record = false;
+          revision_ = compacted_ = record.revision - 1;
+        }
+        ObjectPtr object;
+        if (record.type == wal::Record::Type::kPut) {
+          auto decoded = api::Object::Decode(record.value);
+          if (!decoded.ok()) {
+            failure = Status::Internal("log record at revision " + std::to_string(record.revision) +
+                                       ": " + decoded.status().message());
+            return;
+          }
+          object = decoded.value()->WithResourceVersion(record.revision);
+        }
+        ApplyLocked(record.key, std::move(object), record.revision);
+        revision_ = record.revision;
+      });
+  if (!report.ok()) return report.status();
+  if (!failure.ok()) return failure;
+  recovery_ = report.value();
+  if (first_record) revision_ = compacted_ = recovery_.snapshot_revision;
+  revision_ = std::max(revision_, recovery_.last_revision);
+  committed_.store(revision_);
+
+  if (options_.recover_to_revision > 0 && revision_ != options_.recover_to_revision) {
+    return Status::BadRequest("revision " + std::to_string(options_.recover_to_revision) +
+                              " is not in the data directory (it holds up to revision " +
+                              std::to_string(revision_) + ")");
+  }
+  if (options_.read_only) return Status::Ok();
+
+  auto files = wal::ListFiles(dir);
+  if (!files.ok()) return files.status();
+  for (const auto& f : files.value()) {
+    if (f.snapshot) last_snapshot_revision_ = std::max(last_snapshot_revision_, f.revision);
+  }
+
+  wal::LogWriter::Options log_options;
+  log_options.dir = dir;
+  log_options.sync = options_.sync;
+  log_options.on_fsync = options_.on_fsync;
+  auto log = wal::LogWriter::Open(std::move(log_options), revision_ + 1);
+  if (!log.ok()) return log.status();
+  log_ = std::move(log).value();
+  return Status::Ok();
+}
+
+std::string MemoryStore::ResourcePrefix(const std::string& key) {
+  // "/<group>/<resource>/..." → "/<group>/<resource>/"
+  size_t slash = key.find('/', 1);
+  if (slash != std::string::npos) slash = key.find('/', slash + 1);
+  return slash == std::string::npos ? key : key.substr(0, slash + 1);
+}
+
+const MemoryStore::Version* MemoryStore::VersionAt(const std::vector<Version>& versions,
+                                                   int64_t revision) {
+  for (auto it = versions.rbegin(); it != versions.rend(); ++it) {
+    if (it->revision <= revision) return it->object ? &*it : nullptr;
+  }
+  return nullptr;
+}
+
+void MemoryStore::ApplyLocked(const std::string& key, ObjectPtr object, int64_t revision) {
+  auto [it, inserted] = index_.try_emplace(key);
+  std::vector<Version>& versions = it->second;
+  ObjectPtr prev = versions.empty() ? nullptr : versions.back().object;
+  if (!prev && object) counts_[ResourcePrefix(key)]++;
+  if (prev && !object) counts_[ResourcePrefix(key)]--;
+
+  Event event;
+  event.revision = revision;
+  event.prev = prev;
+  if (!object) {
+    event.type = EventType::kDeleted;
+    event.object = prev ? prev->WithResourceVersion(revision) : nullptr;
+  } else {
+    event.type = prev ? EventType::kModified : EventType::kAdded;
+    event.object = object;
+  }
+  versions.push_back({revision, std::move(object)});
+
+  // The ring holds every revision in (compacted_, revision]. Evicting the
+  // oldest event advances the window; prune the versions it made unreachable.
+  const int64_t history = options_.history;
+  Event& slot = ring_[revision % history];
+  if (revision - compacted_ > history) {
+    compacted_ = revision - history;
+    const ObjectPtr& evicted = slot.object ? slot.object : slot.prev;
+    if (evicted) {
+      auto old = index_.find(evicted->StorageKey());
+      if (old != index_.end()) {
+        std::vector<Version>& vs = old->second;
+        // Keep the newest version at or below compacted_ and everything after it.
+        size_t keep = 0;
+        for (size_t i = 0; i < vs.size(); ++i) {
+          if (vs[i].revision <= compacted_) keep = i;
+        }
+        if (keep > 0) vs.erase(vs.begin(), vs.begin() + static_cast<ptrdiff_t>(keep));
+        if (vs.size() == 1 && !vs[0].object && vs[0].revision <= compacted_) index_.erase(old);
+      }
+    }
+  }
+  slot = std::move(event);
+}
+
+Result<ObjectPtr> MemoryStore::Write(Op op, const std::string& key, ObjectPtr object,
+                                     int64_t expected_revision) {
+  if (closed_.load()) return Status(StatusCode::kUnavailable, "the store is closed");
+  if (options_.read_only) return Status(StatusCode::kForbidden, "the store is read-only");
+  // Encode outside the lock: the log carries the object's JSON; recovery
+  // restores the revision from the record.
+  std::string_view encoded;
+  if (object && log_) encoded = object->Encoded();
+
+  std::unique_lock lk(mu_);
+  if (closed_.load()) return Status(StatusCode::kUnavailable, "the store is closed");
+  auto it = index_.find(key);
+  const Version* current =
+      it == index_.end() || it->second.empty() || !it->second.back().object ? nullptr
+                                                                            : &it->second.back();
+  if (op == Op::kCreate && current) {
+    int64_t rev = current->revision;
+    lk.unlock();
+    WaitVisible(rev);
+    return Status::AlreadyExists("object already exists: " + key);
+  }
+  if (op != Op::kCreate) {
+    if (!current) {
+      int64_t rev = it == index_.end() || it->second.empty() ? 0 : it->second.back().revision;
+      lk.unlock();
+      WaitVisible(rev);
+      return Status::NotFound("object not found: " + key);
+    }
+    if (expected_revision > 0 && current->revision != expected_revision) {
+      int64_t rev = current->revision;
+      lk.unlock();
+      WaitVisible(rev);
+      return Status::Conflict("the object has been modified; please apply your changes to the "
+                              "latest version and try again");
+    }
+  }
+  ObjectPtr prev = current ? current->object : nullptr;
+  const int64_t revision = ++revision_;
+  ObjectPtr stored = object ? object->WithResourceVersion(revision) : nullptr;
+  ApplyLocked(key, stored, revision);
+  uint64_t position = 0;
+  bool snapshot_due = false;
+  if (log_) {
+    wal::Record record;
+    record.type = stored ? wal::Record::Type::kPut : wal::Record::Type::kDelete;
+    record.revision = revision;
+    record.key = key;
+    record.value.assign(encoded);
+    position = log_->Append(record);
+    snapshot_due = options_.snapshot_every > 0 && ++records_since_snapshot_ >= options_.snapshot_every;
+  }
+  lk.unlock();
+
+  if (log_) log_->WaitDurable(position);
+  Publish(revision);
+  if (snapshot_due) MaybeSnapshotAsync();
+  if (op == Op::kDelete) return prev->WithResourceVersion(revision);
+  return stored;
+}
+
+void MemoryStore::Publish(int64_t revision) {
+  int64_t seen = committed_.load(std::memory_order_relaxed);
+  while (seen < revision &&
+         !committed_.compare_exchange_weak(seen, revision, std::memory_order_acq_rel)) {
+  }
+  { std::lock_guard lk(commit_mu_); }
+  commit_cv_.notify_all();
+
+  std::lock_guard lk(watchers_mu_);
+  for (size_t i = 0; i < watchers_.size();) {
+    auto state = watchers_[i].lock();
+    if (!state) {
+      watchers_[i] = std::move(watchers_.back());
+      watchers_.pop_back();
+      continue;
+    }
+    if (!state->pending.exchange(true)) {
+      std::lock_guard slk(state->mu);
+      if (state->notify) state->notify();
+    }
+    ++i;
+  }
+}
+
+void MemoryStore::WaitVisible(int64_t revision) {
+  if (committed_.load(std::memory_order_acquire) >= revision) return;
+  std::unique_lock lk(commit_mu_);
+  commit_cv_.wait(lk, [&] {
+    return closed_.load() || committed_.load(std::memory_order_acquire) >= revision;
+  });
+}
+
+Result<ObjectPtr> MemoryStore::Create(ObjectPtr object) {
+  const std::string& key = object->StorageKey();
+  return Write(Op::kCreate, key, std::move(object), 0);
+}
+
+Result<ObjectPtr> MemoryStore::Update(ObjectPtr object, int64_t expected_revision) {
+  const std::string& key = object->StorageKey();
+  return Write(Op::kUpdate, key, std::move(object), expected_revision);
+}
+
+Result<ObjectPtr> MemoryStore::Delete(const std::string& key, int64_t expected_revision) {
+  return Write(Op::kDelete, key, nullptr, expected_revision);
+}
+
+Result<ObjectPtr> MemoryStore::Get(const std::string& key) {
+  std::shared_lock lk(mu_);
+  auto it = index_.find(key);
+  if (it != index_.end()) {
+    if (const Version* v = VersionAt(it->second, committed_.load(std::memory_order_acquire))) {
+      return v->object;
+    }
+  }
+  return Status::NotFound("object not found: " + key);
+}
+
+Result<ListResult> MemoryStore::List(const ListOptions& options) {
+  std::shared_lock lk(mu_);
+  const int64_t visible = committed_.load(std::memory_order_acquire);
+  int64_t revision = visible;
+  std::string start = options.prefix;
+  bool after_start = false;
+  if (!options.continue_token.empty()) {
+    std::string last_key;
+    if (!DecodeContinue(options.continue_token, &revision, &last_key) ||
+        !last_key.starts_with(options.prefix)) {
+      return Status::BadRequest("continue key is not valid");
+    }
+    if (revision < compacted_ || revision > visible) {
+      return Status::Expired("The provided continue parameter is too old to display a consistent "
+                             "list result. You can start a new list without the continue "
+                             "parameter.");
+    }
+    start = std::move(last_key);
+    after_start = true;
+  } else if (options.resource_version > 0 && options.match == ResourceVersionMatch::kExact) {
+    revision = options.resource_version;
+    if (revision < compacted_) {
+      return Status::Expired("too old resource version: " + std::to_string(revision) + " (" +
+                             std::to_string(compacted_ + 1) + ")");
+    }
+    if (revision > visible) {
+      return Status(StatusCode::kTimeout, "Too large resource version: " +
+                                              std::to_string(revision) +
+                                              ", current: " + std::to_string(visible));
+    }
+  }
+
+  ListResult result;
+  result.revision = revision;
+  auto it = after_start ? index_.upper_bound(start) : index_.lower_bound(start);
+  for (; it != index_.end() && it->first.starts_with(options.prefix); ++it) {
+    const Version* v = VersionAt(it->second, revision);
+    if (!v || (options.predicate && !options.predicate(*v->object))) continue;
+    if (options.limit > 0 && static_cast<int64_t>(result.items.size()) >= options.limit) {
+      // More remain: count them (only when unfiltered, as Kubernetes does).
+      result.continue_token = EncodeContinue(revision, result.items.back()->StorageKey());
+      if (!options.predicate) {
+        for (; it != index_.end() && it->first.starts_with(options.prefix); ++it) {
+          if (VersionAt(it->second, revision)) ++result.remaining;
+        }
+      }
+      break;
+    }
+    result.items.push_back(v->object);
+  }
+  return result;
+}
+
+Result<std::unique_ptr<Watch>> MemoryStore::WatchFrom(const WatchOptions& options) {
+  if (closed_.load()) return Status(StatusCode::kUnavailable, "the store is closed");
+  WatchOptions o = options;
+  int64_t visible = committed_.load(std::memory_order_acquire);
+  if (o.resource_version == 0) o.resource_version = visible;
+  {
+    std::shared_lock lk(mu_);
+    if (o.resource_version < compacted_) {
+      return Status::Expired("too old resource version: " + std::to_string(o.resource_version) +
+                             " (" + std::to_string(compacted_ + 1) + ")");
+    }
+  }
+  if (o.resource_version > visible) {
+    return Status(StatusCode::kTimeout, "Too large resource version: " +
+                                            std::to_string(o.resource_version) +
+                                            ", current: " + std::to_string(visible));
+  }
+  return std::unique_ptr<Watch>(std::make_unique<WatchImpl>(this, std::move(o)));
+}
+
+std::vector<std::pair<std::string, int64_t>> MemoryStore::CountByResource() {
+  std::shared_lock lk(mu_);
+  std::vector<std::pair<std::string, int64_t>> out;
+  for (const auto& [prefix, count] : counts_) {
+    if (count > 0) out.emplace_back(prefix, count);
+  }
+  return out;
+}
+
+int64_t MemoryStore::CompactedRevision() {
+  std::shared_lock lk(mu_);
+  return compacted_;
+}
+
+void MemoryStore::MaybeSnapshotAsync() {
+  if (snapshotting_.exchange(true)) return;
+  std::lock_guard lk(thread_mu_);
+  if (closed_.load()) {
+    snapshotting_.store(false);
+    return;
+  }
+  if (snapshot_thread_.joinable()) snapshot_thread_.join();
+  snapshot_thread_ = std::thread([this] {
+    Status s = Snapshot();
+    if (!s.ok()) std::fprintf(stderr, "berth: snapshot failed: %s\n", s.ToString().c_str());
+    snapshotting_.store(false);
+  });
+}
+
+std::vector<ObjectPtr> MemoryStore::LiveObjectsLocked() const {
+  std::vector<ObjectPtr> objects;
+  objects.reserve(index_.size());
+  for (const auto& [key, versions] : index_) {
+    if (const Version* v = VersionAt(versions, revision_)) {
+      objects.push_back(v->object);
+    }
+  }
+  return objects;
+}
+
+Status MemoryStore::Snapshot() {
+  if (!log_) return Status::Ok();
+  std::lock_guard slk(snapshot_mu_);  // one snapshot at a time
+  int64_t revision;
+  std::vector<ObjectPtr> objects;
+  {
+    std::unique_lock lk(mu_);
+    if (closed_.load()) return Status::Ok();
+    revision = revision_;
+    objects = LiveObjectsLocked();
+    // Later records go to a segment the snapshot does not cover.
+    log_->Rotate(revision + 1);
+    records_since_snapshot_ = 0;
+  }
+  Status s = WriteSnapshotTo(options_.data_dir, revision, objects);
+  if (!s.ok()) return s;
+  // Keep this snapshot and the one before it (restore can go back that far).
+  const int64_t previous = last_snapshot_revision_;
+  last_snapshot_revision_ = std::max(last_snapshot_revision_, revision);
+  if (previous > 0 && previous < revision) return wal::PruneBefore(options_.data_dir, previous);
+  return Status::Ok();
+}
+
+Status MemoryStore::ExportSnapshot(const std::string& dir) {
+  std::lock_guard slk(snapshot_mu_);
+  int64_t revision;
+  std::vector<ObjectPtr> objects;
+  {
+    std::shared_lock lk(mu_);
+    revision = revision_;
+    objects = LiveObjectsLocked();
+  }
+  return WriteSnapshotTo(dir, revision, objects);
+}
+
+Status MemoryStore::WriteSnapshotTo(const std::string& dir, int64_t revision,
+                                    const std::vector<ObjectPtr>& objects) {
+  std::vector<wal::SnapshotEntry> entries;
+  entries.reserve(objects.size());
+  for (const auto& o : objects) {
+    entries.push_back({o->StorageKey(), o->resource_version(), o->Encoded()});
+  }
+  return wal::WriteSnapshot(dir, revision, entries);
+}
+
+void MemoryStore::Close() {
+  {
+    std::unique_lock lk(mu_);  // waits for writers inside the critical section
+    if (closed_.exchange(true)) return;
+  }
+  if (log_) log_->Close();  // writers waiting for durability are released
+  {
+    std::lock_guard lk(commit_mu_);
+  }
+  commit_cv_.notify_all();
+  std::lock_guard lk(thread_mu_);
+  if (snapshot_thread_.joinable()) snapshot_thread_.join();
+}
+
+}  // namespace berth::store

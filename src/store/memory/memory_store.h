@@ -1,0 +1,148 @@
+#pragma once
+// The embedded store: an in-memory MVCC index (a short version history per
+// key, enough for consistent paginated lists and watch replay over the history
+// window), made durable by the write-ahead log and snapshots in wal/ when it
+// has a data directory.
+//
+// Visibility: a write is assigned the next revision under the index lock and
+// appended to the log in revision order; it becomes visible to readers and
+// watchers (CurrentRevision) only once it is durable, and the writer returns
+// only then. Without a data directory writes are visible at once.
+//
+// Watch fan-out: every write puts one event in a ring indexed by revision;
+// watchers pull from the ring at their own cursor, so a write costs the same
+// with 0 or 1,000 watchers, and a slow watcher only ever hurts itself (once the
+// ring has moved past its cursor it gets Expired).
+
+#include <atomic>
+#include <condition_variable>
+#include <deque>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <shared_mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "store/store.h"
+#include "store/wal/wal.h"
+
+namespace berth::store {
+
+class MemoryStore final : public Store {
+ public:
+  struct Options {
+    // Empty: nothing is persisted. Otherwise the directory (created if missing)
+    // holds the log and snapshots; Open recovers from it.
+    std::string data_dir;
+    // false: log writes are not fsync'ed (benchmarks of the non-durable path).
+    bool sync = true;
+    // Watch history / MVCC window, in revisions.
+    int64_t history = 100'000;
+    // A snapshot is taken after this many log records (0: never).
+    int64_t snapshot_every = 200'000;
+    // Called with each log fsync's duration (seconds), from the log's thread.
+    std::function<void(double)> on_fsync;
+    // Recover without repairing anything and accept no writes (store check).
+    bool read_only = false;
+    // Recover the state as of this revision (store restore); implies read_only.
+    int64_t recover_to_revision = 0;
+  };
+
+  // Opens the store; with a data directory, recovers it first (see
+  // wal::Recover for what is repaired and what refuses to start).
+  static Result<std::unique_ptr<MemoryStore>> Open(Options options);
+  ~MemoryStore() override;
+
+  Result<ObjectPtr> Create(ObjectPtr object) override;
+  Result<ObjectPtr> Get(const std::string& key) override;
+  Result<ListResult> List(const ListOptions& options) override;
+  Result<ObjectPtr> Update(ObjectPtr object, int64_t expected_revision) override;
+  Result<ObjectPtr> Delete(const std::string& key, int64_t expected_revision = 0) override;
+  Result<std::unique_ptr<Watch>> WatchFrom(const WatchOptions& options) override;
+  int64_t CurrentRevision() override { return committed_.load(std::memory_order_acquire); }
+  std::vector<std::pair<std::string, int64_t>> CountByResource() override;
+
+  // The oldest revision a list or watch can still start from.
+  int64_t CompactedRevision();
+  // Writes a snapshot now (synchronously) and prunes what it covers.
+  Status Snapshot();
+  // Writes a snapshot of the current state into another directory (which then
+  // opens as a store at this revision).
+  Status ExportSnapshot(const std::string& dir);
+  // Finishes writes in flight, syncs the log and ends every watch. Idempotent.
+  void Close();
+
+  // Recovery facts from Open (what was replayed, what was repaired).
+  const wal::RecoveryReport& recovery_report() const { return recovery_; }
+
+ private:
+  class WatchImpl;
+  // What a watcher with a notify callback shares with writers.
+  struct NotifyState {
+    std::mutex mu;
+    std::function<void()> notify;  // guarded by mu
+    std::atomic<bool> pending{false};
+  };
+  struct Version {
+    int64_t revision;
+    ObjectPtr object;  // nullptr: deleted at `revision`
+  };
+  struct Event {
+    int64_t revision = 0;
+    EventType type = EventType::kAdded;
+    ObjectPtr object;  // ADDED/MODIFIED: new version; DELETED: last version at `revision`
+    ObjectPtr prev;    // the version before (MODIFIED, DELETED)
+  };
+  enum class Op { kCreate, kUpdate, kDelete };
+
+  explicit MemoryStore(Options options);
+  Status Recover();
+  // The write path shared by Create, Update and Delete.
+  Result<ObjectPtr> Write(Op op, const std::string& key, ObjectPtr object,
+                          int64_t expected_revision);
+  // REQUIRES: mu_ held exclusively. Applies a write at `revision` to the index
+  // and the event ring, pruning what falls out of the history window.
+  void ApplyLocked(const std::string& key, ObjectPtr object, int64_t revision);
+  // The newest version of `versions` at or below `revision`; nullptr if none or deleted.
+  static const Version* VersionAt(const std::vector<Version>& versions, int64_t revision);
+  // Waits until `revision` is visible (used before reporting a conflict with a
+  // write that is still being made durable, so a retry sees it).
+  void WaitVisible(int64_t revision);
+  void Publish(int64_t revision);
+  void MaybeSnapshotAsync();
+  // REQUIRES: snapshot_mu_ held.
+  Status WriteSnapshotTo(const std::string& dir, int64_t revision,
+                         const std::vector<ObjectPtr>& objects);
+  std::vector<ObjectPtr> LiveObjectsLocked() const;
+  static std::string ResourcePrefix(const std::string& key);
+
+  const Options options_;
+
+  mutable std::shared_mutex mu_;
+  std::map<std::string, std::vector<Version>, std::less<>> index_;  // guarded by mu_
+  std::vector<Event> ring_;                                         // guarded by mu_
+  int64_t revision_ = 0;        // last assigned revision; guarded by mu_
+  int64_t compacted_ = 0;       // guarded by mu_
+  int64_t records_since_snapshot_ = 0;  // guarded by mu_
+  std::map<std::string, int64_t> counts_;  // live objects per resource prefix; guarded by mu_
+  std::unique_ptr<wal::LogWriter> log_;  // set once in Open
+
+  std::atomic<int64_t> committed_{0};
+  std::mutex commit_mu_;
+  std::condition_variable commit_cv_;  // signalled when committed_ advances or on Close
+
+  std::mutex watchers_mu_;
+  std::vector<std::weak_ptr<NotifyState>> watchers_;  // guarded by watchers_mu_ (for notify)
+  std::atomic<bool> closed_{false};
+
+  std::atomic<bool> snapshotting_{false};
+  std::mutex thread_mu_;
+  std::thread snapshot_thread_;  // guarded by thread_mu_
+  std::mutex snapshot_mu_;       // serialises snapshot writes
+  int64_t last_snapshot_revision_ = 0;  // guarded by snapshot_mu_
+  wal::RecoveryReport recovery_;
+};
+
+}  // namespace berth::store
