@@ -7,7 +7,10 @@
 //   wal-<first revision, 16 hex digits>.log   log segments, records in revision order
 //   snap-<revision, 16 hex digits>.snap       full state at that revision
 // A segment named for revision F holds records with revisions >= F, up to the
-// first revision of the next segment.
+// first revision of the next segment. Revisions increase strictly through the
+// log and continue without a gap from one segment to the next (and from the
+// snapshot into the log): without a snapshot the log starts at revision 1.
+// The byte layouts are described in record_format.h and snapshot.h.
 
 #include <cstdint>
 #include <functional>
@@ -26,6 +29,7 @@ struct Record {
   int64_t revision = 0;
   std::string key;
   std::string value;  // the object's JSON for kPut; empty for kDelete
+  bool operator==(const Record&) const = default;
 };
 
 // Appends records and makes them durable. Append never waits for I/O: a
@@ -33,6 +37,10 @@ struct Record {
 // commit), so many concurrent writers share one fsync.
 // Thread-safety: all methods may be called from any thread. Callers append in
 // revision order (they serialise Append under their own lock).
+// Positions are increasing sequence numbers (not byte offsets).
+// One fsync covers everything queued while the previous one ran; after an
+// fsync the writer waits up to half an fsync's duration for the appenders it
+// just released, so that steady concurrent load forms one batch, not two.
 class LogWriter {
  public:
   struct Options {
@@ -45,15 +53,26 @@ class LogWriter {
 
   // Starts a new segment whose first record will carry `next_revision`. The
   // directory must exist; recovery must have run first (it repairs the tail).
+  // REQUIRES: next_revision is one more than the last revision recovered.
+  // Fails when a segment named for a later revision exists, or the one named
+  // for `next_revision` already holds records (a header-only file left by a
+  // crash is replaced).
   static Result<std::unique_ptr<LogWriter>> Open(Options options, int64_t next_revision);
   virtual ~LogWriter() = default;
 
-  // Queues a record; returns its position for WaitDurable.
+  // Queues a record; returns its position for WaitDurable. REQUIRES: not closed.
   virtual uint64_t Append(const Record& record) = 0;
-  // Blocks until every record up to `position` is written and fdatasync'ed.
-  // A failed write or fsync is fatal to the process: durability cannot be promised.
+  // Blocks until every record up to `position` is written and fdatasync'ed
+  // (only written, with sync off).
+  // A failed write or fsync is fatal to the process: durability cannot be
+  // promised. The writer thread prints the file name and errno to stderr and
+  // calls std::abort().
   virtual void WaitDurable(uint64_t position) = 0;
   // Records appended after this call go to a new segment starting at `next_revision`.
+  // REQUIRES: the next record appended carries `next_revision`. The new file is
+  // created by the writer thread: it exists once WaitDurable has returned for a
+  // record appended after this call (or after Close). Rotating an empty segment
+  // to its own revision does nothing.
   virtual void Rotate(int64_t next_revision) = 0;
   // Flushes, syncs and stops the writer thread. Idempotent; the destructor calls it.
   virtual void Close() = 0;
@@ -81,7 +100,9 @@ struct RecoveryReport {
   int64_t snapshot_revision = 0;  // 0 when no snapshot was used
   int64_t last_revision = 0;      // the newest revision recovered
   int64_t records_replayed = 0;
-  std::vector<std::string> notes;  // e.g. "truncated torn tail of wal-….log at offset 1234 (56 bytes)"
+  // What was repaired or passed over, e.g.
+  // "truncated torn tail of wal-….log at offset 1234 (56 bytes)".
+  std::vector<std::string> notes;
 };
 
 // Reads the data directory: calls on_snapshot_entry for each entry of the
@@ -90,12 +111,19 @@ struct RecoveryReport {
 // A torn tail (the newest segment ends in an incomplete or CRC-failing record
 // with nothing valid after it) is cut off; any other damage is an Internal
 // Status naming the file and byte offset, and nothing is repaired.
+// A damaged newest snapshot is passed over for an older one (or none) only
+// when the log holds every revision from there up to the damaged one; the
+// report's notes say so. Otherwise the error names the damaged snapshot.
+// Entry views point into the mapped snapshot and are valid only during the call;
+// on_record may move the strings out of its Record.
 Result<RecoveryReport> Recover(const std::string& dir, const RecoverOptions& options,
                                const std::function<void(SnapshotEntry)>& on_snapshot_entry,
                                const std::function<void(Record&&)>& on_record);
 
 // Removes snapshots older than `revision` and the segments all of whose records
 // are at or below `revision` (they are covered by the snapshot at `revision`).
+// The newest segment is always kept. BadRequest, and nothing removed, when no
+// snapshot at or after `revision` exists.
 Status PruneBefore(const std::string& dir, int64_t revision);
 
 struct FileInfo {
@@ -104,7 +132,12 @@ struct FileInfo {
   int64_t revision;  // first revision (segments) or revision (snapshots)
   bool snapshot;
 };
-// The log and snapshot files of `dir`, oldest first.
+// The log and snapshot files of `dir`, oldest first (by revision; a segment
+// before the snapshot of the same revision). Other files are ignored.
 Result<std::vector<FileInfo>> ListFiles(const std::string& dir);
+
+// "wal-<16 lowercase hex digits>.log" and "snap-<16 lowercase hex digits>.snap".
+std::string SegmentFileName(int64_t first_revision);
+std::string SnapshotFileName(int64_t revision);
 
 }  // namespace berth::store::wal

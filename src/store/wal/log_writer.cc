@@ -1,0 +1,321 @@
+// LogWriter: appenders encode records into a shared buffer; one writer thread
+// swaps the buffer out, writes it to the current segment and fdatasyncs it
+// (group commit), then publishes how far the log is durable.
+
+#include <fcntl.h>
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <climits>
+#include <condition_variable>
+#include <cstdio>
+#include <cstdlib>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "store/wal/file_io.h"
+#include "store/wal/record_format.h"
+#include "store/wal/wal.h"
+
+namespace berth::store::wal {
+namespace {
+
+// A batch waits for released appenders at most half as long as the last fsync
+// took, and never longer than this (seconds).
+constexpr double kMaxGather = 0.001;
+
+void FutexWait(std::atomic<uint32_t>* word, uint32_t expected) {
+  // Returns at once when *word != expected; spurious wake-ups are re-checked by the caller.
+  ::syscall(SYS_futex, reinterpret_cast<uint32_t*>(word), FUTEX_WAIT_PRIVATE, expected, nullptr,
+            nullptr, 0);
+}
+
+void FutexWakeAll(std::atomic<uint32_t>* word) {
+  ::syscall(SYS_futex, reinterpret_cast<uint32_t*>(word), FUTEX_WAKE_PRIVATE, INT_MAX, nullptr,
+            nullptr, 0);
+}
+
+[[noreturn]] void Fatal(const std::string& message) {
+  std::fprintf(stderr,
+               "berth: fatal write-ahead log error: %s; durability can no longer be "
+               "promised, aborting\n",
+               message.c_str());
+  std::fflush(stderr);
+  std::abort();
+}
+
+// Creates the segment file for `first_revision` with its header, synced when
+// `sync`. `replace` allows overwriting an existing file (one that holds no records).
+Result<int> CreateSegment(const std::string& dir, int64_t first_revision, bool sync, bool replace) {
+  const std::string path = JoinPath(dir, SegmentFileName(first_revision));
+  int flags = O_WRONLY | O_CREAT | O_CLOEXEC | (replace ? O_TRUNC : O_EXCL);
+  int fd = ::open(path.c_str(), flags, 0644);
+  if (fd < 0) {
+    return Status::Internal(ErrnoMessage("create", path, errno));
+  }
+  const std::string header = EncodeSegmentHeader(first_revision);
+  Status status = WriteFully(fd, header.data(), header.size(), path);
+  if (status.ok() && sync && ::fdatasync(fd) != 0) {
+    status = Status::Internal(ErrnoMessage("fdatasync", path, errno));
+  }
+  if (status.ok() && sync) {
+    status = SyncDirectory(dir);
+  }
+  if (!status.ok()) {
+    ::close(fd);
+    return status;
+  }
+  return fd;
+}
+
+class SegmentLogWriter final : public LogWriter {
+ public:
+  SegmentLogWriter(Options options, int fd, int64_t first_revision)
+      : options_(std::move(options)),
+        fd_(fd),
+        segment_revision_(first_revision),
+        segment_path_(JoinPath(options_.dir, SegmentFileName(first_revision))) {
+    thread_ = std::thread([this] { Run(); });
+  }
+  ~SegmentLogWriter() override { Close(); }
+
+  uint64_t Append(const Record& record) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (closing_) {
+      Fatal("Append after Close (record revision " + std::to_string(record.revision) + ")");
+    }
+    if (record.key.size() + record.value.size() > kMaxPayloadSize) {
+      Fatal("record at revision " + std::to_string(record.revision) + " is larger than " +
+            std::to_string(kMaxPayloadSize) + " bytes");
+    }
+    const bool was_idle = buffer_.empty() && rotations_.empty();
+    AppendRecord(record, &buffer_);
+    ++pending_records_;
+    if (was_idle || pending_records_ == gather_target_) {
+      work_cv_.notify_one();
+    }
+    return ++queued_;
+  }
+
+  void WaitDurable(uint64_t position) override {
+    // A futex on the publish generation: one wake-all releases every waiter
+    // without a mutex to fight over on the way out and without spinning.
+    for (;;) {
+      const uint32_t generation = generation_.load(std::memory_order_seq_cst);
+      if (durable_.load(std::memory_order_acquire) >= position) {
+        return;
+      }
+      sleepers_.fetch_add(1, std::memory_order_seq_cst);
+      if (generation_.load(std::memory_order_seq_cst) == generation) {
+        FutexWait(&generation_, generation);
+      }
+      sleepers_.fetch_sub(1, std::memory_order_relaxed);
+    }
+  }
+
+  void Rotate(int64_t next_revision) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (closing_) {
+      Fatal("Rotate after Close");
+    }
+    rotations_.push_back({buffer_.size(), next_revision});
+    ++queued_;
+    work_cv_.notify_one();
+  }
+
+  void Close() override {
+    std::lock_guard<std::mutex> close_lock(close_mu_);
+    if (!thread_.joinable()) {
+      return;
+    }
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      closing_ = true;
+    }
+    work_cv_.notify_one();
+    thread_.join();
+    if (::close(fd_) != 0) {
+      Fatal(ErrnoMessage("close", segment_path_, errno));
+    }
+    fd_ = -1;
+  }
+
+ private:
+  struct Rotation {
+    size_t offset;  // in the buffer: the bytes before it go to the old segment
+    int64_t next_revision;
+  };
+
+  void Run() {
+    std::string batch;
+    std::vector<Rotation> rotations;
+    // Group commit: appenders released by the last fsync usually append again
+    // within microseconds. Waiting briefly until the batch also holds theirs
+    // (`gather_until`, `target`) lets one fsync cover every waiting appender,
+    // instead of two half-size batches alternating.
+    std::chrono::steady_clock::time_point gather_until;
+    size_t target = 0;
+    std::unique_lock<std::mutex> lock(mu_);
+    for (;;) {
+      work_cv_.wait(lock, [&] { return !buffer_.empty() || !rotations_.empty() || closing_; });
+      if (buffer_.empty() && rotations_.empty()) {
+        return;  // closing, all durable
+      }
+      if (target > 1) {
+        gather_target_ = target;
+        work_cv_.wait_until(lock, gather_until,
+                            [&] { return pending_records_ >= gather_target_ || closing_; });
+        gather_target_ = 0;
+      }
+      batch.swap(buffer_);
+      rotations.swap(rotations_);
+      const uint64_t batch_end = queued_;
+      const size_t batch_records = pending_records_;
+      pending_records_ = 0;
+      lock.unlock();
+
+      size_t offset = 0;
+      for (const Rotation& r : rotations) {
+        Write(batch.data() + offset, r.offset - offset);
+        offset = r.offset;
+        SwitchSegment(r.next_revision);
+      }
+      Write(batch.data() + offset, batch.size() - offset);
+      const double sync_seconds = Sync();
+      batch.clear();  // keeps its capacity for the next swap
+      rotations.clear();
+      lock.lock();
+      // Publish under mu_, so pending_records_ is exactly what queued during the
+      // fsync: none of the appenders being released has appended again yet.
+      target = options_.sync ? pending_records_ + batch_records : 0;
+      gather_until = std::chrono::steady_clock::now() +
+                     std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                         std::chrono::duration<double>(std::min(sync_seconds / 2, kMaxGather)));
+      durable_.store(batch_end, std::memory_order_release);
+      generation_.fetch_add(1, std::memory_order_seq_cst);
+      // Wake outside mu_: the released appenders go straight to Append.
+      // A waiter announces itself before re-checking the generation, so either
+      // it is counted here or its futex wait sees the new generation and returns.
+      lock.unlock();
+      if (sleepers_.load(std::memory_order_seq_cst) > 0) {
+        FutexWakeAll(&generation_);
+      }
+      lock.lock();
+    }
+  }
+
+  // Writer thread only.
+  void Write(const char* data, size_t size) {
+    if (size == 0) {
+      return;
+    }
+    if (Status s = WriteFully(fd_, data, size, segment_path_); !s.ok()) {
+      Fatal(s.message());
+    }
+    segment_bytes_ += size;
+    unsynced_ = true;
+  }
+
+  // Writer thread only. Returns the fsync's duration in seconds (0: none was needed).
+  double Sync() {
+    if (!unsynced_ || !options_.sync) {
+      return 0;
+    }
+    const auto start = std::chrono::steady_clock::now();
+    if (::fdatasync(fd_) != 0) {
+      Fatal(ErrnoMessage("fdatasync", segment_path_, errno));
+    }
+    unsynced_ = false;
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (options_.on_fsync) {
+      options_.on_fsync(seconds);
+    }
+    return seconds;
+  }
+
+  // Writer thread only. Makes the current segment durable and starts the next.
+  void SwitchSegment(int64_t next_revision) {
+    if (next_revision == segment_revision_ && segment_bytes_ == 0) {
+      return;  // still empty
+    }
+    if (next_revision <= segment_revision_) {
+      Fatal("Rotate(" + std::to_string(next_revision) + ") does not follow the current segment " +
+            segment_path_);
+    }
+    Sync();
+    auto created = CreateSegment(options_.dir, next_revision, options_.sync, /*replace=*/false);
+    if (!created.ok()) {
+      Fatal(created.status().message());
+    }
+    if (::close(fd_) != 0) {
+      Fatal(ErrnoMessage("close", segment_path_, errno));
+    }
+    fd_ = created.value();
+    segment_revision_ = next_revision;
+    segment_path_ = JoinPath(options_.dir, SegmentFileName(next_revision));
+    segment_bytes_ = 0;
+    unsynced_ = false;
+  }
+
+  const Options options_;
+
+  std::mutex mu_;
+  std::condition_variable work_cv_;  // wakes the writer thread
+  std::string buffer_;               // guarded by mu_: encoded records not yet taken
+  std::vector<Rotation> rotations_;  // guarded by mu_
+  uint64_t queued_ = 0;              // guarded by mu_: position of the newest Append/Rotate
+  size_t pending_records_ = 0;       // guarded by mu_: records in buffer_
+  size_t gather_target_ = 0;  // guarded by mu_: wake the writer at this many (0: not waiting)
+  bool closing_ = false;      // guarded by mu_
+
+  std::atomic<uint64_t> durable_{0};     // position up to which everything is durable
+  std::atomic<uint32_t> generation_{0};  // bumped after each store to durable_
+  std::atomic<int> sleepers_{0};         // WaitDurable callers about to sleep or asleep
+
+  // Owned by the writer thread while it runs, then by Close.
+  int fd_;
+  int64_t segment_revision_;
+  std::string segment_path_;
+  uint64_t segment_bytes_ = 0;  // record bytes in the current segment (header excluded)
+  bool unsynced_ = false;
+
+  std::mutex close_mu_;  // serialises Close
+  std::thread thread_;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<LogWriter>> LogWriter::Open(Options options, int64_t next_revision) {
+  auto files = ListFiles(options.dir);
+  if (!files.ok()) {
+    return files.status();
+  }
+  bool replace = false;
+  for (const FileInfo& f : files.value()) {
+    if (f.snapshot || f.revision < next_revision) {
+      continue;
+    }
+    if (f.revision > next_revision || f.bytes > static_cast<int64_t>(kSegmentHeaderSize)) {
+      return Status::Internal(f.name + " already holds log records at or after revision " +
+                              std::to_string(next_revision) +
+                              "; the log must be recovered before it is reopened");
+    }
+    replace = true;  // left by a crash right after the segment was created; holds no records
+  }
+  auto fd = CreateSegment(options.dir, next_revision, options.sync, replace);
+  if (!fd.ok()) {
+    return fd.status();
+  }
+  return std::unique_ptr<LogWriter>(
+      std::make_unique<SegmentLogWriter>(std::move(options), fd.value(), next_revision));
+}
+
+}  // namespace berth::store::wal
