@@ -1,0 +1,112 @@
+// Concurrency: writers, compare-and-swap updaters and watchers at once, on the
+// in-memory and the durable store. Run under ThreadSanitizer in CI.
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <filesystem>
+#include <thread>
+
+#include "api/kinds.h"
+#include "store/memory/memory_store.h"
+#include "test_objects.h"
+
+namespace berth::store {
+namespace {
+
+using namespace std::chrono_literals;
+using testing::MakePod;
+
+void RunStress(MemoryStore& store) {
+  constexpr int kWriters = 4, kPodsEach = 150, kCounterUpdaters = 3, kIncrements = 100, kWatchers = 6;
+  ASSERT_TRUE(store.Create(MakePod("ns", "counter", R"({"n":"0"})")).ok());
+  const int64_t start = store.CurrentRevision();
+
+  std::vector<std::unique_ptr<Watch>> watches;
+  for (int i = 0; i < kWatchers; ++i) {
+    watches.push_back(std::move(store.WatchFrom({.prefix = "/core/pods/", .resource_version = start})).value());
+  }
+  const int64_t expected_events = kWriters * kPodsEach * 2 + kCounterUpdaters * kIncrements;
+
+  std::vector<std::thread> threads;
+  std::atomic<int> failures{0};
+  for (int w = 0; w < kWriters; ++w) {
+    threads.emplace_back([&, w] {
+      for (int i = 0; i < kPodsEach; ++i) {
+        std::string name = "w" + std::to_string(w) + "-" + std::to_string(i);
+        if (!store.Create(MakePod("ns", name)).ok()) failures++;
+        if (!store.Delete(api::StorageKey(api::Kind::kPod, "ns", name)).ok()) failures++;
+      }
+    });
+  }
+  for (int u = 0; u < kCounterUpdaters; ++u) {
+    threads.emplace_back([&] {
+      for (int i = 0; i < kIncrements; ++i) {
+        auto r = GuaranteedUpdate(store, api::StorageKey(api::Kind::kPod, "ns", "counter"),
+                                  [](const ObjectPtr& cur) -> Result<ObjectPtr> {
+                                    int n = std::stoi(std::string(*cur->labels().Get("n")));
+                                    return cur->Edit([n](boost::json::object& o) {
+                                      o["metadata"].as_object()["labels"].as_object()["n"] =
+                                          std::to_string(n + 1);
+                                    });
+                                  },
+                                  10'000);
+        if (!r.ok()) failures++;
+      }
+    });
+  }
+  // Watchers consume concurrently, each on its own thread, and check order.
+  std::vector<int64_t> seen(kWatchers, 0);
+  std::vector<std::thread> consumers;
+  for (int i = 0; i < kWatchers; ++i) {
+    consumers.emplace_back([&, i] {
+      int64_t last = start;
+      auto deadline = std::chrono::steady_clock::now() + 60s;
+      while (seen[i] < expected_events && std::chrono::steady_clock::now() < deadline) {
+        for (const auto& e : watches[i]->Next(std::chrono::steady_clock::now() + 100ms)) {
+          if (e.type == EventType::kError || e.revision <= last) failures++;
+          last = e.revision;
+          seen[i]++;
+        }
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  for (auto& c : consumers) c.join();
+
+  EXPECT_EQ(failures.load(), 0);
+  for (int i = 0; i < kWatchers; ++i) EXPECT_EQ(seen[i], expected_events) << "watcher " << i;
+  EXPECT_EQ(store.CurrentRevision(), start + expected_events);
+  auto counter = store.Get(api::StorageKey(api::Kind::kPod, "ns", "counter"));
+  ASSERT_TRUE(counter.ok());
+  EXPECT_EQ(counter.value()->labels().Get("n"), std::to_string(kCounterUpdaters * kIncrements));
+  auto left = store.List({.prefix = "/core/pods/"});
+  ASSERT_TRUE(left.ok());
+  EXPECT_EQ(left->items.size(), 1u);
+}
+
+TEST(StoreStress, InMemoryWritersUpdatersAndWatchers) {
+  auto store = std::move(MemoryStore::Open({.history = 1'000'000})).value();
+  RunStress(*store);
+}
+
+TEST(StoreStress, DurableWritersUpdatersAndWatchers) {
+  auto dir = std::filesystem::temp_directory_path() / ("berth-stress-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  {
+    MemoryStore::Options options;
+    options.data_dir = dir.string();
+    options.history = 1'000'000;
+    options.snapshot_every = 500;  // snapshots race with writers too
+    auto store = std::move(MemoryStore::Open(options)).value();
+    RunStress(*store);
+  }
+  MemoryStore::Options reopen;
+  reopen.data_dir = dir.string();
+  auto store = std::move(MemoryStore::Open(reopen)).value();
+  EXPECT_EQ(store->List({.prefix = "/core/pods/"})->items.size(), 1u);
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace berth::store
