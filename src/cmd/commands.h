@@ -7,6 +7,9 @@
 namespace berth::cmd {
 
 void AddStoreCommands(CLI::App& app);
+void AddServeCommand(CLI::App& app);
+// `berth store bench`, under the store subcommand.
+void AddStoreBenchCommand(CLI::App& store);
 
 // The exit status the chosen subcommand set (0 when it succeeded).
 int ExitCode();

@@ -13,6 +13,7 @@ int main(int argc, char** argv) {
   auto* version = app.add_subcommand("version", "Print berth's version");
   version->callback([] { std::printf("berth %s\n", BERTH_VERSION); });
 
+  berth::cmd::AddServeCommand(app);
   berth::cmd::AddStoreCommands(app);
 
   try {

@@ -1,0 +1,39 @@
+#pragma once
+// Object validation with Kubernetes' field paths and messages, e.g.
+//   Pod "web" is invalid: spec.containers[0].resources.requests[cpu]: Invalid value: "-1": must be greater than or equal to 0
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "api/object.h"
+#include "api/status.h"
+
+namespace berth::api {
+
+// Each returns the problems (empty when valid), in Kubernetes' words.
+std::vector<std::string> IsDns1123Label(std::string_view value);
+std::vector<std::string> IsDns1123Subdomain(std::string_view value);
+std::vector<std::string> IsQualifiedName(std::string_view value);  // label and annotation keys
+std::vector<std::string> IsValidLabelValue(std::string_view value);
+
+// Collects field errors as StatusCauses.
+class FieldErrors {
+ public:
+  void Required(std::string field, std::string_view detail = "");
+  void Invalid(std::string field, std::string_view value, std::string_view detail);
+  void Duplicate(std::string field, std::string_view value);
+  void NotSupported(std::string field, std::string_view value, const std::vector<std::string>& supported);
+  bool empty() const { return causes_.empty(); }
+  const std::vector<StatusCause>& causes() const { return causes_; }
+  // Status::Invalid with kube's message: `<Kind> "<name>" is invalid: <one>` or `…: [<a>, <b>]`.
+  Status ToStatus(std::string_view kind, std::string_view name) const;
+
+ private:
+  std::vector<StatusCause> causes_;
+};
+
+// Validates an object for create or update (metadata and the kind's spec).
+Status ValidateObject(const Object& object);
+
+}  // namespace berth::api

@@ -1,0 +1,192 @@
+// Routing, non-resource endpoints and shared helpers of the API server.
+
+#include "apiserver/api_server.h"
+
+#include <boost/json.hpp>
+
+#include "apiserver/discovery.h"
+
+namespace berth::apiserver {
+
+namespace json = boost::json;
+
+Response JsonResponse(int status, std::string body) {
+  Response r;
+  r.status = status;
+  r.body = std::move(body);
+  return r;
+}
+
+Response ErrorResponse(const Status& status, const StatusDetails& details) {
+  return JsonResponse(status.HttpCode(), json::serialize(StatusToJson(status, details)));
+}
+
+namespace {
+
+uint64_t SeedOrRandom(uint64_t seed) {
+  if (seed != 0) return seed;
+  std::random_device rd;
+  return (uint64_t{rd()} << 32) | rd();
+}
+
+Response NotFoundPath() {
+  return ErrorResponse(Status::NotFound("the server could not find the requested resource"));
+}
+
+}  // namespace
+
+ApiServer::ApiServer(store::Store& store, Options options)
+    : store_(store),
+      options_(std::move(options)),
+      admission_(options_.admission, SeedOrRandom(options_.seed)) {}
+
+Status ApiServer::Bootstrap() {
+  for (const char* name : {"default", "kube-system", "kube-public", "kube-node-lease"}) {
+    json::object ns;
+    ns["apiVersion"] = "v1";
+    ns["kind"] = "Namespace";
+    json::object meta;
+    meta["name"] = name;
+    json::object labels;
+    labels["kubernetes.io/metadata.name"] = name;
+    meta["labels"] = std::move(labels);
+    ns["metadata"] = std::move(meta);
+    admission_.PrepareCreate(api::Kind::kNamespace, ns);
+    auto object = api::Object::FromJson(json::value(std::move(ns)));
+    if (!object.ok()) return object.status();
+    auto created = store_.Create(object.value());
+    if (!created.ok() && created.status().code() != StatusCode::kAlreadyExists) {
+      return created.status();
+    }
+  }
+  return Status::Ok();
+}
+
+Response ApiServer::Handle(Request& request) {
+  if (!options_.tokens.empty()) {
+    std::string_view auth = request.authorization;
+    constexpr std::string_view kBearer = "Bearer ";
+    bool ok = auth.starts_with(kBearer) &&
+              options_.tokens.count(std::string(auth.substr(kBearer.size()))) > 0;
+    if (!ok) return ErrorResponse(Status(StatusCode::kUnauthorized, "Unauthorized"));
+  }
+
+  const std::string& path = request.path;
+  const bool get = request.method == "GET";
+  if (path == "/version" || path == "/version/") {
+    if (!get) return ErrorResponse(Status(StatusCode::kMethodNotAllowed, "method not allowed"));
+    return JsonResponse(200, json::serialize(VersionInfo(options_.berth_version)));
+  }
+  if (path == "/healthz" || path == "/livez" || path == "/readyz") {
+    Response r = JsonResponse(200, "ok");
+    r.content_type = "text/plain; charset=utf-8";
+    return r;
+  }
+  if (path == "/metrics") {
+    if (!options_.metrics) return NotFoundPath();
+    Response r = JsonResponse(200, options_.metrics());
+    r.content_type = "text/plain; version=0.0.4; charset=utf-8";
+    return r;
+  }
+  if (path == "/rpc") return Rpc(request);
+  if (path == "/api" || path == "/apis" || path == "/api/" || path == "/apis/") {
+    if (!get) return ErrorResponse(Status(StatusCode::kMethodNotAllowed, "method not allowed"));
+    DiscoveryFormat format = NegotiateDiscovery(request.accept);
+    json::object body = path.starts_with("/apis")
+                            ? GroupsDiscovery(format)
+                            : CoreDiscovery(format, options_.advertise_address);
+    Response r = JsonResponse(200, json::serialize(body));
+    r.content_type = std::string(DiscoveryContentType(format));
+    return r;
+  }
+  if (path == "/openapi/v3" || path == "/openapi/v3/") {
+    return JsonResponse(200, json::serialize(OpenApiV3Root()));
+  }
+  if (path.starts_with("/openapi/v3/")) {
+    auto doc = OpenApiV3GroupVersion(std::string_view(path).substr(std::string_view("/openapi/v3/").size()));
+    if (!doc) return NotFoundPath();
+    return JsonResponse(200, json::serialize(*doc));
+  }
+
+  auto info = ParseResourcePath(path);
+  if (!info) {
+    // Group and version documents: /api/v1, /apis/apps, /apis/apps/v1.
+    std::string_view p = path;
+    if (p.ends_with('/')) p.remove_suffix(1);
+    if (p.starts_with("/api/")) {
+      auto list = ResourceList("", p.substr(5));
+      if (list && get) return JsonResponse(200, json::serialize(*list));
+    } else if (p.starts_with("/apis/")) {
+      std::string_view rest = p.substr(6);
+      auto slash = rest.find('/');
+      if (slash == std::string_view::npos) {
+        auto group = ApiGroup(rest);
+        if (group && get) return JsonResponse(200, json::serialize(*group));
+      } else {
+        auto list = ResourceList(rest.substr(0, slash), rest.substr(slash + 1));
+        if (list && get) return JsonResponse(200, json::serialize(*list));
+      }
+    }
+    return NotFoundPath();
+  }
+  if (!info->kind) return NotFoundPath();
+  return HandleResource(request, *info);
+}
+
+Response ApiServer::HandleResource(Request& request, const RequestInfo& info) {
+  const api::KindInfo& kind = api::Info(*info.kind);
+  const std::string& method = request.method;
+  // Cluster-scoped resources have no namespace segment; namespaced ones may
+  // omit it only for cluster-wide lists and watches.
+  if (!kind.namespaced && !info.ns.empty()) return NotFoundPath();
+  if (kind.namespaced && info.ns.empty() && !info.name.empty()) return NotFoundPath();
+
+  if (*info.kind == api::Kind::kBinding) {
+    if (method != "POST" || !info.name.empty()) {
+      return ErrorResponse(Status(StatusCode::kMethodNotAllowed, "the server does not allow this method on the requested resource"));
+    }
+    return Binding(request, info);
+  }
+  if (!info.subresource.empty()) {
+    const std::string& sub = info.subresource;
+    if (sub == "binding" && *info.kind == api::Kind::kPod) {
+      if (method != "POST") {
+        return ErrorResponse(Status(StatusCode::kMethodNotAllowed, "the server does not allow this method on the requested resource"));
+      }
+      return Binding(request, info);
+    }
+    if (sub == "scale" &&
+        (*info.kind == api::Kind::kDeployment || *info.kind == api::Kind::kReplicaSet)) {
+      return Scale(request, info);
+    }
+    bool has_status = *info.kind != api::Kind::kEvent && *info.kind != api::Kind::kLease &&
+                      *info.kind != api::Kind::kStorageClass &&
+                      *info.kind != api::Kind::kPriorityClass;
+    if (sub != "status" || !has_status) return NotFoundPath();
+    if (method == "GET") return Get(request, info);
+    if (method == "PUT") return Update(request, info);
+    if (method == "PATCH") return Patch(request, info);
+    return ErrorResponse(Status(StatusCode::kMethodNotAllowed, "the server does not allow this method on the requested resource"));
+  }
+
+  if (info.name.empty()) {
+    if (method == "GET") {
+      bool watch = info.watch_path || request.QueryBool("watch");
+      return watch ? Watch(request, info) : List(request, info);
+    }
+    if (method == "POST") return Create(request, info);
+    if (method == "DELETE") return DeleteCollection(request, info);
+  } else {
+    if (method == "GET") {
+      if (info.watch_path || request.QueryBool("watch")) return Watch(request, info);
+      return Get(request, info);
+    }
+    if (method == "PUT") return Update(request, info);
+    if (method == "PATCH") return Patch(request, info);
+    if (method == "DELETE") return Delete(request, info);
+  }
+  return ErrorResponse(Status(StatusCode::kMethodNotAllowed,
+                              "the server does not allow this method on the requested resource"));
+}
+
+}  // namespace berth::apiserver

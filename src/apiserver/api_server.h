@@ -1,0 +1,93 @@
+#pragma once
+// The Kubernetes REST API over a Store: routing, discovery, the verbs with
+// kube's semantics (get, list, watch, create, update, patch, delete), the
+// binding, status and scale subresources, Tables for kubectl, and the JSON-RPC
+// endpoint. Transport-free: HttpServer calls Handle from its worker threads.
+// Thread-safe.
+
+#include <chrono>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+
+#include "api/object.h"
+#include "apiserver/admission.h"
+#include "apiserver/http.h"
+#include "apiserver/request_info.h"
+#include "apiserver/status_json.h"
+#include "store/store.h"
+
+namespace berth::apiserver {
+
+class ApiServer {
+ public:
+  struct Options {
+    std::string berth_version = "0.0.0";
+    std::string advertise_address = "127.0.0.1:8080";
+    AdmissionOptions admission;
+    uint64_t seed = 0;  // uid / generateName randomness (0: from std::random_device)
+    std::chrono::milliseconds bookmark_interval{60'000};
+    std::chrono::seconds default_watch_timeout{1800};
+    // Static bearer tokens (token → user). Empty: no authentication.
+    std::map<std::string, std::string> tokens;
+    // Renders /metrics (Prometheus text); unset: 404.
+    std::function<std::string()> metrics;
+  };
+
+  ApiServer(store::Store& store, Options options);
+
+  // Creates the namespaces every cluster has (default, kube-system,
+  // kube-node-lease, kube-public) when missing.
+  Status Bootstrap();
+
+  Response Handle(Request& request);
+
+  // pods/binding semantics, also used by JSON-RPC bind.pod: sets spec.nodeName
+  // and the PodScheduled condition in one write. Conflict when the pod is
+  // already bound or being deleted; `expected_uid` / `expected_revision`
+  // (when non-empty / > 0) are preconditions.
+  Result<api::ObjectPtr> BindPod(const std::string& ns, const std::string& name,
+                                 const std::string& node, const std::string& expected_uid,
+                                 int64_t expected_revision, const boost::json::object* annotations);
+  // The reverse (JSON-RPC unbind.pod): clears spec.nodeName of a bound pod that
+  // has not started. Conflict when it is not bound.
+  Result<api::ObjectPtr> UnbindPod(const std::string& ns, const std::string& name,
+                                   int64_t expected_revision);
+
+ private:
+  Response HandleResource(Request& request, const RequestInfo& info);
+  Response Get(Request& request, const RequestInfo& info);
+  Response List(Request& request, const RequestInfo& info);
+  Response Watch(Request& request, const RequestInfo& info);
+  Response Create(Request& request, const RequestInfo& info);
+  Response Update(Request& request, const RequestInfo& info);
+  Response Patch(Request& request, const RequestInfo& info);
+  Response Delete(Request& request, const RequestInfo& info);
+  Response DeleteCollection(Request& request, const RequestInfo& info);
+  Response Binding(Request& request, const RequestInfo& info);
+  Response Scale(Request& request, const RequestInfo& info);
+  Response Rpc(Request& request);
+
+  // Writes `next` (a whole object's JSON) as the new version of `current`,
+  // applying the subresource's rule (main resource keeps status; /status
+  // changes only status), admission and validation.
+  Result<api::ObjectPtr> WriteUpdate(const RequestInfo& info, const api::ObjectPtr& current,
+                                     boost::json::value next, bool dry_run);
+  Result<api::ObjectPtr> DeleteObject(const api::ObjectPtr& object);
+  Status DeleteNamespaceContents(const std::string& ns);
+  // The request's objects for a list/watch: key prefix and predicate.
+  Result<store::Predicate> SelectorPredicate(const Request& request, api::Kind kind);
+  Status CheckNamespaceExists(const std::string& ns);
+  Status ApplyPriority(boost::json::object& pod);
+
+  store::Store& store_;
+  Options options_;
+  Admission admission_;
+};
+
+// Response helpers shared by the handlers.
+Response JsonResponse(int status, std::string body);
+Response ErrorResponse(const Status& status, const StatusDetails& details = {});
+
+}  // namespace berth::apiserver

@@ -1,0 +1,284 @@
+#include "apiserver/discovery.h"
+
+#include <string>
+#include <vector>
+
+#include <boost/json.hpp>
+
+#include "api/kinds.h"
+
+namespace berth::apiserver {
+
+namespace json = boost::json;
+
+namespace {
+
+struct Subresource {
+  api::Kind kind;
+  std::string_view name;
+  std::string_view response_group, response_version, response_kind;
+  std::vector<std::string_view> verbs;
+};
+
+const std::vector<Subresource>& Subresources() {
+  static const std::vector<Subresource> kSubresources = {
+      {api::Kind::kPod, "binding", "", "v1", "Binding", {"create"}},
+      {api::Kind::kPod, "status", "", "v1", "Pod", {"get", "patch", "update"}},
+      {api::Kind::kNode, "status", "", "v1", "Node", {"get", "patch", "update"}},
+      {api::Kind::kNamespace, "status", "", "v1", "Namespace", {"get", "patch", "update"}},
+      {api::Kind::kPersistentVolume, "status", "", "v1", "PersistentVolume", {"get", "patch", "update"}},
+      {api::Kind::kPersistentVolumeClaim, "status", "", "v1", "PersistentVolumeClaim", {"get", "patch", "update"}},
+      {api::Kind::kDeployment, "scale", "autoscaling", "v1", "Scale", {"get", "patch", "update"}},
+      {api::Kind::kDeployment, "status", "apps", "v1", "Deployment", {"get", "patch", "update"}},
+      {api::Kind::kReplicaSet, "scale", "autoscaling", "v1", "Scale", {"get", "patch", "update"}},
+      {api::Kind::kReplicaSet, "status", "apps", "v1", "ReplicaSet", {"get", "patch", "update"}},
+      {api::Kind::kPodDisruptionBudget, "status", "policy", "v1", "PodDisruptionBudget", {"get", "patch", "update"}},
+  };
+  return kSubresources;
+}
+
+json::array Verbs(const api::KindInfo& info) {
+  if (info.kind == api::Kind::kBinding) return json::array{"create"};
+  return json::array{"create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"};
+}
+
+json::array ToArray(std::span<const std::string_view> items) {
+  json::array a;
+  for (auto s : items) a.emplace_back(json::string(s));
+  return a;
+}
+
+bool HasCategoryAll(api::Kind kind) {
+  return kind == api::Kind::kPod || kind == api::Kind::kDeployment || kind == api::Kind::kReplicaSet;
+}
+
+// The groups berth serves, core ("") first, in registry order.
+std::vector<std::string_view> Groups() {
+  std::vector<std::string_view> groups;
+  for (const auto& info : api::AllKinds()) {
+    if (std::find(groups.begin(), groups.end(), info.group) == groups.end()) groups.push_back(info.group);
+  }
+  return groups;
+}
+
+json::object AggregatedResource(const api::KindInfo& info) {
+  json::object r;
+  r["resource"] = info.resource;
+  r["responseKind"] = json::object{{"group", info.group}, {"version", info.version}, {"kind", info.name}};
+  r["scope"] = info.namespaced ? "Namespaced" : "Cluster";
+  r["singularResource"] = info.singular;
+  r["verbs"] = Verbs(info);
+  if (!info.short_names.empty()) r["shortNames"] = ToArray(info.short_names);
+  if (HasCategoryAll(info.kind)) r["categories"] = json::array{"all"};
+  json::array subs;
+  for (const auto& s : Subresources()) {
+    if (s.kind != info.kind) continue;
+    json::object sub;
+    sub["subresource"] = s.name;
+    sub["responseKind"] = json::object{{"group", s.response_group}, {"version", s.response_version}, {"kind", s.response_kind}};
+    sub["verbs"] = ToArray(s.verbs);
+    subs.push_back(std::move(sub));
+  }
+  if (!subs.empty()) r["subresources"] = std::move(subs);
+  return r;
+}
+
+json::object AggregatedGroup(std::string_view group) {
+  json::array resources;
+  std::string_view version = "v1";
+  for (const auto& info : api::AllKinds()) {
+    if (info.group != group) continue;
+    version = info.version;
+    resources.push_back(AggregatedResource(info));
+  }
+  json::object v{{"version", version}, {"resources", std::move(resources)}, {"freshness", "Current"}};
+  json::object g;
+  g["metadata"] = json::object{{"name", group}};
+  g["versions"] = json::array{std::move(v)};
+  return g;
+}
+
+json::object AggregatedList(DiscoveryFormat format, json::array items) {
+  json::object o;
+  o["kind"] = "APIGroupDiscoveryList";
+  o["apiVersion"] = format == DiscoveryFormat::kAggregatedV2Beta1 ? "apidiscovery.k8s.io/v2beta1"
+                                                                   : "apidiscovery.k8s.io/v2";
+  o["metadata"] = json::object();
+  o["items"] = std::move(items);
+  return o;
+}
+
+std::string GroupVersion(std::string_view group, std::string_view version) {
+  return group.empty() ? std::string(version) : std::string(group) + "/" + std::string(version);
+}
+
+json::object LegacyGroup(std::string_view group) {
+  json::object gv{{"groupVersion", GroupVersion(group, "v1")}, {"version", "v1"}};
+  json::object g;
+  g["name"] = group;
+  g["versions"] = json::array{gv};
+  g["preferredVersion"] = gv;
+  return g;
+}
+
+std::string OpenApiPath(std::string_view group, std::string_view version) {
+  return group.empty() ? "api/" + std::string(version)
+                       : "apis/" + std::string(group) + "/" + std::string(version);
+}
+
+}  // namespace
+
+DiscoveryFormat NegotiateDiscovery(std::string_view accept) {
+  // The first acceptable type in the client's list wins.
+  size_t pos = 0;
+  while (pos <= accept.size()) {
+    size_t comma = accept.find(',', pos);
+    std::string_view part = accept.substr(pos, comma == std::string_view::npos ? std::string_view::npos : comma - pos);
+    bool aggregated = part.find("as=APIGroupDiscoveryList") != std::string_view::npos &&
+                      part.find("g=apidiscovery.k8s.io") != std::string_view::npos;
+    if (aggregated && part.find("v=v2beta1") != std::string_view::npos) return DiscoveryFormat::kAggregatedV2Beta1;
+    if (aggregated && part.find("v=v2") != std::string_view::npos) return DiscoveryFormat::kAggregatedV2;
+    if (!aggregated && (part.find("application/json") != std::string_view::npos || part.find("*/*") != std::string_view::npos)) {
+      return DiscoveryFormat::kLegacy;
+    }
+    if (comma == std::string_view::npos) break;
+    pos = comma + 1;
+  }
+  return DiscoveryFormat::kLegacy;
+}
+
+std::string_view DiscoveryContentType(DiscoveryFormat format) {
+  switch (format) {
+    case DiscoveryFormat::kAggregatedV2:
+      return "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList";
+    case DiscoveryFormat::kAggregatedV2Beta1:
+      return "application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList";
+    case DiscoveryFormat::kLegacy:
+      break;
+  }
+  return "application/json";
+}
+
+json::object CoreDiscovery(DiscoveryFormat format, std::string_view server_address) {
+  if (format != DiscoveryFormat::kLegacy) return AggregatedList(format, json::array{AggregatedGroup("")});
+  json::object o;
+  o["kind"] = "APIVersions";
+  o["versions"] = json::array{"v1"};
+  o["serverAddressByClientCIDRs"] =
+      json::array{json::object{{"clientCIDR", "0.0.0.0/0"}, {"serverAddress", server_address}}};
+  return o;
+}
+
+json::object GroupsDiscovery(DiscoveryFormat format) {
+  if (format != DiscoveryFormat::kLegacy) {
+    json::array items;
+    for (auto group : Groups()) {
+      if (!group.empty()) items.push_back(AggregatedGroup(group));
+    }
+    return AggregatedList(format, std::move(items));
+  }
+  json::array groups;
+  for (auto group : Groups()) {
+    if (!group.empty()) groups.push_back(LegacyGroup(group));
+  }
+  return json::object{{"kind", "APIGroupList"}, {"apiVersion", "v1"}, {"groups", std::move(groups)}};
+}
+
+std::optional<json::object> ApiGroup(std::string_view group) {
+  auto groups = Groups();
+  if (group.empty() || std::find(groups.begin(), groups.end(), group) == groups.end()) return std::nullopt;
+  json::object g = LegacyGroup(group);
+  g["kind"] = "APIGroup";
+  g["apiVersion"] = "v1";
+  return g;
+}
+
+std::optional<json::object> ResourceList(std::string_view group, std::string_view version) {
+  json::array resources;
+  for (const auto& info : api::AllKinds()) {
+    if (info.group != group || info.version != version) continue;
+    json::object r;
+    r["name"] = info.resource;
+    r["singularName"] = info.singular;
+    r["namespaced"] = info.namespaced;
+    r["kind"] = info.name;
+    r["verbs"] = Verbs(info);
+    if (!info.short_names.empty()) r["shortNames"] = ToArray(info.short_names);
+    if (HasCategoryAll(info.kind)) r["categories"] = json::array{"all"};
+    resources.push_back(std::move(r));
+    for (const auto& s : Subresources()) {
+      if (s.kind != info.kind) continue;
+      json::object sub;
+      sub["name"] = std::string(info.resource) + "/" + std::string(s.name);
+      sub["singularName"] = "";
+      sub["namespaced"] = info.namespaced;
+      if (!s.response_group.empty() && s.response_group != info.group) sub["group"] = s.response_group;
+      if (s.response_group != info.group) sub["version"] = s.response_version;
+      sub["kind"] = s.response_kind;
+      sub["verbs"] = ToArray(s.verbs);
+      resources.push_back(std::move(sub));
+    }
+  }
+  if (resources.empty()) return std::nullopt;
+  json::object o;
+  o["kind"] = "APIResourceList";
+  o["apiVersion"] = "v1";
+  o["groupVersion"] = GroupVersion(group, version);
+  o["resources"] = std::move(resources);
+  return o;
+}
+
+json::object VersionInfo(std::string_view berth_version) {
+  json::object o;
+  o["major"] = "1";
+  o["minor"] = "32";
+  o["gitVersion"] = "v1.32.0-berth." + std::string(berth_version);
+  o["gitCommit"] = "berth";
+  o["gitTreeState"] = "clean";
+  o["buildDate"] = "2026-11-22T00:00:00Z";
+  o["goVersion"] = "none (berth is C++)";
+  o["compiler"] = "g++";
+  o["platform"] = "linux/amd64";
+  return o;
+}
+
+json::object OpenApiV3Root() {
+  json::object paths;
+  for (auto group : Groups()) {
+    std::string path = OpenApiPath(group, "v1");
+    paths[path] = json::object{{"serverRelativeURL", "/openapi/v3/" + path + "?hash=berth-" + path}};
+  }
+  return json::object{{"paths", std::move(paths)}};
+}
+
+std::optional<json::object> OpenApiV3GroupVersion(std::string_view path) {
+  auto q = path.find('?');
+  path = path.substr(0, q);
+  json::object paths;
+  bool any = false;
+  for (const auto& info : api::AllKinds()) {
+    if (OpenApiPath(info.group, info.version) != path) continue;
+    any = true;
+    std::string base = "/" + OpenApiPath(info.group, info.version);
+    std::string item = info.namespaced
+                           ? base + "/namespaces/{namespace}/" + std::string(info.resource) + "/{name}"
+                           : base + "/" + std::string(info.resource) + "/{name}";
+    json::object patch;
+    patch["x-kubernetes-group-version-kind"] =
+        json::object{{"group", info.group}, {"version", info.version}, {"kind", info.name}};
+    patch["x-kubernetes-action"] = "patch";
+    patch["parameters"] = json::array{json::object{
+        {"name", "fieldValidation"}, {"in", "query"}, {"schema", json::object{{"type", "string"}}}}};
+    patch["responses"] = json::object{{"200", json::object{{"description", "OK"}}}};
+    paths[item] = json::object{{"patch", std::move(patch)}};
+  }
+  if (!any) return std::nullopt;
+  json::object doc;
+  doc["openapi"] = "3.0.0";
+  doc["info"] = json::object{{"title", "Kubernetes"}, {"version", "v1.32.0"}};
+  doc["components"] = json::object{{"schemas", json::object()}};
+  doc["paths"] = std::move(paths);
+  return doc;
+}
+
+}  // namespace berth::apiserver

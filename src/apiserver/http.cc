@@ -1,0 +1,72 @@
+#include "apiserver/http.h"
+
+namespace berth::apiserver {
+
+namespace {
+
+int HexValue(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+}  // namespace
+
+std::string PercentDecode(std::string_view in, bool plus_is_space) {
+  std::string out;
+  out.reserve(in.size());
+  for (size_t i = 0; i < in.size(); ++i) {
+    char c = in[i];
+    if (c == '%' && i + 2 < in.size()) {
+      int hi = HexValue(in[i + 1]);
+      int lo = HexValue(in[i + 2]);
+      if (hi >= 0 && lo >= 0) {
+        out += static_cast<char>(hi * 16 + lo);
+        i += 2;
+        continue;
+      }
+    }
+    out += (plus_is_space && c == '+') ? ' ' : c;
+  }
+  return out;
+}
+
+std::vector<std::pair<std::string, std::string>> ParseQuery(std::string_view query) {
+  std::vector<std::pair<std::string, std::string>> out;
+  while (!query.empty()) {
+    auto amp = query.find('&');
+    std::string_view part = query.substr(0, amp);
+    query = amp == std::string_view::npos ? std::string_view() : query.substr(amp + 1);
+    if (part.empty()) continue;
+    auto eq = part.find('=');
+    if (eq == std::string_view::npos) {
+      out.emplace_back(PercentDecode(part, true), "");
+    } else {
+      out.emplace_back(PercentDecode(part.substr(0, eq), true),
+                       PercentDecode(part.substr(eq + 1), true));
+    }
+  }
+  return out;
+}
+
+std::optional<std::string_view> Request::Query(std::string_view key) const {
+  for (const auto& [k, v] : query) {
+    if (k == key) return std::string_view(v);
+  }
+  return std::nullopt;
+}
+
+bool Request::QueryBool(std::string_view key, bool fallback) const {
+  auto v = Query(key);
+  if (!v) return fallback;
+  if (*v == "1" || *v == "t" || *v == "T" || *v == "TRUE" || *v == "true" || *v == "True") {
+    return true;
+  }
+  if (*v == "0" || *v == "f" || *v == "F" || *v == "FALSE" || *v == "false" || *v == "False") {
+    return false;
+  }
+  return fallback;
+}
+
+}  // namespace berth::apiserver

@@ -1,0 +1,68 @@
+#pragma once
+// What the HTTP layer hands to request handlers and takes back from them.
+// Handlers never see sockets: a Response is a body, or a stream of chunks
+// (watch) that the connection pumps.
+
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace berth::apiserver {
+
+struct Request {
+  std::string method;  // "GET", "POST", ...
+  std::string path;    // percent-decoded, without the query
+  std::vector<std::pair<std::string, std::string>> query;  // form-decoded ('+' is a space)
+  std::string accept;
+  std::string content_type;
+  std::string authorization;
+  std::string user_agent;
+  std::string body;
+
+  // The first value of a query parameter, if present.
+  std::optional<std::string_view> Query(std::string_view key) const;
+  // A query parameter parsed as Go's strconv.ParseBool does (1,t,T,TRUE,true,True, 0,f,…);
+  // absent or unparseable: `fallback`.
+  bool QueryBool(std::string_view key, bool fallback = false) const;
+};
+
+// A long-running response (watch). The connection calls Pump on its own
+// strand whenever Wake was called or `PollInterval` passed, and writes what it
+// returns as HTTP chunks, until `end`.
+class ResponseStream {
+ public:
+  struct Chunk {
+    std::string data;  // may be empty: nothing to send now
+    bool end = false;  // the stream is over (after `data`)
+  };
+  virtual ~ResponseStream() = default;
+  // Called once before the first Pump; `wake` may be called from any thread.
+  virtual void Start(std::function<void()> wake) = 0;
+  virtual Chunk Pump() = 0;
+  // How often Pump runs without a wake (timeouts, bookmarks).
+  virtual std::chrono::milliseconds PollInterval() const { return std::chrono::seconds(1); }
+  // The client went away or the server is stopping.
+  virtual void Cancel() = 0;
+};
+
+struct Response {
+  int status = 200;
+  std::string content_type = "application/json";
+  std::string body;
+  std::vector<std::pair<std::string, std::string>> headers;
+  std::shared_ptr<ResponseStream> stream;  // set: body is ignored, chunks are streamed
+};
+
+using Handler = std::function<Response(Request&)>;
+
+// Percent-decoding of a path or (with plus_is_space) a form-encoded query value.
+std::string PercentDecode(std::string_view in, bool plus_is_space);
+// Splits "a=1&b=x+y" into decoded pairs.
+std::vector<std::pair<std::string, std::string>> ParseQuery(std::string_view query);
+
+}  // namespace berth::apiserver

@@ -1,0 +1,416 @@
+#include "apiserver/http_server.h"
+
+#include <boost/asio.hpp>
+#include <boost/asio/ssl.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <boost/beast/ssl.hpp>
+#include <list>
+#include <mutex>
+#include <thread>
+
+namespace berth::apiserver {
+
+namespace beast = boost::beast;
+namespace http = beast::http;
+namespace net = boost::asio;
+namespace ssl = boost::asio::ssl;
+using tcp = net::ip::tcp;
+
+namespace {
+
+constexpr auto kIdleTimeout = std::chrono::seconds(120);
+// A watch client that does not take a chunk within this long is cut off.
+constexpr auto kStreamWriteTimeout = std::chrono::seconds(30);
+
+std::string StatusBody(int code, std::string_view reason, std::string_view message) {
+  std::string body = R"({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":")";
+  body += message;
+  body += R"(","reason":")";
+  body += reason;
+  body += R"(","code":)";
+  body += std::to_string(code);
+  body += "}";
+  return body;
+}
+
+class SessionBase {
+ public:
+  virtual ~SessionBase() = default;
+  virtual void Close() = 0;
+};
+
+}  // namespace
+
+class HttpServer::Impl {
+ public:
+  Impl(Options options, Handler handler)
+      : options(std::move(options)),
+        handler(std::move(handler)),
+        ioc(this->options.io_threads),
+        acceptor(net::make_strand(ioc)),
+        workers(static_cast<size_t>(this->options.worker_threads)) {}
+
+  Status Listen() {
+    beast::error_code ec;
+    auto address = net::ip::make_address(options.address, ec);
+    if (ec) return Status::BadRequest("invalid listen address \"" + options.address + "\"");
+    tcp::endpoint endpoint(address, options.port);
+    std::string where = "listen tcp " + options.address + ":" + std::to_string(options.port);
+    acceptor.open(endpoint.protocol(), ec);
+    if (!ec) acceptor.set_option(net::socket_base::reuse_address(true), ec);
+    if (!ec) acceptor.bind(endpoint, ec);
+    if (!ec) acceptor.listen(net::socket_base::max_listen_connections, ec);
+    if (ec) return Status(StatusCode::kUnavailable, where + ": " + ec.message());
+    port = acceptor.local_endpoint().port();
+    return Status::Ok();
+  }
+
+  void Run() {
+    Accept();
+    for (int i = 0; i < options.io_threads; ++i) threads.emplace_back([this] { ioc.run(); });
+  }
+
+  void Accept() {
+    acceptor.async_accept(net::make_strand(ioc), [this](beast::error_code ec, tcp::socket socket) {
+      if (stopping.load()) return;
+      if (!ec) StartSession(std::move(socket));
+      Accept();
+    });
+  }
+
+  void StartSession(tcp::socket socket);
+
+  void Register(const std::shared_ptr<SessionBase>& session) {
+    std::lock_guard lk(sessions_mu);
+    for (auto it = sessions.begin(); it != sessions.end();) {
+      it = it->expired() ? sessions.erase(it) : std::next(it);
+    }
+    sessions.push_back(session);
+  }
+
+  void Stop() {
+    if (stopping.exchange(true)) return;
+    net::post(acceptor.get_executor(), [this] {
+      beast::error_code ec;
+      acceptor.close(ec);
+    });
+    workers.join();  // requests being handled finish
+    std::vector<std::shared_ptr<SessionBase>> live;
+    {
+      std::lock_guard lk(sessions_mu);
+      for (auto& w : sessions) {
+        if (auto s = w.lock()) live.push_back(std::move(s));
+      }
+    }
+    for (auto& s : live) s->Close();
+    live.clear();
+    // Give the closes a moment to run, then stop the loop.
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+    while (std::chrono::steady_clock::now() < deadline) {
+      bool any = false;
+      {
+        std::lock_guard lk(sessions_mu);
+        for (auto& w : sessions) any |= !w.expired();
+      }
+      if (!any) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    ioc.stop();
+    for (auto& t : threads) t.join();
+  }
+
+  Options options;
+  Handler handler;
+  net::io_context ioc;
+  tcp::acceptor acceptor;
+  net::thread_pool workers;
+  std::vector<std::thread> threads;
+  uint16_t port = 0;
+  std::atomic<int64_t> inflight{0};
+  std::atomic<int64_t> streams{0};
+  std::atomic<bool> stopping{false};
+  std::mutex sessions_mu;
+  std::list<std::weak_ptr<SessionBase>> sessions;  // guarded by sessions_mu
+};
+
+namespace {
+
+template <class Stream>
+class Session : public SessionBase, public std::enable_shared_from_this<Session<Stream>> {
+ public:
+  template <class... Args>
+  Session(HttpServer::Impl* server, Args&&... args)
+      : server_(server),
+        stream_(std::forward<Args>(args)...),
+        poll_timer_(stream_.get_executor()) {}
+
+  ~Session() override {
+    if (rs_) {
+      rs_->Cancel();
+      server_->streams--;
+    }
+  }
+
+  void Begin() {
+    if constexpr (std::is_same_v<Stream, beast::tcp_stream>) {
+      DoRead();
+    } else {
+      beast::get_lowest_layer(stream_).expires_after(std::chrono::seconds(30));
+      stream_.async_handshake(ssl::stream_base::server,
+                              [self = this->shared_from_this()](beast::error_code ec) {
+                                if (!ec) self->DoRead();
+                              });
+    }
+  }
+
+  void Close() override {
+    net::post(stream_.get_executor(), [self = this->shared_from_this()] {
+      if (self->rs_) self->rs_->Cancel();
+      self->poll_timer_.cancel();
+      beast::error_code ec;
+      beast::get_lowest_layer(self->stream_).socket().shutdown(tcp::socket::shutdown_both, ec);
+      beast::get_lowest_layer(self->stream_).close();
+    });
+  }
+
+ private:
+  void DoRead() {
+    parser_.emplace();
+    parser_->body_limit(server_->options.max_body_bytes);
+    parser_->header_limit(64 * 1024);
+    beast::get_lowest_layer(stream_).expires_after(kIdleTimeout);
+    http::async_read(stream_, buffer_, *parser_,
+                     [self = this->shared_from_this()](beast::error_code ec, size_t) {
+                       self->OnRead(ec);
+                     });
+  }
+
+  void OnRead(beast::error_code ec) {
+    if (ec == http::error::body_limit) {
+      keep_alive_ = false;
+      Response r;
+      r.status = 413;
+      r.body = StatusBody(413, "RequestEntityTooLarge",
+                          "the request body exceeds the limit of " +
+                              std::to_string(server_->options.max_body_bytes) + " bytes");
+      Write(std::move(r));
+      return;
+    }
+    if (ec) return Shutdown();
+    auto& req = parser_->get();
+    keep_alive_ = req.keep_alive();
+
+    Request r;
+    r.method = std::string(req.method_string());
+    std::string_view target = req.target();
+    auto q = target.find('?');
+    r.path = PercentDecode(target.substr(0, q), false);
+    if (q != std::string_view::npos) r.query = ParseQuery(target.substr(q + 1));
+    r.accept = std::string(req[http::field::accept]);
+    r.content_type = std::string(req[http::field::content_type]);
+    r.authorization = std::string(req[http::field::authorization]);
+    r.user_agent = std::string(req[http::field::user_agent]);
+    r.body = std::move(req.body());
+
+    if (server_->inflight.load() >= server_->options.max_inflight) {
+      Response busy;
+      busy.status = 429;
+      busy.headers.emplace_back("Retry-After", "1");
+      busy.body = StatusBody(429, "TooManyRequests",
+                             "Too many requests, please try again later.");
+      Write(std::move(busy));
+      return;
+    }
+    server_->inflight++;
+    net::post(server_->workers, [self = this->shared_from_this(), r = std::move(r)]() mutable {
+      auto start = std::chrono::steady_clock::now();
+      Response response;
+      try {
+        response = self->server_->handler(r);
+      } catch (const std::exception& e) {
+        response = Response{};
+        response.status = 500;
+        response.body = StatusBody(500, "InternalError", "internal error");
+      }
+      self->server_->inflight--;
+      if (self->server_->options.on_response && !response.stream) {
+        self->server_->options.on_response(
+            r, response.status,
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+      }
+      net::post(self->stream_.get_executor(), [self, response = std::move(response)]() mutable {
+        self->Write(std::move(response));
+      });
+    });
+  }
+
+  void Write(Response response) {
+    if (response.stream) return StartStream(std::move(response));
+    auto res = std::make_shared<http::response<http::string_body>>(
+        static_cast<http::status>(response.status), 11);
+    res->set(http::field::server, "berth");
+    res->set(http::field::content_type, response.content_type);
+    for (auto& [k, v] : response.headers) res->set(k, v);
+    res->body() = std::move(response.body);
+    res->keep_alive(keep_alive_);
+    res->prepare_payload();
+    http::async_write(stream_, *res,
+                      [self = this->shared_from_this(), res](beast::error_code ec, size_t) {
+                        if (ec || !res->keep_alive()) return self->Shutdown();
+                        self->DoRead();
+                      });
+  }
+
+  void StartStream(Response response) {
+    rs_ = std::move(response.stream);
+    server_->streams++;
+    stream_header_ = std::make_shared<http::response<http::empty_body>>(
+        static_cast<http::status>(response.status), 11);
+    stream_header_->set(http::field::server, "berth");
+    stream_header_->set(http::field::content_type, response.content_type);
+    for (auto& [k, v] : response.headers) stream_header_->set(k, v);
+    stream_header_->chunked(true);
+    stream_header_->keep_alive(keep_alive_);
+    serializer_ = std::make_shared<http::response_serializer<http::empty_body>>(*stream_header_);
+    beast::get_lowest_layer(stream_).expires_after(kStreamWriteTimeout);
+    http::async_write_header(stream_, *serializer_,
+                             [self = this->shared_from_this()](beast::error_code ec, size_t) {
+                               if (ec) return self->AbortStream();
+                               beast::get_lowest_layer(self->stream_).expires_never();
+                               std::weak_ptr<Session> weak = self;
+                               auto executor = self->stream_.get_executor();
+                               self->rs_->Start([weak, executor] {
+                                 net::post(executor, [weak] {
+                                   if (auto s = weak.lock()) s->Pump();
+                                 });
+                               });
+                               self->WatchForDisconnect();
+                               self->ArmTimer();
+                               self->Pump();
+                             });
+  }
+
+  // A streaming client sends nothing; a read completing means it went away.
+  void WatchForDisconnect() {
+    stream_.async_read_some(net::buffer(probe_),
+                            [self = this->shared_from_this()](beast::error_code ec, size_t) {
+                              if (self->rs_ && ec) self->AbortStream();
+                              // Data from a streaming client is ignored; keep watching.
+                              else if (self->rs_) self->WatchForDisconnect();
+                            });
+  }
+
+  void ArmTimer() {
+    if (!rs_) return;
+    poll_timer_.expires_after(rs_->PollInterval());
+    poll_timer_.async_wait([self = this->shared_from_this()](beast::error_code ec) {
+      if (ec || !self->rs_) return;
+      self->Pump();
+      self->ArmTimer();
+    });
+  }
+
+  void Pump() {
+    if (writing_ || !rs_) return;
+    ResponseStream::Chunk chunk = rs_->Pump();
+    if (chunk.data.empty()) {
+      if (chunk.end) FinishStream();
+      return;
+    }
+    writing_ = true;
+    chunk_ = std::move(chunk.data);
+    bool end = chunk.end;
+    beast::get_lowest_layer(stream_).expires_after(kStreamWriteTimeout);
+    net::async_write(stream_, http::make_chunk(net::buffer(chunk_)),
+                     [self = this->shared_from_this(), end](beast::error_code ec, size_t) {
+                       self->writing_ = false;
+                       if (ec) return self->AbortStream();
+                       beast::get_lowest_layer(self->stream_).expires_never();
+                       if (end) return self->FinishStream();
+                       self->Pump();
+                     });
+  }
+
+  void FinishStream() {
+    if (!rs_) return;
+    rs_->Cancel();
+    rs_.reset();
+    server_->streams--;
+    poll_timer_.cancel();
+    beast::get_lowest_layer(stream_).expires_after(kStreamWriteTimeout);
+    net::async_write(stream_, http::make_chunk_last(),
+                     [self = this->shared_from_this()](beast::error_code ec, size_t) {
+                       // The disconnect probe still holds a read; end the connection.
+                       self->Shutdown();
+                     });
+  }
+
+  void AbortStream() {
+    if (rs_) {
+      rs_->Cancel();
+      rs_.reset();
+      server_->streams--;
+    }
+    poll_timer_.cancel();
+    beast::error_code ec;
+    beast::get_lowest_layer(stream_).socket().shutdown(tcp::socket::shutdown_both, ec);
+    beast::get_lowest_layer(stream_).close();
+  }
+
+  void Shutdown() {
+    beast::error_code ec;
+    beast::get_lowest_layer(stream_).socket().shutdown(tcp::socket::shutdown_send, ec);
+    beast::get_lowest_layer(stream_).close();
+  }
+
+  HttpServer::Impl* server_;
+  Stream stream_;
+  beast::flat_buffer buffer_;
+  std::optional<http::request_parser<http::string_body>> parser_;
+  bool keep_alive_ = true;
+  // Streaming state (on the strand only).
+  std::shared_ptr<ResponseStream> rs_;
+  std::shared_ptr<http::response<http::empty_body>> stream_header_;
+  std::shared_ptr<http::response_serializer<http::empty_body>> serializer_;
+  net::steady_timer poll_timer_;
+  std::string chunk_;
+  bool writing_ = false;
+  char probe_[256];
+};
+
+}  // namespace
+
+void HttpServer::Impl::StartSession(tcp::socket socket) {
+  socket.set_option(tcp::no_delay(true));
+  if (options.tls) {
+    auto s = std::make_shared<Session<ssl::stream<beast::tcp_stream>>>(this, std::move(socket),
+                                                                       *options.tls);
+    Register(s);
+    s->Begin();
+  } else {
+    auto s = std::make_shared<Session<beast::tcp_stream>>(this, std::move(socket));
+    Register(s);
+    s->Begin();
+  }
+}
+
+HttpServer::HttpServer(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+HttpServer::~HttpServer() { Stop(); }
+
+Result<std::unique_ptr<HttpServer>> HttpServer::Start(Options options, Handler handler) {
+  auto impl = std::make_unique<Impl>(std::move(options), std::move(handler));
+  Status s = impl->Listen();
+  if (!s.ok()) return s;
+  impl->Run();
+  return std::unique_ptr<HttpServer>(new HttpServer(std::move(impl)));
+}
+
+uint16_t HttpServer::port() const { return impl_->port; }
+int64_t HttpServer::inflight() const { return impl_->inflight.load(); }
+int64_t HttpServer::open_streams() const { return impl_->streams.load(); }
+void HttpServer::Stop() {
+  if (impl_) impl_->Stop();
+}
+
+}  // namespace berth::apiserver

@@ -1,0 +1,59 @@
+#include "apiserver/request_info.h"
+
+#include <vector>
+
+namespace berth::apiserver {
+
+namespace {
+
+std::vector<std::string_view> Split(std::string_view path) {
+  std::vector<std::string_view> parts;
+  while (!path.empty()) {
+    auto slash = path.find('/');
+    std::string_view part = path.substr(0, slash);
+    if (!part.empty()) parts.push_back(part);
+    if (slash == std::string_view::npos) break;
+    path = path.substr(slash + 1);
+  }
+  return parts;
+}
+
+}  // namespace
+
+std::optional<RequestInfo> ParseResourcePath(std::string_view path) {
+  auto parts = Split(path);
+  RequestInfo info;
+  size_t i = 0;
+  if (parts.size() >= 2 && parts[0] == "api") {
+    info.version = parts[1];
+    i = 2;
+  } else if (parts.size() >= 3 && parts[0] == "apis") {
+    info.group = parts[1];
+    info.version = parts[2];
+    i = 3;
+  } else {
+    return std::nullopt;
+  }
+  if (i < parts.size() && parts[i] == "watch") {
+    info.watch_path = true;
+    ++i;
+  }
+  auto rest = std::vector<std::string_view>(parts.begin() + static_cast<ptrdiff_t>(i), parts.end());
+  if (rest.empty()) return std::nullopt;
+
+  // namespaces/{ns}/{resource}... unless it addresses the namespace itself
+  // (/namespaces, /namespaces/{name}, /namespaces/{name}/status|finalize).
+  if (rest[0] == "namespaces" && rest.size() >= 3 && rest[2] != "status" && rest[2] != "finalize") {
+    info.ns = rest[1];
+    rest.erase(rest.begin(), rest.begin() + 2);
+  }
+  info.resource = rest[0];
+  if (rest.size() >= 2) info.name = rest[1];
+  if (rest.size() >= 3) info.subresource = rest[2];
+  if (rest.size() > 3) return std::nullopt;
+  info.kind = api::KindFromResource(info.group, info.resource);
+  if (info.kind && api::Info(*info.kind).version != info.version) info.kind.reset();
+  return info;
+}
+
+}  // namespace berth::apiserver

@@ -1,0 +1,30 @@
+#pragma once
+// Parsing a resource path into what it addresses, as kube-apiserver's
+// RequestInfoFactory does:
+//   /api/v1/namespaces/{ns}/pods/{name}/binding
+//   /apis/apps/v1/deployments            (cluster-wide list)
+//   /api/v1/watch/namespaces/{ns}/pods   (legacy watch path)
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "api/kinds.h"
+
+namespace berth::apiserver {
+
+struct RequestInfo {
+  std::string group;    // "" for core
+  std::string version;  // "v1"
+  std::string resource;  // "pods" (or "bindings")
+  std::string name;
+  std::string subresource;  // "status", "binding", "scale"
+  std::string ns;           // namespace ("" for cluster-scoped or cluster-wide lists)
+  bool watch_path = false;  // came through /watch/
+  std::optional<api::Kind> kind;  // nullopt for an unknown resource
+};
+
+// nullopt when the path is not a resource path (/api/v1 itself, /version, ...).
+std::optional<RequestInfo> ParseResourcePath(std::string_view path);
+
+}  // namespace berth::apiserver

@@ -1,0 +1,527 @@
+// CREATE, UPDATE, PATCH and DELETE.
+
+#include <boost/json.hpp>
+
+#include "api/validation.h"
+#include "apiserver/api_server.h"
+#include "apiserver/patch.h"
+
+namespace berth::apiserver {
+
+namespace json = boost::json;
+
+namespace {
+
+constexpr int kMaxAttempts = 16;
+
+StatusDetails DetailsFor(const api::KindInfo& kind, std::string_view name) {
+  return {std::string(name), std::string(kind.group), std::string(kind.resource)};
+}
+
+bool IsJsonContentType(std::string_view ct) {
+  if (ct.empty()) return true;
+  auto semi = ct.find(';');
+  std::string_view media = ct.substr(0, semi);
+  while (!media.empty() && media.back() == ' ') media.remove_suffix(1);
+  return media == "application/json" || media == "*/*";
+}
+
+Response UnsupportedMediaType(std::string_view ct) {
+  return ErrorResponse(Status(StatusCode::kUnsupportedMediaType,
+                              "the body of the request was in an unknown format - accepted media "
+                              "types include: application/json"));
+}
+
+json::object& MetadataOf(json::object& o) {
+  json::value& m = o["metadata"];
+  if (!m.is_object()) m = json::object();
+  return m.get_object();
+}
+
+std::string_view StringField(const json::object& o, std::string_view key) {
+  return api::StringAt(o, key);
+}
+
+// Decodes a request body into an object of the expected kind (apiVersion and
+// kind filled in when absent, as kube's decoder defaults them from the URL).
+Result<json::value> DecodeBody(const Request& request, const api::KindInfo& kind) {
+  if (!IsJsonContentType(request.content_type)) {
+    return Status(StatusCode::kUnsupportedMediaType,
+                  "the body of the request was in an unknown format - accepted media types "
+                  "include: application/json");
+  }
+  json::error_code ec;
+  json::value value = json::parse(request.body, ec);
+  if (ec) return Status::BadRequest("couldn't get version/kind; json parse error: " + ec.message());
+  if (!value.is_object()) {
+    return Status::BadRequest("couldn't get version/kind; json parse error: the body is not a JSON object");
+  }
+  json::object& o = value.get_object();
+  std::string api_version = kind.ApiVersion();
+  if (StringField(o, "apiVersion").empty()) o["apiVersion"] = api_version;
+  if (StringField(o, "kind").empty()) o["kind"] = kind.name;
+  if (StringField(o, "apiVersion") != api_version) {
+    return Status::BadRequest("the API version in the data (" + std::string(StringField(o, "apiVersion")) +
+                              ") does not match the expected API version (" + api_version + ")");
+  }
+  if (StringField(o, "kind") != kind.name) {
+    return Status::BadRequest("the kind in the data (" + std::string(StringField(o, "kind")) +
+                              ") does not match the expected kind (" + std::string(kind.name) + ")");
+  }
+  if (auto m = o.find("metadata"); m != o.end() && !m->value().is_object() && !m->value().is_null()) {
+    return Status::BadRequest("metadata: expected an object");
+  }
+  return value;
+}
+
+// Puts the namespace of the URL into the object, or rejects a mismatch.
+Status ReconcileNamespace(json::object& object, const api::KindInfo& kind, const std::string& ns) {
+  json::object& meta = MetadataOf(object);
+  if (!kind.namespaced) {
+    meta.erase("namespace");
+    return Status::Ok();
+  }
+  std::string_view body_ns = StringField(meta, "namespace");
+  if (body_ns.empty()) {
+    meta["namespace"] = ns;
+  } else if (body_ns != ns) {
+    return Status::BadRequest(
+        "the namespace of the provided object does not match the namespace sent on the request");
+  }
+  return Status::Ok();
+}
+
+bool HasStatusSubresource(api::Kind kind) {
+  switch (kind) {
+    case api::Kind::kPod:
+    case api::Kind::kNode:
+    case api::Kind::kNamespace:
+    case api::Kind::kPersistentVolume:
+    case api::Kind::kPersistentVolumeClaim:
+    case api::Kind::kDeployment:
+    case api::Kind::kReplicaSet:
+    case api::Kind::kPodDisruptionBudget:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool HasFinalizers(const json::object& object) {
+  auto meta = object.find("metadata");
+  if (meta == object.end() || !meta->value().is_object()) return false;
+  auto f = meta->value().get_object().find("finalizers");
+  return f != meta->value().get_object().end() && f->value().is_array() &&
+         !f->value().get_array().empty();
+}
+
+bool BeingDeleted(const json::object& object) {
+  auto meta = object.find("metadata");
+  return meta != object.end() && meta->value().is_object() &&
+         meta->value().get_object().contains("deletionTimestamp");
+}
+
+// The current object's JSON with its real resourceVersion (the stored JSON
+// carries the one it was written with).
+json::value WithCurrentRevision(const api::ObjectPtr& object) {
+  json::value v = object->json();
+  MetadataOf(v.get_object())["resourceVersion"] = std::to_string(object->resource_version());
+  return v;
+}
+
+Result<int64_t> BodyRevision(const json::object& object) {
+  auto meta = object.find("metadata");
+  if (meta == object.end() || !meta->value().is_object()) return int64_t{0};
+  auto rv = meta->value().get_object().find("resourceVersion");
+  if (rv == meta->value().get_object().end() || !rv->value().is_string() ||
+      rv->value().get_string().empty()) {
+    return int64_t{0};
+  }
+  auto parsed = api::ParseResourceVersion(rv->value().get_string());
+  if (!parsed) {
+    return Status::BadRequest("metadata.resourceVersion: Invalid value: \"" +
+                              std::string(rv->value().get_string()) + "\": must be a number");
+  }
+  return *parsed;
+}
+
+}  // namespace
+
+Status ApiServer::CheckNamespaceExists(const std::string& ns) {
+  if (store_.Get(api::StorageKey(api::Kind::kNamespace, "", ns)).ok()) return Status::Ok();
+  return Status::NotFound("namespaces \"" + ns + "\" not found");
+}
+
+Status ApiServer::ApplyPriority(json::object& pod) {
+  json::object& spec = pod["spec"].is_object() ? pod["spec"].get_object() : (pod["spec"] = json::object()).get_object();
+  std::string class_name(StringField(spec, "priorityClassName"));
+  int64_t priority = 0;
+  std::string preemption = "PreemptLowerPriority";
+  bool found = false;
+  if (class_name == "system-node-critical") {
+    priority = 2000001000;
+    found = true;
+  } else if (class_name == "system-cluster-critical") {
+    priority = 2000000000;
+    found = true;
+  }
+  auto read_class = [&](const api::ObjectPtr& pc) {
+    const json::object& o = pc->json();
+    if (auto v = o.find("value"); v != o.end() && v->value().is_number()) {
+      priority = v->value().to_number<int64_t>();
+    }
+    if (auto p = StringField(o, "preemptionPolicy"); !p.empty()) preemption = std::string(p);
+  };
+  if (!class_name.empty() && !found) {
+    auto pc = store_.Get(api::StorageKey(api::Kind::kPriorityClass, "", class_name));
+    if (!pc.ok()) {
+      return Status(StatusCode::kForbidden,
+                    "pods \"" + std::string(StringField(MetadataOf(pod), "name")) +
+                        "\" is forbidden: no PriorityClass with name " + class_name + " was found");
+    }
+    read_class(pc.value());
+  } else if (class_name.empty()) {
+    auto classes = store_.List({.prefix = api::StoragePrefix(api::Kind::kPriorityClass)});
+    if (classes.ok()) {
+      for (const auto& pc : classes->items) {
+        if (auto g = pc->json().find("globalDefault"); g != pc->json().end() && g->value() == true) {
+          read_class(pc);
+          spec["priorityClassName"] = pc->name();
+          break;
+        }
+      }
+    }
+  }
+  if (auto p = spec.find("priority"); p != spec.end() && p->value().is_number() &&
+                                      p->value().to_number<int64_t>() != priority) {
+    return Status(StatusCode::kForbidden,
+                  "pods \"" + std::string(StringField(MetadataOf(pod), "name")) +
+                      "\" is forbidden: the integer value of priority (" +
+                      std::to_string(p->value().to_number<int64_t>()) +
+                      ") must not be provided in pod spec; priority admission controller computed " +
+                      std::to_string(priority) + " from the given PriorityClass name");
+  }
+  spec["priority"] = priority;
+  if (!spec.contains("preemptionPolicy")) spec["preemptionPolicy"] = preemption;
+  return Status::Ok();
+}
+
+Response ApiServer::Create(Request& request, const RequestInfo& info) {
+  const api::KindInfo& kind = api::Info(*info.kind);
+  auto decoded = DecodeBody(request, kind);
+  if (!decoded.ok()) return ErrorResponse(decoded.status());
+  json::object& object = decoded->get_object();
+  Status ns_ok = ReconcileNamespace(object, kind, info.ns);
+  if (!ns_ok.ok()) return ErrorResponse(ns_ok);
+  json::object& meta = MetadataOf(object);
+  std::string name(StringField(meta, "name"));
+  std::string generate(StringField(meta, "generateName"));
+  if (name.empty() && generate.empty()) {
+    return ErrorResponse(
+        Status::Invalid(std::string(kind.name) + " \"\" is invalid: metadata.name: Required value: "
+                        "name or generateName is required",
+                        {{"FieldValueRequired", "Required value: name or generateName is required",
+                          "metadata.name"}}),
+        {"", std::string(kind.group), std::string(kind.name)});
+  }
+  if (kind.namespaced) {
+    Status exists = CheckNamespaceExists(info.ns);
+    if (!exists.ok()) return ErrorResponse(exists, {info.ns, "", "namespaces"});
+  }
+  admission_.PrepareCreate(*info.kind, object);
+  if (*info.kind == api::Kind::kPod) {
+    Status priority = ApplyPriority(object);
+    if (!priority.ok()) return ErrorResponse(priority, DetailsFor(kind, name));
+  }
+  const bool dry_run = request.Query("dryRun").has_value();
+
+  // generateName: retry on a name collision, as kube does since 1.32.
+  for (int attempt = 0; attempt < 8; ++attempt) {
+    if (!generate.empty() && (name.empty() || attempt > 0)) {
+      name = admission_.GenerateName(generate);
+      MetadataOf(object)["name"] = name;
+    }
+    auto built = api::Object::FromJson(*decoded);
+    if (!built.ok()) return ErrorResponse(built.status());
+    Status valid = api::ValidateObject(*built.value());
+    if (!valid.ok()) return ErrorResponse(valid, {name, std::string(kind.group), std::string(kind.name)});
+    if (dry_run) return JsonResponse(201, built.value()->Encoded());
+    auto created = store_.Create(built.value());
+    if (created.ok()) return JsonResponse(201, created.value()->Encoded());
+    if (created.status().code() != StatusCode::kAlreadyExists) return ErrorResponse(created.status());
+    if (generate.empty() || !StringField(MetadataOf(object), "name").empty()) {
+      if (generate.empty()) {
+        return ErrorResponse(AlreadyExistsFor(kind, name), DetailsFor(kind, name));
+      }
+    }
+  }
+  return ErrorResponse(AlreadyExistsFor(kind, name), DetailsFor(kind, name));
+}
+
+Result<api::ObjectPtr> ApiServer::WriteUpdate(const RequestInfo& info, const api::ObjectPtr& current,
+                                              json::value next_value, bool dry_run) {
+  const api::KindInfo& kind = api::Info(*info.kind);
+  json::object& next = next_value.get_object();
+  const json::object& cur = current->json();
+  if (info.subresource == "status") {
+    // Only status changes through /status.
+    json::value merged = cur;
+    json::object& m = merged.get_object();
+    if (auto s = next.find("status"); s != next.end()) {
+      m["status"] = s->value();
+    } else {
+      m.erase("status");
+    }
+    next_value = std::move(merged);
+  } else if (HasStatusSubresource(*info.kind)) {
+    // The main resource keeps the stored status.
+    if (auto s = cur.find("status"); s != cur.end()) {
+      next["status"] = s->value();
+    } else {
+      next.erase("status");
+    }
+  }
+  json::object& result = next_value.get_object();
+  admission_.PrepareUpdate(*info.kind, cur, result);
+  MetadataOf(result).erase("resourceVersion");
+  auto built = api::Object::FromJson(std::move(next_value));
+  if (!built.ok()) return built.status();
+  Status valid = api::ValidateObject(*built.value());
+  if (!valid.ok()) return valid;
+  if (dry_run) return built.value()->WithResourceVersion(current->resource_version());
+  // Removing the last finalizer of an object being deleted completes the deletion.
+  if (BeingDeleted(built.value()->json()) && !HasFinalizers(built.value()->json())) {
+    auto deleted = store_.Delete(current->StorageKey(), current->resource_version());
+    if (!deleted.ok() && deleted.status().code() == StatusCode::kConflict) {
+      return ConflictFor(kind, current->name(), "the object has been modified; please apply your "
+                                                "changes to the latest version and try again");
+    }
+    return deleted;
+  }
+  auto written = store_.Update(built.value(), current->resource_version());
+  if (!written.ok() && written.status().code() == StatusCode::kConflict) {
+    return ConflictFor(kind, current->name(),
+                       "the object has been modified; please apply your changes to the latest "
+                       "version and try again");
+  }
+  return written;
+}
+
+Response ApiServer::Update(Request& request, const RequestInfo& info) {
+  const api::KindInfo& kind = api::Info(*info.kind);
+  auto decoded = DecodeBody(request, kind);
+  if (!decoded.ok()) return ErrorResponse(decoded.status());
+  json::object& object = decoded->get_object();
+  Status ns_ok = ReconcileNamespace(object, kind, info.ns);
+  if (!ns_ok.ok()) return ErrorResponse(ns_ok);
+  std::string_view body_name = StringField(MetadataOf(object), "name");
+  if (body_name.empty()) {
+    MetadataOf(object)["name"] = info.name;
+  } else if (body_name != info.name) {
+    return ErrorResponse(Status::BadRequest("the name of the object (" + std::string(body_name) +
+                                            ") does not match the name on the URL (" + info.name +
+                                            ")"));
+  }
+  auto expected = BodyRevision(object);
+  if (!expected.ok()) return ErrorResponse(expected.status());
+  const bool dry_run = request.Query("dryRun").has_value();
+  const std::string key = api::StorageKey(*info.kind, info.ns, info.name);
+  for (int attempt = 0; attempt < kMaxAttempts; ++attempt) {
+    auto current = store_.Get(key);
+    if (!current.ok()) return ErrorResponse(NotFoundFor(kind, info.name), DetailsFor(kind, info.name));
+    if (expected.value() > 0 && expected.value() != current.value()->resource_version()) {
+      return ErrorResponse(ConflictFor(kind, info.name,
+                                       "the object has been modified; please apply your changes "
+                                       "to the latest version and try again"),
+                           DetailsFor(kind, info.name));
+    }
+    auto written = WriteUpdate(info, current.value(), *decoded, dry_run);
+    if (written.ok()) return JsonResponse(200, written.value()->Encoded());
+    if (written.status().code() != StatusCode::kConflict || expected.value() > 0) {
+      return ErrorResponse(written.status(), {info.name, std::string(kind.group),
+                                              written.status().code() == StatusCode::kInvalid
+                                                  ? std::string(kind.name)
+                                                  : std::string(kind.resource)});
+    }
+  }
+  return ErrorResponse(ConflictFor(kind, info.name, "too many concurrent updates"));
+}
+
+Response ApiServer::Patch(Request& request, const RequestInfo& info) {
+  const api::KindInfo& kind = api::Info(*info.kind);
+  auto type = PatchTypeFromContentType(request.content_type);
+  if (!type) {
+    return ErrorResponse(Status(StatusCode::kUnsupportedMediaType,
+                                "the body of the request was in an unknown format - accepted media "
+                                "types include: application/json-patch+json, "
+                                "application/merge-patch+json, "
+                                "application/strategic-merge-patch+json"));
+  }
+  const bool dry_run = request.Query("dryRun").has_value();
+  const std::string key = api::StorageKey(*info.kind, info.ns, info.name);
+  for (int attempt = 0; attempt < kMaxAttempts; ++attempt) {
+    auto current = store_.Get(key);
+    if (!current.ok()) return ErrorResponse(NotFoundFor(kind, info.name), DetailsFor(kind, info.name));
+    json::value original = WithCurrentRevision(current.value());
+    auto patched = ApplyPatch(*type, *info.kind, original, request.body);
+    if (!patched.ok()) return ErrorResponse(patched.status());
+    if (!patched->is_object()) return ErrorResponse(Status::BadRequest("the patch result is not an object"));
+    auto precondition = BodyRevision(patched->get_object());
+    if (!precondition.ok()) return ErrorResponse(precondition.status());
+    if (precondition.value() > 0 && precondition.value() != current.value()->resource_version()) {
+      return ErrorResponse(ConflictFor(kind, info.name,
+                                       "the object has been modified; please apply your changes "
+                                       "to the latest version and try again"),
+                           DetailsFor(kind, info.name));
+    }
+    json::object& p = patched->get_object();
+    if (StringField(p, "apiVersion") != kind.ApiVersion() || StringField(p, "kind") != kind.name ||
+        StringField(MetadataOf(p), "name") != info.name ||
+        StringField(MetadataOf(p), "namespace") != current.value()->namespace_name()) {
+      return ErrorResponse(Status::BadRequest(
+          "the patch may not change the object's apiVersion, kind, name or namespace"));
+    }
+    auto written = WriteUpdate(info, current.value(), std::move(patched).value(), dry_run);
+    if (written.ok()) return JsonResponse(200, written.value()->Encoded());
+    if (written.status().code() != StatusCode::kConflict) {
+      return ErrorResponse(written.status(), {info.name, std::string(kind.group),
+                                              written.status().code() == StatusCode::kInvalid
+                                                  ? std::string(kind.name)
+                                                  : std::string(kind.resource)});
+    }
+  }
+  return ErrorResponse(ConflictFor(kind, info.name, "too many concurrent updates"));
+}
+
+Result<api::ObjectPtr> ApiServer::DeleteObject(const api::ObjectPtr& object) {
+  const api::KindInfo& kind = object->info();
+  api::ObjectPtr current = object;
+  for (int attempt = 0; attempt < kMaxAttempts; ++attempt) {
+    if (HasFinalizers(current->json())) {
+      // Finalizers hold the object: mark it, and the last finalizer's removal deletes it.
+      if (BeingDeleted(current->json())) return current;
+      auto marked = current->Edit([](json::object& o) {
+        MetadataOf(o)["deletionTimestamp"] = NowRfc3339();
+        MetadataOf(o)["deletionGracePeriodSeconds"] = 0;
+      });
+      if (!marked.ok()) return marked.status();
+      auto written = store_.Update(marked.value(), current->resource_version());
+      if (written.ok() || written.status().code() != StatusCode::kConflict) return written;
+    } else {
+      auto deleted = store_.Delete(current->StorageKey(), current->resource_version());
+      if (deleted.ok() || deleted.status().code() != StatusCode::kConflict) {
+        if (!deleted.ok() && deleted.status().code() == StatusCode::kNotFound) {
+          return NotFoundFor(kind, current->name());
+        }
+        return deleted;
+      }
+    }
+    auto reread = store_.Get(current->StorageKey());
+    if (!reread.ok()) return NotFoundFor(kind, current->name());
+    current = reread.value();
+  }
+  return ConflictFor(kind, object->name(), "too many concurrent updates");
+}
+
+Status ApiServer::DeleteNamespaceContents(const std::string& ns) {
+  for (const auto& info : api::AllKinds()) {
+    if (!info.namespaced || info.kind == api::Kind::kBinding) continue;
+    auto list = store_.List({.prefix = api::StoragePrefix(info.kind, ns)});
+    if (!list.ok()) return list.status();
+    for (const auto& object : list->items) {
+      auto deleted = DeleteObject(object);
+      if (!deleted.ok() && deleted.status().code() != StatusCode::kNotFound) return deleted.status();
+    }
+  }
+  return Status::Ok();
+}
+
+Response ApiServer::Delete(Request& request, const RequestInfo& info) {
+  const api::KindInfo& kind = api::Info(*info.kind);
+  // DeleteOptions: JSON only; other encodings (kubectl drain sends protobuf) are ignored.
+  std::string uid_precondition;
+  int64_t rv_precondition = 0;
+  bool dry_run = request.Query("dryRun").has_value();
+  if (!request.body.empty() && IsJsonContentType(request.content_type)) {
+    json::error_code ec;
+    json::value options = json::parse(request.body, ec);
+    if (ec || !options.is_object()) {
+      return ErrorResponse(Status::BadRequest("invalid DeleteOptions: " + (ec ? ec.message() : "not an object")));
+    }
+    const json::object& o = options.get_object();
+    if (auto p = o.find("preconditions"); p != o.end() && p->value().is_object()) {
+      uid_precondition = StringField(p->value().get_object(), "uid");
+      auto rv = StringField(p->value().get_object(), "resourceVersion");
+      if (!rv.empty()) {
+        auto parsed = api::ParseResourceVersion(rv);
+        if (!parsed) return ErrorResponse(Status::BadRequest("invalid preconditions.resourceVersion"));
+        rv_precondition = *parsed;
+      }
+    }
+    if (auto d = o.find("dryRun"); d != o.end() && d->value().is_array() && !d->value().get_array().empty()) {
+      dry_run = true;
+    }
+    if (auto p = StringField(o, "propagationPolicy");
+        !p.empty() && p != "Orphan" && p != "Background" && p != "Foreground") {
+      return ErrorResponse(Status::Invalid(
+          "DeleteOptions.propagationPolicy: Unsupported value: \"" + std::string(p) + "\"",
+          {{"FieldValueNotSupported",
+            "Unsupported value: \"" + std::string(p) + "\": supported values: \"Foreground\", \"Background\", \"Orphan\"",
+            "propagationPolicy"}}));
+    }
+  }
+  auto current = store_.Get(api::StorageKey(*info.kind, info.ns, info.name));
+  if (!current.ok()) return ErrorResponse(NotFoundFor(kind, info.name), DetailsFor(kind, info.name));
+  if (!uid_precondition.empty() && uid_precondition != current.value()->uid()) {
+    return ErrorResponse(ConflictFor(kind, info.name,
+                                     "Precondition failed: UID in precondition: " + uid_precondition +
+                                         ", UID in object meta: " + current.value()->uid()),
+                         DetailsFor(kind, info.name));
+  }
+  if (rv_precondition > 0 && rv_precondition != current.value()->resource_version()) {
+    return ErrorResponse(ConflictFor(kind, info.name,
+                                     "Precondition failed: ResourceVersion in precondition: " +
+                                         std::to_string(rv_precondition) +
+                                         ", ResourceVersion in object meta: " +
+                                         std::to_string(current.value()->resource_version())),
+                         DetailsFor(kind, info.name));
+  }
+  if (dry_run) return JsonResponse(200, current.value()->Encoded());
+  if (*info.kind == api::Kind::kNamespace) {
+    Status drained = DeleteNamespaceContents(info.name);
+    if (!drained.ok()) return ErrorResponse(drained);
+  }
+  auto deleted = DeleteObject(current.value());
+  if (!deleted.ok()) return ErrorResponse(deleted.status(), DetailsFor(kind, info.name));
+  return JsonResponse(200, deleted.value()->Encoded());
+}
+
+Response ApiServer::DeleteCollection(Request& request, const RequestInfo& info) {
+  const api::KindInfo& kind = api::Info(*info.kind);
+  auto predicate = SelectorPredicate(request, *info.kind);
+  if (!predicate.ok()) return ErrorResponse(predicate.status());
+  auto list = store_.List({.prefix = api::StoragePrefix(*info.kind, info.ns),
+                           .predicate = std::move(predicate).value()});
+  if (!list.ok()) return ErrorResponse(list.status());
+  std::string body = R"({"kind":")" + std::string(kind.name) + R"(List","apiVersion":")" +
+                     kind.ApiVersion() + R"(","metadata":{},"items":[)";
+  bool first = true;
+  for (const auto& object : list->items) {
+    if (*info.kind == api::Kind::kNamespace) {
+      Status drained = DeleteNamespaceContents(object->name());
+      if (!drained.ok()) return ErrorResponse(drained);
+    }
+    auto deleted = DeleteObject(object);
+    if (!deleted.ok()) {
+      if (deleted.status().code() == StatusCode::kNotFound) continue;
+      return ErrorResponse(deleted.status());
+    }
+    if (!first) body += ',';
+    first = false;
+    body += deleted.value()->Encoded();
+  }
+  body += "]}";
+  return JsonResponse(200, std::move(body));
+}
+
+}  // namespace berth::apiserver

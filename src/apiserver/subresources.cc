@@ -1,0 +1,361 @@
+// pods/binding (and the legacy bindings resource), deployments|replicasets/scale,
+// and the JSON-RPC endpoint that offers binding as one call.
+
+#include <boost/json.hpp>
+
+#include "api/selector.h"
+#include "apiserver/api_server.h"
+#include "apiserver/patch.h"
+
+namespace berth::apiserver {
+
+namespace json = boost::json;
+
+namespace {
+
+constexpr int kMaxAttempts = 16;
+
+json::object& Child(json::object& parent, std::string_view key) {
+  json::value& v = parent[key];
+  if (!v.is_object()) v = json::object();
+  return v.get_object();
+}
+
+const api::KindInfo& PodKind() { return api::Info(api::Kind::kPod); }
+
+Status BindingConflict(const std::string& name, const std::string& why) {
+  return Status::Conflict("Operation cannot be fulfilled on pods/binding \"" + name + "\": " + why);
+}
+
+// Sets (or replaces) the pod's condition of `type`.
+void SetCondition(json::object& pod, std::string_view type, std::string_view status,
+                  std::string_view reason) {
+  json::object& st = Child(pod, "status");
+  json::value& cv = st["conditions"];
+  if (!cv.is_array()) cv = json::array();
+  json::array& conditions = cv.get_array();
+  json::object condition;
+  condition["type"] = type;
+  condition["status"] = status;
+  condition["lastProbeTime"] = nullptr;
+  condition["lastTransitionTime"] = NowRfc3339();
+  if (!reason.empty()) condition["reason"] = reason;
+  for (auto& c : conditions) {
+    if (c.is_object() && c.get_object()["type"] == json::value(type)) {
+      c = std::move(condition);
+      return;
+    }
+  }
+  conditions.push_back(std::move(condition));
+}
+
+}  // namespace
+
+Result<api::ObjectPtr> ApiServer::BindPod(const std::string& ns, const std::string& name,
+                                          const std::string& node, const std::string& expected_uid,
+                                          int64_t expected_revision,
+                                          const json::object* annotations) {
+  if (node.empty()) {
+    // kube returns the raw validation error, which surfaces as an internal error.
+    return Status::Internal("target.name: Required value");
+  }
+  const std::string key = api::StorageKey(api::Kind::kPod, ns, name);
+  for (int attempt = 0; attempt < kMaxAttempts; ++attempt) {
+    auto current = store_.Get(key);
+    if (!current.ok()) return NotFoundFor(PodKind(), name);
+    const api::ObjectPtr& pod = current.value();
+    if (!expected_uid.empty() && expected_uid != pod->uid()) {
+      return BindingConflict(name, "Precondition failed: UID in precondition: " + expected_uid +
+                                       ", UID in object meta: " + pod->uid());
+    }
+    if (expected_revision > 0 && expected_revision != pod->resource_version()) {
+      return BindingConflict(name, "the object has been modified; please apply your changes to "
+                                   "the latest version and try again");
+    }
+    const json::object& o = pod->json();
+    if (auto m = o.find("metadata"); m != o.end() && m->value().is_object() &&
+                                     m->value().get_object().contains("deletionTimestamp")) {
+      return BindingConflict(name, "pod " + name + " is being deleted, cannot be assigned to a host");
+    }
+    std::string current_node = pod->FieldValue("spec.nodeName");
+    if (!current_node.empty()) {
+      return BindingConflict(name, "pod " + name + " is already assigned to node \"" + current_node + "\"");
+    }
+    if (auto spec = o.find("spec"); spec != o.end() && spec->value().is_object()) {
+      auto gates = spec->value().get_object().find("schedulingGates");
+      if (gates != spec->value().get_object().end() && gates->value().is_array() &&
+          !gates->value().get_array().empty()) {
+        return BindingConflict(name, "pod " + name + " has non-empty .spec.schedulingGates");
+      }
+    }
+    auto bound = pod->Edit([&](json::object& p) {
+      Child(p, "spec")["nodeName"] = node;
+      if (annotations && !annotations->empty()) {
+        json::object& a = Child(Child(p, "metadata"), "annotations");
+        for (const auto& kv : *annotations) a[kv.key()] = kv.value();
+      }
+      SetCondition(p, "PodScheduled", "True", "");
+    });
+    if (!bound.ok()) return bound.status();
+    auto written = store_.Update(bound.value(), pod->resource_version());
+    if (written.ok()) return written;
+    if (written.status().code() != StatusCode::kConflict || expected_revision > 0) {
+      return written.status().code() == StatusCode::kConflict
+                 ? BindingConflict(name, "the object has been modified; please apply your "
+                                         "changes to the latest version and try again")
+                 : written.status();
+    }
+  }
+  return BindingConflict(name, "too many concurrent updates");
+}
+
+Result<api::ObjectPtr> ApiServer::UnbindPod(const std::string& ns, const std::string& name,
+                                            int64_t expected_revision) {
+  const std::string key = api::StorageKey(api::Kind::kPod, ns, name);
+  for (int attempt = 0; attempt < kMaxAttempts; ++attempt) {
+    auto current = store_.Get(key);
+    if (!current.ok()) return NotFoundFor(PodKind(), name);
+    const api::ObjectPtr& pod = current.value();
+    if (expected_revision > 0 && expected_revision != pod->resource_version()) {
+      return BindingConflict(name, "the object has been modified; please apply your changes to "
+                                   "the latest version and try again");
+    }
+    if (pod->FieldValue("spec.nodeName").empty()) {
+      return BindingConflict(name, "pod " + name + " is not assigned to a node");
+    }
+    std::string phase = pod->FieldValue("status.phase");
+    if (!phase.empty() && phase != "Pending") {
+      return BindingConflict(name, "pod " + name + " is " + phase + " and cannot be unassigned");
+    }
+    auto unbound = pod->Edit([&](json::object& p) {
+      Child(p, "spec").erase("nodeName");
+      SetCondition(p, "PodScheduled", "False", "Unbound");
+    });
+    if (!unbound.ok()) return unbound.status();
+    auto written = store_.Update(unbound.value(), pod->resource_version());
+    if (written.ok() || written.status().code() != StatusCode::kConflict || expected_revision > 0) {
+      return written;
+    }
+  }
+  return BindingConflict(name, "too many concurrent updates");
+}
+
+Response ApiServer::Binding(Request& request, const RequestInfo& info) {
+  json::error_code ec;
+  json::value body = json::parse(request.body, ec);
+  if (ec || !body.is_object()) {
+    return ErrorResponse(Status::BadRequest("couldn't get version/kind; json parse error: " +
+                                            (ec ? ec.message() : std::string("not an object"))));
+  }
+  json::object& b = body.get_object();
+  json::object empty;
+  const json::object& meta = b.contains("metadata") && b["metadata"].is_object() ? b["metadata"].get_object() : empty;
+  std::string name(api::StringAt(meta, "name"));
+  if (!info.name.empty()) {
+    if (!name.empty() && name != info.name) {
+      return ErrorResponse(Status::BadRequest("name in URL does not match name in Binding object"));
+    }
+    name = info.name;
+  }
+  if (name.empty()) {
+    return ErrorResponse(Status::Invalid("Binding \"\" is invalid: metadata.name: Required value",
+                                         {{"FieldValueRequired", "Required value", "metadata.name"}}));
+  }
+  std::string_view body_ns = api::StringAt(meta, "namespace");
+  if (!body_ns.empty() && body_ns != info.ns) {
+    return ErrorResponse(Status::BadRequest(
+        "the namespace of the provided object does not match the namespace sent on the request"));
+  }
+  std::string node;
+  if (auto t = b.find("target"); t != b.end() && t->value().is_object()) {
+    node = api::StringAt(t->value().get_object(), "name");
+  }
+  int64_t rv = 0;
+  if (auto text = api::StringAt(meta, "resourceVersion"); !text.empty()) {
+    auto parsed = api::ParseResourceVersion(text);
+    if (!parsed) return ErrorResponse(Status::BadRequest("invalid metadata.resourceVersion"));
+    rv = *parsed;
+  }
+  const json::object* annotations = nullptr;
+  if (auto a = meta.find("annotations"); a != meta.end() && a->value().is_object()) {
+    annotations = &a->value().get_object();
+  }
+  auto bound = BindPod(info.ns, name, node, std::string(api::StringAt(meta, "uid")), rv, annotations);
+  if (!bound.ok()) {
+    StatusDetails details{name, "", bound.status().code() == StatusCode::kConflict ? "pods/binding" : "pods"};
+    return ErrorResponse(bound.status(), details);
+  }
+  return JsonResponse(201, json::serialize(SuccessStatus(201)));
+}
+
+namespace {
+
+json::object ScaleOf(const api::ObjectPtr& object) {
+  const json::object& o = object->json();
+  json::object scale;
+  scale["kind"] = "Scale";
+  scale["apiVersion"] = "autoscaling/v1";
+  json::object meta;
+  meta["name"] = object->name();
+  meta["namespace"] = object->namespace_name();
+  meta["uid"] = object->uid();
+  meta["resourceVersion"] = std::to_string(object->resource_version());
+  if (auto m = o.find("metadata"); m != o.end() && m->value().is_object()) {
+    if (auto ts = m->value().get_object().find("creationTimestamp"); ts != m->value().get_object().end()) {
+      meta["creationTimestamp"] = ts->value();
+    }
+  }
+  scale["metadata"] = std::move(meta);
+  int64_t replicas = 0, current = 0;
+  std::string selector;
+  if (auto spec = o.find("spec"); spec != o.end() && spec->value().is_object()) {
+    const json::object& s = spec->value().get_object();
+    if (auto r = s.find("replicas"); r != s.end() && r->value().is_number()) replicas = r->value().to_number<int64_t>();
+    if (auto sel = s.find("selector"); sel != s.end()) {
+      auto parsed = api::LabelSelector::FromJson(sel->value());
+      if (parsed.ok()) selector = parsed->ToString();
+    }
+  }
+  if (auto st = o.find("status"); st != o.end() && st->value().is_object()) {
+    const json::object& s = st->value().get_object();
+    if (auto r = s.find("replicas"); r != s.end() && r->value().is_number()) current = r->value().to_number<int64_t>();
+  }
+  scale["spec"] = json::object{{"replicas", replicas}};
+  scale["status"] = json::object{{"replicas", current}, {"selector", selector}};
+  return scale;
+}
+
+}  // namespace
+
+Response ApiServer::Scale(Request& request, const RequestInfo& info) {
+  const api::KindInfo& kind = api::Info(*info.kind);
+  const std::string key = api::StorageKey(*info.kind, info.ns, info.name);
+  StatusDetails details{info.name, std::string(kind.group), std::string(kind.resource)};
+  if (request.method == "GET") {
+    auto current = store_.Get(key);
+    if (!current.ok()) return ErrorResponse(NotFoundFor(kind, info.name), details);
+    return JsonResponse(200, json::serialize(ScaleOf(current.value())));
+  }
+  if (request.method != "PUT" && request.method != "PATCH") {
+    return ErrorResponse(Status(StatusCode::kMethodNotAllowed, "the server does not allow this method on the requested resource"));
+  }
+  std::optional<PatchType> patch_type;
+  if (request.method == "PATCH") {
+    patch_type = PatchTypeFromContentType(request.content_type);
+    if (!patch_type) {
+      return ErrorResponse(Status(StatusCode::kUnsupportedMediaType, "the body of the request was in an unknown format"));
+    }
+  }
+  for (int attempt = 0; attempt < kMaxAttempts; ++attempt) {
+    auto current = store_.Get(key);
+    if (!current.ok()) return ErrorResponse(NotFoundFor(kind, info.name), details);
+    json::value scale;
+    if (patch_type) {
+      auto patched = ApplyPatch(*patch_type, *info.kind, json::value(ScaleOf(current.value())), request.body);
+      if (!patched.ok()) return ErrorResponse(patched.status());
+      scale = std::move(patched).value();
+    } else {
+      json::error_code ec;
+      scale = json::parse(request.body, ec);
+      if (ec) return ErrorResponse(Status::BadRequest("couldn't get version/kind; json parse error: " + ec.message()));
+    }
+    int64_t replicas = -1;
+    int64_t precondition = 0;
+    if (scale.is_object()) {
+      json::object& s = scale.get_object();
+      if (auto spec = s.find("spec"); spec != s.end() && spec->value().is_object()) {
+        if (auto r = spec->value().get_object().find("replicas");
+            r != spec->value().get_object().end() && r->value().is_number()) {
+          replicas = r->value().to_number<int64_t>();
+        }
+      }
+      if (auto m = s.find("metadata"); m != s.end() && m->value().is_object()) {
+        if (auto rv = api::StringAt(m->value().get_object(), "resourceVersion"); !rv.empty()) {
+          precondition = api::ParseResourceVersion(rv).value_or(0);
+        }
+      }
+    }
+    if (replicas < 0) {
+      return ErrorResponse(Status::Invalid("Scale \"" + info.name + "\" is invalid: spec.replicas: Invalid value: must be greater than or equal to 0",
+                                           {{"FieldValueInvalid", "must be greater than or equal to 0", "spec.replicas"}}));
+    }
+    if (precondition > 0 && precondition != current.value()->resource_version()) {
+      return ErrorResponse(ConflictFor(kind, info.name, "the object has been modified; please apply your changes to the latest version and try again"), details);
+    }
+    json::value next = current.value()->json();
+    Child(next.get_object(), "spec")["replicas"] = replicas;
+    RequestInfo main = info;
+    main.subresource.clear();
+    auto written = WriteUpdate(main, current.value(), std::move(next), request.Query("dryRun").has_value());
+    if (written.ok()) return JsonResponse(200, json::serialize(ScaleOf(written.value())));
+    if (written.status().code() != StatusCode::kConflict || precondition > 0) {
+      return ErrorResponse(written.status(), details);
+    }
+  }
+  return ErrorResponse(ConflictFor(kind, info.name, "too many concurrent updates"), details);
+}
+
+// JSON-RPC 2.0: {"jsonrpc":"2.0","method":"bind.pod","params":{…},"id":1}, or a batch (array).
+// Application errors carry the HTTP status of the equivalent REST call as
+// their code and the Kubernetes Status as data.
+Response ApiServer::Rpc(Request& request) {
+  if (request.method != "POST") {
+    return ErrorResponse(Status(StatusCode::kMethodNotAllowed, "JSON-RPC requests must be POSTed"));
+  }
+  auto error = [](const json::value& id, int code, std::string message, json::value data = nullptr) {
+    json::object e{{"code", code}, {"message", std::move(message)}};
+    if (!data.is_null()) e["data"] = std::move(data);
+    return json::object{{"jsonrpc", "2.0"}, {"error", std::move(e)}, {"id", id}};
+  };
+  auto call = [&](const json::value& req) -> json::object {
+    if (!req.is_object()) return error(nullptr, -32600, "Invalid Request");
+    const json::object& r = req.get_object();
+    json::value id = r.contains("id") ? r.at("id") : json::value(nullptr);
+    if (r.if_contains("jsonrpc") == nullptr || r.at("jsonrpc") != "2.0" || !r.contains("method") ||
+        !r.at("method").is_string()) {
+      return error(id, -32600, "Invalid Request");
+    }
+    std::string_view method = r.at("method").get_string();
+    if (method != "bind.pod" && method != "unbind.pod") return error(id, -32601, "Method not found");
+    const json::value* params = r.if_contains("params");
+    if (!params || !params->is_object()) return error(id, -32602, "Invalid params: an object is required");
+    const json::object& p = params->get_object();
+    std::string ns(api::StringAt(p, "namespace"));
+    std::string name(api::StringAt(p, "name"));
+    std::string node(api::StringAt(p, "node"));
+    if (ns.empty()) ns = "default";
+    if (name.empty()) return error(id, -32602, "Invalid params: name is required");
+    int64_t rv = 0;
+    if (auto v = p.find("resourceVersion"); v != p.end()) {
+      if (v->value().is_string()) {
+        auto parsed = api::ParseResourceVersion(v->value().get_string());
+        if (!parsed) return error(id, -32602, "Invalid params: resourceVersion must be a number");
+        rv = *parsed;
+      } else if (v->value().is_int64()) {
+        rv = v->value().get_int64();
+      }
+    }
+    Result<api::ObjectPtr> result = method == "bind.pod"
+                                        ? BindPod(ns, name, node, "", rv, nullptr)
+                                        : UnbindPod(ns, name, rv);
+    if (!result.ok()) {
+      StatusDetails details{name, "", result.status().code() == StatusCode::kConflict ? "pods/binding" : "pods"};
+      return error(id, result.status().HttpCode(), result.status().message(),
+                   StatusToJson(result.status(), details));
+    }
+    return json::object{{"jsonrpc", "2.0"}, {"result", json::parse(result.value()->Encoded())}, {"id", id}};
+  };
+
+  json::error_code ec;
+  json::value body = json::parse(request.body, ec);
+  if (ec) return JsonResponse(200, json::serialize(error(nullptr, -32700, "Parse error")));
+  if (body.is_array()) {
+    if (body.get_array().empty()) return JsonResponse(200, json::serialize(error(nullptr, -32600, "Invalid Request")));
+    json::array out;
+    for (const auto& r : body.get_array()) out.push_back(call(r));
+    return JsonResponse(200, json::serialize(out));
+  }
+  return JsonResponse(200, json::serialize(call(body)));
+}
+
+}  // namespace berth::apiserver

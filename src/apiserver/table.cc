@@ -1,0 +1,412 @@
+#include "apiserver/table.h"
+
+#include <ctime>
+#include <vector>
+
+#include <boost/json.hpp>
+
+namespace berth::apiserver {
+
+namespace json = boost::json;
+
+namespace {
+
+struct Column {
+  std::string_view name;
+  std::string_view type;  // string, integer, date
+  int priority;           // 1: only with -o wide
+};
+
+const json::object* ObjectField(const json::object& o, std::string_view key) {
+  auto it = o.find(key);
+  return it != o.end() && it->value().is_object() ? &it->value().get_object() : nullptr;
+}
+
+const json::array* ArrayField(const json::object* o, std::string_view key) {
+  if (!o) return nullptr;
+  auto it = o->find(key);
+  return it != o->end() && it->value().is_array() ? &it->value().get_array() : nullptr;
+}
+
+std::string Str(const json::object* o, std::string_view key, std::string_view fallback = "") {
+  if (!o) return std::string(fallback);
+  auto it = o->find(key);
+  if (it == o->end() || it->value().is_null()) return std::string(fallback);
+  if (it->value().is_string()) {
+    return it->value().get_string().empty() ? std::string(fallback) : std::string(it->value().get_string());
+  }
+  return json::serialize(it->value());
+}
+
+int64_t Int(const json::object* o, std::string_view key) {
+  if (!o) return 0;
+  auto it = o->find(key);
+  return it != o->end() && it->value().is_number() ? it->value().to_number<int64_t>() : 0;
+}
+
+std::optional<std::chrono::system_clock::time_point> ParseTime(std::string_view text) {
+  std::tm tm{};
+  std::string s(text);
+  if (!strptime(s.c_str(), "%Y-%m-%dT%H:%M:%S", &tm)) return std::nullopt;
+  return std::chrono::system_clock::from_time_t(timegm(&tm));
+}
+
+std::string Age(const json::object& object, std::string_view field, std::chrono::system_clock::time_point now) {
+  const json::object* meta = ObjectField(object, "metadata");
+  auto t = ParseTime(Str(meta, field));
+  if (!t) return "<unknown>";
+  return HumanDuration(std::chrono::duration_cast<std::chrono::seconds>(now - *t));
+}
+
+std::string Join(const std::vector<std::string>& parts, std::string_view sep, std::string_view empty = "<none>") {
+  if (parts.empty()) return std::string(empty);
+  std::string out;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    if (i) out += sep;
+    out += parts[i];
+  }
+  return out;
+}
+
+// kube's pod STATUS column rule, simplified to the states berth can produce.
+std::string PodStatus(const json::object& pod) {
+  const json::object* status = ObjectField(pod, "status");
+  std::string reason = Str(status, "reason", Str(status, "phase", "Pending"));
+  const json::array* init = ArrayField(status, "initContainerStatuses");
+  if (init) {
+    size_t i = 0;
+    for (const auto& c : *init) {
+      const json::object* state = c.is_object() ? ObjectField(c.get_object(), "state") : nullptr;
+      const json::object* terminated = state ? ObjectField(*state, "terminated") : nullptr;
+      const json::object* waiting = state ? ObjectField(*state, "waiting") : nullptr;
+      if (terminated && Int(terminated, "exitCode") == 0) {
+        ++i;
+        continue;
+      }
+      if (terminated) return "Init:" + Str(terminated, "reason", "Error");
+      if (waiting && !Str(waiting, "reason").empty() && Str(waiting, "reason") != "PodInitializing") {
+        return "Init:" + Str(waiting, "reason");
+      }
+      return "Init:" + std::to_string(i) + "/" + std::to_string(init->size());
+    }
+  }
+  if (const json::array* containers = ArrayField(status, "containerStatuses")) {
+    for (auto it = containers->rbegin(); it != containers->rend(); ++it) {
+      const json::object* state = it->is_object() ? ObjectField(it->get_object(), "state") : nullptr;
+      if (!state) continue;
+      if (const json::object* waiting = ObjectField(*state, "waiting"); waiting && !Str(waiting, "reason").empty()) {
+        reason = Str(waiting, "reason");
+      } else if (const json::object* terminated = ObjectField(*state, "terminated")) {
+        reason = Str(terminated, "reason", "Error");
+      }
+    }
+  }
+  const json::object* meta = ObjectField(pod, "metadata");
+  if (meta && meta->contains("deletionTimestamp")) {
+    reason = Str(status, "reason") == "NodeLost" ? "Unknown" : "Terminating";
+  }
+  return reason;
+}
+
+std::vector<Column> ColumnsFor(api::Kind kind) {
+  switch (kind) {
+    case api::Kind::kPod:
+      return {{"Name", "string", 0}, {"Ready", "string", 0}, {"Status", "string", 0},
+              {"Restarts", "string", 0}, {"Age", "string", 0}, {"IP", "string", 1},
+              {"Node", "string", 1}, {"Nominated Node", "string", 1}, {"Readiness Gates", "string", 1}};
+    case api::Kind::kNode:
+      return {{"Name", "string", 0}, {"Status", "string", 0}, {"Roles", "string", 0},
+              {"Age", "string", 0}, {"Version", "string", 0}, {"Internal-IP", "string", 1},
+              {"External-IP", "string", 1}, {"OS-Image", "string", 1},
+              {"Kernel-Version", "string", 1}, {"Container-Runtime", "string", 1}};
+    case api::Kind::kNamespace:
+      return {{"Name", "string", 0}, {"Status", "string", 0}, {"Age", "string", 0}};
+    case api::Kind::kDeployment:
+      return {{"Name", "string", 0}, {"Ready", "string", 0}, {"Up-to-date", "integer", 0},
+              {"Available", "integer", 0}, {"Age", "string", 0}, {"Containers", "string", 1},
+              {"Images", "string", 1}, {"Selector", "string", 1}};
+    case api::Kind::kReplicaSet:
+      return {{"Name", "string", 0}, {"Desired", "integer", 0}, {"Current", "integer", 0},
+              {"Ready", "integer", 0}, {"Age", "string", 0}, {"Containers", "string", 1},
+              {"Images", "string", 1}, {"Selector", "string", 1}};
+    case api::Kind::kEvent:
+      return {{"Last Seen", "string", 0}, {"Type", "string", 0}, {"Reason", "string", 0},
+              {"Object", "string", 0}, {"Message", "string", 0}};
+    case api::Kind::kPersistentVolumeClaim:
+      return {{"Name", "string", 0}, {"Status", "string", 0}, {"Volume", "string", 0},
+              {"Capacity", "string", 0}, {"Access Modes", "string", 0},
+              {"StorageClass", "string", 0}, {"Age", "string", 0}};
+    case api::Kind::kPersistentVolume:
+      return {{"Name", "string", 0}, {"Capacity", "string", 0}, {"Access Modes", "string", 0},
+              {"Reclaim Policy", "string", 0}, {"Status", "string", 0}, {"Claim", "string", 0},
+              {"StorageClass", "string", 0}, {"Age", "string", 0}};
+    case api::Kind::kPriorityClass:
+      return {{"Name", "string", 0}, {"Value", "integer", 0}, {"Global-Default", "boolean", 0},
+              {"Age", "string", 0}};
+    default:
+      return {{"Name", "string", 0}, {"Created At", "date", 0}};
+  }
+}
+
+std::string AccessModes(const json::array* modes) {
+  std::vector<std::string> out;
+  if (modes) {
+    for (const auto& m : *modes) {
+      if (!m.is_string()) continue;
+      std::string_view s = m.get_string();
+      if (s == "ReadWriteOnce") out.push_back("RWO");
+      else if (s == "ReadOnlyMany") out.push_back("ROX");
+      else if (s == "ReadWriteMany") out.push_back("RWX");
+      else if (s == "ReadWriteOncePod") out.push_back("RWOP");
+    }
+  }
+  return Join(out, ",", "");
+}
+
+// Containers, Images and Selector of a workload (deployment, replicaset).
+void WorkloadWide(const json::object& o, json::array& cells) {
+  const json::object* spec = ObjectField(o, "spec");
+  const json::object* tmpl = spec ? ObjectField(*spec, "template") : nullptr;
+  const json::object* pod_spec = tmpl ? ObjectField(*tmpl, "spec") : nullptr;
+  std::vector<std::string> names, images;
+  if (const json::array* cs = ArrayField(pod_spec, "containers")) {
+    for (const auto& c : *cs) {
+      if (!c.is_object()) continue;
+      names.push_back(Str(&c.get_object(), "name"));
+      images.push_back(Str(&c.get_object(), "image"));
+    }
+  }
+  std::vector<std::string> selector;
+  const json::object* sel = spec ? ObjectField(*spec, "selector") : nullptr;
+  if (const json::object* ml = sel ? ObjectField(*sel, "matchLabels") : nullptr) {
+    for (const auto& kv : *ml) {
+      selector.push_back(std::string(kv.key()) + "=" + (kv.value().is_string() ? std::string(kv.value().get_string()) : ""));
+    }
+  }
+  cells.emplace_back(Join(names, ","));
+  cells.emplace_back(Join(images, ","));
+  cells.emplace_back(Join(selector, ","));
+}
+
+json::array Cells(api::Kind kind, const api::Object& object, std::chrono::system_clock::time_point now) {
+  const json::object& o = object.json();
+  const json::object* meta = ObjectField(o, "metadata");
+  const json::object* spec = ObjectField(o, "spec");
+  const json::object* status = ObjectField(o, "status");
+  json::array cells;
+  switch (kind) {
+    case api::Kind::kPod: {
+      size_t total = ArrayField(spec, "containers") ? ArrayField(spec, "containers")->size() : 0;
+      size_t ready = 0;
+      int64_t restarts = 0;
+      if (const json::array* cs = ArrayField(status, "containerStatuses")) {
+        for (const auto& c : *cs) {
+          if (!c.is_object()) continue;
+          if (auto r = c.get_object().find("ready"); r != c.get_object().end() && r->value() == true) ++ready;
+          restarts += Int(&c.get_object(), "restartCount");
+        }
+      }
+      cells.emplace_back(object.name());
+      cells.emplace_back(std::to_string(ready) + "/" + std::to_string(total));
+      cells.emplace_back(PodStatus(o));
+      cells.emplace_back(std::to_string(restarts));
+      cells.emplace_back(Age(o, "creationTimestamp", now));
+      cells.emplace_back(Str(status, "podIP", "<none>"));
+      cells.emplace_back(Str(spec, "nodeName", "<none>"));
+      cells.emplace_back(Str(status, "nominatedNodeName", "<none>"));
+      cells.emplace_back("<none>");
+      break;
+    }
+    case api::Kind::kNode: {
+      std::string state = "Unknown";
+      if (const json::array* conditions = ArrayField(status, "conditions")) {
+        for (const auto& c : *conditions) {
+          if (!c.is_object() || Str(&c.get_object(), "type") != "Ready") continue;
+          std::string s = Str(&c.get_object(), "status");
+          state = s == "True" ? "Ready" : s == "False" ? "NotReady" : "Unknown";
+        }
+      }
+      if (spec) {
+        if (auto u = spec->find("unschedulable"); u != spec->end() && u->value() == true) state += ",SchedulingDisabled";
+      }
+      std::vector<std::string> roles;
+      for (const auto& [key, value] : object.labels()) {
+        constexpr std::string_view kRolePrefix = "node-role.kubernetes.io/";
+        if (key.starts_with(kRolePrefix) && key.size() > kRolePrefix.size()) roles.push_back(key.substr(kRolePrefix.size()));
+        if (key == "kubernetes.io/role" && !value.empty()) roles.push_back(value);
+      }
+      const json::object* info = status ? ObjectField(*status, "nodeInfo") : nullptr;
+      std::string internal_ip = "<none>", external_ip = "<none>";
+      if (const json::array* addresses = ArrayField(status, "addresses")) {
+        for (const auto& a : *addresses) {
+          if (!a.is_object()) continue;
+          std::string type = Str(&a.get_object(), "type");
+          if (type == "InternalIP" && internal_ip == "<none>") internal_ip = Str(&a.get_object(), "address", "<none>");
+          if (type == "ExternalIP" && external_ip == "<none>") external_ip = Str(&a.get_object(), "address", "<none>");
+        }
+      }
+      cells.emplace_back(object.name());
+      cells.emplace_back(state);
+      cells.emplace_back(Join(roles, ","));
+      cells.emplace_back(Age(o, "creationTimestamp", now));
+      cells.emplace_back(Str(info, "kubeletVersion", ""));
+      cells.emplace_back(internal_ip);
+      cells.emplace_back(external_ip);
+      cells.emplace_back(Str(info, "osImage", "<unknown>"));
+      cells.emplace_back(Str(info, "kernelVersion", "<unknown>"));
+      cells.emplace_back(Str(info, "containerRuntimeVersion", "<unknown>"));
+      break;
+    }
+    case api::Kind::kNamespace:
+      cells.emplace_back(object.name());
+      cells.emplace_back(Str(status, "phase", "Active"));
+      cells.emplace_back(Age(o, "creationTimestamp", now));
+      break;
+    case api::Kind::kDeployment:
+      cells.emplace_back(object.name());
+      cells.emplace_back(std::to_string(Int(status, "readyReplicas")) + "/" + std::to_string(Int(spec, "replicas")));
+      cells.emplace_back(Int(status, "updatedReplicas"));
+      cells.emplace_back(Int(status, "availableReplicas"));
+      cells.emplace_back(Age(o, "creationTimestamp", now));
+      WorkloadWide(o, cells);
+      break;
+    case api::Kind::kReplicaSet:
+      cells.emplace_back(object.name());
+      cells.emplace_back(Int(spec, "replicas"));
+      cells.emplace_back(Int(status, "replicas"));
+      cells.emplace_back(Int(status, "readyReplicas"));
+      cells.emplace_back(Age(o, "creationTimestamp", now));
+      WorkloadWide(o, cells);
+      break;
+    case api::Kind::kEvent: {
+      const json::object* involved = ObjectField(o, "involvedObject");
+      std::string kind_name = Str(involved, "kind");
+      for (auto& ch : kind_name) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+      std::string last = Str(&o, "lastTimestamp");
+      auto t = ParseTime(last.empty() ? Str(&o, "eventTime") : last);
+      cells.emplace_back(t ? HumanDuration(std::chrono::duration_cast<std::chrono::seconds>(now - *t)) : "<unknown>");
+      cells.emplace_back(Str(&o, "type"));
+      cells.emplace_back(Str(&o, "reason"));
+      cells.emplace_back(kind_name + "/" + Str(involved, "name"));
+      cells.emplace_back(Str(&o, "message"));
+      break;
+    }
+    case api::Kind::kPersistentVolumeClaim: {
+      const json::object* capacity = status ? ObjectField(*status, "capacity") : nullptr;
+      cells.emplace_back(object.name());
+      cells.emplace_back(Str(status, "phase"));
+      cells.emplace_back(Str(spec, "volumeName"));
+      cells.emplace_back(Str(capacity, "storage"));
+      cells.emplace_back(AccessModes(ArrayField(status, "accessModes")));
+      cells.emplace_back(Str(spec, "storageClassName", "<unset>"));
+      cells.emplace_back(Age(o, "creationTimestamp", now));
+      break;
+    }
+    case api::Kind::kPersistentVolume: {
+      const json::object* capacity = spec ? ObjectField(*spec, "capacity") : nullptr;
+      const json::object* claim = spec ? ObjectField(*spec, "claimRef") : nullptr;
+      cells.emplace_back(object.name());
+      cells.emplace_back(Str(capacity, "storage"));
+      cells.emplace_back(AccessModes(ArrayField(spec, "accessModes")));
+      cells.emplace_back(Str(spec, "persistentVolumeReclaimPolicy"));
+      cells.emplace_back(Str(status, "phase"));
+      cells.emplace_back(claim ? Str(claim, "namespace") + "/" + Str(claim, "name") : "");
+      cells.emplace_back(Str(spec, "storageClassName"));
+      cells.emplace_back(Age(o, "creationTimestamp", now));
+      break;
+    }
+    case api::Kind::kPriorityClass: {
+      cells.emplace_back(object.name());
+      cells.emplace_back(Int(&o, "value"));
+      auto g = o.find("globalDefault");
+      cells.emplace_back(g != o.end() && g->value() == true);
+      cells.emplace_back(Age(o, "creationTimestamp", now));
+      break;
+    }
+    default:
+      cells.emplace_back(object.name());
+      cells.emplace_back(Str(meta, "creationTimestamp"));
+  }
+  return cells;
+}
+
+}  // namespace
+
+std::string HumanDuration(std::chrono::seconds d) {
+  const int64_t seconds = d.count();
+  if (seconds < -1) return "<invalid>";
+  if (seconds < 0) return "0s";
+  if (seconds < 60 * 2) return std::to_string(seconds) + "s";
+  const int64_t minutes = seconds / 60;
+  if (minutes < 10) {
+    int64_t s = seconds % 60;
+    return s == 0 ? std::to_string(minutes) + "m" : std::to_string(minutes) + "m" + std::to_string(s) + "s";
+  }
+  if (minutes < 60 * 3) return std::to_string(minutes) + "m";
+  const int64_t hours = seconds / 3600;
+  if (hours < 8) {
+    int64_t m = minutes % 60;
+    return m == 0 ? std::to_string(hours) + "h" : std::to_string(hours) + "h" + std::to_string(m) + "m";
+  }
+  if (hours < 48) return std::to_string(hours) + "h";
+  if (hours < 24 * 8) {
+    int64_t h = hours % 24;
+    return h == 0 ? std::to_string(hours / 24) + "d" : std::to_string(hours / 24) + "d" + std::to_string(h) + "h";
+  }
+  if (hours < 24 * 365 * 2) return std::to_string(hours / 24) + "d";
+  if (hours < 24 * 365 * 8) {
+    int64_t days = (hours / 24) % 365;
+    return days == 0 ? std::to_string(hours / 24 / 365) + "y"
+                     : std::to_string(hours / 24 / 365) + "y" + std::to_string(days) + "d";
+  }
+  return std::to_string(hours / 24 / 365) + "y";
+}
+
+bool WantsTable(std::string_view accept) {
+  return accept.find("as=Table") != std::string_view::npos &&
+         accept.find("g=meta.k8s.io") != std::string_view::npos;
+}
+
+json::object MakeTable(api::Kind kind, std::span<const api::ObjectPtr> objects,
+                       std::string_view resource_version, std::string_view continue_token,
+                       const TableOptions& options) {
+  json::object table;
+  table["kind"] = "Table";
+  table["apiVersion"] = "meta.k8s.io/v1";
+  json::object meta{{"resourceVersion", resource_version}};
+  if (!continue_token.empty()) meta["continue"] = continue_token;
+  table["metadata"] = std::move(meta);
+  if (options.include_column_definitions) {
+    json::array columns;
+    for (const Column& c : ColumnsFor(kind)) {
+      columns.push_back(json::object{{"name", c.name},
+                                     {"type", c.type},
+                                     {"format", c.name == "Name" ? "name" : ""},
+                                     {"description", ""},
+                                     {"priority", c.priority}});
+    }
+    table["columnDefinitions"] = std::move(columns);
+  } else {
+    table["columnDefinitions"] = nullptr;
+  }
+  json::array rows;
+  for (const auto& object : objects) {
+    json::object row;
+    row["cells"] = Cells(kind, *object, options.now);
+    if (options.include_object == IncludeObject::kObject) {
+      row["object"] = json::parse(object->Encoded());
+    } else if (options.include_object == IncludeObject::kMetadata) {
+      json::value full = json::parse(object->Encoded());
+      json::object partial;
+      partial["kind"] = "PartialObjectMetadata";
+      partial["apiVersion"] = "meta.k8s.io/v1";
+      partial["metadata"] = full.as_object()["metadata"];
+      row["object"] = std::move(partial);
+    }
+    rows.push_back(std::move(row));
+  }
+  table["rows"] = std::move(rows);
+  return table;
+}
+
+}  // namespace berth::apiserver

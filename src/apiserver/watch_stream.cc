@@ -1,0 +1,74 @@
+#include "apiserver/watch_stream.h"
+
+#include <boost/json.hpp>
+
+#include "apiserver/status_json.h"
+#include "apiserver/table.h"
+
+namespace berth::apiserver {
+
+namespace json = boost::json;
+
+namespace {
+constexpr size_t kMaxEventsPerChunk = 256;
+}
+
+WatchStream::WatchStream(std::unique_ptr<store::Watch> watch, Options options)
+    : watch_(std::move(watch)), options_(std::move(options)) {}
+
+void WatchStream::Start(std::function<void()> wake) { watch_->SetNotify(std::move(wake)); }
+
+void WatchStream::Cancel() { watch_->Stop(); }
+
+void WatchStream::AppendEvent(std::string& out, std::string_view type, std::string_view object_json) {
+  out += R"({"type":")";
+  out += type;
+  out += R"(","object":)";
+  out += object_json;
+  out += "}\n";
+}
+
+std::string WatchStream::ObjectJson(const api::ObjectPtr& object) {
+  if (!options_.table) return object->Encoded();
+  TableOptions table_options;
+  table_options.include_column_definitions = !columns_sent_;
+  table_options.now = std::chrono::system_clock::now();
+  columns_sent_ = true;
+  api::ObjectPtr one[] = {object};
+  return json::serialize(MakeTable(options_.kind, one, std::to_string(object->resource_version()),
+                                   "", table_options));
+}
+
+ResponseStream::Chunk WatchStream::Pump() {
+  Chunk chunk;
+  size_t n = 0;
+  while (initial_sent_ < options_.initial.size() && n < kMaxEventsPerChunk) {
+    AppendEvent(chunk.data, "ADDED", ObjectJson(options_.initial[initial_sent_++]));
+    ++n;
+  }
+  if (n > 0) return chunk;
+
+  for (const store::WatchEvent& e : watch_->Poll(kMaxEventsPerChunk)) {
+    switch (e.type) {
+      case store::EventType::kError:
+        AppendEvent(chunk.data, "ERROR", json::serialize(StatusToJson(e.error)));
+        chunk.end = true;
+        return chunk;
+      case store::EventType::kBookmark: {
+        if (!options_.bookmarks) break;
+        const api::KindInfo& info = api::Info(options_.kind);
+        std::string object = R"({"kind":")" + std::string(info.name) + R"(","apiVersion":")" +
+                             info.ApiVersion() + R"(","metadata":{"resourceVersion":")" +
+                             std::to_string(e.revision) + R"("}})";
+        AppendEvent(chunk.data, "BOOKMARK", object);
+        break;
+      }
+      default:
+        AppendEvent(chunk.data, store::EventTypeName(e.type), ObjectJson(e.object));
+    }
+  }
+  if (watch_->Done() || std::chrono::steady_clock::now() >= options_.deadline) chunk.end = true;
+  return chunk;
+}
+
+}  // namespace berth::apiserver

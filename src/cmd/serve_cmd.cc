@@ -1,0 +1,189 @@
+// berth serve: the API server with its durable embedded store, in one process.
+
+#include <signal.h>
+
+#include <boost/asio/ip/address.hpp>
+#include <boost/asio/ssl.hpp>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+#include "apiserver/api_server.h"
+#include "apiserver/http_server.h"
+#include "cmd/commands.h"
+#include "cmd/server_metrics.h"
+#include "store/memory/memory_store.h"
+
+namespace berth::cmd {
+namespace {
+
+struct ServeOptions {
+  std::string listen = "127.0.0.1:8080";
+  std::string data_dir = "berth-data";
+  bool in_memory = false;
+  std::string token_file;
+  std::string tls_cert_file;
+  std::string tls_key_file;
+  int max_inflight = 400;
+  int64_t max_body_bytes = 3 * 1024 * 1024;
+  int64_t watch_history = 100'000;
+  int64_t not_ready_toleration = 300;
+  int64_t unreachable_toleration = 300;
+  uint64_t seed = 0;
+};
+
+int Fail(const std::string& message) {
+  std::fprintf(stderr, "berth serve: %s\n", message.c_str());
+  return 1;
+}
+
+// kube's static token file: token,user,uid[,"group1,group2"] per line.
+Result<std::map<std::string, std::string>> ReadTokenFile(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return Status::NotFound("--token-file " + path + ": cannot be read");
+  std::map<std::string, std::string> tokens;
+  std::string line;
+  int number = 0;
+  while (std::getline(in, line)) {
+    ++number;
+    if (line.empty() || line[0] == '#') continue;
+    std::vector<std::string> fields;
+    std::stringstream ss(line);
+    std::string field;
+    while (std::getline(ss, field, ',')) fields.push_back(field);
+    if (fields.size() < 3 || fields[0].empty() || fields[1].empty()) {
+      return Status::BadRequest("--token-file " + path + ":" + std::to_string(number) +
+                                ": expected token,user,uid[,\"groups\"]");
+    }
+    tokens[fields[0]] = fields[1];
+  }
+  if (tokens.empty()) return Status::BadRequest("--token-file " + path + ": no tokens");
+  return tokens;
+}
+
+int Serve(const ServeOptions& o) {
+  auto colon = o.listen.rfind(':');
+  if (colon == std::string::npos) return Fail("--listen " + o.listen + ": expected HOST:PORT");
+  std::string host = o.listen.substr(0, colon);
+  if (host.size() > 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
+  int port = 0;
+  try {
+    port = std::stoi(o.listen.substr(colon + 1));
+  } catch (...) {
+    port = -1;
+  }
+  if (port < 0 || port > 65535) return Fail("--listen " + o.listen + ": invalid port");
+  boost::system::error_code ec;
+  auto address = boost::asio::ip::make_address(host, ec);
+  if (ec) return Fail("--listen " + o.listen + ": invalid address \"" + host + "\"");
+  const bool loopback = address.is_loopback();
+  if (!loopback && (o.token_file.empty() || o.tls_cert_file.empty() || o.tls_key_file.empty())) {
+    return Fail("--listen " + o.listen + " is not a loopback address: it requires --token-file, "
+                "--tls-cert-file and --tls-private-key-file");
+  }
+  if (o.tls_cert_file.empty() != o.tls_key_file.empty()) {
+    return Fail("--tls-cert-file and --tls-private-key-file must be given together");
+  }
+
+  apiserver::ApiServer::Options api_options;
+  api_options.berth_version = BERTH_VERSION;
+  api_options.advertise_address = o.listen;
+  api_options.seed = o.seed;
+  api_options.admission.default_not_ready_toleration_seconds = o.not_ready_toleration;
+  api_options.admission.default_unreachable_toleration_seconds = o.unreachable_toleration;
+  if (!o.token_file.empty()) {
+    auto tokens = ReadTokenFile(o.token_file);
+    if (!tokens.ok()) return Fail(tokens.status().message());
+    api_options.tokens = std::move(tokens).value();
+  }
+  std::shared_ptr<boost::asio::ssl::context> tls;
+  if (!o.tls_cert_file.empty()) {
+    tls = std::make_shared<boost::asio::ssl::context>(boost::asio::ssl::context::tls_server);
+    tls->use_certificate_chain_file(o.tls_cert_file, ec);
+    if (ec) return Fail("--tls-cert-file " + o.tls_cert_file + ": " + ec.message());
+    tls->use_private_key_file(o.tls_key_file, boost::asio::ssl::context::pem, ec);
+    if (ec) return Fail("--tls-private-key-file " + o.tls_key_file + ": " + ec.message());
+  }
+
+  // Signals are taken by sigwait below; block them before any thread starts.
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+
+  ServerMetrics metrics;
+  store::MemoryStore::Options store_options;
+  if (!o.in_memory) store_options.data_dir = o.data_dir;
+  store_options.history = o.watch_history;
+  store_options.on_fsync = [&metrics](double seconds) { metrics.ObserveFsync(seconds); };
+  auto opened = store::MemoryStore::Open(store_options);
+  if (!opened.ok()) {
+    return Fail("data directory " + o.data_dir + ": " + opened.status().message());
+  }
+  auto& store = *opened.value();
+  for (const auto& note : store.recovery_report().notes) std::fprintf(stderr, "berth serve: %s\n", note.c_str());
+
+  apiserver::HttpServer* server_ptr = nullptr;
+  api_options.metrics = [&] { return metrics.Render(store, server_ptr); };
+  apiserver::ApiServer api(store, api_options);
+  Status boot = api.Bootstrap();
+  if (!boot.ok()) return Fail("bootstrap: " + boot.message());
+
+  apiserver::HttpServer::Options http_options;
+  http_options.address = host;
+  http_options.port = static_cast<uint16_t>(port);
+  http_options.max_inflight = o.max_inflight;
+  http_options.max_body_bytes = static_cast<size_t>(o.max_body_bytes);
+  http_options.tls = tls;
+  http_options.on_response = [&metrics](const apiserver::Request& r, int code, double seconds) {
+    metrics.ObserveRequest(r, code, seconds);
+  };
+  auto server = apiserver::HttpServer::Start(
+      http_options, [&api](apiserver::Request& request) { return api.Handle(request); });
+  if (!server.ok()) return Fail(server.status().message());
+  server_ptr = server.value().get();
+  std::fprintf(stderr, "berth serve: listening on %s://%s:%u (store %s, revision %lld)\n",
+               tls ? "https" : "http", host.c_str(), server.value()->port(),
+               o.in_memory ? "in memory" : o.data_dir.c_str(),
+               static_cast<long long>(store.CurrentRevision()));
+  std::fflush(stderr);
+
+  int signal_number = 0;
+  sigwait(&signals, &signal_number);
+  std::fprintf(stderr, "berth serve: %s received, shutting down\n",
+               signal_number == SIGTERM ? "SIGTERM" : "SIGINT");
+  server.value()->Stop();  // in-flight requests finish first
+  server_ptr = nullptr;
+  store.Close();  // the log is synced
+  std::fprintf(stderr, "berth serve: stopped at revision %lld\n",
+               static_cast<long long>(store.CurrentRevision()));
+  return 0;
+}
+
+}  // namespace
+
+void AddServeCommand(CLI::App& app) {
+  static ServeOptions o;
+  auto* serve = app.add_subcommand("serve", "Run the API server with its embedded store");
+  serve->add_option("--listen", o.listen, "Address to listen on (HOST:PORT)")->capture_default_str();
+  serve->add_option("--data-dir", o.data_dir, "The store's data directory")->capture_default_str();
+  serve->add_flag("--in-memory", o.in_memory, "Keep the store in memory only (nothing persisted)");
+  serve->add_option("--token-file", o.token_file, "Static bearer tokens (kube's CSV format)");
+  serve->add_option("--tls-cert-file", o.tls_cert_file, "TLS certificate (PEM)");
+  serve->add_option("--tls-private-key-file", o.tls_key_file, "TLS private key (PEM)");
+  serve->add_option("--max-requests-inflight", o.max_inflight, "Requests handled at once before 429")
+      ->capture_default_str();
+  serve->add_option("--max-request-body-bytes", o.max_body_bytes, "Larger request bodies get 413")
+      ->capture_default_str();
+  serve->add_option("--watch-history", o.watch_history, "Revisions kept for watch resumption")
+      ->capture_default_str();
+  serve->add_option("--default-not-ready-toleration-seconds", o.not_ready_toleration)
+      ->capture_default_str();
+  serve->add_option("--default-unreachable-toleration-seconds", o.unreachable_toleration)
+      ->capture_default_str();
+  serve->add_option("--seed", o.seed, "Seed for generated names and uids (0: random)");
+  serve->callback([] { SetExitCode(Serve(o)); });
+}
+
+}  // namespace berth::cmd

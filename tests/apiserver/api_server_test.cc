@@ -1,0 +1,311 @@
+// REST semantics of the API server, through ApiServer::Handle (no sockets).
+
+#include "apiserver/api_server.h"
+
+#include <gtest/gtest.h>
+
+#include <boost/json.hpp>
+
+#include "store/memory/memory_store.h"
+
+namespace berth::apiserver {
+namespace {
+
+namespace json = boost::json;
+
+class ApiServerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    store_ = std::move(store::MemoryStore::Open({})).value();
+    ApiServer::Options options;
+    options.seed = 42;
+    api_ = std::make_unique<ApiServer>(*store_, options);
+    ASSERT_TRUE(api_->Bootstrap().ok());
+  }
+
+  Response Call(const std::string& method, const std::string& target, const std::string& body = "",
+                const std::string& content_type = "application/json",
+                const std::string& accept = "application/json") {
+    Request r;
+    r.method = method;
+    auto q = target.find('?');
+    r.path = target.substr(0, q);
+    if (q != std::string::npos) r.query = ParseQuery(target.substr(q + 1));
+    r.body = body;
+    r.content_type = content_type;
+    r.accept = accept;
+    return api_->Handle(r);
+  }
+
+  static json::object Body(const Response& r) { return json::parse(r.body).as_object(); }
+
+  static std::string Pod(const std::string& name, const std::string& extra_spec = "",
+                         const std::string& labels = "{}") {
+    return R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":")" + name +
+           R"(","labels":)" + labels + R"(},"spec":{)" + extra_spec +
+           R"("containers":[{"name":"c","image":"nginx:1.25"}]}})";
+  }
+
+  std::unique_ptr<store::MemoryStore> store_;
+  std::unique_ptr<ApiServer> api_;
+};
+
+TEST_F(ApiServerTest, CreateSetsIdentityAndKubeDefaults) {
+  Response r = Call("POST", "/api/v1/namespaces/default/pods", Pod("a"));
+  ASSERT_EQ(r.status, 201) << r.body;
+  json::object pod = Body(r);
+  json::object& meta = pod["metadata"].as_object();
+  EXPECT_EQ(meta["namespace"], "default");
+  EXPECT_EQ(meta["uid"].as_string().size(), 36u);
+  EXPECT_TRUE(meta.contains("creationTimestamp"));
+  EXPECT_FALSE(meta["resourceVersion"].as_string().empty());
+  json::object& spec = pod["spec"].as_object();
+  EXPECT_EQ(spec["schedulerName"], "default-scheduler");
+  EXPECT_EQ(spec["restartPolicy"], "Always");
+  EXPECT_EQ(spec["dnsPolicy"], "ClusterFirst");
+  EXPECT_EQ(spec["terminationGracePeriodSeconds"], 30);
+  EXPECT_EQ(spec["priority"], 0);
+  EXPECT_EQ(spec["tolerations"].as_array().size(), 2u) << "DefaultTolerationSeconds";
+  EXPECT_EQ(spec["containers"].as_array()[0].as_object()["imagePullPolicy"], "IfNotPresent");
+  EXPECT_EQ(pod["status"].as_object()["phase"], "Pending");
+}
+
+TEST_F(ApiServerTest, CreateErrorsAreKubeStatuses) {
+  ASSERT_EQ(Call("POST", "/api/v1/namespaces/default/pods", Pod("a")).status, 201);
+  Response dup = Call("POST", "/api/v1/namespaces/default/pods", Pod("a"));
+  EXPECT_EQ(dup.status, 409);
+  EXPECT_EQ(Body(dup)["reason"], "AlreadyExists");
+  EXPECT_EQ(Body(dup)["message"], "pods \"a\" already exists");
+
+  Response missing_ns = Call("POST", "/api/v1/namespaces/nowhere/pods", Pod("a"));
+  EXPECT_EQ(missing_ns.status, 404);
+  EXPECT_EQ(Body(missing_ns)["message"], "namespaces \"nowhere\" not found");
+
+  Response malformed = Call("POST", "/api/v1/namespaces/default/pods", "{not json");
+  EXPECT_EQ(malformed.status, 400);
+  EXPECT_EQ(Body(malformed)["reason"], "BadRequest");
+
+  Response wrong_kind = Call("POST", "/api/v1/namespaces/default/pods",
+                             R"({"apiVersion":"v1","kind":"Node","metadata":{"name":"x"}})");
+  EXPECT_EQ(wrong_kind.status, 400);
+
+  Response yaml = Call("POST", "/api/v1/namespaces/default/pods", Pod("b"), "text/plain");
+  EXPECT_EQ(yaml.status, 415);
+
+  Response no_name = Call("POST", "/api/v1/namespaces/default/pods",
+                          R"({"apiVersion":"v1","kind":"Pod","metadata":{},"spec":{"containers":[{"name":"c","image":"x"}]}})");
+  EXPECT_EQ(no_name.status, 422);
+  EXPECT_EQ(Body(no_name)["reason"], "Invalid");
+
+  Response invalid = Call("POST", "/api/v1/namespaces/default/pods",
+                          R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"bad"},"spec":{"containers":[{"name":"c","image":"x","resources":{"requests":{"cpu":"-1"}}}]}})");
+  EXPECT_EQ(invalid.status, 422) << invalid.body;
+  auto causes = Body(invalid)["details"].as_object()["causes"].as_array();
+  ASSERT_FALSE(causes.empty());
+  EXPECT_TRUE(causes[0].as_object()["field"].as_string().starts_with(
+      "spec.containers[0].resources.requests"))
+      << invalid.body;
+  // Nothing was stored by the rejected requests.
+  EXPECT_EQ(Call("GET", "/api/v1/namespaces/default/pods/bad").status, 404);
+}
+
+TEST_F(ApiServerTest, GenerateNameMakesAUniqueName) {
+  std::string body = R"({"apiVersion":"v1","kind":"Pod","metadata":{"generateName":"web-"},"spec":{"containers":[{"name":"c","image":"x"}]}})";
+  Response a = Call("POST", "/api/v1/namespaces/default/pods", body);
+  Response b = Call("POST", "/api/v1/namespaces/default/pods", body);
+  ASSERT_EQ(a.status, 201);
+  ASSERT_EQ(b.status, 201);
+  std::string na(Body(a)["metadata"].as_object()["name"].as_string());
+  std::string nb(Body(b)["metadata"].as_object()["name"].as_string());
+  EXPECT_EQ(na.size(), 9u);
+  EXPECT_TRUE(na.starts_with("web-"));
+  EXPECT_NE(na, nb);
+}
+
+TEST_F(ApiServerTest, ListFiltersBySelectorsAndPaginates) {
+  for (int i = 0; i < 5; ++i) {
+    std::string labels = i % 2 ? R"({"app":"odd"})" : R"({"app":"even"})";
+    std::string spec = i == 0 ? R"("nodeName":"n1",)" : "";
+    ASSERT_EQ(Call("POST", "/api/v1/namespaces/default/pods", Pod("p" + std::to_string(i), spec, labels)).status, 201);
+  }
+  json::object odd = Body(Call("GET", "/api/v1/namespaces/default/pods?labelSelector=app%3Dodd"));
+  EXPECT_EQ(odd["kind"], "PodList");
+  EXPECT_EQ(odd["items"].as_array().size(), 2u);
+  json::object on_n1 = Body(Call("GET", "/api/v1/pods?fieldSelector=spec.nodeName%3Dn1"));
+  EXPECT_EQ(on_n1["items"].as_array().size(), 1u);
+  json::object unscheduled = Body(Call("GET", "/api/v1/pods?fieldSelector=spec.nodeName%3D"));
+  EXPECT_EQ(unscheduled["items"].as_array().size(), 4u);
+  Response bad_field = Call("GET", "/api/v1/pods?fieldSelector=spec.foo%3Dx");
+  EXPECT_EQ(bad_field.status, 400);
+
+  json::object page = Body(Call("GET", "/api/v1/namespaces/default/pods?limit=2"));
+  EXPECT_EQ(page["items"].as_array().size(), 2u);
+  std::string token(page["metadata"].as_object()["continue"].as_string());
+  EXPECT_EQ(page["metadata"].as_object()["remainingItemCount"], 3);
+  json::object next = Body(Call("GET", "/api/v1/namespaces/default/pods?limit=10&continue=" + token));
+  EXPECT_EQ(next["items"].as_array().size(), 3u);
+  EXPECT_FALSE(next["metadata"].as_object().contains("continue"));
+}
+
+TEST_F(ApiServerTest, TableResponsesCarryKubeColumnsAndResourceVersion) {
+  ASSERT_EQ(Call("POST", "/api/v1/namespaces/default/pods", Pod("a")).status, 201);
+  Response r = Call("GET", "/api/v1/namespaces/default/pods", "", "",
+                    "application/json;as=Table;v=v1;g=meta.k8s.io,application/json");
+  json::object table = Body(r);
+  EXPECT_EQ(table["kind"], "Table");
+  EXPECT_FALSE(table["metadata"].as_object()["resourceVersion"].as_string().empty());
+  EXPECT_EQ(table["columnDefinitions"].as_array()[0].as_object()["name"], "Name");
+  EXPECT_EQ(table["rows"].as_array().size(), 1u);
+}
+
+TEST_F(ApiServerTest, UpdateWithStaleResourceVersionConflictsAndKeepsStatus) {
+  json::object created = Body(Call("POST", "/api/v1/namespaces/default/pods", Pod("a")));
+  std::string rv(created["metadata"].as_object()["resourceVersion"].as_string());
+  created["metadata"].as_object()["labels"].as_object()["v"] = "2";
+  created["status"].as_object()["phase"] = "Running";  // ignored on the main resource
+  Response ok = Call("PUT", "/api/v1/namespaces/default/pods/a", json::serialize(created));
+  ASSERT_EQ(ok.status, 200) << ok.body;
+  EXPECT_EQ(Body(ok)["status"].as_object()["phase"], "Pending");
+  Response stale = Call("PUT", "/api/v1/namespaces/default/pods/a", json::serialize(created));
+  EXPECT_EQ(stale.status, 409);
+  EXPECT_EQ(Body(stale)["reason"], "Conflict");
+  EXPECT_EQ(Body(stale)["message"],
+            "Operation cannot be fulfilled on pods \"a\": the object has been modified; please "
+            "apply your changes to the latest version and try again");
+  // The status subresource changes only status.
+  json::object current = Body(Call("GET", "/api/v1/namespaces/default/pods/a"));
+  current["status"].as_object()["phase"] = "Running";
+  current["metadata"].as_object()["labels"].as_object()["v"] = "ignored";
+  Response status = Call("PUT", "/api/v1/namespaces/default/pods/a/status", json::serialize(current));
+  ASSERT_EQ(status.status, 200) << status.body;
+  json::object after = Body(status);
+  EXPECT_EQ(after["status"].as_object()["phase"], "Running");
+  EXPECT_EQ(after["metadata"].as_object()["labels"].as_object()["v"], "2");
+}
+
+TEST_F(ApiServerTest, PatchTypesAndUnsupportedMediaType) {
+  ASSERT_EQ(Call("POST", "/api/v1/nodes", R"({"apiVersion":"v1","kind":"Node","metadata":{"name":"n"}})").status, 201);
+  Response cordon = Call("PATCH", "/api/v1/nodes/n", R"({"spec":{"unschedulable":true}})",
+                         "application/strategic-merge-patch+json");
+  ASSERT_EQ(cordon.status, 200) << cordon.body;
+  EXPECT_EQ(Body(cordon)["spec"].as_object()["unschedulable"], true);
+  Response label = Call("PATCH", "/api/v1/nodes/n", R"({"metadata":{"labels":{"disk":"ssd"}}})",
+                        "application/merge-patch+json");
+  EXPECT_EQ(Body(label)["metadata"].as_object()["labels"].as_object()["disk"], "ssd");
+  Response jp = Call("PATCH", "/api/v1/nodes/n",
+                     R"([{"op":"replace","path":"/metadata/labels/disk","value":"hdd"}])",
+                     "application/json-patch+json");
+  EXPECT_EQ(Body(jp)["metadata"].as_object()["labels"].as_object()["disk"], "hdd");
+  EXPECT_EQ(Call("PATCH", "/api/v1/nodes/n", "{}", "application/xml").status, 415);
+  Response stale = Call("PATCH", "/api/v1/nodes/n", R"({"metadata":{"resourceVersion":"1"}})",
+                        "application/merge-patch+json");
+  EXPECT_EQ(stale.status, 409);
+}
+
+TEST_F(ApiServerTest, BindingSetsNodeAndConditionOnceOnly) {
+  ASSERT_EQ(Call("POST", "/api/v1/namespaces/default/pods", Pod("a")).status, 201);
+  std::string binding = R"({"apiVersion":"v1","kind":"Binding","metadata":{"name":"a"},"target":{"apiVersion":"v1","kind":"Node","name":"n1"}})";
+  Response r = Call("POST", "/api/v1/namespaces/default/pods/a/binding", binding);
+  ASSERT_EQ(r.status, 201) << r.body;
+  EXPECT_EQ(Body(r)["status"], "Success");
+  json::object pod = Body(Call("GET", "/api/v1/namespaces/default/pods/a"));
+  EXPECT_EQ(pod["spec"].as_object()["nodeName"], "n1");
+  auto conditions = pod["status"].as_object()["conditions"].as_array();
+  ASSERT_EQ(conditions.size(), 1u);
+  EXPECT_EQ(conditions[0].as_object()["type"], "PodScheduled");
+  EXPECT_EQ(conditions[0].as_object()["status"], "True");
+  Response again = Call("POST", "/api/v1/namespaces/default/bindings", binding);
+  EXPECT_EQ(again.status, 409);
+  EXPECT_EQ(Body(again)["message"],
+            "Operation cannot be fulfilled on pods/binding \"a\": pod a is already assigned to node \"n1\"");
+  EXPECT_EQ(Call("POST", "/api/v1/namespaces/default/pods/zz/binding",
+                 R"({"metadata":{"name":"zz"},"target":{"name":"n1"}})").status, 404);
+  EXPECT_EQ(Call("POST", "/api/v1/namespaces/default/pods/a/binding",
+                 R"({"metadata":{"name":"other"},"target":{"name":"n1"}})").status, 400);
+}
+
+TEST_F(ApiServerTest, JsonRpcBindAndUnbind) {
+  ASSERT_EQ(Call("POST", "/api/v1/namespaces/default/pods", Pod("a")).status, 201);
+  json::object r = Body(Call("POST", "/rpc", R"({"jsonrpc":"2.0","method":"bind.pod","params":{"namespace":"default","name":"a","node":"n2"},"id":7})"));
+  EXPECT_EQ(r["id"], 7);
+  EXPECT_EQ(r["result"].as_object()["spec"].as_object()["nodeName"], "n2");
+  json::object again = Body(Call("POST", "/rpc", R"({"jsonrpc":"2.0","method":"bind.pod","params":{"name":"a","node":"n3"},"id":8})"));
+  EXPECT_EQ(again["error"].as_object()["code"], 409);
+  EXPECT_EQ(again["error"].as_object()["data"].as_object()["reason"], "Conflict");
+  json::object unbind = Body(Call("POST", "/rpc", R"({"jsonrpc":"2.0","method":"unbind.pod","params":{"name":"a"},"id":9})"));
+  EXPECT_FALSE(unbind["result"].as_object()["spec"].as_object().contains("nodeName"));
+  EXPECT_EQ(Body(Call("POST", "/rpc", "{"))["error"].as_object()["code"], -32700);
+  EXPECT_EQ(Body(Call("POST", "/rpc", R"({"jsonrpc":"2.0","method":"nope","id":1})"))["error"].as_object()["code"], -32601);
+  json::array batch = json::parse(Call("POST", "/rpc", R"([{"jsonrpc":"2.0","method":"bind.pod","params":{"name":"a","node":"n4"},"id":1},{"jsonrpc":"2.0","method":"bind.pod","params":{"name":"missing","node":"n4"},"id":2}])").body).as_array();
+  ASSERT_EQ(batch.size(), 2u);
+  EXPECT_TRUE(batch[0].as_object().contains("result"));
+  EXPECT_EQ(batch[1].as_object()["error"].as_object()["code"], 404);
+}
+
+TEST_F(ApiServerTest, DeleteHonoursPreconditionsAndFinalizers) {
+  ASSERT_EQ(Call("POST", "/api/v1/namespaces/default/pods", Pod("a")).status, 201);
+  Response wrong_uid = Call("DELETE", "/api/v1/namespaces/default/pods/a",
+                            R"({"preconditions":{"uid":"not-it"}})");
+  EXPECT_EQ(wrong_uid.status, 409);
+  EXPECT_EQ(Call("DELETE", "/api/v1/namespaces/default/pods/a", R"({"propagationPolicy":"Background"})").status, 200);
+  EXPECT_EQ(Call("GET", "/api/v1/namespaces/default/pods/a").status, 404);
+
+  std::string held = R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"held","finalizers":["example.com/keep"]},"spec":{"containers":[{"name":"c","image":"x"}]}})";
+  ASSERT_EQ(Call("POST", "/api/v1/namespaces/default/pods", held).status, 201);
+  Response marked = Call("DELETE", "/api/v1/namespaces/default/pods/held");
+  ASSERT_EQ(marked.status, 200);
+  EXPECT_TRUE(Body(marked)["metadata"].as_object().contains("deletionTimestamp"));
+  EXPECT_EQ(Call("GET", "/api/v1/namespaces/default/pods/held").status, 200);
+  Response release = Call("PATCH", "/api/v1/namespaces/default/pods/held",
+                          R"({"metadata":{"finalizers":null}})", "application/merge-patch+json");
+  EXPECT_EQ(release.status, 200) << release.body;
+  EXPECT_EQ(Call("GET", "/api/v1/namespaces/default/pods/held").status, 404);
+}
+
+TEST_F(ApiServerTest, DeletingANamespaceDeletesItsObjects) {
+  ASSERT_EQ(Call("POST", "/api/v1/namespaces", R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":"shop"}})").status, 201);
+  ASSERT_EQ(Call("POST", "/api/v1/namespaces/shop/pods", Pod("a")).status, 201);
+  ASSERT_EQ(Call("DELETE", "/api/v1/namespaces/shop").status, 200);
+  EXPECT_EQ(Call("GET", "/api/v1/namespaces/shop/pods/a").status, 404);
+  EXPECT_EQ(Call("GET", "/api/v1/namespaces/shop").status, 404);
+}
+
+TEST_F(ApiServerTest, ScaleSubresource) {
+  std::string deploy = R"({"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"d"},"spec":{"replicas":2,"selector":{"matchLabels":{"app":"d"}},"template":{"metadata":{"labels":{"app":"d"}},"spec":{"containers":[{"name":"c","image":"x"}]}}}})";
+  ASSERT_EQ(Call("POST", "/apis/apps/v1/namespaces/default/deployments", deploy).status, 201);
+  json::object scale = Body(Call("GET", "/apis/apps/v1/namespaces/default/deployments/d/scale"));
+  EXPECT_EQ(scale["kind"], "Scale");
+  EXPECT_EQ(scale["spec"].as_object()["replicas"], 2);
+  EXPECT_EQ(scale["status"].as_object()["selector"], "app=d");
+  Response patched = Call("PATCH", "/apis/apps/v1/namespaces/default/deployments/d/scale",
+                          R"({"spec":{"replicas":7}})", "application/merge-patch+json");
+  ASSERT_EQ(patched.status, 200) << patched.body;
+  json::object d = Body(Call("GET", "/apis/apps/v1/namespaces/default/deployments/d"));
+  EXPECT_EQ(d["spec"].as_object()["replicas"], 7);
+  EXPECT_EQ(d["metadata"].as_object()["generation"], 2);
+}
+
+TEST_F(ApiServerTest, UnknownPathsAndMethods) {
+  EXPECT_EQ(Call("GET", "/api/v1/widgets").status, 404);
+  EXPECT_EQ(Body(Call("GET", "/nope"))["message"], "the server could not find the requested resource");
+  EXPECT_EQ(Call("PUT", "/api/v1/namespaces/default/pods").status, 405);
+  EXPECT_EQ(Call("GET", "/version").status, 200);
+  EXPECT_EQ(Body(Call("GET", "/version"))["minor"], "32");
+}
+
+TEST_F(ApiServerTest, WatchFromCompactedRevisionIsOneErrorEvent) {
+  store_ = std::move(store::MemoryStore::Open({.history = 2})).value();
+  api_ = std::make_unique<ApiServer>(*store_, ApiServer::Options{});
+  ASSERT_TRUE(api_->Bootstrap().ok());
+  for (int i = 0; i < 5; ++i) Call("POST", "/api/v1/namespaces/default/pods", Pod("p" + std::to_string(i)));
+  Response r = Call("GET", "/api/v1/namespaces/default/pods?watch=true&resourceVersion=1");
+  EXPECT_EQ(r.status, 200);
+  EXPECT_EQ(r.stream, nullptr);
+  json::object event = json::parse(r.body).as_object();
+  EXPECT_EQ(event["type"], "ERROR");
+  EXPECT_EQ(event["object"].as_object()["code"], 410);
+  EXPECT_EQ(event["object"].as_object()["reason"], "Expired");
+}
+
+}  // namespace
+}  // namespace berth::apiserver
