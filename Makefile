@@ -21,12 +21,16 @@ $(BUILD)/build.ninja:
 build: deps $(BUILD)/build.ninja
 	cmake --build $(BUILD) -j $(JOBS)
 
+# The API server and its durable store on 127.0.0.1:8080: plain `kubectl get nodes` works.
 run: build
-	$(BUILD)/berth store demo --data-dir $(DATA_DIR)
+	$(BUILD)/berth serve --data-dir $(DATA_DIR)
 
+# Every test: unit and end-to-end, then the unit tests under ASan+UBSan and
+# the concurrency tests under TSan.
 test: build
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
 	$(MAKE) test-asan
+	$(MAKE) test-tsan
 
 test-unit: build
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS) -L unit
@@ -36,7 +40,7 @@ test-asan: deps
 	cmake -S . -B $(ASAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DBERTH_WERROR=$(WERROR) \
 	  -DBERTH_SANITIZE=address,undefined
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
-	ctest --test-dir $(ASAN_BUILD) --output-on-failure -j $(JOBS) -L unit -LE slow
+	ASAN_OPTIONS=detect_leaks=1 ctest --test-dir $(ASAN_BUILD) --output-on-failure -j $(JOBS) -L unit -LE slow
 
 # Concurrency tests under ThreadSanitizer.
 test-tsan: deps
