@@ -99,7 +99,7 @@ Result<Quantity> Quantity::Parse(std::string_view text) {
     if (p == std::string_view::npos) return Status::BadRequest("unable to parse quantity's suffix");
     binary_power = static_cast<int>(p + 1) * 10;
     format = Format::kBinarySI;
-  } else if (suffix[0] == 'e' || suffix[0] == 'E') {
+  } else if (suffix.size() > 1 && (suffix[0] == 'e' || suffix[0] == 'E')) {
     std::string_view exp = suffix.substr(1);
     bool exp_negative = false;
     if (!exp.empty() && (exp[0] == '+' || exp[0] == '-')) {

@@ -227,6 +227,10 @@ Result<LabelSelector> LabelSelector::Parse(std::string_view text) {
           op = tokens[i++].text == "in" ? Op::kIn : Op::kNotIn;
           if (tokens[i].kind != Token::kOpen) return error("'('");
           ++i;
+          if (tokens[i].kind == Token::kClose) {  // "in ()": an empty set, refused below
+            ++i;
+            break;
+          }
           while (true) {
             if (tokens[i].kind == Token::kIdentifier) {
               values.push_back(tokens[i++].text);

@@ -184,7 +184,9 @@ void ValidateWorkload(const Object& object, FieldErrors& errors) {
         }
       }
       if (!selector->Matches(labels)) {
-        errors.Invalid("spec.template.metadata.labels", "", "`selector` does not match template `labels`");
+        const json::object* l = ObjectAt(tmpl_meta, "labels");
+        errors.Invalid("spec.template.metadata.labels", l ? json::serialize(*l) : "null",
+                       "`selector` does not match template `labels`");
       }
     }
   }
