@@ -46,7 +46,8 @@ test-asan: deps
 test-tsan: deps
 	cmake -S . -B $(TSAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DBERTH_WERROR=$(WERROR) \
 	  -DBERTH_SANITIZE=thread
-	cmake --build $(TSAN_BUILD) -j $(JOBS)
+	cmake --build $(TSAN_BUILD) -j $(JOBS) --target \
+	  $$(ninja -C $(TSAN_BUILD) -t targets all | grep -o '^[a-z0-9_]*_stress_test' | sort -u)
 	ctest --test-dir $(TSAN_BUILD) --output-on-failure -j $(JOBS) -L concurrency
 
 bench: build

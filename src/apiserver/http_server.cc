@@ -223,26 +223,38 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
       return;
     }
     server_->inflight++;
+    // Quick reads are handled here, without a hand-off; everything else may
+    // block (an fsync, a large LIST) and goes to the worker pool.
+    if (server_->options.run_inline && server_->options.run_inline(r)) {
+      Write(Handle(server_, r));
+      return;
+    }
     net::post(server_->workers, [self = this->shared_from_this(), r = std::move(r)]() mutable {
-      auto start = std::chrono::steady_clock::now();
-      Response response;
-      try {
-        response = self->server_->handler(r);
-      } catch (const std::exception& e) {
-        response = Response{};
-        response.status = 500;
-        response.body = StatusBody(500, "InternalError", "internal error");
-      }
-      self->server_->inflight--;
-      if (self->server_->options.on_response && !response.stream) {
-        self->server_->options.on_response(
-            r, response.status,
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-      }
+      Response response = Handle(self->server_, r);
       net::post(self->stream_.get_executor(), [self, response = std::move(response)]() mutable {
         self->Write(std::move(response));
       });
     });
+  }
+
+  // Runs the handler and accounts for it.
+  static Response Handle(HttpServer::Impl* server, Request& r) {
+    auto start = std::chrono::steady_clock::now();
+    Response response;
+    try {
+      response = server->handler(r);
+    } catch (const std::exception& e) {
+      response = Response{};
+      response.status = 500;
+      response.body = StatusBody(500, "InternalError", "internal error");
+    }
+    server->inflight--;
+    if (server->options.on_response && !response.stream) {
+      server->options.on_response(
+          r, response.status,
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    }
+    return response;
   }
 
   void Write(Response response) {

@@ -2,9 +2,11 @@
 // The HTTP/1.1 server: keep-alive, request body limit, chunked streaming for
 // watches, optional TLS and a cap on requests in flight (429 beyond it).
 //
-// Threads: `io_threads` run the sockets; handlers run on a pool of
-// `worker_threads` because they may block (a durable write waits for its
-// fsync, and concurrent requests then share one). Long-running streams hold no
+// Threads: `io_threads` run the sockets and the handlers of requests that
+// `run_inline` accepts (quick reads that never wait for the disk, such as a GET
+// of one object); other handlers run on a pool of `worker_threads` because they
+// may block (a durable write waits for its fsync, and concurrent writes then
+// share one; a large LIST would stall every connection on its io thread). Long-running streams hold no
 // thread: they are pumped on their connection's strand when woken.
 
 #include <atomic>
@@ -33,6 +35,8 @@ class HttpServer {
     int max_inflight = 400;
     // Set: every connection is TLS.
     std::shared_ptr<boost::asio::ssl::context> tls;
+    // True: handle the request on its io thread, without a hand-off. Unset: never.
+    std::function<bool(const Request&)> run_inline;
     // Called with (method, status, seconds) after each non-streaming response.
     std::function<void(const Request&, int status, double seconds)> on_response;
   };

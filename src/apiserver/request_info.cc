@@ -56,4 +56,10 @@ std::optional<RequestInfo> ParseResourcePath(std::string_view path) {
   return info;
 }
 
+bool IsSingleObjectRead(const Request& request) {
+  auto info = ParseResourcePath(request.path);
+  return info && !info->name.empty() && !info->watch_path && info->subresource.empty() &&
+         !request.QueryBool("watch");
+}
+
 }  // namespace berth::apiserver

@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include "api/kinds.h"
+#include "apiserver/http.h"
 
 namespace berth::apiserver {
 
@@ -26,5 +27,8 @@ struct RequestInfo {
 
 // nullopt when the path is not a resource path (/api/v1 itself, /version, ...).
 std::optional<RequestInfo> ParseResourcePath(std::string_view path);
+
+// A GET of one named object that is not a watch: quick, never waits.
+bool IsSingleObjectRead(const Request& request);
 
 }  // namespace berth::apiserver

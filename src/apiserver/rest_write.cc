@@ -26,12 +26,6 @@ bool IsJsonContentType(std::string_view ct) {
   return media == "application/json" || media == "*/*";
 }
 
-Response UnsupportedMediaType(std::string_view ct) {
-  return ErrorResponse(Status(StatusCode::kUnsupportedMediaType,
-                              "the body of the request was in an unknown format - accepted media "
-                              "types include: application/json"));
-}
-
 json::object& MetadataOf(json::object& o) {
   json::value& m = o["metadata"];
   if (!m.is_object()) m = json::object();

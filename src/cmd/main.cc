@@ -14,6 +14,7 @@ int main(int argc, char** argv) {
   version->callback([] { std::printf("berth %s\n", BERTH_VERSION); });
 
   berth::cmd::AddServeCommand(app);
+  berth::cmd::AddApiBenchCommand(app);
   berth::cmd::AddStoreCommands(app);
 
   try {

@@ -136,6 +136,9 @@ int Serve(const ServeOptions& o) {
   http_options.max_inflight = o.max_inflight;
   http_options.max_body_bytes = static_cast<size_t>(o.max_body_bytes);
   http_options.tls = tls;
+  http_options.run_inline = [](const apiserver::Request& r) {
+    return (r.method == "GET" || r.method == "HEAD") && apiserver::IsSingleObjectRead(r);
+  };
   http_options.on_response = [&metrics](const apiserver::Request& r, int code, double seconds) {
     metrics.ObserveRequest(r, code, seconds);
   };
