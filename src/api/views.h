@@ -1,7 +1,8 @@
 #pragma once
 // Typed views: what berth reads from an object, parsed once per object version
 // when the Object is built. The JSON stays the source of truth; a view never
-// changes it. Concrete views (PodView, NodeView, ...) live in their own headers.
+// changes it. Concrete views: pod_view.h, node_view.h, storage_views.h
+// (PersistentVolume, PersistentVolumeClaim, StorageClass, PriorityClass).
 
 #include <memory>
 

@@ -9,7 +9,10 @@
 #include <fstream>
 #include <sstream>
 
+#include "api/node_view.h"
 #include "api/object.h"
+#include "api/pod_view.h"
+#include "api/storage_views.h"
 
 namespace berth::api {
 namespace {
@@ -43,6 +46,95 @@ TEST(Fixtures, EveryKindRoundTripsUnchanged) {
     EXPECT_EQ(stored, expected) << entry.path().filename();
   }
   EXPECT_GE(files, 13);
+}
+
+ObjectPtr DecodeFixture(const std::string& file) {
+  auto object = Object::Decode(ReadFile(fs::path(BERTH_FIXTURES_DIR) / "k8s-api-testdata" / file));
+  EXPECT_TRUE(object.ok()) << file << ": " << object.status().message();
+  return object.ok() ? object.value() : nullptr;
+}
+
+// The typed views read the fields they model from the fully populated objects.
+TEST(Fixtures, ViewsReadTheFieldsTheyModel) {
+  ObjectPtr pod = DecodeFixture("core.v1.Pod.json");
+  ASSERT_NE(pod, nullptr);
+  const PodView* p = pod->As<PodView>();
+  ASSERT_NE(p, nullptr);
+  EXPECT_EQ(p->scheduler_name, "schedulerNameValue");
+  EXPECT_EQ(p->node_name, "nodeNameValue");
+  EXPECT_EQ(p->priority, 25);
+  EXPECT_EQ(p->priority_class_name, "priorityClassNameValue");
+  EXPECT_EQ(p->nominated_node_name, "nominatedNodeNameValue");
+  EXPECT_EQ(p->phase, "phaseValue");
+  EXPECT_EQ(p->node_selector.Get("nodeSelectorKey"), "nodeSelectorValue");
+  EXPECT_TRUE(p->requests.HasScalar("requestsKey"));
+  EXPECT_TRUE(p->requests.HasScalar("overheadKey"));
+  ASSERT_TRUE(p->required_node_affinity.has_value());
+  ASSERT_EQ(p->required_node_affinity->terms.size(), 1u);
+  EXPECT_EQ(p->required_node_affinity->terms[0].match_expressions[0].key, "keyValue");
+  EXPECT_EQ(p->required_node_affinity->terms[0].match_fields[0].values, std::vector<std::string>{"valuesValue"});
+  EXPECT_EQ(p->preferred_node_affinity.size(), 1u);
+  ASSERT_EQ(p->pod_affinity.required.size(), 1u);
+  EXPECT_EQ(p->pod_affinity.required[0].topology_key, "topologyKeyValue");
+  EXPECT_EQ(p->pod_affinity.required[0].namespaces, std::vector<std::string>{"namespacesValue"});
+  EXPECT_TRUE(p->pod_affinity.required[0].namespace_selector.has_value());
+  EXPECT_EQ(p->pod_affinity.required[0].match_label_keys, std::vector<std::string>{"matchLabelKeysValue"});
+  EXPECT_EQ(p->pod_affinity.preferred.size(), 1u);
+  EXPECT_EQ(p->pod_anti_affinity.required.size(), 1u);
+  ASSERT_EQ(p->tolerations.size(), 1u);
+  EXPECT_EQ(p->tolerations[0].key, "keyValue");
+  EXPECT_EQ(p->tolerations[0].toleration_seconds, 5);
+  ASSERT_EQ(p->topology_spread_constraints.size(), 1u);
+  EXPECT_EQ(p->topology_spread_constraints[0].max_skew, 1);
+  EXPECT_EQ(p->topology_spread_constraints[0].min_domains, 5);
+  EXPECT_EQ(p->scheduling_gates, std::vector<std::string>{"nameValue"});
+  EXPECT_FALSE(p->host_ports.empty());
+  EXPECT_EQ(p->host_ports[0].port, 2);
+  EXPECT_EQ(p->host_ports[0].host_ip, "hostIPValue");
+  EXPECT_FALSE(p->images.empty());
+  EXPECT_FALSE(p->volumes.empty());
+
+  ObjectPtr node = DecodeFixture("core.v1.Node.json");
+  ASSERT_NE(node, nullptr);
+  const NodeView* n = node->As<NodeView>();
+  EXPECT_TRUE(n->unschedulable);
+  ASSERT_EQ(n->taints.size(), 1u);
+  EXPECT_EQ(n->taints[0].key, "keyValue");
+  EXPECT_TRUE(n->capacity.HasScalar("capacityKey"));
+  EXPECT_TRUE(n->allocatable.HasScalar("allocatableKey"));
+  ASSERT_EQ(n->conditions.size(), 1u);
+  EXPECT_EQ(n->conditions[0].type, "typeValue");
+  EXPECT_FALSE(n->images.empty());
+
+  ObjectPtr pv = DecodeFixture("core.v1.PersistentVolume.json");
+  ASSERT_NE(pv, nullptr);
+  const auto* pvv = pv->As<PersistentVolumeView>();
+  EXPECT_EQ(pvv->storage_class_name, "storageClassNameValue");
+  EXPECT_TRUE(pvv->claim_ref.has_value());
+  EXPECT_TRUE(pvv->node_affinity.has_value());
+  EXPECT_FALSE(pvv->access_modes.empty());
+
+  ObjectPtr pvc = DecodeFixture("core.v1.PersistentVolumeClaim.json");
+  ASSERT_NE(pvc, nullptr);
+  const auto* pvcv = pvc->As<PersistentVolumeClaimView>();
+  EXPECT_EQ(pvcv->storage_class_name, "storageClassNameValue");
+  EXPECT_EQ(pvcv->volume_name, "volumeNameValue");
+  EXPECT_EQ(pvcv->volume_mode, "volumeModeValue");
+  EXPECT_EQ(pvcv->phase, "phaseValue");
+  EXPECT_TRUE(pvcv->selector.has_value());
+
+  ObjectPtr sc = DecodeFixture("storage.k8s.io.v1.StorageClass.json");
+  ASSERT_NE(sc, nullptr);
+  const auto* scv = sc->As<StorageClassView>();
+  EXPECT_EQ(scv->provisioner, "provisionerValue");
+  EXPECT_EQ(scv->reclaim_policy, "reclaimPolicyValue");
+  ASSERT_EQ(scv->allowed_topologies.size(), 1u);
+  EXPECT_EQ(scv->allowed_topologies[0].match_expressions[0].key, "keyValue");
+
+  ObjectPtr pc = DecodeFixture("scheduling.k8s.io.v1.PriorityClass.json");
+  ASSERT_NE(pc, nullptr);
+  EXPECT_EQ(pc->As<PriorityClassView>()->value, 2);
+  EXPECT_TRUE(pc->As<PriorityClassView>()->global_default);
 }
 
 }  // namespace
