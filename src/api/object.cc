@@ -32,7 +32,9 @@ Result<ObjectPtr> Object::Decode(std::string_view text) {
   return FromJson(std::move(value));
 }
 
-Result<ObjectPtr> Object::FromJson(json::value value) {
+Result<ObjectPtr> Object::FromJson(json::value value) { return Build(std::move(value), nullptr); }
+
+Result<ObjectPtr> Object::Build(json::value value, std::shared_ptr<const TypedView> given_view) {
   if (!value.is_object()) return Status::BadRequest("the object must be a JSON object");
   const json::object& root = value.get_object();
   std::string_view api_version = StringAt(root, "apiVersion");
@@ -73,9 +75,13 @@ Result<ObjectPtr> Object::FromJson(json::value value) {
       }
     }
   }
-  auto view = ParseView(*kind, root);
-  if (!view.ok()) return view.status();
-  data->view = std::move(view).value();
+  if (given_view) {
+    data->view = std::move(given_view);
+  } else {
+    auto view = ParseView(*kind, root);
+    if (!view.ok()) return view.status();
+    data->view = std::move(view).value();
+  }
   data->key = api::StorageKey(*kind, data->ns, data->name);
   data->json = std::move(value);
   return std::make_shared<const Object>(PrivateTag{}, std::move(data), rv);
@@ -124,6 +130,15 @@ Result<ObjectPtr> Object::Edit(const std::function<void(json::object&)>& edit) c
   if (!result.ok()) return result;
   // FromJson read the (possibly stale) resourceVersion from the JSON; an edited
   // object is a new, unstored version.
+  return result.value()->WithResourceVersion(0);
+}
+
+Result<ObjectPtr> Object::EditKeepingView(const std::function<void(json::object&)>& edit,
+                                          std::shared_ptr<const TypedView> view) const {
+  json::value copy = data_->json;
+  edit(copy.get_object());
+  auto result = Build(std::move(copy), std::move(view));
+  if (!result.ok()) return result;
   return result.value()->WithResourceVersion(0);
 }
 

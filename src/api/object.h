@@ -69,6 +69,11 @@ class Object {
   // Builds a new object from a deep copy of this one's JSON changed by `edit`,
   // re-parsed (identity and views) and with resource_version() 0.
   Result<ObjectPtr> Edit(const std::function<void(boost::json::object&)>& edit) const;
+  // As Edit, but the new object takes `view` instead of parsing one: for hot
+  // paths (binding) whose edit changes only fields the caller updated in a copy
+  // of the old view. REQUIRES: `view` is what ParseView would return for the result.
+  Result<ObjectPtr> EditKeepingView(const std::function<void(boost::json::object&)>& edit,
+                                    std::shared_ptr<const TypedView> view) const;
 
   Object(const Object&) = delete;
   Object& operator=(const Object&) = delete;
@@ -82,6 +87,7 @@ class Object {
     std::shared_ptr<const TypedView> view;
   };
   struct PrivateTag {};
+  static Result<ObjectPtr> Build(boost::json::value value, std::shared_ptr<const TypedView> given_view);
 
  public:
   Object(PrivateTag, std::shared_ptr<const Data> data, int64_t rv)

@@ -3,6 +3,7 @@
 
 #include <boost/json.hpp>
 
+#include "api/pod_view.h"
 #include "api/selector.h"
 #include "apiserver/api_server.h"
 #include "apiserver/patch.h"
@@ -88,14 +89,18 @@ Result<api::ObjectPtr> ApiServer::BindPod(const std::string& ns, const std::stri
         return BindingConflict(name, "pod " + name + " has non-empty .spec.schedulingGates");
       }
     }
-    auto bound = pod->Edit([&](json::object& p) {
+    // Binding changes nothing the pod's view reads but spec.nodeName: copy the
+    // view instead of parsing the pod again (this is the scheduler's hot path).
+    auto view = std::make_shared<api::PodView>(*pod->As<api::PodView>());
+    view->node_name = node;
+    auto bound = pod->EditKeepingView([&](json::object& p) {
       Child(p, "spec")["nodeName"] = node;
       if (annotations && !annotations->empty()) {
         json::object& a = Child(Child(p, "metadata"), "annotations");
         for (const auto& kv : *annotations) a[kv.key()] = kv.value();
       }
       SetCondition(p, "PodScheduled", "True", "");
-    });
+    }, std::move(view));
     if (!bound.ok()) return bound.status();
     auto written = store_.Update(bound.value(), pod->resource_version());
     if (written.ok()) return written;
