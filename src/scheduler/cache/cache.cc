@@ -1,0 +1,216 @@
+#include "scheduler/cache/cache.h"
+
+#include <algorithm>
+
+namespace berth::scheduler {
+
+NodeInfo& Cache::Mutable(const std::string& name) {
+  auto it = nodes_.find(name);
+  if (it == nodes_.end()) {
+    recent_.push_front(name);
+    it = nodes_.emplace(name, NodeEntry{std::make_shared<NodeInfo>(), recent_.begin()}).first;
+  } else {
+    // A snapshot may share it: never change what a cycle could be reading.
+    if (it->second.info.use_count() > 1) it->second.info = std::make_shared<NodeInfo>(*it->second.info);
+    recent_.splice(recent_.begin(), recent_, it->second.recent);
+  }
+  NodeInfo& info = *it->second.info;
+  info.set_generation(++generation_);
+  return info;
+}
+
+void Cache::AddNode(api::ObjectPtr node) {
+  std::lock_guard lock(mu_);
+  std::string name = node->name();
+  bool known = nodes_.count(name) && nodes_[name].info->node();
+  const api::NodeView* old_view = known ? nodes_[name].info->view() : nullptr;
+  NodeInfo& info = Mutable(name);
+  info.SetNode(std::move(node));
+  if (!known) {
+    node_order_.push_back(name);
+    ++node_list_generation_;
+  }
+  bool images_changed = !old_view || old_view->images.size() != info.view()->images.size();
+  if (!images_changed) {
+    for (size_t i = 0; i < old_view->images.size() && !images_changed; ++i) {
+      images_changed = old_view->images[i].names != info.view()->images[i].names;
+    }
+  }
+  if (images_changed) RecountImages();
+}
+
+void Cache::RemoveNode(const std::string& name) {
+  std::lock_guard lock(mu_);
+  auto it = nodes_.find(name);
+  if (it == nodes_.end()) return;
+  node_order_.erase(std::remove(node_order_.begin(), node_order_.end(), name), node_order_.end());
+  ++node_list_generation_;
+  ++generation_;  // snapshots must notice even when nothing else changes
+  if (it->second.info->pods().empty()) {
+    recent_.erase(it->second.recent);
+    nodes_.erase(it);
+  } else {
+    // Its pods stay accounted for until their deletion is observed.
+    Mutable(name).SetNode(nullptr);
+  }
+  RecountImages();
+}
+
+void Cache::RecountImages() {
+  auto images = std::make_shared<std::unordered_map<std::string, int>>();
+  for (const auto& name : node_order_) {
+    const NodeInfo& info = *nodes_[name].info;
+    if (!info.view()) continue;
+    for (const auto& image : info.view()->images) {
+      for (const auto& n : image.names) (*images)[n]++;
+    }
+  }
+  image_nodes_ = std::move(images);
+}
+
+void Cache::AddPod(PodInfoPtr pod) {
+  std::lock_guard lock(mu_);
+  const std::string& node = pod->view->node_name;
+  auto it = pods_.find(pod->key);
+  if (it != pods_.end()) {
+    if (it->second.node == node && it->second.pod->uid() == pod->uid()) {
+      const PodInfo& old = *it->second.pod;
+      if (old.labels() == pod->labels() && old.view->requests == pod->view->requests &&
+          old.view->host_ports == pod->view->host_ports && old.view->terminating == pod->view->terminating) {
+        // The bound version of an assumed pod: nothing the plugins read changed,
+        // so the NodeInfo (and the snapshots sharing it) stay as they are.
+        it->second.assumed = false;
+        return;
+      }
+      // Updated in place: replace the pod, keep the accounting exact.
+      NodeInfo& info = Mutable(node);
+      info.RemovePod(pod->key);
+      info.AddPod(pod);
+      it->second.pod = std::move(pod);
+      it->second.assumed = false;
+      return;
+    }
+    RemovePodLocked(pod->key);
+  }
+  if (node.empty()) return;
+  Mutable(node).AddPod(pod);
+  std::string key = pod->key;
+  pods_[key] = PodEntry{std::move(pod), node, false, false, {}};
+}
+
+void Cache::RemovePodLocked(const std::string& key) {
+  auto it = pods_.find(key);
+  if (it == pods_.end()) return;
+  std::string node = it->second.node;
+  pods_.erase(it);
+  auto n = nodes_.find(node);
+  if (n == nodes_.end()) return;
+  Mutable(node).RemovePod(key);
+  // A node already deleted goes once its last pod does.
+  auto& entry = nodes_[node];
+  if (!entry.info->node() && entry.info->pods().empty()) {
+    recent_.erase(entry.recent);
+    nodes_.erase(node);
+  }
+}
+
+void Cache::RemovePod(const std::string& key) {
+  std::lock_guard lock(mu_);
+  RemovePodLocked(key);
+}
+
+Cache::AssumeResult Cache::AssumePod(PodInfoPtr pod, const std::string& node, int64_t seen_generation,
+                                     const std::function<bool(const NodeInfo&)>& still_fits) {
+  std::lock_guard lock(mu_);
+  auto it = nodes_.find(node);
+  if (it == nodes_.end() || !it->second.info->node()) return AssumeResult::kNodeGone;
+  if (it->second.info->generation() != seen_generation && !still_fits(*it->second.info)) {
+    return AssumeResult::kConflict;
+  }
+  if (pods_.count(pod->key)) RemovePodLocked(pod->key);
+  Mutable(node).AddPod(pod);
+  std::string key = pod->key;
+  pods_[key] = PodEntry{std::move(pod), node, true, false, {}};
+  return AssumeResult::kAssumed;
+}
+
+void Cache::ForgetPod(const std::string& key) {
+  std::lock_guard lock(mu_);
+  auto it = pods_.find(key);
+  if (it == pods_.end() || !it->second.assumed) return;
+  RemovePodLocked(key);
+}
+
+void Cache::FinishBinding(const std::string& key, Clock::time_point now) {
+  std::lock_guard lock(mu_);
+  auto it = pods_.find(key);
+  if (it == pods_.end() || !it->second.assumed) return;
+  it->second.binding_finished = true;
+  it->second.deadline = now + assumed_ttl_;
+}
+
+void Cache::CleanupExpiredAssumedPods(Clock::time_point now) {
+  std::lock_guard lock(mu_);
+  std::vector<std::string> expired;
+  for (const auto& [key, entry] : pods_) {
+    if (entry.assumed && entry.binding_finished && entry.deadline < now) expired.push_back(key);
+  }
+  for (const auto& key : expired) RemovePodLocked(key);
+}
+
+bool Cache::IsAssumed(const std::string& key) const {
+  std::lock_guard lock(mu_);
+  auto it = pods_.find(key);
+  return it != pods_.end() && it->second.assumed;
+}
+
+std::string Cache::NodeOf(const std::string& key) const {
+  std::lock_guard lock(mu_);
+  auto it = pods_.find(key);
+  return it == pods_.end() ? std::string() : it->second.node;
+}
+
+size_t Cache::NodeCount() const {
+  std::lock_guard lock(mu_);
+  return node_order_.size();
+}
+
+size_t Cache::PodCount() const {
+  std::lock_guard lock(mu_);
+  return pods_.size();
+}
+
+NodeInfoPtr Cache::GetNode(const std::string& name) const {
+  std::lock_guard lock(mu_);
+  auto it = nodes_.find(name);
+  return it == nodes_.end() ? nullptr : std::make_shared<const NodeInfo>(*it->second.info);
+}
+
+void Cache::UpdateSnapshot(Snapshot& snapshot) const {
+  std::lock_guard lock(mu_);
+  if (snapshot.generation_ == generation_) return;
+  snapshot.image_nodes_ = image_nodes_;
+  bool rebuild = snapshot.nodes_.size() != node_order_.size() || snapshot.list_generation_ != node_list_generation_;
+  bool affinity_changed = false;
+  if (rebuild) {
+    snapshot.nodes_.clear();
+    snapshot.nodes_.reserve(node_order_.size());
+    for (const auto& name : node_order_) snapshot.nodes_.push_back(nodes_.at(name).info);
+    snapshot.list_generation_ = node_list_generation_;
+    snapshot.RebuildIndexes();
+  } else {
+    for (const auto& name : recent_) {
+      const auto& info = nodes_.at(name).info;
+      if (info->generation() <= snapshot.generation_) break;
+      auto idx = snapshot.index_.find(name);
+      if (idx == snapshot.index_.end()) continue;  // a node object not seen yet
+      NodeInfoPtr& slot = snapshot.nodes_[idx->second];
+      if (!slot->pods_with_affinity().empty() || !info->pods_with_affinity().empty()) affinity_changed = true;
+      slot = info;
+    }
+    if (affinity_changed) snapshot.RebuildAffinityLists();
+  }
+  snapshot.generation_ = generation_;
+}
+
+}  // namespace berth::scheduler

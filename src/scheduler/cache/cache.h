@@ -1,0 +1,97 @@
+#pragma once
+// The scheduler's cache: every node with the pods bound or assumed on it,
+// fed by informer events (Add/Update/Remove) and by scheduling cycles
+// (AssumePod at Reserve, ForgetPod when binding fails, FinishBinding when it
+// succeeds; the bound pod's informer event then confirms it). Cycles read
+// snapshots that UpdateSnapshot refreshes by generation: only NodeInfos that
+// changed since the snapshot's generation are replaced (copy-on-write), and
+// the node list is rebuilt only when nodes come or go.
+//
+// Thread-safe: every method locks mu_. NodeInfos reachable from a snapshot are
+// never modified (a change clones a shared NodeInfo first).
+
+#include <chrono>
+#include <functional>
+#include <list>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "scheduler/framework/snapshot.h"
+
+namespace berth::scheduler {
+
+class Cache {
+ public:
+  using Clock = std::chrono::steady_clock;
+  // An assumed pod whose binding finished but whose bound version was never
+  // observed is forgotten after this long (kube's durationToExpireAssumedPod).
+  explicit Cache(std::chrono::seconds assumed_ttl = std::chrono::minutes(15)) : assumed_ttl_(assumed_ttl) {}
+
+  void AddNode(api::ObjectPtr node);
+  void UpdateNode(api::ObjectPtr node) { AddNode(std::move(node)); }
+  void RemoveNode(const std::string& name);
+
+  // A pod bound to spec.nodeName was observed. Confirms an assumed pod (moving
+  // it if it landed elsewhere), else adds it.
+  void AddPod(PodInfoPtr pod);
+  void UpdatePod(PodInfoPtr pod) { AddPod(std::move(pod)); }
+  // The pod was deleted (or is no longer bound).
+  void RemovePod(const std::string& key);
+
+  enum class AssumeResult { kAssumed, kConflict, kNodeGone };
+  // Reserve: places `pod` on `node` unless the node changed since the cycle's
+  // snapshot (`seen_generation`) and `still_fits` (called under the cache's
+  // lock with the node's current NodeInfo) says it no longer fits.
+  AssumeResult AssumePod(PodInfoPtr pod, const std::string& node, int64_t seen_generation,
+                         const std::function<bool(const NodeInfo&)>& still_fits);
+  // Binding failed or was abandoned: returns the pod's resources.
+  void ForgetPod(const std::string& key);
+  // Binding succeeded; the assumed pod waits for its informer event.
+  void FinishBinding(const std::string& key, Clock::time_point now = Clock::now());
+  // Drops assumed pods whose binding finished more than the TTL ago.
+  void CleanupExpiredAssumedPods(Clock::time_point now = Clock::now());
+
+  bool IsAssumed(const std::string& key) const;
+  // The node a pod is (assumed) on, "" when the cache does not have it.
+  std::string NodeOf(const std::string& key) const;
+  size_t NodeCount() const;
+  size_t PodCount() const;
+  // A copy of one node's current info (tests, explanations); nullptr when unknown.
+  NodeInfoPtr GetNode(const std::string& name) const;
+
+  void UpdateSnapshot(Snapshot& snapshot) const;
+
+ private:
+  struct NodeEntry {
+    std::shared_ptr<NodeInfo> info;
+    std::list<std::string>::iterator recent;  // position in recent_
+  };
+  struct PodEntry {
+    PodInfoPtr pod;
+    std::string node;
+    bool assumed = false;
+    bool binding_finished = false;
+    Clock::time_point deadline;
+  };
+
+  // A NodeInfo this cache may modify (cloned if a snapshot shares it), its
+  // generation bumped and moved to the front of recent_. Creates the entry.
+  NodeInfo& Mutable(const std::string& name);  // REQUIRES: mu_ held
+  void RemovePodLocked(const std::string& key);  // REQUIRES: mu_ held
+  void RecountImages();                          // REQUIRES: mu_ held
+
+  const std::chrono::seconds assumed_ttl_;
+  mutable std::mutex mu_;
+  int64_t generation_ = 0;                                 // guarded by mu_
+  int64_t node_list_generation_ = 0;                       // guarded by mu_; bumps when nodes come or go
+  std::unordered_map<std::string, NodeEntry> nodes_;       // guarded by mu_
+  std::vector<std::string> node_order_;                    // guarded by mu_; nodes with a Node object
+  std::list<std::string> recent_;                          // guarded by mu_; most recently changed first
+  std::unordered_map<std::string, PodEntry> pods_;         // guarded by mu_
+  std::shared_ptr<const std::unordered_map<std::string, int>> image_nodes_;  // guarded by mu_
+};
+
+}  // namespace berth::scheduler

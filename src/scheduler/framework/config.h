@@ -1,0 +1,63 @@
+#pragma once
+// The scheduler's configuration in KubeSchedulerConfiguration's shape
+// (kubescheduler.config.k8s.io/v1): profiles, plugins per extension point with
+// weights, pluginConfig args, percentageOfNodesToScore, parallelism.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <boost/json/object.hpp>
+
+#include "api/status.h"
+
+namespace berth::scheduler {
+
+struct PluginRef {
+  std::string name;
+  int32_t weight = 0;  // Score only; 0: the plugin's default weight (1 when it has none)
+};
+
+struct PluginSet {
+  std::vector<PluginRef> enabled;
+  std::vector<PluginRef> disabled;  // name "*": every default plugin of this point
+};
+
+// One PluginSet per extension point, as in the config file.
+struct PluginsConfig {
+  PluginSet pre_enqueue, queue_sort, pre_filter, filter, post_filter, pre_score, score, reserve, permit,
+      pre_bind, bind, post_bind;
+  // Enabled at every extension point the plugin implements.
+  PluginSet multi_point;
+};
+
+struct ProfileConfig {
+  std::string scheduler_name = "default-scheduler";
+  PluginsConfig plugins;
+  // pluginConfig: plugin name → its args (the "args" object, apiVersion/kind removed).
+  std::vector<std::pair<std::string, boost::json::object>> plugin_config;
+  std::optional<int32_t> percentage_of_nodes_to_score;
+};
+
+struct SchedulerConfig {
+  int32_t parallelism = 16;
+  // 0: kube's adaptive default (50% minus 1% per 125 nodes, at least 5%, at least 100 nodes).
+  int32_t percentage_of_nodes_to_score = 0;
+  int32_t pod_initial_backoff_seconds = 1;
+  int32_t pod_max_backoff_seconds = 10;
+  std::vector<ProfileConfig> profiles;  // empty: one default profile
+};
+
+// kube-scheduler's default profile for 1.32 (the plugins berth implements),
+// as multiPoint entries with their default weights.
+PluginSet DefaultMultiPoint();
+
+// Parses a KubeSchedulerConfiguration YAML document. Errors (BadRequest)
+// name the field path ("profiles[0].plugins.score.enabled[1].name") or, for
+// malformed YAML, the line. Unknown plugin names are checked later, against
+// the registry, by BuildFramework.
+Result<SchedulerConfig> ParseSchedulerConfig(std::string_view yaml_text);
+
+}  // namespace berth::scheduler

@@ -1,0 +1,583 @@
+// ParseSchedulerConfig: KubeSchedulerConfiguration (kubescheduler.config.k8s.io/v1)
+// from YAML, with kube's defaulting of the scheduler name and its validation
+// messages. Decoding is strict like kube's: unknown and repeated fields are
+// errors, so a misspelt key never silently falls back to a default.
+//
+// Plain (unquoted) scalars are resolved as go-yaml v2 resolves them (kube reads
+// its config through sigs.k8s.io/yaml): null, bool (true/yes/on/y...), int
+// (decimal, 0x, 0o, 0b, leading-0 octal, '_' separators), float; quoted and
+// block scalars, and scalars tagged !!str, are always strings.
+
+#include <yaml-cpp/yaml.h>
+
+#include <boost/json.hpp>
+#include <charconv>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "scheduler/framework/config.h"
+
+namespace berth::scheduler {
+namespace {
+
+namespace json = boost::json;
+
+constexpr std::string_view kApiVersion = "kubescheduler.config.k8s.io/v1";
+constexpr std::string_view kKind = "KubeSchedulerConfiguration";
+
+// Args deeper than this, or with more nodes than this (YAML aliases can expand
+// exponentially), are rejected rather than converted.
+constexpr int kMaxArgsDepth = 64;
+constexpr size_t kMaxArgsNodes = size_t{1} << 16;
+
+// Top-level fields of v1.KubeSchedulerConfiguration that berth accepts and ignores.
+constexpr std::string_view kIgnoredTopLevel[] = {
+    "leaderElection", "clientConnection", "enableProfiling", "enableContentionProfiling",
+    "extenders",      "delayCacheUntilActive",
+};
+
+// Go's %q, enough for config values: quotes, backslashes and control characters escaped.
+std::string Quote(std::string_view s) {
+  std::string out = "\"";
+  for (char c : s) {
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\t': out += "\\t"; break;
+      case '\r': out += "\\r"; break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) {
+          static constexpr char kHex[] = "0123456789abcdef";
+          out += "\\x";
+          out += kHex[(c >> 4) & 0xf];
+          out += kHex[c & 0xf];
+        } else {
+          out += c;
+        }
+    }
+  }
+  out += '"';
+  return out;
+}
+
+std::string Child(const std::string& path, std::string_view key) {
+  return path.empty() ? std::string(key) : path + "." + std::string(key);
+}
+
+std::string Index(const std::string& path, size_t i) { return path + "[" + std::to_string(i) + "]"; }
+
+std::string Where(const YAML::Mark& mark) {
+  if (mark.is_null()) return "";
+  return "line " + std::to_string(mark.line + 1) + ", column " + std::to_string(mark.column + 1) + ": ";
+}
+
+// ---- Scalar resolution (go-yaml v2's resolve table) ----
+
+std::optional<bool> ResolveBool(std::string_view s) {
+  for (std::string_view t : {"true", "True", "TRUE", "yes", "Yes", "YES", "on", "On", "ON", "y", "Y"}) {
+    if (s == t) return true;
+  }
+  for (std::string_view f : {"false", "False", "FALSE", "no", "No", "NO", "off", "Off", "OFF", "n", "N"}) {
+    if (s == f) return false;
+  }
+  return std::nullopt;
+}
+
+// Go's strconv.ParseInt(s, 0, 64) after go-yaml removed the '_' separators;
+// an unsigned value above int64's range comes back as uint64.
+std::optional<json::value> ResolveInteger(std::string_view text) {
+  std::string s;
+  for (char c : text) {
+    if (c != '_') s += c;
+  }
+  std::string_view v = s;
+  bool negative = false;
+  if (!v.empty() && (v.front() == '+' || v.front() == '-')) {
+    negative = v.front() == '-';
+    v.remove_prefix(1);
+  }
+  int base = 10;
+  if (v.size() > 2 && v[0] == '0' && (v[1] == 'x' || v[1] == 'X')) {
+    base = 16;
+    v.remove_prefix(2);
+  } else if (v.size() > 2 && v[0] == '0' && (v[1] == 'b' || v[1] == 'B')) {
+    base = 2;
+    v.remove_prefix(2);
+  } else if (v.size() > 2 && v[0] == '0' && (v[1] == 'o' || v[1] == 'O')) {
+    base = 8;
+    v.remove_prefix(2);
+  } else if (v.size() > 1 && v[0] == '0') {
+    base = 8;
+    v.remove_prefix(1);
+  }
+  if (v.empty()) return std::nullopt;
+  uint64_t magnitude = 0;
+  auto [ptr, ec] = std::from_chars(v.data(), v.data() + v.size(), magnitude, base);
+  if (ec != std::errc() || ptr != v.data() + v.size()) return std::nullopt;
+  constexpr uint64_t kInt64Max = static_cast<uint64_t>(std::numeric_limits<int64_t>::max());
+  if (negative) {
+    if (magnitude > kInt64Max + 1) return std::nullopt;
+    return json::value(magnitude == kInt64Max + 1 ? std::numeric_limits<int64_t>::min()
+                                                   : -static_cast<int64_t>(magnitude));
+  }
+  if (magnitude > kInt64Max) return json::value(magnitude);
+  return json::value(static_cast<int64_t>(magnitude));
+}
+
+// YAML's float syntax: [-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?
+// (.inf and .nan have no JSON form and stay strings.)
+std::optional<double> ResolveFloat(std::string_view text) {
+  std::string s;
+  for (char c : text) {
+    if (c != '_') s += c;
+  }
+  size_t i = 0;
+  auto digits = [&] {
+    size_t start = i;
+    while (i < s.size() && s[i] >= '0' && s[i] <= '9') ++i;
+    return i - start;
+  };
+  if (i < s.size() && (s[i] == '+' || s[i] == '-')) ++i;
+  size_t mantissa_start = i;
+  if (i < s.size() && s[i] == '.') {
+    ++i;
+    if (digits() == 0) return std::nullopt;
+  } else {
+    if (digits() == 0) return std::nullopt;
+    if (i < s.size() && s[i] == '.') {
+      ++i;
+      digits();
+    }
+  }
+  if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
+    ++i;
+    if (i < s.size() && (s[i] == '+' || s[i] == '-')) ++i;
+    if (digits() == 0) return std::nullopt;
+  }
+  if (i != s.size()) return std::nullopt;
+  bool negative = s[0] == '-';
+  double value = 0;
+  auto [ptr, ec] = std::from_chars(s.data() + mantissa_start, s.data() + s.size(), value);
+  if (ec != std::errc() && ec != std::errc::result_out_of_range) return std::nullopt;
+  if (ptr != s.data() + s.size()) return std::nullopt;
+  return negative ? -value : value;
+}
+
+// How a non-null scalar reads in JSON: plain scalars are resolved, everything else is a string.
+json::value ScalarToJson(const YAML::Node& n) {
+  const std::string& s = n.Scalar();
+  const std::string& tag = n.Tag();
+  if (tag != "?") {
+    // Quoted, block, or explicitly tagged. Explicit core tags other than !!str resolve as if plain.
+    bool core = tag == "tag:yaml.org,2002:int" || tag == "tag:yaml.org,2002:float" ||
+                tag == "tag:yaml.org,2002:bool" || tag == "tag:yaml.org,2002:null";
+    if (!core) return json::value(s);
+  }
+  if (auto b = ResolveBool(s)) return json::value(*b);
+  if (auto i = ResolveInteger(s)) return *i;
+  if (auto f = ResolveFloat(s)) return json::value(*f);
+  if (s == "~" || s == "null" || s == "Null" || s == "NULL") return nullptr;
+  return json::value(s);
+}
+
+// A node as it appears after "Invalid value: " (Go's %v of the decoded value, roughly).
+std::string Render(const YAML::Node& n) {
+  if (n.IsMap()) return "{...}";
+  if (n.IsSequence()) return "[...]";
+  if (n.IsNull() || !n.IsDefined()) return "null";
+  json::value v = ScalarToJson(n);
+  if (v.is_string()) return Quote(n.Scalar());
+  if (v.is_number() && !v.is_double()) return json::serialize(v);  // 0x10 shows as 16, as kube would
+  return n.Scalar();
+}
+
+// One pass over the document, collecting every problem with kube's field path.
+class ConfigParser {
+ public:
+  Result<SchedulerConfig> Parse(const YAML::Node& root) {
+    SchedulerConfig config;
+    if (!root.IsNull() && !root.IsMap()) {
+      Invalid("", root, "a KubeSchedulerConfiguration must be a YAML map");
+      return ToStatus();
+    }
+    std::optional<std::string> api_version, kind;
+    ForEachField(root, "", [&](const std::string& key, const YAML::Node& value) {
+      if (key == "apiVersion") {
+        api_version = String(value, key);
+      } else if (key == "kind") {
+        kind = String(value, key);
+      } else if (key == "parallelism") {
+        if (auto v = Int32(value, key)) {
+          config.parallelism = *v;
+          if (*v <= 0) Invalid(key, value, "should be an integer value greater than zero");
+        }
+      } else if (key == "percentageOfNodesToScore") {
+        if (auto v = Percentage(value, key)) config.percentage_of_nodes_to_score = *v;
+      } else if (key == "podInitialBackoffSeconds") {
+        if (auto v = Int32(value, key)) config.pod_initial_backoff_seconds = *v;
+      } else if (key == "podMaxBackoffSeconds") {
+        if (auto v = Int32(value, key)) config.pod_max_backoff_seconds = *v;
+      } else if (key == "profiles") {
+        Profiles(value, key, config.profiles);
+      } else {
+        for (std::string_view ignored : kIgnoredTopLevel) {
+          if (key == ignored) return true;
+        }
+        return false;
+      }
+      return true;
+    });
+    if (!api_version) {
+      Required("apiVersion");
+    } else if (*api_version != kApiVersion) {
+      NotSupported("apiVersion", *api_version, kApiVersion);
+    }
+    if (!kind) {
+      Required("kind");
+    } else if (*kind != kKind) {
+      NotSupported("kind", *kind, kKind);
+    }
+    if (config.pod_initial_backoff_seconds <= 0) {
+      Add("FieldValueInvalid", "podInitialBackoffSeconds",
+          "Invalid value: " + std::to_string(config.pod_initial_backoff_seconds) + ": must be greater than 0");
+    }
+    if (config.pod_max_backoff_seconds < config.pod_initial_backoff_seconds) {
+      Add("FieldValueInvalid", "podMaxBackoffSeconds",
+          "Invalid value: " + std::to_string(config.pod_max_backoff_seconds) +
+              ": must be greater than or equal to PodInitialBackoffSeconds");
+    }
+    if (!causes_.empty()) return ToStatus();
+    return config;
+  }
+
+ private:
+  // ---- Errors, in kube's words ----
+
+  void Add(std::string type, std::string field, std::string message) {
+    texts_.push_back(field.empty() ? message : field + ": " + message);
+    causes_.push_back({std::move(type), std::move(message), std::move(field)});
+  }
+  void Required(std::string field) { Add("FieldValueRequired", std::move(field), "Required value"); }
+  void Invalid(std::string field, const YAML::Node& value, std::string_view detail) {
+    Add("FieldValueInvalid", std::move(field), "Invalid value: " + Render(value) + ": " + std::string(detail));
+  }
+  void Duplicate(std::string field, std::string_view value) {
+    Add("FieldValueDuplicate", std::move(field), "Duplicate value: " + Quote(value));
+  }
+  void NotSupported(std::string field, std::string_view value, std::string_view supported) {
+    Add("FieldValueNotSupported", std::move(field),
+        "Unsupported value: " + Quote(value) + ": supported values: " + Quote(supported));
+  }
+  void UnknownField(const std::string& field) {
+    texts_.push_back("unknown field " + Quote(field));
+    causes_.push_back({"FieldValueUnknown", "unknown field", field});
+  }
+  void RepeatedKey(const YAML::Node& key, const std::string& field) {
+    texts_.push_back(Where(key.Mark()) + "key " + Quote(key.Scalar()) + " already set in map");
+    causes_.push_back({"FieldValueDuplicate", "key already set in map", field});
+  }
+
+  Status ToStatus() const {
+    std::string message;
+    if (texts_.size() == 1) {
+      message = texts_[0];
+    } else {
+      message = "[";
+      for (size_t i = 0; i < texts_.size(); ++i) {
+        if (i) message += ", ";
+        message += texts_[i];
+      }
+      message += "]";
+    }
+    return Status(StatusCode::kBadRequest, std::move(message), causes_);
+  }
+
+  // ---- Typed readers; each returns nullopt (having recorded why) or for null ----
+
+  // Calls on_field(key, value) for each entry of a map (null: none); a false
+  // return marks the key unknown. Repeated keys are errors.
+  template <typename F>
+  void ForEachField(const YAML::Node& map, const std::string& path, F&& on_field) {
+    if (map.IsNull()) return;
+    std::set<std::string> seen;
+    for (auto it = map.begin(); it != map.end(); ++it) {
+      const YAML::Node& key = it->first;
+      if (!key.IsScalar()) {
+        Invalid(path, key, "field names must be strings");
+        continue;
+      }
+      std::string name = key.Scalar();
+      if (!seen.insert(name).second) {
+        RepeatedKey(key, Child(path, name));
+        continue;
+      }
+      if (!on_field(name, it->second)) UnknownField(Child(path, name));
+    }
+  }
+
+  bool ExpectMap(const YAML::Node& n, const std::string& field) {
+    if (n.IsMap() || n.IsNull()) return true;
+    Invalid(field, n, "must be a map");
+    return false;
+  }
+
+  bool ExpectList(const YAML::Node& n, const std::string& field) {
+    if (n.IsSequence() || n.IsNull()) return true;
+    Invalid(field, n, "must be a list");
+    return false;
+  }
+
+  std::optional<std::string> String(const YAML::Node& n, const std::string& field) {
+    if (n.IsNull()) return std::nullopt;
+    if (!n.IsScalar()) {
+      Invalid(field, n, "must be a string");
+      return std::nullopt;
+    }
+    return n.Scalar();
+  }
+
+  std::optional<int32_t> Int32(const YAML::Node& n, const std::string& field) {
+    if (n.IsNull()) return std::nullopt;
+    json::value v = n.IsScalar() ? ScalarToJson(n) : json::value();
+    if (!v.is_int64()) {
+      Invalid(field, n, "must be an integer");
+      return std::nullopt;
+    }
+    int64_t i = v.get_int64();
+    if (i < std::numeric_limits<int32_t>::min() || i > std::numeric_limits<int32_t>::max()) {
+      Invalid(field, n, "must fit in a 32-bit integer");
+      return std::nullopt;
+    }
+    return static_cast<int32_t>(i);
+  }
+
+  std::optional<int32_t> Percentage(const YAML::Node& n, const std::string& field) {
+    auto v = Int32(n, field);
+    if (v && (*v < 0 || *v > 100)) {
+      Invalid(field, n, "not in valid range [0-100]");
+      return std::nullopt;
+    }
+    return v;
+  }
+
+  // ---- profiles ----
+
+  void Profiles(const YAML::Node& list, const std::string& path, std::vector<ProfileConfig>& out) {
+    if (!ExpectList(list, path) || list.IsNull()) return;
+    std::vector<bool> named;
+    for (size_t i = 0; i < list.size(); ++i) {
+      ProfileConfig profile;
+      named.push_back(Profile(list[i], Index(path, i), profile));
+      out.push_back(std::move(profile));
+    }
+    // kube defaults the name only when there is a single profile.
+    for (size_t i = 0; i < out.size(); ++i) {
+      if (!named[i] && out.size() > 1) Required(Index(path, i) + ".schedulerName");
+    }
+    std::set<std::string> names;
+    for (size_t i = 0; i < out.size(); ++i) {
+      if (!named[i] || out[i].scheduler_name.empty()) continue;
+      if (!names.insert(out[i].scheduler_name).second) {
+        Duplicate(Index(path, i) + ".schedulerName", out[i].scheduler_name);
+      }
+    }
+  }
+
+  // Returns whether schedulerName was given (even if empty).
+  bool Profile(const YAML::Node& node, const std::string& path, ProfileConfig& profile) {
+    if (!node.IsMap()) {
+      Invalid(path, node, "must be a map");
+      return true;  // no second error about its name
+    }
+    bool named = false;
+    ForEachField(node, path, [&](const std::string& key, const YAML::Node& value) {
+      std::string field = Child(path, key);
+      if (key == "schedulerName") {
+        if (auto name = String(value, field)) {
+          named = true;
+          profile.scheduler_name = *name;
+          if (name->empty()) Required(field);
+        }
+      } else if (key == "percentageOfNodesToScore") {
+        if (auto v = Percentage(value, field)) profile.percentage_of_nodes_to_score = *v;
+      } else if (key == "plugins") {
+        Plugins(value, field, profile.plugins);
+      } else if (key == "pluginConfig") {
+        PluginConfigs(value, field, profile.plugin_config);
+      } else {
+        return false;
+      }
+      return true;
+    });
+    return named;
+  }
+
+  void Plugins(const YAML::Node& node, const std::string& path, PluginsConfig& plugins) {
+    if (!ExpectMap(node, path)) return;
+    const std::pair<std::string_view, PluginSet*> points[] = {
+        {"preEnqueue", &plugins.pre_enqueue}, {"queueSort", &plugins.queue_sort},
+        {"preFilter", &plugins.pre_filter},   {"filter", &plugins.filter},
+        {"postFilter", &plugins.post_filter}, {"preScore", &plugins.pre_score},
+        {"score", &plugins.score},            {"reserve", &plugins.reserve},
+        {"permit", &plugins.permit},          {"preBind", &plugins.pre_bind},
+        {"bind", &plugins.bind},              {"postBind", &plugins.post_bind},
+        {"multiPoint", &plugins.multi_point},
+    };
+    ForEachField(node, path, [&](const std::string& key, const YAML::Node& value) {
+      for (const auto& [name, set] : points) {
+        if (key == name) {
+          Set(value, Child(path, key), *set);
+          return true;
+        }
+      }
+      return false;
+    });
+  }
+
+  void Set(const YAML::Node& node, const std::string& path, PluginSet& set) {
+    if (!ExpectMap(node, path)) return;
+    ForEachField(node, path, [&](const std::string& key, const YAML::Node& value) {
+      if (key == "enabled") {
+        Refs(value, Child(path, key), set.enabled);
+      } else if (key == "disabled") {
+        Refs(value, Child(path, key), set.disabled);
+      } else {
+        return false;
+      }
+      return true;
+    });
+  }
+
+  void Refs(const YAML::Node& list, const std::string& path, std::vector<PluginRef>& out) {
+    if (!ExpectList(list, path) || list.IsNull()) return;
+    for (size_t i = 0; i < list.size(); ++i) {
+      std::string here = Index(path, i);
+      const YAML::Node& entry = list[i];
+      if (!entry.IsMap()) {
+        Invalid(here, entry, "must be a map");
+        continue;
+      }
+      PluginRef ref;
+      ForEachField(entry, here, [&](const std::string& key, const YAML::Node& value) {
+        std::string field = Child(here, key);
+        if (key == "name") {
+          if (auto name = String(value, field)) ref.name = *name;
+        } else if (key == "weight") {
+          if (auto weight = Int32(value, field)) {
+            ref.weight = *weight;
+            if (*weight < 0) Invalid(field, value, "must be greater than or equal to 0");
+          }
+        } else {
+          return false;
+        }
+        return true;
+      });
+      if (ref.name.empty()) Required(Child(here, "name"));
+      out.push_back(std::move(ref));
+    }
+  }
+
+  void PluginConfigs(const YAML::Node& list, const std::string& path,
+                     std::vector<std::pair<std::string, json::object>>& out) {
+    if (!ExpectList(list, path) || list.IsNull()) return;
+    std::set<std::string> names;
+    for (size_t i = 0; i < list.size(); ++i) {
+      std::string here = Index(path, i);
+      const YAML::Node& entry = list[i];
+      if (!entry.IsMap()) {
+        Invalid(here, entry, "must be a map");
+        continue;
+      }
+      std::string name;
+      json::object args;
+      ForEachField(entry, here, [&](const std::string& key, const YAML::Node& value) {
+        std::string field = Child(here, key);
+        if (key == "name") {
+          if (auto n = String(value, field)) name = *n;
+        } else if (key == "args") {
+          Args(value, field, args);
+        } else {
+          return false;
+        }
+        return true;
+      });
+      if (name.empty()) {
+        Required(Child(here, "name"));
+      } else if (!names.insert(name).second) {
+        Duplicate(here, name);
+      }
+      out.emplace_back(std::move(name), std::move(args));
+    }
+  }
+
+  // ---- args: YAML → JSON ----
+
+  void Args(const YAML::Node& node, const std::string& path, json::object& out) {
+    if (!ExpectMap(node, path) || node.IsNull()) return;
+    nodes_converted_ = 0;
+    json::value v = ToJson(node, path, 0);
+    if (!v.is_object()) return;
+    out = std::move(v.get_object());
+    // The args' own TypeMeta (kind: NodeResourcesFitArgs) says nothing the plugin needs.
+    out.erase("apiVersion");
+    out.erase("kind");
+  }
+
+  json::value ToJson(const YAML::Node& node, const std::string& path, int depth) {
+    if (depth > kMaxArgsDepth) {
+      Invalid(path, node, "nested too deeply");
+      return nullptr;
+    }
+    if (++nodes_converted_ > kMaxArgsNodes) {
+      if (nodes_converted_ == kMaxArgsNodes + 1) Invalid(path, node, "too large");
+      return nullptr;
+    }
+    if (node.IsNull()) return nullptr;
+    if (node.IsScalar()) return ScalarToJson(node);
+    if (node.IsSequence()) {
+      json::array array;
+      array.reserve(node.size());
+      for (size_t i = 0; i < node.size(); ++i) array.push_back(ToJson(node[i], Index(path, i), depth + 1));
+      return array;
+    }
+    json::object object;
+    for (auto it = node.begin(); it != node.end(); ++it) {
+      const YAML::Node& key = it->first;
+      if (!key.IsScalar()) {
+        Invalid(path, key, "keys must be strings");
+        continue;
+      }
+      const std::string& name = key.Scalar();
+      if (object.contains(name)) {
+        RepeatedKey(key, Child(path, name));
+        continue;
+      }
+      object.emplace(name, ToJson(it->second, Child(path, name), depth + 1));
+    }
+    return object;
+  }
+
+  std::vector<StatusCause> causes_;
+  std::vector<std::string> texts_;  // "field: message", in document order
+  size_t nodes_converted_ = 0;
+};
+
+}  // namespace
+
+Result<SchedulerConfig> ParseSchedulerConfig(std::string_view yaml_text) {
+  try {
+    YAML::Node root = YAML::Load(std::string(yaml_text));
+    return ConfigParser().Parse(root);
+  } catch (const YAML::Exception& e) {
+    return Status::BadRequest(Where(e.mark) + e.msg);
+  }
+}
+
+}  // namespace berth::scheduler

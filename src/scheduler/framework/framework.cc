@@ -1,0 +1,340 @@
+#include "scheduler/framework/framework.h"
+
+#include <algorithm>
+#include <map>
+
+namespace berth::scheduler {
+
+namespace {
+
+struct PointSpec {
+  const char* name;  // as in the config file
+  PluginSet PluginsConfig::*set;
+};
+
+constexpr PointSpec kPoints[] = {
+    {"preEnqueue", &PluginsConfig::pre_enqueue}, {"queueSort", &PluginsConfig::queue_sort},
+    {"preFilter", &PluginsConfig::pre_filter},   {"filter", &PluginsConfig::filter},
+    {"postFilter", &PluginsConfig::post_filter}, {"preScore", &PluginsConfig::pre_score},
+    {"score", &PluginsConfig::score},            {"reserve", &PluginsConfig::reserve},
+    {"permit", &PluginsConfig::permit},          {"preBind", &PluginsConfig::pre_bind},
+    {"bind", &PluginsConfig::bind},              {"postBind", &PluginsConfig::post_bind},
+};
+
+// Whether `plugin` implements the extension point `point`.
+bool Implements(const Plugin* plugin, std::string_view point) {
+  if (point == "preEnqueue") return dynamic_cast<const PreEnqueuePlugin*>(plugin);
+  if (point == "queueSort") return dynamic_cast<const QueueSortPlugin*>(plugin);
+  if (point == "preFilter") return dynamic_cast<const PreFilterPlugin*>(plugin);
+  if (point == "filter") return dynamic_cast<const FilterPlugin*>(plugin);
+  if (point == "postFilter") return dynamic_cast<const PostFilterPlugin*>(plugin);
+  if (point == "preScore") return dynamic_cast<const PreScorePlugin*>(plugin);
+  if (point == "score") return dynamic_cast<const ScorePlugin*>(plugin);
+  if (point == "reserve") return dynamic_cast<const ReservePlugin*>(plugin);
+  if (point == "permit") return dynamic_cast<const PermitPlugin*>(plugin);
+  if (point == "preBind") return dynamic_cast<const PreBindPlugin*>(plugin);
+  if (point == "bind") return dynamic_cast<const BindPlugin*>(plugin);
+  if (point == "postBind") return dynamic_cast<const PostBindPlugin*>(plugin);
+  return false;
+}
+
+bool Disables(const PluginSet& set, const std::string& name) {
+  return std::any_of(set.disabled.begin(), set.disabled.end(),
+                     [&](const PluginRef& r) { return r.name == "*" || r.name == name; });
+}
+
+// A configured plugin at one point, with where it was written (for errors).
+struct Entry {
+  std::string name;
+  int32_t weight;
+  std::string field;
+  bool from_multi_point;
+};
+
+}  // namespace
+
+PluginSet DefaultMultiPoint() {
+  PluginSet set;
+  set.enabled = {
+      {"SchedulingGates", 0},
+      {"PrioritySort", 0},
+      {"NodeUnschedulable", 0},
+      {"NodeName", 0},
+      {"TaintToleration", 3},
+      {"NodeAffinity", 2},
+      {"NodePorts", 0},
+      {"NodeResourcesFit", 1},
+      {"PodTopologySpread", 2},
+      {"InterPodAffinity", 2},
+      {"NodeResourcesBalancedAllocation", 1},
+      {"ImageLocality", 1},
+      {"DefaultBinder", 0},
+  };
+  return set;
+}
+
+Result<std::unique_ptr<Framework>> Framework::Build(const ProfileConfig& profile, const Registry& registry,
+                                                    const Handle& handle, std::string_view field_path) {
+  auto fw = std::unique_ptr<Framework>(new Framework());
+  fw->scheduler_name_ = profile.scheduler_name;
+  fw->percentage_of_nodes_to_score_ = profile.percentage_of_nodes_to_score;
+  std::string base = std::string(field_path) + ".plugins";
+
+  // multiPoint: the defaults, minus the user's disabled, plus the user's enabled.
+  std::vector<Entry> multi;
+  const PluginSet& user_multi = profile.plugins.multi_point;
+  for (const auto& r : DefaultMultiPoint().enabled) {
+    if (!Disables(user_multi, r.name)) multi.push_back({r.name, r.weight, base + ".multiPoint", true});
+  }
+  for (size_t i = 0; i < user_multi.enabled.size(); ++i) {
+    const auto& r = user_multi.enabled[i];
+    std::string field = base + ".multiPoint.enabled[" + std::to_string(i) + "]";
+    auto it = std::find_if(multi.begin(), multi.end(), [&](const Entry& e) { return e.name == r.name; });
+    if (it != multi.end()) {
+      it->weight = r.weight ? r.weight : it->weight;
+      it->field = field;
+    } else {
+      multi.push_back({r.name, r.weight, field, true});
+    }
+  }
+
+  // Instantiate every plugin named anywhere, once.
+  std::map<std::string, std::shared_ptr<Plugin>> instances;
+  auto instantiate = [&](const std::string& name, const std::string& field) -> Status {
+    if (instances.count(name)) return Status::Ok();
+    const PluginFactory* factory = registry.Find(name);
+    if (!factory) return Status::BadRequest(field + ": plugin \"" + name + "\" does not exist");
+    boost::json::object args;
+    for (const auto& [plugin, config] : profile.plugin_config) {
+      if (plugin == name) args = config;
+    }
+    auto plugin = (*factory)(args, handle);
+    if (!plugin.ok()) {
+      return Status::BadRequest(std::string(field_path) + ".pluginConfig[" + name + "].args: " +
+                                plugin.status().message());
+    }
+    instances[name] = std::move(plugin).value();
+    fw->owned_.push_back(instances[name]);
+    return Status::Ok();
+  };
+  for (const auto& e : multi) {
+    if (Status s = instantiate(e.name, e.field); !s.ok()) return s;
+  }
+
+  for (const auto& point : kPoints) {
+    const PluginSet& specific = profile.plugins.*point.set;
+    std::vector<Entry> entries;
+    // Plugins named at this point run first, in order; then multiPoint's.
+    for (size_t i = 0; i < specific.enabled.size(); ++i) {
+      const auto& r = specific.enabled[i];
+      std::string field = base + "." + point.name + ".enabled[" + std::to_string(i) + "]";
+      if (Status s = instantiate(r.name, field); !s.ok()) return s;
+      if (!Implements(instances[r.name].get(), point.name)) {
+        return Status::BadRequest(field + ": plugin \"" + r.name + "\" does not extend " + point.name +
+                                  " plugin");
+      }
+      int32_t weight = r.weight;
+      if (weight == 0) {
+        for (const auto& m : multi) {
+          if (m.name == r.name) weight = m.weight;
+        }
+      }
+      entries.push_back({r.name, weight, field, false});
+    }
+    for (const auto& m : multi) {
+      if (Disables(specific, m.name)) continue;
+      if (!Implements(instances[m.name].get(), point.name)) continue;
+      if (std::any_of(entries.begin(), entries.end(), [&](const Entry& e) { return e.name == m.name; })) continue;
+      entries.push_back(m);
+    }
+    std::string_view p = point.name;
+    for (const auto& e : entries) {
+      Plugin* plugin = instances[e.name].get();
+      if (p == "preEnqueue") fw->pre_enqueue_.push_back(dynamic_cast<const PreEnqueuePlugin*>(plugin));
+      if (p == "queueSort") {
+        if (fw->queue_sort_ && !e.from_multi_point) {
+          return Status::BadRequest(e.field + ": only one queueSort plugin can be enabled");
+        }
+        if (!fw->queue_sort_) fw->queue_sort_ = dynamic_cast<const QueueSortPlugin*>(plugin);
+      }
+      if (p == "preFilter") fw->pre_filter_.push_back(dynamic_cast<const PreFilterPlugin*>(plugin));
+      if (p == "filter") fw->filter_.push_back(dynamic_cast<const FilterPlugin*>(plugin));
+      if (p == "postFilter") fw->post_filter_.push_back(dynamic_cast<const PostFilterPlugin*>(plugin));
+      if (p == "preScore") fw->pre_score_.push_back(dynamic_cast<const PreScorePlugin*>(plugin));
+      if (p == "score") {
+        if (e.weight < 0) return Status::BadRequest(e.field + ".weight: Invalid value: must not be negative");
+        fw->score_.push_back({dynamic_cast<const ScorePlugin*>(plugin), e.weight > 0 ? e.weight : 1});
+      }
+      if (p == "reserve") fw->reserve_.push_back(dynamic_cast<const ReservePlugin*>(plugin));
+      if (p == "permit") fw->permit_.push_back(dynamic_cast<const PermitPlugin*>(plugin));
+      if (p == "preBind") fw->pre_bind_.push_back(dynamic_cast<const PreBindPlugin*>(plugin));
+      if (p == "bind") fw->bind_.push_back(dynamic_cast<const BindPlugin*>(plugin));
+      if (p == "postBind") fw->post_bind_.push_back(dynamic_cast<const PostBindPlugin*>(plugin));
+    }
+  }
+  if (!fw->queue_sort_) return Status::BadRequest(base + ".queueSort: Required value: one queueSort plugin");
+  if (fw->bind_.empty()) return Status::BadRequest(base + ".bind: Required value: at least one bind plugin");
+  return fw;
+}
+
+PluginStatus Framework::RunPreEnqueue(const PodInfo& pod) const {
+  for (const auto* p : pre_enqueue_) {
+    PluginStatus s = p->PreEnqueue(pod);
+    if (!s.ok()) return s.WithPlugin(p->Name());
+  }
+  return {};
+}
+
+PluginStatus Framework::RunPreFilter(CycleState& state, const PodInfo& pod) const {
+  for (const auto* p : pre_filter_) {
+    PluginStatus s = p->PreFilter(state, pod);
+    if (s.IsSkip()) {
+      state.SkipFilter(p->Name());
+      continue;
+    }
+    if (!s.ok()) return s.WithPlugin(p->Name());
+  }
+  return {};
+}
+
+PluginStatus Framework::RunFilter(const CycleState& state, const PodInfo& pod, const NodeInfo& node) const {
+  for (const auto* p : filter_) {
+    if (state.FilterSkipped(p->Name())) continue;
+    PluginStatus s = p->Filter(state, pod, node);
+    if (!s.ok()) return s.WithPlugin(p->Name());
+  }
+  return {};
+}
+
+PluginStatus Framework::RunPostFilter(CycleState& state, const PodInfo& pod, std::span<const NodeStatus> rejected,
+                                      PostFilterResult* result) const {
+  PluginStatus last = PluginStatus::Unschedulable("no postFilter plugin could help");
+  for (const auto* p : post_filter_) {
+    PluginStatus s = p->PostFilter(state, pod, rejected, result);
+    if (s.ok()) return s;
+    if (s.code() == Code::kError) return s.WithPlugin(p->Name());
+    last = std::move(s.WithPlugin(p->Name()));
+  }
+  return last;
+}
+
+PluginStatus Framework::RunPreScore(CycleState& state, const PodInfo& pod,
+                                    std::span<const NodeInfo* const> nodes) const {
+  for (const auto* p : pre_score_) {
+    PluginStatus s = p->PreScore(state, pod, nodes);
+    if (s.IsSkip()) {
+      state.SkipScore(p->Name());
+      continue;
+    }
+    if (!s.ok()) return s.WithPlugin(p->Name());
+  }
+  return {};
+}
+
+PluginStatus Framework::RunScore(const CycleState& state, const PodInfo& pod, std::span<const NodeInfo* const> nodes,
+                                 std::span<int64_t> totals, std::vector<NodeScore>& scratch) const {
+  scratch.resize(nodes.size());
+  for (const auto& [plugin, weight] : score_) {
+    if (state.ScoreSkipped(plugin->Name())) continue;
+    for (size_t i = 0; i < nodes.size(); ++i) {
+      scratch[i].node = nodes[i];
+      PluginStatus s = plugin->Score(state, pod, *nodes[i], &scratch[i].score);
+      if (!s.ok()) return s.WithPlugin(plugin->Name());
+    }
+    if (plugin->HasNormalizeScore()) {
+      PluginStatus s = plugin->NormalizeScore(state, pod, std::span<NodeScore>(scratch.data(), nodes.size()));
+      if (!s.ok()) return s.WithPlugin(plugin->Name());
+    }
+    for (size_t i = 0; i < nodes.size(); ++i) {
+      int64_t score = scratch[i].score;
+      if (score < kMinNodeScore || score > kMaxNodeScore) {
+        return PluginStatus::Error("plugin " + std::string(plugin->Name()) + " returns an invalid score " +
+                                   std::to_string(score) + ", it should in the range of [0, 100] after normalizing");
+      }
+      totals[i] += score * weight;
+    }
+  }
+  return {};
+}
+
+PluginStatus Framework::RunReserve(CycleState& state, const PodInfo& pod, const std::string& node) const {
+  for (const auto* p : reserve_) {
+    PluginStatus s = p->Reserve(state, pod, node);
+    if (!s.ok()) return s.WithPlugin(p->Name());
+  }
+  return {};
+}
+
+void Framework::RunUnreserve(CycleState& state, const PodInfo& pod, const std::string& node) const {
+  for (auto it = reserve_.rbegin(); it != reserve_.rend(); ++it) (*it)->Unreserve(state, pod, node);
+}
+
+PermitDecision Framework::RunPermit(CycleState& state, const PodInfo& pod, const std::string& node) const {
+  PermitDecision out;
+  for (const auto* p : permit_) {
+    PermitDecision d = p->Permit(state, pod, node);
+    if (d.status.code() == Code::kWait) {
+      if (out.status.code() != Code::kWait || d.timeout < out.timeout) out.timeout = d.timeout;
+      out.status = std::move(d.status.WithPlugin(p->Name()));
+      continue;
+    }
+    if (!d.status.ok()) {
+      d.status.WithPlugin(p->Name());
+      return d;
+    }
+  }
+  return out;
+}
+
+PluginStatus Framework::RunPreBind(CycleState& state, const PodInfo& pod, const std::string& node) const {
+  for (const auto* p : pre_bind_) {
+    PluginStatus s = p->PreBind(state, pod, node);
+    if (!s.ok()) return s.WithPlugin(p->Name());
+  }
+  return {};
+}
+
+PluginStatus Framework::RunBind(CycleState& state, const PodInfo& pod, const std::string& node) const {
+  for (const auto* p : bind_) {
+    PluginStatus s = p->Bind(state, pod, node);
+    if (s.IsSkip()) continue;
+    if (!s.ok()) s.WithPlugin(p->Name());
+    return s;
+  }
+  return PluginStatus::Error("no bind plugin bound the pod");
+}
+
+void Framework::RunPostBind(CycleState& state, const PodInfo& pod, const std::string& node) const {
+  for (const auto* p : post_bind_) p->PostBind(state, pod, node);
+}
+
+std::vector<std::string> Framework::PluginNames(std::string_view point) const {
+  std::vector<std::string> out;
+  auto add = [&](const auto& list) {
+    for (const auto* p : list) out.emplace_back(p->Name());
+  };
+  if (point == "preEnqueue") add(pre_enqueue_);
+  if (point == "queueSort") out.emplace_back(queue_sort_->Name());
+  if (point == "preFilter") add(pre_filter_);
+  if (point == "filter") add(filter_);
+  if (point == "postFilter") add(post_filter_);
+  if (point == "preScore") add(pre_score_);
+  if (point == "score") {
+    for (const auto& s : score_) out.emplace_back(s.plugin->Name());
+  }
+  if (point == "reserve") add(reserve_);
+  if (point == "permit") add(permit_);
+  if (point == "preBind") add(pre_bind_);
+  if (point == "bind") add(bind_);
+  if (point == "postBind") add(post_bind_);
+  return out;
+}
+
+int32_t Framework::ScoreWeight(std::string_view plugin) const {
+  for (const auto& s : score_) {
+    if (s.plugin->Name() == plugin) return static_cast<int32_t>(s.weight);
+  }
+  return 0;
+}
+
+}  // namespace berth::scheduler

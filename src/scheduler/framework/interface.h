@@ -1,0 +1,196 @@
+#pragma once
+// The scheduling framework's extension points, as in kube-scheduler
+// (pkg/scheduler/framework/interface.go): a plugin implements the interfaces of
+// the points it serves. Filter and Score are called concurrently for
+// different nodes of one cycle, and by concurrent cycles, so they must be
+// const and thread-safe; per-cycle data lives in the CycleState.
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "api/labels.h"
+#include "api/status.h"
+#include "scheduler/framework/node_info.h"
+#include "scheduler/framework/snapshot.h"
+#include "scheduler/framework/status.h"
+
+namespace berth::scheduler {
+
+inline constexpr int64_t kMaxNodeScore = 100;
+inline constexpr int64_t kMinNodeScore = 0;
+
+// Data one plugin keeps for the rest of a cycle (written in PreFilter or PreScore).
+class StateData {
+ public:
+  virtual ~StateData() = default;
+};
+
+// Per-cycle state shared by the plugins of one cycle. Written only by the
+// cycle's own thread (PreFilter, PreScore, Reserve...), read concurrently by
+// Filter and Score.
+class CycleState {
+ public:
+  explicit CycleState(const Snapshot* snapshot = nullptr) : snapshot_(snapshot) {}
+  const Snapshot& snapshot() const { return *snapshot_; }
+  void set_snapshot(const Snapshot* s) { snapshot_ = s; }
+
+  void Write(std::string_view key, std::unique_ptr<StateData> data);
+  // nullptr when absent.
+  const StateData* Read(std::string_view key) const;
+  template <typename T>
+  const T* Get(std::string_view key) const {
+    return static_cast<const T*>(Read(key));
+  }
+  // Plugins whose PreFilter/PreScore returned Skip: their Filter/Score are not called.
+  void SkipFilter(std::string_view plugin) { skip_filter_.emplace_back(plugin); }
+  void SkipScore(std::string_view plugin) { skip_score_.emplace_back(plugin); }
+  bool FilterSkipped(std::string_view plugin) const;
+  bool ScoreSkipped(std::string_view plugin) const;
+
+ private:
+  const Snapshot* snapshot_;
+  std::vector<std::pair<std::string, std::unique_ptr<StateData>>> data_;
+  std::vector<std::string_view> skip_filter_, skip_score_;
+};
+
+// A pod in the scheduling queue.
+struct QueuedPodInfo {
+  PodInfoPtr pod;
+  // When the pod was added to the queue (PrioritySort's tie-breaker), and
+  // when it first was: the start of its pod_scheduling_duration.
+  std::chrono::steady_clock::time_point timestamp;
+  std::chrono::steady_clock::time_point initial_attempt;
+  int attempts = 0;
+  // The plugins that rejected it last time (for queueing hints and messages).
+  std::vector<std::string> unschedulable_plugins;
+};
+
+// What plugins may use beyond their arguments. Implemented by the scheduler.
+class Handle {
+ public:
+  virtual ~Handle() = default;
+  // The labels of a namespace (for namespaceSelector), nullptr when unknown.
+  virtual const api::Labels* NamespaceLabels(std::string_view ns) const = 0;
+  // Binds `pod` to `node` through the API (what POST pods/{name}/binding does).
+  virtual Status BindPod(const api::Object& pod, const std::string& node) const = 0;
+};
+
+
+class Plugin {
+ public:
+  virtual ~Plugin() = default;
+  virtual std::string_view Name() const = 0;
+};
+
+class QueueSortPlugin : public virtual Plugin {
+ public:
+  // Strict weak order: whether `a` leaves the active queue before `b`.
+  virtual bool Less(const QueuedPodInfo& a, const QueuedPodInfo& b) const = 0;
+};
+
+class PreEnqueuePlugin : public virtual Plugin {
+ public:
+  // Success lets the pod into the active queue; anything else parks it
+  // until its next update.
+  virtual PluginStatus PreEnqueue(const PodInfo& pod) const = 0;
+};
+
+class PreFilterPlugin : public virtual Plugin {
+ public:
+  // Computes what Filter needs for this pod once per cycle. Skip: Filter is
+  // not called this cycle. A rejection ends the cycle for every node.
+  virtual PluginStatus PreFilter(CycleState& state, const PodInfo& pod) const = 0;
+};
+
+class FilterPlugin : public virtual Plugin {
+ public:
+  // Whether `pod` may run on `node`. Thread-safe.
+  virtual PluginStatus Filter(const CycleState& state, const PodInfo& pod, const NodeInfo& node) const = 0;
+};
+
+// Which node each rejection came from, for PostFilter and the FailedScheduling message.
+struct NodeStatus {
+  const NodeInfo* node;
+  PluginStatus status;
+};
+
+struct PostFilterResult {
+  std::string nominated_node;  // empty: no node could be freed
+};
+
+class PostFilterPlugin : public virtual Plugin {
+ public:
+  // Called when no node fits (preemption).
+  virtual PluginStatus PostFilter(CycleState& state, const PodInfo& pod, std::span<const NodeStatus> rejected,
+                                  PostFilterResult* result) const = 0;
+};
+
+class PreScorePlugin : public virtual Plugin {
+ public:
+  virtual PluginStatus PreScore(CycleState& state, const PodInfo& pod,
+                                std::span<const NodeInfo* const> feasible) const = 0;
+};
+
+struct NodeScore {
+  const NodeInfo* node;
+  int64_t score;
+};
+
+// kube's helper.DefaultNormalizeScore: scales scores so the largest becomes
+// kMaxNodeScore; with `reverse`, a higher raw score becomes a lower one.
+void DefaultNormalizeScore(std::span<NodeScore> scores, bool reverse);
+
+class ScorePlugin : public virtual Plugin {
+ public:
+  // The raw score of `node` for `pod`. Thread-safe.
+  virtual PluginStatus Score(const CycleState& state, const PodInfo& pod, const NodeInfo& node,
+                             int64_t* score) const = 0;
+  // Whether NormalizeScore must run (scores not already in [0, 100]).
+  virtual bool HasNormalizeScore() const { return false; }
+  // Rescales the raw scores of all feasible nodes into [0, 100].
+  virtual PluginStatus NormalizeScore(const CycleState& state, const PodInfo& pod,
+                                      std::span<NodeScore> scores) const {
+    return {};
+  }
+};
+
+class ReservePlugin : public virtual Plugin {
+ public:
+  virtual PluginStatus Reserve(CycleState& state, const PodInfo& pod, const std::string& node) const = 0;
+  // Undoes Reserve when a later step fails. Must be idempotent.
+  virtual void Unreserve(CycleState& state, const PodInfo& pod, const std::string& node) const = 0;
+};
+
+struct PermitDecision {
+  PluginStatus status;                   // Success, Wait, or a rejection
+  std::chrono::milliseconds timeout{0};  // with Wait
+};
+
+class PermitPlugin : public virtual Plugin {
+ public:
+  virtual PermitDecision Permit(CycleState& state, const PodInfo& pod, const std::string& node) const = 0;
+};
+
+class PreBindPlugin : public virtual Plugin {
+ public:
+  virtual PluginStatus PreBind(CycleState& state, const PodInfo& pod, const std::string& node) const = 0;
+};
+
+class BindPlugin : public virtual Plugin {
+ public:
+  // Skip: the next bind plugin decides.
+  virtual PluginStatus Bind(CycleState& state, const PodInfo& pod, const std::string& node) const = 0;
+};
+
+class PostBindPlugin : public virtual Plugin {
+ public:
+  virtual void PostBind(CycleState& state, const PodInfo& pod, const std::string& node) const = 0;
+};
+
+}  // namespace berth::scheduler

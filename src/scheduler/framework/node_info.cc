@@ -1,0 +1,92 @@
+#include "scheduler/framework/node_info.h"
+
+#include <algorithm>
+
+namespace berth::scheduler {
+
+namespace {
+
+const api::Labels kNoLabels;
+const api::ResourceList kNoResources;
+
+void Erase(std::vector<PodInfoPtr>& pods, const std::string& key) {
+  auto it = std::find_if(pods.begin(), pods.end(), [&](const PodInfoPtr& p) { return p->key == key; });
+  if (it == pods.end()) return;
+  *it = std::move(pods.back());
+  pods.pop_back();
+}
+
+}  // namespace
+
+std::string PodKey(const api::Object& pod) { return pod.namespace_name() + "/" + pod.name(); }
+
+PodInfoPtr MakePodInfo(api::ObjectPtr pod) {
+  auto info = std::make_shared<PodInfo>();
+  info->view = pod->As<api::PodView>();
+  info->key = PodKey(*pod);
+  info->object = std::move(pod);
+  return info;
+}
+
+bool HostPortsConflict(const api::HostPort& a, const api::HostPort& b) {
+  if (a.port != b.port || a.protocol != b.protocol) return false;
+  return a.host_ip == b.host_ip || a.host_ip == "0.0.0.0" || b.host_ip == "0.0.0.0";
+}
+
+const api::Labels& NodeInfo::labels() const { return node_ ? node_->labels() : kNoLabels; }
+
+const api::ResourceList& NodeInfo::allocatable() const { return view_ ? view_->allocatable : kNoResources; }
+
+bool NodeInfo::PortConflicts(const api::HostPort& port) const {
+  for (const auto& used : used_ports_) {
+    if (HostPortsConflict(used, port)) return true;
+  }
+  return false;
+}
+
+void NodeInfo::SetNode(api::ObjectPtr node) {
+  view_ = node ? node->As<api::NodeView>() : nullptr;
+  if (node) name_ = node->name();
+  node_ = std::move(node);
+}
+
+void NodeInfo::AddPod(PodInfoPtr pod) {
+  const api::PodView& v = *pod->view;
+  requested_.Add(v.requests);
+  requested_.pods += 1;
+  non_zero_requested_.Add(v.non_zero_requests);
+  non_zero_requested_.pods += 1;
+  used_ports_.insert(used_ports_.end(), v.host_ports.begin(), v.host_ports.end());
+  if (v.HasAffinityConstraints()) pods_with_affinity_.push_back(pod);
+  if (!v.pod_anti_affinity.required.empty()) pods_with_required_anti_affinity_.push_back(pod);
+  pods_.push_back(std::move(pod));
+}
+
+bool NodeInfo::RemovePod(const std::string& key) {
+  auto it = std::find_if(pods_.begin(), pods_.end(), [&](const PodInfoPtr& p) { return p->key == key; });
+  if (it == pods_.end()) return false;
+  PodInfoPtr pod = *it;
+  *it = std::move(pods_.back());
+  pods_.pop_back();
+  const api::PodView& v = *pod->view;
+  requested_.Subtract(v.requests);
+  requested_.pods -= 1;
+  non_zero_requested_.Subtract(v.non_zero_requests);
+  non_zero_requested_.pods -= 1;
+  for (const auto& port : v.host_ports) {
+    auto p = std::find(used_ports_.begin(), used_ports_.end(), port);
+    if (p != used_ports_.end()) used_ports_.erase(p);
+  }
+  if (v.HasAffinityConstraints()) Erase(pods_with_affinity_, key);
+  if (!v.pod_anti_affinity.required.empty()) Erase(pods_with_required_anti_affinity_, key);
+  return true;
+}
+
+const PodInfoPtr* NodeInfo::FindPod(const std::string& key) const {
+  for (const auto& p : pods_) {
+    if (p->key == key) return &p;
+  }
+  return nullptr;
+}
+
+}  // namespace berth::scheduler

@@ -1,0 +1,47 @@
+#include "scheduler/framework/snapshot.h"
+
+namespace berth::scheduler {
+
+const NodeInfo* Snapshot::Get(std::string_view name) const {
+  auto it = index_.find(std::string(name));
+  return it == index_.end() ? nullptr : nodes_[it->second].get();
+}
+
+int Snapshot::ImageNodeCount(const std::string& image) const {
+  if (!image_nodes_) return 0;
+  auto it = image_nodes_->find(image);
+  return it == image_nodes_->end() ? 0 : it->second;
+}
+
+Snapshot Snapshot::FromNodes(std::vector<NodeInfoPtr> nodes) {
+  Snapshot s;
+  s.nodes_ = std::move(nodes);
+  auto images = std::make_shared<std::unordered_map<std::string, int>>();
+  for (const auto& n : s.nodes_) {
+    if (!n->view()) continue;
+    for (const auto& image : n->view()->images) {
+      for (const auto& name : image.names) (*images)[name]++;
+    }
+  }
+  s.image_nodes_ = std::move(images);
+  s.RebuildIndexes();
+  return s;
+}
+
+void Snapshot::RebuildIndexes() {
+  index_.clear();
+  index_.reserve(nodes_.size());
+  for (size_t i = 0; i < nodes_.size(); ++i) index_.emplace(nodes_[i]->name(), i);
+  RebuildAffinityLists();
+}
+
+void Snapshot::RebuildAffinityLists() {
+  have_pods_with_affinity_.clear();
+  have_pods_with_required_anti_affinity_.clear();
+  for (const auto& n : nodes_) {
+    if (!n->pods_with_affinity().empty()) have_pods_with_affinity_.push_back(n.get());
+    if (!n->pods_with_required_anti_affinity().empty()) have_pods_with_required_anti_affinity_.push_back(n.get());
+  }
+}
+
+}  // namespace berth::scheduler

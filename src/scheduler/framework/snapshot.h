@@ -1,0 +1,51 @@
+#pragma once
+// A consistent view of the cluster for scheduling cycles: NodeInfos shared
+// (copy-on-write) with the cache, in a stable order, updated incrementally by
+// generation (Cache::UpdateSnapshot). A snapshot is owned by one scheduling
+// worker; it is never changed while a cycle reads it.
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "scheduler/framework/node_info.h"
+
+namespace berth::scheduler {
+
+using NodeInfoPtr = std::shared_ptr<const NodeInfo>;
+
+class Snapshot {
+ public:
+  const std::vector<NodeInfoPtr>& nodes() const { return nodes_; }
+  size_t size() const { return nodes_.size(); }
+  // nullptr when the node is unknown.
+  const NodeInfo* Get(std::string_view name) const;
+  // Nodes with at least one pod that has (anti-)affinity terms / required anti-affinity.
+  const std::vector<const NodeInfo*>& have_pods_with_affinity() const { return have_pods_with_affinity_; }
+  const std::vector<const NodeInfo*>& have_pods_with_required_anti_affinity() const {
+    return have_pods_with_required_anti_affinity_;
+  }
+  // How many nodes report having `image` (ImageLocality's spread factor).
+  int ImageNodeCount(const std::string& image) const;
+  int64_t generation() const { return generation_; }
+
+  // Builds a snapshot from a list of nodes (tests, benchmarks).
+  static Snapshot FromNodes(std::vector<NodeInfoPtr> nodes);
+
+ private:
+  friend class Cache;
+  void RebuildIndexes();
+  void RebuildAffinityLists();
+
+  std::vector<NodeInfoPtr> nodes_;
+  std::unordered_map<std::string, size_t> index_;
+  std::vector<const NodeInfo*> have_pods_with_affinity_;
+  std::vector<const NodeInfo*> have_pods_with_required_anti_affinity_;
+  std::shared_ptr<const std::unordered_map<std::string, int>> image_nodes_;
+  int64_t generation_ = 0;
+  int64_t list_generation_ = -1;
+};
+
+}  // namespace berth::scheduler

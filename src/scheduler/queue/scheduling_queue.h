@@ -1,0 +1,114 @@
+#pragma once
+// kube-scheduler's scheduling queue: activeQ ordered by the QueueSort
+// plugin; backoffQ holding pods that failed until their backoff (initial ×
+// 2^(attempts−1), capped) expires; and the unschedulable pool, whose pods go
+// back when a cluster event may have made them schedulable, or after
+// `max_unschedulable` at the latest. Gated pods (PreEnqueue said no) wait for
+// their next update.
+//
+// Every pod is in at most one place, and a popped pod is "in flight" until
+// Done: an update or delete that arrives meanwhile is remembered, so no pod is
+// lost or handed out twice. Thread-safe; Pop blocks.
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "scheduler/framework/interface.h"
+
+namespace berth::scheduler {
+
+class SchedulingQueue {
+ public:
+  using Clock = std::chrono::steady_clock;
+  struct Options {
+    std::chrono::milliseconds initial_backoff{1000};
+    std::chrono::milliseconds max_backoff{10000};
+    std::chrono::milliseconds max_unschedulable{5 * 60 * 1000};
+    std::function<Clock::time_point()> now = [] { return Clock::now(); };
+  };
+  using Less = std::function<bool(const QueuedPodInfo&, const QueuedPodInfo&)>;
+  // Whether the pod may enter the active queue (PreEnqueue plugins).
+  using Admit = std::function<bool(const PodInfo&)>;
+
+  SchedulingQueue(Less less, Admit admit, Options options);
+
+  // A new pending pod.
+  void Add(PodInfoPtr pod);
+  // A pending pod changed: it replaces the queued version; a gated or
+  // unschedulable pod is retried (through backoff if still backing off).
+  void Update(PodInfoPtr pod);
+  // The pod was deleted or bound by someone else.
+  void Delete(const std::string& key);
+
+  // Blocks until a pod is active (and marks it in flight), or returns nullopt
+  // once the queue is closed or `deadline` passes.
+  std::optional<QueuedPodInfo> Pop(Clock::time_point deadline = Clock::time_point::max());
+  // The attempt for `info` failed. Unschedulable (rejected by plugins) goes to
+  // the unschedulable pool, unless a cluster event arrived while it was in
+  // flight; errors go to backoff. Ends the in-flight state.
+  void Requeue(QueuedPodInfo info, bool unschedulable);
+  // The attempt succeeded (the pod is assumed/bound): ends the in-flight state.
+  void Done(const std::string& key);
+
+  // A cluster event (node added or changed, pod deleted...) that may make
+  // unschedulable pods schedulable: they move to backoff or active.
+  void MoveAllToActiveOrBackoff();
+
+  void Close();
+
+  struct Counts {
+    size_t active = 0, backoff = 0, unschedulable = 0, gated = 0, in_flight = 0;
+  };
+  Counts counts() const;
+  // Pods queued or in flight.
+  size_t size() const;
+
+ private:
+  enum class Where : unsigned char { kActive, kBackoff, kUnschedulable, kGated, kInFlight };
+  struct Entry {
+    QueuedPodInfo info;
+    Where where;
+    uint64_t seq = 0;  // matches the heap element that is current
+    Clock::time_point backoff_expiry;
+    Clock::time_point unschedulable_since;
+    uint64_t move_cycle_at_pop = 0;
+    bool deleted_in_flight = false;
+    PodInfoPtr updated_in_flight;
+  };
+  struct HeapItem {
+    std::string key;
+    uint64_t seq;
+    // What the sort compares, as it was when pushed (the entry may be gone).
+    std::shared_ptr<const QueuedPodInfo> info;
+  };
+
+  void PushActive(Entry& e);   // REQUIRES: mu_ held
+  void PushBackoff(Entry& e);  // REQUIRES: mu_ held
+  void ToActiveOrBackoff(Entry& e, Clock::time_point now);  // REQUIRES: mu_ held
+  void FlushLocked(Clock::time_point now);  // REQUIRES: mu_ held
+  Clock::time_point BackoffExpiry(const QueuedPodInfo& info) const;
+  bool ActiveLess(const HeapItem& a, const HeapItem& b) const;  // heap order (max-heap by priority)
+
+  Less less_;
+  Admit admit_;
+  Options options_;
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  bool closed_ = false;                            // guarded by mu_
+  uint64_t next_seq_ = 0;                          // guarded by mu_
+  uint64_t move_cycle_ = 0;                        // guarded by mu_
+  Clock::time_point last_unschedulable_scan_;      // guarded by mu_
+  std::unordered_map<std::string, Entry> entries_;  // guarded by mu_
+  std::vector<HeapItem> active_;                    // guarded by mu_; heap, stale items skipped
+  std::vector<std::pair<Clock::time_point, HeapItem>> backoff_;  // guarded by mu_; min-heap by expiry
+  Counts counts_;                                   // guarded by mu_
+};
+
+}  // namespace berth::scheduler

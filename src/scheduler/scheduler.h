@@ -1,0 +1,144 @@
+#pragma once
+// The scheduler: informer events in, bindings out. `concurrent` workers each
+// run scheduling cycles (kube's ScheduleOne): pop a pod, refresh the worker's
+// snapshot, PreFilter, Filter across nodes (in parallel, stopping after
+// percentageOfNodesToScore), PostFilter when nothing fits, PreScore, Score,
+// select, then Reserve on the cache with an optimistic per-node version check
+// (a node changed by a concurrent cycle is re-filtered before the pod is
+// assumed, so no node is ever over-committed). Binding runs asynchronously on
+// a pool of binding threads; a failed bind forgets the pod and requeues it.
+//
+// Pods with hard inter-pod constraints (required pod (anti-)affinity,
+// DoNotSchedule topology spread) take the cycle lock exclusively: their
+// decisions depend on every node, so no concurrent cycle may move under them.
+//
+// Thread-safety: event handlers (On*) may be called from any thread;
+// Start/Stop from the owner's.
+
+#include <atomic>
+#include <condition_variable>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <random>
+#include <shared_mutex>
+#include <string>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+#include "metrics/metrics.h"
+#include "scheduler/cache/cache.h"
+#include "scheduler/framework/framework.h"
+#include "scheduler/parallelizer.h"
+#include "scheduler/queue/scheduling_queue.h"
+#include "scheduler/scheduler_client.h"
+
+namespace berth::scheduler {
+
+struct SchedulerOptions {
+  int concurrent = 1;        // scheduling cycles at once
+  int binding_workers = 4;   // binding cycles at once
+  int filter_threads = 1;    // helper threads for Filter/Score (0: the cycle's own thread only)
+  uint64_t seed = 0;         // 0: from std::random_device
+  bool weighted_random = false;  // select with probability ∝ score (Walker's alias method)
+  // Filter and Score run in parallel only above this many nodes.
+  size_t parallel_threshold = 256;
+};
+
+class Scheduler final : public Handle {
+ public:
+  static Result<std::unique_ptr<Scheduler>> Create(const SchedulerConfig& config, const Registry& registry,
+                                                   SchedulerOptions options, SchedulerClient* client);
+  ~Scheduler() override;
+
+  // Informer events. A pod with spec.nodeName goes to the cache; one without,
+  // whose schedulerName is one of the profiles, to the queue.
+  void OnNodeAdd(const api::ObjectPtr& node);
+  void OnNodeUpdate(const api::ObjectPtr& node);
+  void OnNodeDelete(const std::string& name);
+  void OnPodAdd(const api::ObjectPtr& pod);
+  void OnPodUpdate(const api::ObjectPtr& pod);
+  void OnPodDelete(const api::ObjectPtr& pod);
+  void OnNamespace(const api::ObjectPtr& ns);
+  void OnNamespaceDelete(const std::string& name);
+
+  void Start();
+  void Stop();
+  // Waits until nothing is queued as active or backing off, no cycle and no
+  // binding is in flight. False at the deadline.
+  bool WaitForIdle(std::chrono::steady_clock::time_point deadline);
+
+  // Handle.
+  const api::Labels* NamespaceLabels(std::string_view ns) const override;
+  Status BindPod(const api::Object& pod, const std::string& node) const override;
+
+  struct Stats {
+    uint64_t scheduled = 0, unschedulable = 0, errors = 0, conflicts = 0, bind_failures = 0;
+  };
+  Stats stats() const;
+  const Cache& cache() const { return cache_; }
+  const SchedulingQueue& queue() const { return *queue_; }
+  // Latencies in seconds since the last call (bench): scheduling cycles (pop
+  // to reserve, kube's scheduling_algorithm_duration plus queue handling) and
+  // whole attempts (to the end of binding, kube's scheduling_attempt_duration).
+  std::vector<double> TakeCycleLatencies();
+  std::vector<double> TakeAttemptLatencies();
+  std::string RenderMetrics() const { return metrics_.Render(); }
+  const Framework* Profile(std::string_view scheduler_name) const;
+
+ private:
+  struct Worker;
+  struct Binding;
+  Scheduler(SchedulerOptions options, SchedulerClient* client);
+
+  void RunWorker(Worker& worker);
+  void ScheduleOne(Worker& worker, QueuedPodInfo info);
+  // Rejections by node for the message; returns the selected node or "".
+  void HandleFailure(const Framework& fw, QueuedPodInfo info, const PluginStatus& status, std::string message,
+                     bool unschedulable);
+  void RunBindingCycle(std::unique_ptr<Binding> binding);
+  void BindingLoop();
+  size_t NumNodesToFind(const Framework& fw, size_t nodes) const;
+  void ObserveAttempt(const std::string& result, const std::string& profile, double seconds);
+
+  SchedulerOptions options_;
+  SchedulerClient* client_;
+  std::vector<std::unique_ptr<Framework>> profiles_;
+  int32_t percentage_of_nodes_to_score_ = 0;
+  Cache cache_;
+  std::unique_ptr<SchedulingQueue> queue_;
+  std::unique_ptr<Parallelizer> parallelizer_;
+  std::shared_mutex cycle_mu_;  // shared: ordinary cycles; exclusive: pods with hard inter-pod constraints
+  std::atomic<size_t> next_start_node_{0};
+  std::atomic<uint64_t> seed_sequence_;
+
+  mutable std::mutex ns_mu_;
+  std::unordered_map<std::string, api::Labels> namespaces_;  // guarded by ns_mu_
+
+  std::mutex bind_mu_;
+  std::condition_variable bind_cv_;
+  std::deque<std::unique_ptr<Binding>> bindings_;  // guarded by bind_mu_
+  bool stopping_ = false;                          // guarded by bind_mu_
+  std::atomic<int> in_cycle_{0};
+  std::atomic<int> binding_in_flight_{0};
+
+  std::vector<std::unique_ptr<Worker>> workers_;
+  std::vector<std::thread> threads_;
+
+  mutable std::mutex stats_mu_;
+  Stats stats_;                    // guarded by stats_mu_
+  std::vector<double> latencies_;        // guarded by stats_mu_
+  std::vector<double> cycle_latencies_;  // guarded by stats_mu_
+
+  metrics::Registry metrics_;
+  metrics::Family<metrics::Counter>& attempts_;
+  metrics::Family<metrics::Histogram>& attempt_duration_;
+  metrics::Histogram& pod_scheduling_duration_;
+  metrics::Histogram& algorithm_duration_;
+  metrics::Family<metrics::Histogram>& extension_point_duration_;
+  metrics::Family<metrics::Counter>& incoming_pods_;
+  metrics::Counter& schedule_failed_;
+};
+
+}  // namespace berth::scheduler

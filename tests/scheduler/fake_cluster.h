@@ -1,0 +1,64 @@
+#pragma once
+// A scheduler wired to an in-memory fake API for tests: bindings are recorded
+// and fed back as the informer would (the bound pod as an update).
+
+#include <map>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include <boost/json.hpp>
+
+#include "scheduler/framework/registry.h"
+#include "scheduler/scheduler.h"
+#include "scheduler_test_util.h"
+
+namespace berth::scheduler::testing {
+
+class FakeCluster : public SchedulerClient {
+ public:
+  explicit FakeCluster(SchedulerOptions options = {}, SchedulerConfig config = {}) {
+    auto s = Scheduler::Create(config, InTreeRegistry(), options, this);
+    EXPECT_TRUE(s.ok()) << s.status().message();
+    scheduler = std::move(s).value();
+  }
+  ~FakeCluster() override { scheduler->Stop(); }
+
+  Status BindPod(const api::Object& pod, const std::string& node) override {
+    {
+      std::lock_guard lock(mu);
+      binds[PodKey(pod)].push_back(node);
+    }
+    auto bound = pod.Edit([&](boost::json::object& o) { o["spec"].as_object()["nodeName"] = node; });
+    if (!bound.ok()) return bound.status();
+    scheduler->OnPodUpdate(bound.value());
+    return Status::Ok();
+  }
+  Status ReportFailure(const api::Object& pod, std::string_view reason, const std::string& message) override {
+    std::lock_guard lock(mu);
+    failures[PodKey(pod)] = std::string(reason) + ": " + message;
+    return Status::Ok();
+  }
+
+  std::map<std::string, std::string> Placements() {
+    std::lock_guard lock(mu);
+    std::map<std::string, std::string> out;
+    for (const auto& [pod, nodes] : binds) out[pod] = nodes.back();
+    return out;
+  }
+  std::string FailureOf(const std::string& key) {
+    std::lock_guard lock(mu);
+    auto it = failures.find(key);
+    return it == failures.end() ? "" : it->second;
+  }
+  bool WaitIdle() {
+    return scheduler->WaitForIdle(std::chrono::steady_clock::now() + std::chrono::seconds(30));
+  }
+
+  std::unique_ptr<Scheduler> scheduler;
+  std::mutex mu;
+  std::map<std::string, std::vector<std::string>> binds;  // guarded by mu
+  std::map<std::string, std::string> failures;            // guarded by mu
+};
+
+}  // namespace berth::scheduler::testing

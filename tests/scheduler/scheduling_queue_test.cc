@@ -1,0 +1,142 @@
+// The scheduling queue: priority order, backoff, the unschedulable pool and
+// in-flight bookkeeping, on a fake clock.
+
+#include "scheduler/queue/scheduling_queue.h"
+
+#include <gtest/gtest.h>
+
+#include "scheduler/plugins/basic/basic_plugins.h"
+#include "scheduler_test_util.h"
+
+namespace berth::scheduler {
+namespace {
+
+using testing::Pod;
+using namespace std::chrono_literals;
+
+struct QueueFixture {
+  std::chrono::steady_clock::time_point now = std::chrono::steady_clock::time_point() + 1000h;
+  PrioritySort sort;
+  SchedulingGates gates;
+  SchedulingQueue queue{[this](const QueuedPodInfo& a, const QueuedPodInfo& b) { return sort.Less(a, b); },
+                        [this](const PodInfo& p) { return gates.PreEnqueue(p).ok(); },
+                        SchedulingQueue::Options{1000ms, 10000ms, 300000ms, [this] { return now; }}};
+  std::optional<QueuedPodInfo> PopNow() { return queue.Pop(now); }
+};
+
+PodInfoPtr WithPriority(const std::string& name, int priority) {
+  return Pod(name, R"({"priority":)" + std::to_string(priority) + R"(,"containers":[]})");
+}
+
+TEST(SchedulingQueue, PopsByPriorityThenArrival) {
+  QueueFixture f;
+  f.queue.Add(WithPriority("low", 1));
+  f.now += 1ms;
+  f.queue.Add(WithPriority("high", 10));
+  f.now += 1ms;
+  f.queue.Add(WithPriority("low2", 1));
+  EXPECT_EQ(f.PopNow()->pod->name(), "high");
+  EXPECT_EQ(f.PopNow()->pod->name(), "low");
+  EXPECT_EQ(f.PopNow()->pod->name(), "low2");
+  EXPECT_FALSE(f.PopNow().has_value());
+}
+
+TEST(SchedulingQueue, ErrorsBackOffExponentiallyUpToTheMaximum) {
+  QueueFixture f;
+  f.queue.Add(Pod("p"));
+  for (int attempt = 1; attempt <= 6; ++attempt) {
+    auto info = f.PopNow();
+    ASSERT_TRUE(info.has_value()) << attempt;
+    EXPECT_EQ(info->attempts, attempt);
+    f.queue.Requeue(*info, /*unschedulable=*/false);
+    auto backoff = std::min<std::chrono::milliseconds>(1000ms * (1 << (attempt - 1)), 10000ms);
+    f.now += backoff - 1ms;
+    EXPECT_FALSE(f.PopNow().has_value()) << "still backing off after attempt " << attempt;
+    f.now += 1ms;
+  }
+  EXPECT_TRUE(f.PopNow().has_value());
+}
+
+TEST(SchedulingQueue, UnschedulablePodsWaitForAnEventOrFiveMinutes) {
+  QueueFixture f;
+  f.queue.Add(Pod("p"));
+  f.queue.Requeue(*f.PopNow(), /*unschedulable=*/true);
+  f.now += 20s;
+  EXPECT_FALSE(f.PopNow().has_value());
+  EXPECT_EQ(f.queue.counts().unschedulable, 1u);
+  f.queue.MoveAllToActiveOrBackoff();
+  auto info = f.PopNow();
+  ASSERT_TRUE(info.has_value());
+  f.queue.Requeue(*info, true);
+  f.now += 299s;
+  EXPECT_FALSE(f.PopNow().has_value());
+  f.now += 2s;
+  EXPECT_TRUE(f.PopNow().has_value());
+}
+
+TEST(SchedulingQueue, AnEventDuringTheAttemptSendsTheFailureToBackoff) {
+  QueueFixture f;
+  f.queue.Add(Pod("p"));
+  auto info = f.PopNow();
+  f.queue.MoveAllToActiveOrBackoff();  // e.g. a node was added meanwhile
+  f.queue.Requeue(*info, true);
+  EXPECT_EQ(f.queue.counts().unschedulable, 0u);
+  EXPECT_EQ(f.queue.counts().backoff, 1u);
+}
+
+TEST(SchedulingQueue, InFlightPodsAreNeverHandedOutTwice) {
+  QueueFixture f;
+  f.queue.Add(Pod("p"));
+  auto info = f.PopNow();
+  ASSERT_TRUE(info.has_value());
+  f.queue.Add(Pod("p"));  // an update while in flight
+  EXPECT_FALSE(f.PopNow().has_value());
+  f.queue.Done("default/p");
+  EXPECT_FALSE(f.PopNow().has_value());
+  EXPECT_EQ(f.queue.size(), 0u);
+}
+
+TEST(SchedulingQueue, DeletedPodsLeaveEveryPartOfTheQueue) {
+  QueueFixture f;
+  f.queue.Add(Pod("a"));
+  f.queue.Add(Pod("b"));
+  f.queue.Delete("default/a");
+  EXPECT_EQ(f.PopNow()->pod->name(), "b");
+  EXPECT_FALSE(f.PopNow().has_value());
+  // Deleted while in flight: its failure does not bring it back.
+  f.queue.Add(Pod("c"));
+  auto c = f.PopNow();
+  f.queue.Delete("default/c");
+  f.queue.Requeue(*c, true);
+  f.queue.MoveAllToActiveOrBackoff();
+  f.now += 1h;
+  EXPECT_FALSE(f.PopNow().has_value());
+  EXPECT_EQ(f.queue.size(), 1u);  // only b, in flight
+}
+
+TEST(SchedulingQueue, GatedPodsWaitForTheirGatesToBeRemoved) {
+  QueueFixture f;
+  f.queue.Add(Pod("p", R"({"schedulingGates":[{"name":"g"}],"containers":[]})"));
+  EXPECT_EQ(f.queue.counts().gated, 1u);
+  f.queue.MoveAllToActiveOrBackoff();
+  EXPECT_FALSE(f.PopNow().has_value());
+  f.queue.Update(Pod("p"));
+  EXPECT_EQ(f.queue.counts().gated, 0u);
+  EXPECT_TRUE(f.PopNow().has_value());
+}
+
+TEST(SchedulingQueue, StatusOnlyUpdatesDoNotRetryAnUnschedulablePod) {
+  QueueFixture f;
+  f.queue.Add(Pod("p"));
+  f.queue.Requeue(*f.PopNow(), true);
+  auto same_spec = api::Object::Decode(
+      R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","namespace":"default","uid":"uid-p"},"spec":{"containers":[{"name":"c","image":"i"}]},"status":{"phase":"Pending","conditions":[{"type":"PodScheduled","status":"False"}]}})");
+  ASSERT_TRUE(same_spec.ok());
+  f.queue.Update(MakePodInfo(same_spec.value()));
+  EXPECT_EQ(f.queue.counts().unschedulable, 1u);
+  f.queue.Update(Pod("p", R"({"containers":[{"name":"c","image":"i2"}]})"));
+  EXPECT_EQ(f.queue.counts().unschedulable, 0u);
+}
+
+}  // namespace
+}  // namespace berth::scheduler
