@@ -9,6 +9,7 @@ namespace berth::cmd {
 void AddStoreCommands(CLI::App& app);
 void AddServeCommand(CLI::App& app);
 void AddApiBenchCommand(CLI::App& app);
+void AddBenchCommand(CLI::App& app);
 // `berth store bench`, under the store subcommand.
 void AddStoreBenchCommand(CLI::App& store);
 

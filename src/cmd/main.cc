@@ -15,6 +15,7 @@ int main(int argc, char** argv) {
 
   berth::cmd::AddServeCommand(app);
   berth::cmd::AddApiBenchCommand(app);
+  berth::cmd::AddBenchCommand(app);
   berth::cmd::AddStoreCommands(app);
 
   try {

@@ -11,6 +11,7 @@
 #include "apiserver/api_server.h"
 #include "apiserver/http_server.h"
 #include "cmd/commands.h"
+#include "cmd/scheduler_runtime.h"
 #include "cmd/server_metrics.h"
 #include "store/memory/memory_store.h"
 
@@ -30,6 +31,9 @@ struct ServeOptions {
   int64_t not_ready_toleration = 300;
   int64_t unreachable_toleration = 300;
   uint64_t seed = 0;
+  bool scheduler = true;
+  std::string scheduler_config;
+  int concurrent = 2;
 };
 
 int Fail(const std::string& message) {
@@ -125,10 +129,31 @@ int Serve(const ServeOptions& o) {
   for (const auto& note : store.recovery_report().notes) std::fprintf(stderr, "berth serve: %s\n", note.c_str());
 
   apiserver::HttpServer* server_ptr = nullptr;
-  api_options.metrics = [&] { return metrics.Render(store, server_ptr); };
+  std::unique_ptr<InProcessScheduler> in_process_scheduler;
+  api_options.metrics = [&] {
+    std::string text = metrics.Render(store, server_ptr);
+    if (in_process_scheduler) text += in_process_scheduler->scheduler().RenderMetrics();
+    return text;
+  };
   apiserver::ApiServer api(store, api_options);
   Status boot = api.Bootstrap();
   if (!boot.ok()) return Fail("bootstrap: " + boot.message());
+  if (o.scheduler) {
+    scheduler::SchedulerConfig config;
+    if (!o.scheduler_config.empty()) {
+      auto loaded = LoadSchedulerConfig(o.scheduler_config);
+      if (!loaded.ok()) return Fail(loaded.status().message());
+      config = std::move(loaded).value();
+    }
+    scheduler::SchedulerOptions options;
+    options.concurrent = o.concurrent;
+    options.seed = o.seed;
+    auto created = InProcessScheduler::Create(api, store, config, options);
+    if (!created.ok()) return Fail("--config " + o.scheduler_config + ": " + created.status().message());
+    in_process_scheduler = std::move(created).value();
+    Status started = in_process_scheduler->Start();
+    if (!started.ok()) return Fail("scheduler: " + started.message());
+  }
 
   apiserver::HttpServer::Options http_options;
   http_options.address = host;
@@ -158,6 +183,7 @@ int Serve(const ServeOptions& o) {
                signal_number == SIGTERM ? "SIGTERM" : "SIGINT");
   server.value()->Stop();  // in-flight requests finish first
   server_ptr = nullptr;
+  if (in_process_scheduler) in_process_scheduler->Stop();
   store.Close();  // the log is synced
   std::fprintf(stderr, "berth serve: stopped at revision %lld\n",
                static_cast<long long>(store.CurrentRevision()));
@@ -185,7 +211,12 @@ void AddServeCommand(CLI::App& app) {
       ->capture_default_str();
   serve->add_option("--default-unreachable-toleration-seconds", o.unreachable_toleration)
       ->capture_default_str();
-  serve->add_option("--seed", o.seed, "Seed for generated names and uids (0: random)");
+  serve->add_option("--seed", o.seed, "Seed for generated names, uids and scheduling decisions (0: random)");
+  serve->add_flag("--scheduler,!--no-scheduler", o.scheduler, "Run the scheduler in process (default: yes)");
+  serve->add_option("--config", o.scheduler_config,
+                    "The scheduler's KubeSchedulerConfiguration file (kubescheduler.config.k8s.io/v1)");
+  serve->add_option("--concurrent", o.concurrent, "Scheduling cycles at once")->capture_default_str()
+      ->check(CLI::Range(1, 256));
   serve->callback([] { SetExitCode(Serve(o)); });
 }
 

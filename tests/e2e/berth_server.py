@@ -22,11 +22,13 @@ def free_port():
 class BerthServer:
     """A berth serve process with its own data directory and kubectl cache."""
 
-    def __init__(self, extra_args=(), data_dir=None, port=None):
+    def __init__(self, extra_args=(), data_dir=None, port=None, scheduler=False):
+        """API tests run without the in-process scheduler (it would bind their pods);
+        scheduling tests pass scheduler=True."""
         self.tmp = tempfile.mkdtemp(prefix="berth-e2e-")
         self.data_dir = data_dir or os.path.join(self.tmp, "data")
         self.port = port or free_port()
-        self.extra_args = list(extra_args)
+        self.extra_args = list(extra_args) + ([] if scheduler else ["--no-scheduler"])
         self.proc = None
         self.log_path = os.path.join(self.tmp, "berth.log")
 

@@ -1,0 +1,148 @@
+"""Scheduling scenarios through `berth serve` with real kubectl: manifests of
+nodes and pods, and the placement or FailedScheduling message kube would give."""
+
+import json
+import time
+import unittest
+
+from berth_server import BerthServer
+
+
+def node(name, cpu="4", memory="8Gi", labels=None, taints=None):
+    labels = dict(labels or {})
+    labels.setdefault("kubernetes.io/hostname", name)
+    return {
+        "apiVersion": "v1", "kind": "Node",
+        "metadata": {"name": name, "labels": labels},
+        "spec": {"taints": taints or []},
+        "status": {
+            "capacity": {"cpu": cpu, "memory": memory, "pods": "110"},
+            "allocatable": {"cpu": cpu, "memory": memory, "pods": "110"},
+            "conditions": [{"type": "Ready", "status": "True"}],
+        },
+    }
+
+
+def pod(name, cpu="100m", labels=None, **spec):
+    body = {"containers": [{"name": "c", "image": "registry.k8s.io/pause:3.9",
+                            "resources": {"requests": {"cpu": cpu}}}]}
+    body.update(spec)
+    return {"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": name, "namespace": "default", "labels": labels or {}},
+            "spec": body}
+
+
+class SchedulerScenarios(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.server = BerthServer(extra_args=["--in-memory", "--seed", "1"], scheduler=True).start()
+        nodes = [
+            node("small", cpu="1", labels={"zone": "a", "disk": "hdd"}),
+            node("big", cpu="8", labels={"zone": "a", "disk": "hdd"}),
+            node("ssd", cpu="4", labels={"zone": "b", "disk": "ssd"}),
+            node("gpu", cpu="4", labels={"zone": "b", "disk": "hdd"},
+                 taints=[{"key": "dedicated", "value": "gpu", "effect": "NoSchedule"}]),
+        ]
+        for n in nodes:
+            cls.apply(n)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.server.stop()
+        cls.server.cleanup()
+
+    @classmethod
+    def apply(cls, obj):
+        cls.server.kubectl("apply", "-f", "-", input=json.dumps(obj))
+
+    def node_of(self, name, timeout=10):
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            out = self.server.kubectl("get", "pod", name, "-o", "jsonpath={.spec.nodeName}").stdout
+            if out:
+                return out
+            time.sleep(0.05)
+        return ""
+
+    def test_resource_pressure_picks_the_node_with_room(self):
+        self.apply(pod("needs-two-cpus", cpu="2", nodeSelector={"zone": "a"}))
+        self.assertEqual(self.node_of("needs-two-cpus"), "big")
+
+    def test_node_selector(self):
+        self.apply(pod("wants-ssd", nodeSelector={"disk": "ssd"}))
+        self.assertEqual(self.node_of("wants-ssd"), "ssd")
+
+    def test_taints_keep_pods_off_unless_tolerated(self):
+        affinity = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
+            "nodeSelectorTerms": [{"matchExpressions": [
+                {"key": "kubernetes.io/hostname", "operator": "In", "values": ["gpu"]}]}]}}}
+        self.apply(pod("untolerated", affinity=affinity))
+        self.apply(pod("tolerated", affinity=affinity, tolerations=[
+            {"key": "dedicated", "operator": "Equal", "value": "gpu", "effect": "NoSchedule"}]))
+        self.assertEqual(self.node_of("tolerated"), "gpu")
+        self.assertEqual(self.node_of("untolerated", timeout=1), "")
+        message = self.wait_for_failed_scheduling("untolerated")
+        self.assertEqual(
+            message,
+            "0/4 nodes are available: 1 node(s) had untolerated taint {dedicated: gpu}, "
+            "3 node(s) didn't match Pod's node affinity/selector.")
+
+    def test_node_affinity_operators(self):
+        affinity = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
+            "nodeSelectorTerms": [{"matchExpressions": [
+                {"key": "zone", "operator": "In", "values": ["b"]},
+                {"key": "disk", "operator": "NotIn", "values": ["hdd"]}]}]}}}
+        self.apply(pod("zone-b-not-hdd", affinity=affinity))
+        self.assertEqual(self.node_of("zone-b-not-hdd"), "ssd")
+
+    def test_anti_affinity_spreads_replicas_across_hosts(self):
+        anti = {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+            {"labelSelector": {"matchLabels": {"app": "cache"}}, "topologyKey": "kubernetes.io/hostname"}]}}
+        for i in range(3):
+            self.apply(pod(f"cache-{i}", labels={"app": "cache"}, affinity=anti))
+        nodes = [self.node_of(f"cache-{i}") for i in range(3)]
+        self.assertNotIn("", nodes)
+        self.assertEqual(len(set(nodes)), 3, nodes)
+        self.assertNotIn("gpu", nodes)
+
+    def test_topology_spread_balances_zones(self):
+        spread = [{"maxSkew": 1, "topologyKey": "zone", "whenUnsatisfiable": "DoNotSchedule",
+                   "labelSelector": {"matchLabels": {"app": "spread"}}}]
+        names = [f"spread-{i}" for i in range(4)]
+        for name in names:
+            self.apply(pod(name, labels={"app": "spread"}, topologySpreadConstraints=spread))
+            self.assertNotEqual(self.node_of(name), "")
+        zones = {"small": "a", "big": "a", "ssd": "b", "gpu": "b"}
+        placed = [zones[self.node_of(n)] for n in names]
+        self.assertEqual(sorted(placed), ["a", "a", "b", "b"])
+
+    def wait_for_failed_scheduling(self, name, timeout=10):
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            events = json.loads(self.server.kubectl(
+                "get", "events", "--field-selector", f"involvedObject.name={name}", "-o", "json").stdout)
+            for e in events["items"]:
+                if e["reason"] == "FailedScheduling":
+                    return e["message"]
+            time.sleep(0.05)
+        self.fail(f"no FailedScheduling event for {name}")
+
+    def test_a_pod_too_big_for_every_node_is_pending_with_kubes_message(self):
+        self.apply(pod("too-big", cpu="100"))
+        message = self.wait_for_failed_scheduling("too-big")
+        self.assertEqual(message,
+                         "0/4 nodes are available: 1 node(s) had untolerated taint {dedicated: gpu}, "
+                         "3 Insufficient cpu.")
+        status = json.loads(self.server.kubectl("get", "pod", "too-big", "-o", "json").stdout)["status"]
+        condition = [c for c in status["conditions"] if c["type"] == "PodScheduled"][0]
+        self.assertEqual(condition["status"], "False")
+        self.assertEqual(condition["reason"], "Unschedulable")
+        self.assertEqual(condition["message"], message)
+        self.assertEqual(status["phase"], "Pending")
+        described = self.server.kubectl("describe", "pod", "too-big").stdout
+        self.assertIn("FailedScheduling", described)
+        self.assertIn("Insufficient cpu", described)
+
+
+if __name__ == "__main__":
+    unittest.main()
