@@ -40,7 +40,7 @@ test-asan: deps
 	cmake -S . -B $(ASAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DBERTH_WERROR=$(WERROR) \
 	  -DBERTH_SANITIZE=address,undefined
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
-	ASAN_OPTIONS=detect_leaks=1 ctest --test-dir $(ASAN_BUILD) --output-on-failure -j $(JOBS) -L unit -LE slow
+	ASAN_OPTIONS=detect_leaks=1 ctest --test-dir $(ASAN_BUILD) --output-on-failure -j $(JOBS) -L unit -E 'Crash\.'
 
 # Concurrency tests under ThreadSanitizer.
 test-tsan: deps
@@ -48,7 +48,7 @@ test-tsan: deps
 	  -DBERTH_SANITIZE=thread
 	cmake --build $(TSAN_BUILD) -j $(JOBS) --target \
 	  $$(ninja -C $(TSAN_BUILD) -t targets all | grep -o '^[a-z0-9_]*_stress_test' | sort -u)
-	ctest --test-dir $(TSAN_BUILD) --output-on-failure -j $(JOBS) -L concurrency
+	ctest --test-dir $(TSAN_BUILD) --output-on-failure -j $(JOBS) -R 'Stress\.'
 
 bench: build
 	@ls $(BUILD)/*_bench

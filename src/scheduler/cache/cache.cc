@@ -23,7 +23,9 @@ void Cache::AddNode(api::ObjectPtr node) {
   std::lock_guard lock(mu_);
   std::string name = node->name();
   bool known = nodes_.count(name) && nodes_[name].info->node();
-  const api::NodeView* old_view = known ? nodes_[name].info->view() : nullptr;
+  // Keep the old version alive: SetNode below may drop the last reference.
+  api::ObjectPtr old_node = known ? nodes_[name].info->node_object() : nullptr;
+  const api::NodeView* old_view = old_node ? old_node->As<api::NodeView>() : nullptr;
   NodeInfo& info = Mutable(name);
   info.SetNode(std::move(node));
   if (!known) {
@@ -36,7 +38,10 @@ void Cache::AddNode(api::ObjectPtr node) {
       images_changed = old_view->images[i].names != info.view()->images[i].names;
     }
   }
-  if (images_changed) RecountImages();
+  if (images_changed) {
+    CountImages(old_view, -1);
+    CountImages(info.view(), +1);
+  }
 }
 
 void Cache::RemoveNode(const std::string& name) {
@@ -46,6 +51,7 @@ void Cache::RemoveNode(const std::string& name) {
   node_order_.erase(std::remove(node_order_.begin(), node_order_.end(), name), node_order_.end());
   ++node_list_generation_;
   ++generation_;  // snapshots must notice even when nothing else changes
+  CountImages(it->second.info->view(), -1);
   if (it->second.info->pods().empty()) {
     recent_.erase(it->second.recent);
     nodes_.erase(it);
@@ -53,16 +59,18 @@ void Cache::RemoveNode(const std::string& name) {
     // Its pods stay accounted for until their deletion is observed.
     Mutable(name).SetNode(nullptr);
   }
-  RecountImages();
 }
 
-void Cache::RecountImages() {
-  auto images = std::make_shared<std::unordered_map<std::string, int>>();
-  for (const auto& name : node_order_) {
-    const NodeInfo& info = *nodes_[name].info;
-    if (!info.view()) continue;
-    for (const auto& image : info.view()->images) {
-      for (const auto& n : image.names) (*images)[n]++;
+void Cache::CountImages(const api::NodeView* view, int delta) {
+  if (!view || view->images.empty()) return;
+  // Snapshots share the map: change a copy.
+  auto images = image_nodes_ ? std::make_shared<std::unordered_map<std::string, int>>(*image_nodes_)
+                             : std::make_shared<std::unordered_map<std::string, int>>();
+  for (const auto& image : view->images) {
+    for (const auto& n : image.names) {
+      int& count = (*images)[n];
+      count += delta;
+      if (count <= 0) images->erase(n);
     }
   }
   image_nodes_ = std::move(images);

@@ -81,7 +81,8 @@ class Cache {
   // generation bumped and moved to the front of recent_. Creates the entry.
   NodeInfo& Mutable(const std::string& name);  // REQUIRES: mu_ held
   void RemovePodLocked(const std::string& key);  // REQUIRES: mu_ held
-  void RecountImages();                          // REQUIRES: mu_ held
+  // Adds (+1) or removes (-1) a node's images from image_nodes_ (copy-on-write).
+  void CountImages(const api::NodeView* view, int delta);  // REQUIRES: mu_ held
 
   const std::chrono::seconds assumed_ttl_;
   mutable std::mutex mu_;

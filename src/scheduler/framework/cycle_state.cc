@@ -21,14 +21,6 @@ const StateData* CycleState::Read(std::string_view key) const {
   return nullptr;
 }
 
-bool CycleState::FilterSkipped(std::string_view plugin) const {
-  return std::find(skip_filter_.begin(), skip_filter_.end(), plugin) != skip_filter_.end();
-}
-
-bool CycleState::ScoreSkipped(std::string_view plugin) const {
-  return std::find(skip_score_.begin(), skip_score_.end(), plugin) != skip_score_.end();
-}
-
 void DefaultNormalizeScore(std::span<NodeScore> scores, bool reverse) {
   int64_t max = 0;
   for (const auto& s : scores) max = std::max(max, s.score);

@@ -172,6 +172,23 @@ Result<std::unique_ptr<Framework>> Framework::Build(const ProfileConfig& profile
       if (p == "postBind") fw->post_bind_.push_back(dynamic_cast<const PostBindPlugin*>(plugin));
     }
   }
+  if (fw->filter_.size() > 64 || fw->score_.size() > 64) {
+    return Status::BadRequest(base + ": at most 64 filter and 64 score plugins per profile");
+  }
+  for (const auto* p : fw->pre_filter_) {
+    int index = -1;
+    for (size_t i = 0; i < fw->filter_.size(); ++i) {
+      if (fw->filter_[i]->Name() == p->Name()) index = static_cast<int>(i);
+    }
+    fw->pre_filter_to_filter_.push_back(index);
+  }
+  for (const auto* p : fw->pre_score_) {
+    int index = -1;
+    for (size_t i = 0; i < fw->score_.size(); ++i) {
+      if (fw->score_[i].plugin->Name() == p->Name()) index = static_cast<int>(i);
+    }
+    fw->pre_score_to_score_.push_back(index);
+  }
   if (!fw->queue_sort_) return Status::BadRequest(base + ".queueSort: Required value: one queueSort plugin");
   if (fw->bind_.empty()) return Status::BadRequest(base + ".bind: Required value: at least one bind plugin");
   return fw;
@@ -186,10 +203,11 @@ PluginStatus Framework::RunPreEnqueue(const PodInfo& pod) const {
 }
 
 PluginStatus Framework::RunPreFilter(CycleState& state, const PodInfo& pod) const {
-  for (const auto* p : pre_filter_) {
+  for (size_t i = 0; i < pre_filter_.size(); ++i) {
+    const PreFilterPlugin* p = pre_filter_[i];
     PluginStatus s = p->PreFilter(state, pod);
     if (s.IsSkip()) {
-      state.SkipFilter(p->Name());
+      if (pre_filter_to_filter_[i] >= 0) state.SkipFilterAt(static_cast<size_t>(pre_filter_to_filter_[i]));
       continue;
     }
     if (!s.ok()) return s.WithPlugin(p->Name());
@@ -198,8 +216,9 @@ PluginStatus Framework::RunPreFilter(CycleState& state, const PodInfo& pod) cons
 }
 
 PluginStatus Framework::RunFilter(const CycleState& state, const PodInfo& pod, const NodeInfo& node) const {
-  for (const auto* p : filter_) {
-    if (state.FilterSkipped(p->Name())) continue;
+  for (size_t i = 0; i < filter_.size(); ++i) {
+    if (state.FilterSkippedAt(i)) continue;
+    const FilterPlugin* p = filter_[i];
     PluginStatus s = p->Filter(state, pod, node);
     if (!s.ok()) return s.WithPlugin(p->Name());
   }
@@ -220,10 +239,11 @@ PluginStatus Framework::RunPostFilter(CycleState& state, const PodInfo& pod, std
 
 PluginStatus Framework::RunPreScore(CycleState& state, const PodInfo& pod,
                                     std::span<const NodeInfo* const> nodes) const {
-  for (const auto* p : pre_score_) {
+  for (size_t i = 0; i < pre_score_.size(); ++i) {
+    const PreScorePlugin* p = pre_score_[i];
     PluginStatus s = p->PreScore(state, pod, nodes);
     if (s.IsSkip()) {
-      state.SkipScore(p->Name());
+      if (pre_score_to_score_[i] >= 0) state.SkipScoreAt(static_cast<size_t>(pre_score_to_score_[i]));
       continue;
     }
     if (!s.ok()) return s.WithPlugin(p->Name());
@@ -234,8 +254,9 @@ PluginStatus Framework::RunPreScore(CycleState& state, const PodInfo& pod,
 PluginStatus Framework::RunScore(const CycleState& state, const PodInfo& pod, std::span<const NodeInfo* const> nodes,
                                  std::span<int64_t> totals, std::vector<NodeScore>& scratch) const {
   scratch.resize(nodes.size());
-  for (const auto& [plugin, weight] : score_) {
-    if (state.ScoreSkipped(plugin->Name())) continue;
+  for (size_t p = 0; p < score_.size(); ++p) {
+    if (state.ScoreSkippedAt(p)) continue;
+    const auto& [plugin, weight] = score_[p];
     for (size_t i = 0; i < nodes.size(); ++i) {
       scratch[i].node = nodes[i];
       PluginStatus s = plugin->Score(state, pod, *nodes[i], &scratch[i].score);

@@ -72,6 +72,10 @@ class Framework {
   std::vector<const PreBindPlugin*> pre_bind_;
   std::vector<const BindPlugin*> bind_;
   std::vector<const PostBindPlugin*> post_bind_;
+  // For each preFilter / preScore plugin, the position of the same plugin in
+  // filter_ / score_ (-1: none), so a Skip costs one bit per cycle.
+  std::vector<int> pre_filter_to_filter_;
+  std::vector<int> pre_score_to_score_;
 };
 
 }  // namespace berth::scheduler

@@ -47,16 +47,17 @@ class CycleState {
   const T* Get(std::string_view key) const {
     return static_cast<const T*>(Read(key));
   }
-  // Plugins whose PreFilter/PreScore returned Skip: their Filter/Score are not called.
-  void SkipFilter(std::string_view plugin) { skip_filter_.emplace_back(plugin); }
-  void SkipScore(std::string_view plugin) { skip_score_.emplace_back(plugin); }
-  bool FilterSkipped(std::string_view plugin) const;
-  bool ScoreSkipped(std::string_view plugin) const;
+  // Plugins whose PreFilter/PreScore returned Skip: their Filter/Score are
+  // not called. By position in the profile's filter / score list (bit i).
+  void SkipFilterAt(size_t index) { skip_filter_ |= uint64_t{1} << index; }
+  void SkipScoreAt(size_t index) { skip_score_ |= uint64_t{1} << index; }
+  bool FilterSkippedAt(size_t index) const { return skip_filter_ >> index & 1; }
+  bool ScoreSkippedAt(size_t index) const { return skip_score_ >> index & 1; }
 
  private:
   const Snapshot* snapshot_;
   std::vector<std::pair<std::string, std::unique_ptr<StateData>>> data_;
-  std::vector<std::string_view> skip_filter_, skip_score_;
+  uint64_t skip_filter_ = 0, skip_score_ = 0;
 };
 
 // A pod in the scheduling queue.
