@@ -111,6 +111,14 @@ Result<std::unique_ptr<Scheduler>> Scheduler::Create(const SchedulerConfig& conf
     s->profiles_.push_back(std::move(fw).value());
   }
   s->percentage_of_nodes_to_score_ = config.percentage_of_nodes_to_score;
+  static const char* kPointNames[] = {"PreFilter", "Filter", "PreScore", "Score", "Reserve", "Permit", "PreBind", "Bind"};
+  for (const auto& fw : s->profiles_) {
+    std::array<metrics::Histogram*, kPointCount> hs{};
+    for (int p = 0; p < kPointCount; ++p) {
+      hs[p] = &s->extension_point_duration_.WithLabels({kPointNames[p], "Success", fw->scheduler_name()});
+    }
+    s->point_success_.push_back(hs);
+  }
   const Framework* first = s->profiles_.front().get();
   SchedulingQueue::Options qopts;
   qopts.initial_backoff = std::chrono::seconds(config.pod_initial_backoff_seconds);
@@ -294,6 +302,21 @@ void Scheduler::ObserveAttempt(const std::string& result, const std::string& pro
   if (latencies_.size() < 10'000'000) latencies_.push_back(seconds);
 }
 
+void Scheduler::ObservePoint(const Framework& fw, Point point, const PluginStatus& status, Clock::time_point since) {
+  static const char* kPointNames[] = {"PreFilter", "Filter", "PreScore", "Score", "Reserve", "Permit", "PreBind", "Bind"};
+  static const char* kCodeNames[] = {"Success", "Error", "Unschedulable", "UnschedulableAndUnresolvable",
+                                     "Wait", "Skip", "Pending"};
+  double seconds = Seconds(since);
+  if (status.ok()) {
+    for (size_t i = 0; i < profiles_.size(); ++i) {
+      if (profiles_[i].get() == &fw) return point_success_[i][point]->Observe(seconds);
+    }
+  }
+  extension_point_duration_
+      .WithLabels({kPointNames[point], kCodeNames[static_cast<int>(status.code())], fw.scheduler_name()})
+      .Observe(seconds);
+}
+
 void Scheduler::ScheduleOne(Worker& w, QueuedPodInfo info) {
   Clock::time_point start = Clock::now();
   const PodInfo& pod = *info.pod;
@@ -323,7 +346,9 @@ void Scheduler::ScheduleOne(Worker& w, QueuedPodInfo info) {
       return;
     }
 
+    Clock::time_point point_start = Clock::now();
     PluginStatus pre = fw->RunPreFilter(*state, pod);
+    ObservePoint(*fw, kPreFilter, pre, point_start);
     if (!pre.ok()) {
       bool rejected = pre.IsRejected();
       std::string message = rejected ? FitErrorMessage(snapshot.size(), &pre, {}) : pre.Message();
@@ -353,12 +378,14 @@ void Scheduler::ScheduleOne(Worker& w, QueuedPodInfo info) {
         w.rejected.push_back({&node, std::move(s)});
       }
     };
+    point_start = Clock::now();
     if (n >= options_.parallel_threshold && parallelizer_->threads() > 0) {
       parallelizer_->Until(n, check, &enough);
     } else {
       for (size_t i = 0; i < n && !enough.load(std::memory_order_relaxed); ++i) check(i);
     }
     next_start_node_.store((start_index + processed.load()) % n, std::memory_order_relaxed);
+    ObservePoint(*fw, kFilter, w.feasible.empty() ? PluginStatus::Unschedulable("") : PluginStatus(), point_start);
 
     if (w.feasible.empty()) {
       // An internal error in a filter is not "unschedulable".
@@ -380,9 +407,15 @@ void Scheduler::ScheduleOne(Worker& w, QueuedPodInfo info) {
     // Score and select.
     const NodeInfo* selected = w.feasible.front();
     if (w.feasible.size() > 1 && fw->HasScorePlugins()) {
+      point_start = Clock::now();
       PluginStatus s = fw->RunPreScore(*state, pod, w.feasible);
+      ObservePoint(*fw, kPreScore, s, point_start);
       w.totals.assign(w.feasible.size(), 0);
-      if (s.ok()) s = fw->RunScore(*state, pod, w.feasible, w.totals, w.scratch);
+      if (s.ok()) {
+        point_start = Clock::now();
+        s = fw->RunScore(*state, pod, w.feasible, w.totals, w.scratch);
+        ObservePoint(*fw, kScore, s, point_start);
+      }
       if (!s.ok()) {
         HandleFailure(*fw, std::move(info), s, s.Message(), false);
         ObserveAttempt("error", fw->scheduler_name(), Seconds(start));
@@ -415,7 +448,9 @@ void Scheduler::ScheduleOne(Worker& w, QueuedPodInfo info) {
       ObserveAttempt("error", fw->scheduler_name(), Seconds(start));
       return;
     }
+    point_start = Clock::now();
     PluginStatus reserved = fw->RunReserve(*state, pod, node_name);
+    ObservePoint(*fw, kReserve, reserved, point_start);
     if (!reserved.ok()) {
       fw->RunUnreserve(*state, pod, node_name);
       cache_.ForgetPod(pod.key);
@@ -479,7 +514,9 @@ void Scheduler::RunBindingCycle(std::unique_ptr<Binding> b) {
   const PodInfo& pod = *b->info.pod;
   CycleState& state = *b->state;
   PluginStatus status;
+  Clock::time_point point_start = Clock::now();
   PermitDecision permit = fw.RunPermit(state, pod, b->node);
+  ObservePoint(fw, kPermit, permit.status, point_start);
   if (permit.status.code() == Code::kWait) {
     // No in-tree plugin waits yet; a waiting pod times out as kube's do.
     std::this_thread::sleep_for(permit.timeout);
@@ -489,8 +526,16 @@ void Scheduler::RunBindingCycle(std::unique_ptr<Binding> b) {
   } else {
     status = permit.status;
   }
-  if (status.ok()) status = fw.RunPreBind(state, pod, b->node);
-  if (status.ok()) status = fw.RunBind(state, pod, b->node);
+  if (status.ok()) {
+    point_start = Clock::now();
+    status = fw.RunPreBind(state, pod, b->node);
+    ObservePoint(fw, kPreBind, status, point_start);
+  }
+  if (status.ok()) {
+    point_start = Clock::now();
+    status = fw.RunBind(state, pod, b->node);
+    ObservePoint(fw, kBind, status, point_start);
+  }
   std::string profile = fw.scheduler_name();
   if (status.ok()) {
     cache_.FinishBinding(pod.key);

@@ -15,6 +15,7 @@
 // Thread-safety: event handlers (On*) may be called from any thread;
 // Start/Stop from the owner's.
 
+#include <array>
 #include <atomic>
 #include <condition_variable>
 #include <deque>
@@ -48,6 +49,7 @@ struct SchedulerOptions {
 
 class Scheduler final : public Handle {
  public:
+  using Clock = std::chrono::steady_clock;
   static Result<std::unique_ptr<Scheduler>> Create(const SchedulerConfig& config, const Registry& registry,
                                                    SchedulerOptions options, SchedulerClient* client);
   ~Scheduler() override;
@@ -101,6 +103,9 @@ class Scheduler final : public Handle {
   void BindingLoop();
   size_t NumNodesToFind(const Framework& fw, size_t nodes) const;
   void ObserveAttempt(const std::string& result, const std::string& profile, double seconds);
+  // scheduler_framework_extension_point_duration_seconds for one run of `point`.
+  enum Point { kPreFilter, kFilter, kPreScore, kScore, kReserve, kPermit, kPreBind, kBind, kPointCount };
+  void ObservePoint(const Framework& fw, Point point, const PluginStatus& status, Clock::time_point since);
 
   SchedulerOptions options_;
   SchedulerClient* client_;
@@ -137,6 +142,8 @@ class Scheduler final : public Handle {
   metrics::Histogram& pod_scheduling_duration_;
   metrics::Histogram& algorithm_duration_;
   metrics::Family<metrics::Histogram>& extension_point_duration_;
+  // Success children of extension_point_duration_ per profile, looked up once.
+  std::vector<std::array<metrics::Histogram*, kPointCount>> point_success_;
   metrics::Family<metrics::Counter>& incoming_pods_;
   metrics::Counter& schedule_failed_;
 };

@@ -33,6 +33,19 @@ TEST(Scheduler, PlacesPodsOnNodesThatFit) {
   c.scheduler->OnPodAdd(PodObject("p", "", "{}", "2"));
   ASSERT_TRUE(c.WaitIdle());
   EXPECT_EQ(c.Placements()["default/p"], "big");
+  // kube-scheduler's metric names, so existing dashboards work.
+  std::string metrics = c.scheduler->RenderMetrics();
+  for (const char* line : {
+           R"(scheduler_schedule_attempts_total{result="scheduled",profile="default-scheduler"} 1)",
+           R"(scheduler_framework_extension_point_duration_seconds_count{extension_point="Bind",status="Success",profile="default-scheduler"} 1)",
+           R"(scheduler_framework_extension_point_duration_seconds_count{extension_point="Filter",status="Success",profile="default-scheduler"} 1)",
+           R"(scheduler_pod_scheduling_duration_seconds_count 1)",
+           R"(scheduler_scheduling_algorithm_duration_seconds_count 1)",
+           R"(scheduler_pending_pods{queue="active"} 0)",
+           R"(scheduler_queue_incoming_pods_total{queue="active",event="PodAdd"} 1)",
+       }) {
+    EXPECT_NE(metrics.find(line), std::string::npos) << line << "\n" << metrics;
+  }
 }
 
 TEST(Scheduler, ExplainsWhyAPodFitsNowhereInKubesWords) {
