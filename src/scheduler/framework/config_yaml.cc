@@ -308,7 +308,7 @@ class ConfigParser {
     if (map.IsNull()) return;
     std::set<std::string> seen;
     for (auto it = map.begin(); it != map.end(); ++it) {
-      const YAML::Node& key = it->first;
+      const YAML::Node key = it->first;  // a copy: it-> yields a temporary
       if (!key.IsScalar()) {
         Invalid(path, key, "field names must be strings");
         continue;
@@ -549,7 +549,7 @@ class ConfigParser {
     }
     json::object object;
     for (auto it = node.begin(); it != node.end(); ++it) {
-      const YAML::Node& key = it->first;
+      const YAML::Node key = it->first;  // a copy: it-> yields a temporary
       if (!key.IsScalar()) {
         Invalid(path, key, "keys must be strings");
         continue;
