@@ -1,11 +1,10 @@
 #include "client/store_informer.h"
 
-#include <unordered_set>
 
 namespace berth::client {
 
 StoreInformer::StoreInformer(store::Store& store, api::Kind kind, Handlers handlers)
-    : store_(store), kind_(kind), handlers_(std::move(handlers)) {}
+    : store_(store), kind_(kind), cache_(std::move(handlers)) {}
 
 StoreInformer::~StoreInformer() { Stop(); }
 
@@ -14,28 +13,7 @@ Status StoreInformer::Relist() {
   options.prefix = api::StoragePrefix(kind_, "");
   auto list = store_.List(options);
   if (!list.ok()) return list.status();
-  std::unordered_set<std::string> seen;
-  for (const auto& object : list.value().items) {
-    const std::string& key = object->StorageKey();
-    seen.insert(key);
-    auto it = known_.find(key);
-    if (it == known_.end()) {
-      known_[key] = object;
-      if (handlers_.on_add) handlers_.on_add(object);
-    } else if (it->second->resource_version() != object->resource_version()) {
-      it->second = object;
-      if (handlers_.on_update) handlers_.on_update(object);
-    }
-  }
-  for (auto it = known_.begin(); it != known_.end();) {
-    if (seen.count(it->first)) {
-      ++it;
-      continue;
-    }
-    api::ObjectPtr gone = it->second;
-    it = known_.erase(it);
-    if (handlers_.on_delete) handlers_.on_delete(gone);
-  }
+  cache_.Replace(list.value().items);
   revision_ = list.value().revision;
   store::WatchOptions watch;
   watch.prefix = options.prefix;
@@ -75,15 +53,11 @@ void StoreInformer::Run() {
     for (auto& e : events) {
       switch (e.type) {
         case store::EventType::kAdded:
-        case store::EventType::kModified: {
-          auto [it, inserted] = known_.insert_or_assign(e.object->StorageKey(), e.object);
-          auto& handler = inserted ? handlers_.on_add : handlers_.on_update;
-          if (handler) handler(e.object);
+        case store::EventType::kModified:
+          cache_.Modified(e.object);
           break;
-        }
         case store::EventType::kDeleted:
-          known_.erase(e.object->StorageKey());
-          if (handlers_.on_delete) handlers_.on_delete(e.object);
+          cache_.Deleted(e.object);
           break;
         case store::EventType::kBookmark:
         case store::EventType::kError:

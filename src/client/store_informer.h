@@ -16,17 +16,14 @@
 #include <unordered_map>
 
 #include "api/kinds.h"
+#include "client/informer_cache.h"
 #include "store/store.h"
 
 namespace berth::client {
 
 class StoreInformer {
  public:
-  struct Handlers {
-    std::function<void(const api::ObjectPtr&)> on_add;
-    std::function<void(const api::ObjectPtr&)> on_update;
-    std::function<void(const api::ObjectPtr&)> on_delete;
-  };
+  using Handlers = InformerHandlers;
 
   StoreInformer(store::Store& store, api::Kind kind, Handlers handlers);
   ~StoreInformer();
@@ -42,9 +39,8 @@ class StoreInformer {
 
   store::Store& store_;
   api::Kind kind_;
-  Handlers handlers_;
+  InformerCache cache_;                               // owned by the watch thread after Start
   int64_t revision_ = 0;                              // owned by the watch thread after Start
-  std::unordered_map<std::string, api::ObjectPtr> known_;  // key → last delivered version
   std::mutex watch_mu_;
   std::shared_ptr<store::Watch> watch_;  // guarded by watch_mu_ (replaced on relist)
   std::atomic<bool> stop_{false};

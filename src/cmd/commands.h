@@ -10,6 +10,7 @@ void AddStoreCommands(CLI::App& app);
 void AddServeCommand(CLI::App& app);
 void AddApiBenchCommand(CLI::App& app);
 void AddBenchCommand(CLI::App& app);
+void AddSchedulerCommand(CLI::App& app);
 // `berth store bench`, under the store subcommand.
 void AddStoreBenchCommand(CLI::App& store);
 

@@ -16,6 +16,7 @@ int main(int argc, char** argv) {
   berth::cmd::AddServeCommand(app);
   berth::cmd::AddApiBenchCommand(app);
   berth::cmd::AddBenchCommand(app);
+  berth::cmd::AddSchedulerCommand(app);
   berth::cmd::AddStoreCommands(app);
 
   try {

@@ -146,3 +146,52 @@ class SchedulerScenarios(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class StandaloneScheduler(unittest.TestCase):
+    """`berth scheduler --server URL` against a berth API server that runs none."""
+
+    def setUp(self):
+        import subprocess
+        from berth_server import BERTH
+        self.server = BerthServer(extra_args=["--in-memory"]).start()  # no in-process scheduler
+        self.log = open(self.server.tmp + "/scheduler.log", "wb")
+        self.scheduler = subprocess.Popen([BERTH, "scheduler", "--server", self.server.url, "--seed", "3"],
+                                          stdout=self.log, stderr=subprocess.STDOUT)
+
+    def tearDown(self):
+        self.scheduler.terminate()
+        self.assertEqual(self.scheduler.wait(timeout=20), 0)
+        self.log.close()
+        self.server.stop()
+        self.server.cleanup()
+
+    def test_binds_over_http_and_reports_failures(self):
+        k = self.server.kubectl
+        k("apply", "-f", "-", input=json.dumps(node("n1", cpu="2")))
+        k("apply", "-f", "-", input=json.dumps(pod("fits", cpu="1")))
+        k("apply", "-f", "-", input=json.dumps(pod("too-big", cpu="3")))
+        deadline = time.time() + 15
+        bound = ""
+        while time.time() < deadline and not bound:
+            bound = k("get", "pod", "fits", "-o", "jsonpath={.spec.nodeName}").stdout
+            time.sleep(0.05)
+        self.assertEqual(bound, "n1")
+        message = ""
+        while time.time() < deadline and not message:
+            events = json.loads(k("get", "events", "--field-selector", "involvedObject.name=too-big",
+                                  "-o", "json").stdout)["items"]
+            message = next((e["message"] for e in events if e["reason"] == "FailedScheduling"), "")
+            time.sleep(0.05)
+        self.assertEqual(message, "0/1 nodes are available: 1 Insufficient cpu.")
+        status = json.loads(k("get", "pod", "too-big", "-o", "json").stdout)["status"]
+        condition = [c for c in status["conditions"] if c["type"] == "PodScheduled"][0]
+        self.assertEqual((condition["status"], condition["reason"]), ("False", "Unschedulable"))
+        # A node added later lets the waiting pod through (the watch delivers it).
+        k("apply", "-f", "-", input=json.dumps(node("n2", cpu="8")))
+        bound = ""
+        deadline = time.time() + 20
+        while time.time() < deadline and not bound:
+            bound = k("get", "pod", "too-big", "-o", "jsonpath={.spec.nodeName}").stdout
+            time.sleep(0.1)
+        self.assertEqual(bound, "n2")
