@@ -215,7 +215,7 @@ void Scheduler::OnPodDelete(const api::ObjectPtr& pod) {
 
 void Scheduler::OnNamespace(const api::ObjectPtr& ns) {
   std::lock_guard lock(ns_mu_);
-  namespaces_[ns->name()] = ns->labels();
+  namespaces_[ns->name()] = std::make_shared<const api::Labels>(ns->labels());
 }
 
 void Scheduler::OnNamespaceDelete(const std::string& name) {
@@ -223,12 +223,10 @@ void Scheduler::OnNamespaceDelete(const std::string& name) {
   namespaces_.erase(name);
 }
 
-const api::Labels* Scheduler::NamespaceLabels(std::string_view ns) const {
+std::shared_ptr<const api::Labels> Scheduler::NamespaceLabels(std::string_view ns) const {
   std::lock_guard lock(ns_mu_);
   auto it = namespaces_.find(std::string(ns));
-  // Namespaces are never erased while a cycle could hold the pointer for long;
-  // labels are copied by value on update, so the pointer stays valid per entry.
-  return it == namespaces_.end() ? nullptr : &it->second;
+  return it == namespaces_.end() ? nullptr : it->second;
 }
 
 Status Scheduler::BindPod(const api::Object& pod, const std::string& node) const {

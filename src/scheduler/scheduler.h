@@ -72,7 +72,7 @@ class Scheduler final : public Handle {
   bool WaitForIdle(std::chrono::steady_clock::time_point deadline);
 
   // Handle.
-  const api::Labels* NamespaceLabels(std::string_view ns) const override;
+  std::shared_ptr<const api::Labels> NamespaceLabels(std::string_view ns) const override;
   Status BindPod(const api::Object& pod, const std::string& node) const override;
 
   struct Stats {
@@ -119,7 +119,7 @@ class Scheduler final : public Handle {
   std::atomic<uint64_t> seed_sequence_;
 
   mutable std::mutex ns_mu_;
-  std::unordered_map<std::string, api::Labels> namespaces_;  // guarded by ns_mu_
+  std::unordered_map<std::string, std::shared_ptr<const api::Labels>> namespaces_;  // guarded by ns_mu_
 
   std::mutex bind_mu_;
   std::condition_variable bind_cv_;

@@ -59,9 +59,9 @@ class FakeHandle : public Handle {
  public:
   std::map<std::string, api::Labels> namespaces;
   mutable std::vector<std::pair<std::string, std::string>> bound;  // (pod, node)
-  const api::Labels* NamespaceLabels(std::string_view ns) const override {
+  std::shared_ptr<const api::Labels> NamespaceLabels(std::string_view ns) const override {
     auto it = namespaces.find(std::string(ns));
-    return it == namespaces.end() ? nullptr : &it->second;
+    return it == namespaces.end() ? nullptr : std::make_shared<const api::Labels>(it->second);
   }
   Status BindPod(const api::Object& pod, const std::string& node) const override {
     bound.emplace_back(pod.name(), node);

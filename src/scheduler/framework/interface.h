@@ -77,7 +77,8 @@ class Handle {
  public:
   virtual ~Handle() = default;
   // The labels of a namespace (for namespaceSelector), nullptr when unknown.
-  virtual const api::Labels* NamespaceLabels(std::string_view ns) const = 0;
+  // Shared, so a concurrent namespace update never changes what a cycle holds.
+  virtual std::shared_ptr<const api::Labels> NamespaceLabels(std::string_view ns) const = 0;
   // Binds `pod` to `node` through the API (what POST pods/{name}/binding does).
   virtual Status BindPod(const api::Object& pod, const std::string& node) const = 0;
 };

@@ -40,7 +40,7 @@ bool InterPodAffinity::TermMatches(const api::PodAffinityTerm& term, const PodIn
     if (!ns_match && term.namespace_selector) {
       if (term.namespace_selector->Empty()) {
         ns_match = true;
-      } else if (const api::Labels* labels = handle_.NamespaceLabels(ns)) {
+      } else if (auto labels = handle_.NamespaceLabels(ns)) {
         ns_match = term.namespace_selector->Matches(*labels);
       }
     }
