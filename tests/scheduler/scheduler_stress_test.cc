@@ -66,3 +66,41 @@ TEST(SchedulerStress, ConcurrentCyclesNeverOvercommitAndBindEachPodOnce) {
 
 }  // namespace
 }  // namespace berth::scheduler
+
+namespace berth::scheduler {
+namespace {
+
+// Above the parallel threshold Filter runs on the helper pool too, while
+// several cycles run at once.
+TEST(SchedulerStress, ParallelFilterWithConcurrentCycles) {
+  SchedulerOptions options;
+  options.concurrent = 4;
+  options.filter_threads = 1;
+  options.parallel_threshold = 64;
+  options.seed = 9;
+  testing::FakeCluster c(options);
+  const int nodes = 100, pods = 400;
+  for (int i = 0; i < nodes; ++i) c.scheduler->OnNodeAdd(testing::NodeObject("n" + std::to_string(i), "1", "8Gi"));
+  c.scheduler->Start();
+  for (int i = 0; i < pods; ++i) {
+    std::string name = "p" + std::to_string(i);
+    auto o = api::Object::Decode(R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":")" + name +
+                                 R"(","namespace":"default","uid":"u)" + name +
+                                 R"("},"spec":{"containers":[{"name":"c","image":"i","resources":{"requests":{"cpu":"300m"}}}]}})");
+    ASSERT_TRUE(o.ok());
+    c.scheduler->OnPodAdd(o.value());
+  }
+  ASSERT_TRUE(c.WaitIdle());
+  std::map<std::string, int> per_node;
+  std::lock_guard lock(c.mu);
+  for (const auto& [pod, binds] : c.binds) {
+    EXPECT_EQ(binds.size(), 1u) << pod;
+    per_node[binds.front()]++;
+  }
+  // 1 cpu per node, 300m per pod: at most 3 per node, and every node full.
+  for (const auto& [node, count] : per_node) EXPECT_LE(count, 3) << node;
+  EXPECT_EQ(c.binds.size(), 300u);
+}
+
+}  // namespace
+}  // namespace berth::scheduler
