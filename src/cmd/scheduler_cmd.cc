@@ -59,22 +59,7 @@ class HttpSchedulerClient final : public scheduler::SchedulerClient {
                                                               }}}}}};
     auto r = http_.Request("PATCH", PodPath(pod) + "/status", json::serialize(patch),
                            "application/strategic-merge-patch+json");
-    json::object event{{"apiVersion", "v1"},
-                       {"kind", "Event"},
-                       {"metadata", json::object{{"generateName", pod.name() + "."}, {"namespace", pod.namespace_name()}}},
-                       {"involvedObject", json::object{{"apiVersion", "v1"},
-                                                       {"kind", "Pod"},
-                                                       {"name", pod.name()},
-                                                       {"namespace", pod.namespace_name()},
-                                                       {"uid", pod.uid()}}},
-                       {"reason", "FailedScheduling"},
-                       {"message", message},
-                       {"type", "Warning"},
-                       {"count", 1},
-                       {"firstTimestamp", now},
-                       {"lastTimestamp", now},
-                       {"source", json::object{{"component", "default-scheduler"}}},
-                       {"reportingComponent", "default-scheduler"}};
+    json::object event = FailedSchedulingEvent(pod, message);
     auto e = http_.Request("POST", "/api/v1/namespaces/" + pod.namespace_name() + "/events", json::serialize(event));
     if (!r.ok()) return r.status();
     if (!e.ok()) return e.status();

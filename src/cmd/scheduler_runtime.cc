@@ -14,6 +14,26 @@ namespace json = boost::json;
 
 using apiserver::NowRfc3339;
 
+json::object FailedSchedulingEvent(const api::Object& pod, const std::string& message) {
+  std::string now = NowRfc3339();
+  return {{"apiVersion", "v1"},
+          {"kind", "Event"},
+          {"metadata", json::object{{"generateName", pod.name() + "."}, {"namespace", pod.namespace_name()}}},
+          {"involvedObject", json::object{{"apiVersion", "v1"},
+                                          {"kind", "Pod"},
+                                          {"name", pod.name()},
+                                          {"namespace", pod.namespace_name()},
+                                          {"uid", pod.uid()}}},
+          {"reason", "FailedScheduling"},
+          {"message", message},
+          {"type", "Warning"},
+          {"count", 1},
+          {"firstTimestamp", now},
+          {"lastTimestamp", now},
+          {"source", json::object{{"component", "default-scheduler"}}},
+          {"reportingComponent", "default-scheduler"}};
+}
+
 Status InProcessSchedulerClient::BindPod(const api::Object& pod, const std::string& node) {
   auto bound = api_.BindPod(pod.namespace_name(), pod.name(), node, pod.uid(), 0, nullptr);
   return bound.ok() ? Status::Ok() : bound.status();
@@ -55,24 +75,7 @@ Status InProcessSchedulerClient::ReportFailure(const api::Object& pod, std::stri
   });
   if (!record_events_) return updated.ok() ? Status::Ok() : updated.status();
   // A Warning event FailedScheduling, created through the API server.
-  json::object event{
-      {"apiVersion", "v1"},
-      {"kind", "Event"},
-      {"metadata", json::object{{"generateName", pod.name() + "."}, {"namespace", pod.namespace_name()}}},
-      {"involvedObject", json::object{{"apiVersion", "v1"},
-                                      {"kind", "Pod"},
-                                      {"name", pod.name()},
-                                      {"namespace", pod.namespace_name()},
-                                      {"uid", pod.uid()}}},
-      {"reason", "FailedScheduling"},
-      {"message", message},
-      {"type", "Warning"},
-      {"count", 1},
-      {"firstTimestamp", NowRfc3339()},
-      {"lastTimestamp", NowRfc3339()},
-      {"source", json::object{{"component", "default-scheduler"}}},
-      {"reportingComponent", "default-scheduler"},
-  };
+  json::object event = FailedSchedulingEvent(pod, message);
   apiserver::Request request;
   request.method = "POST";
   request.path = "/api/v1/namespaces/" + pod.namespace_name() + "/events";

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include <boost/json/object.hpp>
+
 #include "apiserver/api_server.h"
 #include "client/store_informer.h"
 #include "scheduler/scheduler.h"
@@ -46,6 +48,9 @@ class InProcessScheduler {
   std::vector<std::unique_ptr<client::StoreInformer>> informers_;
   bool started_ = false;
 };
+
+// The Warning event FailedScheduling for `pod`, as kube-scheduler records it.
+boost::json::object FailedSchedulingEvent(const api::Object& pod, const std::string& message);
 
 // Reads --config: a KubeSchedulerConfiguration file. Errors name the file.
 Result<scheduler::SchedulerConfig> LoadSchedulerConfig(const std::string& path);
