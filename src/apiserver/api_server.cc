@@ -63,7 +63,11 @@ Status ApiServer::Bootstrap() {
 }
 
 Response ApiServer::Handle(Request& request) {
-  if (!options_.tokens.empty()) {
+  // Health and version stay open to anonymous clients, as kube-apiserver's
+  // default RBAC (system:public-info-viewer) leaves them.
+  const bool public_info = request.path == "/healthz" || request.path == "/livez" || request.path == "/readyz" ||
+                           request.path == "/version" || request.path == "/version/";
+  if (!options_.tokens.empty() && !public_info) {
     std::string_view auth = request.authorization;
     constexpr std::string_view kBearer = "Bearer ";
     bool ok = auth.starts_with(kBearer) &&

@@ -1,0 +1,172 @@
+"""berth serve's limits and security, seen by clients: 413 for large bodies,
+429 beyond --max-requests-inflight, bearer tokens, TLS, a taken port, and
+Prometheus metrics."""
+
+import json
+import os
+import ssl
+import subprocess
+import threading
+import unittest
+import urllib.error
+import urllib.request
+
+from berth_server import BERTH, KUBECTL, BerthServer, free_port
+
+
+def request(url, method="GET", body=None, headers=None, context=None):
+    req = urllib.request.Request(url, method=method, data=body, headers=headers or {})
+    try:
+        with urllib.request.urlopen(req, timeout=10, context=context) as r:
+            return r.status, dict(r.headers), r.read().decode()
+    except urllib.error.HTTPError as e:
+        return e.code, dict(e.headers), e.read().decode()
+
+
+def pod_json(name):
+    return json.dumps({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name},
+                       "spec": {"containers": [{"name": "c", "image": "nginx"}]}}).encode()
+
+
+class Limits(unittest.TestCase):
+    def tearDown(self):
+        self.server.stop()
+        self.server.cleanup()
+
+    def test_large_bodies_get_413_with_a_status(self):
+        self.server = BerthServer(extra_args=["--in-memory", "--max-request-body-bytes", "1024"]).start()
+        big = json.dumps({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "x"},
+                          "data": {"k": "v" * 4096}}).encode()
+        code, _, body = request(self.server.url + "/api/v1/namespaces/default/pods", "POST", big,
+                                {"Content-Type": "application/json"})
+        self.assertEqual(code, 413)
+        status = json.loads(body)
+        self.assertEqual((status["kind"], status["reason"], status["code"]), ("Status", "RequestEntityTooLarge", 413))
+        # A small body still works.
+        code, _, _ = request(self.server.url + "/api/v1/namespaces/default/pods", "POST", pod_json("small"),
+                             {"Content-Type": "application/json"})
+        self.assertEqual(code, 201)
+
+    def test_requests_beyond_the_inflight_limit_get_429(self):
+        # Durable writes wait for their fsync, so 32 concurrent creates overlap.
+        self.server = BerthServer(extra_args=["--max-requests-inflight", "1"]).start()
+        results = []
+        lock = threading.Lock()
+
+        def create(i):
+            code, headers, body = request(self.server.url + "/api/v1/namespaces/default/pods", "POST",
+                                          pod_json(f"p-{i}"), {"Content-Type": "application/json"})
+            with lock:
+                results.append((code, headers, body))
+
+        for round_ in range(5):
+            threads = [threading.Thread(target=create, args=(round_ * 100 + i,)) for i in range(32)]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join()
+            if any(code == 429 for code, _, _ in results):
+                break
+        busy = [(h, b) for code, h, b in results if code == 429]
+        self.assertTrue(busy, "no request was refused with 429")
+        headers, body = busy[0]
+        self.assertEqual(headers.get("Retry-After"), "1")
+        self.assertEqual(json.loads(body)["reason"], "TooManyRequests")
+        self.assertTrue(all(code in (201, 429) for code, _, _ in results))
+
+    def test_bearer_tokens(self):
+        self.server = BerthServer(extra_args=["--in-memory"])
+        path = os.path.join(self.server.tmp, "tokens.csv")
+        with open(path, "w") as f:
+            f.write('s3cret,alice,uid-1,"admins"\n')
+        self.server.extra_args += ["--token-file", path]
+        self.server.start()  # /healthz stays open to anonymous clients, as in kube
+        code, _, body = request(self.server.url + "/api/v1/namespaces")
+        self.assertEqual(code, 401)
+        self.assertEqual(json.loads(body)["reason"], "Unauthorized")
+        code, _, _ = request(self.server.url + "/api/v1/namespaces", headers={"Authorization": "Bearer wrong"})
+        self.assertEqual(code, 401)
+        code, _, _ = request(self.server.url + "/api/v1/namespaces", headers={"Authorization": "Bearer s3cret"})
+        self.assertEqual(code, 200)
+        # kubectl sends tokens only over https: test_tls drives it with one.
+        denied = self.server.kubectl("get", "namespaces", check=False)
+        self.assertNotEqual(denied.returncode, 0)
+        self.assertIn("provide credentials", denied.stderr)
+
+    def test_tls(self):
+        self.server = BerthServer(extra_args=["--in-memory"])
+        cert = os.path.join(self.server.tmp, "tls.crt")
+        key = os.path.join(self.server.tmp, "tls.key")
+        subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
+                        "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
+                        "-keyout", key, "-out", cert], check=True, capture_output=True)
+        tokens = os.path.join(self.server.tmp, "tokens.csv")
+        with open(tokens, "w") as f:
+            f.write("t0ken,bob,uid-2\n")
+        self.server.extra_args += ["--tls-cert-file", cert, "--tls-private-key-file", key, "--token-file", tokens]
+        # BerthServer probes /healthz over plain HTTP; start the process by hand.
+        log = open(self.server.log_path, "ab")
+        self.server.log = log
+        self.server.proc = subprocess.Popen(
+            [BERTH, "serve", "--listen", f"127.0.0.1:{self.server.port}"] + self.server.extra_args,
+            stdout=log, stderr=subprocess.STDOUT)
+        url = f"https://127.0.0.1:{self.server.port}"
+        context = ssl.create_default_context(cafile=cert)
+        import time
+        deadline = time.time() + 20
+        while True:
+            try:
+                code, _, body = request(url + "/healthz", context=context)
+                break
+            except OSError:
+                if time.time() > deadline:
+                    raise
+                time.sleep(0.05)
+        self.assertEqual((code, body), (200, "ok"))
+        # kubectl over https without credentials would prompt for a password: give it the token.
+        out = subprocess.run([KUBECTL, "--server", url, "--certificate-authority", cert, "--token", "t0ken",
+                              "get", "namespaces",
+                              "-o", "name"], capture_output=True, text=True, timeout=60,
+                             env=dict(os.environ, KUBECONFIG=os.path.join(self.server.tmp, "none"),
+                                      HOME=self.server.tmp))
+        self.assertEqual(out.returncode, 0, out.stderr)
+        self.assertIn("namespace/default", out.stdout)
+
+    def test_a_taken_port_is_a_clear_error(self):
+        self.server = BerthServer(extra_args=["--in-memory"]).start()
+        second = subprocess.run([BERTH, "serve", "--in-memory", "--listen", f"127.0.0.1:{self.server.port}"],
+                                capture_output=True, text=True, timeout=30)
+        self.assertNotEqual(second.returncode, 0)
+        self.assertIn(f"127.0.0.1:{self.server.port}", second.stderr)
+        self.assertIn("address already in use", second.stderr.lower())
+
+    def test_metrics_are_prometheus_text_with_kube_names(self):
+        self.server = BerthServer(extra_args=["--in-memory"], scheduler=True).start()
+        for i in range(3):
+            request(self.server.url + "/api/v1/namespaces/default/pods", "POST", pod_json(f"m-{i}"),
+                    {"Content-Type": "application/json"})
+        request(self.server.url + "/api/v1/namespaces/default/pods")
+        code, headers, text = request(self.server.url + "/metrics")
+        self.assertEqual(code, 200)
+        self.assertTrue(headers.get("Content-Type", "").startswith("text/plain"))
+        lines = text.splitlines()
+        self.assertIn('apiserver_request_total{verb="POST",resource="pods",code="201"} 3', lines)
+        self.assertTrue(any(l.startswith('apiserver_request_total{verb="LIST",resource="pods",code="200"}')
+                            for l in lines))
+        self.assertIn("# TYPE scheduler_schedule_attempts_total counter", lines)
+        # Every sample line is NAME{LABELS} VALUE with a declared family.
+        families = {l.split()[2] for l in lines if l.startswith("# TYPE ")}
+        for l in lines:
+            if not l or l.startswith("#"):
+                continue
+            name = l.split("{")[0].split(" ")[0]
+            base = name
+            for suffix in ("_bucket", "_sum", "_count"):
+                if name.endswith(suffix) and name[: -len(suffix)] in families:
+                    base = name[: -len(suffix)]
+            self.assertIn(base, families, l)
+            float(l.rsplit(" ", 1)[1])
+
+
+if __name__ == "__main__":
+    unittest.main()
