@@ -96,7 +96,8 @@ class Scheduler final : public Handle {
 
   void RunWorker(Worker& worker);
   void ScheduleOne(Worker& worker, QueuedPodInfo info);
-  // Rejections by node for the message; returns the selected node or "".
+  // Requeues a failed pod (unschedulable: to the unschedulable pool; else backoff) and
+  // reports it (PodScheduled=False and a FailedScheduling event) through the client.
   void HandleFailure(const Framework& fw, QueuedPodInfo info, const PluginStatus& status, std::string message,
                      bool unschedulable);
   void RunBindingCycle(std::unique_ptr<Binding> binding);
