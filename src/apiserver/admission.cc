@@ -110,15 +110,6 @@ std::string QosClass(const json::object& spec) {
 
 }  // namespace
 
-std::string NowRfc3339() {
-  std::time_t t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
-
 Admission::Admission(AdmissionOptions options, uint64_t seed) : options_(options), rng_(seed) {}
 
 std::string Admission::NewUid() {

@@ -12,6 +12,7 @@
 #include <boost/json/object.hpp>
 
 #include "api/kinds.h"
+#include "api/rfc3339.h"
 
 namespace berth::apiserver {
 
@@ -20,8 +21,7 @@ struct AdmissionOptions {
   int64_t default_unreachable_toleration_seconds = 300;
 };
 
-// RFC 3339 UTC with seconds ("2026-11-22T06:38:56Z"), as metav1.Time.
-std::string NowRfc3339();
+using api::NowRfc3339;
 
 class Admission {
  public:

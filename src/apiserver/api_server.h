@@ -9,6 +9,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "api/object.h"
@@ -74,7 +75,16 @@ class ApiServer {
   // changes only status), admission and validation.
   Result<api::ObjectPtr> WriteUpdate(const RequestInfo& info, const api::ObjectPtr& current,
                                      boost::json::value next, bool dry_run);
-  Result<api::ObjectPtr> DeleteObject(const api::ObjectPtr& object);
+  // Deletes `object`, or marks it (deletionTimestamp) when finalizers hold it
+  // or, for a pod on a node with a kubelet, for its graceful termination.
+  // `grace_seconds`: DeleteOptions.gracePeriodSeconds (pods; unset: the pod's
+  // terminationGracePeriodSeconds). `finalizer`: added first ("orphan",
+  // "foregroundDeletion") for those propagation policies.
+  Result<api::ObjectPtr> DeleteObject(const api::ObjectPtr& object, std::optional<int64_t> grace_seconds = {},
+                                      std::string_view finalizer = {});
+  // True when a kubelet heartbeats `node` (its Lease in kube-node-lease exists):
+  // only then is there anyone to finish a pod's graceful termination.
+  bool NodeHasKubelet(const std::string& node);
   Status DeleteNamespaceContents(const std::string& ns);
   // The request's objects for a list/watch: key prefix and predicate.
   Result<store::Predicate> SelectorPredicate(const Request& request, api::Kind kind);

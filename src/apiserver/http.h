@@ -23,6 +23,9 @@ struct Request {
   std::string authorization;
   std::string user_agent;
   std::string body;
+  // Set only by in-process callers (controllers, simulated kubelets): they are
+  // part of the server and skip authentication. The HTTP server never sets it.
+  bool trusted = false;
 
   // The first value of a query parameter, if present.
   std::optional<std::string_view> Query(std::string_view key) const;

@@ -2,6 +2,7 @@
 
 #include <boost/json.hpp>
 
+#include "api/pod_view.h"
 #include "api/validation.h"
 #include "apiserver/api_server.h"
 #include "apiserver/patch.h"
@@ -284,7 +285,8 @@ Result<api::ObjectPtr> ApiServer::WriteUpdate(const RequestInfo& info, const api
   if (!valid.ok()) return valid;
   if (dry_run) return built.value()->WithResourceVersion(current->resource_version());
   // Removing the last finalizer of an object being deleted completes the deletion.
-  if (BeingDeleted(built.value()->json()) && !HasFinalizers(built.value()->json())) {
+  // (A pod in graceful termination has none to begin with: its kubelet deletes it.)
+  if (BeingDeleted(built.value()->json()) && !HasFinalizers(built.value()->json()) && HasFinalizers(cur)) {
     auto deleted = store_.Delete(current->StorageKey(), current->resource_version());
     if (!deleted.ok() && deleted.status().code() == StatusCode::kConflict) {
       return ConflictFor(kind, current->name(), "the object has been modified; please apply your "
@@ -387,16 +389,66 @@ Response ApiServer::Patch(Request& request, const RequestInfo& info) {
   return ErrorResponse(ConflictFor(kind, info.name, "too many concurrent updates"));
 }
 
-Result<api::ObjectPtr> ApiServer::DeleteObject(const api::ObjectPtr& object) {
+bool ApiServer::NodeHasKubelet(const std::string& node) {
+  return store_.Get(api::StorageKey(api::Kind::kLease, "kube-node-lease", node)).ok();
+}
+
+Result<api::ObjectPtr> ApiServer::DeleteObject(const api::ObjectPtr& object, std::optional<int64_t> grace_seconds,
+                                               std::string_view finalizer) {
   const api::KindInfo& kind = object->info();
   api::ObjectPtr current = object;
   for (int attempt = 0; attempt < kMaxAttempts; ++attempt) {
-    if (HasFinalizers(current->json())) {
-      // Finalizers hold the object: mark it, and the last finalizer's removal deletes it.
-      if (BeingDeleted(current->json())) return current;
-      auto marked = current->Edit([](json::object& o) {
-        MetadataOf(o)["deletionTimestamp"] = NowRfc3339();
-        MetadataOf(o)["deletionGracePeriodSeconds"] = 0;
+    // A pod bound to a node with a kubelet terminates gracefully: it is marked
+    // and the kubelet deletes it (with grace 0) once its containers stopped.
+    // kube's rule: no grace for unbound or finished pods.
+    int64_t grace = 0;
+    if (current->kind() == api::Kind::kPod) {
+      const auto* pod = current->As<api::PodView>();
+      bool finished = pod && (pod->phase == "Succeeded" || pod->phase == "Failed");
+      if (pod && !pod->node_name.empty() && !finished) {
+        const auto* spec = current->json().if_contains("spec");
+        int64_t fallback = 30;
+        if (spec && spec->is_object()) {
+          if (const auto* t = spec->get_object().if_contains("terminationGracePeriodSeconds"); t && t->is_int64()) {
+            fallback = t->get_int64();
+          }
+        }
+        grace = grace_seconds.value_or(fallback);
+        if (grace > 0 && !NodeHasKubelet(pod->node_name)) grace = 0;
+      }
+    }
+    bool add_finalizer = !finalizer.empty() && !BeingDeleted(current->json());
+    if (add_finalizer || HasFinalizers(current->json()) || grace > 0) {
+      // Finalizers or a kubelet hold the object: mark it; the last finalizer's
+      // removal (or the kubelet's final delete) deletes it.
+      if (BeingDeleted(current->json())) {
+        const auto* meta = current->json().if_contains("metadata");
+        const auto* was = meta && meta->is_object() ? meta->get_object().if_contains("deletionGracePeriodSeconds")
+                                                    : nullptr;
+        // A shorter grace period than the one in progress (e.g. --force, 0) takes over.
+        bool shorter = grace_seconds && was && was->is_int64() && *grace_seconds < was->get_int64();
+        if (!shorter) return current;
+        if (*grace_seconds == 0 && !HasFinalizers(current->json())) {
+          auto deleted = store_.Delete(current->StorageKey(), current->resource_version());
+          if (deleted.ok() || deleted.status().code() != StatusCode::kConflict) return deleted;
+          auto reread = store_.Get(current->StorageKey());
+          if (!reread.ok()) return NotFoundFor(kind, current->name());
+          current = reread.value();
+          continue;
+        }
+        grace = *grace_seconds;
+      }
+      auto marked = current->Edit([&](json::object& o) {
+        json::object& meta = MetadataOf(o);
+        meta["deletionTimestamp"] = api::FormatRfc3339(std::chrono::system_clock::now() + std::chrono::seconds(grace));
+        meta["deletionGracePeriodSeconds"] = grace;
+        if (add_finalizer) {
+          json::value& f = meta["finalizers"];
+          if (!f.is_array()) f = json::array();
+          bool present = false;
+          for (const auto& v : f.get_array()) present = present || (v.is_string() && v.get_string() == finalizer);
+          if (!present) f.get_array().emplace_back(finalizer);
+        }
       });
       if (!marked.ok()) return marked.status();
       auto written = store_.Update(marked.value(), current->resource_version());
@@ -435,7 +487,17 @@ Response ApiServer::Delete(Request& request, const RequestInfo& info) {
   // DeleteOptions: JSON only; other encodings (kubectl drain sends protobuf) are ignored.
   std::string uid_precondition;
   int64_t rv_precondition = 0;
+  std::optional<int64_t> grace_seconds;
+  std::string_view finalizer;
   bool dry_run = request.Query("dryRun").has_value();
+  if (auto g = request.Query("gracePeriodSeconds")) {
+    try {
+      grace_seconds = std::stoll(std::string(*g));
+    } catch (const std::exception&) {
+      return ErrorResponse(Status::BadRequest("invalid gracePeriodSeconds: " + std::string(*g)));
+    }
+  }
+  std::string policy(request.Query("propagationPolicy").value_or(""));
   if (!request.body.empty() && IsJsonContentType(request.content_type)) {
     json::error_code ec;
     json::value options = json::parse(request.body, ec);
@@ -455,14 +517,26 @@ Response ApiServer::Delete(Request& request, const RequestInfo& info) {
     if (auto d = o.find("dryRun"); d != o.end() && d->value().is_array() && !d->value().get_array().empty()) {
       dry_run = true;
     }
-    if (auto p = StringField(o, "propagationPolicy");
-        !p.empty() && p != "Orphan" && p != "Background" && p != "Foreground") {
-      return ErrorResponse(Status::Invalid(
-          "DeleteOptions.propagationPolicy: Unsupported value: \"" + std::string(p) + "\"",
-          {{"FieldValueNotSupported",
-            "Unsupported value: \"" + std::string(p) + "\": supported values: \"Foreground\", \"Background\", \"Orphan\"",
-            "propagationPolicy"}}));
+    if (auto p = StringField(o, "propagationPolicy"); !p.empty()) policy = std::string(p);
+    if (auto g = o.find("gracePeriodSeconds"); g != o.end() && g->value().is_int64()) {
+      grace_seconds = g->value().get_int64();
     }
+    // Deprecated orphanDependents: true means the Orphan policy.
+    if (auto od = o.find("orphanDependents"); od != o.end() && od->value().is_bool() && policy.empty()) {
+      policy = od->value().get_bool() ? "Orphan" : "Background";
+    }
+  }
+  if (!policy.empty() && policy != "Orphan" && policy != "Background" && policy != "Foreground") {
+    return ErrorResponse(Status::Invalid(
+        "DeleteOptions.propagationPolicy: Unsupported value: \"" + policy + "\"",
+        {{"FieldValueNotSupported",
+          "Unsupported value: \"" + policy + "\": supported values: \"Foreground\", \"Background\", \"Orphan\"",
+          "propagationPolicy"}}));
+  }
+  if (grace_seconds && *grace_seconds < 0) grace_seconds = 0;
+  if (*info.kind != api::Kind::kNamespace) {
+    if (policy == "Orphan") finalizer = "orphan";
+    if (policy == "Foreground") finalizer = "foregroundDeletion";
   }
   auto current = store_.Get(api::StorageKey(*info.kind, info.ns, info.name));
   if (!current.ok()) return ErrorResponse(NotFoundFor(kind, info.name), DetailsFor(kind, info.name));
@@ -485,7 +559,7 @@ Response ApiServer::Delete(Request& request, const RequestInfo& info) {
     Status drained = DeleteNamespaceContents(info.name);
     if (!drained.ok()) return ErrorResponse(drained);
   }
-  auto deleted = DeleteObject(current.value());
+  auto deleted = DeleteObject(current.value(), grace_seconds, finalizer);
   if (!deleted.ok()) return ErrorResponse(deleted.status(), DetailsFor(kind, info.name));
   return JsonResponse(200, deleted.value()->Encoded());
 }

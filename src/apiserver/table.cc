@@ -5,6 +5,8 @@
 
 #include <boost/json.hpp>
 
+#include "api/rfc3339.h"
+
 namespace berth::apiserver {
 
 namespace json = boost::json;
@@ -44,16 +46,9 @@ int64_t Int(const json::object* o, std::string_view key) {
   return it != o->end() && it->value().is_number() ? it->value().to_number<int64_t>() : 0;
 }
 
-std::optional<std::chrono::system_clock::time_point> ParseTime(std::string_view text) {
-  std::tm tm{};
-  std::string s(text);
-  if (!strptime(s.c_str(), "%Y-%m-%dT%H:%M:%S", &tm)) return std::nullopt;
-  return std::chrono::system_clock::from_time_t(timegm(&tm));
-}
-
 std::string Age(const json::object& object, std::string_view field, std::chrono::system_clock::time_point now) {
   const json::object* meta = ObjectField(object, "metadata");
-  auto t = ParseTime(Str(meta, field));
+  auto t = api::ParseRfc3339(Str(meta, field));
   if (!t) return "<unknown>";
   return HumanDuration(std::chrono::duration_cast<std::chrono::seconds>(now - *t));
 }
@@ -283,7 +278,7 @@ json::array Cells(api::Kind kind, const api::Object& object, std::chrono::system
       std::string kind_name = Str(involved, "kind");
       for (auto& ch : kind_name) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
       std::string last = Str(&o, "lastTimestamp");
-      auto t = ParseTime(last.empty() ? Str(&o, "eventTime") : last);
+      auto t = api::ParseRfc3339(last.empty() ? Str(&o, "eventTime") : last);
       cells.emplace_back(t ? HumanDuration(std::chrono::duration_cast<std::chrono::seconds>(now - *t)) : "<unknown>");
       cells.emplace_back(Str(&o, "type"));
       cells.emplace_back(Str(&o, "reason"));

@@ -15,14 +15,14 @@
 
 namespace berth::client {
 
-class HttpInformer {
+class HttpInformer final : public InformerSource {
  public:
   // `collection`: the list path, e.g. "/api/v1/pods".
   HttpInformer(HttpClient& client, std::string collection, InformerHandlers handlers);
-  ~HttpInformer();
+  ~HttpInformer() override;
   // The first list (handlers run on the caller's thread), then the watch thread.
-  Status Start();
-  void Stop();
+  Status Start() override;
+  void Stop() override;
 
  private:
   Status List();

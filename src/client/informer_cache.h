@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "api/object.h"
+#include "api/status.h"
 
 namespace berth::client {
 
@@ -18,6 +19,16 @@ struct InformerHandlers {
   std::function<void(const api::ObjectPtr&)> on_add;
   std::function<void(const api::ObjectPtr&)> on_update;
   std::function<void(const api::ObjectPtr&)> on_delete;
+};
+
+// What both informers (over the store, over HTTP) offer: Start lists and
+// delivers the initial objects on the caller's thread, then follows the watch
+// on a thread of its own; Stop ends it.
+class InformerSource {
+ public:
+  virtual ~InformerSource() = default;
+  virtual Status Start() = 0;
+  virtual void Stop() = 0;
 };
 
 class InformerCache {

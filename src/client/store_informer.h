@@ -21,17 +21,17 @@
 
 namespace berth::client {
 
-class StoreInformer {
+class StoreInformer final : public InformerSource {
  public:
   using Handlers = InformerHandlers;
 
   StoreInformer(store::Store& store, api::Kind kind, Handlers handlers);
-  ~StoreInformer();
+  ~StoreInformer() override;
 
   // Lists (handlers run on the caller's thread for the initial objects), then
   // starts the watch thread.
-  Status Start();
-  void Stop();
+  Status Start() override;
+  void Stop() override;
 
  private:
   Status Relist();

@@ -11,6 +11,7 @@ void AddServeCommand(CLI::App& app);
 void AddApiBenchCommand(CLI::App& app);
 void AddBenchCommand(CLI::App& app);
 void AddSchedulerCommand(CLI::App& app);
+void AddSimCommand(CLI::App& app);
 // `berth store bench`, under the store subcommand.
 void AddStoreBenchCommand(CLI::App& store);
 

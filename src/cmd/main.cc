@@ -17,6 +17,7 @@ int main(int argc, char** argv) {
   berth::cmd::AddApiBenchCommand(app);
   berth::cmd::AddBenchCommand(app);
   berth::cmd::AddSchedulerCommand(app);
+  berth::cmd::AddSimCommand(app);
   berth::cmd::AddStoreCommands(app);
 
   try {

@@ -11,7 +11,10 @@
 #include "apiserver/api_server.h"
 #include "apiserver/http_server.h"
 #include "cmd/commands.h"
+#include "cmd/controller_runtime.h"
 #include "cmd/scheduler_runtime.h"
+#include "controllers/json_util.h"
+#include "api/quantity.h"
 #include "cmd/server_metrics.h"
 #include "store/memory/memory_store.h"
 
@@ -34,7 +37,54 @@ struct ServeOptions {
   bool scheduler = true;
   std::string scheduler_config;
   int concurrent = 2;
+  bool controllers = true;
+  std::string node_monitor_grace_period = "40s";
+  std::string node_monitor_period = "5s";
+  int sim_nodes = 0;
+  std::string sim_cpu = "8";
+  std::string sim_memory = "32Gi";
+  int64_t sim_pods = 110;
+  int sim_zones = 3;
+  std::string sim_node_prefix = "sim-node-";
+  std::string sim_config;
+  std::string sim_heartbeat_period = "10s";
 };
+
+// The simulated fleet from the --sim-* flags: --sim-nodes uniform nodes plus
+// the groups of --sim-config.
+Result<controllers::SimNodesOptions> SimFleet(const ServeOptions& o) {
+  controllers::SimNodesOptions sim;
+  if (o.sim_nodes < 0) return Status::BadRequest("--sim-nodes " + std::to_string(o.sim_nodes) + ": must be at least 0");
+  for (const auto& [flag, value] : {std::pair{"--sim-cpu", o.sim_cpu}, {"--sim-memory", o.sim_memory}}) {
+    if (!api::Quantity::Parse(value).ok()) return Status::BadRequest(std::string(flag) + " " + value + ": not a quantity");
+  }
+  if (o.sim_pods < 1) return Status::BadRequest("--sim-pods must be at least 1");
+  if (o.sim_zones < 0) return Status::BadRequest("--sim-zones must be at least 0");
+  if (o.sim_nodes > 0) {
+    controllers::SimNodeGroup g;
+    g.count = o.sim_nodes;
+    g.name_prefix = o.sim_node_prefix;
+    g.cpu = o.sim_cpu;
+    g.memory = o.sim_memory;
+    g.pods = o.sim_pods;
+    static constexpr std::string_view kLetters = "abcdefghijklmnopqrstuvwxyz";
+    for (int z = 0; z < o.sim_zones; ++z) {
+      g.zones.push_back(z < 26 ? "zone-" + std::string(1, kLetters[static_cast<size_t>(z)]) : "zone-" + std::to_string(z));
+    }
+    sim.groups.push_back(std::move(g));
+  }
+  if (!o.sim_config.empty()) {
+    auto groups = controllers::LoadSimNodeGroups(o.sim_config);
+    if (!groups.ok()) return Status::BadRequest("--sim-config " + groups.status().message());
+    for (auto& g : groups.value()) sim.groups.push_back(std::move(g));
+  }
+  auto heartbeat = controllers::ParseGoDuration(o.sim_heartbeat_period);
+  if (!heartbeat || heartbeat->count() <= 0) {
+    return Status::BadRequest("--sim-heartbeat-period " + o.sim_heartbeat_period + ": expected a duration such as 10s");
+  }
+  sim.heartbeat_period = *heartbeat;
+  return sim;
+}
 
 int Fail(const std::string& message) {
   std::fprintf(stderr, "berth serve: %s\n", message.c_str());
@@ -130,11 +180,35 @@ int Serve(const ServeOptions& o) {
 
   apiserver::HttpServer* server_ptr = nullptr;
   std::unique_ptr<InProcessScheduler> in_process_scheduler;
+  std::unique_ptr<ControllerManager> controller_manager;
   api_options.metrics = [&] {
     std::string text = metrics.Render(store, server_ptr);
     if (in_process_scheduler) text += in_process_scheduler->scheduler().RenderMetrics();
+    if (controller_manager) text += controller_manager->RenderMetrics();
     return text;
   };
+  ControllerManagerOptions manager_options;
+  manager_options.controllers = o.controllers;
+  {
+    auto grace = controllers::ParseGoDuration(o.node_monitor_grace_period);
+    if (!grace || grace->count() <= 0) {
+      return Fail("--node-monitor-grace-period " + o.node_monitor_grace_period + ": expected a duration such as 40s");
+    }
+    auto period = controllers::ParseGoDuration(o.node_monitor_period);
+    if (!period || period->count() <= 0) {
+      return Fail("--node-monitor-period " + o.node_monitor_period + ": expected a duration such as 5s");
+    }
+    manager_options.lifecycle.grace_period = *grace;
+    manager_options.lifecycle.monitor_period = *period;
+    if (o.sim_nodes != 0 || !o.sim_config.empty()) {
+      auto fleet = SimFleet(o);
+      if (!fleet.ok()) return Fail(fleet.status().message());
+      // A heartbeat must come well within the grace period (kube renews at a quarter of it).
+      fleet->heartbeat_period = std::min(fleet->heartbeat_period, *grace / 4);
+      manager_options.sim = std::move(fleet).value();
+    }
+  }
+
   apiserver::ApiServer api(store, api_options);
   Status boot = api.Bootstrap();
   if (!boot.ok()) return Fail("bootstrap: " + boot.message());
@@ -153,6 +227,12 @@ int Serve(const ServeOptions& o) {
     in_process_scheduler = std::move(created).value();
     Status started = in_process_scheduler->Start();
     if (!started.ok()) return Fail("scheduler: " + started.message());
+  }
+
+  if (o.controllers || manager_options.sim) {
+    auto started = ControllerManager::Start(api, store, manager_options);
+    if (!started.ok()) return Fail(started.status().message());
+    controller_manager = std::move(started).value();
   }
 
   apiserver::HttpServer::Options http_options;
@@ -183,6 +263,7 @@ int Serve(const ServeOptions& o) {
                signal_number == SIGTERM ? "SIGTERM" : "SIGINT");
   server.value()->Stop();  // in-flight requests finish first
   server_ptr = nullptr;
+  if (controller_manager) controller_manager->Stop();
   if (in_process_scheduler) in_process_scheduler->Stop();
   store.Close();  // the log is synced
   std::fprintf(stderr, "berth serve: stopped at revision %lld\n",
@@ -217,6 +298,29 @@ void AddServeCommand(CLI::App& app) {
                     "The scheduler's KubeSchedulerConfiguration file (kubescheduler.config.k8s.io/v1)");
   serve->add_option("--concurrent", o.concurrent, "Scheduling cycles at once")->capture_default_str()
       ->check(CLI::Range(1, 256));
+  serve->add_flag("--controllers,!--no-controllers", o.controllers,
+                  "Run the controllers in process: ReplicaSet, Deployment, garbage collector, node lifecycle "
+                  "(default: yes)");
+  serve->add_option("--node-monitor-grace-period", o.node_monitor_grace_period,
+                    "How long a node's kubelet may be silent before the node is marked unreachable")
+      ->capture_default_str();
+  serve->add_option("--node-monitor-period", o.node_monitor_period, "How often node health is checked")
+      ->capture_default_str();
+  serve->add_option("--sim-nodes", o.sim_nodes, "Register this many simulated nodes (with simulated kubelets)")
+      ->capture_default_str();
+  serve->add_option("--sim-cpu", o.sim_cpu, "Each simulated node's CPU")->capture_default_str();
+  serve->add_option("--sim-memory", o.sim_memory, "Each simulated node's memory")->capture_default_str();
+  serve->add_option("--sim-pods", o.sim_pods, "Each simulated node's pod capacity")->capture_default_str();
+  serve->add_option("--sim-zones", o.sim_zones,
+                    "Zones the simulated nodes are spread over (topology.kubernetes.io/zone zone-a, zone-b, ...)")
+      ->capture_default_str();
+  serve->add_option("--sim-node-prefix", o.sim_node_prefix, "Name prefix of the simulated nodes")
+      ->capture_default_str();
+  serve->add_option("--sim-config", o.sim_config,
+                    "A YAML file of simulated node groups (count, namePrefix, cpu, memory, pods, zones, labels, taints)");
+  serve->add_option("--sim-heartbeat-period", o.sim_heartbeat_period,
+                    "How often simulated kubelets renew their Lease (at most a quarter of the grace period)")
+      ->capture_default_str();
   serve->callback([] { SetExitCode(Serve(o)); });
 }
 

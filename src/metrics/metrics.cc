@@ -71,42 +71,41 @@ struct Registry::Entry {
 Registry::Registry() = default;
 Registry::~Registry() = default;
 
-Family<Counter>& Registry::AddCounter(std::string name, std::string help, std::vector<std::string> labels) {
-  auto family = std::make_unique<Family<Counter>>(std::move(name), std::move(help), std::move(labels),
-                                                  [] { return std::make_unique<Counter>(); });
+// Adding a family under a name already registered with the same type returns
+// the existing one, so that several components (work queues, controllers) can
+// each ask for "their" family and share it, told apart by labels.
+template <typename T>
+Family<T>& Registry::GetOrAdd(Type type, std::string name, std::string help, std::vector<std::string> labels,
+                              std::function<std::unique_ptr<T>()> make) {
+  std::lock_guard lk(mu_);
+  for (auto& entry : entries_) {
+    if (entry->type != type) continue;
+    auto* existing = std::get_if<std::unique_ptr<Family<T>>>(&entry->family);
+    if (existing && *existing && (*existing)->name() == name) return **existing;
+  }
+  auto family = std::make_unique<Family<T>>(std::move(name), std::move(help), std::move(labels), std::move(make));
   auto& ref = *family;
   auto entry = std::make_unique<Entry>();
-  entry->type = Type::kCounter;
+  entry->type = type;
   entry->family = std::move(family);
-  std::lock_guard lk(mu_);
   entries_.push_back(std::move(entry));
   return ref;
 }
 
+Family<Counter>& Registry::AddCounter(std::string name, std::string help, std::vector<std::string> labels) {
+  return GetOrAdd<Counter>(Type::kCounter, std::move(name), std::move(help), std::move(labels),
+                           [] { return std::make_unique<Counter>(); });
+}
+
 Family<Gauge>& Registry::AddGauge(std::string name, std::string help, std::vector<std::string> labels) {
-  auto family = std::make_unique<Family<Gauge>>(std::move(name), std::move(help), std::move(labels),
-                                                [] { return std::make_unique<Gauge>(); });
-  auto& ref = *family;
-  auto entry = std::make_unique<Entry>();
-  entry->type = Type::kGauge;
-  entry->family = std::move(family);
-  std::lock_guard lk(mu_);
-  entries_.push_back(std::move(entry));
-  return ref;
+  return GetOrAdd<Gauge>(Type::kGauge, std::move(name), std::move(help), std::move(labels),
+                         [] { return std::make_unique<Gauge>(); });
 }
 
 Family<Histogram>& Registry::AddHistogram(std::string name, std::string help, std::vector<double> buckets,
                                           std::vector<std::string> labels) {
-  auto family = std::make_unique<Family<Histogram>>(
-      std::move(name), std::move(help), std::move(labels),
-      [buckets] { return std::make_unique<Histogram>(buckets); });
-  auto& ref = *family;
-  auto entry = std::make_unique<Entry>();
-  entry->type = Type::kHistogram;
-  entry->family = std::move(family);
-  std::lock_guard lk(mu_);
-  entries_.push_back(std::move(entry));
-  return ref;
+  return GetOrAdd<Histogram>(Type::kHistogram, std::move(name), std::move(help), std::move(labels),
+                             [buckets] { return std::make_unique<Histogram>(buckets); });
 }
 
 void Registry::AddCallbackGauge(std::string name, std::string help, std::vector<std::string> labels,

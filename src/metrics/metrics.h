@@ -104,6 +104,7 @@ class Registry {
   Registry(const Registry&) = delete;
   Registry& operator=(const Registry&) = delete;
 
+  // Adding a name that exists with the same type returns the existing family.
   Family<Counter>& AddCounter(std::string name, std::string help, std::vector<std::string> labels = {});
   Family<Gauge>& AddGauge(std::string name, std::string help, std::vector<std::string> labels = {});
   Family<Histogram>& AddHistogram(std::string name, std::string help, std::vector<double> buckets,
@@ -118,6 +119,9 @@ class Registry {
 
  private:
   struct Entry;
+  template <typename T>
+  Family<T>& GetOrAdd(Type type, std::string name, std::string help, std::vector<std::string> labels,
+                      std::function<std::unique_ptr<T>()> make);
   mutable std::mutex mu_;
   std::vector<std::unique_ptr<Entry>> entries_;  // guarded by mu_
 };

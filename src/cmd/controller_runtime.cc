@@ -1,0 +1,57 @@
+#include "cmd/controller_runtime.h"
+
+#include "client/store_informer.h"
+#include "controllers/deployment/deployment_controller.h"
+#include "controllers/gc/garbage_collector.h"
+#include "controllers/replicaset/replicaset_controller.h"
+
+namespace berth::cmd {
+
+Result<std::unique_ptr<ControllerManager>> ControllerManager::Start(apiserver::ApiServer& api, store::Store& store,
+                                                                    const ControllerManagerOptions& options) {
+  std::unique_ptr<ControllerManager> m(new ControllerManager());
+  m->client_ = std::make_unique<client::RestClient>(InProcessTransport(api));
+  m->informers_ = std::make_unique<client::InformerFactory>(
+      [&store](api::Kind kind, client::InformerHandlers handlers) -> std::unique_ptr<client::InformerSource> {
+        return std::make_unique<client::StoreInformer>(store, kind, std::move(handlers));
+      });
+  controllers::ControllerContext context{*m->client_, *m->informers_, &m->registry_};
+  if (options.controllers) {
+    m->controllers_.push_back(std::make_unique<controllers::ReplicaSetController>(context));
+    m->controllers_.push_back(std::make_unique<controllers::DeploymentController>(context));
+    m->controllers_.push_back(std::make_unique<controllers::GarbageCollector>(context));
+    auto lifecycle = std::make_unique<controllers::NodeLifecycleController>(context, options.lifecycle);
+    m->lifecycle_ = lifecycle.get();
+    m->controllers_.push_back(std::move(lifecycle));
+  }
+  if (options.sim) {
+    auto sim = std::make_unique<controllers::SimNodes>(context, *options.sim);
+    if (Status s = sim->Register(); !s.ok()) return Status(s.code(), "simulated nodes: " + s.message());
+    m->sim_ = sim.get();
+    m->controllers_.push_back(std::move(sim));
+  }
+  if (Status s = m->informers_->Start(); !s.ok()) return s;
+  for (auto& c : m->controllers_) {
+    if (c.get() == m->lifecycle_) {
+      m->lifecycle_->Start();
+    } else if (c.get() == m->sim_) {
+      m->sim_->Start();
+    } else {
+      c->Run();
+    }
+  }
+  return m;
+}
+
+ControllerManager::~ControllerManager() { Stop(); }
+
+void ControllerManager::Stop() {
+  if (stopped_) return;
+  stopped_ = true;
+  // Informers first (no more events), then the workers.
+  informers_->Stop();
+  for (auto& c : controllers_) c->Stop();  // before any derived part is destroyed
+  controllers_.clear();
+}
+
+}  // namespace berth::cmd

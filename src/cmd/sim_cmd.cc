@@ -1,0 +1,66 @@
+// berth sim node-down|node-up NAME --server URL: failure injection for the
+// simulated nodes of `berth serve --sim-nodes`. Sets or clears the node's
+// sim.berth.dev/down annotation; that node's simulated kubelet stops (or
+// resumes) heartbeating and working, and the node lifecycle controller does
+// the rest (Unknown, unreachable taints, evictions; Ready again).
+
+#include <cstdio>
+
+#include "client/http_client.h"
+#include "client/rest_client.h"
+#include "cmd/commands.h"
+#include "controllers/simnode/sim_nodes.h"
+
+namespace berth::cmd {
+namespace {
+
+struct SimOptions {
+  std::string node;
+  std::string server = "http://127.0.0.1:8080";
+};
+
+int SetDown(const SimOptions& o, bool down) {
+  const char* verb = down ? "node-down" : "node-up";
+  auto http = client::HttpClient::Connect(o.server);
+  if (!http.ok()) {
+    std::fprintf(stderr, "berth sim %s: --server %s: %s\n", verb, o.server.c_str(), http.status().message().c_str());
+    return 2;
+  }
+  std::string patch = std::string(R"({"metadata":{"annotations":{")") + controllers::kSimDownAnnotation + "\":" +
+                      (down ? "\"true\"" : "null") + "}}}";
+  auto r = http.value()->Request("PATCH", "/api/v1/nodes/" + o.node, patch, "application/merge-patch+json");
+  if (!r.ok()) {
+    std::fprintf(stderr, "berth sim %s: %s: %s\n", verb, o.server.c_str(), r.status().message().c_str());
+    return 1;
+  }
+  if (r.value().status != 200) {
+    Status s = client::StatusFromResponse(r.value().status, r.value().body);
+    std::fprintf(stderr, "berth sim %s: %s\n", verb, s.message().c_str());
+    return 1;
+  }
+  auto node = api::Object::Decode(r.value().body);
+  if (node.ok() && node.value()->labels().Get(controllers::kSimManagedLabel) != "true") {
+    std::fprintf(stderr, "berth sim %s: warning: node %s is not a simulated node; nothing will change\n", verb,
+                 o.node.c_str());
+  }
+  std::printf("node/%s %s\n", o.node.c_str(), down ? "down" : "up");
+  return 0;
+}
+
+}  // namespace
+
+void AddSimCommand(CLI::App& app) {
+  static SimOptions o;
+  auto* sim = app.add_subcommand("sim", "Failure injection for simulated nodes");
+  sim->require_subcommand(1);
+  auto* down = sim->add_subcommand("node-down", "Stop a simulated node's heartbeat and kubelet");
+  auto* up = sim->add_subcommand("node-up", "Restart a simulated node's heartbeat and kubelet");
+  for (auto* cmd : {down, up}) {
+    cmd->add_option("NAME", o.node, "The node")->required();
+    cmd->add_option("--server,-s", o.server, "The API server")->capture_default_str();
+  }
+  down->callback([] { SetExitCode(SetDown(o, true)); });
+  up->callback([] { SetExitCode(SetDown(o, false)); });
+}
+
+}  // namespace berth::cmd

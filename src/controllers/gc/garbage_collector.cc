@@ -1,0 +1,202 @@
+#include "controllers/gc/garbage_collector.h"
+
+#include <algorithm>
+
+#include "controllers/json_util.h"
+
+namespace berth::controllers {
+namespace {
+
+constexpr char kUidIndex[] = "uid";
+constexpr std::string_view kOrphan = "orphan";
+constexpr std::string_view kForeground = "foregroundDeletion";
+constexpr api::Kind kKinds[] = {api::Kind::kPod, api::Kind::kReplicaSet, api::Kind::kDeployment};
+
+std::string WorkKey(const api::Object& o) {
+  return std::string(o.info().resource) + "|" + client::ObjectKey(o);
+}
+
+const json::array* OwnerRefs(const api::Object& o) {
+  const auto* meta = Metadata(o);
+  return meta ? ArrayAt(*meta, "ownerReferences") : nullptr;
+}
+
+bool HasFinalizer(const api::Object& o, std::string_view finalizer) {
+  const auto* meta = Metadata(o);
+  const auto* list = meta ? ArrayAt(*meta, "finalizers") : nullptr;
+  if (!list) return false;
+  return std::any_of(list->begin(), list->end(),
+                     [&](const json::value& v) { return v.is_string() && v.get_string() == finalizer; });
+}
+
+}  // namespace
+
+GarbageCollector::GarbageCollector(const ControllerContext& context, int workers)
+    : Controller("garbagecollector", context, workers) {
+  for (api::Kind kind : kKinds) Watch(kind);
+}
+
+void GarbageCollector::Watch(api::Kind kind) {
+  auto& informer = informers_.For(kind);
+  informer.AddIndex(kUidIndex, [](const api::Object& o) { return std::vector<std::string>{o.uid()}; });
+  auto change = [this](const api::ObjectPtr& o) { OnChange(o); };
+  informer.AddHandlers({change, change, [this](const api::ObjectPtr& o) { OnDelete(o); }});
+}
+
+void GarbageCollector::OnChange(const api::ObjectPtr& object) {
+  if (OwnerRefs(*object)) Enqueue(WorkKey(*object));
+  if (BeingDeleted(*object) && (HasFinalizer(*object, kOrphan) || HasFinalizer(*object, kForeground))) {
+    Enqueue(WorkKey(*object));
+  }
+}
+
+void GarbageCollector::OnDelete(const api::ObjectPtr& object) {
+  // Its dependents may have lost their last owner...
+  EnqueueDependents(*object);
+  // ...and an owner waiting in the foreground may have lost its last dependent.
+  if (const auto* refs = OwnerRefs(*object)) {
+    for (const auto& ref : *refs) {
+      if (!ref.is_object()) continue;
+      std::string_view uid = StringAt(ref.get_object(), "uid");
+      for (api::Kind kind : kKinds) {
+        for (const auto& owner : informers_.For(kind).ByIndex(kUidIndex, std::string(uid))) Enqueue(WorkKey(*owner));
+      }
+    }
+  }
+}
+
+std::vector<api::ObjectPtr> GarbageCollector::Dependents(const api::Object& owner) {
+  std::vector<api::ObjectPtr> out;
+  for (api::Kind kind : kKinds) {
+    auto found = informers_.For(kind).ByIndex(client::kOwnerUidIndex, owner.uid());
+    out.insert(out.end(), found.begin(), found.end());
+  }
+  return out;
+}
+
+void GarbageCollector::EnqueueDependents(const api::Object& owner) {
+  for (const auto& dependent : Dependents(owner)) Enqueue(WorkKey(*dependent));
+}
+
+Result<api::ObjectPtr> GarbageCollector::Owner(const json::object& ref, const std::string& ns) {
+  std::string_view uid = StringAt(ref, "uid");
+  auto kind = api::KindFromApiVersion(StringAt(ref, "apiVersion"), StringAt(ref, "kind"));
+  if (!kind) return Status::NotFound("unknown owner kind");  // not ours to judge: treated as present by the caller
+  const api::KindInfo& info = api::Info(*kind);
+  if (std::find(std::begin(kKinds), std::end(kKinds), *kind) != std::end(kKinds)) {
+    auto cached = informers_.For(*kind).ByIndex(kUidIndex, std::string(uid));
+    if (!cached.empty()) return cached.front();
+  }
+  // Not in the cache: ask the API (the cache may simply be behind).
+  auto live = client_.Get(*kind, info.namespaced ? ns : std::string(), StringAt(ref, "name"));
+  if (live.ok() && live.value()->uid() == uid) return live.value();
+  if (live.ok() || live.status().code() == StatusCode::kNotFound) return api::ObjectPtr();
+  return live.status();
+}
+
+Status GarbageCollector::Reconcile(const std::string& key) {
+  auto bar = key.find('|');
+  auto slash = key.find('/', bar);
+  if (bar == std::string::npos) return Status::Ok();
+  auto kind = api::KindFromResource(key.substr(0, bar) == "pods" ? "" : "apps", key.substr(0, bar));
+  if (!kind) return Status::Ok();
+  std::string object_key = key.substr(bar + 1);
+  (void)slash;
+  api::ObjectPtr object = informers_.For(*kind).Get(object_key);
+  if (!object) return Status::Ok();
+  if (BeingDeleted(*object) && (HasFinalizer(*object, kOrphan) || HasFinalizer(*object, kForeground))) {
+    if (Status s = ProcessOwnerFinalizers(object); !s.ok()) return s;
+  }
+  if (OwnerRefs(*object)) return ProcessDependent(object);
+  return Status::Ok();
+}
+
+Status GarbageCollector::ProcessOwnerFinalizers(const api::ObjectPtr& owner) {
+  auto dependents = Dependents(*owner);
+  bool orphan = HasFinalizer(*owner, kOrphan);
+  bool blocked = false;
+  for (const auto& dependent : dependents) {
+    if (orphan) {
+      // Remove the reference, guarded by the dependent's version.
+      json::object next = dependent->json();
+      json::array& refs = MutableArray(MutableObject(next, "metadata"), "ownerReferences");
+      EraseIf(refs, [&](const json::value& r) {
+        return r.is_object() && StringAt(r.get_object(), "uid") == owner->uid();
+      });
+      if (refs.empty()) MutableObject(next, "metadata").erase("ownerReferences");
+      auto written = client_.Update(dependent->kind(), next);
+      if (!written.ok() && written.status().code() != StatusCode::kNotFound) return written.status();
+      continue;
+    }
+    // Foreground: delete dependents (foreground as well) and wait for the blocking ones.
+    bool blocks = false;
+    for (const auto& ref : *OwnerRefs(*dependent)) {
+      if (ref.is_object() && StringAt(ref.get_object(), "uid") == owner->uid() &&
+          BoolAt(&ref.get_object(), "blockOwnerDeletion")) {
+        blocks = true;
+      }
+    }
+    if (blocks) blocked = true;
+    if (!BeingDeleted(*dependent)) {
+      Status s = client_.Delete(dependent->kind(), dependent->namespace_name(), dependent->name(),
+                                {.propagation_policy = "Foreground", .uid_precondition = dependent->uid()});
+      if (!s.ok() && s.code() != StatusCode::kNotFound && s.code() != StatusCode::kConflict) return s;
+    }
+  }
+  if (blocked) return Status::Ok();  // the last dependent's deletion enqueues the owner again
+  json::object next = owner->json();
+  json::array& finalizers = MutableArray(MutableObject(next, "metadata"), "finalizers");
+  EraseIf(finalizers, [&](const json::value& f) {
+    return f.is_string() && (f.get_string() == kOrphan || f.get_string() == kForeground);
+  });
+  auto written = client_.Update(owner->kind(), next);
+  if (!written.ok() && written.status().code() != StatusCode::kNotFound) return written.status();
+  return Status::Ok();
+}
+
+Status GarbageCollector::ProcessDependent(const api::ObjectPtr& object) {
+  const json::array* refs = OwnerRefs(*object);
+  int live = 0, dangling = 0;
+  std::vector<std::string> gone;
+  bool owner_in_foreground = false;
+  for (const auto& ref : *refs) {
+    if (!ref.is_object()) continue;
+    auto owner = Owner(ref.get_object(), object->namespace_name());
+    if (!owner.ok()) {
+      if (owner.status().code() == StatusCode::kNotFound) {
+        ++live;  // a kind berth does not know: leave it alone
+        continue;
+      }
+      return owner.status();
+    }
+    if (owner.value()) {
+      ++live;
+      if (BeingDeleted(*owner.value()) && HasFinalizer(*owner.value(), kForeground)) owner_in_foreground = true;
+    } else {
+      ++dangling;
+      gone.emplace_back(StringAt(ref.get_object(), "uid"));
+    }
+  }
+  if (dangling == 0) {
+    (void)owner_in_foreground;  // the owner's own reconcile deletes its dependents
+    return Status::Ok();
+  }
+  if (live == 0) {
+    if (BeingDeleted(*object)) return Status::Ok();
+    Status s = client_.Delete(object->kind(), object->namespace_name(), object->name(),
+                              {.propagation_policy = "Background", .uid_precondition = object->uid()});
+    if (!s.ok() && s.code() != StatusCode::kNotFound && s.code() != StatusCode::kConflict) return s;
+    return Status::Ok();
+  }
+  // Some owners live: drop only the dangling references.
+  json::object next = object->json();
+  json::array& list = MutableArray(MutableObject(next, "metadata"), "ownerReferences");
+  EraseIf(list, [&](const json::value& r) {
+    return r.is_object() && std::find(gone.begin(), gone.end(), StringAt(r.get_object(), "uid")) != gone.end();
+  });
+  auto written = client_.Update(object->kind(), next);
+  if (!written.ok() && written.status().code() != StatusCode::kNotFound) return written.status();
+  return Status::Ok();
+}
+
+}  // namespace berth::controllers

@@ -1,0 +1,42 @@
+#pragma once
+// Garbage collection through ownerReferences (kube's garbage collector, for
+// the kinds berth's controllers own: ReplicaSets and Deployments as owners,
+// ReplicaSets and Pods as dependents):
+//
+// - Background (the default): once every owner of an object is gone, the
+//   object is deleted; a dangling reference beside a live owner is removed.
+//   "Gone" in the cache is confirmed with a live read (owner uid), so a
+//   dependent seen before its owner is never collected by mistake.
+// - Foreground: an owner deleted with propagationPolicy=Foreground carries the
+//   foregroundDeletion finalizer; its dependents are deleted (foreground too)
+//   and, once none with blockOwnerDeletion remains, the finalizer is removed
+//   and the API server completes the deletion.
+// - Orphan: an owner with the orphan finalizer has its dependents' references
+//   to it removed, then the finalizer.
+
+#include <string>
+
+#include "controllers/controller.h"
+
+namespace berth::controllers {
+
+class GarbageCollector final : public Controller {
+ public:
+  explicit GarbageCollector(const ControllerContext& context, int workers = 2);
+
+ protected:
+  Status Reconcile(const std::string& key) override;
+
+ private:
+  void Watch(api::Kind kind);
+  void OnChange(const api::ObjectPtr& object);
+  void OnDelete(const api::ObjectPtr& object);
+  void EnqueueDependents(const api::Object& owner);
+  // The live owner named by `ref` (kind, name, uid) in `ns`; nullptr when it is gone.
+  Result<api::ObjectPtr> Owner(const boost::json::object& ref, const std::string& ns);
+  std::vector<api::ObjectPtr> Dependents(const api::Object& owner);
+  Status ProcessOwnerFinalizers(const api::ObjectPtr& owner);
+  Status ProcessDependent(const api::ObjectPtr& object);
+};
+
+}  // namespace berth::controllers

@@ -1,0 +1,194 @@
+#include "controllers/nodelifecycle/node_lifecycle_controller.h"
+
+#include <algorithm>
+
+#include "api/node_view.h"
+#include "api/pod_view.h"
+#include "api/taints.h"
+#include "controllers/json_util.h"
+
+namespace berth::controllers {
+namespace {
+
+constexpr std::string_view kUnreachable = "node.kubernetes.io/unreachable";
+constexpr std::string_view kNotReady = "node.kubernetes.io/not-ready";
+constexpr char kLeaseNamespace[] = "kube-node-lease";
+
+using SysClock = std::chrono::system_clock;
+
+// The taints this controller manages that `node` carries.
+bool HasTaint(const json::array* taints, std::string_view key, std::string_view effect) {
+  if (!taints) return false;
+  return std::any_of(taints->begin(), taints->end(), [&](const json::value& t) {
+    return t.is_object() && StringAt(t.get_object(), "key") == key && StringAt(t.get_object(), "effect") == effect;
+  });
+}
+
+}  // namespace
+
+NodeLifecycleController::NodeLifecycleController(const ControllerContext& context, NodeLifecycleOptions options)
+    : Controller("nodelifecycle", context, 2),
+      options_(options),
+      nodes_(context.informers.For(api::Kind::kNode)),
+      leases_(context.informers.For(api::Kind::kLease)),
+      pods_(context.informers.For(api::Kind::kPod)) {
+  auto node_changed = [this](const api::ObjectPtr& node) { Enqueue(node->name()); };
+  nodes_.AddHandlers({node_changed, node_changed, nullptr});
+  auto lease_changed = [this](const api::ObjectPtr& lease) {
+    if (lease->namespace_name() == kLeaseNamespace) Enqueue(lease->name());
+  };
+  leases_.AddHandlers({lease_changed, lease_changed, lease_changed});
+}
+
+NodeLifecycleController::~NodeLifecycleController() {
+  {
+    std::lock_guard lock(ticker_mu_);
+    stopping_ = true;
+  }
+  ticker_cv_.notify_all();
+  if (ticker_.joinable()) ticker_.join();
+  Stop();
+}
+
+void NodeLifecycleController::Start() {
+  Run();
+  ticker_ = std::thread([this] {
+    std::unique_lock lock(ticker_mu_);
+    while (!ticker_cv_.wait_for(lock, options_.monitor_period, [this] { return stopping_; })) {
+      lock.unlock();
+      for (const auto& node : nodes_.List()) Enqueue(node->name());
+      lock.lock();
+    }
+  });
+}
+
+Status NodeLifecycleController::Reconcile(const std::string& key) {
+  api::ObjectPtr node = nodes_.Get(key);
+  if (!node) return Status::Ok();
+  api::ObjectPtr lease = leases_.Get(client::ObjectKey(kLeaseNamespace, key));
+  if (!lease) return Status::Ok();  // no kubelet: nothing to monitor
+  auto renewed = api::ParseRfc3339(StringAt(Spec(*lease), "renewTime"));
+  bool healthy = renewed && SysClock::now() - *renewed <= options_.grace_period;
+  if (Status s = UpdateNode(node, healthy, true); !s.ok()) return s;
+  return EvictPods(*nodes_.Get(key), key);
+}
+
+Status NodeLifecycleController::UpdateNode(const api::ObjectPtr& node, bool healthy_lease, bool lease_known) {
+  const auto* ready = FindCondition(StatusOf(*node), "Ready");
+  std::string_view ready_status = ready ? StringAt(*ready, "status") : "Unknown";
+  json::object next = node->json();
+  bool changed = false;
+  std::string now = api::NowRfc3339();
+  if (!healthy_lease && ready_status != "Unknown") {
+    // The kubelet went silent: every condition becomes Unknown.
+    json::object& status = MutableObject(next, "status");
+    for (auto& c : MutableArray(status, "conditions")) {
+      if (!c.is_object()) continue;
+      json::object& o = c.get_object();
+      o["status"] = "Unknown";
+      o["reason"] = "NodeStatusUnknown";
+      o["message"] = "Kubelet stopped posting node status.";
+      o["lastTransitionTime"] = now;
+    }
+    auto written = client_.UpdateStatus(api::Kind::kNode, next);
+    if (!written.ok()) return written.status();
+    next = written.value()->json();
+    ready_status = "Unknown";
+    changed = true;
+  }
+  // Taints follow the Ready condition.
+  std::string_view want_key = ready_status == "Unknown" ? kUnreachable : ready_status == "False" ? kNotReady : "";
+  json::object& spec = MutableObject(next, "spec");
+  json::array& taints = MutableArray(spec, "taints");
+  bool taints_changed = false;
+  for (std::string_view key : {kUnreachable, kNotReady}) {
+    for (std::string_view effect : {"NoSchedule", "NoExecute"}) {
+      bool want = key == want_key;
+      bool has = HasTaint(&taints, key, effect);
+      if (want && !has) {
+        taints.push_back(json::object{{"key", key}, {"effect", effect}, {"timeAdded", now}});
+        taints_changed = true;
+      } else if (!want && has) {
+        EraseIf(taints, [&](const json::value& t) {
+          return t.is_object() && StringAt(t.get_object(), "key") == key && StringAt(t.get_object(), "effect") == effect;
+        });
+        taints_changed = true;
+      }
+    }
+  }
+  if (taints.empty()) spec.erase("taints");
+  if (taints_changed) {
+    auto written = client_.Update(api::Kind::kNode, next);
+    if (!written.ok()) return written.status();
+  }
+  (void)changed;
+  (void)lease_known;
+  return Status::Ok();
+}
+
+Status NodeLifecycleController::EvictPods(const api::Object& node, const std::string& key) {
+  const auto* spec = Spec(node);
+  const json::array* taints = spec ? ArrayAt(*spec, "taints") : nullptr;
+  if (!taints) return Status::Ok();
+  struct NoExecute {
+    api::Taint taint;
+    SysClock::time_point added;
+  };
+  std::vector<NoExecute> no_execute;
+  for (const auto& t : *taints) {
+    if (!t.is_object() || StringAt(t.get_object(), "effect") != "NoExecute") continue;
+    const auto& o = t.get_object();
+    auto added = api::ParseRfc3339(StringAt(o, "timeAdded")).value_or(SysClock::now());
+    no_execute.push_back({{std::string(StringAt(o, "key")), std::string(StringAt(o, "value")),
+                           api::TaintEffect::kNoExecute, "NoExecute"},
+                          added});
+  }
+  if (no_execute.empty()) return Status::Ok();
+  auto now = SysClock::now();
+  std::optional<SysClock::time_point> next_check;
+  Status first;
+  for (const auto& pod : pods_.ByIndex(client::kNodeNameIndex, key)) {
+    if (BeingDeleted(*pod)) continue;
+    const auto* view = pod->As<api::PodView>();
+    if (!view) continue;
+    // kube's rule: evict now when some NoExecute taint is not tolerated; else
+    // after the shortest tolerationSeconds among the matching tolerations
+    // (counted from the newest taint), never when none of them has seconds.
+    bool all_tolerated = true;
+    std::optional<int64_t> min_seconds;
+    SysClock::time_point newest{};
+    for (const auto& ne : no_execute) {
+      newest = std::max(newest, ne.added);
+      bool tolerated = false;
+      for (const auto& tol : view->tolerations) {
+        if (!tol.Tolerates(ne.taint)) continue;
+        tolerated = true;
+        if (tol.toleration_seconds) {
+          int64_t seconds = std::max<int64_t>(0, *tol.toleration_seconds);
+          if (!min_seconds || seconds < *min_seconds) min_seconds = seconds;
+        }
+      }
+      all_tolerated = all_tolerated && tolerated;
+    }
+    std::optional<SysClock::time_point> deadline;
+    if (!all_tolerated) {
+      deadline = now;
+    } else if (min_seconds) {
+      deadline = newest + std::chrono::seconds(*min_seconds);
+    }
+    if (!deadline) continue;
+    if (*deadline <= now) {
+      Status s = client_.Delete(api::Kind::kPod, pod->namespace_name(), pod->name(), {.uid_precondition = pod->uid()});
+      if (!s.ok() && s.code() != StatusCode::kNotFound && first.ok()) first = s;
+    } else if (!next_check || *deadline < *next_check) {
+      next_check = deadline;
+    }
+  }
+  if (next_check) {
+    EnqueueAfter(key, std::chrono::duration_cast<std::chrono::milliseconds>(*next_check - now) +
+                          std::chrono::milliseconds(50));
+  }
+  return first;
+}
+
+}  // namespace berth::controllers

@@ -1,0 +1,333 @@
+#include "controllers/replicaset/replicaset_controller.h"
+
+#include <algorithm>
+#include <atomic>
+#include <thread>
+
+#include "api/pod_view.h"
+#include "api/selector.h"
+#include "controllers/json_util.h"
+
+namespace berth::controllers {
+namespace {
+
+constexpr std::string_view kKind = "ReplicaSet";
+
+api::LabelSelector SelectorOf(const api::Object& rs) {
+  const auto* spec = Spec(rs);
+  auto it = spec ? spec->find("selector") : nullptr;
+  if (!spec || it == spec->end()) return api::LabelSelector::Nothing();
+  auto selector = api::LabelSelector::FromJson(it->value());
+  // An empty or malformed selector selects nothing here (validation rejects both).
+  if (!selector.ok() || selector->Empty()) return api::LabelSelector::Nothing();
+  return std::move(selector).value();
+}
+
+int64_t Replicas(const api::Object& rs) { return IntAt(Spec(rs), "replicas", 1); }
+
+int PhaseRank(std::string_view phase) {
+  if (phase == "Pending") return 0;
+  if (phase == "Running") return 2;
+  return 1;  // Unknown and anything else
+}
+
+int64_t RestartCount(const api::Object& pod) {
+  int64_t most = 0;
+  const auto* status = StatusOf(pod);
+  const auto* containers = status ? ArrayAt(*status, "containerStatuses") : nullptr;
+  if (!containers) return 0;
+  for (const auto& c : *containers) {
+    if (c.is_object()) most = std::max(most, IntAt(&c.get_object(), "restartCount"));
+  }
+  return most;
+}
+
+std::string_view ReadySince(const api::Object& pod) {
+  const auto* ready = FindCondition(StatusOf(pod), "Ready");
+  return ready && StringAt(*ready, "status") == "True" ? StringAt(*ready, "lastTransitionTime") : std::string_view();
+}
+
+// Runs `create(i)` for i in [0, n) on up to `parallelism` threads; returns how many failed and the first error.
+std::pair<int, Status> ParallelCreate(int n, int parallelism, const std::function<Status(int)>& create) {
+  std::atomic<int> next{0}, failed{0};
+  std::mutex mu;
+  Status first;
+  auto work = [&] {
+    for (int i; (i = next.fetch_add(1)) < n;) {
+      Status s = create(i);
+      if (!s.ok()) {
+        ++failed;
+        std::lock_guard lock(mu);
+        if (first.ok()) first = s;
+      }
+    }
+  };
+  int threads = std::min(n, parallelism);
+  std::vector<std::thread> pool;
+  for (int t = 1; t < threads; ++t) pool.emplace_back(work);
+  work();
+  for (auto& t : pool) t.join();
+  return {failed.load(), first};
+}
+
+}  // namespace
+
+ReplicaSetController::ReplicaSetController(const ControllerContext& context, int workers)
+    : Controller("replicaset", context, workers),
+      replicasets_(context.informers.For(api::Kind::kReplicaSet)),
+      pods_(context.informers.For(api::Kind::kPod)) {
+  auto enqueue = [this](const api::ObjectPtr& rs) { Enqueue(client::ObjectKey(*rs)); };
+  replicasets_.AddHandlers({enqueue, enqueue, [this](const api::ObjectPtr& rs) {
+                              expectations_.Forget(client::ObjectKey(*rs));
+                              Enqueue(client::ObjectKey(*rs));
+                            }});
+  pods_.AddHandlers({[this](const api::ObjectPtr& p) { PodAdded(p); },
+                     [this](const api::ObjectPtr& p) { PodUpdated(p); },
+                     [this](const api::ObjectPtr& p) { PodDeleted(p); }});
+}
+
+std::string ReplicaSetController::OwnerKey(const api::Object& pod) {
+  std::string_view uid = ControllerUid(pod, kKind);
+  if (uid.empty()) return {};
+  const auto* pv = pod.As<api::PodView>();
+  const auto* ref = pv ? pv->ControllerRef() : nullptr;
+  if (!ref) return {};
+  // The owner must still be the object of that name (not a namesake created since).
+  auto rs = replicasets_.Get(client::ObjectKey(pod.namespace_name(), ref->name));
+  if (!rs || rs->uid() != uid) return {};
+  return client::ObjectKey(*rs);
+}
+
+std::vector<std::string> ReplicaSetController::MatchingReplicaSets(const api::Object& pod) {
+  std::vector<std::string> keys;
+  for (const auto& rs : replicasets_.ByIndex(client::kNamespaceIndex, pod.namespace_name())) {
+    if (SelectorOf(*rs).Matches(pod.labels())) keys.push_back(client::ObjectKey(*rs));
+  }
+  return keys;
+}
+
+void ReplicaSetController::PodAdded(const api::ObjectPtr& pod) {
+  if (std::string owner = OwnerKey(*pod); !owner.empty()) {
+    if (BeingDeleted(*pod)) {
+      expectations_.DeletionObserved(owner, client::ObjectKey(*pod));
+    } else {
+      expectations_.CreationObserved(owner);
+    }
+    Enqueue(owner);
+    return;
+  }
+  if (ControllerUid(*pod, kKind).empty() && !BeingDeleted(*pod)) {
+    for (const auto& key : MatchingReplicaSets(*pod)) Enqueue(key);
+  }
+}
+
+void ReplicaSetController::PodUpdated(const api::ObjectPtr& pod) {
+  if (std::string owner = OwnerKey(*pod); !owner.empty()) {
+    if (BeingDeleted(*pod)) expectations_.DeletionObserved(owner, client::ObjectKey(*pod));
+    Enqueue(owner);
+    // A pod that just became ready becomes available minReadySeconds later.
+    if (auto rs = replicasets_.Get(owner); rs && PodReady(*pod)) {
+      int64_t min_ready = IntAt(Spec(*rs), "minReadySeconds");
+      if (min_ready > 0) EnqueueAfter(owner, std::chrono::seconds(min_ready) + std::chrono::milliseconds(100));
+    }
+    return;
+  }
+  // Labels may have changed: ReplicaSets that may adopt it, and any that released it.
+  for (const auto& key : MatchingReplicaSets(*pod)) Enqueue(key);
+}
+
+void ReplicaSetController::PodDeleted(const api::ObjectPtr& pod) {
+  std::string_view uid = ControllerUid(*pod, kKind);
+  if (uid.empty()) return;
+  const auto* ref = pod->As<api::PodView>() ? pod->As<api::PodView>()->ControllerRef() : nullptr;
+  if (!ref) return;
+  std::string owner = client::ObjectKey(pod->namespace_name(), ref->name);
+  expectations_.DeletionObserved(owner, client::ObjectKey(*pod));
+  Enqueue(owner);
+}
+
+std::vector<api::ObjectPtr> ReplicaSetController::RankForDeletion(std::vector<api::ObjectPtr> pods) {
+  auto creation = [](const api::Object& p) { return StringAt(Metadata(p), "creationTimestamp"); };
+  std::stable_sort(pods.begin(), pods.end(), [&](const api::ObjectPtr& a, const api::ObjectPtr& b) {
+    const auto* va = a->As<api::PodView>();
+    const auto* vb = b->As<api::PodView>();
+    bool assigned_a = va && !va->node_name.empty(), assigned_b = vb && !vb->node_name.empty();
+    if (assigned_a != assigned_b) return !assigned_a;
+    int pa = PhaseRank(StringAt(StatusOf(*a), "phase")), pb = PhaseRank(StringAt(StatusOf(*b), "phase"));
+    if (pa != pb) return pa < pb;
+    bool ra = PodReady(*a), rb = PodReady(*b);
+    if (ra != rb) return !ra;
+    if (ra) {
+      // Ready for less time first: the later transition sorts first.
+      std::string_view sa = ReadySince(*a), sb = ReadySince(*b);
+      if (sa != sb) return sa > sb;
+    }
+    int64_t ca = RestartCount(*a), cb = RestartCount(*b);
+    if (ca != cb) return ca > cb;
+    std::string_view ta = creation(*a), tb = creation(*b);
+    if (ta != tb) return ta > tb;  // newer first
+    return a->name() > b->name();
+  });
+  return pods;
+}
+
+Status ReplicaSetController::Reconcile(const std::string& key) {
+  api::ObjectPtr rs = replicasets_.Get(key);
+  if (!rs) {
+    expectations_.Forget(key);
+    return Status::Ok();
+  }
+  api::LabelSelector selector = SelectorOf(*rs);
+  bool needs_sync = expectations_.Satisfied(key);
+
+  // Owned pods, adopting orphans and releasing pods whose labels stopped matching.
+  std::vector<api::ObjectPtr> owned;
+  for (const auto& pod : pods_.ByIndex(client::kNamespaceIndex, rs->namespace_name())) {
+    std::string_view controller = ControllerUid(*pod, kKind);
+    bool matches = selector.Matches(pod->labels());
+    if (controller == rs->uid()) {
+      if (matches) {
+        owned.push_back(pod);
+      } else if (!BeingDeleted(*rs)) {
+        // Release: drop our reference, guarded by the pod's resourceVersion.
+        json::object edited = pod->json();
+        json::array& refs = MutableArray(MutableObject(edited, "metadata"), "ownerReferences");
+        EraseIf(refs, [&](const json::value& r) {
+          return r.is_object() && StringAt(r.get_object(), "uid") == rs->uid();
+        });
+        auto released = client_.Update(api::Kind::kPod, edited);
+        if (!released.ok() && released.status().code() != StatusCode::kNotFound) return released.status();
+      }
+      continue;
+    }
+    const auto* meta = Metadata(*pod);
+    bool has_controller = meta && ArrayAt(*meta, "ownerReferences") &&
+                          pod->As<api::PodView>() && pod->As<api::PodView>()->ControllerRef();
+    if (has_controller || !matches || BeingDeleted(*pod) || BeingDeleted(*rs) || !PodActive(*pod)) continue;
+    // Adopt: a controller reference guarded by the pod's resourceVersion.
+    json::object edited = pod->json();
+    json::object& m = MutableObject(edited, "metadata");
+    MutableArray(m, "ownerReferences").push_back(ControllerRef(*rs));
+    auto adopted = client_.Update(api::Kind::kPod, edited);
+    if (adopted.ok()) {
+      owned.push_back(adopted.value());
+    } else if (adopted.status().code() != StatusCode::kNotFound) {
+      return adopted.status();
+    }
+  }
+  std::vector<api::ObjectPtr> active;
+  for (const auto& pod : owned) {
+    if (PodActive(*pod)) active.push_back(pod);
+  }
+
+  Status manage;
+  if (needs_sync && !BeingDeleted(*rs)) manage = ManageReplicas(*rs, key, active);
+  Status status = UpdateStatus(*rs, owned);
+  if (!manage.ok()) return manage;
+  return status;
+}
+
+Status ReplicaSetController::ManageReplicas(const api::Object& rs, const std::string& key,
+                                            std::vector<api::ObjectPtr>& active) {
+  int64_t diff = static_cast<int64_t>(active.size()) - Replicas(rs);
+  if (diff < 0) {
+    int want = static_cast<int>(std::min<int64_t>(-diff, kBurstReplicas));
+    expectations_.ExpectCreations(key, want);
+    const auto* spec = Spec(rs);
+    const json::object* tmpl = spec ? ObjectAt(*spec, "template") : nullptr;
+    json::object pod;
+    json::object meta = tmpl && ObjectAt(*tmpl, "metadata") ? *ObjectAt(*tmpl, "metadata") : json::object();
+    meta.erase("name");
+    meta.erase("namespace");
+    meta["generateName"] = rs.name() + "-";
+    meta["ownerReferences"] = json::array{ControllerRef(rs)};
+    pod["metadata"] = std::move(meta);
+    pod["spec"] = tmpl && ObjectAt(*tmpl, "spec") ? *ObjectAt(*tmpl, "spec") : json::object();
+    // Slow start: batches of 1, 2, 4, ...; stop at the first batch with a failure.
+    int done = 0;
+    Status first;
+    for (int batch = 1; done < want; batch *= 2) {
+      int n = std::min(batch, want - done);
+      auto [failed, error] = ParallelCreate(n, 16, [&](int) {
+        auto created = client_.Create(api::Kind::kPod, rs.namespace_name(), pod);
+        if (!created.ok()) expectations_.CreationObserved(key);  // it will never be observed
+        return created.status();
+      });
+      done += n;
+      if (failed > 0) {
+        first = error;
+        break;
+      }
+    }
+    // Creations never attempted will not be observed either.
+    for (int i = done; i < want; ++i) expectations_.CreationObserved(key);
+    return first;
+  }
+  if (diff > 0) {
+    auto ranked = RankForDeletion(active);
+    ranked.resize(static_cast<size_t>(std::min<int64_t>(diff, kBurstReplicas)));
+    std::unordered_set<std::string> keys;
+    for (const auto& pod : ranked) keys.insert(client::ObjectKey(*pod));
+    expectations_.ExpectDeletions(key, keys);
+    auto [failed, error] = ParallelCreate(static_cast<int>(ranked.size()), 16, [&](int i) {
+      const auto& pod = ranked[static_cast<size_t>(i)];
+      Status s = client_.Delete(api::Kind::kPod, pod->namespace_name(), pod->name(), {.uid_precondition = pod->uid()});
+      if (!s.ok()) {
+        expectations_.DeletionObserved(key, client::ObjectKey(*pod));
+        if (s.code() == StatusCode::kNotFound) return Status::Ok();
+      }
+      return s;
+    });
+    return failed > 0 ? error : Status::Ok();
+  }
+  return Status::Ok();
+}
+
+Status ReplicaSetController::UpdateStatus(const api::Object& rs, const std::vector<api::ObjectPtr>& pods) {
+  const auto* spec = Spec(rs);
+  const json::object* tmpl = spec ? ObjectAt(*spec, "template") : nullptr;
+  const json::object* tmpl_meta = tmpl ? ObjectAt(*tmpl, "metadata") : nullptr;
+  const json::object* tmpl_labels = tmpl_meta ? ObjectAt(*tmpl_meta, "labels") : nullptr;
+  int64_t min_ready = IntAt(spec, "minReadySeconds");
+  auto now = std::chrono::system_clock::now();
+  int64_t replicas = 0, fully_labeled = 0, ready = 0, available = 0;
+  for (const auto& pod : pods) {
+    if (!PodActive(*pod)) continue;
+    ++replicas;
+    bool full = true;
+    if (tmpl_labels) {
+      for (const auto& [k, v] : *tmpl_labels) {
+        auto have = pod->labels().Get(k);
+        if (!v.is_string() || !have || *have != std::string_view(v.get_string())) full = false;
+      }
+    }
+    if (full) ++fully_labeled;
+    if (PodReady(*pod)) {
+      ++ready;
+      if (PodAvailable(*pod, min_ready, now)) ++available;
+    }
+  }
+  const auto* status = StatusOf(rs);
+  int64_t generation = Generation(rs);
+  if (IntAt(status, "replicas") == replicas && IntAt(status, "fullyLabeledReplicas") == fully_labeled &&
+      IntAt(status, "readyReplicas") == ready && IntAt(status, "availableReplicas") == available &&
+      IntAt(status, "observedGeneration") == generation) {
+    return Status::Ok();
+  }
+  json::object next = rs.json();
+  json::object& s = MutableObject(next, "status");
+  s["replicas"] = replicas;
+  s["fullyLabeledReplicas"] = fully_labeled;
+  s["readyReplicas"] = ready;
+  s["availableReplicas"] = available;
+  s["observedGeneration"] = generation;
+  // kube omits zero counts (omitempty), except replicas.
+  for (const char* field : {"fullyLabeledReplicas", "readyReplicas", "availableReplicas"}) {
+    if (IntAt(&s, field) == 0) s.erase(field);
+  }
+  auto written = client_.UpdateStatus(api::Kind::kReplicaSet, next);
+  if (!written.ok() && written.status().code() != StatusCode::kNotFound) return written.status();
+  return Status::Ok();
+}
+
+}  // namespace berth::controllers

@@ -1,0 +1,340 @@
+#include "controllers/simnode/sim_nodes.h"
+
+#include <algorithm>
+#include <fstream>
+
+#include <yaml-cpp/yaml.h>
+
+#include "api/pod_view.h"
+#include "api/quantity.h"
+#include "controllers/json_util.h"
+
+namespace berth::controllers {
+namespace {
+
+constexpr char kLeaseNamespace[] = "kube-node-lease";
+
+std::string NowMicro() {
+  auto now = std::chrono::system_clock::now();
+  std::string base = api::FormatRfc3339(now);  // ...Z
+  auto micros = std::chrono::duration_cast<std::chrono::microseconds>(now.time_since_epoch()).count() % 1000000;
+  char frac[16];
+  std::snprintf(frac, sizeof frac, ".%06lldZ", static_cast<long long>(micros));
+  return base.substr(0, base.size() - 1) + frac;
+}
+
+json::object NodeObject(const SimNodeGroup& g, const std::string& name, int index_in_group, const std::string& ip) {
+  json::object labels{{"kubernetes.io/hostname", name},
+                      {"kubernetes.io/os", "linux"},
+                      {"kubernetes.io/arch", "amd64"},
+                      {"beta.kubernetes.io/os", "linux"},
+                      {"beta.kubernetes.io/arch", "amd64"},
+                      {kSimManagedLabel, "true"}};
+  if (!g.zones.empty()) {
+    labels["topology.kubernetes.io/zone"] = g.zones[static_cast<size_t>(index_in_group) % g.zones.size()];
+  }
+  for (const auto& [k, v] : g.labels) labels[k] = v;
+  json::object resources{{"cpu", g.cpu},
+                         {"memory", g.memory},
+                         {"pods", std::to_string(g.pods)},
+                         {"ephemeral-storage", "100Gi"}};
+  json::object spec;
+  if (!g.taints.empty()) spec["taints"] = g.taints;
+  return {{"metadata", json::object{{"name", name}, {"labels", std::move(labels)}}},
+          {"spec", std::move(spec)},
+          {"status",
+           json::object{{"capacity", resources},
+                        {"allocatable", resources},
+                        {"addresses", json::array{json::object{{"type", "InternalIP"}, {"address", ip}},
+                                                  json::object{{"type", "Hostname"}, {"address", name}}}},
+                        {"nodeInfo", json::object{{"architecture", "amd64"},
+                                                  {"operatingSystem", "linux"},
+                                                  {"osImage", "berth simulated node"},
+                                                  {"kernelVersion", "sim"},
+                                                  {"containerRuntimeVersion", "sim://1.0"},
+                                                  {"kubeletVersion", "v1.32.0"},
+                                                  {"kubeProxyVersion", "v1.32.0"},
+                                                  {"machineID", name},
+                                                  {"systemUUID", name},
+                                                  {"bootID", name}}}}}};
+}
+
+}  // namespace
+
+Result<std::vector<SimNodeGroup>> LoadSimNodeGroups(const std::string& path) {
+  YAML::Node root;
+  try {
+    root = YAML::LoadFile(path);
+  } catch (const YAML::BadFile&) {
+    return Status::BadRequest(path + ": cannot be read");
+  } catch (const YAML::Exception& e) {
+    return Status::BadRequest(path + ":" + std::to_string(e.mark.line + 1) + ": " + e.msg);
+  }
+  auto at = [&](const YAML::Node& n) { return path + ":" + std::to_string(n.Mark().line + 1) + ": "; };
+  if (!root.IsMap() || !root["groups"] || !root["groups"].IsSequence()) {
+    return Status::BadRequest(path + ": expected a map with a list `groups:`");
+  }
+  std::vector<SimNodeGroup> groups;
+  int index = 0;
+  for (const auto& g : root["groups"]) {
+    if (!g.IsMap()) return Status::BadRequest(at(g) + "groups[" + std::to_string(index) + "]: expected a map");
+    SimNodeGroup group;
+    group.name_prefix = "sim-" + std::to_string(index) + "-";
+    try {
+      for (const auto& kv : g) {
+        std::string key = kv.first.as<std::string>();
+        const YAML::Node& v = kv.second;
+        std::string field = "groups[" + std::to_string(index) + "]." + key;
+        if (key == "count") {
+          group.count = v.as<int>();
+          if (group.count < 0) return Status::BadRequest(at(v) + field + ": must be at least 0");
+        } else if (key == "namePrefix") {
+          group.name_prefix = v.as<std::string>();
+        } else if (key == "cpu" || key == "memory") {
+          std::string q = v.as<std::string>();
+          if (!api::Quantity::Parse(q).ok()) return Status::BadRequest(at(v) + field + ": not a quantity: " + q);
+          (key == "cpu" ? group.cpu : group.memory) = q;
+        } else if (key == "pods") {
+          group.pods = v.as<int64_t>();
+        } else if (key == "zones") {
+          group.zones = v.as<std::vector<std::string>>();
+        } else if (key == "labels") {
+          for (const auto& l : v) group.labels.emplace_back(l.first.as<std::string>(), l.second.as<std::string>());
+        } else if (key == "taints") {
+          for (const auto& t : v) {
+            json::object taint{{"key", t["key"].as<std::string>()},
+                               {"effect", t["effect"] ? t["effect"].as<std::string>() : "NoSchedule"}};
+            if (t["value"]) taint["value"] = t["value"].as<std::string>();
+            std::string_view effect = taint["effect"].get_string();
+            if (effect != "NoSchedule" && effect != "PreferNoSchedule" && effect != "NoExecute") {
+              return Status::BadRequest(at(t) + field + ": effect must be NoSchedule, PreferNoSchedule or NoExecute");
+            }
+            group.taints.push_back(std::move(taint));
+          }
+        } else {
+          return Status::BadRequest(at(kv.first) + field + ": unknown field");
+        }
+      }
+    } catch (const YAML::Exception& e) {
+      return Status::BadRequest(path + ":" + std::to_string(e.mark.line + 1) + ": " + e.msg);
+    }
+    groups.push_back(std::move(group));
+    ++index;
+  }
+  return groups;
+}
+
+SimNodes::SimNodes(const ControllerContext& context, SimNodesOptions options)
+    : Controller("simkubelet", context, 4),
+      options_(std::move(options)),
+      nodes_(context.informers.For(api::Kind::kNode)),
+      pods_(context.informers.For(api::Kind::kPod)) {
+  for (const auto& g : options_.groups) {
+    for (int i = 0; i < g.count; ++i) names_.push_back(g.name_prefix + std::to_string(i));
+  }
+  std::sort(names_.begin(), names_.end());
+  auto pod_changed = [this](const api::ObjectPtr& pod) {
+    const auto* view = pod->As<api::PodView>();
+    if (view && Ours(view->node_name)) Enqueue(client::ObjectKey(*pod));
+  };
+  pods_.AddHandlers({pod_changed, pod_changed, nullptr});
+  // A node brought back up: its kubelet catches up with its pods.
+  auto node_changed = [this](const api::ObjectPtr& node) {
+    if (!Ours(node->name()) || Down(node->name())) return;
+    for (const auto& pod : pods_.ByIndex(client::kNodeNameIndex, node->name())) Enqueue(client::ObjectKey(*pod));
+  };
+  nodes_.AddHandlers({nullptr, node_changed, nullptr});
+}
+
+SimNodes::~SimNodes() {
+  {
+    std::lock_guard lock(mu_);
+    stopping_ = true;
+  }
+  cv_.notify_all();
+  if (heartbeat_.joinable()) heartbeat_.join();
+  Stop();
+}
+
+bool SimNodes::Ours(const std::string& node) const {
+  return !node.empty() && std::binary_search(names_.begin(), names_.end(), node);
+}
+
+bool SimNodes::Down(const std::string& node) const {
+  auto n = nodes_.Get(node);
+  return n && Annotation(*n, kSimDownAnnotation) == "true";
+}
+
+Status SimNodes::Register() {
+  uint32_t host = 0;
+  for (const auto& g : options_.groups) {
+    for (int i = 0; i < g.count; ++i) {
+      ++host;
+      std::string name = g.name_prefix + std::to_string(i);
+      std::string ip = "10.0." + std::to_string((host >> 8) & 255) + "." + std::to_string(host & 255);
+      auto created = client_.Create(api::Kind::kNode, "", NodeObject(g, name, i, ip));
+      if (!created.ok() && created.status().code() != StatusCode::kAlreadyExists) return created.status();
+      if (Status s = RenewLease(name); !s.ok()) return s;
+      auto node = created.ok() ? created : client_.Get(api::Kind::kNode, "", name);
+      if (!node.ok()) return node.status();
+      if (Status s = ReportReady(node.value()); !s.ok()) return s;
+    }
+  }
+  return Status::Ok();
+}
+
+void SimNodes::Start() {
+  Run();
+  heartbeat_ = std::thread([this] { Heartbeat(); });
+}
+
+Status SimNodes::RenewLease(const std::string& node) {
+  std::string now = NowMicro();
+  json::object patch{{"spec", json::object{{"renewTime", now}}}};
+  auto patched = client_.Patch(api::Kind::kLease, kLeaseNamespace, node, json::serialize(patch));
+  if (patched.ok()) return Status::Ok();
+  if (patched.status().code() != StatusCode::kNotFound) return patched.status();
+  int64_t duration = std::max<int64_t>(1, 4 * options_.heartbeat_period.count() / 1000);
+  json::object lease{{"metadata", json::object{{"name", node}, {"namespace", kLeaseNamespace}}},
+                     {"spec", json::object{{"holderIdentity", node},
+                                           {"leaseDurationSeconds", duration},
+                                           {"renewTime", now}}}};
+  auto created = client_.Create(api::Kind::kLease, kLeaseNamespace, std::move(lease));
+  if (!created.ok() && created.status().code() != StatusCode::kAlreadyExists) return created.status();
+  return Status::Ok();
+}
+
+Status SimNodes::ReportReady(const api::ObjectPtr& node) {
+  const auto* ready = FindCondition(StatusOf(*node), "Ready");
+  if (ready && StringAt(*ready, "status") == "True") return Status::Ok();
+  json::object next = node->json();
+  json::object& status = MutableObject(next, "status");
+  std::string now = api::NowRfc3339();
+  SetCondition(status, "MemoryPressure", "False", "KubeletHasSufficientMemory", "kubelet has sufficient memory available", now, true);
+  SetCondition(status, "DiskPressure", "False", "KubeletHasNoDiskPressure", "kubelet has no disk pressure", now, true);
+  SetCondition(status, "PIDPressure", "False", "KubeletHasSufficientPID", "kubelet has sufficient PID available", now, true);
+  SetCondition(status, "Ready", "True", "KubeletReady", "kubelet is posting ready status", now, true);
+  auto written = client_.UpdateStatus(api::Kind::kNode, next);
+  return written.ok() ? Status::Ok() : written.status();
+}
+
+void SimNodes::Heartbeat() {
+  std::unique_lock lock(mu_);
+  while (!cv_.wait_for(lock, options_.heartbeat_period, [this] { return stopping_; })) {
+    lock.unlock();
+    for (const auto& name : names_) {
+      if (Down(name)) continue;
+      Status s = RenewLease(name);
+      if (s.ok()) {
+        if (auto node = nodes_.Get(name)) s = ReportReady(node);
+      }
+      if (!s.ok() && s.code() != StatusCode::kConflict) {
+        std::fprintf(stderr, "berth: simulated kubelet %s: %s\n", name.c_str(), s.message().c_str());
+      }
+    }
+    lock.lock();
+  }
+}
+
+Status SimNodes::Reconcile(const std::string& key) {
+  api::ObjectPtr pod = pods_.Get(key);
+  if (!pod) return Status::Ok();
+  const auto* view = pod->As<api::PodView>();
+  if (!view || !Ours(view->node_name) || Down(view->node_name)) return Status::Ok();
+  if (BeingDeleted(*pod)) {
+    // The simulated containers stop at once: the kubelet's final, immediate delete.
+    Status s = client_.Delete(api::Kind::kPod, pod->namespace_name(), pod->name(),
+                              {.grace_period_seconds = 0, .uid_precondition = pod->uid()});
+    return s.ok() || s.code() == StatusCode::kNotFound || s.code() == StatusCode::kConflict ? Status::Ok() : s;
+  }
+  return RunPod(pod);
+}
+
+Status SimNodes::RunPod(const api::ObjectPtr& pod) {
+  std::string_view phase = StringAt(StatusOf(*pod), "phase");
+  if (phase == "Succeeded" || phase == "Failed") return Status::Ok();
+  std::optional<std::chrono::milliseconds> run_for;
+  if (auto d = Annotation(*pod, kSimRunDurationAnnotation); !d.empty()) run_for = ParseGoDuration(d);
+  json::object next = pod->json();
+  json::object& status = MutableObject(next, "status");
+  std::string now = api::NowRfc3339();
+  const auto* spec = Spec(*pod);
+  const json::array* containers = spec ? ArrayAt(*spec, "containers") : nullptr;
+
+  if (phase == "Running") {
+    if (!run_for) return Status::Ok();
+    auto started = api::ParseRfc3339(StringAt(status, "startTime"));
+    if (!started) return Status::Ok();
+    auto done_at = *started + *run_for;
+    auto wall = std::chrono::system_clock::now();
+    if (wall < done_at) {
+      EnqueueAfter(client::ObjectKey(*pod),
+                   std::chrono::duration_cast<std::chrono::milliseconds>(done_at - wall) + std::chrono::milliseconds(10));
+      return Status::Ok();
+    }
+    // Completed: containers exit 0.
+    status["phase"] = "Succeeded";
+    SetCondition(status, "Ready", "False", "PodCompleted", "", now);
+    SetCondition(status, "ContainersReady", "False", "PodCompleted", "", now);
+    for (auto& c : MutableArray(status, "containerStatuses")) {
+      if (!c.is_object()) continue;
+      json::object& o = c.get_object();
+      const json::object* state = ObjectAt(o, "state");
+      std::string started_at(StringAt(state ? ObjectAt(*state, "running") : nullptr, "startedAt"));
+      o["ready"] = false;
+      o["started"] = false;
+      o["state"] = json::object{{"terminated", json::object{{"exitCode", 0},
+                                                            {"reason", "Completed"},
+                                                            {"startedAt", started_at},
+                                                            {"finishedAt", now}}}};
+    }
+  } else {
+    // Pending and bound: start it.
+    uint32_t n = next_ip_.fetch_add(1) + 1;
+    std::string ip = "10.244." + std::to_string((n >> 8) & 255) + "." + std::to_string(n & 255);
+    auto node = nodes_.Get(pod->As<api::PodView>()->node_name);
+    std::string host_ip;
+    if (node) {
+      const auto* addresses = StatusOf(*node) ? ArrayAt(*StatusOf(*node), "addresses") : nullptr;
+      if (addresses && !addresses->empty() && addresses->at(0).is_object()) {
+        host_ip = std::string(StringAt(addresses->at(0).get_object(), "address"));
+      }
+    }
+    status["phase"] = "Running";
+    status["podIP"] = ip;
+    status["podIPs"] = json::array{json::object{{"ip", ip}}};
+    if (!host_ip.empty()) {
+      status["hostIP"] = host_ip;
+      status["hostIPs"] = json::array{json::object{{"ip", host_ip}}};
+    }
+    status["startTime"] = now;
+    SetCondition(status, "PodReadyToStartContainers", "True", "", "", now);
+    SetCondition(status, "Initialized", "True", "", "", now);
+    SetCondition(status, "Ready", "True", "", "", now);
+    SetCondition(status, "ContainersReady", "True", "", "", now);
+    SetCondition(status, "PodScheduled", "True", "", "", now);
+    json::array statuses;
+    if (containers) {
+      for (const auto& c : *containers) {
+        if (!c.is_object()) continue;
+        std::string name(StringAt(c.get_object(), "name"));
+        std::string image(StringAt(c.get_object(), "image"));
+        statuses.push_back(json::object{{"name", name},
+                                        {"image", image},
+                                        {"imageID", "sim://" + image},
+                                        {"containerID", "sim://" + pod->uid() + "/" + name},
+                                        {"ready", true},
+                                        {"started", true},
+                                        {"restartCount", 0},
+                                        {"state", json::object{{"running", json::object{{"startedAt", now}}}}}});
+      }
+    }
+    status["containerStatuses"] = std::move(statuses);
+    if (run_for) EnqueueAfter(client::ObjectKey(*pod), *run_for + std::chrono::milliseconds(10));
+  }
+  auto written = client_.UpdateStatus(api::Kind::kPod, next);
+  if (!written.ok() && written.status().code() != StatusCode::kNotFound) return written.status();
+  return Status::Ok();
+}
+
+}  // namespace berth::controllers

@@ -1,0 +1,88 @@
+#pragma once
+// Simulated nodes: a fleet of Node objects, each with a simulated kubelet
+// that does what a kubelet shows the API (no containers run):
+//
+// - registers its Node (capacity, allocatable, kube's standard labels
+//   kubernetes.io/hostname, kubernetes.io/os, kubernetes.io/arch and
+//   topology.kubernetes.io/zone, addresses, nodeInfo) and reports Ready;
+// - renews its Lease in kube-node-lease every heartbeat period;
+// - takes pods bound to it from Pending to Running (Initialized,
+//   ContainersReady and Ready conditions, a podIP, container statuses);
+//   a pod annotated sim.berth.dev/run-duration (e.g. "30s") then Succeeds;
+// - honours deletion: a pod marked for graceful deletion is removed (its
+//   simulated containers stop at once, so the grace period ends early).
+//
+// Failure injection: a node annotated sim.berth.dev/down="true" (what
+// `berth sim node-down` sets) stops heartbeating and working; removing the
+// annotation (`berth sim node-up`) brings it back Ready.
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "controllers/controller.h"
+
+namespace berth::controllers {
+
+inline constexpr char kSimDownAnnotation[] = "sim.berth.dev/down";
+inline constexpr char kSimRunDurationAnnotation[] = "sim.berth.dev/run-duration";
+inline constexpr char kSimManagedLabel[] = "sim.berth.dev/node";
+
+struct SimNodeGroup {
+  int count = 0;
+  std::string name_prefix = "sim-node-";
+  std::string cpu = "8";
+  std::string memory = "32Gi";
+  int64_t pods = 110;
+  std::vector<std::string> zones;  // spread round-robin; empty: no zone label
+  std::vector<std::pair<std::string, std::string>> labels;
+  boost::json::array taints;  // as in a Node's spec.taints
+};
+
+struct SimNodesOptions {
+  std::vector<SimNodeGroup> groups;
+  std::chrono::milliseconds heartbeat_period{10000};
+};
+
+// Reads the fleet file: `groups:` of {count, namePrefix, cpu, memory, pods,
+// zones, labels, taints}. Errors name the file and line.
+Result<std::vector<SimNodeGroup>> LoadSimNodeGroups(const std::string& path);
+
+class SimNodes final : public Controller {
+ public:
+  SimNodes(const ControllerContext& context, SimNodesOptions options);
+  ~SimNodes() override;
+
+  // Registers the nodes and their leases (before informers start is fine:
+  // writes go through the client), then starts the kubelets.
+  Status Register();
+  void Start();
+  int size() const { return static_cast<int>(names_.size()); }
+
+ protected:
+  Status Reconcile(const std::string& key) override;
+
+ private:
+  bool Ours(const std::string& node) const;
+  bool Down(const std::string& node) const;
+  void Heartbeat();
+  Status RenewLease(const std::string& node);
+  Status ReportReady(const api::ObjectPtr& node);
+  Status RunPod(const api::ObjectPtr& pod);
+
+  SimNodesOptions options_;
+  client::SharedInformer& nodes_;
+  client::SharedInformer& pods_;
+  std::vector<std::string> names_;  // sorted
+  std::atomic<uint32_t> next_ip_{0};
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool stopping_ = false;  // guarded by mu_
+  std::thread heartbeat_;
+};
+
+}  // namespace berth::controllers
