@@ -1,0 +1,203 @@
+"""Controllers and simulated nodes end to end: real kubectl against
+`berth serve --sim-nodes` (scheduler, controllers and simulated kubelets in
+process). Timings are shortened with kube's flag names."""
+
+import json
+import os
+import subprocess
+import time
+import unittest
+import urllib.request
+
+from berth_server import BERTH, BerthServer
+
+
+def deployment_yaml(server, name, replicas, image="nginx", namespace="default", extra_args=()):
+    # `kubectl create deployment` itself sends protobuf, which berth does not
+    # decode yet; its generator's YAML applied as JSON gives the same object.
+    p = server.kubectl("create", "deployment", name, f"--image={image}", f"--replicas={replicas}",
+                       "-n", namespace, "--dry-run=client", "-o", "json", *extra_args)
+    return json.loads(p.stdout)
+
+
+class ControllersTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.server = BerthServer(
+            ["--sim-nodes", "4", "--sim-zones", "2", "--sim-cpu", "4", "--sim-memory", "8Gi",
+             "--node-monitor-grace-period", "3s", "--node-monitor-period", "250ms",
+             "--default-unreachable-toleration-seconds", "1", "--default-not-ready-toleration-seconds", "1"],
+            scheduler=True).start()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.server.stop()
+        cls.server.cleanup()
+
+    def get(self, path):
+        with urllib.request.urlopen(self.server.url + path, timeout=10) as r:
+            return json.loads(r.read())
+
+    def apply(self, obj):
+        self.server.kubectl("apply", "-f", "-", input=json.dumps(obj))
+
+    def wait(self, what, predicate, timeout=30):
+        deadline = time.time() + timeout
+        last = None
+        while time.time() < deadline:
+            last = predicate()
+            if last:
+                return last
+            time.sleep(0.05)
+        self.fail(f"timed out waiting for {what}; last: {last}\n{self.server.logs()[-3000:]}")
+
+    def pods(self, namespace, selector):
+        return self.get(f"/api/v1/namespaces/{namespace}/pods?labelSelector={selector}")["items"]
+
+    @staticmethod
+    def ready(pod):
+        return any(c["type"] == "Ready" and c["status"] == "True" for c in pod.get("status", {}).get("conditions", []))
+
+    def running_ready(self, namespace, selector):
+        return [p for p in self.pods(namespace, selector)
+                if p["status"].get("phase") == "Running" and self.ready(p) and "deletionTimestamp" not in p["metadata"]]
+
+    def test_nodes_registered_with_standard_labels(self):
+        nodes = self.get("/api/v1/nodes")["items"]
+        sim = [n for n in nodes if n["metadata"]["name"].startswith("sim-node-")]
+        self.assertEqual(len(sim), 4)
+        for n in sim:
+            labels = n["metadata"]["labels"]
+            self.assertEqual(labels["kubernetes.io/hostname"], n["metadata"]["name"])
+            self.assertEqual(labels["kubernetes.io/os"], "linux")
+            self.assertIn(labels["topology.kubernetes.io/zone"], ("zone-a", "zone-b"))
+            self.assertEqual(n["status"]["allocatable"]["cpu"], "4")
+        leases = self.get("/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases")["items"]
+        self.assertEqual(sorted(l["metadata"]["name"] for l in leases if l["metadata"]["name"].startswith("sim-")),
+                         sorted(n["metadata"]["name"] for n in sim))
+        out = self.server.kubectl("get", "nodes").stdout
+        self.assertEqual(out.count(" Ready "), 4, out)
+
+    def test_deployment_scale_rollout_undo_delete(self):
+        self.apply(deployment_yaml(self.server, "web", 6))
+        self.server.kubectl("rollout", "status", "deployment/web", "--timeout=60s")
+        pods = self.wait("6 running pods", lambda: len(self.running_ready("default", "app%3Dweb")) == 6)
+        pods = self.running_ready("default", "app%3Dweb")
+        self.assertTrue(all(p["spec"]["nodeName"].startswith("sim-node-") for p in pods))
+        self.assertTrue(all(p["status"]["podIP"] for p in pods))
+        owner = pods[0]["metadata"]["ownerReferences"][0]
+        self.assertEqual((owner["kind"], owner["controller"]), ("ReplicaSet", True))
+
+        # Scale up and down.
+        self.server.kubectl("scale", "deployment/web", "--replicas=10")
+        self.wait("10 pods", lambda: len(self.running_ready("default", "app%3Dweb")) == 10)
+        self.server.kubectl("scale", "deployment/web", "--replicas=4")
+        self.wait("4 pods", lambda: len(self.pods("default", "app%3Dweb")) == 4)
+        self.server.kubectl("rollout", "status", "deployment/web", "--timeout=60s")
+
+        # A rolling update with maxUnavailable 1 and maxSurge 1, pods ready for 1 s before available:
+        # at every observed moment at least 3 of 4 pods are available, at most 5 exist.
+        self.server.kubectl("patch", "deployment/web", "--type=merge", "-p",
+                            json.dumps({"spec": {"minReadySeconds": 1, "strategy": {
+                                "type": "RollingUpdate", "rollingUpdate": {"maxUnavailable": 1, "maxSurge": 1}}}}))
+        self.server.kubectl("set", "image", "deployment/web", "nginx=nginx:1.27")
+        observations, worst_ready, most_pods = 0, 99, 0
+        deadline = time.time() + 60
+        while time.time() < deadline:
+            pods = [p for p in self.pods("default", "app%3Dweb") if "deletionTimestamp" not in p["metadata"]]
+            ready = [p for p in pods if self.ready(p)]
+            worst_ready = min(worst_ready, len(ready))
+            most_pods = max(most_pods, len(pods))
+            observations += 1
+            images = {p["spec"]["containers"][0]["image"] for p in ready}
+            if images == {"nginx:1.27"} and len(ready) == 4 and len(pods) == 4:
+                break
+            time.sleep(0.02)
+        else:
+            self.fail("rolling update did not finish")
+        self.assertGreater(observations, 5)
+        self.assertGreaterEqual(worst_ready, 3)
+        self.assertLessEqual(most_pods, 5)
+        self.server.kubectl("rollout", "status", "deployment/web", "--timeout=60s")
+
+        history = self.server.kubectl("rollout", "history", "deployment/web").stdout
+        self.assertIn("1 ", history)
+        self.assertIn("2 ", history)
+        self.server.kubectl("rollout", "undo", "deployment/web")
+        self.server.kubectl("rollout", "status", "deployment/web", "--timeout=60s")
+        self.wait("the old image back", lambda: {p["spec"]["containers"][0]["image"]
+                                                 for p in self.running_ready("default", "app%3Dweb")} == {"nginx"})
+        rs = self.get("/apis/apps/v1/namespaces/default/replicasets")["items"]
+        self.assertEqual(len(rs), 2, "undo reuses the first ReplicaSet")
+        revisions = sorted(r["metadata"]["annotations"]["deployment.kubernetes.io/revision"] for r in rs)
+        self.assertEqual(revisions, ["2", "3"])
+        d = self.get("/apis/apps/v1/namespaces/default/deployments/web")
+        self.assertEqual(d["status"]["observedGeneration"], d["metadata"]["generation"])
+        self.assertEqual({c["type"]: c["status"] for c in d["status"]["conditions"]},
+                         {"Available": "True", "Progressing": "True"})
+
+        # Deleting the deployment collects its ReplicaSets and pods.
+        self.server.kubectl("delete", "deployment", "web")
+        self.wait("replicasets collected", lambda: not [
+            r for r in self.get("/apis/apps/v1/namespaces/default/replicasets")["items"]
+            if r["metadata"]["name"].startswith("web-")])
+        self.wait("pods collected", lambda: not self.pods("default", "app%3Dweb"))
+
+    def test_orphan_and_foreground_deletion(self):
+        self.apply(deployment_yaml(self.server, "keep", 2))
+        self.server.kubectl("rollout", "status", "deployment/keep", "--timeout=60s")
+        self.server.kubectl("delete", "deployment", "keep", "--cascade=orphan")
+        rs = self.wait("the orphaned ReplicaSet", lambda: [
+            r for r in self.get("/apis/apps/v1/namespaces/default/replicasets")["items"]
+            if r["metadata"]["name"].startswith("keep-") and not r["metadata"].get("ownerReferences")])
+        self.assertEqual(len(self.running_ready("default", "app%3Dkeep")), 2)
+        self.server.kubectl("delete", "replicaset", rs[0]["metadata"]["name"], "--cascade=foreground")
+        # Foreground: when kubectl returns (it waits), the pods are already gone.
+        self.assertEqual(self.pods("default", "app%3Dkeep"), [])
+
+    def test_node_down_pods_move_and_node_comes_back(self):
+        self.apply(deployment_yaml(self.server, "spread", 8, namespace="default"))
+        self.server.kubectl("rollout", "status", "deployment/spread", "--timeout=60s")
+        on_node0 = [p for p in self.running_ready("default", "app%3Dspread") if p["spec"]["nodeName"] == "sim-node-0"]
+        self.assertTrue(on_node0, "the scheduler spreads 8 pods over 4 nodes")
+        out = subprocess.run([BERTH, "sim", "node-down", "sim-node-0", "--server", self.server.url],
+                             capture_output=True, text=True, timeout=10)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        self.wait("node Unknown", lambda: any(
+            c["type"] == "Ready" and c["status"] == "Unknown"
+            for c in self.get("/api/v1/nodes/sim-node-0")["status"]["conditions"]))
+        taints = self.wait("unreachable taints", lambda: self.get("/api/v1/nodes/sim-node-0")["spec"].get("taints"))
+        self.assertIn(("node.kubernetes.io/unreachable", "NoExecute"), [(t["key"], t["effect"]) for t in taints])
+        # Evicted after the 1 s toleration, replaced elsewhere.
+        self.wait("8 pods running on other nodes", lambda: len(
+            [p for p in self.running_ready("default", "app%3Dspread") if p["spec"]["nodeName"] != "sim-node-0"]) == 8)
+        out = subprocess.run([BERTH, "sim", "node-up", "sim-node-0", "--server", self.server.url],
+                             capture_output=True, text=True, timeout=10)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        self.wait("node Ready without taints", lambda: any(
+            c["type"] == "Ready" and c["status"] == "True"
+            for c in self.get("/api/v1/nodes/sim-node-0")["status"]["conditions"])
+            and not self.get("/api/v1/nodes/sim-node-0")["spec"].get("taints"))
+        # Its kubelet finishes the terminations it missed.
+        self.wait("terminating pods gone", lambda: not [
+            p for p in self.pods("default", "app%3Dspread") if p["spec"].get("nodeName") == "sim-node-0"])
+        self.server.kubectl("delete", "deployment", "spread")
+
+    def test_sim_command_errors(self):
+        out = subprocess.run([BERTH, "sim", "node-down", "no-such-node", "--server", self.server.url],
+                             capture_output=True, text=True, timeout=10)
+        self.assertEqual(out.returncode, 1)
+        self.assertIn('nodes "no-such-node" not found', out.stderr)
+
+    def test_namespace_deletion_drains_it(self):
+        self.apply({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "scratch"}})
+        self.apply(deployment_yaml(self.server, "tmp", 3, namespace="scratch"))
+        self.server.kubectl("rollout", "status", "deployment/tmp", "-n", "scratch", "--timeout=60s")
+        self.server.kubectl("delete", "namespace", "scratch")
+        self.wait("namespace gone", lambda: "scratch" not in [
+            n["metadata"]["name"] for n in self.get("/api/v1/namespaces")["items"]])
+        self.assertEqual(self.get("/api/v1/pods?fieldSelector=metadata.namespace%3Dscratch")["items"], [])
+
+
+if __name__ == "__main__":
+    unittest.main()
