@@ -1,0 +1,293 @@
+// The controllers' decisions: pure helpers (deletion ranking, template hash,
+// maxSurge/maxUnavailable arithmetic, expectations) and reconciles against a
+// real API server in process (memory store), driven one key at a time.
+
+#include <gtest/gtest.h>
+
+#include <boost/json.hpp>
+#include <thread>
+
+#include "client/store_informer.h"
+#include "cmd/in_process_transport.h"
+#include "controllers/deployment/deployment_controller.h"
+#include "controllers/gc/garbage_collector.h"
+#include "controllers/json_util.h"
+#include "controllers/nodelifecycle/node_lifecycle_controller.h"
+#include "controllers/replicaset/expectations.h"
+#include "controllers/replicaset/replicaset_controller.h"
+#include "store/memory/memory_store.h"
+
+namespace berth::controllers {
+namespace {
+
+api::ObjectPtr Pod(const std::string& name, const std::string& node, const std::string& phase, bool ready,
+                   const std::string& created, int restarts = 0) {
+  json::object status{{"phase", phase}};
+  if (ready) {
+    status["conditions"] = json::array{json::object{{"type", "Ready"}, {"status", "True"},
+                                                    {"lastTransitionTime", created}}};
+  }
+  status["containerStatuses"] = json::array{json::object{{"name", "c"}, {"restartCount", restarts}}};
+  json::object spec{{"containers", json::array{json::object{{"name", "c"}, {"image", "i"}}}}};
+  if (!node.empty()) spec["nodeName"] = node;
+  auto o = api::Object::FromJson(json::object{
+      {"apiVersion", "v1"},
+      {"kind", "Pod"},
+      {"metadata", json::object{{"name", name}, {"namespace", "default"}, {"creationTimestamp", created}}},
+      {"spec", spec},
+      {"status", status}});
+  return o.value();
+}
+
+std::vector<std::string> Names(const std::vector<api::ObjectPtr>& pods) {
+  std::vector<std::string> out;
+  for (const auto& p : pods) out.push_back(p->name());
+  return out;
+}
+
+TEST(ReplicaSetRanking, CheapestPodsFirst) {
+  auto ranked = ReplicaSetController::RankForDeletion({
+      Pod("running-ready-old", "n", "Running", true, "2026-01-01T00:00:00Z"),
+      Pod("running-ready-new", "n", "Running", true, "2026-01-02T00:00:00Z"),
+      Pod("running-not-ready", "n", "Running", false, "2026-01-01T00:00:00Z"),
+      Pod("pending-assigned", "n", "Pending", false, "2026-01-01T00:00:00Z"),
+      Pod("unassigned", "", "Pending", false, "2026-01-01T00:00:00Z"),
+      Pod("running-ready-restarts", "n", "Running", true, "2026-01-01T00:00:00Z", 3),
+  });
+  EXPECT_EQ(Names(ranked), (std::vector<std::string>{"unassigned", "pending-assigned", "running-not-ready",
+                                                     "running-ready-new", "running-ready-restarts",
+                                                     "running-ready-old"}));
+}
+
+TEST(DeploymentMath, IntOrPercentRoundsLikeKube) {
+  auto resolve = [](json::value v, int64_t total, bool up) {
+    return DeploymentController::ResolveIntOrPercent(&v, total, up, 25).value();
+  };
+  EXPECT_EQ(resolve("25%", 10, true), 3);   // maxSurge rounds up
+  EXPECT_EQ(resolve("25%", 10, false), 2);  // maxUnavailable rounds down
+  EXPECT_EQ(resolve("0%", 10, true), 0);
+  EXPECT_EQ(resolve(4, 10, false), 4);
+  EXPECT_EQ(DeploymentController::ResolveIntOrPercent(nullptr, 4, true, 25).value(), 1);  // default 25%
+  json::value bad = "x%";
+  EXPECT_FALSE(DeploymentController::ResolveIntOrPercent(&bad, 10, true, 25).ok());
+}
+
+TEST(DeploymentMath, PodTemplateHashIsStableAndSafe) {
+  json::object a = json::parse(R"({"metadata":{"labels":{"app":"web"}},"spec":{"containers":[{"name":"c","image":"nginx"}]}})").as_object();
+  json::object reordered = json::parse(R"({"spec":{"containers":[{"image":"nginx","name":"c"}]},"metadata":{"labels":{"app":"web"}}})").as_object();
+  json::object other = json::parse(R"({"metadata":{"labels":{"app":"web"}},"spec":{"containers":[{"name":"c","image":"nginx:2"}]}})").as_object();
+  std::string h = DeploymentController::PodTemplateHash(a, 0);
+  EXPECT_EQ(h, DeploymentController::PodTemplateHash(reordered, 0));  // key order does not matter
+  EXPECT_NE(h, DeploymentController::PodTemplateHash(other, 0));
+  EXPECT_NE(h, DeploymentController::PodTemplateHash(a, 1));  // a collision changes the name
+  EXPECT_FALSE(h.empty());
+  for (char c : h) EXPECT_NE(std::string_view("bcdfghjklmnpqrstvwxz2456789").find(c), std::string_view::npos) << h;
+}
+
+TEST(Expectations, SatisfiedOnlyWhenObserved) {
+  Expectations e;
+  EXPECT_TRUE(e.Satisfied("ns/rs"));
+  e.ExpectCreations("ns/rs", 2);
+  EXPECT_FALSE(e.Satisfied("ns/rs"));
+  e.CreationObserved("ns/rs");
+  EXPECT_FALSE(e.Satisfied("ns/rs"));
+  e.CreationObserved("ns/rs");
+  EXPECT_TRUE(e.Satisfied("ns/rs"));
+  e.ExpectDeletions("ns/rs", {"ns/a", "ns/b"});
+  e.DeletionObserved("ns/rs", "ns/a");
+  e.DeletionObserved("ns/rs", "ns/a");  // the same pod twice counts once
+  EXPECT_FALSE(e.Satisfied("ns/rs"));
+  e.DeletionObserved("ns/rs", "ns/b");
+  EXPECT_TRUE(e.Satisfied("ns/rs"));
+}
+
+// A real API server over a memory store, informers over the store, and the
+// controllers under test (their workers not running: tests call Reconcile).
+class ControllerEnv : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    store_ = store::MemoryStore::Open({}).value();
+    api_ = std::make_unique<apiserver::ApiServer>(*store_, apiserver::ApiServer::Options{});
+    ASSERT_TRUE(api_->Bootstrap().ok());
+    client_ = std::make_unique<client::RestClient>(cmd::InProcessTransport(*api_));
+    informers_ = std::make_unique<client::InformerFactory>([this](api::Kind kind, client::InformerHandlers h) {
+      return std::make_unique<client::StoreInformer>(*store_, kind, std::move(h));
+    });
+  }
+  void TearDown() override { informers_->Stop(); }
+  ControllerContext Context() { return {*client_, *informers_, nullptr}; }
+
+  api::ObjectPtr Create(api::Kind kind, const std::string& ns, const std::string& json_text) {
+    auto created = client_->Create(kind, ns, json::parse(json_text).as_object());
+    EXPECT_TRUE(created.ok()) << created.status().message();
+    return created.ok() ? created.value() : nullptr;
+  }
+  std::vector<api::ObjectPtr> List(api::Kind kind) { return client_->List(kind, "default").value(); }
+  // Waits until the informer of `kind` holds `count` objects.
+  void Sync(api::Kind kind, size_t count) {
+    for (int i = 0; i < 2000 && informers_->For(kind).Size() != count; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    ASSERT_EQ(informers_->For(kind).Size(), count);
+  }
+
+  std::unique_ptr<store::MemoryStore> store_;
+  std::unique_ptr<apiserver::ApiServer> api_;
+  std::unique_ptr<client::RestClient> client_;
+  std::unique_ptr<client::InformerFactory> informers_;
+};
+
+constexpr char kReplicaSet[] = R"({"metadata":{"name":"rs"},"spec":{"replicas":3,
+  "selector":{"matchLabels":{"app":"a"}},
+  "template":{"metadata":{"labels":{"app":"a"}},"spec":{"containers":[{"name":"c","image":"i"}]}}}})";
+
+TEST_F(ControllerEnv, ReplicaSetCreatesOwnedPodsOnceThenScalesDown) {
+  ReplicaSetController rs_controller(Context());
+  ASSERT_TRUE(informers_->Start().ok());
+  auto rs = Create(api::Kind::kReplicaSet, "default", kReplicaSet);
+  Sync(api::Kind::kReplicaSet, 1);
+  ASSERT_TRUE(rs_controller.ReconcileForTest("default/rs").ok());
+  // Expectations: a second sync before the informer saw the pods creates nothing more.
+  ASSERT_TRUE(rs_controller.ReconcileForTest("default/rs").ok());
+  auto pods = List(api::Kind::kPod);
+  ASSERT_EQ(pods.size(), 3u);
+  for (const auto& p : pods) {
+    EXPECT_EQ(ControllerUid(*p, "ReplicaSet"), rs->uid());
+    EXPECT_TRUE(p->name().starts_with("rs-"));
+  }
+  Sync(api::Kind::kPod, 3);
+  ASSERT_TRUE(rs_controller.ReconcileForTest("default/rs").ok());
+  EXPECT_EQ(List(api::Kind::kPod).size(), 3u);
+  auto status = client_->Get(api::Kind::kReplicaSet, "default", "rs").value();
+  EXPECT_EQ(IntAt(StatusOf(*status), "replicas"), 3);
+  EXPECT_EQ(IntAt(StatusOf(*status), "observedGeneration"), 1);
+
+  // Scale to 1: two pods go.
+  auto current = client_->Get(api::Kind::kReplicaSet, "default", "rs").value();
+  json::object next = current->json();
+  MutableObject(next, "spec")["replicas"] = 1;
+  ASSERT_TRUE(client_->Update(api::Kind::kReplicaSet, next).ok());
+  for (int i = 0; i < 2000 && IntAt(Spec(*informers_->For(api::Kind::kReplicaSet).Get("default/rs")), "replicas") != 1;
+       ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  ASSERT_TRUE(rs_controller.ReconcileForTest("default/rs").ok());
+  EXPECT_EQ(List(api::Kind::kPod).size(), 1u);
+}
+
+TEST_F(ControllerEnv, ReplicaSetAdoptsMatchingOrphans) {
+  ReplicaSetController rs_controller(Context());
+  ASSERT_TRUE(informers_->Start().ok());
+  Create(api::Kind::kPod, "default",
+         R"({"metadata":{"name":"orphan","labels":{"app":"a"}},"spec":{"containers":[{"name":"c","image":"i"}]}})");
+  auto rs = Create(api::Kind::kReplicaSet, "default", kReplicaSet);
+  Sync(api::Kind::kReplicaSet, 1);
+  Sync(api::Kind::kPod, 1);
+  ASSERT_TRUE(rs_controller.ReconcileForTest("default/rs").ok());
+  EXPECT_EQ(List(api::Kind::kPod).size(), 3u);  // the orphan counts: two more
+  auto orphan = client_->Get(api::Kind::kPod, "default", "orphan").value();
+  EXPECT_EQ(ControllerUid(*orphan, "ReplicaSet"), rs->uid());
+}
+
+TEST_F(ControllerEnv, DeploymentCreatesHashedReplicaSetAndSurgesWithinLimits) {
+  DeploymentController d_controller(Context());
+  ASSERT_TRUE(informers_->Start().ok());
+  Create(api::Kind::kDeployment, "default", R"({"metadata":{"name":"web"},"spec":{"replicas":4,
+    "selector":{"matchLabels":{"app":"web"}},
+    "strategy":{"type":"RollingUpdate","rollingUpdate":{"maxSurge":1,"maxUnavailable":0}},
+    "template":{"metadata":{"labels":{"app":"web"}},"spec":{"containers":[{"name":"c","image":"v1"}]}}}})");
+  Sync(api::Kind::kDeployment, 1);
+  ASSERT_TRUE(d_controller.ReconcileForTest("default/web").ok());
+  auto sets = List(api::Kind::kReplicaSet);
+  ASSERT_EQ(sets.size(), 1u);
+  api::ObjectPtr first = sets[0];
+  std::string hash(StringAt(ObjectAt(*ObjectAt(*ObjectAt(*Spec(*first), "template"), "metadata"), "labels"),
+                            "pod-template-hash"));
+  EXPECT_EQ(first->name(), "web-" + hash);
+  EXPECT_EQ(IntAt(Spec(*first), "replicas"), 4);
+  EXPECT_EQ(Annotation(*first, "deployment.kubernetes.io/revision"), "1");
+
+  // Pretend its four pods are available, then change the template.
+  json::object rs_status = first->json();
+  MutableObject(rs_status, "status") = json::object{{"replicas", 4}, {"readyReplicas", 4}, {"availableReplicas", 4}};
+  ASSERT_TRUE(client_->UpdateStatus(api::Kind::kReplicaSet, rs_status).ok());
+  auto d = client_->Get(api::Kind::kDeployment, "default", "web").value();
+  json::object next = d->json();
+  MutableObject(MutableObject(next, "spec"), "template")["spec"] =
+      json::parse(R"({"containers":[{"name":"c","image":"v2"}]})");
+  ASSERT_TRUE(client_->Update(api::Kind::kDeployment, next).ok());
+  for (int i = 0; i < 2000; ++i) {
+    auto cached = informers_->For(api::Kind::kDeployment).Get("default/web");
+    auto rs_cached = informers_->For(api::Kind::kReplicaSet).Get("default/" + first->name());
+    if (Generation(*cached) == 2 && IntAt(StatusOf(*rs_cached), "availableReplicas") == 4) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  ASSERT_TRUE(d_controller.ReconcileForTest("default/web").ok());
+  sets = List(api::Kind::kReplicaSet);
+  ASSERT_EQ(sets.size(), 2u);
+  int64_t total = 0;
+  for (const auto& rs : sets) {
+    total += IntAt(Spec(*rs), "replicas");
+    if (rs->name() != first->name()) {
+      EXPECT_EQ(IntAt(Spec(*rs), "replicas"), 1) << "maxSurge 1: one new pod first";
+      EXPECT_EQ(Annotation(*rs, "deployment.kubernetes.io/revision"), "2");
+    } else {
+      EXPECT_EQ(IntAt(Spec(*rs), "replicas"), 4) << "maxUnavailable 0: no old pod goes before a new one is available";
+    }
+  }
+  EXPECT_EQ(total, 5);
+}
+
+TEST_F(ControllerEnv, GarbageCollectorDeletesDependentsOfAGoneOwnerOnly) {
+  GarbageCollector gc(Context());
+  ASSERT_TRUE(informers_->Start().ok());
+  auto rs = Create(api::Kind::kReplicaSet, "default", kReplicaSet);
+  std::string owned = R"({"metadata":{"name":"owned","ownerReferences":[{"apiVersion":"apps/v1","kind":"ReplicaSet",
+    "name":"rs","uid":")" + rs->uid() + R"(","controller":true}]},"spec":{"containers":[{"name":"c","image":"i"}]}})";
+  Create(api::Kind::kPod, "default", owned);
+  Sync(api::Kind::kPod, 1);
+  ASSERT_TRUE(gc.ReconcileForTest("pods|default/owned").ok());
+  EXPECT_EQ(List(api::Kind::kPod).size(), 1u) << "the owner lives: the pod stays";
+  ASSERT_TRUE(client_->Delete(api::Kind::kReplicaSet, "default", "rs").ok());
+  Sync(api::Kind::kReplicaSet, 0);
+  ASSERT_TRUE(gc.ReconcileForTest("pods|default/owned").ok());
+  EXPECT_TRUE(List(api::Kind::kPod).empty()) << "its owner is gone: collected";
+}
+
+TEST_F(ControllerEnv, NodeLifecycleMarksSilentNodesAndEvictsIntolerantPods) {
+  NodeLifecycleController lifecycle(Context(), {.monitor_period = std::chrono::hours(1),
+                                                .grace_period = std::chrono::seconds(40)});
+  ASSERT_TRUE(informers_->Start().ok());
+  Create(api::Kind::kNode, "", R"({"metadata":{"name":"n1"},"status":{"conditions":[{"type":"Ready","status":"True"}]}})");
+  // Its kubelet last renewed two minutes ago.
+  std::string stale = api::FormatRfc3339(std::chrono::system_clock::now() - std::chrono::minutes(2));
+  Create(api::Kind::kLease, "kube-node-lease",
+         R"({"metadata":{"name":"n1"},"spec":{"holderIdentity":"n1","renewTime":")" + stale + R"("}})");
+  Create(api::Kind::kPod, "default",
+         R"({"metadata":{"name":"p"},"spec":{"nodeName":"n1","containers":[{"name":"c","image":"i"}]}})");
+  // The default 300 s tolerations are added by admission; this one tolerates nothing.
+  Create(api::Kind::kPod, "default",
+         R"({"metadata":{"name":"tolerant"},"spec":{"nodeName":"n1","containers":[{"name":"c","image":"i"}],
+            "tolerations":[{"operator":"Exists"}]}})");
+  Sync(api::Kind::kLease, 1);
+  Sync(api::Kind::kPod, 2);
+  Sync(api::Kind::kNode, 1);
+  ASSERT_TRUE(lifecycle.ReconcileForTest("n1").ok());
+  auto node = client_->Get(api::Kind::kNode, "", "n1").value();
+  EXPECT_EQ(StringAt(*FindCondition(StatusOf(*node), "Ready"), "status"), "Unknown");
+  std::vector<std::string> taints;
+  for (const auto& t : *ArrayAt(*Spec(*node), "taints")) {
+    taints.push_back(std::string(StringAt(t.as_object(), "key")) + ":" + std::string(StringAt(t.as_object(), "effect")));
+  }
+  EXPECT_EQ(taints, (std::vector<std::string>{"node.kubernetes.io/unreachable:NoSchedule",
+                                              "node.kubernetes.io/unreachable:NoExecute"}));
+  // Pods are evicted once the taint is seen: "p" tolerates it for 300 s (not yet), "tolerant" forever.
+  for (int i = 0; i < 2000 && !ArrayAt(*Spec(*informers_->For(api::Kind::kNode).Get("n1")), "taints"); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  ASSERT_TRUE(lifecycle.ReconcileForTest("n1").ok());
+  EXPECT_EQ(List(api::Kind::kPod).size(), 2u);
+}
+
+}  // namespace
+}  // namespace berth::controllers
