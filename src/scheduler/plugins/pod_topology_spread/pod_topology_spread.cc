@@ -27,6 +27,11 @@ struct Constraint {
   int64_t min_count = 0;
   double weight = 1;  // scoring: log(domains + 2)
 
+  // What Counts depends on besides the other pod, as a cache key.
+  std::string MatcherKey(const PodInfo& pod) const {
+    return pod.namespace_name() + '\x1f' + (owner_uid.empty() ? "s:" + selector.ToString() : "o:" + owner_uid);
+  }
+
   bool Counts(const PodInfo& other, const PodInfo& pod) const {
     if (other.namespace_name() != pod.namespace_name() || other.view->terminating) return false;
     if (!owner_uid.empty()) {
@@ -132,18 +137,38 @@ bool PodTopologySpread::HasHardConstraints(const PodInfo& pod) {
   return false;
 }
 
+int64_t PodTopologySpread::CountMatching(const NodeInfo& node, const std::string& matcher_key,
+                                         const std::function<bool(const PodInfo&)>& counts) const {
+  std::string key = node.name();
+  key += '\0';
+  key += matcher_key;
+  {
+    std::lock_guard lock(count_mu_);
+    auto it = count_cache_.find(key);
+    if (it != count_cache_.end() && it->second.generation == node.generation()) return it->second.count;
+  }
+  int64_t count = 0;
+  for (const auto& other : node.pods()) {
+    if (counts(*other)) ++count;
+  }
+  std::lock_guard lock(count_mu_);
+  // Bounded: entries of finished workloads are dropped wholesale now and then.
+  if (count_cache_.size() > 200'000) count_cache_.clear();
+  count_cache_[key] = {node.generation(), count};
+  return count;
+}
+
 PluginStatus PodTopologySpread::PreFilter(CycleState& state, const PodInfo& pod) const {
   auto data = std::make_unique<SpreadState>();
   data->constraints = Build(*this, pod, /*hard=*/true);
   if (data->constraints.empty()) return PluginStatus::Skip();
+  const PodTopologySpread& plugin = *this;
   for (auto& c : data->constraints) {
+    std::string matcher = c.MatcherKey(pod);
     for (const auto& node : state.snapshot().nodes()) {
       if (!Eligible(*c.spec, pod, *node) || !HasAllKeys(data->constraints, *node)) continue;
       std::string value(*node->labels().Get(c.spec->topology_key));
-      int64_t& count = c.counts[value];
-      for (const auto& other : node->pods()) {
-        if (c.Counts(*other, pod)) ++count;
-      }
+      c.counts[value] += plugin.CountMatching(*node, matcher, [&](const PodInfo& other) { return c.Counts(other, pod); });
     }
     int64_t min = std::numeric_limits<int64_t>::max();
     for (const auto& [value, count] : c.counts) min = std::min(min, count);
@@ -173,23 +198,39 @@ PluginStatus PodTopologySpread::PreScore(CycleState& state, const PodInfo& pod,
   auto data = std::make_unique<SpreadState>();
   data->constraints = Build(*this, pod, /*hard=*/false);
   if (data->constraints.empty()) return PluginStatus::Skip();
-  for (const NodeInfo* node : nodes) {
-    if (!HasAllKeys(data->constraints, *node)) data->ignored_nodes.insert(node->name());
-  }
-  for (auto& c : data->constraints) {
-    std::unordered_set<std::string> domains;
-    for (const NodeInfo* node : nodes) {
-      if (!data->ignored_nodes.count(node->name())) domains.insert(std::string(*node->labels().Get(c.spec->topology_key)));
+  // Each node's topology values, read once: the loops below run for every
+  // node of the cluster for every pod, so label lookups dominate otherwise.
+  const size_t n = data->constraints.size();
+  auto values_of = [&](const NodeInfo& node, std::vector<std::string_view>& values) {
+    values.clear();
+    for (const auto& c : data->constraints) {
+      auto v = node.labels().Get(c.spec->topology_key);
+      if (!v) return false;
+      values.push_back(*v);
     }
-    c.weight = std::log(static_cast<double>(domains.size()) + 2);
-    for (const auto& node : state.snapshot().nodes()) {
-      if (!Eligible(*c.spec, pod, *node) || !HasAllKeys(data->constraints, *node)) continue;
-      std::string value(*node->labels().Get(c.spec->topology_key));
-      if (!domains.count(value)) continue;
-      int64_t& count = c.counts[value];
-      for (const auto& other : node->pods()) {
-        if (c.Counts(*other, pod)) ++count;
-      }
+    return true;
+  };
+  std::vector<std::string_view> values;
+  std::vector<std::unordered_set<std::string_view>> domains(n);
+  for (const NodeInfo* node : nodes) {
+    if (!values_of(*node, values)) {
+      data->ignored_nodes.insert(node->name());
+      continue;
+    }
+    for (size_t i = 0; i < n; ++i) domains[i].insert(values[i]);
+  }
+  std::vector<std::string> matchers;
+  for (auto& c : data->constraints) {
+    c.weight = std::log(static_cast<double>(domains[&c - data->constraints.data()].size()) + 2);
+    matchers.push_back(c.MatcherKey(pod));
+  }
+  for (const auto& node : state.snapshot().nodes()) {
+    if (!values_of(*node, values)) continue;
+    for (size_t i = 0; i < n; ++i) {
+      Constraint& c = data->constraints[i];
+      if (!domains[i].count(values[i]) || !Eligible(*c.spec, pod, *node)) continue;
+      c.counts[std::string(values[i])] +=
+          CountMatching(*node, matchers[i], [&](const PodInfo& other) { return c.Counts(other, pod); });
     }
   }
   state.Write(kPreScoreKey, std::move(data));

@@ -16,6 +16,9 @@
 // without a controller get no default constraints.
 // Args: defaultConstraints (list), defaultingType ("System" | "List").
 
+#include <functional>
+#include <mutex>
+#include <unordered_map>
 #include <vector>
 
 #include <boost/json/object.hpp>
@@ -46,6 +49,21 @@ class PodTopologySpread final : public PreFilterPlugin, public FilterPlugin, pub
 
   bool system_defaulting = true;
   std::vector<api::TopologySpreadConstraint> default_constraints;  // with defaultingType List
+
+  // How many of `node`'s pods `counts` (a constraint's matcher) accepts,
+  // remembered per node version: consecutive pods of one workload ask the
+  // same question of every node, and only the node the last one went to has
+  // changed (NodeInfo generations are global and never reused). Thread-safe.
+  int64_t CountMatching(const NodeInfo& node, const std::string& matcher_key,
+                        const std::function<bool(const PodInfo&)>& counts) const;
+
+ private:
+  struct CachedCount {
+    int64_t generation;
+    int64_t count;
+  };
+  mutable std::mutex count_mu_;
+  mutable std::unordered_map<std::string, CachedCount> count_cache_;  // node + '\0' + matcher; guarded by count_mu_
 };
 
 Result<std::shared_ptr<Plugin>> NewPodTopologySpread(const boost::json::object& args, const Handle& handle);
