@@ -21,9 +21,13 @@ $(BUILD)/build.ninja:
 build: deps $(BUILD)/build.ninja
 	cmake --build $(BUILD) -j $(JOBS)
 
-# The API server and its durable store on 127.0.0.1:8080: plain `kubectl get nodes` works.
+# A living cluster on 127.0.0.1:8080: the API server and its durable store, the
+# scheduler, the controllers and 16 simulated nodes in 3 zones. Plain
+# `kubectl get nodes` works.
+SIM_NODES ?= 16
+SIM_ZONES ?= 3
 run: build
-	$(BUILD)/berth serve --data-dir $(DATA_DIR)
+	$(BUILD)/berth serve --data-dir $(DATA_DIR) --sim-nodes $(SIM_NODES) --sim-zones $(SIM_ZONES)
 
 # Every test: unit and end-to-end, then the unit tests under ASan+UBSan and
 # the concurrency tests under TSan.

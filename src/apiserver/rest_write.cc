@@ -6,6 +6,7 @@
 #include "api/validation.h"
 #include "apiserver/api_server.h"
 #include "apiserver/patch.h"
+#include "apiserver/protobuf.h"
 
 namespace berth::apiserver {
 
@@ -40,14 +41,21 @@ std::string_view StringField(const json::object& o, std::string_view key) {
 // Decodes a request body into an object of the expected kind (apiVersion and
 // kind filled in when absent, as kube's decoder defaults them from the URL).
 Result<json::value> DecodeBody(const Request& request, const api::KindInfo& kind) {
-  if (!IsJsonContentType(request.content_type)) {
+  json::value value;
+  if (std::string_view(request.content_type).starts_with(kProtobufContentType)) {
+    // kubectl's typed commands (create deployment, create namespace ...).
+    auto decoded = DecodeProtobuf(request.body, kind.kind);
+    if (!decoded.ok()) return decoded.status();
+    value = std::move(decoded).value();
+  } else if (!IsJsonContentType(request.content_type)) {
     return Status(StatusCode::kUnsupportedMediaType,
                   "the body of the request was in an unknown format - accepted media types "
-                  "include: application/json");
+                  "include: application/json, application/vnd.kubernetes.protobuf");
+  } else {
+    json::error_code ec;
+    value = json::parse(request.body, ec);
+    if (ec) return Status::BadRequest("couldn't get version/kind; json parse error: " + ec.message());
   }
-  json::error_code ec;
-  json::value value = json::parse(request.body, ec);
-  if (ec) return Status::BadRequest("couldn't get version/kind; json parse error: " + ec.message());
   if (!value.is_object()) {
     return Status::BadRequest("couldn't get version/kind; json parse error: the body is not a JSON object");
   }

@@ -12,12 +12,9 @@ import urllib.request
 from berth_server import BERTH, BerthServer
 
 
-def deployment_yaml(server, name, replicas, image="nginx", namespace="default", extra_args=()):
-    # `kubectl create deployment` itself sends protobuf, which berth does not
-    # decode yet; its generator's YAML applied as JSON gives the same object.
-    p = server.kubectl("create", "deployment", name, f"--image={image}", f"--replicas={replicas}",
-                       "-n", namespace, "--dry-run=client", "-o", "json", *extra_args)
-    return json.loads(p.stdout)
+def create_deployment(server, name, replicas, image="nginx", namespace="default"):
+    # kubectl's typed client sends this one as protobuf.
+    server.kubectl("create", "deployment", name, f"--image={image}", f"--replicas={replicas}", "-n", namespace)
 
 
 class ControllersTest(unittest.TestCase):
@@ -79,7 +76,7 @@ class ControllersTest(unittest.TestCase):
         self.assertEqual(out.count(" Ready "), 4, out)
 
     def test_deployment_scale_rollout_undo_delete(self):
-        self.apply(deployment_yaml(self.server, "web", 6))
+        create_deployment(self.server, "web", 6)
         self.server.kubectl("rollout", "status", "deployment/web", "--timeout=60s")
         pods = self.wait("6 running pods", lambda: len(self.running_ready("default", "app%3Dweb")) == 6)
         pods = self.running_ready("default", "app%3Dweb")
@@ -144,7 +141,7 @@ class ControllersTest(unittest.TestCase):
         self.wait("pods collected", lambda: not self.pods("default", "app%3Dweb"))
 
     def test_orphan_and_foreground_deletion(self):
-        self.apply(deployment_yaml(self.server, "keep", 2))
+        create_deployment(self.server, "keep", 2)
         self.server.kubectl("rollout", "status", "deployment/keep", "--timeout=60s")
         self.server.kubectl("delete", "deployment", "keep", "--cascade=orphan")
         rs = self.wait("the orphaned ReplicaSet", lambda: [
@@ -156,7 +153,7 @@ class ControllersTest(unittest.TestCase):
         self.assertEqual(self.pods("default", "app%3Dkeep"), [])
 
     def test_node_down_pods_move_and_node_comes_back(self):
-        self.apply(deployment_yaml(self.server, "spread", 8, namespace="default"))
+        create_deployment(self.server, "spread", 8)
         self.server.kubectl("rollout", "status", "deployment/spread", "--timeout=60s")
         on_node0 = [p for p in self.running_ready("default", "app%3Dspread") if p["spec"]["nodeName"] == "sim-node-0"]
         self.assertTrue(on_node0, "the scheduler spreads 8 pods over 4 nodes")
@@ -183,6 +180,13 @@ class ControllersTest(unittest.TestCase):
             p for p in self.pods("default", "app%3Dspread") if p["spec"].get("nodeName") == "sim-node-0"])
         self.server.kubectl("delete", "deployment", "spread")
 
+    def test_applied_deployment_yaml_works_too(self):
+        p = self.server.kubectl("create", "deployment", "applied", "--image=nginx", "--replicas=2",
+                                "--dry-run=client", "-o", "json")
+        self.apply(json.loads(p.stdout))
+        self.server.kubectl("rollout", "status", "deployment/applied", "--timeout=60s")
+        self.server.kubectl("delete", "deployment", "applied")
+
     def test_sim_command_errors(self):
         out = subprocess.run([BERTH, "sim", "node-down", "no-such-node", "--server", self.server.url],
                              capture_output=True, text=True, timeout=10)
@@ -190,8 +194,8 @@ class ControllersTest(unittest.TestCase):
         self.assertIn('nodes "no-such-node" not found', out.stderr)
 
     def test_namespace_deletion_drains_it(self):
-        self.apply({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "scratch"}})
-        self.apply(deployment_yaml(self.server, "tmp", 3, namespace="scratch"))
+        self.server.kubectl("create", "namespace", "scratch")
+        create_deployment(self.server, "tmp", 3, namespace="scratch")
         self.server.kubectl("rollout", "status", "deployment/tmp", "-n", "scratch", "--timeout=60s")
         self.server.kubectl("delete", "namespace", "scratch")
         self.wait("namespace gone", lambda: "scratch" not in [

@@ -1,0 +1,28 @@
+#pragma once
+// Kubernetes' protobuf encoding (application/vnd.kubernetes.protobuf), read
+// into the JSON berth stores: the "k8s\0" envelope (runtime.Unknown with
+// TypeMeta and the raw message), then the message by a schema of field
+// numbers, types and JSON names as k8s.io/api's generated.proto defines them.
+//
+// kubectl's typed commands send it (`kubectl create deployment`,
+// `create namespace`, `create priorityclass`, `create pdb` ...). The schema
+// covers those objects and the fields those commands write; a field berth's
+// schema does not know is an UnsupportedMediaType error naming the message
+// and field number (send JSON or YAML instead), never a silent drop.
+
+#include <string_view>
+
+#include <boost/json/value.hpp>
+
+#include "api/kinds.h"
+#include "api/status.h"
+
+namespace berth::apiserver {
+
+inline constexpr std::string_view kProtobufContentType = "application/vnd.kubernetes.protobuf";
+
+// Decodes an enveloped protobuf body for `kind` into its JSON form
+// (apiVersion and kind from the envelope's TypeMeta).
+Result<boost::json::value> DecodeProtobuf(std::string_view body, api::Kind kind);
+
+}  // namespace berth::apiserver
