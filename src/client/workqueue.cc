@@ -5,44 +5,180 @@
 
 namespace berth::client {
 
+namespace {
+
+// An alarm with its own thread, started at the first Set.
+class SteadyAlarm final : public Clock::Alarm {
+ public:
+  explicit SteadyAlarm(std::function<void()> fire) : fire_(std::move(fire)) {}
+
+  ~SteadyAlarm() override {
+    std::thread thread;
+    {
+      std::lock_guard lock(mu_);
+      stop_ = true;
+      thread.swap(thread_);
+    }
+    cv_.notify_all();
+    if (thread.joinable()) thread.join();
+  }
+
+  void Set(Clock::time_point deadline) override {
+    std::lock_guard lock(mu_);
+    deadline_ = deadline;
+    armed_ = true;
+    if (!thread_.joinable()) thread_ = std::thread([this] { Loop(); });
+    cv_.notify_one();
+  }
+
+ private:
+  void Loop() {
+    std::unique_lock lock(mu_);
+    while (!stop_) {
+      if (!armed_) {
+        cv_.wait(lock);
+      } else if (std::chrono::steady_clock::now() < deadline_) {
+        cv_.wait_until(lock, deadline_);
+      } else {
+        armed_ = false;
+        lock.unlock();
+        fire_();
+        lock.lock();
+      }
+    }
+  }
+
+  const std::function<void()> fire_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  Clock::time_point deadline_;  // guarded by mu_
+  bool armed_ = false;          // guarded by mu_
+  bool stop_ = false;           // guarded by mu_
+  std::thread thread_;          // guarded by mu_
+};
+
+double Seconds(Clock::time_point::duration d) { return std::chrono::duration<double>(d).count(); }
+
+}  // namespace
+
 RealClock& RealClock::Instance() {
   static RealClock clock;
   return clock;
 }
+
+std::unique_ptr<Clock::Alarm> RealClock::NewAlarm(std::function<void()> fire) {
+  return std::make_unique<SteadyAlarm>(std::move(fire));
+}
+
+// One alarm's state, shared by the alarm and, while it fires, by Step.
+struct FakeClock::AlarmState {
+  explicit AlarmState(std::function<void()> f) : fire(std::move(f)) {}
+  const std::function<void()> fire;
+  std::mutex run_mu;      // held while `fire` runs, so that ~FakeAlarm waits for it
+  bool removed = false;   // guarded by run_mu
+  bool armed = false;     // guarded by the clock's mu_
+  time_point deadline{};  // guarded by the clock's mu_
+};
+
+class FakeClock::FakeAlarm final : public Clock::Alarm {
+ public:
+  FakeAlarm(FakeClock& clock, std::shared_ptr<AlarmState> state)
+      : clock_(clock), state_(std::move(state)) {}
+
+  ~FakeAlarm() override {
+    {
+      std::lock_guard lock(clock_.mu_);
+      std::erase(clock_.alarms_, state_);
+    }
+    std::lock_guard run(state_->run_mu);  // a Step may be firing it right now
+    state_->removed = true;
+  }
+
+  void Set(time_point deadline) override {
+    std::lock_guard lock(clock_.mu_);
+    state_->deadline = deadline;
+    state_->armed = true;
+  }
+
+ private:
+  FakeClock& clock_;
+  const std::shared_ptr<AlarmState> state_;
+};
 
 Clock::time_point FakeClock::Now() const {
   std::lock_guard lock(mu_);
   return now_;
 }
 
-void FakeClock::WaitUntil(std::condition_variable& cv, std::unique_lock<std::mutex>& lock, time_point deadline) {
-  if (Now() >= deadline) return;
-  cv.wait_for(lock, std::chrono::milliseconds(1));
+std::unique_ptr<Clock::Alarm> FakeClock::NewAlarm(std::function<void()> fire) {
+  auto state = std::make_shared<AlarmState>(std::move(fire));
+  {
+    std::lock_guard lock(mu_);
+    alarms_.push_back(state);
+  }
+  return std::make_unique<FakeAlarm>(*this, std::move(state));
 }
 
 void FakeClock::Step(std::chrono::nanoseconds by) {
+  {
+    std::lock_guard lock(mu_);
+    now_ += by;
+  }
+  // One alarm at a time, earliest first, without mu_ (its function may Set
+  // alarms); an alarm set again for a time already past fires in this loop too.
+  for (;;) {
+    std::shared_ptr<AlarmState> due;
+    {
+      std::lock_guard lock(mu_);
+      for (const auto& alarm : alarms_) {
+        if (alarm->armed && alarm->deadline <= now_ && (!due || alarm->deadline < due->deadline)) {
+          due = alarm;
+        }
+      }
+      if (!due) return;
+      due->armed = false;
+    }
+    std::lock_guard run(due->run_mu);
+    if (!due->removed) due->fire();
+  }
+}
+
+std::optional<Clock::time_point> FakeClock::NextAlarm() const {
   std::lock_guard lock(mu_);
-  now_ += by;
+  std::optional<time_point> next;
+  for (const auto& alarm : alarms_) {
+    if (alarm->armed && (!next || alarm->deadline < *next)) next = alarm->deadline;
+  }
+  return next;
 }
 
 RateLimiter::RateLimiter(Options options, Clock& clock)
-    : options_(options), clock_(clock), tokens_(options.burst), last_(clock.Now()) {}
+    : options_(options), clock_(clock), tokens_(options.burst), refilled_at_(clock.Now()) {}
 
 std::chrono::nanoseconds RateLimiter::When(const std::string& key) {
   std::lock_guard lock(mu_);
-  // Per key: base * 2^failures, capped.
+  // Per key: base * 2^failures, capped (the exponent is bounded so that the
+  // product stays finite for any sane base).
   int failures = failures_[key]++;
-  double backoff = static_cast<double>(options_.base_delay.count()) * std::pow(2.0, std::min(failures, 62));
-  auto per_key = std::chrono::nanoseconds(
-      static_cast<int64_t>(std::min(backoff, static_cast<double>(options_.max_delay.count()))));
-  // Overall: a token bucket; a negative balance is a reservation in the future.
+  double backoff =
+      static_cast<double>(options_.base_delay.count()) * std::ldexp(1.0, std::min(failures, 1000));
+  auto per_key = backoff >= static_cast<double>(options_.max_delay.count())
+                     ? options_.max_delay
+                     : std::chrono::nanoseconds(static_cast<int64_t>(backoff));
+
+  // Overall: refill for the time elapsed, take a token; a missing one is
+  // reserved, and the wait is how long the bucket takes to produce it.
   auto now = clock_.Now();
-  double elapsed = std::chrono::duration<double>(now - last_).count();
-  last_ = now;
-  tokens_ = std::min<double>(options_.burst, tokens_ + elapsed * options_.qps);
+  if (now > refilled_at_) {
+    tokens_ = std::min(static_cast<double>(options_.burst),
+                       tokens_ + Seconds(now - refilled_at_) * options_.qps);
+    refilled_at_ = now;
+  }
   tokens_ -= 1;
   std::chrono::nanoseconds bucket{0};
-  if (tokens_ < 0) bucket = std::chrono::nanoseconds(static_cast<int64_t>(-tokens_ / options_.qps * 1e9));
+  if (tokens_ < 0) {
+    bucket = std::chrono::nanoseconds(std::llround(-tokens_ * 1e9 / options_.qps));
+  }
   return std::max(per_key, bucket);
 }
 
@@ -51,154 +187,161 @@ void RateLimiter::Forget(const std::string& key) {
   failures_.erase(key);
 }
 
-int RateLimiter::NumRequeues(const std::string& key) {
+int RateLimiter::NumRequeues(const std::string& key) const {
   std::lock_guard lock(mu_);
   auto it = failures_.find(key);
   return it == failures_.end() ? 0 : it->second;
 }
 
+// The queue's metrics, in one table: kube's names and help texts.
+struct WorkQueue::QueueMetrics {
+  QueueMetrics(metrics::Registry& r, const std::string& name)
+      : depth(r.AddGauge("workqueue_depth", "Current depth of workqueue", {"name"})
+                  .WithLabels({name})),
+        adds(r.AddCounter("workqueue_adds_total", "Total number of adds handled by workqueue",
+                          {"name"})
+                 .WithLabels({name})),
+        retries(r.AddCounter("workqueue_retries_total",
+                             "Total number of retries handled by workqueue", {"name"})
+                    .WithLabels({name})),
+        queue_duration(
+            r.AddHistogram("workqueue_queue_duration_seconds",
+                           "How long in seconds an item stays in workqueue before being requested.",
+                           Buckets(), {"name"})
+                .WithLabels({name})),
+        work_duration(r.AddHistogram("workqueue_work_duration_seconds",
+                                     "How long in seconds processing an item from workqueue takes.",
+                                     Buckets(), {"name"})
+                          .WithLabels({name})) {}
+  // client-go's: 10 ns to 10 s by factors of ten.
+  static std::vector<double> Buckets() { return metrics::ExponentialBuckets(1e-8, 10, 10); }
+
+  metrics::Gauge& depth;
+  metrics::Counter& adds;
+  metrics::Counter& retries;
+  metrics::Histogram& queue_duration;
+  metrics::Histogram& work_duration;
+};
+
 WorkQueue::WorkQueue(std::string name, metrics::Registry* registry, Options options)
     : name_(std::move(name)),
       clock_(options.clock ? *options.clock : RealClock::Instance()),
       limiter_(options.rate_limiter, clock_) {
-  if (registry) {
-    depth_ = &registry->AddGauge("workqueue_depth", "Current depth of workqueue", {"name"}).WithLabels({name_});
-    adds_ = &registry->AddCounter("workqueue_adds_total", "Total number of adds handled by workqueue", {"name"})
-                 .WithLabels({name_});
-    retries_ = &registry->AddCounter("workqueue_retries_total", "Total number of retries handled by workqueue", {"name"})
-                    .WithLabels({name_});
-    auto buckets = metrics::ExponentialBuckets(1e-8, 10, 10);
-    queue_duration_ = &registry
-                           ->AddHistogram("workqueue_queue_duration_seconds",
-                                          "How long in seconds an item stays in workqueue before being requested.",
-                                          buckets, {"name"})
-                           .WithLabels({name_});
-    work_duration_ = &registry
-                          ->AddHistogram("workqueue_work_duration_seconds",
-                                         "How long in seconds processing an item from workqueue takes.", buckets,
-                                         {"name"})
-                          .WithLabels({name_});
-  }
-  delay_thread_ = std::thread([this] { DelayLoop(); });
+  if (registry) metrics_ = std::make_unique<QueueMetrics>(*registry, name_);
+  alarm_ = clock_.NewAlarm([this] { AddDueKeys(); });
 }
 
 WorkQueue::~WorkQueue() {
-  ShutDown();
-  if (delay_thread_.joinable()) delay_thread_.join();
+  std::unique_ptr<Clock::Alarm> alarm;
+  {
+    std::lock_guard lock(mu_);
+    ShutDownLocked();
+    alarm = std::move(alarm_);
+  }
+  // Waits for an AddDueKeys that is running; it finds nothing delayed, so it
+  // does not touch the alarm.
+  alarm.reset();
 }
 
-void WorkQueue::AddLocked(const std::string& key) {
-  if (shutting_down_ || dirty_.count(key)) return;
-  if (adds_) adds_->Increment();
-  dirty_.insert(key);
-  added_at_.emplace(key, clock_.Now());
-  if (processing_.count(key)) return;  // queued again by Done
+void WorkQueue::UpdateDepthLocked() {
+  if (metrics_) metrics_->depth.Set(static_cast<double>(waiting_.size()));
+}
+
+void WorkQueue::AddLocked(const std::string& key, Clock::time_point now) {
+  if (shutting_down_) return;
+  if (!waiting_.emplace(key, now).second) return;  // already waiting: collapses
+  if (metrics_) metrics_->adds.Increment();
+  UpdateDepthLocked();
+  if (processing_.count(key)) return;  // dirty: Done queues it
   queue_.push_back(key);
-  if (depth_) depth_->Set(static_cast<double>(queue_.size()));
-  cv_.notify_one();
+  ready_cv_.notify_one();
 }
 
 void WorkQueue::Add(const std::string& key) {
   std::lock_guard lock(mu_);
-  AddLocked(key);
+  AddLocked(key, clock_.Now());
 }
 
 void WorkQueue::AddAfter(const std::string& key, std::chrono::nanoseconds delay) {
-  if (delay.count() <= 0) return Add(key);
-  {
-    std::lock_guard lock(mu_);
-    if (shutting_down_) return;
+  std::lock_guard lock(mu_);
+  if (shutting_down_) return;
+  if (metrics_) metrics_->retries.Increment();
+  auto now = clock_.Now();
+  if (delay.count() <= 0) return AddLocked(key, now);
+  auto due = now + delay;
+  auto [it, inserted] = delayed_at_.try_emplace(key, due, next_arrival_);
+  if (!inserted) {
+    if (it->second.first <= due) return;  // an earlier add is already waiting
+    delayed_.erase({it->second.first, it->second.second, key});
+    it->second = {due, next_arrival_};
   }
-  std::lock_guard lock(delay_mu_);
-  auto due = clock_.Now() + delay;
-  auto it = due_.find(key);
-  if (it != due_.end()) {
-    if (it->second <= due) return;  // an earlier add is already waiting
-    auto range = delayed_.equal_range(it->second);
-    for (auto d = range.first; d != range.second; ++d) {
-      if (d->second == key) {
-        delayed_.erase(d);
-        break;
-      }
-    }
-  }
-  due_[key] = due;
-  delayed_.emplace(due, key);
-  delay_cv_.notify_one();
+  delayed_.emplace(due, next_arrival_++, key);
+  if (std::get<0>(*delayed_.begin()) == due) alarm_->Set(due);  // a new earliest
 }
 
-void WorkQueue::AddRateLimited(const std::string& key) {
-  if (retries_) retries_->Increment();
-  AddAfter(key, limiter_.When(key));
-}
+void WorkQueue::AddRateLimited(const std::string& key) { AddAfter(key, limiter_.When(key)); }
 
-void WorkQueue::DelayLoop() {
-  std::unique_lock lock(delay_mu_);
-  while (!delay_stop_) {
-    auto now = clock_.Now();
-    std::vector<std::string> ready;
-    while (!delayed_.empty() && delayed_.begin()->first <= now) {
-      ready.push_back(delayed_.begin()->second);
-      due_.erase(delayed_.begin()->second);
-      delayed_.erase(delayed_.begin());
-    }
-    if (!ready.empty()) {
-      lock.unlock();
-      for (const auto& key : ready) Add(key);
-      lock.lock();
-      continue;
-    }
-    if (delayed_.empty()) {
-      delay_cv_.wait(lock, [this] { return delay_stop_ || !delayed_.empty(); });
-    } else {
-      clock_.WaitUntil(delay_cv_, lock, delayed_.begin()->first);
-    }
+void WorkQueue::AddDueKeys() {
+  std::lock_guard lock(mu_);
+  auto now = clock_.Now();
+  while (!delayed_.empty() && std::get<0>(*delayed_.begin()) <= now) {
+    auto node = delayed_.extract(delayed_.begin());
+    const std::string& key = std::get<2>(node.value());
+    delayed_at_.erase(key);
+    AddLocked(key, now);
   }
+  if (!delayed_.empty()) alarm_->Set(std::get<0>(*delayed_.begin()));
 }
 
 bool WorkQueue::Get(std::string* key) {
   std::unique_lock lock(mu_);
-  cv_.wait(lock, [this] { return !queue_.empty() || shutting_down_; });
+  ready_cv_.wait(lock, [this] { return !queue_.empty() || shutting_down_; });
   if (queue_.empty()) return false;
   *key = std::move(queue_.front());
   queue_.pop_front();
-  if (depth_) depth_->Set(static_cast<double>(queue_.size()));
-  processing_.insert(*key);
-  dirty_.erase(*key);
   auto now = clock_.Now();
-  if (auto it = added_at_.find(*key); it != added_at_.end()) {
-    if (queue_duration_) queue_duration_->Observe(std::chrono::duration<double>(now - it->second).count());
-    added_at_.erase(it);
+  if (auto it = waiting_.find(*key); it != waiting_.end()) {
+    if (metrics_) metrics_->queue_duration.Observe(Seconds(now - it->second));
+    waiting_.erase(it);
   }
-  started_at_[*key] = now;
+  processing_.emplace(*key, now);
+  UpdateDepthLocked();
   return true;
 }
 
 void WorkQueue::Done(const std::string& key) {
   std::lock_guard lock(mu_);
-  processing_.erase(key);
-  if (auto it = started_at_.find(key); it != started_at_.end()) {
-    if (work_duration_) work_duration_->Observe(std::chrono::duration<double>(clock_.Now() - it->second).count());
-    started_at_.erase(it);
-  }
-  if (dirty_.count(key)) {
+  auto it = processing_.find(key);
+  if (it == processing_.end()) return;
+  if (metrics_) metrics_->work_duration.Observe(Seconds(clock_.Now() - it->second));
+  processing_.erase(it);
+  if (waiting_.count(key)) {
     queue_.push_back(key);
-    if (depth_) depth_->Set(static_cast<double>(queue_.size()));
-    cv_.notify_one();
+    ready_cv_.notify_one();
+  } else if (processing_.empty() && queue_.empty()) {
+    drained_cv_.notify_all();
   }
 }
 
+void WorkQueue::ShutDownLocked() {
+  shutting_down_ = true;
+  delayed_.clear();
+  delayed_at_.clear();
+  ready_cv_.notify_all();
+}
+
 void WorkQueue::ShutDown() {
-  {
-    std::lock_guard lock(mu_);
-    shutting_down_ = true;
-  }
-  cv_.notify_all();
-  {
-    std::lock_guard lock(delay_mu_);
-    delay_stop_ = true;
-  }
-  delay_cv_.notify_all();
+  std::lock_guard lock(mu_);
+  ShutDownLocked();
+  draining_ = false;
+  drained_cv_.notify_all();
+}
+
+void WorkQueue::ShutDownWithDrain() {
+  std::unique_lock lock(mu_);
+  ShutDownLocked();
+  draining_ = true;
+  drained_cv_.wait(lock, [this] { return !draining_ || (queue_.empty() && processing_.empty()); });
 }
 
 bool WorkQueue::ShuttingDown() const {
@@ -209,6 +352,38 @@ bool WorkQueue::ShuttingDown() const {
 size_t WorkQueue::Len() const {
   std::lock_guard lock(mu_);
   return queue_.size();
+}
+
+WorkerPool::WorkerPool(WorkQueue& queue, int workers, Reconcile reconcile, OnError on_error)
+    : queue_(queue), reconcile_(std::move(reconcile)), on_error_(std::move(on_error)) {
+  std::lock_guard lock(mu_);
+  for (int i = 0; i < workers; ++i) threads_.emplace_back([this] { Work(); });
+}
+
+WorkerPool::~WorkerPool() { Stop(); }
+
+void WorkerPool::Stop() {
+  std::lock_guard lock(mu_);
+  queue_.ShutDown();
+  for (auto& thread : threads_) thread.join();
+  threads_.clear();
+}
+
+void WorkerPool::Work() {
+  std::string key;
+  while (queue_.Get(&key)) {
+    Status status = reconcile_(key);
+    if (status.ok()) {
+      queue_.Forget(key);
+    } else {
+      // Before Done: if the retry comes due while `key` is still being
+      // processed, it makes the key dirty and Done queues it; it is not lost.
+      queue_.AddRateLimited(key);
+      errors_.fetch_add(1, std::memory_order_relaxed);
+      if (on_error_) on_error_(key, status);
+    }
+    queue_.Done(key);
+  }
 }
 
 }  // namespace berth::client

@@ -1,150 +1,270 @@
 #pragma once
-// A rate-limited work queue with client-go's guarantees:
+// A rate-limited work queue of object keys ("namespace/name") with client-go's
+// guarantees; every controller's workers share one.
 //
-// - a key waiting in the queue is never queued twice (duplicates collapse);
-// - a key is never handed to two workers at once: added again while being
-//   processed (between Get and Done), it is marked dirty and queued again
-//   when Done is called;
-// - AddAfter delays an add (the earliest of several delays wins);
-// - AddRateLimited delays by the rate limiter: the larger of a per-key
-//   exponential backoff (5 ms doubling to 1000 s) and an overall token bucket
-//   (10 per second, burst 100) — client-go's default controller rate limiter;
-//   Forget resets a key's backoff after a success;
-// - ShutDown wakes every Get: the keys still queued are handed out, then Get
-//   returns false (workers drain what is there and stop).
+// - Duplicates collapse: a key already waiting is not queued twice.
+// - One worker per key: a key added again while it is processed (between Get
+//   and Done) is marked dirty and queued once more by Done; Get never hands it
+//   to a second worker meanwhile.
+// - No add is lost: a key added after its processing started is processed
+//   again.
+// - AddAfter delays an add; of several delays for one key the earliest wins.
+// - AddRateLimited delays by a RateLimiter (per-key exponential backoff, and
+//   a token bucket over the whole queue); Forget resets a key's backoff.
+// - ShutDown (client-go's choice): adds are ignored from then on and delayed
+//   adds are dropped, but Get still hands out the keys already queued (and
+//   dirty keys that Done re-queues) before it returns false, so workers finish
+//   what was asked of them and then stop.
 //
-// Time comes from a Clock so that tests can drive delays with a FakeClock.
-// Metrics with kube's names, labelled by queue name: workqueue_depth,
-// workqueue_adds_total, workqueue_retries_total,
-// workqueue_queue_duration_seconds, workqueue_work_duration_seconds.
-// Thread-safe.
+// Time comes from a Clock; with a FakeClock a test moves time by hand and
+// every delay fires exactly when due, without sleeping.
+//
+// Metrics, kube's names, labelled by queue name ("name"):
+//   workqueue_depth                   keys added and not yet handed out by Get
+//                                     (including dirty keys waiting for Done)
+//   workqueue_adds_total              adds that were not duplicates
+//   workqueue_retries_total           AddAfter and AddRateLimited calls
+//   workqueue_queue_duration_seconds  Add to Get
+//   workqueue_work_duration_seconds   Get to Done
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <cstdint>
 #include <deque>
 #include <functional>
-#include <map>
+#include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <unordered_map>
-#include <unordered_set>
+#include <utility>
+#include <vector>
 
+#include "api/status.h"
 #include "metrics/metrics.h"
 
 namespace berth::client {
 
+// Where delays get their time: RealClock is std::chrono::steady_clock;
+// FakeClock moves only when a test steps it.
 class Clock {
  public:
   using time_point = std::chrono::steady_clock::time_point;
+
+  // Calls a function once the clock reaches the time the alarm is set to.
+  class Alarm {
+   public:
+    // When the destructor returns, the function is not running and never
+    // will. REQUIRES: not called from the function itself.
+    virtual ~Alarm() = default;
+    // Arms the alarm for `deadline`, replacing the previous setting; the
+    // function then runs once, at or after `deadline`. A deadline already past
+    // fires as soon as the clock looks (RealClock: at once; FakeClock: at the
+    // next Step).
+    virtual void Set(time_point deadline) = 0;
+  };
+
   virtual ~Clock() = default;
   virtual time_point Now() const = 0;
-  // Waits on `cv` (with `lock` held) until `deadline` by this clock or a notify.
-  virtual void WaitUntil(std::condition_variable& cv, std::unique_lock<std::mutex>& lock, time_point deadline) = 0;
+  // `fire` runs one call at a time, on a thread that holds none of the
+  // caller's locks (it may take them, and may Set its alarm again).
+  virtual std::unique_ptr<Alarm> NewAlarm(std::function<void()> fire) = 0;
 };
 
+// std::chrono::steady_clock. Each alarm has a thread of its own, started
+// when the alarm is first Set.
 class RealClock final : public Clock {
  public:
-  time_point Now() const override { return std::chrono::steady_clock::now(); }
-  void WaitUntil(std::condition_variable& cv, std::unique_lock<std::mutex>& lock, time_point deadline) override {
-    cv.wait_until(lock, deadline);
-  }
+  // Stateless, so one is shared.
   static RealClock& Instance();
+  time_point Now() const override { return std::chrono::steady_clock::now(); }
+  std::unique_ptr<Alarm> NewAlarm(std::function<void()> fire) override;
 };
 
-// Time moves only when Step is called. Waiters poll it every millisecond of
-// real time, so a Step is seen promptly without lost wake-ups.
+// Time stands still until Step moves it. Step runs every alarm that came due,
+// earliest first, on the caller's thread before it returns: after
+// clock.Step(d) the keys due by then are in the queue, with no sleep and no
+// race. Thread-safe. REQUIRES: outlives its alarms (the queues using it).
 class FakeClock final : public Clock {
  public:
+  FakeClock() = default;
+  explicit FakeClock(time_point start) : now_(start) {}
+
   time_point Now() const override;
-  void WaitUntil(std::condition_variable& cv, std::unique_lock<std::mutex>& lock, time_point deadline) override;
+  std::unique_ptr<Alarm> NewAlarm(std::function<void()> fire) override;
+
+  // Advances the time by `by` (>= 0) and fires the alarms now due.
   void Step(std::chrono::nanoseconds by);
+  // The earliest deadline an alarm is armed for; nullopt when none is armed.
+  std::optional<time_point> NextAlarm() const;
 
  private:
+  struct AlarmState;
+  class FakeAlarm;
+
   mutable std::mutex mu_;
-  time_point now_{std::chrono::hours(1)};  // guarded by mu_
+  time_point now_{std::chrono::hours(1)};            // guarded by mu_
+  std::vector<std::shared_ptr<AlarmState>> alarms_;  // guarded by mu_
 };
 
-// client-go's DefaultControllerRateLimiter: max(per-key exponential backoff, token bucket).
+// How long a failed key waits before its next try: the larger of a per-key
+// exponential backoff (base_delay * 2^failures, capped at max_delay) and an
+// overall token bucket (qps tokens a second, holding up to burst) that bounds
+// the retry rate of the whole queue. The defaults are client-go's
+// DefaultControllerRateLimiter. Thread-safe.
 class RateLimiter {
  public:
   struct Options {
     std::chrono::nanoseconds base_delay = std::chrono::milliseconds(5);
     std::chrono::nanoseconds max_delay = std::chrono::seconds(1000);
-    double qps = 10;
-    int burst = 100;
+    double qps = 10;  // REQUIRES: > 0
+    int burst = 100;  // REQUIRES: >= 1
   };
+  // REQUIRES: `clock` outlives the limiter.
   RateLimiter(Options options, Clock& clock);
-  // How long `key` should wait before its next try (counts a failure).
+
+  // The delay before `key`'s next try. Counts one more failure of `key` and
+  // takes a token (a missing token is reserved in the future: the delay).
   std::chrono::nanoseconds When(const std::string& key);
+  // Clears `key`'s failures, after a success. The bucket is not refunded.
   void Forget(const std::string& key);
-  int NumRequeues(const std::string& key);
+  // Failures of `key` counted by When since it was last forgotten.
+  int NumRequeues(const std::string& key) const;
 
  private:
-  Options options_;
+  const Options options_;
   Clock& clock_;
-  std::mutex mu_;
+  mutable std::mutex mu_;
   std::unordered_map<std::string, int> failures_;  // guarded by mu_
-  double tokens_;                                  // guarded by mu_
-  Clock::time_point last_;                         // guarded by mu_
+  double tokens_;                                  // guarded by mu_; < 0: reserved ahead
+  Clock::time_point refilled_at_;                  // guarded by mu_
 };
 
+// The queue. Every method may be called from any thread.
 class WorkQueue {
  public:
   struct Options {
     RateLimiter::Options rate_limiter;
-    Clock* clock = nullptr;  // nullptr: the real clock
+    Clock* clock = nullptr;  // nullptr: RealClock. REQUIRES: outlives the queue.
   };
-  // `registry` may be null (no metrics).
+  // `registry` may be null (no metrics); otherwise it outlives the queue.
   WorkQueue(std::string name, metrics::Registry* registry, Options options);
-  WorkQueue(std::string name, metrics::Registry* registry) : WorkQueue(std::move(name), registry, Options()) {}
+  WorkQueue(std::string name, metrics::Registry* registry)
+      : WorkQueue(std::move(name), registry, Options()) {}
+  // Shuts down. REQUIRES: no thread is still inside a method.
   ~WorkQueue();
+  WorkQueue(const WorkQueue&) = delete;
+  WorkQueue& operator=(const WorkQueue&) = delete;
 
+  // Queues `key` unless it is already waiting; while `key` is being
+  // processed it waits for Done instead. Ignored after shut-down.
   void Add(const std::string& key);
+  // Adds `key` once `delay` has passed (at once when delay <= 0). A key
+  // already waiting for an earlier time keeps it; a later one is brought
+  // forward. Ignored after shut-down.
   void AddAfter(const std::string& key, std::chrono::nanoseconds delay);
+  // AddAfter(key, the rate limiter's When(key)): the retry after a failure.
   void AddRateLimited(const std::string& key);
+  // Resets `key`'s backoff (call it after `key` was processed successfully).
   void Forget(const std::string& key) { limiter_.Forget(key); }
-  int NumRequeues(const std::string& key) { return limiter_.NumRequeues(key); }
+  // Failures counted for `key` since it was last forgotten.
+  int NumRequeues(const std::string& key) const { return limiter_.NumRequeues(key); }
 
-  // Blocks for the next key; false once shut down and drained.
+  // Blocks until a key is queued, hands it to the caller and marks it as being
+  // processed; every key Get returns must be passed to Done. Returns false
+  // once the queue is shut down and empty.
   bool Get(std::string* key);
+  // Ends the processing of `key`; if it was added meanwhile, queues it again.
+  // A key that is not being processed is ignored.
   void Done(const std::string& key);
 
+  // Stops accepting adds and wakes every Get; see the guarantees above.
+  // Idempotent; aborts a ShutDownWithDrain that is waiting.
   void ShutDown();
+  // ShutDown, then waits until every key already queued or being processed
+  // (and any dirty key Done re-queues) has been handed out and Done.
+  // REQUIRES: workers are still calling Get and Done, or it waits forever.
+  void ShutDownWithDrain();
   bool ShuttingDown() const;
-  // Keys waiting (not counting delayed or in-process ones).
+
+  // Keys ready for Get (not counting delayed ones or dirty ones waiting for
+  // Done).
   size_t Len() const;
+  const std::string& name() const { return name_; }
 
  private:
-  void AddLocked(const std::string& key);
-  void DelayLoop();
+  struct QueueMetrics;
 
-  std::string name_;
+  void AddLocked(const std::string& key, Clock::time_point now);  // REQUIRES: mu_ held
+  void ShutDownLocked();                                          // REQUIRES: mu_ held
+  void UpdateDepthLocked();                                       // REQUIRES: mu_ held
+  // Moves the delayed keys now due into the queue; the alarm's function.
+  void AddDueKeys();
+
+  const std::string name_;
   Clock& clock_;
   RateLimiter limiter_;
+  std::unique_ptr<QueueMetrics> metrics_;  // null: no metrics
+
   mutable std::mutex mu_;
-  std::condition_variable cv_;
-  std::deque<std::string> queue_;                       // guarded by mu_
-  std::unordered_set<std::string> dirty_;               // queued or to be re-queued; guarded by mu_
-  std::unordered_set<std::string> processing_;          // guarded by mu_
-  std::unordered_map<std::string, Clock::time_point> added_at_;  // for queue duration; guarded by mu_
-  std::unordered_map<std::string, Clock::time_point> started_at_;  // for work duration; guarded by mu_
-  bool shutting_down_ = false;                          // guarded by mu_
+  std::condition_variable ready_cv_;    // a key was queued, or shut-down
+  std::condition_variable drained_cv_;  // nothing processing, or the drain aborted
+  std::deque<std::string> queue_;       // guarded by mu_; each key also in waiting_
+  // Keys added and not yet handed out ("dirty"), with when they were added.
+  std::unordered_map<std::string, Clock::time_point> waiting_;  // guarded by mu_
+  // Keys between Get and Done, with when Get handed them out.
+  std::unordered_map<std::string, Clock::time_point> processing_;  // guarded by mu_
+  bool shutting_down_ = false;                                     // guarded by mu_
+  bool draining_ = false;                                          // guarded by mu_
 
-  // Delayed adds: due time → keys, and each key's earliest due time.
-  std::mutex delay_mu_;
-  std::condition_variable delay_cv_;
-  std::multimap<Clock::time_point, std::string> delayed_;     // guarded by delay_mu_
-  std::unordered_map<std::string, Clock::time_point> due_;    // guarded by delay_mu_
-  bool delay_stop_ = false;                                   // guarded by delay_mu_
-  std::thread delay_thread_;
+  // Delayed adds, ordered by (due time, arrival), and each key's place there.
+  using DelayedEntry = std::tuple<Clock::time_point, uint64_t, std::string>;
+  std::set<DelayedEntry> delayed_;  // guarded by mu_
+  std::unordered_map<std::string, std::pair<Clock::time_point, uint64_t>>
+      delayed_at_;             // guarded by mu_
+  uint64_t next_arrival_ = 0;  // guarded by mu_
+  // Set to the earliest due time; calls AddDueKeys. Guarded by mu_ (the
+  // destructor takes it out); used only while something is delayed.
+  std::unique_ptr<Clock::Alarm> alarm_;
+};
 
-  metrics::Gauge* depth_ = nullptr;
-  metrics::Counter* adds_ = nullptr;
-  metrics::Counter* retries_ = nullptr;
-  metrics::Histogram* queue_duration_ = nullptr;
-  metrics::Histogram* work_duration_ = nullptr;
+// Runs `workers` threads that take keys from a queue and reconcile them. A key
+// whose reconcile fails is retried through AddRateLimited, and counted; one
+// that succeeds is forgotten, which resets its backoff. The queue's guarantee
+// holds: a key is never reconciled on two threads at once.
+class WorkerPool {
+ public:
+  using Reconcile = std::function<Status(const std::string& key)>;
+  // Runs on the worker's thread after a failed reconcile (e.g. to log it).
+  using OnError = std::function<void(const std::string& key, const Status& status)>;
+
+  // Starts the threads. REQUIRES: `queue` outlives the pool; workers >= 0.
+  WorkerPool(WorkQueue& queue, int workers, Reconcile reconcile, OnError on_error = nullptr);
+  // Stop().
+  ~WorkerPool();
+  WorkerPool(const WorkerPool&) = delete;
+  WorkerPool& operator=(const WorkerPool&) = delete;
+
+  // Shuts the queue down, lets the workers finish the keys already queued (a
+  // failure then is not retried: the queue takes no more adds) and joins them.
+  // Idempotent. REQUIRES: not called from a worker (from Reconcile).
+  void Stop();
+  // Failed reconciles so far.
+  int64_t errors() const { return errors_.load(std::memory_order_relaxed); }
+
+ private:
+  void Work();
+
+  WorkQueue& queue_;
+  const Reconcile reconcile_;
+  const OnError on_error_;
+  std::atomic<int64_t> errors_{0};
+  std::mutex mu_;                     // serializes Stop
+  std::vector<std::thread> threads_;  // guarded by mu_
 };
 
 }  // namespace berth::client

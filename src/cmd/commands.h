@@ -12,6 +12,7 @@ void AddApiBenchCommand(CLI::App& app);
 void AddBenchCommand(CLI::App& app);
 void AddSchedulerCommand(CLI::App& app);
 void AddSimCommand(CLI::App& app);
+void AddPerfCommand(CLI::App& app);
 // `berth store bench`, under the store subcommand.
 void AddStoreBenchCommand(CLI::App& store);
 

@@ -18,6 +18,7 @@ int main(int argc, char** argv) {
   berth::cmd::AddBenchCommand(app);
   berth::cmd::AddSchedulerCommand(app);
   berth::cmd::AddSimCommand(app);
+  berth::cmd::AddPerfCommand(app);
   berth::cmd::AddStoreCommands(app);
 
   try {

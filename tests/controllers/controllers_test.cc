@@ -167,8 +167,11 @@ TEST_F(ControllerEnv, ReplicaSetCreatesOwnedPodsOnceThenScalesDown) {
   json::object next = current->json();
   MutableObject(next, "spec")["replicas"] = 1;
   ASSERT_TRUE(client_->Update(api::Kind::kReplicaSet, next).ok());
-  for (int i = 0; i < 2000 && IntAt(Spec(*informers_->For(api::Kind::kReplicaSet).Get("default/rs")), "replicas") != 1;
-       ++i) {
+  auto cached_replicas = [&] {
+    auto rs_cached = informers_->For(api::Kind::kReplicaSet).Get("default/rs");
+    return rs_cached ? IntAt(Spec(*rs_cached), "replicas") : -1;
+  };
+  for (int i = 0; i < 2000 && cached_replicas() != 1; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
   ASSERT_TRUE(rs_controller.ReconcileForTest("default/rs").ok());
@@ -219,7 +222,9 @@ TEST_F(ControllerEnv, DeploymentCreatesHashedReplicaSetAndSurgesWithinLimits) {
   for (int i = 0; i < 2000; ++i) {
     auto cached = informers_->For(api::Kind::kDeployment).Get("default/web");
     auto rs_cached = informers_->For(api::Kind::kReplicaSet).Get("default/" + first->name());
-    if (Generation(*cached) == 2 && IntAt(StatusOf(*rs_cached), "availableReplicas") == 4) break;
+    if (cached && rs_cached && Generation(*cached) == 2 && IntAt(StatusOf(*rs_cached), "availableReplicas") == 4) {
+      break;
+    }
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
   ASSERT_TRUE(d_controller.ReconcileForTest("default/web").ok());
@@ -282,7 +287,11 @@ TEST_F(ControllerEnv, NodeLifecycleMarksSilentNodesAndEvictsIntolerantPods) {
   EXPECT_EQ(taints, (std::vector<std::string>{"node.kubernetes.io/unreachable:NoSchedule",
                                               "node.kubernetes.io/unreachable:NoExecute"}));
   // Pods are evicted once the taint is seen: "p" tolerates it for 300 s (not yet), "tolerant" forever.
-  for (int i = 0; i < 2000 && !ArrayAt(*Spec(*informers_->For(api::Kind::kNode).Get("n1")), "taints"); ++i) {
+  auto cached_taints = [&] {
+    auto node_cached = informers_->For(api::Kind::kNode).Get("n1");
+    return node_cached && Spec(*node_cached) && ArrayAt(*Spec(*node_cached), "taints");
+  };
+  for (int i = 0; i < 2000 && !cached_taints(); ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
   ASSERT_TRUE(lifecycle.ReconcileForTest("n1").ok());
