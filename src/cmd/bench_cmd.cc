@@ -16,6 +16,7 @@
 #include "api/quantity.h"
 #include "apiserver/api_server.h"
 #include "cmd/commands.h"
+#include "cmd/process_stats.h"
 #include "cmd/scheduler_runtime.h"
 #include "store/memory/memory_store.h"
 
@@ -50,14 +51,6 @@ struct RunResult {
   std::string error;
 };
 
-int64_t PeakRssBytes() {
-  std::ifstream in("/proc/self/status");
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.rfind("VmHWM:", 0) == 0) return std::stoll(line.substr(6)) * 1024;
-  }
-  return 0;
-}
 
 api::ObjectPtr MustDecode(const json::object& o) {
   auto object = api::Object::FromJson(json::value(o));

@@ -28,6 +28,7 @@
 
 #include "apiserver/api_server.h"
 #include "cmd/commands.h"
+#include "cmd/process_stats.h"
 #include "cmd/scheduler_runtime.h"
 #include "store/memory/memory_store.h"
 
@@ -109,19 +110,7 @@ json::value YamlToJson(const YAML::Node& n) {
   }
 }
 
-int64_t PeakRssBytes() {
-  std::ifstream in("/proc/self/status");
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.rfind("VmHWM:", 0) == 0) return std::stoll(line.substr(6)) * 1024;
-  }
-  return 0;
-}
 
-void ResetPeakRss() {
-  std::ofstream out("/proc/self/clear_refs");
-  out << "5";  // resets VmHWM (Linux ≥ 4.0)
-}
 
 Percentiles Summarize(std::vector<double> v) {
   Percentiles p;

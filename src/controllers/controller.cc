@@ -22,31 +22,20 @@ Controller::Controller(std::string name, const ControllerContext& context, int w
 Controller::~Controller() { Stop(); }
 
 void Controller::Run() {
-  for (int i = 0; i < workers_; ++i) threads_.emplace_back([this] { Work(); });
+  pool_ = std::make_unique<client::WorkerPool>(
+      queue_, workers_, [this](const std::string& key) { return Reconcile(key); },
+      [this](const std::string& key, const Status& s) {
+        if (errors_) errors_->Increment();
+        // Conflicts are the normal cost of optimistic concurrency: retried quietly.
+        if (s.code() != StatusCode::kConflict && s.code() != StatusCode::kAlreadyExists) {
+          std::fprintf(stderr, "berth: %s controller: %s: %s\n", name_.c_str(), key.c_str(), s.message().c_str());
+        }
+      });
 }
 
 void Controller::Stop() {
   queue_.ShutDown();
-  for (auto& t : threads_) t.join();
-  threads_.clear();
-}
-
-void Controller::Work() {
-  std::string key;
-  while (queue_.Get(&key)) {
-    Status s = Reconcile(key);
-    if (s.ok()) {
-      queue_.Forget(key);
-    } else {
-      if (errors_) errors_->Increment();
-      // Conflicts are the normal cost of optimistic concurrency: retry quietly.
-      if (s.code() != StatusCode::kConflict && s.code() != StatusCode::kAlreadyExists) {
-        std::fprintf(stderr, "berth: %s controller: %s: %s\n", name_.c_str(), key.c_str(), s.message().c_str());
-      }
-      queue_.AddRateLimited(key);
-    }
-    queue_.Done(key);
-  }
+  if (pool_) pool_->Stop();
 }
 
 }  // namespace berth::controllers

@@ -53,13 +53,11 @@ class Controller {
   client::InformerFactory& informers_;
 
  private:
-  void Work();
-
   std::string name_;
   int workers_;
   client::WorkQueue queue_;
   metrics::Counter* errors_ = nullptr;
-  std::vector<std::thread> threads_;
+  std::unique_ptr<client::WorkerPool> pool_;
 };
 
 }  // namespace berth::controllers
