@@ -13,6 +13,7 @@ void AddBenchCommand(CLI::App& app);
 void AddSchedulerCommand(CLI::App& app);
 void AddSimCommand(CLI::App& app);
 void AddPerfCommand(CLI::App& app);
+void AddControllerManagerCommand(CLI::App& app);
 // `berth store bench`, under the store subcommand.
 void AddStoreBenchCommand(CLI::App& store);
 

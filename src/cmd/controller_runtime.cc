@@ -9,12 +9,20 @@ namespace berth::cmd {
 
 Result<std::unique_ptr<ControllerManager>> ControllerManager::Start(apiserver::ApiServer& api, store::Store& store,
                                                                     const ControllerManagerOptions& options) {
-  std::unique_ptr<ControllerManager> m(new ControllerManager());
-  m->client_ = std::make_unique<client::RestClient>(InProcessTransport(api));
-  m->informers_ = std::make_unique<client::InformerFactory>(
+  return Start(
+      InProcessTransport(api),
       [&store](api::Kind kind, client::InformerHandlers handlers) -> std::unique_ptr<client::InformerSource> {
         return std::make_unique<client::StoreInformer>(store, kind, std::move(handlers));
-      });
+      },
+      options);
+}
+
+Result<std::unique_ptr<ControllerManager>> ControllerManager::Start(client::Transport transport,
+                                                                    client::InformerFactory::KindSourceFactory sources,
+                                                                    const ControllerManagerOptions& options) {
+  std::unique_ptr<ControllerManager> m(new ControllerManager());
+  m->client_ = std::make_unique<client::RestClient>(std::move(transport));
+  m->informers_ = std::make_unique<client::InformerFactory>(std::move(sources));
   controllers::ControllerContext context{*m->client_, *m->informers_, &m->registry_};
   if (options.controllers) {
     m->controllers_.push_back(std::make_unique<controllers::ReplicaSetController>(context));

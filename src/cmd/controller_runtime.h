@@ -25,7 +25,12 @@ struct ControllerManagerOptions {
 
 class ControllerManager {
  public:
+  // In process: writes through `api`, informers over `store`.
   static Result<std::unique_ptr<ControllerManager>> Start(apiserver::ApiServer& api, store::Store& store,
+                                                          const ControllerManagerOptions& options);
+  // Any transport and informer source (standalone: HTTP to an API server).
+  static Result<std::unique_ptr<ControllerManager>> Start(client::Transport transport,
+                                                          client::InformerFactory::KindSourceFactory sources,
                                                           const ControllerManagerOptions& options);
   ~ControllerManager();
   void Stop();

@@ -19,6 +19,7 @@ int main(int argc, char** argv) {
   berth::cmd::AddSchedulerCommand(app);
   berth::cmd::AddSimCommand(app);
   berth::cmd::AddPerfCommand(app);
+  berth::cmd::AddControllerManagerCommand(app);
   berth::cmd::AddStoreCommands(app);
 
   try {

@@ -203,5 +203,38 @@ class ControllersTest(unittest.TestCase):
         self.assertEqual(self.get("/api/v1/pods?fieldSelector=metadata.namespace%3Dscratch")["items"], [])
 
 
+class StandaloneControllerManagerTest(unittest.TestCase):
+    """`berth controller-manager --server URL` against `berth serve --no-controllers`."""
+
+    def test_deployment_through_the_standalone_controllers(self):
+        server = BerthServer(["--no-controllers", "--sim-nodes", "2"], scheduler=True).start()
+        manager = None
+        try:
+            server.kubectl("create", "deployment", "solo", "--image=nginx", "--replicas=3")
+            time.sleep(1)
+            rs = json.loads(server.kubectl("get", "rs", "-o", "json").stdout)["items"]
+            self.assertEqual(rs, [], "no controllers run in serve: nothing acts on the deployment")
+            log = open(os.path.join(server.tmp, "controller-manager.log"), "wb")
+            manager = subprocess.Popen([BERTH, "controller-manager", "--server", server.url],
+                                       stdout=log, stderr=subprocess.STDOUT)
+            server.kubectl("rollout", "status", "deployment/solo", "--timeout=60s")
+            pods = json.loads(server.kubectl("get", "pods", "-l", "app=solo", "-o", "json").stdout)["items"]
+            self.assertEqual(len(pods), 3)
+            self.assertTrue(all(p["status"]["phase"] == "Running" for p in pods))
+            server.kubectl("delete", "deployment", "solo")
+            deadline = time.time() + 30
+            while time.time() < deadline and json.loads(
+                    server.kubectl("get", "pods", "-l", "app=solo", "-o", "json").stdout)["items"]:
+                time.sleep(0.1)
+            self.assertEqual(json.loads(server.kubectl("get", "pods", "-l", "app=solo", "-o", "json").stdout)["items"],
+                             [])
+        finally:
+            if manager:
+                manager.terminate()
+                self.assertEqual(manager.wait(timeout=20), 0)
+            server.stop()
+            server.cleanup()
+
+
 if __name__ == "__main__":
     unittest.main()
