@@ -70,7 +70,9 @@ Status NodeLifecycleController::Reconcile(const std::string& key) {
   auto renewed = api::ParseRfc3339(StringAt(Spec(*lease), "renewTime"));
   bool healthy = renewed && SysClock::now() - *renewed <= options_.grace_period;
   if (Status s = UpdateNode(node, healthy, true); !s.ok()) return s;
-  return EvictPods(*nodes_.Get(key), key);
+  // The cache may already hold the node as just written (taints); it may also be gone.
+  api::ObjectPtr current = nodes_.Get(key);
+  return current ? EvictPods(*current, key) : Status::Ok();
 }
 
 Status NodeLifecycleController::UpdateNode(const api::ObjectPtr& node, bool healthy_lease, bool lease_known) {
