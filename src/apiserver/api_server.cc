@@ -163,6 +163,10 @@ Response ApiServer::HandleResource(Request& request, const RequestInfo& info) {
         (*info.kind == api::Kind::kDeployment || *info.kind == api::Kind::kReplicaSet)) {
       return Scale(request, info);
     }
+    if (sub == "finalize" && *info.kind == api::Kind::kNamespace) {
+      if (method == "PUT") return Update(request, info);
+      return ErrorResponse(Status(StatusCode::kMethodNotAllowed, "the server does not allow this method on the requested resource"));
+    }
     bool has_status = *info.kind != api::Kind::kEvent && *info.kind != api::Kind::kLease &&
                       *info.kind != api::Kind::kStorageClass &&
                       *info.kind != api::Kind::kPriorityClass;

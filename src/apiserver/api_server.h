@@ -85,10 +85,16 @@ class ApiServer {
   // True when a kubelet heartbeats `node` (its Lease in kube-node-lease exists):
   // only then is there anyone to finish a pod's graceful termination.
   bool NodeHasKubelet(const std::string& node);
-  Status DeleteNamespaceContents(const std::string& ns);
+  // Deletes every object in `ns`; true when none is left (nothing held back).
+  Result<bool> DeleteNamespaceContents(const std::string& ns);
+  // DELETE of a namespace: marks it Terminating and drains it; purges it when
+  // nothing is left, or when already terminating with no finalizer left
+  // (Conflict while finalizers remain).
+  Result<api::ObjectPtr> DeleteNamespace(api::ObjectPtr current);
   // The request's objects for a list/watch: key prefix and predicate.
   Result<store::Predicate> SelectorPredicate(const Request& request, api::Kind kind);
-  Status CheckNamespaceExists(const std::string& ns);
+  // NotFound when `ns` does not exist, Forbidden when it is terminating.
+  Status CheckNamespaceAcceptsCreates(const std::string& ns, const api::KindInfo& kind, std::string_view name);
   Status ApplyPriority(boost::json::object& pod);
 
   store::Store& store_;

@@ -150,9 +150,19 @@ Result<int64_t> BodyRevision(const json::object& object) {
 
 }  // namespace
 
-Status ApiServer::CheckNamespaceExists(const std::string& ns) {
-  if (store_.Get(api::StorageKey(api::Kind::kNamespace, "", ns)).ok()) return Status::Ok();
-  return Status::NotFound("namespaces \"" + ns + "\" not found");
+Status ApiServer::CheckNamespaceAcceptsCreates(const std::string& ns, const api::KindInfo& kind,
+                                               std::string_view name) {
+  auto got = store_.Get(api::StorageKey(api::Kind::kNamespace, "", ns));
+  if (!got.ok()) return Status::NotFound("namespaces \"" + ns + "\" not found");
+  // kube's NamespaceLifecycle admission: a terminating namespace takes nothing new.
+  if (BeingDeleted(got.value()->json())) {
+    return Status(StatusCode::kForbidden,
+                  std::string(kind.resource) + " \"" + std::string(name) +
+                      "\" is forbidden: unable to create new content in namespace " + ns +
+                      " because it is being terminated",
+                  {{"NamespaceTerminating", "namespace " + ns + " is being terminated", "metadata.namespace"}});
+  }
+  return Status::Ok();
 }
 
 Status ApiServer::ApplyPriority(json::object& pod) {
@@ -228,8 +238,11 @@ Response ApiServer::Create(Request& request, const RequestInfo& info) {
         {"", std::string(kind.group), std::string(kind.name)});
   }
   if (kind.namespaced) {
-    Status exists = CheckNamespaceExists(info.ns);
-    if (!exists.ok()) return ErrorResponse(exists, {info.ns, "", "namespaces"});
+    Status accepts = CheckNamespaceAcceptsCreates(info.ns, kind, name);
+    if (!accepts.ok()) {
+      return ErrorResponse(accepts, accepts.code() == StatusCode::kNotFound ? StatusDetails{info.ns, "", "namespaces"}
+                                                                            : DetailsFor(kind, name));
+    }
   }
   admission_.PrepareCreate(*info.kind, object);
   if (*info.kind == api::Kind::kPod) {
@@ -274,6 +287,20 @@ Result<api::ObjectPtr> ApiServer::WriteUpdate(const RequestInfo& info, const api
       m["status"] = s->value();
     } else {
       m.erase("status");
+    }
+    next_value = std::move(merged);
+  } else if (info.subresource == "finalize") {
+    // Only spec.finalizers changes through a namespace's /finalize.
+    json::value merged = cur;
+    json::value& spec = merged.get_object()["spec"];
+    if (!spec.is_object()) spec = json::object();
+    const auto* next_spec = next.if_contains("spec");
+    const auto* finalizers = next_spec && next_spec->is_object() ? next_spec->get_object().if_contains("finalizers")
+                                                                 : nullptr;
+    if (finalizers) {
+      spec.get_object()["finalizers"] = *finalizers;
+    } else {
+      spec.get_object().erase("finalizers");
     }
     next_value = std::move(merged);
   } else if (HasStatusSubresource(*info.kind)) {
@@ -477,17 +504,99 @@ Result<api::ObjectPtr> ApiServer::DeleteObject(const api::ObjectPtr& object, std
   return ConflictFor(kind, object->name(), "too many concurrent updates");
 }
 
-Status ApiServer::DeleteNamespaceContents(const std::string& ns) {
+// Namespace deletion, kube's lifecycle: the namespace is marked Terminating
+// (deletionTimestamp, status.phase) and from then on takes nothing new; its
+// contents are deleted; once none is left and no finalizer but "kubernetes"
+// holds it, it goes. The API server drains in the DELETE itself and purges at
+// once when nothing was held back (gracefully terminating pods, finalizers);
+// otherwise the namespace controller finishes: it deletes what is left,
+// removes "kubernetes" through /finalize and deletes the namespace again.
+Result<bool> ApiServer::DeleteNamespaceContents(const std::string& ns) {
+  bool empty = true;
   for (const auto& info : api::AllKinds()) {
     if (!info.namespaced || info.kind == api::Kind::kBinding) continue;
     auto list = store_.List({.prefix = api::StoragePrefix(info.kind, ns)});
     if (!list.ok()) return list.status();
     for (const auto& object : list->items) {
       auto deleted = DeleteObject(object);
+      if (deleted.ok() && store_.Get(object->StorageKey()).ok()) empty = false;
       if (!deleted.ok() && deleted.status().code() != StatusCode::kNotFound) return deleted.status();
     }
   }
-  return Status::Ok();
+  return empty;
+}
+
+namespace {
+
+// spec.finalizers holds at most "kubernetes" and metadata.finalizers nothing.
+bool OnlyKubernetesFinalizer(const json::object& ns) {
+  if (HasFinalizers(ns)) return false;
+  const auto* spec = ns.if_contains("spec");
+  const auto* f = spec && spec->is_object() ? spec->get_object().if_contains("finalizers") : nullptr;
+  if (!f || !f->is_array()) return true;
+  for (const auto& v : f->get_array()) {
+    if (!v.is_string() || v.get_string() != "kubernetes") return false;
+  }
+  return true;
+}
+
+bool Finalized(const json::object& ns) {
+  if (HasFinalizers(ns)) return false;
+  const auto* spec = ns.if_contains("spec");
+  const auto* f = spec && spec->is_object() ? spec->get_object().if_contains("finalizers") : nullptr;
+  return !f || !f->is_array() || f->get_array().empty();
+}
+
+}  // namespace
+
+Result<api::ObjectPtr> ApiServer::DeleteNamespace(api::ObjectPtr current) {
+  const api::KindInfo& kind = current->info();
+  const std::string name = current->name();
+  const std::string key = current->StorageKey();
+  bool terminating = BeingDeleted(current->json());
+  if (terminating && !Finalized(current->json())) {
+    return ConflictFor(kind, name,
+                       "The system is ensuring all content is removed from this namespace.  Upon completion, "
+                       "this namespace will automatically be purged by the system.");
+  }
+  bool purge = terminating;
+  if (!terminating) {
+    for (int attempt = 0;; ++attempt) {
+      if (attempt == kMaxAttempts) return ConflictFor(kind, name, "too many concurrent updates");
+      auto marked = current->Edit([](json::object& o) {
+        json::object& meta = MetadataOf(o);
+        meta["deletionTimestamp"] = api::FormatRfc3339(std::chrono::system_clock::now());
+        meta["deletionGracePeriodSeconds"] = 0;
+        json::value& status = o["status"];
+        if (!status.is_object()) status = json::object();
+        status.get_object()["phase"] = "Terminating";
+      });
+      if (!marked.ok()) return marked.status();
+      auto written = store_.Update(marked.value(), current->resource_version());
+      if (written.ok()) {
+        current = written.value();
+        break;
+      }
+      if (written.status().code() != StatusCode::kConflict) return written.status();
+      auto reread = store_.Get(key);
+      if (!reread.ok()) return NotFoundFor(kind, name);
+      current = reread.value();
+    }
+    auto empty = DeleteNamespaceContents(name);
+    if (!empty.ok()) return empty.status();
+    purge = empty.value() && OnlyKubernetesFinalizer(current->json());
+  }
+  if (!purge) return current;
+  for (int attempt = 0; attempt < kMaxAttempts; ++attempt) {
+    auto deleted = store_.Delete(key, current->resource_version());
+    if (deleted.ok()) return deleted;
+    if (deleted.status().code() == StatusCode::kNotFound) return NotFoundFor(kind, name);
+    if (deleted.status().code() != StatusCode::kConflict) return deleted.status();
+    auto reread = store_.Get(key);
+    if (!reread.ok()) return NotFoundFor(kind, name);
+    current = reread.value();
+  }
+  return ConflictFor(kind, name, "too many concurrent updates");
 }
 
 Response ApiServer::Delete(Request& request, const RequestInfo& info) {
@@ -563,11 +672,8 @@ Response ApiServer::Delete(Request& request, const RequestInfo& info) {
                          DetailsFor(kind, info.name));
   }
   if (dry_run) return JsonResponse(200, current.value()->Encoded());
-  if (*info.kind == api::Kind::kNamespace) {
-    Status drained = DeleteNamespaceContents(info.name);
-    if (!drained.ok()) return ErrorResponse(drained);
-  }
-  auto deleted = DeleteObject(current.value(), grace_seconds, finalizer);
+  auto deleted = *info.kind == api::Kind::kNamespace ? DeleteNamespace(current.value())
+                                                      : DeleteObject(current.value(), grace_seconds, finalizer);
   if (!deleted.ok()) return ErrorResponse(deleted.status(), DetailsFor(kind, info.name));
   return JsonResponse(200, deleted.value()->Encoded());
 }
@@ -583,11 +689,7 @@ Response ApiServer::DeleteCollection(Request& request, const RequestInfo& info) 
                      kind.ApiVersion() + R"(","metadata":{},"items":[)";
   bool first = true;
   for (const auto& object : list->items) {
-    if (*info.kind == api::Kind::kNamespace) {
-      Status drained = DeleteNamespaceContents(object->name());
-      if (!drained.ok()) return ErrorResponse(drained);
-    }
-    auto deleted = DeleteObject(object);
+    auto deleted = *info.kind == api::Kind::kNamespace ? DeleteNamespace(object) : DeleteObject(object);
     if (!deleted.ok()) {
       if (deleted.status().code() == StatusCode::kNotFound) continue;
       return ErrorResponse(deleted.status());

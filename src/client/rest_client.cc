@@ -137,16 +137,11 @@ Result<api::ObjectPtr> RestClient::Create(api::Kind kind, std::string_view ns, j
   return Object("POST", CollectionPath(kind, ns), json::serialize(object));
 }
 
-Result<api::ObjectPtr> RestClient::Update(api::Kind kind, const json::object& object) {
+Result<api::ObjectPtr> RestClient::Update(api::Kind kind, const json::object& object, std::string_view subresource) {
   const auto& meta = Metadata(object);
-  return Object("PUT", ObjectPath(kind, StringAt(meta, "namespace"), StringAt(meta, "name")),
-                json::serialize(object));
-}
-
-Result<api::ObjectPtr> RestClient::UpdateStatus(api::Kind kind, const json::object& object) {
-  const auto& meta = Metadata(object);
-  return Object("PUT", ObjectPath(kind, StringAt(meta, "namespace"), StringAt(meta, "name")) + "/status",
-                json::serialize(object));
+  std::string target = ObjectPath(kind, StringAt(meta, "namespace"), StringAt(meta, "name"));
+  if (!subresource.empty()) target += "/" + std::string(subresource);
+  return Object("PUT", target, json::serialize(object));
 }
 
 Result<api::ObjectPtr> RestClient::Patch(api::Kind kind, std::string_view ns, std::string_view name,

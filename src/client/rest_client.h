@@ -45,9 +45,13 @@ class RestClient {
   // `object` needs apiVersion/kind only if the caller wants them checked; they are filled in.
   Result<api::ObjectPtr> Create(api::Kind kind, std::string_view ns, boost::json::object object);
   // PUT: the object's metadata.resourceVersion guards the write (Conflict when stale).
-  Result<api::ObjectPtr> Update(api::Kind kind, const boost::json::object& object);
+  // `subresource`: "status", "finalize" (a namespace's spec.finalizers) ...
+  Result<api::ObjectPtr> Update(api::Kind kind, const boost::json::object& object,
+                                std::string_view subresource = {});
   // PUT to the status subresource.
-  Result<api::ObjectPtr> UpdateStatus(api::Kind kind, const boost::json::object& object);
+  Result<api::ObjectPtr> UpdateStatus(api::Kind kind, const boost::json::object& object) {
+    return Update(kind, object, "status");
+  }
   // PATCH; `content_type` names the patch type (application/merge-patch+json ...).
   Result<api::ObjectPtr> Patch(api::Kind kind, std::string_view ns, std::string_view name, const std::string& patch,
                                const std::string& content_type = "application/merge-patch+json",

@@ -3,6 +3,7 @@
 #include "client/store_informer.h"
 #include "controllers/deployment/deployment_controller.h"
 #include "controllers/gc/garbage_collector.h"
+#include "controllers/namespace/namespace_controller.h"
 #include "controllers/replicaset/replicaset_controller.h"
 
 namespace berth::cmd {
@@ -28,6 +29,7 @@ Result<std::unique_ptr<ControllerManager>> ControllerManager::Start(client::Tran
     m->controllers_.push_back(std::make_unique<controllers::ReplicaSetController>(context));
     m->controllers_.push_back(std::make_unique<controllers::DeploymentController>(context));
     m->controllers_.push_back(std::make_unique<controllers::GarbageCollector>(context));
+    m->controllers_.push_back(std::make_unique<controllers::NamespaceController>(context));
     auto lifecycle = std::make_unique<controllers::NodeLifecycleController>(context, options.lifecycle);
     m->lifecycle_ = lifecycle.get();
     m->controllers_.push_back(std::move(lifecycle));

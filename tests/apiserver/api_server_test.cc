@@ -270,6 +270,46 @@ TEST_F(ApiServerTest, DeletingANamespaceDeletesItsObjects) {
   EXPECT_EQ(Call("GET", "/api/v1/namespaces/shop").status, 404);
 }
 
+TEST_F(ApiServerTest, ATerminatingNamespaceTakesNothingNewAndGoesOnceFinalized) {
+  ASSERT_EQ(Call("POST", "/api/v1/namespaces", R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":"shop"}})").status, 201);
+  ASSERT_EQ(Call("POST", "/api/v1/namespaces/shop/pods",
+                 R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"held","finalizers":["example.com/hold"]},
+                     "spec":{"containers":[{"name":"c","image":"i"}]}})").status, 201);
+  Response deleted = Call("DELETE", "/api/v1/namespaces/shop");
+  ASSERT_EQ(deleted.status, 200) << deleted.body;
+  json::object ns = Body(deleted);
+  EXPECT_EQ(ns["status"].as_object()["phase"], "Terminating");
+  EXPECT_TRUE(ns["metadata"].as_object().contains("deletionTimestamp"));
+  EXPECT_EQ(ns["spec"].as_object()["finalizers"], json::array{"kubernetes"});
+
+  Response refused = Call("POST", "/api/v1/namespaces/shop/pods", Pod("late"));
+  EXPECT_EQ(refused.status, 403);
+  json::object status = Body(refused);
+  EXPECT_EQ(status["reason"], "Forbidden");
+  EXPECT_EQ(status["message"],
+            "pods \"late\" is forbidden: unable to create new content in namespace shop because it is being terminated");
+  EXPECT_EQ(status["details"].as_object()["causes"].as_array()[0].as_object()["reason"], "NamespaceTerminating");
+
+  Response again = Call("DELETE", "/api/v1/namespaces/shop");
+  EXPECT_EQ(again.status, 409);
+  EXPECT_NE(again.body.find("The system is ensuring all content is removed from this namespace"), std::string::npos);
+
+  ASSERT_EQ(Call("PATCH", "/api/v1/namespaces/shop/pods/held", R"({"metadata":{"finalizers":null}})",
+                 "application/merge-patch+json").status, 200);
+  EXPECT_EQ(Call("GET", "/api/v1/namespaces/shop").status, 200) << "only the namespace controller finalizes";
+  // /finalize changes spec.finalizers only; then the namespace can go.
+  json::object finalized = Body(Call("GET", "/api/v1/namespaces/shop"));
+  finalized["spec"].as_object()["finalizers"] = json::array();
+  finalized["metadata"].as_object()["labels"] = json::object{{"ignored", "yes"}};
+  Response put = Call("PUT", "/api/v1/namespaces/shop/finalize", json::serialize(finalized));
+  ASSERT_EQ(put.status, 200) << put.body;
+  json::object after = Body(put);
+  EXPECT_TRUE(after["spec"].as_object()["finalizers"].as_array().empty());
+  EXPECT_FALSE(after["metadata"].as_object().contains("labels"));
+  EXPECT_EQ(Call("DELETE", "/api/v1/namespaces/shop").status, 200);
+  EXPECT_EQ(Call("GET", "/api/v1/namespaces/shop").status, 404);
+}
+
 TEST_F(ApiServerTest, ScaleSubresource) {
   std::string deploy = R"({"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"d"},"spec":{"replicas":2,"selector":{"matchLabels":{"app":"d"}},"template":{"metadata":{"labels":{"app":"d"}},"spec":{"containers":[{"name":"c","image":"x"}]}}}})";
   ASSERT_EQ(Call("POST", "/apis/apps/v1/namespaces/default/deployments", deploy).status, 201);

@@ -12,6 +12,7 @@
 #include "controllers/deployment/deployment_controller.h"
 #include "controllers/gc/garbage_collector.h"
 #include "controllers/json_util.h"
+#include "controllers/namespace/namespace_controller.h"
 #include "controllers/nodelifecycle/node_lifecycle_controller.h"
 #include "controllers/replicaset/expectations.h"
 #include "controllers/replicaset/replicaset_controller.h"
@@ -257,6 +258,33 @@ TEST_F(ControllerEnv, GarbageCollectorDeletesDependentsOfAGoneOwnerOnly) {
   Sync(api::Kind::kReplicaSet, 0);
   ASSERT_TRUE(gc.ReconcileForTest("pods|default/owned").ok());
   EXPECT_TRUE(List(api::Kind::kPod).empty()) << "its owner is gone: collected";
+}
+
+TEST_F(ControllerEnv, NamespaceControllerPurgesATerminatingNamespaceOnceItsContentIsGone) {
+  NamespaceController namespaces(Context());
+  ASSERT_TRUE(informers_->Start().ok());
+  Create(api::Kind::kNamespace, "", R"({"metadata":{"name":"scratch"}})");
+  Create(api::Kind::kPod, "scratch",
+         R"({"metadata":{"name":"held","finalizers":["example.com/hold"]},"spec":{"containers":[{"name":"c","image":"i"}]}})");
+  Create(api::Kind::kPod, "scratch", R"({"metadata":{"name":"free"},"spec":{"containers":[{"name":"c","image":"i"}]}})");
+  ASSERT_TRUE(client_->Delete(api::Kind::kNamespace, "", "scratch").ok());
+  // The DELETE drained what it could; a finalizer holds one pod, so the namespace waits, Terminating.
+  auto ns = client_->Get(api::Kind::kNamespace, "", "scratch");
+  ASSERT_TRUE(ns.ok());
+  EXPECT_EQ(StringAt(StatusOf(*ns.value()), "phase"), "Terminating");
+  auto pods = client_->List(api::Kind::kPod, "scratch").value();
+  ASSERT_EQ(pods.size(), 1u);
+  EXPECT_EQ(pods[0]->name(), "held");
+  auto refused = client_->Create(api::Kind::kPod, "scratch",
+                                 json::parse(R"({"metadata":{"name":"late"},"spec":{"containers":[{"name":"c","image":"i"}]}})").as_object());
+  EXPECT_EQ(refused.status().code(), StatusCode::kForbidden);
+
+  ASSERT_TRUE(namespaces.ReconcileForTest("scratch").ok());
+  EXPECT_TRUE(client_->Get(api::Kind::kNamespace, "", "scratch").ok()) << "a pod remains: the namespace stays";
+  ASSERT_TRUE(client_->Patch(api::Kind::kPod, "scratch", "held", R"({"metadata":{"finalizers":null}})").ok());
+  ASSERT_TRUE(client_->List(api::Kind::kPod, "scratch").value().empty());
+  ASSERT_TRUE(namespaces.ReconcileForTest("scratch").ok());
+  EXPECT_EQ(client_->Get(api::Kind::kNamespace, "", "scratch").status().code(), StatusCode::kNotFound);
 }
 
 TEST_F(ControllerEnv, NodeLifecycleMarksSilentNodesAndEvictsIntolerantPods) {
