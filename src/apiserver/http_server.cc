@@ -1,5 +1,7 @@
 #include "apiserver/http_server.h"
 
+#include <pthread.h>
+
 #include <boost/asio.hpp>
 #include <boost/asio/ssl.hpp>
 #include <boost/beast/core.hpp>
@@ -68,7 +70,10 @@ class HttpServer::Impl {
 
   void Run() {
     Accept();
-    for (int i = 0; i < options.io_threads; ++i) threads.emplace_back([this] { ioc.run(); });
+    for (int i = 0; i < options.io_threads; ++i) threads.emplace_back([this] {
+      pthread_setname_np(pthread_self(), "http-io");
+      ioc.run();
+    });
   }
 
   void Accept() {

@@ -1,5 +1,7 @@
 #include "client/http_informer.h"
 
+#include <pthread.h>
+
 #include <boost/json.hpp>
 
 namespace berth::client {
@@ -50,7 +52,10 @@ Status HttpInformer::List() {
 Status HttpInformer::Start() {
   Status s = List();
   if (!s.ok()) return s;
-  thread_ = std::thread([this] { Run(); });
+  thread_ = std::thread([this] {
+    pthread_setname_np(pthread_self(), "informer");
+    Run();
+  });
   return Status::Ok();
 }
 

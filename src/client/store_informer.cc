@@ -1,5 +1,6 @@
 #include "client/store_informer.h"
 
+#include <pthread.h>
 
 namespace berth::client {
 
@@ -29,7 +30,10 @@ Status StoreInformer::Relist() {
 Status StoreInformer::Start() {
   Status s = Relist();
   if (!s.ok()) return s;
-  thread_ = std::thread([this] { Run(); });
+  thread_ = std::thread([this] {
+    pthread_setname_np(pthread_self(), "informer");
+    Run();
+  });
   return Status::Ok();
 }
 

@@ -9,6 +9,7 @@
 // An op or field berth does not support makes its workload report
 // "unsupported: <what>" instead of a number.
 
+#include <pthread.h>
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -340,7 +341,12 @@ class Runner {
       }
     };
     std::vector<std::thread> threads;
-    for (int t = 0; t < 16; ++t) threads.emplace_back(work);
+    for (int t = 0; t < 16; ++t) {
+      threads.emplace_back([&] {
+        pthread_setname_np(pthread_self(), "perf-create");
+        work();
+      });
+    }
     for (auto& t : threads) t.join();
     return first;
   }

@@ -1,5 +1,7 @@
 #include "scheduler/parallelizer.h"
 
+#include <pthread.h>
+
 #include <algorithm>
 
 namespace berth::scheduler {
@@ -32,7 +34,10 @@ struct Parallelizer::Job {
 };
 
 Parallelizer::Parallelizer(int threads) {
-  for (int i = 0; i < threads; ++i) workers_.emplace_back([this] { Work(); });
+  for (int i = 0; i < threads; ++i) workers_.emplace_back([this] {
+      pthread_setname_np(pthread_self(), "sched-parallel");
+      Work();
+    });
 }
 
 Parallelizer::~Parallelizer() {

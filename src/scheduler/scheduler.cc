@@ -1,5 +1,7 @@
 #include "scheduler/scheduler.h"
 
+#include <pthread.h>
+
 #include <algorithm>
 #include <map>
 
@@ -242,8 +244,14 @@ void Scheduler::Start() {
     w->rng.seed(seed_sequence_.load() + static_cast<uint64_t>(i) * 0x9E3779B97F4A7C15ULL);
     workers_.push_back(std::move(w));
   }
-  for (auto& w : workers_) threads_.emplace_back([this, w = w.get()] { RunWorker(*w); });
-  for (int i = 0; i < std::max(1, options_.binding_workers); ++i) threads_.emplace_back([this] { BindingLoop(); });
+  for (auto& w : workers_) threads_.emplace_back([this, w = w.get()] {
+      pthread_setname_np(pthread_self(), "sched-cycle");
+      RunWorker(*w);
+    });
+  for (int i = 0; i < std::max(1, options_.binding_workers); ++i) threads_.emplace_back([this] {
+      pthread_setname_np(pthread_self(), "sched-bind");
+      BindingLoop();
+    });
 }
 
 void Scheduler::Stop() {

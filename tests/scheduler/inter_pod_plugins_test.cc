@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include "scheduler/cache/cache.h"
 #include "scheduler/plugins/inter_pod_affinity/inter_pod_affinity.h"
 #include "scheduler/plugins/pod_topology_spread/pod_topology_spread.h"
 #include "scheduler_test_util.h"
@@ -130,6 +131,49 @@ TEST(PodTopologySpread, NodeAffinityPolicyDecidesWhichDomainsCount) {
   auto ignore = PodIn("default", "new", R"({"app":"web"})",
                       Spread(1, "DoNotSchedule", R"(,"nodeAffinityPolicy":"Ignore")") + selector);
   CheckFilter(plugin, *ignore, {a1, c1}, {{"a1", Code::kUnschedulable, kSpreadReason}}, "Ignore: zone c counts");
+}
+
+// Through the scheduler's cache: counts remembered per node version and
+// topology indexes per label epoch must follow every change.
+TEST(PodTopologySpread, CountsFollowTheCacheAcrossSnapshots) {
+  PodTopologySpread plugin;
+  Cache cache;
+  cache.AddNode(testing::NodeObject("a1", "4", "8Gi", R"({"zone":"a"})"));
+  cache.AddNode(testing::NodeObject("b1", "4", "8Gi", R"({"zone":"b"})"));
+  cache.AddNode(testing::NodeObject("c1", "4", "8Gi", R"({"zone":"c"})"));
+  auto bound = [](const std::string& name, const std::string& node) {
+    return PodIn("default", name, R"({"app":"web"})", R"(,"nodeName":")" + node + "\"");
+  };
+  auto pod = PodIn("default", "new", R"({"app":"web"})", Spread(1, "DoNotSchedule"));
+  auto verdicts = [&](Snapshot& snapshot) {
+    cache.UpdateSnapshot(snapshot);
+    CycleState state(&snapshot);
+    EXPECT_TRUE(plugin.PreFilter(state, *pod).ok());
+    std::map<std::string, Code> out;
+    for (const auto& n : snapshot.nodes()) out[n->name()] = plugin.Filter(state, *pod, *n).code();
+    return out;
+  };
+  Snapshot snapshot;
+  EXPECT_EQ(verdicts(snapshot)["a1"], Code::kSuccess);
+  cache.AddPod(bound("w1", "a1"));
+  EXPECT_EQ(verdicts(snapshot)["a1"], Code::kUnschedulable) << "1 + 1 - 0 > 1";
+  cache.AddPod(bound("w2", "b1"));
+  cache.AddPod(bound("w3", "c1"));
+  EXPECT_EQ(verdicts(snapshot)["a1"], Code::kSuccess) << "every zone has one";
+  cache.RemovePod("default/w3");
+  EXPECT_EQ(verdicts(snapshot)["a1"], Code::kUnschedulable) << "zone c empty again";
+  // c1 moves to zone b: zone c is gone, so the minimum is 1 again.
+  cache.UpdateNode(testing::NodeObject("c1", "4", "8Gi", R"({"zone":"b"})"));
+  auto moved = verdicts(snapshot);
+  EXPECT_EQ(moved["a1"], Code::kSuccess);
+  EXPECT_EQ(moved["c1"], Code::kSuccess) << "zone b: 1 + 1 - 1 <= 1";
+  // A node removed and another added may reuse its slot: still counted right.
+  cache.RemoveNode("c1");
+  cache.AddNode(testing::NodeObject("d1", "4", "8Gi", R"({"zone":"d"})"));
+  auto replaced = verdicts(snapshot);
+  EXPECT_EQ(replaced.count("c1"), 0u);
+  EXPECT_EQ(replaced["d1"], Code::kSuccess);
+  EXPECT_EQ(replaced["a1"], Code::kUnschedulable) << "zone d is empty";
 }
 
 TEST(PodTopologySpread, ScorePrefersEmptierDomains) {

@@ -9,6 +9,14 @@ NodeInfo& Cache::Mutable(const std::string& name) {
   if (it == nodes_.end()) {
     recent_.push_front(name);
     it = nodes_.emplace(name, NodeEntry{std::make_shared<NodeInfo>(), recent_.begin()}).first;
+    int32_t slot = next_slot_;
+    if (free_slots_.empty()) {
+      ++next_slot_;
+    } else {
+      slot = free_slots_.back();
+      free_slots_.pop_back();
+    }
+    it->second.info->set_slot(slot);
   } else {
     // A snapshot may share it: never change what a cycle could be reading.
     if (it->second.info.use_count() > 1) it->second.info = std::make_shared<NodeInfo>(*it->second.info);
@@ -32,6 +40,7 @@ void Cache::AddNode(api::ObjectPtr node) {
     node_order_.push_back(name);
     ++node_list_generation_;
   }
+  if (!known || old_node->labels() != info.labels()) ++topology_epoch_;
   bool images_changed = !old_view || old_view->images.size() != info.view()->images.size();
   if (!images_changed) {
     for (size_t i = 0; i < old_view->images.size() && !images_changed; ++i) {
@@ -50,11 +59,11 @@ void Cache::RemoveNode(const std::string& name) {
   if (it == nodes_.end()) return;
   node_order_.erase(std::remove(node_order_.begin(), node_order_.end(), name), node_order_.end());
   ++node_list_generation_;
+  ++topology_epoch_;
   ++generation_;  // snapshots must notice even when nothing else changes
   CountImages(it->second.info->view(), -1);
   if (it->second.info->pods().empty()) {
-    recent_.erase(it->second.recent);
-    nodes_.erase(it);
+    EraseNode(it);
   } else {
     // Its pods stay accounted for until their deletion is observed.
     Mutable(name).SetNode(nullptr);
@@ -116,10 +125,13 @@ void Cache::RemovePodLocked(const std::string& key) {
   Mutable(node).RemovePod(key);
   // A node already deleted goes once its last pod does.
   auto& entry = nodes_[node];
-  if (!entry.info->node() && entry.info->pods().empty()) {
-    recent_.erase(entry.recent);
-    nodes_.erase(node);
-  }
+  if (!entry.info->node() && entry.info->pods().empty()) EraseNode(nodes_.find(node));
+}
+
+void Cache::EraseNode(std::unordered_map<std::string, NodeEntry>::iterator it) {
+  free_slots_.push_back(it->second.info->slot());
+  recent_.erase(it->second.recent);
+  nodes_.erase(it);
 }
 
 void Cache::RemovePod(const std::string& key) {
@@ -198,6 +210,8 @@ void Cache::UpdateSnapshot(Snapshot& snapshot) const {
   std::lock_guard lock(mu_);
   if (snapshot.generation_ == generation_) return;
   snapshot.image_nodes_ = image_nodes_;
+  snapshot.topologies_ = topologies_;
+  snapshot.topology_epoch_ = topology_epoch_;
   bool rebuild = snapshot.nodes_.size() != node_order_.size() || snapshot.list_generation_ != node_list_generation_;
   bool affinity_changed = false;
   if (rebuild) {

@@ -69,6 +69,8 @@ class Cache {
     std::shared_ptr<NodeInfo> info;
     std::list<std::string>::iterator recent;  // position in recent_
   };
+  // Erases a node entry, freeing its slot.
+  void EraseNode(std::unordered_map<std::string, NodeEntry>::iterator it);  // REQUIRES: mu_ held
   struct PodEntry {
     PodInfoPtr pod;
     std::string node;
@@ -88,6 +90,10 @@ class Cache {
   mutable std::mutex mu_;
   int64_t generation_ = 0;                                 // guarded by mu_
   int64_t node_list_generation_ = 0;                       // guarded by mu_; bumps when nodes come or go
+  int64_t topology_epoch_ = 0;                             // guarded by mu_; also when node labels change
+  std::vector<int32_t> free_slots_;                        // guarded by mu_
+  int32_t next_slot_ = 0;                                  // guarded by mu_
+  std::shared_ptr<TopologyIndexes> topologies_ = std::make_shared<TopologyIndexes>();
   std::unordered_map<std::string, NodeEntry> nodes_;       // guarded by mu_
   std::vector<std::string> node_order_;                    // guarded by mu_; nodes with a Node object
   std::list<std::string> recent_;                          // guarded by mu_; most recently changed first

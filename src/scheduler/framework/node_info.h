@@ -61,6 +61,12 @@ class NodeInfo {
   // Changes with every modification, from the cache's counter.
   int64_t generation() const { return generation_; }
   void set_generation(int64_t g) { generation_ = g; }
+  // A small integer naming this node among the nodes of its snapshot (the
+  // cache's slot, reused only after the node is gone): per-node data of a
+  // cycle lives in vectors indexed by it (TopologyIndex, count caches).
+  // -1 for a NodeInfo that belongs to no cache or snapshot.
+  int32_t slot() const { return slot_; }
+  void set_slot(int32_t slot) { slot_ = slot; }
 
   void SetNode(api::ObjectPtr node);
   void AddPod(PodInfoPtr pod);
@@ -79,6 +85,7 @@ class NodeInfo {
   std::vector<PodInfoPtr> pods_with_required_anti_affinity_;
   std::vector<api::HostPort> used_ports_;
   int64_t generation_ = 0;
+  int32_t slot_ = -1;
 };
 
 bool HostPortsConflict(const api::HostPort& a, const api::HostPort& b);

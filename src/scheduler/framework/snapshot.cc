@@ -1,5 +1,7 @@
 #include "scheduler/framework/snapshot.h"
 
+#include <algorithm>
+
 namespace berth::scheduler {
 
 const NodeInfo* Snapshot::Get(std::string_view name) const {
@@ -13,9 +15,14 @@ int Snapshot::ImageNodeCount(const std::string& image) const {
   return it == image_nodes_->end() ? 0 : it->second;
 }
 
-Snapshot Snapshot::FromNodes(std::vector<NodeInfoPtr> nodes) {
+Snapshot Snapshot::FromNodes(const std::vector<NodeInfoPtr>& nodes) {
   Snapshot s;
-  s.nodes_ = std::move(nodes);
+  s.nodes_.reserve(nodes.size());
+  for (const auto& n : nodes) {
+    auto copy = std::make_shared<NodeInfo>(*n);
+    copy->set_slot(static_cast<int32_t>(s.nodes_.size()));
+    s.nodes_.push_back(std::move(copy));
+  }
   auto images = std::make_shared<std::unordered_map<std::string, int>>();
   for (const auto& n : s.nodes_) {
     if (!n->view()) continue;
@@ -31,7 +38,11 @@ Snapshot Snapshot::FromNodes(std::vector<NodeInfoPtr> nodes) {
 void Snapshot::RebuildIndexes() {
   index_.clear();
   index_.reserve(nodes_.size());
-  for (size_t i = 0; i < nodes_.size(); ++i) index_.emplace(nodes_[i]->name(), i);
+  slot_count_ = 0;
+  for (size_t i = 0; i < nodes_.size(); ++i) {
+    index_.emplace(nodes_[i]->name(), i);
+    slot_count_ = std::max(slot_count_, static_cast<size_t>(nodes_[i]->slot() + 1));
+  }
   RebuildAffinityLists();
 }
 

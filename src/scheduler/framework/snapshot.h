@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "scheduler/framework/node_info.h"
+#include "scheduler/framework/topology_index.h"
 
 namespace berth::scheduler {
 
@@ -31,8 +32,17 @@ class Snapshot {
   int ImageNodeCount(const std::string& image) const;
   int64_t generation() const { return generation_; }
 
-  // Builds a snapshot from a list of nodes (tests, benchmarks).
-  static Snapshot FromNodes(std::vector<NodeInfoPtr> nodes);
+  // The nodes' domains for a topology key (built once per key and epoch,
+  // shared between the cache's snapshots).
+  TopologyIndexPtr Topology(const std::string& key) const { return topologies_->Get(*this, key); }
+  // Changes whenever a node comes, goes or changes its labels.
+  int64_t topology_epoch() const { return topology_epoch_; }
+  // One past the largest node slot: the size of per-node vectors.
+  size_t slot_count() const { return slot_count_; }
+
+  // Builds a snapshot from a list of nodes (tests, benchmarks); the nodes are
+  // copied so that each gets a slot (its position).
+  static Snapshot FromNodes(const std::vector<NodeInfoPtr>& nodes);
 
  private:
   friend class Cache;
@@ -44,8 +54,11 @@ class Snapshot {
   std::vector<const NodeInfo*> have_pods_with_affinity_;
   std::vector<const NodeInfo*> have_pods_with_required_anti_affinity_;
   std::shared_ptr<const std::unordered_map<std::string, int>> image_nodes_;
+  std::shared_ptr<TopologyIndexes> topologies_ = std::make_shared<TopologyIndexes>();
   int64_t generation_ = 0;
   int64_t list_generation_ = -1;
+  int64_t topology_epoch_ = 0;
+  size_t slot_count_ = 0;
 };
 
 }  // namespace berth::scheduler

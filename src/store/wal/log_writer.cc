@@ -4,6 +4,7 @@
 
 #include <fcntl.h>
 #include <linux/futex.h>
+#include <pthread.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -82,7 +83,10 @@ class SegmentLogWriter final : public LogWriter {
         fd_(fd),
         segment_revision_(first_revision),
         segment_path_(JoinPath(options_.dir, SegmentFileName(first_revision))) {
-    thread_ = std::thread([this] { Run(); });
+    thread_ = std::thread([this] {
+      pthread_setname_np(pthread_self(), "wal-writer");
+      Run();
+    });
   }
   ~SegmentLogWriter() override { Close(); }
 

@@ -4,7 +4,6 @@
 #include <cmath>
 #include <limits>
 #include <unordered_map>
-#include <unordered_set>
 
 #include <boost/json/serialize.hpp>
 
@@ -23,7 +22,9 @@ struct Constraint {
   api::LabelSelector selector;  // with matchLabelKeys folded in
   std::string owner_uid;        // system default constraints: pods of the same controller
   bool self_match = false;
-  std::unordered_map<std::string, int64_t> counts;  // domain value → matching pods
+  TopologyIndexPtr topology;    // the nodes' domains for spec->topology_key
+  std::vector<int64_t> counts;  // by domain: matching pods on eligible nodes
+  std::vector<char> present;    // by domain: has an eligible node (filter) / a feasible node (score)
   int64_t min_count = 0;
   double weight = 1;  // scoring: log(domains + 2)
 
@@ -44,7 +45,12 @@ struct Constraint {
 
 struct SpreadState : StateData {
   std::vector<Constraint> constraints;
-  std::unordered_set<std::string> ignored_nodes;  // scoring: nodes missing a key
+  std::vector<char> ignored;  // scoring, by node slot: nodes missing a key
+
+  bool Ignored(const NodeInfo& node) const {
+    auto slot = static_cast<size_t>(static_cast<uint32_t>(node.slot()));
+    return slot < ignored.size() && ignored[slot];
+  }
 };
 
 constexpr std::string_view kPreFilterKey = "PodTopologySpread/filter";
@@ -123,9 +129,47 @@ std::vector<Constraint> Build(const PodTopologySpread& plugin, const PodInfo& po
 
 bool HasAllKeys(const std::vector<Constraint>& constraints, const NodeInfo& node) {
   for (const auto& c : constraints) {
-    if (!node.labels().Has(c.spec->topology_key)) return false;
+    if (c.topology->DomainOf(node) == TopologyIndex::kMissing) return false;
   }
   return true;
+}
+
+// Adds the matching pods of every eligible node that has all the constraints'
+// keys (and, when `only_present`, whose domain is marked present) to its
+// domain's count; without `only_present`, marks those domains present.
+void Accumulate(const PodTopologySpread& plugin, const Snapshot& snapshot, const PodInfo& pod,
+                const std::vector<Constraint>& all, Constraint& c, bool only_present) {
+  std::shared_ptr<PodTopologySpread::NodeCounts> cache = plugin.CountsFor(c.MatcherKey(pod));
+  std::lock_guard lock(cache->mu);
+  auto& by_slot = cache->by_slot;
+  if (by_slot.size() < snapshot.slot_count()) by_slot.resize(snapshot.slot_count(), {-1, 0});
+  for (const auto& node : snapshot.nodes()) {
+    int32_t domain = c.topology->DomainOf(*node);
+    if (domain == TopologyIndex::kMissing || !HasAllKeys(all, *node)) continue;
+    if (only_present && !c.present[static_cast<size_t>(domain)]) continue;
+    if (!Eligible(*c.spec, pod, *node)) continue;
+    if (!only_present) c.present[static_cast<size_t>(domain)] = 1;
+    // Nodes outside the cache (generation 0: tests) are always counted afresh.
+    auto slot = static_cast<size_t>(node->slot());
+    int64_t count = 0;
+    if (node->generation() > 0 && by_slot[slot].first == node->generation()) {
+      count = by_slot[slot].second;
+    } else {
+      for (const auto& other : node->pods()) {
+        if (c.Counts(*other, pod)) ++count;
+      }
+      if (node->generation() > 0) by_slot[slot] = {node->generation(), count};
+    }
+    c.counts[static_cast<size_t>(domain)] += count;
+  }
+}
+
+void Prepare(const Snapshot& snapshot, std::vector<Constraint>& constraints) {
+  for (auto& c : constraints) {
+    c.topology = snapshot.Topology(c.spec->topology_key);
+    c.counts.assign(c.topology->domain_count(), 0);
+    c.present.assign(c.topology->domain_count(), 0);
+  }
 }
 
 }  // namespace
@@ -137,57 +181,47 @@ bool PodTopologySpread::HasHardConstraints(const PodInfo& pod) {
   return false;
 }
 
-int64_t PodTopologySpread::CountMatching(const NodeInfo& node, const std::string& matcher_key,
-                                         const std::function<bool(const PodInfo&)>& counts) const {
-  std::string key = node.name();
-  key += '\0';
-  key += matcher_key;
-  {
-    std::lock_guard lock(count_mu_);
-    auto it = count_cache_.find(key);
-    if (it != count_cache_.end() && it->second.generation == node.generation()) return it->second.count;
-  }
-  int64_t count = 0;
-  for (const auto& other : node.pods()) {
-    if (counts(*other)) ++count;
-  }
+std::shared_ptr<PodTopologySpread::NodeCounts> PodTopologySpread::CountsFor(
+    const std::string& matcher_key) const {
   std::lock_guard lock(count_mu_);
-  // Bounded: entries of finished workloads are dropped wholesale now and then.
-  if (count_cache_.size() > 200'000) count_cache_.clear();
-  count_cache_[key] = {node.generation(), count};
-  return count;
+  // Bounded: the counts of finished workloads are dropped wholesale now and then.
+  if (count_cache_.size() > 1000) count_cache_.clear();
+  auto& entry = count_cache_[matcher_key];
+  if (!entry) entry = std::make_shared<NodeCounts>();
+  return entry;
 }
 
 PluginStatus PodTopologySpread::PreFilter(CycleState& state, const PodInfo& pod) const {
   auto data = std::make_unique<SpreadState>();
   data->constraints = Build(*this, pod, /*hard=*/true);
   if (data->constraints.empty()) return PluginStatus::Skip();
-  const PodTopologySpread& plugin = *this;
+  const Snapshot& snapshot = state.snapshot();
+  Prepare(snapshot, data->constraints);
   for (auto& c : data->constraints) {
-    std::string matcher = c.MatcherKey(pod);
-    for (const auto& node : state.snapshot().nodes()) {
-      if (!Eligible(*c.spec, pod, *node) || !HasAllKeys(data->constraints, *node)) continue;
-      std::string value(*node->labels().Get(c.spec->topology_key));
-      c.counts[value] += plugin.CountMatching(*node, matcher, [&](const PodInfo& other) { return c.Counts(other, pod); });
-    }
+    Accumulate(*this, snapshot, pod, data->constraints, c, /*only_present=*/false);
     int64_t min = std::numeric_limits<int64_t>::max();
-    for (const auto& [value, count] : c.counts) min = std::min(min, count);
-    c.min_count = c.counts.empty() ? 0 : min;
-    if (c.spec->min_domains && static_cast<int64_t>(c.counts.size()) < *c.spec->min_domains) c.min_count = 0;
+    int64_t domains = 0;
+    for (size_t d = 0; d < c.counts.size(); ++d) {
+      if (!c.present[d]) continue;
+      ++domains;
+      min = std::min(min, c.counts[d]);
+    }
+    c.min_count = domains == 0 ? 0 : min;
+    if (c.spec->min_domains && domains < *c.spec->min_domains) c.min_count = 0;
   }
   state.Write(kPreFilterKey, std::move(data));
   return {};
 }
 
-PluginStatus PodTopologySpread::Filter(const CycleState& state, const PodInfo& pod, const NodeInfo& node) const {
+PluginStatus PodTopologySpread::Filter(const CycleState& state, const PodInfo& pod,
+                                       const NodeInfo& node) const {
   const auto* data = state.Get<SpreadState>(kPreFilterKey);
   if (!data) return {};
   for (const auto& c : data->constraints) {
-    auto value = node.labels().Get(c.spec->topology_key);
-    if (!value) return PluginStatus::Unresolvable(std::string(kMissingLabelReason));
-    auto it = c.counts.find(std::string(*value));
-    int64_t count = it == c.counts.end() ? 0 : it->second;
-    int64_t skew = count + (c.self_match ? 1 : 0) - c.min_count;
+    int32_t domain = c.topology->DomainOf(node);
+    if (domain == TopologyIndex::kMissing)
+      return PluginStatus::Unresolvable(std::string(kMissingLabelReason));
+    int64_t skew = c.counts[static_cast<size_t>(domain)] + (c.self_match ? 1 : 0) - c.min_count;
     if (skew > c.spec->max_skew) return PluginStatus::Unschedulable(std::string(kReason));
   }
   return {};
@@ -198,40 +232,25 @@ PluginStatus PodTopologySpread::PreScore(CycleState& state, const PodInfo& pod,
   auto data = std::make_unique<SpreadState>();
   data->constraints = Build(*this, pod, /*hard=*/false);
   if (data->constraints.empty()) return PluginStatus::Skip();
-  // Each node's topology values, read once: the loops below run for every
-  // node of the cluster for every pod, so label lookups dominate otherwise.
-  const size_t n = data->constraints.size();
-  auto values_of = [&](const NodeInfo& node, std::vector<std::string_view>& values) {
-    values.clear();
-    for (const auto& c : data->constraints) {
-      auto v = node.labels().Get(c.spec->topology_key);
-      if (!v) return false;
-      values.push_back(*v);
-    }
-    return true;
-  };
-  std::vector<std::string_view> values;
-  std::vector<std::unordered_set<std::string_view>> domains(n);
+  const Snapshot& snapshot = state.snapshot();
+  Prepare(snapshot, data->constraints);
+  // The domains of the feasible nodes are the ones scored; feasible nodes
+  // missing a key are ignored (score 0).
+  data->ignored.assign(snapshot.slot_count(), 0);
   for (const NodeInfo* node : nodes) {
-    if (!values_of(*node, values)) {
-      data->ignored_nodes.insert(node->name());
+    if (!HasAllKeys(data->constraints, *node)) {
+      auto slot = static_cast<size_t>(static_cast<uint32_t>(node->slot()));
+      if (slot < data->ignored.size()) data->ignored[slot] = 1;
       continue;
     }
-    for (size_t i = 0; i < n; ++i) domains[i].insert(values[i]);
+    for (auto& c : data->constraints)
+      c.present[static_cast<size_t>(c.topology->DomainOf(*node))] = 1;
   }
-  std::vector<std::string> matchers;
   for (auto& c : data->constraints) {
-    c.weight = std::log(static_cast<double>(domains[&c - data->constraints.data()].size()) + 2);
-    matchers.push_back(c.MatcherKey(pod));
-  }
-  for (const auto& node : state.snapshot().nodes()) {
-    if (!values_of(*node, values)) continue;
-    for (size_t i = 0; i < n; ++i) {
-      Constraint& c = data->constraints[i];
-      if (!domains[i].count(values[i]) || !Eligible(*c.spec, pod, *node)) continue;
-      c.counts[std::string(values[i])] +=
-          CountMatching(*node, matchers[i], [&](const PodInfo& other) { return c.Counts(other, pod); });
-    }
+    size_t domains = 0;
+    for (char p : c.present) domains += p ? 1 : 0;
+    c.weight = std::log(static_cast<double>(domains) + 2);
+    Accumulate(*this, snapshot, pod, data->constraints, c, /*only_present=*/true);
   }
   state.Write(kPreScoreKey, std::move(data));
   return {};
@@ -241,13 +260,13 @@ PluginStatus PodTopologySpread::Score(const CycleState& state, const PodInfo&, c
                                       int64_t* score) const {
   *score = 0;
   const auto* data = state.Get<SpreadState>(kPreScoreKey);
-  if (!data || data->ignored_nodes.count(node.name())) return {};
+  if (!data || data->Ignored(node)) return {};
   double sum = 0;
   for (const auto& c : data->constraints) {
-    auto value = node.labels().Get(c.spec->topology_key);
-    auto it = c.counts.find(std::string(*value));
-    double count = it == c.counts.end() ? 0 : static_cast<double>(it->second);
-    sum += count * c.weight + static_cast<double>(c.spec->max_skew - 1);
+    int32_t domain = c.topology->DomainOf(node);
+    if (domain == TopologyIndex::kMissing) return {};
+    sum += static_cast<double>(c.counts[static_cast<size_t>(domain)]) * c.weight +
+           static_cast<double>(c.spec->max_skew - 1);
   }
   *score = static_cast<int64_t>(std::round(sum));
   return {};
@@ -259,12 +278,12 @@ PluginStatus PodTopologySpread::NormalizeScore(const CycleState& state, const Po
   if (!data) return {};
   int64_t min = std::numeric_limits<int64_t>::max(), max = 0;
   for (const auto& s : scores) {
-    if (data->ignored_nodes.count(s.node->name())) continue;
+    if (data->Ignored(*s.node)) continue;
     min = std::min(min, s.score);
     max = std::max(max, s.score);
   }
   for (auto& s : scores) {
-    if (data->ignored_nodes.count(s.node->name())) {
+    if (data->Ignored(*s.node)) {
       s.score = 0;
     } else if (max == 0) {
       s.score = kMaxNodeScore;

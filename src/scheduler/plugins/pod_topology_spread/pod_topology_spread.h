@@ -50,20 +50,20 @@ class PodTopologySpread final : public PreFilterPlugin, public FilterPlugin, pub
   bool system_defaulting = true;
   std::vector<api::TopologySpreadConstraint> default_constraints;  // with defaultingType List
 
-  // How many of `node`'s pods `counts` (a constraint's matcher) accepts,
+  // How many of each node's pods a constraint's matcher counts, by node slot,
   // remembered per node version: consecutive pods of one workload ask the
   // same question of every node, and only the node the last one went to has
-  // changed (NodeInfo generations are global and never reused). Thread-safe.
-  int64_t CountMatching(const NodeInfo& node, const std::string& matcher_key,
-                        const std::function<bool(const PodInfo&)>& counts) const;
+  // changed (NodeInfo generations are global and never reused).
+  struct NodeCounts {
+    std::mutex mu;
+    std::vector<std::pair<int64_t, int64_t>> by_slot;  // (generation, count); guarded by mu
+  };
+  // The counts of one matcher (namespace + selector or controller). Thread-safe.
+  std::shared_ptr<NodeCounts> CountsFor(const std::string& matcher_key) const;
 
  private:
-  struct CachedCount {
-    int64_t generation;
-    int64_t count;
-  };
   mutable std::mutex count_mu_;
-  mutable std::unordered_map<std::string, CachedCount> count_cache_;  // node + '\0' + matcher; guarded by count_mu_
+  mutable std::unordered_map<std::string, std::shared_ptr<NodeCounts>> count_cache_;  // guarded by count_mu_
 };
 
 Result<std::shared_ptr<Plugin>> NewPodTopologySpread(const boost::json::object& args, const Handle& handle);
