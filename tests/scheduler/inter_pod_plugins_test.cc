@@ -288,6 +288,76 @@ TEST(InterPodAffinity, PreferredTermsScoreDomainsAndNormaliseMinMax) {
   EXPECT_TRUE(Scores(plugin, *PodIn("default", "p", "{}"), {a1, b1}).empty());
 }
 
+// Through the scheduler's cache: answers remembered per node version must
+// follow pods coming and going, for the pod's own terms, for existing pods'
+// terms, and for scoring.
+TEST(InterPodAffinity, RememberedCountsFollowTheCache) {
+  FakeHandle handle;
+  InterPodAffinity plugin(handle);
+  Cache cache;
+  for (const char* name : {"n1", "n2"}) {
+    cache.AddNode(testing::NodeObject(name, "8", "16Gi",
+                                      std::string(R"({"kubernetes.io/hostname":")") + name + R"(","zone":"a"})"));
+  }
+  cache.AddNode(testing::NodeObject("n3", "8", "16Gi", R"({"kubernetes.io/hostname":"n3","zone":"b"})"));
+  std::string anti = Term("podAntiAffinity", "web", "kubernetes.io/hostname");
+  auto on = [](const std::string& name, const std::string& labels, const std::string& spec, const std::string& node) {
+    return PodIn("default", name, labels, spec + R"(,"nodeName":")" + node + "\"");
+  };
+  Snapshot snapshot;
+  auto filter = [&](const PodInfo& pod) {
+    cache.UpdateSnapshot(snapshot);
+    CycleState state(&snapshot);
+    std::map<std::string, Code> out;
+    PluginStatus pre = plugin.PreFilter(state, pod);
+    for (const auto& n : snapshot.nodes()) {
+      out[n->name()] = pre.IsSkip() ? Code::kSuccess : plugin.Filter(state, pod, *n).code();
+    }
+    return out;
+  };
+  auto web = PodIn("default", "web-new", R"({"app":"web"})", anti);
+  EXPECT_EQ(filter(*web)["n1"], Code::kSuccess);
+  cache.AddPod(on("web-1", R"({"app":"web"})", anti, "n1"));
+  EXPECT_EQ(filter(*web)["n1"], Code::kUnschedulable) << "own term now matches web-1";
+  cache.AddPod(on("web-2", R"({"app":"web"})", "", "n2"));
+  EXPECT_EQ(filter(*web)["n2"], Code::kUnschedulable);
+  // A plain web pod is kept off n1 by web-1's own anti-affinity (existing pods' terms).
+  auto plain = PodIn("default", "plain", R"({"app":"web"})");
+  EXPECT_EQ(filter(*plain)["n1"], Code::kUnschedulable);
+  cache.RemovePod("default/web-1");
+  auto after = filter(*web);
+  EXPECT_EQ(after["n1"], Code::kSuccess) << "web-1 gone";
+  EXPECT_EQ(after["n2"], Code::kUnschedulable);
+  EXPECT_EQ(filter(*plain)["n1"], Code::kSuccess);
+
+  // Scoring from an existing pod's preferred affinity to web pods, per zone.
+  auto scores = [&](const PodInfo& pod) {
+    cache.UpdateSnapshot(snapshot);
+    CycleState state(&snapshot);
+    std::vector<const NodeInfo*> nodes;
+    for (const auto& n : snapshot.nodes()) nodes.push_back(n.get());
+    std::map<std::string, int64_t> out;
+    if (plugin.PreScore(state, pod, nodes).IsSkip()) return out;
+    for (const NodeInfo* n : nodes) EXPECT_TRUE(plugin.Score(state, pod, *n, &out[n->name()]).ok());
+    return out;
+  };
+  EXPECT_TRUE(scores(*plain).empty());
+  std::string likes_web =
+      R"(,"affinity":{"podAffinity":{"preferredDuringSchedulingIgnoredDuringExecution":[{"weight":7,)"
+      R"("podAffinityTerm":{"labelSelector":{"matchLabels":{"app":"web"}},"topologyKey":"zone"}}]}})";
+  cache.AddPod(on("fan", R"({"app":"fan"})", likes_web, "n3"));
+  auto raw = scores(*plain);
+  EXPECT_EQ(raw["n3"], 7);
+  EXPECT_EQ(raw["n1"], 0);
+  cache.AddPod(on("fan-2", R"({"app":"fan"})", likes_web, "n1"));
+  raw = scores(*plain);
+  EXPECT_EQ(raw["n1"], 7);
+  EXPECT_EQ(raw["n2"], 7) << "same zone as n1";
+  EXPECT_EQ(raw["n3"], 7);
+  cache.RemovePod("default/fan");
+  EXPECT_EQ(scores(*plain)["n3"], 0);
+}
+
 TEST(InterPodAffinity, ArgumentsAreChecked) {
   FakeHandle handle;
   auto bad = NewInterPodAffinity(boost::json::parse(R"({"hardPodAffinityWeight":101})").as_object(), handle);

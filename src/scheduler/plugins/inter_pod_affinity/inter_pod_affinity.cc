@@ -1,7 +1,6 @@
 #include "scheduler/plugins/inter_pod_affinity/inter_pod_affinity.h"
 
 #include <algorithm>
-#include <map>
 
 #include <boost/json/serialize.hpp>
 
@@ -11,20 +10,95 @@ namespace json = boost::json;
 
 namespace {
 
-using TopologyPair = std::pair<std::string, std::string>;  // (topology key, value)
+// Pods counted per topology domain of one key.
+struct DomainCounts {
+  TopologyIndexPtr topology;
+  std::vector<int64_t> counts;  // by domain
+
+  void Add(const NodeInfo& node, int64_t n) {
+    int32_t domain = topology->DomainOf(node);
+    if (domain != TopologyIndex::kMissing) counts[static_cast<size_t>(domain)] += n;
+  }
+  int64_t At(const NodeInfo& node) const {
+    int32_t domain = topology->DomainOf(node);
+    return domain == TopologyIndex::kMissing ? 0 : counts[static_cast<size_t>(domain)];
+  }
+};
+
+DomainCounts For(const Snapshot& snapshot, const std::string& key) {
+  DomainCounts d;
+  d.topology = snapshot.Topology(key);
+  d.counts.assign(d.topology->domain_count(), 0);
+  return d;
+}
+
+// The counts for `key` in `list`, added on first use (a pod's terms use few keys).
+DomainCounts& Find(std::vector<DomainCounts>& list, const Snapshot& snapshot, const std::string& key) {
+  for (auto& d : list) {
+    if (d.topology->key() == key) return d;
+  }
+  return list.emplace_back(For(snapshot, key));
+}
 
 struct FilterState : StateData {
-  std::map<TopologyPair, int64_t> existing_anti_affinity;  // existing pods' anti terms matching the pod
-  std::map<TopologyPair, int64_t> affinity;                // pods matching the pod's affinity terms
-  std::map<TopologyPair, int64_t> anti_affinity;           // pods matching the pod's anti terms
+  std::vector<DomainCounts> existing_anti_affinity;  // by key: existing pods' anti terms matching the pod
+  std::vector<DomainCounts> affinity;                // by term of the pod: pods matching it
+  std::vector<DomainCounts> anti_affinity;           // by term of the pod: pods matching it
+  bool any_affinity_match = false;                   // some pod on a node with the key matches a term
 };
 
 struct ScoreState : StateData {
-  std::map<std::string, std::map<std::string, int64_t>> topology_score;  // key → value → score
+  std::vector<DomainCounts> scores;  // by key
 };
 
-std::optional<std::string_view> TopologyValue(const NodeInfo& node, const std::string& key) {
-  return node.labels().Get(key);
+// What TermMatches(term, owner, candidate) depends on besides the candidate;
+// "" when it also depends on namespaces' labels (a namespaceSelector), which
+// node versions do not track.
+std::string TermKey(const api::PodAffinityTerm& term, const PodInfo& owner) {
+  if (term.namespace_selector) return "";
+  std::string key = owner.namespace_name();
+  key += '\x1f';
+  key += term.label_selector.SelectsNothing() ? "\x01" : term.label_selector.ToString();
+  for (const auto& ns : term.namespaces) key += "\x1e" + ns;
+  for (const auto* keys : {&term.match_label_keys, &term.mismatch_label_keys}) {
+    key += '\x1f';
+    for (const auto& k : *keys) {
+      auto value = owner.labels().Get(k);
+      key += k + (value ? "=" + std::string(*value) : "") + '\x1e';
+    }
+  }
+  return key;
+}
+
+// What an existing pod's term sees of a candidate pod: its namespace and labels.
+std::string CandidateKey(const PodInfo& pod) {
+  std::string key = pod.namespace_name();
+  for (const auto& [k, v] : pod.labels()) key += '\x1f' + k + '=' + v;
+  return key;
+}
+
+// Adds `weight` times the number of pods `term` (written by `pod`) matches on
+// each node to the node's domain in `d`; returns the number of matches. The
+// pod itself is never counted: a pod being scheduled is on no node.
+int64_t CountTermMatches(const InterPodAffinity& plugin, NodeValueCache<int64_t>& cache, const Snapshot& snapshot,
+                         const PodInfo& pod, const api::PodAffinityTerm& term, DomainCounts& d, int64_t weight) {
+  std::string key = TermKey(term, pod);
+  auto cached = cache.Open(key, snapshot.slot_count());
+  int64_t total = 0;
+  for (const auto& node : snapshot.nodes()) {
+    if (node->pods().empty() || d.topology->DomainOf(*node) == TopologyIndex::kMissing) continue;
+    int64_t n = cached.Get(*node, [&](bool& cacheable) {
+      cacheable = !key.empty();
+      int64_t matching = 0;
+      for (const auto& existing : node->pods()) {
+        if (existing->key != pod.key && plugin.TermMatches(term, pod, *existing)) ++matching;
+      }
+      return matching;
+    });
+    d.Add(*node, weight * n);
+    total += n;
+  }
+  return total;
 }
 
 }  // namespace
@@ -66,30 +140,45 @@ PluginStatus InterPodAffinity::PreFilter(CycleState& state, const PodInfo& pod) 
   const api::PodView& v = *pod.view;
   const Snapshot& snapshot = state.snapshot();
   auto data = std::make_unique<FilterState>();
-  for (const NodeInfo* node : snapshot.have_pods_with_required_anti_affinity()) {
-    for (const auto& existing : node->pods_with_required_anti_affinity()) {
-      for (const auto& term : existing->view->pod_anti_affinity.required) {
-        auto value = TopologyValue(*node, term.topology_key);
-        if (value && TermMatches(term, *existing, pod)) data->existing_anti_affinity[{term.topology_key, std::string(*value)}]++;
+  bool existing_match = false;
+  {
+    auto cached = existing_anti_counts_.Open(CandidateKey(pod), snapshot.slot_count());
+    for (const NodeInfo* node : snapshot.have_pods_with_required_anti_affinity()) {
+      const auto& by_key = cached.Get(*node, [&](bool& cacheable) {
+        std::vector<std::pair<std::string, int64_t>> out;
+        for (const auto& existing : node->pods_with_required_anti_affinity()) {
+          for (const auto& term : existing->view->pod_anti_affinity.required) {
+            if (term.namespace_selector) cacheable = false;
+            if (!TermMatches(term, *existing, pod)) continue;
+            auto it = std::find_if(out.begin(), out.end(), [&](const auto& e) { return e.first == term.topology_key; });
+            if (it == out.end()) {
+              out.emplace_back(term.topology_key, 1);
+            } else {
+              ++it->second;
+            }
+          }
+        }
+        return out;
+      });
+      for (const auto& [key, n] : by_key) {
+        DomainCounts& d = Find(data->existing_anti_affinity, snapshot, key);
+        if (d.topology->DomainOf(*node) == TopologyIndex::kMissing) continue;
+        d.Add(*node, n);
+        existing_match = true;
       }
     }
   }
   bool has_terms = !v.pod_affinity.required.empty() || !v.pod_anti_affinity.required.empty();
-  if (!has_terms && data->existing_anti_affinity.empty()) return PluginStatus::Skip();
-  if (has_terms) {
-    for (const auto& node : snapshot.nodes()) {
-      for (const auto& existing : node->pods()) {
-        if (existing->key == pod.key) continue;
-        for (const auto& term : v.pod_affinity.required) {
-          auto value = TopologyValue(*node, term.topology_key);
-          if (value && TermMatches(term, pod, *existing)) data->affinity[{term.topology_key, std::string(*value)}]++;
-        }
-        for (const auto& term : v.pod_anti_affinity.required) {
-          auto value = TopologyValue(*node, term.topology_key);
-          if (value && TermMatches(term, pod, *existing)) data->anti_affinity[{term.topology_key, std::string(*value)}]++;
-        }
-      }
+  if (!has_terms && !existing_match) return PluginStatus::Skip();
+  for (const auto& term : v.pod_affinity.required) {
+    data->affinity.push_back(For(snapshot, term.topology_key));
+    if (CountTermMatches(*this, term_counts_, snapshot, pod, term, data->affinity.back(), 1) > 0) {
+      data->any_affinity_match = true;
     }
+  }
+  for (const auto& term : v.pod_anti_affinity.required) {
+    data->anti_affinity.push_back(For(snapshot, term.topology_key));
+    CountTermMatches(*this, term_counts_, snapshot, pod, term, data->anti_affinity.back(), 1);
   }
   state.Write(kName, std::move(data));
   return {};
@@ -100,31 +189,23 @@ PluginStatus InterPodAffinity::Filter(const CycleState& state, const PodInfo& po
   if (!data) return {};
   // kube's order: the pod's affinity, its anti-affinity, then existing pods' anti-affinity.
   bool pods_exist = true;
-  for (const auto& term : pod.view->pod_affinity.required) {
-    auto value = node.labels().Get(term.topology_key);
-    if (!value) return PluginStatus::Unresolvable(std::string(kAffinityReason));
-    auto it = data->affinity.find({term.topology_key, std::string(*value)});
-    if (it == data->affinity.end() || it->second <= 0) pods_exist = false;
+  for (const auto& d : data->affinity) {
+    int32_t domain = d.topology->DomainOf(node);
+    if (domain == TopologyIndex::kMissing) return PluginStatus::Unresolvable(std::string(kAffinityReason));
+    if (d.counts[static_cast<size_t>(domain)] <= 0) pods_exist = false;
   }
   if (!pods_exist) {
     // The first pod of a group with affinity to itself may go anywhere its
     // terms' keys exist, as long as no pod anywhere matches them yet.
     bool self_match = std::all_of(pod.view->pod_affinity.required.begin(), pod.view->pod_affinity.required.end(),
                                   [&](const api::PodAffinityTerm& t) { return TermMatches(t, pod, pod); });
-    if (!(data->affinity.empty() && self_match)) return PluginStatus::Unresolvable(std::string(kAffinityReason));
+    if (data->any_affinity_match || !self_match) return PluginStatus::Unresolvable(std::string(kAffinityReason));
   }
-  for (const auto& term : pod.view->pod_anti_affinity.required) {
-    auto value = node.labels().Get(term.topology_key);
-    if (!value) continue;
-    auto it = data->anti_affinity.find({term.topology_key, std::string(*value)});
-    if (it != data->anti_affinity.end() && it->second > 0) {
-      return PluginStatus::Unschedulable(std::string(kAntiAffinityReason));
-    }
+  for (const auto& d : data->anti_affinity) {
+    if (d.At(node) > 0) return PluginStatus::Unschedulable(std::string(kAntiAffinityReason));
   }
-  for (const auto& [pair, count] : data->existing_anti_affinity) {
-    if (count <= 0) continue;
-    auto value = node.labels().Get(pair.first);
-    if (value && *value == pair.second) return PluginStatus::Unschedulable(std::string(kExistingAntiAffinityReason));
+  for (const auto& d : data->existing_anti_affinity) {
+    if (d.At(node) > 0) return PluginStatus::Unschedulable(std::string(kExistingAntiAffinityReason));
   }
   return {};
 }
@@ -136,42 +217,57 @@ PluginStatus InterPodAffinity::PreScore(CycleState& state, const PodInfo& pod,
   bool has_preferred = !v.pod_affinity.preferred.empty() || !v.pod_anti_affinity.preferred.empty();
   if (!has_preferred && snapshot.have_pods_with_affinity().empty()) return PluginStatus::Skip();
   auto data = std::make_unique<ScoreState>();
-  auto add = [&](const NodeInfo& node, const std::string& key, int64_t weight) {
-    auto value = node.labels().Get(key);
-    if (value && weight != 0) data->topology_score[key][std::string(*value)] += weight;
+  bool any = false;
+  // The pod's preferred terms: their weight for every pod they match.
+  auto own = [&](const api::PodAffinityTerm& term, int64_t weight) {
+    if (weight == 0) return;
+    DomainCounts& d = Find(data->scores, snapshot, term.topology_key);
+    if (CountTermMatches(*this, term_counts_, snapshot, pod, term, d, weight) > 0) any = true;
   };
-  auto process = [&](const NodeInfo& node, const PodInfo& existing) {
-    const api::PodView& e = *existing.view;
-    for (const auto& w : v.pod_affinity.preferred) {
-      if (TermMatches(w.term, pod, existing)) add(node, w.term.topology_key, w.weight);
-    }
-    for (const auto& w : v.pod_anti_affinity.preferred) {
-      if (TermMatches(w.term, pod, existing)) add(node, w.term.topology_key, -w.weight);
-    }
-    if (hard_pod_affinity_weight > 0) {
-      for (const auto& t : e.pod_affinity.required) {
-        if (TermMatches(t, existing, pod)) add(node, t.topology_key, hard_pod_affinity_weight);
+  for (const auto& w : v.pod_affinity.preferred) own(w.term, w.weight);
+  for (const auto& w : v.pod_anti_affinity.preferred) own(w.term, -w.weight);
+  // Existing pods' terms that match the pod (their required affinity weighted
+  // by hardPodAffinityWeight), summed per node and topology key.
+  auto cached = existing_score_.Open(CandidateKey(pod), snapshot.slot_count());
+  for (const NodeInfo* node : snapshot.have_pods_with_affinity()) {
+    const auto& by_key = cached.Get(*node, [&](bool& cacheable) {
+      std::vector<std::pair<std::string, int64_t>> out;
+      auto add = [&](const api::PodAffinityTerm& term, int64_t weight) {
+        if (term.namespace_selector) cacheable = false;
+        if (weight == 0) return;
+        auto it = std::find_if(out.begin(), out.end(), [&](const auto& e) { return e.first == term.topology_key; });
+        if (it == out.end()) {
+          out.emplace_back(term.topology_key, weight);
+        } else {
+          it->second += weight;
+        }
+      };
+      for (const auto& existing : node->pods_with_affinity()) {
+        const api::PodView& e = *existing->view;
+        if (hard_pod_affinity_weight > 0) {
+          for (const auto& t : e.pod_affinity.required) {
+            if (TermMatches(t, *existing, pod)) add(t, hard_pod_affinity_weight);
+          }
+        }
+        if (!ignore_preferred_terms_of_existing_pods) {
+          for (const auto& w : e.pod_affinity.preferred) {
+            if (TermMatches(w.term, *existing, pod)) add(w.term, w.weight);
+          }
+          for (const auto& w : e.pod_anti_affinity.preferred) {
+            if (TermMatches(w.term, *existing, pod)) add(w.term, -w.weight);
+          }
+        }
       }
-    }
-    if (!ignore_preferred_terms_of_existing_pods) {
-      for (const auto& w : e.pod_affinity.preferred) {
-        if (TermMatches(w.term, existing, pod)) add(node, w.term.topology_key, w.weight);
-      }
-      for (const auto& w : e.pod_anti_affinity.preferred) {
-        if (TermMatches(w.term, existing, pod)) add(node, w.term.topology_key, -w.weight);
-      }
-    }
-  };
-  if (has_preferred) {
-    for (const auto& node : snapshot.nodes()) {
-      for (const auto& existing : node->pods()) process(*node, *existing);
-    }
-  } else {
-    for (const NodeInfo* node : snapshot.have_pods_with_affinity()) {
-      for (const auto& existing : node->pods_with_affinity()) process(*node, *existing);
+      return out;
+    });
+    for (const auto& [key, weight] : by_key) {
+      DomainCounts& d = Find(data->scores, snapshot, key);
+      if (d.topology->DomainOf(*node) == TopologyIndex::kMissing) continue;
+      d.Add(*node, weight);
+      any = true;
     }
   }
-  if (data->topology_score.empty()) return PluginStatus::Skip();
+  if (!any) return PluginStatus::Skip();
   state.Write(kName, std::move(data));
   return {};
 }
@@ -181,12 +277,7 @@ PluginStatus InterPodAffinity::Score(const CycleState& state, const PodInfo&, co
   *score = 0;
   const auto* data = state.Get<ScoreState>(kName);
   if (!data) return {};
-  for (const auto& [key, values] : data->topology_score) {
-    auto value = node.labels().Get(key);
-    if (!value) continue;
-    auto it = values.find(std::string(*value));
-    if (it != values.end()) *score += it->second;
-  }
+  for (const auto& d : data->scores) *score += d.At(node);
   return {};
 }
 

@@ -8,10 +8,15 @@
 // by hardPodAffinityWeight), min-max normalised.
 // Args: hardPodAffinityWeight (0–100, default 1), ignorePreferredTermsOfExistingPods.
 
+#include <string>
+#include <utility>
+#include <vector>
+
 #include <boost/json/object.hpp>
 
 #include "api/pod_view.h"
 #include "scheduler/framework/interface.h"
+#include "scheduler/framework/node_value_cache.h"
 
 namespace berth::scheduler {
 
@@ -42,6 +47,15 @@ class InterPodAffinity final : public PreFilterPlugin, public FilterPlugin, publ
 
  private:
   const Handle& handle_;
+  // Remembered per node version (see NodeValueCache): how many of a node's
+  // pods one of the incoming pod's terms matches, keyed by TermKey; and how
+  // many existing pods' required anti-affinity terms on a node match pods
+  // like the incoming one (namespace and labels), by topology key.
+  mutable NodeValueCache<int64_t> term_counts_;
+  mutable NodeValueCache<std::vector<std::pair<std::string, int64_t>>> existing_anti_counts_;
+  // Scoring: the weights of existing pods' terms on a node that match pods
+  // like the incoming one, by topology key.
+  mutable NodeValueCache<std::vector<std::pair<std::string, int64_t>>> existing_score_;
 };
 
 Result<std::shared_ptr<Plugin>> NewInterPodAffinity(const boost::json::object& args, const Handle& handle);

@@ -139,28 +139,18 @@ bool HasAllKeys(const std::vector<Constraint>& constraints, const NodeInfo& node
 // domain's count; without `only_present`, marks those domains present.
 void Accumulate(const PodTopologySpread& plugin, const Snapshot& snapshot, const PodInfo& pod,
                 const std::vector<Constraint>& all, Constraint& c, bool only_present) {
-  std::shared_ptr<PodTopologySpread::NodeCounts> cache = plugin.CountsFor(c.MatcherKey(pod));
-  std::lock_guard lock(cache->mu);
-  auto& by_slot = cache->by_slot;
-  if (by_slot.size() < snapshot.slot_count()) by_slot.resize(snapshot.slot_count(), {-1, 0});
+  auto counts = plugin.node_counts.Open(c.MatcherKey(pod), snapshot.slot_count());
   for (const auto& node : snapshot.nodes()) {
     int32_t domain = c.topology->DomainOf(*node);
     if (domain == TopologyIndex::kMissing || !HasAllKeys(all, *node)) continue;
     if (only_present && !c.present[static_cast<size_t>(domain)]) continue;
     if (!Eligible(*c.spec, pod, *node)) continue;
     if (!only_present) c.present[static_cast<size_t>(domain)] = 1;
-    // Nodes outside the cache (generation 0: tests) are always counted afresh.
-    auto slot = static_cast<size_t>(node->slot());
-    int64_t count = 0;
-    if (node->generation() > 0 && by_slot[slot].first == node->generation()) {
-      count = by_slot[slot].second;
-    } else {
-      for (const auto& other : node->pods()) {
-        if (c.Counts(*other, pod)) ++count;
-      }
-      if (node->generation() > 0) by_slot[slot] = {node->generation(), count};
-    }
-    c.counts[static_cast<size_t>(domain)] += count;
+    c.counts[static_cast<size_t>(domain)] += counts.Get(*node, [&](bool&) {
+      int64_t n = 0;
+      for (const auto& other : node->pods()) n += c.Counts(*other, pod) ? 1 : 0;
+      return n;
+    });
   }
 }
 
@@ -179,16 +169,6 @@ bool PodTopologySpread::HasHardConstraints(const PodInfo& pod) {
     if (c.do_not_schedule) return true;
   }
   return false;
-}
-
-std::shared_ptr<PodTopologySpread::NodeCounts> PodTopologySpread::CountsFor(
-    const std::string& matcher_key) const {
-  std::lock_guard lock(count_mu_);
-  // Bounded: the counts of finished workloads are dropped wholesale now and then.
-  if (count_cache_.size() > 1000) count_cache_.clear();
-  auto& entry = count_cache_[matcher_key];
-  if (!entry) entry = std::make_shared<NodeCounts>();
-  return entry;
 }
 
 PluginStatus PodTopologySpread::PreFilter(CycleState& state, const PodInfo& pod) const {

@@ -16,15 +16,13 @@
 // without a controller get no default constraints.
 // Args: defaultConstraints (list), defaultingType ("System" | "List").
 
-#include <functional>
-#include <mutex>
-#include <unordered_map>
 #include <vector>
 
 #include <boost/json/object.hpp>
 
 #include "api/pod_view.h"
 #include "scheduler/framework/interface.h"
+#include "scheduler/framework/node_value_cache.h"
 
 namespace berth::scheduler {
 
@@ -50,20 +48,9 @@ class PodTopologySpread final : public PreFilterPlugin, public FilterPlugin, pub
   bool system_defaulting = true;
   std::vector<api::TopologySpreadConstraint> default_constraints;  // with defaultingType List
 
-  // How many of each node's pods a constraint's matcher counts, by node slot,
-  // remembered per node version: consecutive pods of one workload ask the
-  // same question of every node, and only the node the last one went to has
-  // changed (NodeInfo generations are global and never reused).
-  struct NodeCounts {
-    std::mutex mu;
-    std::vector<std::pair<int64_t, int64_t>> by_slot;  // (generation, count); guarded by mu
-  };
-  // The counts of one matcher (namespace + selector or controller). Thread-safe.
-  std::shared_ptr<NodeCounts> CountsFor(const std::string& matcher_key) const;
-
- private:
-  mutable std::mutex count_mu_;
-  mutable std::unordered_map<std::string, std::shared_ptr<NodeCounts>> count_cache_;  // guarded by count_mu_
+  // How many of each node's pods a constraint's matcher (namespace + selector
+  // or controller) counts, remembered per node version.
+  mutable NodeValueCache<int64_t> node_counts;
 };
 
 Result<std::shared_ptr<Plugin>> NewPodTopologySpread(const boost::json::object& args, const Handle& handle);
