@@ -220,6 +220,8 @@ void Cache::UpdateSnapshot(Snapshot& snapshot) const {
     for (const auto& name : node_order_) snapshot.nodes_.push_back(nodes_.at(name).info);
     snapshot.list_generation_ = node_list_generation_;
     snapshot.RebuildIndexes();
+    snapshot.changes_.clear();
+    snapshot.changes_floor_ = generation_;
   } else {
     for (const auto& name : recent_) {
       const auto& info = nodes_.at(name).info;
@@ -229,8 +231,10 @@ void Cache::UpdateSnapshot(Snapshot& snapshot) const {
       NodeInfoPtr& slot = snapshot.nodes_[idx->second];
       if (!slot->pods_with_affinity().empty() || !info->pods_with_affinity().empty()) affinity_changed = true;
       slot = info;
+      snapshot.changes_.push_back({info->generation(), static_cast<uint32_t>(idx->second)});
     }
     if (affinity_changed) snapshot.RebuildAffinityLists();
+    snapshot.TrimChanges();
   }
   snapshot.generation_ = generation_;
 }

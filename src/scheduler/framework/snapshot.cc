@@ -55,4 +55,12 @@ void Snapshot::RebuildAffinityLists() {
   }
 }
 
+void Snapshot::TrimChanges() {
+  constexpr size_t kMaxChanges = 8192;
+  if (changes_.size() <= kMaxChanges) return;
+  size_t drop = changes_.size() - kMaxChanges / 2;
+  for (size_t i = 0; i < drop; ++i) changes_floor_ = std::max(changes_floor_, changes_[i].first);
+  changes_.erase(changes_.begin(), changes_.begin() + static_cast<std::ptrdiff_t>(drop));
+}
+
 }  // namespace berth::scheduler

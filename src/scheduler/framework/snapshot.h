@@ -40,6 +40,14 @@ class Snapshot {
   // One past the largest node slot: the size of per-node vectors.
   size_t slot_count() const { return slot_count_; }
 
+  // The nodes this snapshot replaced since it was last rebuilt, as
+  // (generation, index in nodes()), in no particular order; complete for
+  // every change after changes_floor(): a consumer whose state reflects
+  // generation G >= changes_floor() catches up by re-reading the entries
+  // newer than G (DomainSums does).
+  const std::vector<std::pair<int64_t, uint32_t>>& changes() const { return changes_; }
+  int64_t changes_floor() const { return changes_floor_; }
+
   // Builds a snapshot from a list of nodes (tests, benchmarks); the nodes are
   // copied so that each gets a slot (its position).
   static Snapshot FromNodes(const std::vector<NodeInfoPtr>& nodes);
@@ -48,6 +56,8 @@ class Snapshot {
   friend class Cache;
   void RebuildIndexes();
   void RebuildAffinityLists();
+  // Keeps the change log bounded (the floor rises with what is dropped).
+  void TrimChanges();
 
   std::vector<NodeInfoPtr> nodes_;
   std::unordered_map<std::string, size_t> index_;
@@ -59,6 +69,8 @@ class Snapshot {
   int64_t list_generation_ = -1;
   int64_t topology_epoch_ = 0;
   size_t slot_count_ = 0;
+  std::vector<std::pair<int64_t, uint32_t>> changes_;
+  int64_t changes_floor_ = 0;
 };
 
 }  // namespace berth::scheduler

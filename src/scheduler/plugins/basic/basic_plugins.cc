@@ -109,7 +109,7 @@ PluginStatus ImageLocality::Score(const CycleState& state, const PodInfo& pod, c
   const Snapshot& snapshot = state.snapshot();
   int64_t total_nodes = static_cast<int64_t>(snapshot.size());
   int64_t sum = 0;
-  if (node.view() && total_nodes > 0) {
+  if (node.view() && !node.view()->images.empty() && total_nodes > 0) {
     for (const auto& image : pod.view->images) {
       std::string wanted = NormalizedImageName(image);
       for (const auto& present : node.view()->images) {

@@ -83,12 +83,30 @@ std::string CandidateKey(const PodInfo& pod) {
 int64_t CountTermMatches(const InterPodAffinity& plugin, NodeValueCache<int64_t>& cache, const Snapshot& snapshot,
                          const PodInfo& pod, const api::PodAffinityTerm& term, DomainCounts& d, int64_t weight) {
   std::string key = TermKey(term, pod);
+  if (!key.empty()) {
+    // Followed across snapshots: only the nodes changed since are recounted.
+    auto sums = plugin.term_sums().Sum(
+        key + '\x1f' + term.topology_key, snapshot, *d.topology, [](const NodeInfo&) { return true; },
+        [&](const NodeInfo& node) {
+          int64_t matching = 0;
+          for (const auto& existing : node.pods()) {
+            if (existing->key != pod.key && plugin.TermMatches(term, pod, *existing)) ++matching;
+          }
+          return matching;
+        });
+    int64_t total = 0;
+    for (size_t i = 0; i < sums.counts.size(); ++i) {
+      d.counts[i] += weight * sums.counts[i];
+      total += sums.counts[i];
+    }
+    return total;
+  }
   auto cached = cache.Open(key, snapshot.slot_count());
   int64_t total = 0;
   for (const auto& node : snapshot.nodes()) {
     if (node->pods().empty() || d.topology->DomainOf(*node) == TopologyIndex::kMissing) continue;
     int64_t n = cached.Get(*node, [&](bool& cacheable) {
-      cacheable = !key.empty();
+      cacheable = false;  // depends on namespaces' labels
       int64_t matching = 0;
       for (const auto& existing : node->pods()) {
         if (existing->key != pod.key && plugin.TermMatches(term, pod, *existing)) ++matching;

@@ -15,6 +15,7 @@
 #include <boost/json/object.hpp>
 
 #include "api/pod_view.h"
+#include "scheduler/framework/domain_sums.h"
 #include "scheduler/framework/interface.h"
 #include "scheduler/framework/node_value_cache.h"
 
@@ -42,6 +43,9 @@ class InterPodAffinity final : public PreFilterPlugin, public FilterPlugin, publ
   // labelSelector with matchLabelKeys / mismatchLabelKeys taken from `owner`).
   bool TermMatches(const api::PodAffinityTerm& term, const PodInfo& owner, const PodInfo& candidate) const;
 
+  // The pods a term matches, summed per domain and followed across snapshots.
+  DomainSums& term_sums() const { return term_sums_; }
+
   int64_t hard_pod_affinity_weight = 1;
   bool ignore_preferred_terms_of_existing_pods = false;
 
@@ -51,7 +55,8 @@ class InterPodAffinity final : public PreFilterPlugin, public FilterPlugin, publ
   // pods one of the incoming pod's terms matches, keyed by TermKey; and how
   // many existing pods' required anti-affinity terms on a node match pods
   // like the incoming one (namespace and labels), by topology key.
-  mutable NodeValueCache<int64_t> term_counts_;
+  mutable NodeValueCache<int64_t> term_counts_;  // terms with a namespaceSelector (not remembered)
+  mutable DomainSums term_sums_;
   mutable NodeValueCache<std::vector<std::pair<std::string, int64_t>>> existing_anti_counts_;
   // Scoring: the weights of existing pods' terms on a node that match pods
   // like the incoming one, by topology key.

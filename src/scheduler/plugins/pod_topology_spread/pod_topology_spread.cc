@@ -139,6 +139,27 @@ bool HasAllKeys(const std::vector<Constraint>& constraints, const NodeInfo& node
 // domain's count; without `only_present`, marks those domains present.
 void Accumulate(const PodTopologySpread& plugin, const Snapshot& snapshot, const PodInfo& pod,
                 const std::vector<Constraint>& all, Constraint& c, bool only_present) {
+  // Every node eligible (nothing of the pod's to honour): sums followed across snapshots.
+  bool unrestricted = !c.spec->node_taints_honor &&
+                      (!c.spec->node_affinity_honor ||
+                       (pod.view->node_selector.empty() && !pod.view->required_node_affinity));
+  if (unrestricted) {
+    std::string key = c.MatcherKey(pod);
+    for (const auto& other : all) key += '\x1f' + other.spec->topology_key;
+    auto sums = plugin.domain_sums.Sum(
+        key, snapshot, *c.topology, [&](const NodeInfo& node) { return HasAllKeys(all, node); },
+        [&](const NodeInfo& node) {
+          int64_t n = 0;
+          for (const auto& other : node.pods()) n += c.Counts(*other, pod) ? 1 : 0;
+          return n;
+        });
+    for (size_t d = 0; d < c.counts.size(); ++d) {
+      if (only_present && !c.present[d]) continue;
+      c.counts[d] = sums.counts[d];
+      if (!only_present) c.present[d] = sums.nodes[d] > 0;
+    }
+    return;
+  }
   auto counts = plugin.node_counts.Open(c.MatcherKey(pod), snapshot.slot_count());
   for (const auto& node : snapshot.nodes()) {
     int32_t domain = c.topology->DomainOf(*node);

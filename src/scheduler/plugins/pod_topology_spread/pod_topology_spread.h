@@ -21,6 +21,7 @@
 #include <boost/json/object.hpp>
 
 #include "api/pod_view.h"
+#include "scheduler/framework/domain_sums.h"
 #include "scheduler/framework/interface.h"
 #include "scheduler/framework/node_value_cache.h"
 
@@ -51,6 +52,9 @@ class PodTopologySpread final : public PreFilterPlugin, public FilterPlugin, pub
   // How many of each node's pods a constraint's matcher (namespace + selector
   // or controller) counts, remembered per node version.
   mutable NodeValueCache<int64_t> node_counts;
+  // The same counts summed per domain and followed across snapshots, for
+  // constraints every node is eligible for.
+  mutable DomainSums domain_sums;
 };
 
 Result<std::shared_ptr<Plugin>> NewPodTopologySpread(const boost::json::object& args, const Handle& handle);
