@@ -2,6 +2,7 @@
 // reservation, and incremental snapshots.
 
 #include "scheduler/cache/cache.h"
+#include "scheduler/framework/domain_sums.h"
 
 #include <gtest/gtest.h>
 
@@ -142,6 +143,60 @@ TEST(Cache, ExpiredAssumedPodsAreForgotten) {
   cache.CleanupExpiredAssumedPods(t0 + std::chrono::seconds(31));
   EXPECT_FALSE(cache.IsAssumed("default/p"));
   EXPECT_EQ(cache.PodCount(), 0u);
+}
+
+}  // namespace
+}  // namespace berth::scheduler
+
+namespace berth::scheduler {
+namespace {
+
+// Pods per zone, as DomainSums keeps them for two workers whose snapshots
+// are refreshed at different times: each answer must be its own snapshot's.
+TEST(DomainSums, EachSnapshotGetsItsOwnSumsWhileFollowingChanges) {
+  Cache cache;
+  for (int i = 0; i < 6; ++i) {
+    cache.AddNode(testing::NodeObject("n" + std::to_string(i), "64", "64Gi",
+                                      R"({"zone":")" + std::string(i % 2 ? "b" : "a") + R"("})"));
+  }
+  DomainSums sums;
+  auto zone_counts = [&](const Snapshot& s) {
+    auto topology = s.Topology("zone");
+    auto r = sums.Sum("pods", s, *topology, [](const NodeInfo&) { return true; },
+                      [](const NodeInfo& n) { return static_cast<int64_t>(n.pods().size()); });
+    return std::make_pair(r.counts[static_cast<size_t>(topology->Find("a"))],
+                          r.counts[static_cast<size_t>(topology->Find("b"))]);
+  };
+  Snapshot older, newer;
+  cache.UpdateSnapshot(older);
+  cache.UpdateSnapshot(newer);
+  int pod = 0;
+  auto add = [&](const std::string& node) { cache.AddPod(Bound("p" + std::to_string(pod++), node)); };
+  add("n0");
+  add("n1");
+  cache.UpdateSnapshot(newer);
+  EXPECT_EQ(zone_counts(newer), std::make_pair(int64_t{1}, int64_t{1}));
+  EXPECT_EQ(zone_counts(older), std::make_pair(int64_t{0}, int64_t{0})) << "an older snapshot is summed afresh";
+  add("n2");
+  add("n4");
+  cache.UpdateSnapshot(newer);
+  EXPECT_EQ(zone_counts(newer), std::make_pair(int64_t{3}, int64_t{1}));
+  cache.UpdateSnapshot(older);  // catches up from where it was
+  EXPECT_EQ(zone_counts(older), std::make_pair(int64_t{3}, int64_t{1}));
+  cache.RemovePod("default/p0");
+  add("n3");
+  cache.UpdateSnapshot(newer);
+  EXPECT_EQ(zone_counts(newer), std::make_pair(int64_t{2}, int64_t{2}));
+  // Many changes: the change log is trimmed and its floor rises; a state older
+  // than the floor is summed afresh, still right.
+  int64_t floor = newer.changes_floor();
+  for (int i = 0; i < 9000; ++i) {
+    add("n" + std::to_string(i % 6));
+    cache.UpdateSnapshot(newer);
+  }
+  EXPECT_GT(newer.changes_floor(), floor);
+  EXPECT_LE(newer.changes().size(), 8192u);
+  EXPECT_EQ(zone_counts(newer), std::make_pair(int64_t{2 + 4500}, int64_t{2 + 4500}));
 }
 
 }  // namespace
