@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
+
 #include "scheduler_test_util.h"
 
 namespace berth::scheduler {
@@ -197,6 +199,51 @@ TEST(DomainSums, EachSnapshotGetsItsOwnSumsWhileFollowingChanges) {
   EXPECT_GT(newer.changes_floor(), floor);
   EXPECT_LE(newer.changes().size(), 8192u);
   EXPECT_EQ(zone_counts(newer), std::make_pair(int64_t{2 + 4500}, int64_t{2 + 4500}));
+}
+
+}  // namespace
+}  // namespace berth::scheduler
+
+namespace berth::scheduler {
+namespace {
+
+std::set<std::string> Names(const std::vector<const NodeInfo*>& nodes) {
+  std::set<std::string> out;
+  for (const NodeInfo* n : nodes) out.insert(n->name());
+  return out;
+}
+
+// The lists of nodes holding pods with (anti-)affinity follow every snapshot
+// update, and point at the snapshot's own versions of those nodes.
+TEST(Cache, SnapshotAffinityListsFollowUpdates) {
+  Cache cache;
+  for (const char* n : {"n1", "n2", "n3"}) cache.AddNode(NodeObject(n));
+  const std::string anti =
+      R"("affinity":{"podAntiAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":[{)"
+      R"("labelSelector":{"matchLabels":{"app":"x"}},"topologyKey":"kubernetes.io/hostname"}]}},)";
+  auto with_anti = [&](const std::string& name, const std::string& node) {
+    return Pod(name, R"({)" + anti + R"("nodeName":")" + node + R"(","containers":[{"name":"c","image":"i"}]})");
+  };
+  Snapshot snapshot;
+  cache.UpdateSnapshot(snapshot);
+  EXPECT_TRUE(snapshot.have_pods_with_affinity().empty());
+  cache.AddPod(with_anti("a", "n1"));
+  cache.AddPod(with_anti("b", "n2"));
+  cache.AddPod(with_anti("c", "n3"));
+  cache.UpdateSnapshot(snapshot);
+  EXPECT_EQ(Names(snapshot.have_pods_with_required_anti_affinity()), (std::set<std::string>{"n1", "n2", "n3"}));
+  cache.RemovePod("default/a");
+  cache.AddPod(Bound("plain", "n2"));
+  cache.UpdateSnapshot(snapshot);
+  EXPECT_EQ(Names(snapshot.have_pods_with_affinity()), (std::set<std::string>{"n2", "n3"}));
+  for (const NodeInfo* n : snapshot.have_pods_with_affinity()) {
+    EXPECT_EQ(n, snapshot.Get(n->name())) << "the snapshot's own version of " << n->name();
+  }
+  EXPECT_EQ(snapshot.Get("n2")->pods().size(), 2u);
+  cache.RemovePod("default/b");
+  cache.RemovePod("default/c");
+  cache.UpdateSnapshot(snapshot);
+  EXPECT_TRUE(snapshot.have_pods_with_required_anti_affinity().empty());
 }
 
 }  // namespace

@@ -213,7 +213,6 @@ void Cache::UpdateSnapshot(Snapshot& snapshot) const {
   snapshot.topologies_ = topologies_;
   snapshot.topology_epoch_ = topology_epoch_;
   bool rebuild = snapshot.nodes_.size() != node_order_.size() || snapshot.list_generation_ != node_list_generation_;
-  bool affinity_changed = false;
   if (rebuild) {
     snapshot.nodes_.clear();
     snapshot.nodes_.reserve(node_order_.size());
@@ -228,12 +227,9 @@ void Cache::UpdateSnapshot(Snapshot& snapshot) const {
       if (info->generation() <= snapshot.generation_) break;
       auto idx = snapshot.index_.find(name);
       if (idx == snapshot.index_.end()) continue;  // a node object not seen yet
-      NodeInfoPtr& slot = snapshot.nodes_[idx->second];
-      if (!slot->pods_with_affinity().empty() || !info->pods_with_affinity().empty()) affinity_changed = true;
-      slot = info;
+      snapshot.Replace(idx->second, info);
       snapshot.changes_.push_back({info->generation(), static_cast<uint32_t>(idx->second)});
     }
-    if (affinity_changed) snapshot.RebuildAffinityLists();
     snapshot.TrimChanges();
   }
   snapshot.generation_ = generation_;

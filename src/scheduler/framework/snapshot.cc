@@ -46,13 +46,49 @@ void Snapshot::RebuildIndexes() {
   RebuildAffinityLists();
 }
 
-void Snapshot::RebuildAffinityLists() {
-  have_pods_with_affinity_.clear();
-  have_pods_with_required_anti_affinity_.clear();
-  for (const auto& n : nodes_) {
-    if (!n->pods_with_affinity().empty()) have_pods_with_affinity_.push_back(n.get());
-    if (!n->pods_with_required_anti_affinity().empty()) have_pods_with_required_anti_affinity_.push_back(n.get());
+void Snapshot::NodeList::Clear(size_t size) {
+  nodes.clear();
+  indexes.clear();
+  position.assign(size, -1);
+}
+
+void Snapshot::NodeList::Set(size_t index, const NodeInfo* node, bool member) {
+  int32_t& at = position[index];
+  if (member) {
+    if (at >= 0) {
+      nodes[static_cast<size_t>(at)] = node;
+      return;
+    }
+    at = static_cast<int32_t>(nodes.size());
+    nodes.push_back(node);
+    indexes.push_back(static_cast<uint32_t>(index));
+    return;
   }
+  if (at < 0) return;
+  // Swap-remove: the last member takes the freed place.
+  auto freed = static_cast<size_t>(at);
+  nodes[freed] = nodes.back();
+  indexes[freed] = indexes.back();
+  position[indexes[freed]] = at;
+  nodes.pop_back();
+  indexes.pop_back();
+  at = -1;
+}
+
+void Snapshot::RebuildAffinityLists() {
+  have_pods_with_affinity_.Clear(nodes_.size());
+  have_pods_with_required_anti_affinity_.Clear(nodes_.size());
+  for (size_t i = 0; i < nodes_.size(); ++i) {
+    const NodeInfo* n = nodes_[i].get();
+    have_pods_with_affinity_.Set(i, n, !n->pods_with_affinity().empty());
+    have_pods_with_required_anti_affinity_.Set(i, n, !n->pods_with_required_anti_affinity().empty());
+  }
+}
+
+void Snapshot::Replace(size_t index, NodeInfoPtr info) {
+  have_pods_with_affinity_.Set(index, info.get(), !info->pods_with_affinity().empty());
+  have_pods_with_required_anti_affinity_.Set(index, info.get(), !info->pods_with_required_anti_affinity().empty());
+  nodes_[index] = std::move(info);
 }
 
 void Snapshot::TrimChanges() {

@@ -24,9 +24,10 @@ class Snapshot {
   // nullptr when the node is unknown.
   const NodeInfo* Get(std::string_view name) const;
   // Nodes with at least one pod that has (anti-)affinity terms / required anti-affinity.
-  const std::vector<const NodeInfo*>& have_pods_with_affinity() const { return have_pods_with_affinity_; }
+  // (In no particular order.)
+  const std::vector<const NodeInfo*>& have_pods_with_affinity() const { return have_pods_with_affinity_.nodes; }
   const std::vector<const NodeInfo*>& have_pods_with_required_anti_affinity() const {
-    return have_pods_with_required_anti_affinity_;
+    return have_pods_with_required_anti_affinity_.nodes;
   }
   // How many nodes report having `image` (ImageLocality's spread factor).
   int ImageNodeCount(const std::string& image) const;
@@ -56,13 +57,24 @@ class Snapshot {
   friend class Cache;
   void RebuildIndexes();
   void RebuildAffinityLists();
+  // Puts `info` at `index` (a newer version of the node there), keeping the affinity lists.
+  void Replace(size_t index, NodeInfoPtr info);
   // Keeps the change log bounded (the floor rises with what is dropped).
   void TrimChanges();
 
   std::vector<NodeInfoPtr> nodes_;
   std::unordered_map<std::string, size_t> index_;
-  std::vector<const NodeInfo*> have_pods_with_affinity_;
-  std::vector<const NodeInfo*> have_pods_with_required_anti_affinity_;
+  // A list of nodes kept in step with nodes_: members in any order, with
+  // each member's position so that a replaced node is updated in O(1).
+  struct NodeList {
+    std::vector<const NodeInfo*> nodes;
+    std::vector<uint32_t> indexes;  // of nodes[i] in Snapshot::nodes_
+    std::vector<int32_t> position;  // by index in Snapshot::nodes_: in `nodes`, or -1
+    void Clear(size_t size);
+    void Set(size_t index, const NodeInfo* node, bool member);
+  };
+  NodeList have_pods_with_affinity_;
+  NodeList have_pods_with_required_anti_affinity_;
   std::shared_ptr<const std::unordered_map<std::string, int>> image_nodes_;
   std::shared_ptr<TopologyIndexes> topologies_ = std::make_shared<TopologyIndexes>();
   int64_t generation_ = 0;
