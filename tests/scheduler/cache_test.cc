@@ -2,12 +2,12 @@
 // reservation, and incremental snapshots.
 
 #include "scheduler/cache/cache.h"
-#include "scheduler/framework/domain_sums.h"
 
 #include <gtest/gtest.h>
 
 #include <set>
 
+#include "scheduler/framework/domain_sums.h"
 #include "scheduler_test_util.h"
 
 namespace berth::scheduler {
