@@ -35,7 +35,6 @@ bool HostPortsConflict(const api::HostPort& a, const api::HostPort& b) {
 
 const api::Labels& NodeInfo::labels() const { return node_ ? node_->labels() : kNoLabels; }
 
-const api::ResourceList& NodeInfo::allocatable() const { return view_ ? view_->allocatable : kNoResources; }
 
 bool NodeInfo::PortConflicts(const api::HostPort& port) const {
   for (const auto& used : used_ports_) {
@@ -48,6 +47,10 @@ void NodeInfo::SetNode(api::ObjectPtr node) {
   view_ = node ? node->As<api::NodeView>() : nullptr;
   if (node) name_ = node->name();
   node_ = std::move(node);
+  allocatable_ = view_ ? view_->allocatable : kNoResources;
+  unschedulable_ = view_ && view_->unschedulable;
+  has_taints_ = view_ && !view_->taints.empty();
+  has_images_ = view_ && !view_->images.empty();
 }
 
 void NodeInfo::AddPod(PodInfoPtr pod) {

@@ -42,7 +42,12 @@ class NodeInfo {
   const api::NodeView* view() const { return view_; }
   const std::string& name() const { return name_; }
   const api::Labels& labels() const;
-  const api::ResourceList& allocatable() const;
+  // Copied from the node's view so that the plugins run over every node of a
+  // cycle find them in the NodeInfo they already read (one cache miss fewer).
+  const api::ResourceList& allocatable() const { return allocatable_; }
+  bool unschedulable() const { return unschedulable_; }
+  bool has_taints() const { return has_taints_; }
+  bool has_images() const { return has_images_; }
 
   // Sum of the pods' effective requests (and of their non-zero requests).
   const api::ResourceList& requested() const { return requested_; }
@@ -78,6 +83,10 @@ class NodeInfo {
   api::ObjectPtr node_;
   const api::NodeView* view_ = nullptr;
   std::string name_;
+  api::ResourceList allocatable_;
+  bool unschedulable_ = false;
+  bool has_taints_ = false;
+  bool has_images_ = false;
   api::ResourceList requested_;
   api::ResourceList non_zero_requested_;
   std::vector<PodInfoPtr> pods_;

@@ -19,8 +19,8 @@ PluginStatus SchedulingGates::PreEnqueue(const PodInfo& pod) const {
 }
 
 PluginStatus NodeUnschedulable::Filter(const CycleState&, const PodInfo& pod, const NodeInfo& node) const {
-  if (!node.view()) return PluginStatus::Unresolvable("node(s) had unknown conditions");
-  if (!node.view()->unschedulable) return {};
+  if (!node.node()) return PluginStatus::Unresolvable("node(s) had unknown conditions");
+  if (!node.unschedulable()) return {};
   static const api::Taint kUnschedulableTaint{"node.kubernetes.io/unschedulable", "", api::TaintEffect::kNoSchedule,
                                               "NoSchedule"};
   if (api::Tolerated(pod.view->tolerations, kUnschedulableTaint)) return {};
@@ -45,7 +45,7 @@ PluginStatus NodePorts::Filter(const CycleState&, const PodInfo& pod, const Node
 }
 
 PluginStatus TaintToleration::Filter(const CycleState&, const PodInfo& pod, const NodeInfo& node) const {
-  if (!node.view()) return {};
+  if (!node.has_taints()) return {};
   for (const auto& taint : node.view()->taints) {
     if (taint.effect != api::TaintEffect::kNoSchedule && taint.effect != api::TaintEffect::kNoExecute) continue;
     if (api::Tolerated(pod.view->tolerations, taint)) continue;
@@ -76,7 +76,7 @@ PluginStatus TaintToleration::PreScore(CycleState& state, const PodInfo& pod,
 PluginStatus TaintToleration::Score(const CycleState& state, const PodInfo& pod, const NodeInfo& node,
                                     int64_t* score) const {
   *score = 0;
-  if (!node.view()) return {};
+  if (!node.has_taints()) return {};
   const auto* data = state.Get<PreferNoScheduleTolerations>(kName);
   const std::vector<api::Toleration>& tolerations = data ? data->tolerations : pod.view->tolerations;
   for (const auto& taint : node.view()->taints) {
@@ -109,7 +109,7 @@ PluginStatus ImageLocality::Score(const CycleState& state, const PodInfo& pod, c
   const Snapshot& snapshot = state.snapshot();
   int64_t total_nodes = static_cast<int64_t>(snapshot.size());
   int64_t sum = 0;
-  if (node.view() && !node.view()->images.empty() && total_nodes > 0) {
+  if (node.has_images() && total_nodes > 0) {
     for (const auto& image : pod.view->images) {
       std::string wanted = NormalizedImageName(image);
       for (const auto& present : node.view()->images) {

@@ -72,7 +72,7 @@ const std::vector<api::TopologySpreadConstraint>& SystemDefaults() {
 
 bool Eligible(const api::TopologySpreadConstraint& c, const PodInfo& pod, const NodeInfo& node) {
   if (c.node_affinity_honor && !NodeAffinity::RequiredMatches(pod, node)) return false;
-  if (c.node_taints_honor && node.view()) {
+  if (c.node_taints_honor && node.has_taints()) {
     for (const auto& taint : node.view()->taints) {
       if (taint.effect != api::TaintEffect::kNoSchedule && taint.effect != api::TaintEffect::kNoExecute) continue;
       if (!api::Tolerated(pod.view->tolerations, taint)) return false;
