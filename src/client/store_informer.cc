@@ -43,17 +43,43 @@ void StoreInformer::Stop() {
     std::lock_guard lock(watch_mu_);
     if (watch_) watch_->Stop();
   }
+  {
+    std::lock_guard lock(wake_mu_);
+    wake_ = true;
+  }
+  wake_cv_.notify_all();
   if (thread_.joinable()) thread_.join();
 }
 
 void StoreInformer::Run() {
+  // Woken by the store's notification, which is coalesced: one call per
+  // batch of writes until the next Poll, so a busy informer costs the writers
+  // no wake-ups, and writes of other kinds never wake it.
+  std::shared_ptr<store::Watch> notified;
   while (!stop_) {
     std::shared_ptr<store::Watch> watch;
     {
       std::lock_guard lock(watch_mu_);
       watch = watch_;
     }
-    auto events = watch->Next(std::chrono::steady_clock::now() + std::chrono::milliseconds(200));
+    if (watch != notified) {
+      watch->SetNotify([this] {
+        {
+          std::lock_guard lock(wake_mu_);
+          wake_ = true;
+        }
+        wake_cv_.notify_one();
+      });
+      notified = watch;
+    }
+    auto events = watch->Poll();
+    if (events.empty() && !watch->Done()) {
+      std::unique_lock lock(wake_mu_);
+      // The timeout lets bookmarks through (Poll emits them when due).
+      wake_cv_.wait_for(lock, std::chrono::milliseconds(200), [&] { return wake_ || stop_.load(); });
+      wake_ = false;
+      continue;
+    }
     for (auto& e : events) {
       switch (e.type) {
         case store::EventType::kAdded:

@@ -8,6 +8,7 @@
 // for standalone use follows the same contract.
 
 #include <atomic>
+#include <condition_variable>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -44,6 +45,9 @@ class StoreInformer final : public InformerSource {
   std::mutex watch_mu_;
   std::shared_ptr<store::Watch> watch_;  // guarded by watch_mu_ (replaced on relist)
   std::atomic<bool> stop_{false};
+  std::mutex wake_mu_;
+  std::condition_variable wake_cv_;
+  bool wake_ = false;  // guarded by wake_mu_: the watch has news (or Stop)
   std::thread thread_;
 };
 

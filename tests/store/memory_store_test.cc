@@ -321,6 +321,18 @@ TEST(MemoryStore, NotifyIsCalledForNewEventsAndStopEndsTheStream) {
   EXPECT_TRUE(w->Next(std::chrono::steady_clock::now() + 1s).empty());
 }
 
+TEST(MemoryStore, OnlyWritesUnderTheWatchedPrefixNotify) {
+  auto store = OpenStore();
+  auto w = std::move(store->WatchFrom({.prefix = "/core/pods/"})).value();
+  std::atomic<int> notified{0};
+  w->SetNotify([&] { notified++; });
+  ASSERT_TRUE(store->Create(MakeNode("n")).ok());
+  EXPECT_EQ(notified.load(), 0) << "a node is not under /core/pods/";
+  ASSERT_TRUE(store->Create(MakePod("a", "p")).ok());
+  EXPECT_EQ(notified.load(), 1);
+  EXPECT_EQ(w->Poll().size(), 1u);
+}
+
 TEST(MemoryStore, CountsLiveObjectsByResource) {
   auto store = OpenStore();
   ASSERT_TRUE(store->Create(MakePod("a", "p")).ok());

@@ -133,6 +133,7 @@ class MemoryStore::WatchImpl final : public Watch {
   void SetNotify(std::function<void()> notify) override {
     if (!notify_state_) {
       notify_state_ = std::make_shared<NotifyState>();
+      notify_state_->prefix = options_.prefix;
       std::lock_guard lk(store_->watchers_mu_);
       store_->watchers_.push_back(notify_state_);
     }
@@ -429,13 +430,13 @@ Result<ObjectPtr> MemoryStore::Write(Op op, const std::string& key, ObjectPtr ob
   lk.unlock();
 
   if (log_) log_->WaitDurable(position);
-  Publish(revision);
+  Publish(revision, key);
   if (snapshot_due) MaybeSnapshotAsync();
   if (op == Op::kDelete) return prev->WithResourceVersion(revision);
   return stored;
 }
 
-void MemoryStore::Publish(int64_t revision) {
+void MemoryStore::Publish(int64_t revision, const std::string& key) {
   int64_t seen = committed_.load(std::memory_order_relaxed);
   while (seen < revision &&
          !committed_.compare_exchange_weak(seen, revision, std::memory_order_acq_rel)) {
@@ -451,7 +452,7 @@ void MemoryStore::Publish(int64_t revision) {
       watchers_.pop_back();
       continue;
     }
-    if (!state->pending.exchange(true)) {
+    if (key.starts_with(state->prefix) && !state->pending.exchange(true)) {
       std::lock_guard slk(state->mu);
       if (state->notify) state->notify();
     }

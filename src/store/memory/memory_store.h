@@ -81,6 +81,7 @@ class MemoryStore final : public Store {
   class WatchImpl;
   // What a watcher with a notify callback shares with writers.
   struct NotifyState {
+    std::string prefix;  // the watch's: only writes under it notify
     std::mutex mu;
     std::function<void()> notify;  // guarded by mu
     std::atomic<bool> pending{false};
@@ -110,7 +111,8 @@ class MemoryStore final : public Store {
   // Waits until `revision` is visible (used before reporting a conflict with a
   // write that is still being made durable, so a retry sees it).
   void WaitVisible(int64_t revision);
-  void Publish(int64_t revision);
+  // Makes `revision` visible and notifies the watchers whose prefix `key` is under.
+  void Publish(int64_t revision, const std::string& key);
   void MaybeSnapshotAsync();
   // REQUIRES: snapshot_mu_ held.
   Status WriteSnapshotTo(const std::string& dir, int64_t revision,
