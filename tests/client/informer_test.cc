@@ -100,5 +100,22 @@ TEST(StoreInformer, ResumesByListingAgainWhenItsWatchFellBehind) {
   factory->Stop();
 }
 
+TEST(SharedInformer, ResyncRedeliversCachedObjectsAsUpdates) {
+  auto s = store::MemoryStore::Open({}).value();
+  ASSERT_TRUE(s->Create(MakePod("a", "p1")).ok());
+  ASSERT_TRUE(s->Create(MakePod("a", "p2")).ok());
+  SharedInformer pods(
+      [&](InformerHandlers handlers) {
+        return std::make_unique<StoreInformer>(*s, api::Kind::kPod, std::move(handlers));
+      },
+      std::chrono::milliseconds(20));
+  std::atomic<int> updates{0};
+  pods.AddHandlers({nullptr, [&](const api::ObjectPtr&) { updates++; }, nullptr});
+  ASSERT_TRUE(pods.Start().ok());
+  // Nothing changes in the store, yet both pods come again, periodically.
+  EXPECT_TRUE(Eventually([&] { return updates.load() >= 4; })) << updates.load();
+  pods.Stop();
+}
+
 }  // namespace
 }  // namespace berth::client
