@@ -124,6 +124,25 @@ bool BeingDeleted(const json::object& object) {
          meta->value().get_object().contains("deletionTimestamp");
 }
 
+// spec.finalizers holds at most "kubernetes" and metadata.finalizers nothing.
+bool OnlyKubernetesFinalizer(const json::object& ns) {
+  if (HasFinalizers(ns)) return false;
+  const auto* spec = ns.if_contains("spec");
+  const auto* f = spec && spec->is_object() ? spec->get_object().if_contains("finalizers") : nullptr;
+  if (!f || !f->is_array()) return true;
+  for (const auto& v : f->get_array()) {
+    if (!v.is_string() || v.get_string() != "kubernetes") return false;
+  }
+  return true;
+}
+
+bool Finalized(const json::object& ns) {
+  if (HasFinalizers(ns)) return false;
+  const auto* spec = ns.if_contains("spec");
+  const auto* f = spec && spec->is_object() ? spec->get_object().if_contains("finalizers") : nullptr;
+  return !f || !f->is_array() || f->get_array().empty();
+}
+
 // The current object's JSON with its real resourceVersion (the stored JSON
 // carries the one it was written with).
 json::value WithCurrentRevision(const api::ObjectPtr& object) {
@@ -321,7 +340,9 @@ Result<api::ObjectPtr> ApiServer::WriteUpdate(const RequestInfo& info, const api
   if (dry_run) return built.value()->WithResourceVersion(current->resource_version());
   // Removing the last finalizer of an object being deleted completes the deletion.
   // (A pod in graceful termination has none to begin with: its kubelet deletes it.)
-  if (BeingDeleted(built.value()->json()) && !HasFinalizers(built.value()->json()) && HasFinalizers(cur)) {
+  // A namespace also waits for spec.finalizers (its namespace controller's).
+  if (BeingDeleted(built.value()->json()) && !HasFinalizers(built.value()->json()) && HasFinalizers(cur) &&
+      (*info.kind != api::Kind::kNamespace || Finalized(built.value()->json()))) {
     auto deleted = store_.Delete(current->StorageKey(), current->resource_version());
     if (!deleted.ok() && deleted.status().code() == StatusCode::kConflict) {
       return ConflictFor(kind, current->name(), "the object has been modified; please apply your "
@@ -525,29 +546,6 @@ Result<bool> ApiServer::DeleteNamespaceContents(const std::string& ns) {
   }
   return empty;
 }
-
-namespace {
-
-// spec.finalizers holds at most "kubernetes" and metadata.finalizers nothing.
-bool OnlyKubernetesFinalizer(const json::object& ns) {
-  if (HasFinalizers(ns)) return false;
-  const auto* spec = ns.if_contains("spec");
-  const auto* f = spec && spec->is_object() ? spec->get_object().if_contains("finalizers") : nullptr;
-  if (!f || !f->is_array()) return true;
-  for (const auto& v : f->get_array()) {
-    if (!v.is_string() || v.get_string() != "kubernetes") return false;
-  }
-  return true;
-}
-
-bool Finalized(const json::object& ns) {
-  if (HasFinalizers(ns)) return false;
-  const auto* spec = ns.if_contains("spec");
-  const auto* f = spec && spec->is_object() ? spec->get_object().if_contains("finalizers") : nullptr;
-  return !f || !f->is_array() || f->get_array().empty();
-}
-
-}  // namespace
 
 Result<api::ObjectPtr> ApiServer::DeleteNamespace(api::ObjectPtr current) {
   const api::KindInfo& kind = current->info();

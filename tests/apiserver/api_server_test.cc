@@ -310,6 +310,23 @@ TEST_F(ApiServerTest, ATerminatingNamespaceTakesNothingNewAndGoesOnceFinalized) 
   EXPECT_EQ(Call("GET", "/api/v1/namespaces/shop").status, 404);
 }
 
+TEST_F(ApiServerTest, ANamespaceWaitsForBothKindsOfFinalizers) {
+  ASSERT_EQ(Call("POST", "/api/v1/namespaces",
+                 R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":"held","finalizers":["example.com/x"]}})")
+                .status,
+            201);
+  ASSERT_EQ(Call("DELETE", "/api/v1/namespaces/held").status, 200);
+  EXPECT_EQ(Call("GET", "/api/v1/namespaces/held").status, 200) << "a metadata finalizer holds it";
+  ASSERT_EQ(Call("PATCH", "/api/v1/namespaces/held", R"({"metadata":{"finalizers":null}})",
+                 "application/merge-patch+json").status, 200);
+  EXPECT_EQ(Call("GET", "/api/v1/namespaces/held").status, 200) << "spec.finalizers still holds it";
+  json::object ns = Body(Call("GET", "/api/v1/namespaces/held"));
+  ns["spec"].as_object()["finalizers"] = json::array();
+  ASSERT_EQ(Call("PUT", "/api/v1/namespaces/held/finalize", json::serialize(ns)).status, 200);
+  EXPECT_EQ(Call("DELETE", "/api/v1/namespaces/held").status, 200);
+  EXPECT_EQ(Call("GET", "/api/v1/namespaces/held").status, 404);
+}
+
 TEST_F(ApiServerTest, ScaleSubresource) {
   std::string deploy = R"({"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"d"},"spec":{"replicas":2,"selector":{"matchLabels":{"app":"d"}},"template":{"metadata":{"labels":{"app":"d"}},"spec":{"containers":[{"name":"c","image":"x"}]}}}})";
   ASSERT_EQ(Call("POST", "/apis/apps/v1/namespaces/default/deployments", deploy).status, 201);
