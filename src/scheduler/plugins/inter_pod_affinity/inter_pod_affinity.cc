@@ -80,8 +80,8 @@ std::string CandidateKey(const PodInfo& pod) {
 // Adds `weight` times the number of pods `term` (written by `pod`) matches on
 // each node to the node's domain in `d`; returns the number of matches. The
 // pod itself is never counted: a pod being scheduled is on no node.
-int64_t CountTermMatches(const InterPodAffinity& plugin, NodeValueCache<int64_t>& cache, const Snapshot& snapshot,
-                         const PodInfo& pod, const api::PodAffinityTerm& term, DomainCounts& d, int64_t weight) {
+int64_t CountTermMatches(const InterPodAffinity& plugin, const Snapshot& snapshot, const PodInfo& pod,
+                         const api::PodAffinityTerm& term, DomainCounts& d, int64_t weight) {
   std::string key = TermKey(term, pod);
   if (!key.empty()) {
     // Followed across snapshots: only the nodes changed since are recounted.
@@ -101,18 +101,15 @@ int64_t CountTermMatches(const InterPodAffinity& plugin, NodeValueCache<int64_t>
     }
     return total;
   }
-  auto cached = cache.Open(key, snapshot.slot_count());
+  // A namespaceSelector: the answer depends on namespaces' labels too, which
+  // node versions do not track; counted afresh.
   int64_t total = 0;
   for (const auto& node : snapshot.nodes()) {
     if (node->pods().empty() || d.topology->DomainOf(*node) == TopologyIndex::kMissing) continue;
-    int64_t n = cached.Get(*node, [&](bool& cacheable) {
-      cacheable = false;  // depends on namespaces' labels
-      int64_t matching = 0;
-      for (const auto& existing : node->pods()) {
-        if (existing->key != pod.key && plugin.TermMatches(term, pod, *existing)) ++matching;
-      }
-      return matching;
-    });
+    int64_t n = 0;
+    for (const auto& existing : node->pods()) {
+      if (existing->key != pod.key && plugin.TermMatches(term, pod, *existing)) ++n;
+    }
     d.Add(*node, weight * n);
     total += n;
   }
@@ -190,13 +187,13 @@ PluginStatus InterPodAffinity::PreFilter(CycleState& state, const PodInfo& pod) 
   if (!has_terms && !existing_match) return PluginStatus::Skip();
   for (const auto& term : v.pod_affinity.required) {
     data->affinity.push_back(For(snapshot, term.topology_key));
-    if (CountTermMatches(*this, term_counts_, snapshot, pod, term, data->affinity.back(), 1) > 0) {
+    if (CountTermMatches(*this, snapshot, pod, term, data->affinity.back(), 1) > 0) {
       data->any_affinity_match = true;
     }
   }
   for (const auto& term : v.pod_anti_affinity.required) {
     data->anti_affinity.push_back(For(snapshot, term.topology_key));
-    CountTermMatches(*this, term_counts_, snapshot, pod, term, data->anti_affinity.back(), 1);
+    CountTermMatches(*this, snapshot, pod, term, data->anti_affinity.back(), 1);
   }
   state.Write(kName, std::move(data));
   return {};
@@ -240,7 +237,7 @@ PluginStatus InterPodAffinity::PreScore(CycleState& state, const PodInfo& pod,
   auto own = [&](const api::PodAffinityTerm& term, int64_t weight) {
     if (weight == 0) return;
     DomainCounts& d = Find(data->scores, snapshot, term.topology_key);
-    if (CountTermMatches(*this, term_counts_, snapshot, pod, term, d, weight) > 0) any = true;
+    if (CountTermMatches(*this, snapshot, pod, term, d, weight) > 0) any = true;
   };
   for (const auto& w : v.pod_affinity.preferred) own(w.term, w.weight);
   for (const auto& w : v.pod_anti_affinity.preferred) own(w.term, -w.weight);

@@ -51,11 +51,10 @@ class InterPodAffinity final : public PreFilterPlugin, public FilterPlugin, publ
 
  private:
   const Handle& handle_;
-  // Remembered per node version (see NodeValueCache): how many of a node's
-  // pods one of the incoming pod's terms matches, keyed by TermKey; and how
-  // many existing pods' required anti-affinity terms on a node match pods
+  // The pods one of the incoming pod's terms matches, per domain, keyed by
+  // TermKey (DomainSums); and, remembered per node version (NodeValueCache),
+  // how many existing pods' required anti-affinity terms on a node match pods
   // like the incoming one (namespace and labels), by topology key.
-  mutable NodeValueCache<int64_t> term_counts_;  // terms with a namespaceSelector (not remembered)
   mutable DomainSums term_sums_;
   mutable NodeValueCache<std::vector<std::pair<std::string, int64_t>>> existing_anti_counts_;
   // Scoring: the weights of existing pods' terms on a node that match pods
