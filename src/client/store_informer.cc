@@ -21,6 +21,14 @@ Status StoreInformer::Relist() {
   watch.resource_version = revision_;
   auto w = store_.WatchFrom(watch);
   if (!w.ok()) return w.status();
+  // Set before the watch is published: Stop (another thread) may use it from then on.
+  w.value()->SetNotify([this] {
+    {
+      std::lock_guard lock(wake_mu_);
+      wake_ = true;
+    }
+    wake_cv_.notify_one();
+  });
   std::lock_guard lock(watch_mu_);
   if (stop_) w.value()->Stop();
   watch_ = std::shared_ptr<store::Watch>(std::move(w).value());
@@ -52,25 +60,15 @@ void StoreInformer::Stop() {
 }
 
 void StoreInformer::Run() {
-  // Woken by the store's notification, which is coalesced: one call per
-  // batch of writes until the next Poll, so a busy informer costs the writers
-  // no wake-ups, and writes of other kinds never wake it.
-  std::shared_ptr<store::Watch> notified;
+  // Woken by the store's notification (set up in Relist), which is
+  // coalesced: one call per batch of writes until the next Poll, so a busy
+  // informer costs the writers no wake-ups, and writes of other kinds never
+  // wake it.
   while (!stop_) {
     std::shared_ptr<store::Watch> watch;
     {
       std::lock_guard lock(watch_mu_);
       watch = watch_;
-    }
-    if (watch != notified) {
-      watch->SetNotify([this] {
-        {
-          std::lock_guard lock(wake_mu_);
-          wake_ = true;
-        }
-        wake_cv_.notify_one();
-      });
-      notified = watch;
     }
     auto events = watch->Poll();
     if (events.empty() && !watch->Done()) {

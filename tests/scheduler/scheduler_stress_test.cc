@@ -104,3 +104,68 @@ TEST(SchedulerStress, ParallelFilterWithConcurrentCycles) {
 
 }  // namespace
 }  // namespace berth::scheduler
+
+namespace berth::scheduler {
+namespace {
+
+// Topology-aware plugins under concurrent cycles (their shared caches:
+// TopologyIndexes, NodeValueCache, DomainSums): hard zone spreading keeps its
+// skew, required anti-affinity keeps one pod per node, and pods of a
+// controller get the default soft spreading, all scheduled at once.
+TEST(SchedulerStress, TopologyConstraintsHoldUnderConcurrentCycles) {
+  SchedulerOptions options;
+  options.concurrent = 4;
+  options.seed = 21;
+  testing::FakeCluster c(options);
+  const int nodes = 9;
+  for (int i = 0; i < nodes; ++i) {
+    std::string name = "n" + std::to_string(i);
+    c.scheduler->OnNodeAdd(testing::NodeObject(
+        name, "64", "256Gi", R"({"kubernetes.io/hostname":")" + name + R"(","zone":"z)" + std::to_string(i % 3) + "\"}"));
+  }
+  c.scheduler->Start();
+  auto add = [&](const std::string& name, const std::string& labels, const std::string& meta_extra,
+                 const std::string& spec_extra) {
+    auto o = api::Object::Decode(R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":")" + name +
+                                 R"(","namespace":"default","uid":"u)" + name + R"(","labels":)" + labels +
+                                 meta_extra + R"(},"spec":{)" + spec_extra +
+                                 R"("containers":[{"name":"c","image":"i","resources":{"requests":{"cpu":"10m"}}}]}})");
+    ASSERT_TRUE(o.ok()) << o.status().message();
+    c.scheduler->OnPodAdd(o.value());
+  };
+  const std::string spread =
+      R"("topologySpreadConstraints":[{"maxSkew":1,"topologyKey":"zone","whenUnsatisfiable":"DoNotSchedule",)"
+      R"("labelSelector":{"matchLabels":{"app":"spread"}}}],)";
+  const std::string anti =
+      R"("affinity":{"podAntiAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":[{)"
+      R"("labelSelector":{"matchLabels":{"app":"anti"}},"topologyKey":"kubernetes.io/hostname"}]}},)";
+  const std::string owned =
+      R"(,"ownerReferences":[{"apiVersion":"apps/v1","kind":"ReplicaSet","name":"rs","uid":"rs-1","controller":true}])";
+  for (int i = 0; i < 90; ++i) {
+    add("s" + std::to_string(i), R"({"app":"spread"})", "", spread);
+    if (i % 10 == 0) add("a" + std::to_string(i / 10), R"({"app":"anti"})", "", anti);
+    if (i % 2 == 0) add("o" + std::to_string(i / 2), R"({"app":"owned"})", owned, "");
+  }
+  ASSERT_TRUE(c.WaitIdle());
+  auto placements = c.Placements();
+  std::map<std::string, int> spread_per_zone;
+  std::map<std::string, int> anti_per_node;
+  int owned_bound = 0;
+  for (const auto& [pod, node] : placements) {
+    std::string zone = "z" + std::to_string(std::stoi(node.substr(1)) % 3);
+    if (pod.starts_with("default/s")) spread_per_zone[zone]++;
+    if (pod.starts_with("default/a")) anti_per_node[node]++;
+    if (pod.starts_with("default/o")) owned_bound++;
+  }
+  int spread_bound = 0;
+  for (const auto& [zone, n] : spread_per_zone) spread_bound += n;
+  EXPECT_EQ(spread_bound, 90);
+  EXPECT_EQ(spread_per_zone.size(), 3u);
+  for (const auto& [zone, n] : spread_per_zone) EXPECT_EQ(n, 30) << zone << ": maxSkew 1 over 90 pods";
+  EXPECT_EQ(anti_per_node.size(), 9u) << "9 anti-affinity pods, one per node";
+  for (const auto& [node, n] : anti_per_node) EXPECT_EQ(n, 1) << node;
+  EXPECT_EQ(owned_bound, 45);
+}
+
+}  // namespace
+}  // namespace berth::scheduler
