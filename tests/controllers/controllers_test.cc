@@ -115,8 +115,17 @@ class ControllerEnv : public ::testing::Test {
       return std::make_unique<client::StoreInformer>(*store_, kind, std::move(h));
     });
   }
+  // Informers first: their threads call the controllers' handlers.
   void TearDown() override { informers_->Stop(); }
   ControllerContext Context() { return {*client_, *informers_, nullptr}; }
+  // A controller that lives until after TearDown has stopped the informers.
+  template <typename C, typename... Args>
+  C& Make(Args&&... args) {
+    auto c = std::make_unique<C>(std::forward<Args>(args)...);
+    C& ref = *c;
+    controllers_.push_back(std::move(c));
+    return ref;
+  }
 
   api::ObjectPtr Create(api::Kind kind, const std::string& ns, const std::string& json_text) {
     auto created = client_->Create(kind, ns, json::parse(json_text).as_object());
@@ -136,6 +145,7 @@ class ControllerEnv : public ::testing::Test {
   std::unique_ptr<apiserver::ApiServer> api_;
   std::unique_ptr<client::RestClient> client_;
   std::unique_ptr<client::InformerFactory> informers_;
+  std::vector<std::unique_ptr<Controller>> controllers_;
 };
 
 constexpr char kReplicaSet[] = R"({"metadata":{"name":"rs"},"spec":{"replicas":3,
@@ -143,7 +153,7 @@ constexpr char kReplicaSet[] = R"({"metadata":{"name":"rs"},"spec":{"replicas":3
   "template":{"metadata":{"labels":{"app":"a"}},"spec":{"containers":[{"name":"c","image":"i"}]}}}})";
 
 TEST_F(ControllerEnv, ReplicaSetCreatesOwnedPodsOnceThenScalesDown) {
-  ReplicaSetController rs_controller(Context());
+  auto& rs_controller = Make<ReplicaSetController>(Context());
   ASSERT_TRUE(informers_->Start().ok());
   auto rs = Create(api::Kind::kReplicaSet, "default", kReplicaSet);
   Sync(api::Kind::kReplicaSet, 1);
@@ -180,7 +190,7 @@ TEST_F(ControllerEnv, ReplicaSetCreatesOwnedPodsOnceThenScalesDown) {
 }
 
 TEST_F(ControllerEnv, ReplicaSetAdoptsMatchingOrphans) {
-  ReplicaSetController rs_controller(Context());
+  auto& rs_controller = Make<ReplicaSetController>(Context());
   ASSERT_TRUE(informers_->Start().ok());
   Create(api::Kind::kPod, "default",
          R"({"metadata":{"name":"orphan","labels":{"app":"a"}},"spec":{"containers":[{"name":"c","image":"i"}]}})");
@@ -194,7 +204,7 @@ TEST_F(ControllerEnv, ReplicaSetAdoptsMatchingOrphans) {
 }
 
 TEST_F(ControllerEnv, DeploymentCreatesHashedReplicaSetAndSurgesWithinLimits) {
-  DeploymentController d_controller(Context());
+  auto& d_controller = Make<DeploymentController>(Context());
   ASSERT_TRUE(informers_->Start().ok());
   Create(api::Kind::kDeployment, "default", R"({"metadata":{"name":"web"},"spec":{"replicas":4,
     "selector":{"matchLabels":{"app":"web"}},
@@ -245,7 +255,7 @@ TEST_F(ControllerEnv, DeploymentCreatesHashedReplicaSetAndSurgesWithinLimits) {
 }
 
 TEST_F(ControllerEnv, GarbageCollectorDeletesDependentsOfAGoneOwnerOnly) {
-  GarbageCollector gc(Context());
+  auto& gc = Make<GarbageCollector>(Context());
   ASSERT_TRUE(informers_->Start().ok());
   auto rs = Create(api::Kind::kReplicaSet, "default", kReplicaSet);
   std::string owned = R"({"metadata":{"name":"owned","ownerReferences":[{"apiVersion":"apps/v1","kind":"ReplicaSet",
@@ -261,7 +271,7 @@ TEST_F(ControllerEnv, GarbageCollectorDeletesDependentsOfAGoneOwnerOnly) {
 }
 
 TEST_F(ControllerEnv, NamespaceControllerPurgesATerminatingNamespaceOnceItsContentIsGone) {
-  NamespaceController namespaces(Context());
+  auto& namespaces = Make<NamespaceController>(Context());
   ASSERT_TRUE(informers_->Start().ok());
   Create(api::Kind::kNamespace, "", R"({"metadata":{"name":"scratch"}})");
   Create(api::Kind::kPod, "scratch",
@@ -288,7 +298,7 @@ TEST_F(ControllerEnv, NamespaceControllerPurgesATerminatingNamespaceOnceItsConte
 }
 
 TEST_F(ControllerEnv, NodeLifecycleMarksSilentNodesAndEvictsIntolerantPods) {
-  NodeLifecycleController lifecycle(Context(), {.monitor_period = std::chrono::hours(1),
+  auto& lifecycle = Make<NodeLifecycleController>(Context(), NodeLifecycleOptions{.monitor_period = std::chrono::hours(1),
                                                 .grace_period = std::chrono::seconds(40)});
   ASSERT_TRUE(informers_->Start().ok());
   Create(api::Kind::kNode, "", R"({"metadata":{"name":"n1"},"status":{"conditions":[{"type":"Ready","status":"True"}]}})");
