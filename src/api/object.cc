@@ -91,18 +91,69 @@ ObjectPtr Object::WithResourceVersion(int64_t resource_version) const {
   return std::make_shared<const Object>(PrivateTag{}, data_, resource_version);
 }
 
+namespace {
+
+// The object's JSON with metadata.resourceVersion set to `rv`, serialized
+// member by member: the same text as setting it on a copy and serializing the
+// copy (resourceVersion replaced in place, or added last in metadata;
+// metadata added last when absent), without copying the whole document.
+std::string SerializeWithResourceVersion(const json::object& root, const std::string& rv) {
+  std::string out;
+  out.reserve(1024);
+  const std::string rv_member = "\"resourceVersion\":" + json::serialize(json::string_view(rv));
+  auto key = [&](json::string_view k) {
+    out += json::serialize(k);
+    out += ':';
+  };
+  out += '{';
+  bool first = true, has_meta = false;
+  for (const auto& member : root) {
+    if (!first) out += ',';
+    first = false;
+    key(member.key());
+    if (member.key() != "metadata") {
+      out += json::serialize(member.value());
+      continue;
+    }
+    has_meta = true;
+    out += '{';
+    bool placed = false, first_meta = true;
+    if (member.value().is_object()) {
+      for (const auto& m : member.value().get_object()) {
+        if (!first_meta) out += ',';
+        first_meta = false;
+        if (m.key() == "resourceVersion") {
+          out += rv_member;
+          placed = true;
+        } else {
+          key(m.key());
+          out += json::serialize(m.value());
+        }
+      }
+    }
+    if (!placed) {
+      if (!first_meta) out += ',';
+      out += rv_member;
+    }
+    out += '}';
+  }
+  if (!has_meta) {
+    if (!first) out += ',';
+    out += "\"metadata\":{" + rv_member + "}";
+  }
+  out += '}';
+  return out;
+}
+
+}  // namespace
+
 const std::string& Object::Encoded() const {
   std::call_once(encode_once_, [this] {
     if (resource_version_ <= 0) {
       encoded_ = json::serialize(data_->json);
       return;
     }
-    json::value copy = data_->json;
-    json::object& root = copy.get_object();
-    json::value& meta = root["metadata"];
-    if (!meta.is_object()) meta = json::object();
-    meta.get_object()["resourceVersion"] = std::to_string(resource_version_);
-    encoded_ = json::serialize(copy);
+    encoded_ = SerializeWithResourceVersion(data_->json.get_object(), std::to_string(resource_version_));
   });
   return encoded_;
 }

@@ -48,6 +48,32 @@ TEST(Fixtures, EveryKindRoundTripsUnchanged) {
   EXPECT_GE(files, 13);
 }
 
+// The stored encoding (resourceVersion set) is text for text what setting it
+// on a copy of the JSON and serializing the copy gives: in place when
+// metadata has one, last in metadata otherwise.
+TEST(Fixtures, StoredEncodingIsTheSameTextAsAnEditedCopy) {
+  auto reference = [](const Object& o, int64_t rv) {
+    boost::json::value copy = o.json();
+    boost::json::value& meta = copy.as_object()["metadata"];
+    if (!meta.is_object()) meta = boost::json::object();
+    meta.as_object()["resourceVersion"] = std::to_string(rv);
+    return boost::json::serialize(copy);
+  };
+  fs::path dir = fs::path(BERTH_FIXTURES_DIR) / "k8s-api-testdata";
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    if (entry.path().extension() != ".json" || entry.path().filename() == "core.v1.Status.json") continue;
+    auto object = Object::Decode(ReadFile(entry.path()));
+    ASSERT_TRUE(object.ok()) << entry.path().filename();
+    EXPECT_EQ(object.value()->WithResourceVersion(7)->Encoded(), reference(*object.value(), 7))
+        << entry.path().filename();
+  }
+  auto plain = Object::Decode(
+      R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","namespace":"d","labels":{"a":"\"q\""}},"spec":{}})");
+  ASSERT_TRUE(plain.ok());
+  EXPECT_EQ(plain.value()->WithResourceVersion(12)->Encoded(), reference(*plain.value(), 12));
+  EXPECT_NE(plain.value()->WithResourceVersion(12)->Encoded().find(R"("resourceVersion":"12"})"), std::string::npos);
+}
+
 ObjectPtr DecodeFixture(const std::string& file) {
   auto object = Object::Decode(ReadFile(fs::path(BERTH_FIXTURES_DIR) / "k8s-api-testdata" / file));
   EXPECT_TRUE(object.ok()) << file << ": " << object.status().message();
