@@ -270,13 +270,15 @@ Response ApiServer::Create(Request& request, const RequestInfo& info) {
   }
   const bool dry_run = request.Query("dryRun").has_value();
 
-  // generateName: retry on a name collision, as kube does since 1.32.
+  // generateName: retry on a name collision, as kube does since 1.32. The
+  // document moves into the object; a retry (rare) starts from its copy.
+  json::value source = std::move(decoded).value();
   for (int attempt = 0; attempt < 8; ++attempt) {
     if (!generate.empty() && (name.empty() || attempt > 0)) {
       name = admission_.GenerateName(generate);
-      MetadataOf(object)["name"] = name;
+      MetadataOf(source.get_object())["name"] = name;
     }
-    auto built = api::Object::FromJson(*decoded);
+    auto built = api::Object::FromJson(std::move(source));
     if (!built.ok()) return ErrorResponse(built.status());
     Status valid = api::ValidateObject(*built.value());
     if (!valid.ok()) return ErrorResponse(valid, {name, std::string(kind.group), std::string(kind.name)});
@@ -284,11 +286,8 @@ Response ApiServer::Create(Request& request, const RequestInfo& info) {
     auto created = store_.Create(built.value());
     if (created.ok()) return JsonResponse(201, created.value()->Encoded());
     if (created.status().code() != StatusCode::kAlreadyExists) return ErrorResponse(created.status());
-    if (generate.empty() || !StringField(MetadataOf(object), "name").empty()) {
-      if (generate.empty()) {
-        return ErrorResponse(AlreadyExistsFor(kind, name), DetailsFor(kind, name));
-      }
-    }
+    if (generate.empty()) return ErrorResponse(AlreadyExistsFor(kind, name), DetailsFor(kind, name));
+    source = built.value()->json();
   }
   return ErrorResponse(AlreadyExistsFor(kind, name), DetailsFor(kind, name));
 }

@@ -327,6 +327,32 @@ TEST_F(ApiServerTest, ANamespaceWaitsForBothKindsOfFinalizers) {
   EXPECT_EQ(Call("GET", "/api/v1/namespaces/held").status, 404);
 }
 
+TEST_F(ApiServerTest, AGeneratedNameThatCollidesIsGeneratedAgain) {
+  const std::string body = R"({"apiVersion":"v1","kind":"Pod","metadata":{"generateName":"g-","labels":{"a":"b"}},)"
+                           R"("spec":{"containers":[{"name":"c","image":"nginx"}]}})";
+  ApiServer::Options options;
+  options.seed = 7;
+  // The name a fresh server with this seed generates first (a dry run stores nothing)...
+  api_ = std::make_unique<ApiServer>(*store_, options);
+  Response dry = Call("POST", "/api/v1/namespaces/default/pods?dryRun=All", body);
+  ASSERT_EQ(dry.status, 201) << dry.body;
+  std::string taken(Body(dry)["metadata"].as_object()["name"].as_string());
+  // ...is taken: a real create by another fresh server collides, and generates again.
+  ASSERT_EQ(Call("POST", "/api/v1/namespaces/default/pods", Pod(taken)).status, 201);
+  api_ = std::make_unique<ApiServer>(*store_, options);
+  Response again = Call("POST", "/api/v1/namespaces/default/pods?dryRun=All", body);
+  ASSERT_EQ(std::string(Body(again)["metadata"].as_object()["name"].as_string()), taken) << "deterministic";
+  api_ = std::make_unique<ApiServer>(*store_, options);
+  Response second = Call("POST", "/api/v1/namespaces/default/pods", body);
+  ASSERT_EQ(second.status, 201) << second.body;
+  json::object created = Body(second);
+  std::string name(created["metadata"].as_object()["name"].as_string());
+  EXPECT_NE(name, taken);
+  EXPECT_TRUE(name.starts_with("g-"));
+  EXPECT_EQ(created["metadata"].as_object()["labels"].as_object()["a"], "b") << "the retry keeps the object";
+  EXPECT_EQ(Call("GET", "/api/v1/namespaces/default/pods/" + name).status, 200);
+}
+
 TEST_F(ApiServerTest, ScaleSubresource) {
   std::string deploy = R"({"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"d"},"spec":{"replicas":2,"selector":{"matchLabels":{"app":"d"}},"template":{"metadata":{"labels":{"app":"d"}},"spec":{"containers":[{"name":"c","image":"x"}]}}}})";
   ASSERT_EQ(Call("POST", "/apis/apps/v1/namespaces/default/deployments", deploy).status, 201);
