@@ -1,5 +1,7 @@
 // CREATE, UPDATE, PATCH and DELETE.
 
+#include <algorithm>
+
 #include <boost/json.hpp>
 
 #include "api/pod_view.h"
@@ -124,23 +126,25 @@ bool BeingDeleted(const json::object& object) {
          meta->value().get_object().contains("deletionTimestamp");
 }
 
+// A namespace's spec.finalizers; nullptr when it has none.
+const json::array* SpecFinalizers(const json::object& ns) {
+  const auto* spec = ns.if_contains("spec");
+  const auto* f = spec && spec->is_object() ? spec->get_object().if_contains("finalizers") : nullptr;
+  return f && f->is_array() ? &f->get_array() : nullptr;
+}
+
 // spec.finalizers holds at most "kubernetes" and metadata.finalizers nothing.
 bool OnlyKubernetesFinalizer(const json::object& ns) {
   if (HasFinalizers(ns)) return false;
-  const auto* spec = ns.if_contains("spec");
-  const auto* f = spec && spec->is_object() ? spec->get_object().if_contains("finalizers") : nullptr;
-  if (!f || !f->is_array()) return true;
-  for (const auto& v : f->get_array()) {
-    if (!v.is_string() || v.get_string() != "kubernetes") return false;
-  }
-  return true;
+  const json::array* f = SpecFinalizers(ns);
+  return !f || std::all_of(f->begin(), f->end(),
+                           [](const json::value& v) { return v.is_string() && v.get_string() == "kubernetes"; });
 }
 
+// Neither metadata.finalizers nor spec.finalizers holds the namespace.
 bool Finalized(const json::object& ns) {
-  if (HasFinalizers(ns)) return false;
-  const auto* spec = ns.if_contains("spec");
-  const auto* f = spec && spec->is_object() ? spec->get_object().if_contains("finalizers") : nullptr;
-  return !f || !f->is_array() || f->get_array().empty();
+  const json::array* f = SpecFinalizers(ns);
+  return !HasFinalizers(ns) && (!f || f->empty());
 }
 
 // The current object's JSON with its real resourceVersion (the stored JSON
