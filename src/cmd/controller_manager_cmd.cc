@@ -4,7 +4,6 @@
 // Writes go through the REST API; informers list and watch over HTTP and
 // relist after a lost watch.
 
-#include <signal.h>
 
 #include <cstdio>
 
@@ -12,7 +11,7 @@
 #include "client/http_informer.h"
 #include "cmd/commands.h"
 #include "cmd/controller_runtime.h"
-#include "controllers/json_util.h"
+#include "cmd/termination_signals.h"
 
 namespace berth::cmd {
 namespace {
@@ -30,22 +29,10 @@ int Fail(const std::string& message) {
 
 int RunControllerManager(const ControllerManagerFlags& o) {
   ControllerManagerOptions options;
-  auto grace = controllers::ParseGoDuration(o.node_monitor_grace_period);
-  if (!grace || grace->count() <= 0) {
-    return Fail("--node-monitor-grace-period " + o.node_monitor_grace_period + ": expected a duration such as 40s");
-  }
-  auto period = controllers::ParseGoDuration(o.node_monitor_period);
-  if (!period || period->count() <= 0) {
-    return Fail("--node-monitor-period " + o.node_monitor_period + ": expected a duration such as 5s");
-  }
-  options.lifecycle.grace_period = *grace;
-  options.lifecycle.monitor_period = *period;
+  Status flags = ParseNodeLifecycleFlags(o.node_monitor_grace_period, o.node_monitor_period, options.lifecycle);
+  if (!flags.ok()) return Fail(flags.message());
 
-  sigset_t signals;
-  sigemptyset(&signals);
-  sigaddset(&signals, SIGINT);
-  sigaddset(&signals, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  TerminationSignals signals;
 
   auto writer = client::HttpClient::Connect(o.server);
   if (!writer.ok()) return Fail("--server " + o.server + ": " + writer.status().message());
@@ -69,8 +56,7 @@ int RunControllerManager(const ControllerManagerFlags& o) {
   if (!started.ok()) return Fail(started.status().message());
   std::fprintf(stderr, "berth controller-manager: controlling %s\n", o.server.c_str());
   std::fflush(stderr);
-  int signal_number = 0;
-  sigwait(&signals, &signal_number);
+  signals.Wait();
   started.value()->Stop();
   std::fprintf(stderr, "berth controller-manager: stopped\n");
   return 0;

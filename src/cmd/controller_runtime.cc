@@ -3,10 +3,26 @@
 #include "client/store_informer.h"
 #include "controllers/deployment/deployment_controller.h"
 #include "controllers/gc/garbage_collector.h"
+#include "controllers/json_util.h"
 #include "controllers/namespace/namespace_controller.h"
 #include "controllers/replicaset/replicaset_controller.h"
 
 namespace berth::cmd {
+
+Status ParseNodeLifecycleFlags(const std::string& grace_period, const std::string& monitor_period,
+                               controllers::NodeLifecycleOptions& lifecycle) {
+  auto grace = controllers::ParseGoDuration(grace_period);
+  if (!grace || grace->count() <= 0) {
+    return Status::BadRequest("--node-monitor-grace-period " + grace_period + ": expected a duration such as 40s");
+  }
+  auto period = controllers::ParseGoDuration(monitor_period);
+  if (!period || period->count() <= 0) {
+    return Status::BadRequest("--node-monitor-period " + monitor_period + ": expected a duration such as 5s");
+  }
+  lifecycle.grace_period = *grace;
+  lifecycle.monitor_period = *period;
+  return Status::Ok();
+}
 
 Result<std::unique_ptr<ControllerManager>> ControllerManager::Start(apiserver::ApiServer& api, store::Store& store,
                                                                     const ControllerManagerOptions& options) {

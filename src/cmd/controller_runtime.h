@@ -23,6 +23,11 @@ struct ControllerManagerOptions {
   controllers::NodeLifecycleOptions lifecycle;
 };
 
+// kube-controller-manager's --node-monitor-grace-period and
+// --node-monitor-period (Go durations) into `lifecycle`; BadRequest naming the flag.
+Status ParseNodeLifecycleFlags(const std::string& grace_period, const std::string& monitor_period,
+                               controllers::NodeLifecycleOptions& lifecycle);
+
 class ControllerManager {
  public:
   // In process: writes through `api`, informers over `store`.

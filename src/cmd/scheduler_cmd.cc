@@ -4,7 +4,6 @@
 // pods/{name}/binding; reports failures as a PodScheduled condition (strategic
 // merge patch of the status) and a FailedScheduling event.
 
-#include <signal.h>
 
 #include <boost/json.hpp>
 #include <cstdio>
@@ -14,6 +13,7 @@
 #include "client/http_informer.h"
 #include "cmd/commands.h"
 #include "cmd/scheduler_runtime.h"
+#include "cmd/termination_signals.h"
 #include "scheduler/framework/registry.h"
 #include "scheduler/scheduler.h"
 
@@ -85,11 +85,7 @@ int RunScheduler(const SchedulerOptions& o) {
     if (!loaded.ok()) return Fail(loaded.status().message());
     config = std::move(loaded).value();
   }
-  sigset_t signals;
-  sigemptyset(&signals);
-  sigaddset(&signals, SIGINT);
-  sigaddset(&signals, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  TerminationSignals signals;
 
   auto http = client::HttpClient::Connect(o.server);
   if (!http.ok()) return Fail(http.status().message());
@@ -124,8 +120,7 @@ int RunScheduler(const SchedulerOptions& o) {
   s.Start();
   std::fprintf(stderr, "berth scheduler: scheduling for %s\n", o.server.c_str());
   std::fflush(stderr);
-  int signal_number = 0;
-  sigwait(&signals, &signal_number);
+  signals.Wait();
   for (auto* informer : {&pods, &nodes, &namespaces}) informer->Stop();
   s.Stop();
   std::fprintf(stderr, "berth scheduler: stopped\n");

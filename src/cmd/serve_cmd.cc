@@ -16,6 +16,7 @@
 #include "controllers/json_util.h"
 #include "api/quantity.h"
 #include "cmd/server_metrics.h"
+#include "cmd/termination_signals.h"
 #include "store/memory/memory_store.h"
 
 namespace berth::cmd {
@@ -160,11 +161,7 @@ int Serve(const ServeOptions& o) {
   }
 
   // Signals are taken by sigwait below; block them before any thread starts.
-  sigset_t signals;
-  sigemptyset(&signals);
-  sigaddset(&signals, SIGINT);
-  sigaddset(&signals, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  TerminationSignals signals;
 
   ServerMetrics metrics;
   store::MemoryStore::Options store_options;
@@ -190,21 +187,14 @@ int Serve(const ServeOptions& o) {
   ControllerManagerOptions manager_options;
   manager_options.controllers = o.controllers;
   {
-    auto grace = controllers::ParseGoDuration(o.node_monitor_grace_period);
-    if (!grace || grace->count() <= 0) {
-      return Fail("--node-monitor-grace-period " + o.node_monitor_grace_period + ": expected a duration such as 40s");
-    }
-    auto period = controllers::ParseGoDuration(o.node_monitor_period);
-    if (!period || period->count() <= 0) {
-      return Fail("--node-monitor-period " + o.node_monitor_period + ": expected a duration such as 5s");
-    }
-    manager_options.lifecycle.grace_period = *grace;
-    manager_options.lifecycle.monitor_period = *period;
+    Status flags =
+        ParseNodeLifecycleFlags(o.node_monitor_grace_period, o.node_monitor_period, manager_options.lifecycle);
+    if (!flags.ok()) return Fail(flags.message());
     if (o.sim_nodes != 0 || !o.sim_config.empty()) {
       auto fleet = SimFleet(o);
       if (!fleet.ok()) return Fail(fleet.status().message());
       // A heartbeat must come well within the grace period (kube renews at a quarter of it).
-      fleet->heartbeat_period = std::min(fleet->heartbeat_period, *grace / 4);
+      fleet->heartbeat_period = std::min(fleet->heartbeat_period, manager_options.lifecycle.grace_period / 4);
       manager_options.sim = std::move(fleet).value();
     }
   }
@@ -257,8 +247,7 @@ int Serve(const ServeOptions& o) {
                static_cast<long long>(store.CurrentRevision()));
   std::fflush(stderr);
 
-  int signal_number = 0;
-  sigwait(&signals, &signal_number);
+  int signal_number = signals.Wait();
   std::fprintf(stderr, "berth serve: %s received, shutting down\n",
                signal_number == SIGTERM ? "SIGTERM" : "SIGINT");
   server.value()->Stop();  // in-flight requests finish first

@@ -13,8 +13,7 @@ TopologyIndex::TopologyIndex(const Snapshot& snapshot, std::string_view key)
     if (node->slot() < 0) continue;
     auto value = node->labels().Get(key);
     if (!value) continue;
-    auto [it, added] = ids_.try_emplace(std::string(*value), static_cast<int32_t>(values_.size()));
-    if (added) values_.push_back(it->first);
+    auto it = ids_.try_emplace(std::string(*value), static_cast<int32_t>(ids_.size())).first;
     domain_by_slot_[static_cast<size_t>(node->slot())] = it->second;
   }
 }

@@ -36,8 +36,7 @@ class TopologyIndex {
     return slot < domain_by_slot_.size() ? domain_by_slot_[slot] : kMissing;
   }
   // How many distinct values the key has across the snapshot's nodes.
-  size_t domain_count() const { return values_.size(); }
-  const std::string& value(int32_t domain) const { return values_[static_cast<size_t>(domain)]; }
+  size_t domain_count() const { return ids_.size(); }
   // The domain of a label value; kMissing when no node has it.
   int32_t Find(std::string_view value) const;
   const std::string& key() const { return key_; }
@@ -47,8 +46,7 @@ class TopologyIndex {
   std::string key_;
   int64_t epoch_;
   std::vector<int32_t> domain_by_slot_;
-  std::vector<std::string> values_;
-  std::unordered_map<std::string, int32_t> ids_;
+  std::unordered_map<std::string, int32_t> ids_;  // value → domain
 };
 
 using TopologyIndexPtr = std::shared_ptr<const TopologyIndex>;

@@ -51,6 +51,17 @@ struct ScoreState : StateData {
   std::vector<DomainCounts> scores;  // by key
 };
 
+// Adds `n` to `key`'s entry (a node's per-topology-key tallies: a few keys at most).
+void AddByKey(std::vector<std::pair<std::string, int64_t>>& tallies, const std::string& key, int64_t n) {
+  for (auto& [k, v] : tallies) {
+    if (k == key) {
+      v += n;
+      return;
+    }
+  }
+  tallies.emplace_back(key, n);
+}
+
 // What TermMatches(term, owner, candidate) depends on besides the candidate;
 // "" when it also depends on namespaces' labels (a namespaceSelector), which
 // node versions do not track.
@@ -165,12 +176,7 @@ PluginStatus InterPodAffinity::PreFilter(CycleState& state, const PodInfo& pod) 
           for (const auto& term : existing->view->pod_anti_affinity.required) {
             if (term.namespace_selector) cacheable = false;
             if (!TermMatches(term, *existing, pod)) continue;
-            auto it = std::find_if(out.begin(), out.end(), [&](const auto& e) { return e.first == term.topology_key; });
-            if (it == out.end()) {
-              out.emplace_back(term.topology_key, 1);
-            } else {
-              ++it->second;
-            }
+            AddByKey(out, term.topology_key, 1);
           }
         }
         return out;
@@ -250,12 +256,7 @@ PluginStatus InterPodAffinity::PreScore(CycleState& state, const PodInfo& pod,
       auto add = [&](const api::PodAffinityTerm& term, int64_t weight) {
         if (term.namespace_selector) cacheable = false;
         if (weight == 0) return;
-        auto it = std::find_if(out.begin(), out.end(), [&](const auto& e) { return e.first == term.topology_key; });
-        if (it == out.end()) {
-          out.emplace_back(term.topology_key, weight);
-        } else {
-          it->second += weight;
-        }
+        AddByKey(out, term.topology_key, weight);
       };
       for (const auto& existing : node->pods_with_affinity()) {
         const api::PodView& e = *existing->view;

@@ -1,0 +1,29 @@
+#pragma once
+// SIGINT and SIGTERM for the long-running subcommands: blocked in every
+// thread (construct before any thread starts), then taken by Wait.
+
+#include <pthread.h>
+#include <signal.h>
+
+namespace berth::cmd {
+
+class TerminationSignals {
+ public:
+  TerminationSignals() {
+    sigemptyset(&set_);
+    sigaddset(&set_, SIGINT);
+    sigaddset(&set_, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &set_, nullptr);
+  }
+  // Blocks until one arrives; returns it.
+  int Wait() {
+    int signal_number = 0;
+    sigwait(&set_, &signal_number);
+    return signal_number;
+  }
+
+ private:
+  sigset_t set_;
+};
+
+}  // namespace berth::cmd
