@@ -1,6 +1,8 @@
 #include "api/object.h"
 
 #include <charconv>
+#include <cstdio>
+#include <cstdlib>
 
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
@@ -35,6 +37,14 @@ Result<ObjectPtr> Object::Decode(std::string_view text) {
 Result<ObjectPtr> Object::FromJson(json::value value) { return Build(std::move(value), nullptr); }
 
 Result<ObjectPtr> Object::Build(json::value value, std::shared_ptr<const TypedView> given_view) {
+  int64_t rv = 0;
+  auto data = BuildData(std::move(value), std::move(given_view), &rv);
+  if (!data.ok()) return data.status();
+  return std::make_shared<const Object>(PrivateTag{}, std::move(data).value(), rv);
+}
+
+Result<std::shared_ptr<const Object::Data>> Object::BuildData(
+    json::value value, std::shared_ptr<const TypedView> given_view, int64_t* resource_version) {
   if (!value.is_object()) return Status::BadRequest("the object must be a JSON object");
   const json::object& root = value.get_object();
   std::string_view api_version = StringAt(root, "apiVersion");
@@ -51,7 +61,7 @@ Result<ObjectPtr> Object::Build(json::value value, std::shared_ptr<const TypedVi
 
   auto data = std::make_shared<Data>();
   data->kind = *kind;
-  int64_t rv = 0;
+  *resource_version = 0;
   if (auto it = root.find("metadata"); it != root.end()) {
     if (!it->value().is_object()) {
       return Status::BadRequest("metadata: expected an object");
@@ -60,7 +70,7 @@ Result<ObjectPtr> Object::Build(json::value value, std::shared_ptr<const TypedVi
     data->name = StringAt(meta, "name");
     data->ns = StringAt(meta, "namespace");
     data->uid = StringAt(meta, "uid");
-    if (auto v = ParseResourceVersion(StringAt(meta, "resourceVersion"))) rv = *v;
+    if (auto v = ParseResourceVersion(StringAt(meta, "resourceVersion"))) *resource_version = *v;
     if (auto labels = meta.find("labels"); labels != meta.end() && !labels->value().is_null()) {
       if (!labels->value().is_object()) {
         return Status::BadRequest("metadata.labels: expected an object");
@@ -84,11 +94,63 @@ Result<ObjectPtr> Object::Build(json::value value, std::shared_ptr<const TypedVi
   }
   data->key = api::StorageKey(*kind, data->ns, data->name);
   data->json = std::move(value);
-  return std::make_shared<const Object>(PrivateTag{}, std::move(data), rv);
+  return std::shared_ptr<const Data>(std::move(data));
+}
+
+ObjectPtr Object::FromStored(std::string key, std::string encoded, int64_t resource_version) {
+  auto stored = std::make_unique<Stored>();
+  stored->key = std::move(key);
+  return std::make_shared<const Object>(PrivateTag{}, std::move(stored), resource_version,
+                                        std::move(encoded));
+}
+
+bool Object::TryParseStored() const {
+  std::call_once(stored_->parse_once, [this] {
+    json::error_code ec;
+    json::value value = json::parse(encoded_, ec);
+    if (ec) {
+      stored_->error = Status::Internal("invalid JSON: " + ec.message());
+      return;
+    }
+    int64_t rv = 0;
+    auto data = BuildData(std::move(value), nullptr, &rv);
+    if (!data.ok()) {
+      stored_->error = data.status();
+      return;
+    }
+    if (data.value()->key != stored_->key) {
+      stored_->error = Status::Internal("the object's storage key is " + data.value()->key);
+      return;
+    }
+    data_ = std::move(data).value();
+    parsed_.store(true, std::memory_order_release);
+  });
+  return parsed_.load(std::memory_order_acquire);
+}
+
+void Object::ParseStored() const {
+  if (TryParseStored()) return;
+  std::fprintf(stderr,
+               "berth: stored object %s at revision %lld does not decode: %s "
+               "(berth store check --data-dir DIR lists every such object)\n",
+               stored_->key.c_str(), static_cast<long long>(resource_version_),
+               stored_->error.message().c_str());
+  std::abort();
+}
+
+Status Object::CheckDecodes() const {
+  if (!stored_ || TryParseStored()) return Status::Ok();
+  return stored_->error;
 }
 
 ObjectPtr Object::WithResourceVersion(int64_t resource_version) const {
+  (void)data();  // a stored object is parsed first: the copy shares what it parsed
   return std::make_shared<const Object>(PrivateTag{}, data_, resource_version);
+}
+
+ObjectPtr Object::WithResourceVersion(int64_t resource_version, std::string encoded) const {
+  (void)data();
+  return std::make_shared<const Object>(PrivateTag{}, data_, resource_version, std::move(encoded));
 }
 
 namespace {
@@ -97,10 +159,17 @@ namespace {
 // member by member: the same text as setting it on a copy and serializing the
 // copy (resourceVersion replaced in place, or added last in metadata;
 // metadata added last when absent), without copying the whole document.
-std::string SerializeWithResourceVersion(const json::object& root, const std::string& rv) {
+std::string SerializeWithResourceVersion(const json::object& root, std::string_view rv,
+                                        size_t* rv_offset) {
   std::string out;
   out.reserve(1024);
-  const std::string rv_member = "\"resourceVersion\":" + json::serialize(json::string_view(rv));
+  constexpr std::string_view kRvMember = "\"resourceVersion\":\"";
+  auto rv_member = [&] {
+    out += kRvMember;
+    *rv_offset = out.size();
+    out += rv;
+    out += '"';
+  };
   auto key = [&](json::string_view k) {
     out += json::serialize(k);
     out += ':';
@@ -123,7 +192,7 @@ std::string SerializeWithResourceVersion(const json::object& root, const std::st
         if (!first_meta) out += ',';
         first_meta = false;
         if (m.key() == "resourceVersion") {
-          out += rv_member;
+          rv_member();
           placed = true;
         } else {
           key(m.key());
@@ -133,13 +202,15 @@ std::string SerializeWithResourceVersion(const json::object& root, const std::st
     }
     if (!placed) {
       if (!first_meta) out += ',';
-      out += rv_member;
+      rv_member();
     }
     out += '}';
   }
   if (!has_meta) {
     if (!first) out += ',';
-    out += "\"metadata\":{" + rv_member + "}";
+    out += "\"metadata\":{";
+    rv_member();
+    out += '}';
   }
   out += '}';
   return out;
@@ -148,18 +219,39 @@ std::string SerializeWithResourceVersion(const json::object& root, const std::st
 }  // namespace
 
 const std::string& Object::Encoded() const {
+  if (encoded_given_) return encoded_;
   std::call_once(encode_once_, [this] {
     if (resource_version_ <= 0) {
-      encoded_ = json::serialize(data_->json);
+      encoded_ = json::serialize(data().json);
       return;
     }
-    encoded_ = SerializeWithResourceVersion(data_->json.get_object(), std::to_string(resource_version_));
+    size_t offset = 0;
+    encoded_ = SerializeWithResourceVersion(data().json.get_object(),
+                                            std::to_string(resource_version_), &offset);
   });
   return encoded_;
 }
 
+Object::EncodedTemplate Object::EncodeForRevision() const {
+  EncodedTemplate out;
+  out.text = SerializeWithResourceVersion(json(), "", &out.revision_offset);
+  return out;
+}
+
+std::string Object::EncodedTemplate::At(int64_t resource_version) const {
+  char digits[24];
+  auto [end, ec] = std::to_chars(digits, digits + sizeof digits, resource_version);
+  const auto n = static_cast<size_t>(end - digits);
+  std::string out;
+  out.reserve(text.size() + n);
+  out.append(text, 0, revision_offset);
+  out.append(digits, n);
+  out.append(text, revision_offset, std::string::npos);
+  return out;
+}
+
 std::string Object::FieldValue(std::string_view path) const {
-  const json::value* cur = &data_->json;
+  const json::value* cur = &data().json;
   while (!path.empty()) {
     auto dot = path.find('.');
     std::string_view part = path.substr(0, dot);
@@ -175,7 +267,7 @@ std::string Object::FieldValue(std::string_view path) const {
 }
 
 Result<ObjectPtr> Object::Edit(const std::function<void(json::object&)>& edit) const {
-  json::value copy = data_->json;
+  json::value copy = data().json;
   edit(copy.get_object());
   auto result = FromJson(std::move(copy));
   if (!result.ok()) return result;
@@ -186,7 +278,7 @@ Result<ObjectPtr> Object::Edit(const std::function<void(json::object&)>& edit) c
 
 Result<ObjectPtr> Object::EditKeepingView(const std::function<void(json::object&)>& edit,
                                           std::shared_ptr<const TypedView> view) const {
-  json::value copy = data_->json;
+  json::value copy = data().json;
   edit(copy.get_object());
   auto result = Build(std::move(copy), std::move(view));
   if (!result.ok()) return result;

@@ -3,7 +3,13 @@
 // identity and typed views parsed once. Objects are immutable and shared by
 // pointer; a store write makes a new Object (WithResourceVersion shares all
 // parsed data). Thread-safe: every method may be called from any thread.
+//
+// An object read back from the store's files (FromStored) is kept as its
+// encoded text and parsed on first use, so that opening a store of a million
+// objects only reads bytes; every accessor but StorageKey, resource_version
+// and Encoded parses it then (once, whichever thread comes first).
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -32,34 +38,57 @@ class Object {
   // As Decode, from an already parsed value (taken over).
   static Result<ObjectPtr> FromJson(boost::json::value value);
 
-  Kind kind() const { return data_->kind; }
-  const KindInfo& info() const { return Info(data_->kind); }
+  // An object as the store wrote it: `encoded` is exactly what Encoded() gave
+  // at `resource_version` (metadata.resourceVersion already set to it) and
+  // `key` its storage key. Parsed on first use. The text decodes, since berth
+  // wrote it from a decoded object; should it not, CheckDecodes reports why
+  // and any other first use aborts the process naming the key and revision.
+  static ObjectPtr FromStored(std::string key, std::string encoded, int64_t resource_version);
+  // Parses a stored object now; the error if it does not decode. Ok for any
+  // object that did not come from FromStored.
+  Status CheckDecodes() const;
+
+  Kind kind() const { return data().kind; }
+  const KindInfo& info() const { return Info(data().kind); }
   // The object as decoded. Its metadata.resourceVersion may be stale: resource_version()
   // and Encoded() are authoritative.
-  const boost::json::object& json() const { return data_->json.get_object(); }
-  const std::string& name() const { return data_->name; }
-  const std::string& namespace_name() const { return data_->ns; }
-  const std::string& uid() const { return data_->uid; }
-  const Labels& labels() const { return data_->labels; }
+  const boost::json::object& json() const { return data().json.get_object(); }
+  const std::string& name() const { return data().name; }
+  const std::string& namespace_name() const { return data().ns; }
+  const std::string& uid() const { return data().uid; }
+  const Labels& labels() const { return data().labels; }
   // The store revision of this version's last write; 0 when never stored (or
   // when metadata.resourceVersion was absent or not a number).
   int64_t resource_version() const { return resource_version_; }
-  const std::string& StorageKey() const { return data_->key; }
+  const std::string& StorageKey() const { return stored_ ? stored_->key : data().key; }
 
   // The typed view for this kind (nullptr when the kind has none). Callers
   // cast to the kind's view type: static_cast<const PodView*>(obj.view()).
-  const TypedView* view() const { return data_->view.get(); }
+  const TypedView* view() const { return data().view.get(); }
   template <typename View>
   const View* As() const {
-    return static_cast<const View*>(data_->view.get());
+    return static_cast<const View*>(data().view.get());
   }
 
   // The same object at another resourceVersion; shares all parsed data.
   ObjectPtr WithResourceVersion(int64_t resource_version) const;
+  // As above, with `encoded` as its Encoded() text. REQUIRES: `encoded` is
+  // what Encoded() would give at `resource_version` (EncodedTemplate::At).
+  ObjectPtr WithResourceVersion(int64_t resource_version, std::string encoded) const;
 
   // Serialised JSON, with metadata.resourceVersion set when resource_version() > 0.
   // Computed once per version and cached.
   const std::string& Encoded() const;
+
+  // The serialised JSON for a resourceVersion not known yet (a store encodes
+  // before it takes its lock, and assigns the revision under it): Encoded() at
+  // revision R is At(R), the text with R's digits put in at `revision_offset`.
+  struct EncodedTemplate {
+    std::string text;  // resourceVersion "" at revision_offset
+    size_t revision_offset = 0;
+    std::string At(int64_t resource_version) const;
+  };
+  EncodedTemplate EncodeForRevision() const;
 
   // The value at a dotted path ("spec.nodeName", "metadata.name") as a string:
   // strings as they are, numbers and booleans printed, "" when absent. This is
@@ -86,16 +115,51 @@ class Object {
     Labels labels;
     std::shared_ptr<const TypedView> view;
   };
+  // What a FromStored object keeps until (and after) it is parsed.
+  struct Stored {
+    std::string key;
+    std::once_flag parse_once;
+    Status error;  // why the text did not decode; set inside parse_once
+  };
   struct PrivateTag {};
+  static Result<std::shared_ptr<const Data>> BuildData(boost::json::value value,
+                                                       std::shared_ptr<const TypedView> given_view,
+                                                       int64_t* resource_version);
   static Result<ObjectPtr> Build(boost::json::value value, std::shared_ptr<const TypedView> given_view);
+
+  const Data& data() const {
+    if (!parsed_.load(std::memory_order_acquire)) ParseStored();
+    return *data_;
+  }
+  // Parses a FromStored object's text into data_ (aborts when it does not decode).
+  void ParseStored() const;
+  // Runs the parse once; false (with stored_->error set) when it failed.
+  bool TryParseStored() const;
 
  public:
   Object(PrivateTag, std::shared_ptr<const Data> data, int64_t rv)
-      : data_(std::move(data)), resource_version_(rv) {}
+      : data_(std::move(data)), parsed_(true), resource_version_(rv) {}
+  Object(PrivateTag, std::shared_ptr<const Data> data, int64_t rv, std::string encoded)
+      : data_(std::move(data)),
+        parsed_(true),
+        resource_version_(rv),
+        encoded_given_(true),
+        encoded_(std::move(encoded)) {}
+  Object(PrivateTag, std::unique_ptr<Stored> stored, int64_t rv, std::string encoded)
+      : stored_(std::move(stored)),
+        parsed_(false),
+        resource_version_(rv),
+        encoded_given_(true),
+        encoded_(std::move(encoded)) {}
 
  private:
-  std::shared_ptr<const Data> data_;
+  // Set once: at construction, or (FromStored) by the first parse, before
+  // parsed_ turns true.
+  mutable std::shared_ptr<const Data> data_;
+  std::unique_ptr<Stored> stored_;  // FromStored objects only
+  mutable std::atomic<bool> parsed_;
   int64_t resource_version_;
+  const bool encoded_given_ = false;  // encoded_ set at construction
   mutable std::once_flag encode_once_;
   mutable std::string encoded_;
 };

@@ -74,6 +74,58 @@ TEST(Fixtures, StoredEncodingIsTheSameTextAsAnEditedCopy) {
   EXPECT_NE(plain.value()->WithResourceVersion(12)->Encoded().find(R"("resourceVersion":"12"})"), std::string::npos);
 }
 
+// What a store writes (the template filled in under its lock) is Encoded() at
+// that revision, and an object read back from that text (FromStored) is the
+// same object: same text without parsing, same identity and views once parsed.
+TEST(Fixtures, StoredTextReadsBackAsTheSameObject) {
+  fs::path dir = fs::path(BERTH_FIXTURES_DIR) / "k8s-api-testdata";
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    if (entry.path().extension() != ".json" || entry.path().filename() == "core.v1.Status.json") continue;
+    auto object = Object::Decode(ReadFile(entry.path()));
+    ASSERT_TRUE(object.ok()) << entry.path().filename();
+    const Object& o = *object.value();
+    for (int64_t rv : {int64_t{1}, int64_t{9}, int64_t{10}, int64_t{123456789012}}) {
+      const std::string text = o.EncodeForRevision().At(rv);
+      EXPECT_EQ(text, o.WithResourceVersion(rv)->Encoded()) << entry.path().filename() << " " << rv;
+      EXPECT_EQ(o.WithResourceVersion(rv, text)->Encoded(), text);
+    }
+    const std::string text = o.WithResourceVersion(77)->Encoded();
+    ObjectPtr stored = Object::FromStored(o.StorageKey(), text, 77);
+    EXPECT_EQ(stored->StorageKey(), o.StorageKey());
+    EXPECT_EQ(stored->resource_version(), 77);
+    EXPECT_EQ(&stored->Encoded(), &stored->Encoded());
+    EXPECT_EQ(stored->Encoded(), text);
+    EXPECT_TRUE(stored->CheckDecodes().ok()) << entry.path().filename();
+    EXPECT_EQ(stored->kind(), o.kind());
+    EXPECT_EQ(stored->name(), o.name());
+    EXPECT_EQ(stored->namespace_name(), o.namespace_name());
+    EXPECT_EQ(stored->uid(), o.uid());
+    EXPECT_EQ(stored->labels(), o.labels()) << entry.path().filename();
+    EXPECT_EQ(stored->view() == nullptr, o.view() == nullptr);
+    EXPECT_EQ(boost::json::value(stored->json()), boost::json::parse(text));
+    // A later version of a stored object shares what was parsed.
+    EXPECT_EQ(stored->WithResourceVersion(78)->Encoded(), o.WithResourceVersion(78)->Encoded());
+  }
+}
+
+TEST(Fixtures, StoredTextThatDoesNotDecodeIsReportedNotGuessed) {
+  const std::string key = StorageKey(Kind::kPod, "ns", "p");
+  EXPECT_EQ(Object::FromStored(key, "{not json", 3)->CheckDecodes().code(), StatusCode::kInternal);
+  auto no_kind = Object::FromStored(key, R"({"metadata":{"name":"p","namespace":"ns"}})", 3);
+  EXPECT_NE(no_kind->CheckDecodes().message().find("Kind"), std::string::npos);
+  auto elsewhere = Object::FromStored(
+      key, R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"q","namespace":"ns","resourceVersion":"3"}})", 3);
+  EXPECT_NE(elsewhere->CheckDecodes().message().find("storage key"), std::string::npos);
+  // Nothing but the text and the key is needed until then.
+  EXPECT_EQ(elsewhere->StorageKey(), key);
+  EXPECT_EQ(elsewhere->resource_version(), 3);
+  // Objects that did not come from a store have nothing to check.
+  EXPECT_TRUE(Object::Decode(R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":"a"}})")
+                  .value()
+                  ->CheckDecodes()
+                  .ok());
+}
+
 ObjectPtr DecodeFixture(const std::string& file) {
   auto object = Object::Decode(ReadFile(fs::path(BERTH_FIXTURES_DIR) / "k8s-api-testdata" / file));
   EXPECT_TRUE(object.ok()) << file << ": " << object.status().message();

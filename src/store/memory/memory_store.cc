@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 
 namespace berth::store {
 namespace {
@@ -79,6 +80,74 @@ bool DecodeContinue(std::string_view token, int64_t* revision, std::string* last
 bool Matches(const Predicate& predicate, const ObjectPtr& object) {
   return object && (!predicate || predicate(*object));
 }
+
+// Hands items from the thread that makes them to one consumer thread, in
+// order, in batches: recovery reads, checks and frames log records on one core
+// while the index is built on another.
+template <typename T>
+class Pipeline {
+ public:
+  explicit Pipeline(std::function<void(std::vector<T>&)> consume) : consume_(std::move(consume)) {
+    batch_.reserve(kBatch);
+    thread_ = std::thread([this] { Run(); });
+  }
+  ~Pipeline() { Finish(); }
+
+  void Push(T item) {
+    batch_.push_back(std::move(item));
+    if (batch_.size() == kBatch) Hand();
+  }
+  // Hands over what is left and returns once everything has been consumed.
+  void Finish() {
+    if (!thread_.joinable()) return;
+    Hand();
+    {
+      std::lock_guard lk(mu_);
+      done_ = true;
+    }
+    cv_.notify_all();
+    thread_.join();
+  }
+
+ private:
+  static constexpr size_t kBatch = 4096;
+  static constexpr size_t kMaxQueued = 4;
+
+  void Hand() {
+    if (batch_.empty()) return;
+    {
+      std::unique_lock lk(mu_);
+      cv_.wait(lk, [&] { return queue_.size() < kMaxQueued; });
+      queue_.push_back(std::move(batch_));
+    }
+    cv_.notify_all();
+    batch_ = {};
+    batch_.reserve(kBatch);
+  }
+
+  void Run() {
+    for (;;) {
+      std::vector<T> batch;
+      {
+        std::unique_lock lk(mu_);
+        cv_.wait(lk, [&] { return !queue_.empty() || done_; });
+        if (queue_.empty()) return;
+        batch = std::move(queue_.front());
+        queue_.pop_front();
+      }
+      cv_.notify_all();
+      consume_(batch);
+    }
+  }
+
+  const std::function<void(std::vector<T>&)> consume_;
+  std::vector<T> batch_;  // the producer's
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<std::vector<T>> queue_;  // guarded by mu_
+  bool done_ = false;                 // guarded by mu_
+  std::thread thread_;
+};
 
 }  // namespace
 
@@ -252,22 +321,33 @@ Status MemoryStore::Recover() {
   std::unique_lock lk(mu_);
   Status failure;
   bool first_record = true;
+  // Log records are turned into objects here and applied to the index by the
+  // pipeline's thread, which works under this thread's hold of mu_ (nothing
+  // else can reach the store before Open returns).
+  struct Applied {
+    std::string key;
+    ObjectPtr object;  // nullptr: a delete
+    int64_t revision;
+  };
+  Pipeline<Applied> apply([this](std::vector<Applied>& batch) {
+    for (Applied& a : batch) {
+      ApplyLocked(index_.try_emplace(std::move(a.key)).first, std::move(a.object), a.revision);
+      revision_ = a.revision;
+    }
+  });
   wal::RecoverOptions recover_options;
   recover_options.repair = !options_.read_only;
   if (options_.recover_to_revision > 0) recover_options.max_revision = options_.recover_to_revision;
   auto report = wal::Recover(
       dir, recover_options,
       [&](wal::SnapshotEntry entry) {
-        if (!failure.ok()) return;
-        auto object = api::Object::Decode(entry.value);
-        if (!object.ok()) {
-          failure = Status::Internal("snapshot entry " + std::string(entry.key) + ": " +
-                                     object.status().message());
-          return;
-        }
+        // Snapshot values are the objects' Encoded() text at their revision:
+        // kept as they are and parsed on first use.
         std::string key(entry.key);
-        counts_[ResourcePrefix(key)]++;
-        index_[std::move(key)] = {{entry.revision, object.value()->WithResourceVersion(entry.revision)}};
+        CountLocked(key, 1);
+        ObjectPtr object = api::Object::FromStored(key, std::string(entry.value), entry.revision);
+        index_.emplace_hint(index_.end(), std::move(key),
+                            std::vector<Version>{{entry.revision, std::move(object)}});
       },
       [&](wal::Record&& record) {
         if (!failure.ok()) return;
@@ -276,7 +356,10 @@ Status MemoryStore::Recover() {
           revision_ = compacted_ = record.revision - 1;
         }
         ObjectPtr object;
-        if (record.type == wal::Record::Type::kPut) {
+        if (record.type == wal::Record::Type::kPutAtRevision) {
+          object = api::Object::FromStored(record.key, std::move(record.value), record.revision);
+        } else if (record.type == wal::Record::Type::kPut) {
+          // Written before records carried their revision's text: decoded now.
           auto decoded = api::Object::Decode(record.value);
           if (!decoded.ok()) {
             failure = Status::Internal("log record at revision " + std::to_string(record.revision) +
@@ -285,9 +368,9 @@ Status MemoryStore::Recover() {
           }
           object = decoded.value()->WithResourceVersion(record.revision);
         }
-        ApplyLocked(record.key, std::move(object), record.revision);
-        revision_ = record.revision;
+        apply.Push({std::move(record.key), std::move(object), record.revision});
       });
+  apply.Finish();
   if (!report.ok()) return report.status();
   if (!failure.ok()) return failure;
   recovery_ = report.value();
@@ -318,11 +401,14 @@ Status MemoryStore::Recover() {
   return Status::Ok();
 }
 
-std::string MemoryStore::ResourcePrefix(const std::string& key) {
+void MemoryStore::CountLocked(std::string_view key, int64_t delta) {
   // "/<group>/<resource>/..." → "/<group>/<resource>/"
   size_t slash = key.find('/', 1);
-  if (slash != std::string::npos) slash = key.find('/', slash + 1);
-  return slash == std::string::npos ? key : key.substr(0, slash + 1);
+  if (slash != std::string_view::npos) slash = key.find('/', slash + 1);
+  const std::string_view prefix = slash == std::string_view::npos ? key : key.substr(0, slash + 1);
+  auto it = counts_.find(prefix);
+  if (it == counts_.end()) it = counts_.emplace(std::string(prefix), 0).first;
+  it->second += delta;
 }
 
 const MemoryStore::Version* MemoryStore::VersionAt(const std::vector<Version>& versions,
@@ -333,12 +419,12 @@ const MemoryStore::Version* MemoryStore::VersionAt(const std::vector<Version>& v
   return nullptr;
 }
 
-void MemoryStore::ApplyLocked(const std::string& key, ObjectPtr object, int64_t revision) {
-  auto [it, inserted] = index_.try_emplace(key);
+void MemoryStore::ApplyLocked(Index::iterator it, ObjectPtr object, int64_t revision) {
+  const std::string& key = it->first;
   std::vector<Version>& versions = it->second;
   ObjectPtr prev = versions.empty() ? nullptr : versions.back().object;
-  if (!prev && object) counts_[ResourcePrefix(key)]++;
-  if (prev && !object) counts_[ResourcePrefix(key)]--;
+  if (!prev && object) CountLocked(key, 1);
+  if (prev && !object) CountLocked(key, -1);
 
   Event event;
   event.revision = revision;
@@ -350,6 +436,8 @@ void MemoryStore::ApplyLocked(const std::string& key, ObjectPtr object, int64_t 
     event.type = prev ? EventType::kModified : EventType::kAdded;
     event.object = object;
   }
+  event.entry = it;
+  event.keyed = true;
   versions.push_back({revision, std::move(object)});
 
   // The ring holds every revision in (compacted_, revision]. Evicting the
@@ -358,19 +446,16 @@ void MemoryStore::ApplyLocked(const std::string& key, ObjectPtr object, int64_t 
   Event& slot = ring_[revision % history];
   if (revision - compacted_ > history) {
     compacted_ = revision - history;
-    const ObjectPtr& evicted = slot.object ? slot.object : slot.prev;
-    if (evicted) {
-      auto old = index_.find(evicted->StorageKey());
-      if (old != index_.end()) {
-        std::vector<Version>& vs = old->second;
-        // Keep the newest version at or below compacted_ and everything after it.
-        size_t keep = 0;
-        for (size_t i = 0; i < vs.size(); ++i) {
-          if (vs[i].revision <= compacted_) keep = i;
-        }
-        if (keep > 0) vs.erase(vs.begin(), vs.begin() + static_cast<ptrdiff_t>(keep));
-        if (vs.size() == 1 && !vs[0].object && vs[0].revision <= compacted_) index_.erase(old);
+    if (slot.keyed) {
+      const Index::iterator old = slot.entry;
+      std::vector<Version>& vs = old->second;
+      // Keep the newest version at or below compacted_ and everything after it.
+      size_t keep = 0;
+      for (size_t i = 0; i < vs.size(); ++i) {
+        if (vs[i].revision <= compacted_) keep = i;
       }
+      if (keep > 0) vs.erase(vs.begin(), vs.begin() + static_cast<ptrdiff_t>(keep));
+      if (vs.size() == 1 && !vs[0].object && vs[0].revision <= compacted_) index_.erase(old);
     }
   }
   slot = std::move(event);
@@ -380,14 +465,15 @@ Result<ObjectPtr> MemoryStore::Write(Op op, const std::string& key, ObjectPtr ob
                                      int64_t expected_revision) {
   if (closed_.load()) return Status(StatusCode::kUnavailable, "the store is closed");
   if (options_.read_only) return Status(StatusCode::kForbidden, "the store is read-only");
-  // Encode outside the lock: the log carries the object's JSON; recovery
-  // restores the revision from the record.
-  std::string_view encoded;
-  if (object && log_) encoded = object->Encoded();
+  // Encode outside the lock; the revision's digits go in under it. The log
+  // record and the stored version share that text (the version's Encoded()).
+  api::Object::EncodedTemplate encoded;
+  if (object && log_) encoded = object->EncodeForRevision();
 
   std::unique_lock lk(mu_);
   if (closed_.load()) return Status(StatusCode::kUnavailable, "the store is closed");
-  auto it = index_.find(key);
+  const auto at_or_after = index_.lower_bound(key);  // an insertion hint when absent
+  auto it = at_or_after != index_.end() && at_or_after->first == key ? at_or_after : index_.end();
   const Version* current =
       it == index_.end() || it->second.empty() || !it->second.back().object ? nullptr
                                                                             : &it->second.back();
@@ -414,19 +500,23 @@ Result<ObjectPtr> MemoryStore::Write(Op op, const std::string& key, ObjectPtr ob
   }
   ObjectPtr prev = current ? current->object : nullptr;
   const int64_t revision = ++revision_;
-  ObjectPtr stored = object ? object->WithResourceVersion(revision) : nullptr;
-  ApplyLocked(key, stored, revision);
+  ObjectPtr stored;
   uint64_t position = 0;
   bool snapshot_due = false;
   if (log_) {
     wal::Record record;
-    record.type = stored ? wal::Record::Type::kPut : wal::Record::Type::kDelete;
+    record.type = object ? wal::Record::Type::kPutAtRevision : wal::Record::Type::kDelete;
     record.revision = revision;
     record.key = key;
-    record.value.assign(encoded);
+    if (object) record.value = encoded.At(revision);
     position = log_->Append(record);
+    if (object) stored = object->WithResourceVersion(revision, std::move(record.value));
     snapshot_due = options_.snapshot_every > 0 && ++records_since_snapshot_ >= options_.snapshot_every;
+  } else if (object) {
+    stored = object->WithResourceVersion(revision);
   }
+  if (it == index_.end()) it = index_.try_emplace(at_or_after, key);
+  ApplyLocked(it, stored, revision);
   lk.unlock();
 
   if (log_) log_->WaitDurable(position);
@@ -572,6 +662,38 @@ std::vector<std::pair<std::string, int64_t>> MemoryStore::CountByResource() {
   for (const auto& [prefix, count] : counts_) {
     if (count > 0) out.emplace_back(prefix, count);
   }
+  return out;
+}
+
+std::vector<std::string> MemoryStore::CheckObjects() {
+  std::vector<ObjectPtr> objects;
+  {
+    std::shared_lock lk(mu_);
+    for (const auto& [key, versions] : index_) {
+      for (const Version& v : versions) {
+        if (v.object) objects.push_back(v.object);
+      }
+    }
+  }
+  const size_t threads = std::clamp<size_t>(std::thread::hardware_concurrency(), 1, 16);
+  std::vector<std::vector<std::string>> problems(threads);
+  std::vector<std::thread> workers;
+  for (size_t t = 0; t < threads; ++t) {
+    workers.emplace_back([&, t] {
+      for (size_t i = t; i < objects.size(); i += threads) {
+        Status s = objects[i]->CheckDecodes();
+        if (!s.ok()) {
+          problems[t].push_back(objects[i]->StorageKey() + " at revision " +
+                                std::to_string(objects[i]->resource_version()) + ": " +
+                                s.message());
+        }
+      }
+    });
+  }
+  for (auto& w : workers) w.join();
+  std::vector<std::string> out;
+  for (auto& p : problems) out.insert(out.end(), p.begin(), p.end());
+  std::sort(out.begin(), out.end());
   return out;
 }
 

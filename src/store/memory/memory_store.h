@@ -76,6 +76,10 @@ class MemoryStore final : public Store {
 
   // Recovery facts from Open (what was replayed, what was repaired).
   const wal::RecoveryReport& recovery_report() const { return recovery_; }
+  // Parses every version held now (recovered objects are otherwise parsed on
+  // first use), on all cores; a line per one that does not decode:
+  // "<key> at revision <N>: <why>".
+  std::vector<std::string> CheckObjects();
 
  private:
   class WatchImpl;
@@ -90,11 +94,19 @@ class MemoryStore final : public Store {
     int64_t revision;
     ObjectPtr object;  // nullptr: deleted at `revision`
   };
+  // Key → versions, oldest first. Entries stay put until erased, so events
+  // can point at theirs.
+  using Index = std::map<std::string, std::vector<Version>, std::less<>>;
   struct Event {
     int64_t revision = 0;
     EventType type = EventType::kAdded;
     ObjectPtr object;  // ADDED/MODIFIED: new version; DELETED: last version at `revision`
     ObjectPtr prev;    // the version before (MODIFIED, DELETED)
+    // The written key's entry (valid when `keyed`). An entry is erased only
+    // when its one remaining version is a deletion the window has passed, so
+    // no event in the ring still points at it.
+    Index::iterator entry;
+    bool keyed = false;
   };
   enum class Op { kCreate, kUpdate, kDelete };
 
@@ -104,8 +116,9 @@ class MemoryStore final : public Store {
   Result<ObjectPtr> Write(Op op, const std::string& key, ObjectPtr object,
                           int64_t expected_revision);
   // REQUIRES: mu_ held exclusively. Applies a write at `revision` to the index
-  // and the event ring, pruning what falls out of the history window.
-  void ApplyLocked(const std::string& key, ObjectPtr object, int64_t revision);
+  // entry `it` (its key's, made by the caller) and the event ring, pruning what
+  // falls out of the history window.
+  void ApplyLocked(Index::iterator it, ObjectPtr object, int64_t revision);
   // The newest version of `versions` at or below `revision`; nullptr if none or deleted.
   static const Version* VersionAt(const std::vector<Version>& versions, int64_t revision);
   // Waits until `revision` is visible (used before reporting a conflict with a
@@ -118,17 +131,19 @@ class MemoryStore final : public Store {
   Status WriteSnapshotTo(const std::string& dir, int64_t revision,
                          const std::vector<ObjectPtr>& objects);
   std::vector<ObjectPtr> LiveObjectsLocked() const;
-  static std::string ResourcePrefix(const std::string& key);
+  // REQUIRES: mu_ held exclusively. Adds `delta` to the live count of the
+  // resource `key` belongs to ("/<group>/<resource>/").
+  void CountLocked(std::string_view key, int64_t delta);
 
   const Options options_;
 
   mutable std::shared_mutex mu_;
-  std::map<std::string, std::vector<Version>, std::less<>> index_;  // guarded by mu_
+  Index index_;            // guarded by mu_
   std::vector<Event> ring_;                                         // guarded by mu_
   int64_t revision_ = 0;        // last assigned revision; guarded by mu_
   int64_t compacted_ = 0;       // guarded by mu_
   int64_t records_since_snapshot_ = 0;  // guarded by mu_
-  std::map<std::string, int64_t> counts_;  // live objects per resource prefix; guarded by mu_
+  std::map<std::string, int64_t, std::less<>> counts_;  // live objects per resource prefix; guarded by mu_
   std::unique_ptr<wal::LogWriter> log_;  // set once in Open
 
   std::atomic<int64_t> committed_{0};

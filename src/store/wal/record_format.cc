@@ -82,7 +82,8 @@ namespace {
 bool DecodePayload(const char* p, const char* end, RecordView* out) {
   const auto type = static_cast<unsigned char>(*p++);
   if (type != static_cast<unsigned char>(Record::Type::kPut) &&
-      type != static_cast<unsigned char>(Record::Type::kDelete)) {
+      type != static_cast<unsigned char>(Record::Type::kDelete) &&
+      type != static_cast<unsigned char>(Record::Type::kPutAtRevision)) {
     return false;
   }
   uint64_t revision, key_size, value_size;

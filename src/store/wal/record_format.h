@@ -4,7 +4,7 @@
 //   segment header (24 bytes): "BERTHWAL", u32 version, u32 CRC-32C of the
 //                              header with this field zeroed, i64 first revision
 //   record, repeated:          u32 payload length, u32 CRC-32C of the payload,
-//                              payload = u8 type, varint revision,
+//                              payload = u8 type (Record::Type), varint revision,
 //                                        varint key length, key,
 //                                        varint value length, value
 //

@@ -24,11 +24,17 @@
 namespace berth::store::wal {
 
 struct Record {
-  enum class Type : unsigned char { kPut = 1, kDelete = 2 };
+  enum class Type : unsigned char {
+    kPut = 1,     // value: the object's JSON (its resourceVersion may be another revision's)
+    kDelete = 2,  // value: empty
+    // value: the object's JSON with metadata.resourceVersion set to this
+    // record's revision — the text the store serves, so it is kept as read.
+    kPutAtRevision = 3,
+  };
   Type type = Type::kPut;
   int64_t revision = 0;
   std::string key;
-  std::string value;  // the object's JSON for kPut; empty for kDelete
+  std::string value;  // the object's JSON for kPut / kPutAtRevision; empty for kDelete
   bool operator==(const Record&) const = default;
 };
 
