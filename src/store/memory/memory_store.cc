@@ -178,6 +178,7 @@ class MemoryStore::WatchImpl final : public Watch {
       if (options_.bookmark_interval.count() > 0) {
         wake = std::min(wake, last_emit_ + options_.bookmark_interval);
       }
+      CommitWaiter waiter(store_);
       std::unique_lock lk(store_->commit_mu_);
       store_->commit_cv_.wait_until(lk, wake, [&] {
         return stopped_.load() || store_->closed_.load() ||
@@ -347,7 +348,7 @@ Status MemoryStore::Recover() {
         CountLocked(key, 1);
         ObjectPtr object = api::Object::FromStored(key, std::string(entry.value), entry.revision);
         index_.emplace_hint(index_.end(), std::move(key),
-                            std::vector<Version>{{entry.revision, std::move(object)}});
+                            Versions{{entry.revision, std::move(object)}});
       },
       [&](wal::Record&& record) {
         if (!failure.ok()) return;
@@ -411,7 +412,7 @@ void MemoryStore::CountLocked(std::string_view key, int64_t delta) {
   it->second += delta;
 }
 
-const MemoryStore::Version* MemoryStore::VersionAt(const std::vector<Version>& versions,
+const MemoryStore::Version* MemoryStore::VersionAt(const Versions& versions,
                                                    int64_t revision) {
   for (auto it = versions.rbegin(); it != versions.rend(); ++it) {
     if (it->revision <= revision) return it->object ? &*it : nullptr;
@@ -421,7 +422,7 @@ const MemoryStore::Version* MemoryStore::VersionAt(const std::vector<Version>& v
 
 void MemoryStore::ApplyLocked(Index::iterator it, ObjectPtr object, int64_t revision) {
   const std::string& key = it->first;
-  std::vector<Version>& versions = it->second;
+  Versions& versions = it->second;
   ObjectPtr prev = versions.empty() ? nullptr : versions.back().object;
   if (!prev && object) CountLocked(key, 1);
   if (prev && !object) CountLocked(key, -1);
@@ -448,7 +449,7 @@ void MemoryStore::ApplyLocked(Index::iterator it, ObjectPtr object, int64_t revi
     compacted_ = revision - history;
     if (slot.keyed) {
       const Index::iterator old = slot.entry;
-      std::vector<Version>& vs = old->second;
+      Versions& vs = old->second;
       // Keep the newest version at or below compacted_ and everything after it.
       size_t keep = 0;
       for (size_t i = 0; i < vs.size(); ++i) {
@@ -528,11 +529,14 @@ Result<ObjectPtr> MemoryStore::Write(Op op, const std::string& key, ObjectPtr ob
 
 void MemoryStore::Publish(int64_t revision, const std::string& key) {
   int64_t seen = committed_.load(std::memory_order_relaxed);
-  while (seen < revision &&
-         !committed_.compare_exchange_weak(seen, revision, std::memory_order_acq_rel)) {
+  while (seen < revision && !committed_.compare_exchange_weak(seen, revision)) {
   }
-  { std::lock_guard lk(commit_mu_); }
-  commit_cv_.notify_all();
+  // Both sides are sequentially consistent: either a waiter counted itself
+  // before this load (and is woken), or its predicate sees the new revision.
+  if (commit_waiters_.load() > 0) {
+    { std::lock_guard lk(commit_mu_); }
+    commit_cv_.notify_all();
+  }
 
   std::lock_guard lk(watchers_mu_);
   for (size_t i = 0; i < watchers_.size();) {
@@ -552,6 +556,7 @@ void MemoryStore::Publish(int64_t revision, const std::string& key) {
 
 void MemoryStore::WaitVisible(int64_t revision) {
   if (committed_.load(std::memory_order_acquire) >= revision) return;
+  CommitWaiter waiter(this);
   std::unique_lock lk(commit_mu_);
   commit_cv_.wait(lk, [&] {
     return closed_.load() || committed_.load(std::memory_order_acquire) >= revision;

@@ -25,6 +25,8 @@
 #include <thread>
 #include <vector>
 
+#include <boost/container/small_vector.hpp>
+
 #include "store/store.h"
 #include "store/wal/wal.h"
 
@@ -94,9 +96,10 @@ class MemoryStore final : public Store {
     int64_t revision;
     ObjectPtr object;  // nullptr: deleted at `revision`
   };
-  // Key → versions, oldest first. Entries stay put until erased, so events
-  // can point at theirs.
-  using Index = std::map<std::string, std::vector<Version>, std::less<>>;
+  // A key's versions, oldest first: mostly one, held inline.
+  using Versions = boost::container::small_vector<Version, 1>;
+  // Key → versions. Entries stay put until erased, so events can point at theirs.
+  using Index = std::map<std::string, Versions, std::less<>>;
   struct Event {
     int64_t revision = 0;
     EventType type = EventType::kAdded;
@@ -120,7 +123,7 @@ class MemoryStore final : public Store {
   // falls out of the history window.
   void ApplyLocked(Index::iterator it, ObjectPtr object, int64_t revision);
   // The newest version of `versions` at or below `revision`; nullptr if none or deleted.
-  static const Version* VersionAt(const std::vector<Version>& versions, int64_t revision);
+  static const Version* VersionAt(const Versions& versions, int64_t revision);
   // Waits until `revision` is visible (used before reporting a conflict with a
   // write that is still being made durable, so a retry sees it).
   void WaitVisible(int64_t revision);
@@ -149,6 +152,14 @@ class MemoryStore final : public Store {
   std::atomic<int64_t> committed_{0};
   std::mutex commit_mu_;
   std::condition_variable commit_cv_;  // signalled when committed_ advances or on Close
+  // Threads waiting (or about to wait) on commit_cv_ for a revision: writers
+  // signal only when there are some.
+  std::atomic<int> commit_waiters_{0};
+  struct CommitWaiter {
+    explicit CommitWaiter(MemoryStore* store) : store(store) { store->commit_waiters_.fetch_add(1); }
+    ~CommitWaiter() { store->commit_waiters_.fetch_sub(1); }
+    MemoryStore* store;
+  };
 
   std::mutex watchers_mu_;
   std::vector<std::weak_ptr<NotifyState>> watchers_;  // guarded by watchers_mu_ (for notify)
