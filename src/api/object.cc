@@ -97,17 +97,25 @@ Result<std::shared_ptr<const Object::Data>> Object::BuildData(
   return std::shared_ptr<const Data>(std::move(data));
 }
 
-ObjectPtr Object::FromStored(std::string key, std::string encoded, int64_t resource_version) {
+ObjectPtr Object::FromStored(std::string key, std::string_view text,
+                             std::shared_ptr<const void> owner, int64_t resource_version) {
   auto stored = std::make_unique<Stored>();
   stored->key = std::move(key);
-  return std::make_shared<const Object>(PrivateTag{}, std::move(stored), resource_version,
-                                        std::move(encoded));
+  stored->text = text;
+  stored->owner = std::move(owner);
+  return std::make_shared<const Object>(PrivateTag{}, std::move(stored), resource_version);
+}
+
+ObjectPtr Object::FromStored(std::string key, std::string encoded, int64_t resource_version) {
+  auto owned = std::make_shared<const std::string>(std::move(encoded));
+  std::string_view text = *owned;
+  return FromStored(std::move(key), text, std::move(owned), resource_version);
 }
 
 bool Object::TryParseStored() const {
   std::call_once(stored_->parse_once, [this] {
     json::error_code ec;
-    json::value value = json::parse(encoded_, ec);
+    json::value value = json::parse(stored_->text, ec);
     if (ec) {
       stored_->error = Status::Internal("invalid JSON: " + ec.message());
       return;
@@ -218,7 +226,8 @@ std::string SerializeWithResourceVersion(const json::object& root, std::string_v
 
 }  // namespace
 
-const std::string& Object::Encoded() const {
+std::string_view Object::Encoded() const {
+  if (stored_) return stored_->text;
   if (encoded_given_) return encoded_;
   std::call_once(encode_once_, [this] {
     if (resource_version_ <= 0) {

@@ -43,6 +43,9 @@ class Object {
   // `key` its storage key. Parsed on first use. The text decodes, since berth
   // wrote it from a decoded object; should it not, CheckDecodes reports why
   // and any other first use aborts the process naming the key and revision.
+  // `text` lives in memory that `owner` keeps alive (a mapped store file).
+  static ObjectPtr FromStored(std::string key, std::string_view text,
+                              std::shared_ptr<const void> owner, int64_t resource_version);
   static ObjectPtr FromStored(std::string key, std::string encoded, int64_t resource_version);
   // Parses a stored object now; the error if it does not decode. Ok for any
   // object that did not come from FromStored.
@@ -77,8 +80,8 @@ class Object {
   ObjectPtr WithResourceVersion(int64_t resource_version, std::string encoded) const;
 
   // Serialised JSON, with metadata.resourceVersion set when resource_version() > 0.
-  // Computed once per version and cached.
-  const std::string& Encoded() const;
+  // Computed once per version and cached; valid as long as the object.
+  std::string_view Encoded() const;
 
   // The serialised JSON for a resourceVersion not known yet (a store encodes
   // before it takes its lock, and assigns the revision under it): Encoded() at
@@ -118,6 +121,8 @@ class Object {
   // What a FromStored object keeps until (and after) it is parsed.
   struct Stored {
     std::string key;
+    std::string_view text;              // what Encoded() gives
+    std::shared_ptr<const void> owner;  // keeps `text` valid
     std::once_flag parse_once;
     Status error;  // why the text did not decode; set inside parse_once
   };
@@ -145,12 +150,8 @@ class Object {
         resource_version_(rv),
         encoded_given_(true),
         encoded_(std::move(encoded)) {}
-  Object(PrivateTag, std::unique_ptr<Stored> stored, int64_t rv, std::string encoded)
-      : stored_(std::move(stored)),
-        parsed_(false),
-        resource_version_(rv),
-        encoded_given_(true),
-        encoded_(std::move(encoded)) {}
+  Object(PrivateTag, std::unique_ptr<Stored> stored, int64_t rv)
+      : stored_(std::move(stored)), parsed_(false), resource_version_(rv) {}
 
  private:
   // Set once: at construction, or (FromStored) by the first parse, before
@@ -159,7 +160,7 @@ class Object {
   std::unique_ptr<Stored> stored_;  // FromStored objects only
   mutable std::atomic<bool> parsed_;
   int64_t resource_version_;
-  const bool encoded_given_ = false;  // encoded_ set at construction
+  const bool encoded_given_ = false;  // encoded_ set at construction (or stored_->text)
   mutable std::once_flag encode_once_;
   mutable std::string encoded_;
 };

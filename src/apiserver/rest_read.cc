@@ -74,7 +74,7 @@ Response ApiServer::Get(Request& request, const RequestInfo& info) {
                                  *info.kind, one, std::to_string(object.value()->resource_version()),
                                  "", TableOptionsFor(request))));
   }
-  return JsonResponse(200, object.value()->Encoded());
+  return JsonResponse(200, std::string(object.value()->Encoded()));
 }
 
 Response ApiServer::List(Request& request, const RequestInfo& info) {

@@ -286,9 +286,9 @@ Response ApiServer::Create(Request& request, const RequestInfo& info) {
     if (!built.ok()) return ErrorResponse(built.status());
     Status valid = api::ValidateObject(*built.value());
     if (!valid.ok()) return ErrorResponse(valid, {name, std::string(kind.group), std::string(kind.name)});
-    if (dry_run) return JsonResponse(201, built.value()->Encoded());
+    if (dry_run) return JsonResponse(201, std::string(built.value()->Encoded()));
     auto created = store_.Create(built.value());
-    if (created.ok()) return JsonResponse(201, created.value()->Encoded());
+    if (created.ok()) return JsonResponse(201, std::string(created.value()->Encoded()));
     if (created.status().code() != StatusCode::kAlreadyExists) return ErrorResponse(created.status());
     if (generate.empty()) return ErrorResponse(AlreadyExistsFor(kind, name), DetailsFor(kind, name));
     source = built.value()->json();
@@ -391,7 +391,7 @@ Response ApiServer::Update(Request& request, const RequestInfo& info) {
                            DetailsFor(kind, info.name));
     }
     auto written = WriteUpdate(info, current.value(), *decoded, dry_run);
-    if (written.ok()) return JsonResponse(200, written.value()->Encoded());
+    if (written.ok()) return JsonResponse(200, std::string(written.value()->Encoded()));
     if (written.status().code() != StatusCode::kConflict || expected.value() > 0) {
       return ErrorResponse(written.status(), {info.name, std::string(kind.group),
                                               written.status().code() == StatusCode::kInvalid
@@ -437,7 +437,7 @@ Response ApiServer::Patch(Request& request, const RequestInfo& info) {
           "the patch may not change the object's apiVersion, kind, name or namespace"));
     }
     auto written = WriteUpdate(info, current.value(), std::move(patched).value(), dry_run);
-    if (written.ok()) return JsonResponse(200, written.value()->Encoded());
+    if (written.ok()) return JsonResponse(200, std::string(written.value()->Encoded()));
     if (written.status().code() != StatusCode::kConflict) {
       return ErrorResponse(written.status(), {info.name, std::string(kind.group),
                                               written.status().code() == StatusCode::kInvalid
@@ -672,11 +672,11 @@ Response ApiServer::Delete(Request& request, const RequestInfo& info) {
                                          std::to_string(current.value()->resource_version())),
                          DetailsFor(kind, info.name));
   }
-  if (dry_run) return JsonResponse(200, current.value()->Encoded());
+  if (dry_run) return JsonResponse(200, std::string(current.value()->Encoded()));
   auto deleted = *info.kind == api::Kind::kNamespace ? DeleteNamespace(current.value())
                                                       : DeleteObject(current.value(), grace_seconds, finalizer);
   if (!deleted.ok()) return ErrorResponse(deleted.status(), DetailsFor(kind, info.name));
-  return JsonResponse(200, deleted.value()->Encoded());
+  return JsonResponse(200, std::string(deleted.value()->Encoded()));
 }
 
 Response ApiServer::DeleteCollection(Request& request, const RequestInfo& info) {

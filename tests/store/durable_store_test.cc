@@ -207,7 +207,7 @@ TEST_F(DurableStore, OlderPutRecordsAreDecodedWithTheirRevision) {
     ASSERT_TRUE(log.ok()) << log.status().ToString();
     auto pod = MakePod("ns", "old", R"({"v":"1"})");
     uint64_t position = log.value()->Append(
-        {wal::Record::Type::kPut, 1, pod->StorageKey(), pod->Encoded()});
+        {wal::Record::Type::kPut, 1, pod->StorageKey(), std::string(pod->Encoded())});
     log.value()->WaitDurable(position);
   }
   auto store = Open();

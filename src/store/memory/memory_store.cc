@@ -339,18 +339,20 @@ Status MemoryStore::Recover() {
   wal::RecoverOptions recover_options;
   recover_options.repair = !options_.read_only;
   if (options_.recover_to_revision > 0) recover_options.max_revision = options_.recover_to_revision;
-  auto report = wal::Recover(
+  // Snapshot values and kPutAtRevision records are the objects' Encoded()
+  // text at their revision: served from the mapped files as they are, and
+  // parsed on first use.
+  auto report = wal::RecoverMapped(
       dir, recover_options,
       [&](wal::SnapshotEntry entry) {
-        // Snapshot values are the objects' Encoded() text at their revision:
-        // kept as they are and parsed on first use.
         std::string key(entry.key);
         CountLocked(key, 1);
-        ObjectPtr object = api::Object::FromStored(key, std::string(entry.value), entry.revision);
+        ObjectPtr object =
+            api::Object::FromStored(key, entry.value, std::move(entry.file), entry.revision);
         index_.emplace_hint(index_.end(), std::move(key),
                             Versions{{entry.revision, std::move(object)}});
       },
-      [&](wal::Record&& record) {
+      [&](const wal::MappedRecord& record) {
         if (!failure.ok()) return;
         if (first_record) {
           first_record = false;
@@ -358,7 +360,8 @@ Status MemoryStore::Recover() {
         }
         ObjectPtr object;
         if (record.type == wal::Record::Type::kPutAtRevision) {
-          object = api::Object::FromStored(record.key, std::move(record.value), record.revision);
+          object = api::Object::FromStored(std::string(record.key), record.value, record.file,
+                                           record.revision);
         } else if (record.type == wal::Record::Type::kPut) {
           // Written before records carried their revision's text: decoded now.
           auto decoded = api::Object::Decode(record.value);
@@ -369,7 +372,7 @@ Status MemoryStore::Recover() {
           }
           object = decoded.value()->WithResourceVersion(record.revision);
         }
-        apply.Push({std::move(record.key), std::move(object), record.revision});
+        apply.Push({std::string(record.key), std::move(object), record.revision});
       });
   apply.Finish();
   if (!report.ok()) return report.status();

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <memory>
 #include <optional>
 
 #include "store/wal/file_io.h"
@@ -70,7 +71,7 @@ Status RepairTornTail(const std::string& dir, const TornTail& torn) {
 class Replayer {
  public:
   Replayer(const std::string& dir, const RecoverOptions& options, int64_t base,
-           const std::function<void(Record&&)>& on_record, RecoveryReport* report)
+           const std::function<void(const MappedRecord&)>& on_record, RecoveryReport* report)
       : dir_(dir), options_(options), base_(base), on_record_(on_record), report_(report) {}
 
   // Replays segments[first..] in order. Sets `torn_` when the newest one ends torn.
@@ -106,7 +107,9 @@ class Replayer {
     if (!mapped.ok()) {
       return mapped.status();
     }
-    const std::string_view bytes = mapped->bytes();
+    auto file = std::make_shared<const MappedFile>(std::move(mapped).value());
+    record_.file = file;
+    const std::string_view bytes = file->bytes();
     std::string problem;
     switch (CheckSegmentHeader(bytes, segment.revision, &problem)) {
       case HeaderState::kValid:
@@ -155,12 +158,11 @@ class Replayer {
         return Status::Ok();
       }
       if (view.revision > base_) {
-        // One Record reused: its strings keep their capacity unless the callee moves them out.
         record_.type = view.type;
         record_.revision = view.revision;
-        record_.key.assign(view.key);
-        record_.value.assign(view.value);
-        on_record_(std::move(record_));
+        record_.key = view.key;
+        record_.value = view.value;
+        on_record_(record_);
         ++report_->records_replayed;
         report_->last_revision = view.revision;
       }
@@ -172,10 +174,10 @@ class Replayer {
   const std::string& dir_;
   const RecoverOptions& options_;
   const int64_t base_;
-  const std::function<void(Record&&)>& on_record_;
+  const std::function<void(const MappedRecord&)>& on_record_;
   RecoveryReport* report_;
   int64_t last_log_revision_ = 0;
-  Record record_;
+  MappedRecord record_;  // reused; its `file` is the segment being read
   std::optional<TornTail> torn_;
 };
 
@@ -184,6 +186,19 @@ class Replayer {
 Result<RecoveryReport> Recover(const std::string& dir, const RecoverOptions& options,
                                const std::function<void(SnapshotEntry)>& on_snapshot_entry,
                                const std::function<void(Record&&)>& on_record) {
+  Record record;  // reused: its strings keep their capacity unless the callee moves them out
+  return RecoverMapped(dir, options, on_snapshot_entry, [&](const MappedRecord& mapped) {
+    record.type = mapped.type;
+    record.revision = mapped.revision;
+    record.key.assign(mapped.key);
+    record.value.assign(mapped.value);
+    on_record(std::move(record));
+  });
+}
+
+Result<RecoveryReport> RecoverMapped(const std::string& dir, const RecoverOptions& options,
+                                     const std::function<void(SnapshotEntry)>& on_snapshot_entry,
+                                     const std::function<void(const MappedRecord&)>& on_record) {
   auto listed = ListFiles(dir);
   if (!listed.ok()) {
     return listed.status();
@@ -242,7 +257,7 @@ Result<RecoveryReport> Recover(const std::string& dir, const RecoverOptions& opt
   const bool have_snapshot = snapshot.has_value();
   if (have_snapshot) {
     snapshot->ForEach(on_snapshot_entry);
-    snapshot.reset();  // unmaps it before the log is read
+    snapshot.reset();  // unmapped unless an entry's `file` was kept
   }
 
   Replayer replayer(dir, options, base, on_record, &report);

@@ -188,14 +188,18 @@ Result<SnapshotReader> SnapshotReader::Open(const std::string& dir, int64_t revi
   if (!problem.empty()) {
     return corrupt(problem);
   }
-  reader.file_ = std::move(mapped).value();
+  reader.file_ = std::make_shared<const MappedFile>(std::move(mapped).value());
   return reader;
 }
 
 void SnapshotReader::ForEach(const std::function<void(SnapshotEntry)>& fn) const {
-  std::string_view bytes = file_.bytes();
+  std::string_view bytes = file_->bytes();
+  const std::function<void(SnapshotEntry)> with_file = [&](SnapshotEntry entry) {
+    entry.file = file_;
+    fn(std::move(entry));
+  };
   WalkEntries(bytes.substr(kHeaderSize, bytes.size() - kHeaderSize - kTrailerSize), entry_count_,
-              revision_, &fn);
+              revision_, &with_file);
 }
 
 }  // namespace berth::store::wal

@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -32,11 +33,11 @@ class SnapshotReader {
   int64_t revision() const { return revision_; }
   uint64_t entry_count() const { return entry_count_; }
   // Calls `fn` for each entry in file order. The views point into the mapped
-  // file and are valid only during the call.
+  // file, which the entry's `file` keeps mapped.
   void ForEach(const std::function<void(SnapshotEntry)>& fn) const;
 
  private:
-  MappedFile file_;
+  std::shared_ptr<const MappedFile> file_;
   int64_t revision_ = 0;
   uint64_t entry_count_ = 0;
 };

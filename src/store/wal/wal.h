@@ -88,6 +88,19 @@ struct SnapshotEntry {
   std::string_view key;
   int64_t revision;  // the revision of this object's last write
   std::string_view value;
+  // Read back (Recover): the mapped file the views point into; holding a copy
+  // keeps it mapped, and the views valid, after the call.
+  std::shared_ptr<const void> file = nullptr;
+};
+
+// A log record read in place (RecoverMapped): the views point into the mapped
+// segment, which a copy of `file` keeps mapped.
+struct MappedRecord {
+  Record::Type type = Record::Type::kPut;
+  int64_t revision = 0;
+  std::string_view key;
+  std::string_view value;
+  std::shared_ptr<const void> file;
 };
 
 // Writes snap-<revision>.snap atomically (temporary file, fsync, rename, fsync
@@ -120,11 +133,17 @@ struct RecoveryReport {
 // A damaged newest snapshot is passed over for an older one (or none) only
 // when the log holds every revision from there up to the damaged one; the
 // report's notes say so. Otherwise the error names the damaged snapshot.
-// Entry views point into the mapped snapshot and are valid only during the call;
-// on_record may move the strings out of its Record.
+// Entry views point into the mapped snapshot, kept mapped by copies of the
+// entry's `file`; on_record may move the strings out of its Record.
 Result<RecoveryReport> Recover(const std::string& dir, const RecoverOptions& options,
                                const std::function<void(SnapshotEntry)>& on_snapshot_entry,
                                const std::function<void(Record&&)>& on_record);
+// As Recover, with records handed over in place (nothing copied). Files stay
+// mapped, and their disk space allocated even once pruned, while a copy of
+// their `file` is held.
+Result<RecoveryReport> RecoverMapped(const std::string& dir, const RecoverOptions& options,
+                                     const std::function<void(SnapshotEntry)>& on_snapshot_entry,
+                                     const std::function<void(const MappedRecord&)>& on_record);
 
 // Removes snapshots older than `revision` and the segments all of whose records
 // are at or below `revision` (they are covered by the snapshot at `revision`).
