@@ -38,14 +38,16 @@ class Object {
   // As Decode, from an already parsed value (taken over).
   static Result<ObjectPtr> FromJson(boost::json::value value);
 
-  // An object as the store wrote it: `encoded` is exactly what Encoded() gave
-  // at `resource_version` (metadata.resourceVersion already set to it) and
-  // `key` its storage key. Parsed on first use. The text decodes, since berth
-  // wrote it from a decoded object; should it not, CheckDecodes reports why
-  // and any other first use aborts the process naming the key and revision.
-  // `text` lives in memory that `owner` keeps alive (a mapped store file).
+  // An object as the store wrote it: `text` is exactly what Encoded() gave at
+  // `resource_version` (metadata.resourceVersion already set to it) and `key`
+  // its storage key; `text` lives in memory that `owner` keeps alive (a
+  // mapped store file), and Encoded() returns it as it is. Parsed on first
+  // use. The text decodes, since berth wrote it from a decoded object; should
+  // it not, CheckDecodes reports why and any other first use aborts the
+  // process naming the key and revision.
   static ObjectPtr FromStored(std::string key, std::string_view text,
                               std::shared_ptr<const void> owner, int64_t resource_version);
+  // As above, owning the text.
   static ObjectPtr FromStored(std::string key, std::string encoded, int64_t resource_version);
   // Parses a stored object now; the error if it does not decode. Ok for any
   // object that did not come from FromStored.
@@ -160,7 +162,7 @@ class Object {
   std::unique_ptr<Stored> stored_;  // FromStored objects only
   mutable std::atomic<bool> parsed_;
   int64_t resource_version_;
-  const bool encoded_given_ = false;  // encoded_ set at construction (or stored_->text)
+  const bool encoded_given_ = false;  // encoded_ set at construction (FromStored: stored_->text)
   mutable std::once_flag encode_once_;
   mutable std::string encoded_;
 };
