@@ -26,6 +26,9 @@ struct Request {
   // Set only by in-process callers (controllers, simulated kubelets): they are
   // part of the server and skip authentication. The HTTP server never sets it.
   bool trusted = false;
+  // Set by the HTTP server: the handler may answer with Response::when_ready
+  // (a write acknowledged once durable, without holding a thread meanwhile).
+  bool may_defer = false;
 
   // The first value of a query parameter, if present.
   std::optional<std::string_view> Query(std::string_view key) const;
@@ -59,6 +62,10 @@ struct Response {
   std::string body;
   std::vector<std::pair<std::string, std::string>> headers;
   std::shared_ptr<ResponseStream> stream;  // set: body is ignored, chunks are streamed
+  // Set (only when the request allowed it, may_defer): the response must not be
+  // sent before when_ready calls its argument, which it does exactly once, from
+  // any thread (e.g. once the write it reports is durable).
+  std::function<void(std::function<void()>)> when_ready;
 };
 
 using Handler = std::function<Response(Request&)>;

@@ -101,6 +101,12 @@ class HttpServer::Impl {
       acceptor.close(ec);
     });
     workers.join();  // requests being handled finish
+    // Answers waiting for their writes to be durable are sent (the store is
+    // still open: it closes after the server).
+    for (auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+         deferred.load() > 0 && std::chrono::steady_clock::now() < give_up;) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
     std::vector<std::shared_ptr<SessionBase>> live;
     {
       std::lock_guard lk(sessions_mu);
@@ -128,12 +134,17 @@ class HttpServer::Impl {
   Options options;
   Handler handler;
   net::io_context ioc;
+  // Keeps the io threads running while no socket has an operation pending
+  // (every connection waiting for a deferred answer, and the acceptor closed
+  // by Stop): Stop ends them with ioc.stop().
+  net::executor_work_guard<net::io_context::executor_type> keep_running{ioc.get_executor()};
   tcp::acceptor acceptor;
   net::thread_pool workers;
   std::vector<std::thread> threads;
   uint16_t port = 0;
   std::atomic<int64_t> inflight{0};
   std::atomic<int64_t> streams{0};
+  std::atomic<int64_t> deferred{0};  // responses waiting for when_ready
   std::atomic<bool> stopping{false};
   std::mutex sessions_mu;
   std::list<std::weak_ptr<SessionBase>> sessions;  // guarded by sessions_mu
@@ -228,38 +239,69 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
       return;
     }
     server_->inflight++;
-    // Quick reads are handled here, without a hand-off; everything else may
-    // block (an fsync, a large LIST) and goes to the worker pool.
+    r.may_defer = true;
+    const auto start = std::chrono::steady_clock::now();
+    // Quick requests (the server's run_inline: reads of one object, creates
+    // that answer once durable without waiting for it) are handled here,
+    // without a hand-off; everything else may block (an fsync, a large LIST)
+    // and goes to the worker pool.
     if (server_->options.run_inline && server_->options.run_inline(r)) {
-      Write(Handle(server_, r));
+      Response response = Handle(server_, r);
+      Finish(std::move(r), std::move(response), start);
       return;
     }
-    net::post(server_->workers, [self = this->shared_from_this(), r = std::move(r)]() mutable {
-      Response response = Handle(self->server_, r);
-      net::post(self->stream_.get_executor(), [self, response = std::move(response)]() mutable {
-        self->Write(std::move(response));
-      });
+    net::post(server_->workers,
+              [self = this->shared_from_this(), r = std::move(r), start]() mutable {
+                Response response = Handle(self->server_, r);
+                self->Finish(std::move(r), std::move(response), start);
+              });
+  }
+
+  // Runs the handler; a throw becomes a 500.
+  static Response Handle(HttpServer::Impl* server, Request& r) {
+    try {
+      return server->handler(r);
+    } catch (const std::exception& e) {
+      Response response;
+      response.status = 500;
+      response.body = StatusBody(500, "InternalError", "internal error");
+      return response;
+    }
+  }
+
+  // Sends `response` on this connection's strand once it is ready (see
+  // Response::when_ready), and accounts for the request then. Any thread.
+  void Finish(Request r, Response response, std::chrono::steady_clock::time_point start) {
+    auto send = [self = this->shared_from_this(), r = std::move(r),
+                 start](Response response) mutable {
+      net::dispatch(self->stream_.get_executor(),
+                    [self, r = std::move(r), start, response = std::move(response)]() mutable {
+                      Account(self->server_, r, response, start);
+                      self->Write(std::move(response));
+                    });
+    };
+    if (!response.when_ready) return send(std::move(response));
+    auto when_ready = std::move(response.when_ready);
+    response.when_ready = nullptr;
+    server_->deferred++;
+    // std::function needs a copyable callable: the response waits in a shared box.
+    auto box =
+        std::make_shared<std::pair<decltype(send), Response>>(std::move(send), std::move(response));
+    when_ready([this, box] {
+      auto& [send, response] = *box;
+      send(std::move(response));
+      server_->deferred--;
     });
   }
 
-  // Runs the handler and accounts for it.
-  static Response Handle(HttpServer::Impl* server, Request& r) {
-    auto start = std::chrono::steady_clock::now();
-    Response response;
-    try {
-      response = server->handler(r);
-    } catch (const std::exception& e) {
-      response = Response{};
-      response.status = 500;
-      response.body = StatusBody(500, "InternalError", "internal error");
-    }
+  static void Account(HttpServer::Impl* server, const Request& r, const Response& response,
+                      std::chrono::steady_clock::time_point start) {
     server->inflight--;
     if (server->options.on_response && !response.stream) {
       server->options.on_response(
           r, response.status,
           std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
     }
-    return response;
   }
 
   void Write(Response response) {

@@ -62,4 +62,12 @@ bool IsSingleObjectRead(const Request& request) {
          !request.QueryBool("watch");
 }
 
+bool IsSmallCreate(const Request& request, size_t max_body) {
+  if (request.method != "POST" || request.body.size() > max_body) return false;
+  auto info = ParseResourcePath(request.path);
+  // A POST to the bindings collection binds a pod (a guarded update), not a create.
+  return info && info->kind && *info->kind != api::Kind::kBinding && info->name.empty() &&
+         info->subresource.empty() && !info->watch_path;
+}
+
 }  // namespace berth::apiserver

@@ -31,4 +31,10 @@ std::optional<RequestInfo> ParseResourcePath(std::string_view path);
 // A GET of one named object that is not a watch: quick, never waits.
 bool IsSingleObjectRead(const Request& request);
 
+// A POST that creates one object (a collection path, no subresource) with a
+// body of at most `max_body` bytes: its work is decoding, validation and one
+// store write, whose durability it can wait for without a thread
+// (Request::may_defer).
+bool IsSmallCreate(const Request& request, size_t max_body);
+
 }  // namespace berth::apiserver

@@ -1,8 +1,8 @@
 // CREATE, UPDATE, PATCH and DELETE.
 
 #include <algorithm>
-
 #include <boost/json.hpp>
+#include <optional>
 
 #include "api/pod_view.h"
 #include "api/validation.h"
@@ -287,8 +287,21 @@ Response ApiServer::Create(Request& request, const RequestInfo& info) {
     Status valid = api::ValidateObject(*built.value());
     if (!valid.ok()) return ErrorResponse(valid, {name, std::string(kind.group), std::string(kind.name)});
     if (dry_run) return JsonResponse(201, std::string(built.value()->Encoded()));
+    // Over HTTP the answer waits for durability without holding the thread.
+    std::optional<store::DeferAcknowledgement> defer;
+    if (request.may_defer) defer.emplace();
     auto created = store_.Create(built.value());
-    if (created.ok()) return JsonResponse(201, std::string(created.value()->Encoded()));
+    const int64_t deferred = defer ? defer->revision() : 0;
+    defer.reset();
+    if (created.ok()) {
+      Response response = JsonResponse(201, std::string(created.value()->Encoded()));
+      if (deferred > 0) {
+        response.when_ready = [&store = store_, deferred](std::function<void()> ready) {
+          store.WhenVisible(deferred, std::move(ready));
+        };
+      }
+      return response;
+    }
     if (created.status().code() != StatusCode::kAlreadyExists) return ErrorResponse(created.status());
     if (generate.empty()) return ErrorResponse(AlreadyExistsFor(kind, name), DetailsFor(kind, name));
     source = built.value()->json();

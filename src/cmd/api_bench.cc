@@ -40,6 +40,8 @@ struct Options {
   std::string dir = "/tmp/berth-api-bench";
   std::string binary = "/proc/self/exe";
   bool in_memory = false;
+  bool api_only =
+      false;          // serve without its scheduler and controllers: the API server and store alone
   int64_t nodes = 0;  // > 0: register this many nodes and time creation until every pod is bound
 };
 
@@ -153,6 +155,10 @@ int Run(const Options& o) {
     std::vector<const char*> argv = {"berth", "serve", "--listen", listen.c_str(), "--data-dir",
                                      data.c_str(), "--max-requests-inflight", "10000"};
     if (o.in_memory) argv.push_back("--in-memory");
+    if (o.api_only) {
+      argv.push_back("--no-scheduler");
+      argv.push_back("--no-controllers");
+    }
     argv.push_back(nullptr);
     execv(o.binary.c_str(), const_cast<char* const*>(argv.data()));
     _exit(127);
@@ -204,7 +210,8 @@ int Run(const Options& o) {
       Row("pods created over HTTP and bound on " + std::to_string(o.nodes) + " nodes, end to end",
           static_cast<double>(o.creates) / scheduled, all_bound ? "pods/s" : "pods/s (NOT all bound)");
     }
-    Row("pod creates/s, " + std::to_string(o.connections) + " connections" + (o.in_memory ? " (in memory)" : " (durable)"),
+    Row("pod creates/s, " + std::to_string(o.connections) + " connections" +
+            (o.in_memory ? " (in memory)" : " (durable)") + (o.api_only ? ", API only" : ""),
         static_cast<double>(o.creates) / elapsed, "creates/s");
     Row("  create latency p50", Percentile(create_lat, 0.5), "ms");
     Row("  create latency p99", Percentile(create_lat, 0.99), "ms");
@@ -302,10 +309,18 @@ void AddApiBenchCommand(CLI::App& app) {
   bench->add_option("--watch-events", o.watch_events, "Events each watcher must see")->capture_default_str();
   bench->add_option("--dir", o.dir, "Scratch directory (removed afterwards)")->capture_default_str();
   bench->add_flag("--in-memory", o.in_memory, "Run the server without a durable store (for comparison)");
+  bench->add_flag(
+      "--api-only", o.api_only,
+      "Run the server without its scheduler and controllers (the API server and store alone)");
   bench->add_option("--nodes", o.nodes,
                     "Register this many nodes first and also time the creates until every pod is bound")
       ->capture_default_str();
-  bench->callback([] { SetExitCode(Run(o)); });
+  bench->callback([] {
+    if (o.api_only && o.nodes > 0)
+      throw CLI::ValidationError("--api-only",
+                                 "cannot be combined with --nodes (nothing would bind the pods)");
+    SetExitCode(Run(o));
+  });
 }
 
 }  // namespace berth::cmd

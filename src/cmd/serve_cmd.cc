@@ -231,8 +231,11 @@ int Serve(const ServeOptions& o) {
   http_options.max_inflight = o.max_inflight;
   http_options.max_body_bytes = static_cast<size_t>(o.max_body_bytes);
   http_options.tls = tls;
+  // Handled on the io threads: reads of one object, and creates of ordinary
+  // size (they answer once durable without holding the thread meanwhile).
   http_options.run_inline = [](const apiserver::Request& r) {
-    return (r.method == "GET" || r.method == "HEAD") && apiserver::IsSingleObjectRead(r);
+    return ((r.method == "GET" || r.method == "HEAD") && apiserver::IsSingleObjectRead(r)) ||
+           apiserver::IsSmallCreate(r, 64 * 1024);
   };
   http_options.on_response = [&metrics](const apiserver::Request& r, int code, double seconds) {
     metrics.ObserveRequest(r, code, seconds);

@@ -2,6 +2,14 @@
 
 namespace berth::store {
 
+namespace {
+thread_local DeferAcknowledgement* current_scope = nullptr;
+}  // namespace
+
+DeferAcknowledgement::DeferAcknowledgement() : previous_(current_scope) { current_scope = this; }
+DeferAcknowledgement::~DeferAcknowledgement() { current_scope = previous_; }
+DeferAcknowledgement* DeferAcknowledgement::Current() { return current_scope; }
+
 std::string_view EventTypeName(EventType type) {
   switch (type) {
     case EventType::kAdded: return "ADDED";

@@ -116,6 +116,43 @@ class Store {
   virtual int64_t CurrentRevision() = 0;
   // Number of live objects per key prefix of the form "/<group>/<resource>/".
   virtual std::vector<std::pair<std::string, int64_t>> CountByResource() = 0;
+  // Calls `done` once `revision` is visible to readers (and so durable): at
+  // once when it already is, else later from the store's own thread, where
+  // `done` must be cheap and must not call back into the store. Pairs with
+  // DeferAcknowledgement; a store whose writes return only once visible (the
+  // default) calls it at once.
+  virtual void WhenVisible(int64_t revision, std::function<void()> done) {
+    (void)revision;
+    done();
+  }
+};
+
+// Deferred acknowledgement of writes, for callers that answer asynchronously
+// (the HTTP server's create path): while one is alive on a thread, a store
+// that supports it (the embedded store with a log) returns from that thread's
+// Create/Update/Delete once the write is ordered and logged, without waiting
+// for its fsync, and records the write's revision here. Nothing is visible to
+// readers or watchers before it is durable either way; what changes is who
+// waits: the caller must not report the write to anyone until
+// Store::WhenVisible(revision(), ...) has called back. Stores without support
+// wait as usual and record nothing. Scopes nest (the inner one is current).
+class DeferAcknowledgement {
+ public:
+  DeferAcknowledgement();
+  ~DeferAcknowledgement();
+  DeferAcknowledgement(const DeferAcknowledgement&) = delete;
+  DeferAcknowledgement& operator=(const DeferAcknowledgement&) = delete;
+
+  // The newest revision written under this scope and not yet waited for; 0: none.
+  int64_t revision() const { return revision_; }
+  // For stores: the calling thread's current scope, or nullptr.
+  static DeferAcknowledgement* Current();
+  // For stores: a write at `revision` was not waited for.
+  void Deferred(int64_t revision) { revision_ = revision > revision_ ? revision : revision_; }
+
+ private:
+  DeferAcknowledgement* previous_;
+  int64_t revision_ = 0;
 };
 
 // Kubernetes' GuaranteedUpdate: reads the current version, applies `update`

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <future>
 #include <map>
 
 #include "api/kinds.h"
@@ -299,6 +300,72 @@ TEST_F(DurableStore, RestoreRollsBackToAPastRevisionAndKeepsABackup) {
   out = Run("store restore --data-dir " + dir_.string() + " --to-revision 500", &status);
   EXPECT_NE(status, 0) << out;
   EXPECT_EQ(Open()->CurrentRevision(), 8);
+}
+
+// Under a DeferAcknowledgement a write returns before its fsync; it is
+// published (readers, watchers, WhenVisible) only once durable, by the log.
+TEST_F(DurableStore, DeferredWritesArePublishedOnceDurable) {
+  auto store = Open();
+  auto watch = store->WatchFrom({.prefix = "/core/pods/"});
+  ASSERT_TRUE(watch.ok());
+  int64_t revision = 0;
+  {
+    DeferAcknowledgement defer;
+    auto created = store->Create(MakePod("ns", "a"));
+    ASSERT_TRUE(created.ok());
+    revision = created.value()->resource_version();
+    EXPECT_EQ(defer.revision(), revision);
+    auto second = store->Create(MakePod("ns", "b"));
+    ASSERT_TRUE(second.ok());
+    EXPECT_EQ(defer.revision(), revision + 1);  // the newest
+    revision = defer.revision();
+  }
+  std::promise<void> visible;
+  store->WhenVisible(revision, [&] { visible.set_value(); });
+  ASSERT_EQ(visible.get_future().wait_for(std::chrono::seconds(10)), std::future_status::ready);
+  EXPECT_GE(store->CurrentRevision(), revision);
+  EXPECT_TRUE(store->Get(api::StorageKey(api::Kind::kPod, "ns", "b")).ok());
+  auto events = watch.value()->Next(std::chrono::steady_clock::now() + std::chrono::seconds(5));
+  while (events.size() < 2) {
+    auto more = watch.value()->Next(std::chrono::steady_clock::now() + std::chrono::seconds(5));
+    ASSERT_FALSE(more.empty());
+    events.insert(events.end(), more.begin(), more.end());
+  }
+  EXPECT_EQ(events[0].revision, revision - 1);
+  EXPECT_EQ(events[1].revision, revision);
+
+  // Already visible: the callback runs before WhenVisible returns.
+  bool at_once = false;
+  store->WhenVisible(revision, [&] { at_once = true; });
+  EXPECT_TRUE(at_once);
+
+  // Writes outside a scope wait as before: visible when they return.
+  auto c = store->Create(MakePod("ns", "c"));
+  ASSERT_TRUE(c.ok());
+  EXPECT_GE(store->CurrentRevision(), c.value()->resource_version());
+
+  // A deferred write is durable: it is there after a restart.
+  {
+    DeferAcknowledgement defer;
+    ASSERT_TRUE(store->Create(MakePod("ns", "d")).ok());
+    revision = defer.revision();
+  }
+  store->Close();  // publishes what was logged; later callbacks run at once
+  bool after_close = false;
+  store->WhenVisible(revision, [&] { after_close = true; });
+  EXPECT_TRUE(after_close);
+  store.reset();
+  EXPECT_TRUE(Open()->Get(api::StorageKey(api::Kind::kPod, "ns", "d")).ok());
+}
+
+// Without a log a write is visible when it returns: nothing is deferred.
+TEST_F(DurableStore, InMemoryWritesAreNeverDeferred) {
+  auto store = MemoryStore::Open({});
+  ASSERT_TRUE(store.ok());
+  DeferAcknowledgement defer;
+  ASSERT_TRUE(store.value()->Create(MakePod("ns", "a")).ok());
+  EXPECT_EQ(defer.revision(), 0);
+  EXPECT_EQ(store.value()->CurrentRevision(), 1);
 }
 
 }  // namespace

@@ -1,10 +1,12 @@
-// Concurrency: writers, compare-and-swap updaters and watchers at once, on the
-// in-memory and the durable store. Run under ThreadSanitizer in CI.
+// Concurrency: writers (half of them with deferred acknowledgement),
+// compare-and-swap updaters and watchers at once, on the in-memory and the
+// durable store. Run under ThreadSanitizer in CI.
 
 #include <gtest/gtest.h>
 
 #include <atomic>
 #include <filesystem>
+#include <future>
 #include <thread>
 
 #include "api/kinds.h"
@@ -34,8 +36,24 @@ void RunStress(MemoryStore& store) {
     threads.emplace_back([&, w] {
       for (int i = 0; i < kPodsEach; ++i) {
         std::string name = "w" + std::to_string(w) + "-" + std::to_string(i);
-        if (!store.Create(MakePod("ns", name)).ok()) failures++;
-        if (!store.Delete(api::StorageKey(api::Kind::kPod, "ns", name)).ok()) failures++;
+        const std::string key = api::StorageKey(api::Kind::kPod, "ns", name);
+        if (w % 2 == 0) {
+          if (!store.Create(MakePod("ns", name)).ok()) failures++;
+        } else {
+          // Half the writers defer the acknowledgement, as the HTTP create
+          // path does, and wait for the store's callback instead.
+          int64_t revision;
+          {
+            DeferAcknowledgement defer;
+            if (!store.Create(MakePod("ns", name)).ok()) failures++;
+            revision = defer.revision();
+          }
+          std::promise<void> visible;
+          store.WhenVisible(revision, [&] { visible.set_value(); });
+          if (visible.get_future().wait_for(30s) != std::future_status::ready) failures++;
+          if (store.CurrentRevision() < revision || !store.Get(key).ok()) failures++;
+        }
+        if (!store.Delete(key).ok()) failures++;
       }
     });
   }

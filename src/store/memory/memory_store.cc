@@ -399,6 +399,7 @@ Status MemoryStore::Recover() {
   log_options.dir = dir;
   log_options.sync = options_.sync;
   log_options.on_fsync = options_.on_fsync;
+  log_options.on_durable = [this](uint64_t position) { OnDurable(position); };
   auto log = wal::LogWriter::Open(std::move(log_options), revision_ + 1);
   if (!log.ok()) return log.status();
   log_ = std::move(log).value();
@@ -513,7 +514,18 @@ Result<ObjectPtr> MemoryStore::Write(Op op, const std::string& key, ObjectPtr ob
     record.revision = revision;
     record.key = key;
     if (object) record.value = encoded.At(revision);
-    position = log_->Append(record);
+    // Queued for publication before it is logged: the log's thread may make
+    // it durable, and publish it, before Append returns.
+    position = ++log_position_;
+    {
+      std::lock_guard plk(publish_mu_);
+      unpublished_.push_back({position, revision, key});
+    }
+    if (log_->Append(record) != position) {
+      std::fprintf(stderr, "berth: store: log position out of step at revision %lld\n",
+                   static_cast<long long>(revision));
+      std::abort();
+    }
     if (object) stored = object->WithResourceVersion(revision, std::move(record.value));
     snapshot_due = options_.snapshot_every > 0 && ++records_since_snapshot_ >= options_.snapshot_every;
   } else if (object) {
@@ -523,14 +535,20 @@ Result<ObjectPtr> MemoryStore::Write(Op op, const std::string& key, ObjectPtr ob
   ApplyLocked(it, stored, revision);
   lk.unlock();
 
-  if (log_) log_->WaitDurable(position);
-  Publish(revision, key);
+  if (!log_) {
+    const std::string_view keys[] = {key};
+    Publish(revision, keys);
+  } else if (auto* scope = DeferAcknowledgement::Current()) {
+    scope->Deferred(revision);  // published by OnDurable; the caller waits with WhenVisible
+  } else {
+    log_->WaitDurable(position);  // OnDurable has published it when this returns
+  }
   if (snapshot_due) MaybeSnapshotAsync();
   if (op == Op::kDelete) return prev->WithResourceVersion(revision);
   return stored;
 }
 
-void MemoryStore::Publish(int64_t revision, const std::string& key) {
+void MemoryStore::Publish(int64_t revision, std::span<const std::string_view> keys) {
   int64_t seen = committed_.load(std::memory_order_relaxed);
   while (seen < revision && !committed_.compare_exchange_weak(seen, revision)) {
   }
@@ -549,12 +567,53 @@ void MemoryStore::Publish(int64_t revision, const std::string& key) {
       watchers_.pop_back();
       continue;
     }
-    if (key.starts_with(state->prefix) && !state->pending.exchange(true)) {
+    const bool under = std::any_of(keys.begin(), keys.end(), [&](std::string_view key) {
+      return key.starts_with(state->prefix);
+    });
+    if (under && !state->pending.exchange(true)) {
       std::lock_guard slk(state->mu);
       if (state->notify) state->notify();
     }
     ++i;
   }
+}
+
+void MemoryStore::OnDurable(uint64_t position) {
+  // The log's thread only: publishes, in one step, every write durable now.
+  durable_keys_.clear();
+  durable_callbacks_.clear();
+  int64_t revision = 0;
+  {
+    std::lock_guard plk(publish_mu_);
+    while (!unpublished_.empty() && unpublished_.front().position <= position) {
+      revision = unpublished_.front().revision;
+      durable_keys_.push_back(std::move(unpublished_.front().key));
+      unpublished_.pop_front();
+    }
+    if (revision == 0) return;  // a rotation only
+    // Under publish_mu_, so WhenVisible either sees the new revision or has
+    // queued its callback before this takes the ones due.
+    committed_.store(revision, std::memory_order_seq_cst);
+    auto due = std::partition(visible_callbacks_.begin(), visible_callbacks_.end(),
+                              [&](const auto& c) { return c.first > revision; });
+    for (auto it = due; it != visible_callbacks_.end(); ++it)
+      durable_callbacks_.push_back(std::move(it->second));
+    visible_callbacks_.erase(due, visible_callbacks_.end());
+  }
+  std::vector<std::string_view> keys(durable_keys_.begin(), durable_keys_.end());
+  Publish(revision, keys);
+  for (auto& done : durable_callbacks_) done();
+}
+
+void MemoryStore::WhenVisible(int64_t revision, std::function<void()> done) {
+  if (committed_.load(std::memory_order_acquire) < revision) {
+    std::lock_guard plk(publish_mu_);
+    if (committed_.load(std::memory_order_seq_cst) < revision && !log_closed_) {
+      visible_callbacks_.emplace_back(revision, std::move(done));
+      return;
+    }
+  }
+  done();
 }
 
 void MemoryStore::WaitVisible(int64_t revision) {
@@ -748,6 +807,7 @@ Status MemoryStore::Snapshot() {
     objects = LiveObjectsLocked();
     // Later records go to a segment the snapshot does not cover.
     log_->Rotate(revision + 1);
+    ++log_position_;  // a rotation takes a position too
     records_since_snapshot_ = 0;
   }
   Status s = WriteSnapshotTo(options_.data_dir, revision, objects);
@@ -786,7 +846,11 @@ void MemoryStore::Close() {
     std::unique_lock lk(mu_);  // waits for writers inside the critical section
     if (closed_.exchange(true)) return;
   }
-  if (log_) log_->Close();  // writers waiting for durability are released
+  if (log_) log_->Close();  // writers waiting for durability are released, every write published
+  {
+    std::lock_guard plk(publish_mu_);
+    log_closed_ = true;
+  }
   {
     std::lock_guard lk(commit_mu_);
   }

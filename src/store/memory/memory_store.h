@@ -6,8 +6,11 @@
 //
 // Visibility: a write is assigned the next revision under the index lock and
 // appended to the log in revision order; it becomes visible to readers and
-// watchers (CurrentRevision) only once it is durable, and the writer returns
-// only then. Without a data directory writes are visible at once.
+// watchers (CurrentRevision) only once it is durable: the log's thread
+// publishes each group-committed batch at once (OnDurable), then releases the
+// batch's writers. A writer under a DeferAcknowledgement returns without
+// waiting and learns of durability through WhenVisible. Without a data
+// directory writes are visible at once.
 //
 // Watch fan-out: every write puts one event in a ring indexed by revision;
 // watchers pull from the ring at their own cursor, so a write costs the same
@@ -15,17 +18,17 @@
 // ring has moved past its cursor it gets Expired).
 
 #include <atomic>
+#include <boost/container/small_vector.hpp>
 #include <condition_variable>
 #include <deque>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <shared_mutex>
+#include <span>
 #include <string>
 #include <thread>
 #include <vector>
-
-#include <boost/container/small_vector.hpp>
 
 #include "store/store.h"
 #include "store/wal/wal.h"
@@ -65,6 +68,7 @@ class MemoryStore final : public Store {
   Result<std::unique_ptr<Watch>> WatchFrom(const WatchOptions& options) override;
   int64_t CurrentRevision() override { return committed_.load(std::memory_order_acquire); }
   std::vector<std::pair<std::string, int64_t>> CountByResource() override;
+  void WhenVisible(int64_t revision, std::function<void()> done) override;
 
   // The oldest revision a list or watch can still start from.
   int64_t CompactedRevision();
@@ -127,8 +131,12 @@ class MemoryStore final : public Store {
   // Waits until `revision` is visible (used before reporting a conflict with a
   // write that is still being made durable, so a retry sees it).
   void WaitVisible(int64_t revision);
-  // Makes `revision` visible and notifies the watchers whose prefix `key` is under.
-  void Publish(int64_t revision, const std::string& key);
+  // Makes `revision` visible and notifies the watchers whose prefix one of
+  // `keys` (the keys written up to it) is under.
+  void Publish(int64_t revision, std::span<const std::string_view> keys);
+  // The log's on_durable: publishes the writes logged up to `position` and
+  // runs the WhenVisible callbacks they satisfy.
+  void OnDurable(uint64_t position);
   void MaybeSnapshotAsync();
   // REQUIRES: snapshot_mu_ held.
   Status WriteSnapshotTo(const std::string& dir, int64_t revision,
@@ -148,6 +156,23 @@ class MemoryStore final : public Store {
   int64_t records_since_snapshot_ = 0;  // guarded by mu_
   std::map<std::string, int64_t, std::less<>> counts_;  // live objects per resource prefix; guarded by mu_
   std::unique_ptr<wal::LogWriter> log_;  // set once in Open
+  uint64_t log_position_ = 0;            // of the newest Append or Rotate; guarded by mu_
+
+  // Logged writes not yet published, in log order (queued under mu_ as they
+  // are logged), and callbacks waiting for a revision to be visible.
+  struct Unpublished {
+    uint64_t position;
+    int64_t revision;
+    std::string key;
+  };
+  std::mutex publish_mu_;
+  std::deque<Unpublished> unpublished_;  // guarded by publish_mu_
+  std::vector<std::pair<int64_t, std::function<void()>>>
+      visible_callbacks_;    // guarded by publish_mu_
+  bool log_closed_ = false;  // guarded by publish_mu_
+  // OnDurable's scratch (the log's thread only).
+  std::vector<std::string> durable_keys_;
+  std::vector<std::function<void()>> durable_callbacks_;
 
   std::atomic<int64_t> committed_{0};
   std::mutex commit_mu_;

@@ -196,18 +196,23 @@ class SegmentLogWriter final : public LogWriter {
       batch.clear();  // keeps its capacity for the next swap
       rotations.clear();
       lock.lock();
-      // Publish under mu_, so pending_records_ is exactly what queued during the
-      // fsync: none of the appenders being released has appended again yet.
+      // Measured under mu_ before anyone is released, so pending_records_ is
+      // exactly what queued during the fsync: none of the appenders about to be
+      // released has appended again yet.
       target = options_.sync ? pending_records_ + batch_records : 0;
       gather_until = std::chrono::steady_clock::now() +
                      std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                          std::chrono::duration<double>(std::min(sync_seconds / 2, kMaxGather)));
+      // Publish and wake outside mu_: the released appenders go straight to
+      // Append, and on_durable never delays one. A waiter announces itself before re-checking the
+      // generation, so either it is counted here or its futex wait sees the new generation and
+      // returns.
+      lock.unlock();
+      if (options_.on_durable && batch_end > durable_.load(std::memory_order_relaxed)) {
+        options_.on_durable(batch_end);
+      }
       durable_.store(batch_end, std::memory_order_release);
       generation_.fetch_add(1, std::memory_order_seq_cst);
-      // Wake outside mu_: the released appenders go straight to Append.
-      // A waiter announces itself before re-checking the generation, so either
-      // it is counted here or its futex wait sees the new generation and returns.
-      lock.unlock();
       if (sleepers_.load(std::memory_order_seq_cst) > 0) {
         FutexWakeAll(&generation_);
       }

@@ -55,6 +55,9 @@ class LogWriter {
     bool sync = true;
     // Called on the writer thread after each fsync with its duration.
     std::function<void(double seconds)> on_fsync;
+    // Called on the writer thread each time the log is durable up to a newer
+    // position, before WaitDurable's callers for it are released.
+    std::function<void(uint64_t position)> on_durable;
   };
 
   // Starts a new segment whose first record will carry `next_revision`. The
