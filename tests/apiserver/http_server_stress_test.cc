@@ -6,21 +6,16 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
-#include <boost/asio.hpp>
-#include <boost/beast/core.hpp>
-#include <boost/beast/http.hpp>
 #include <mutex>
 #include <thread>
 
 #include "apiserver/http_server.h"
+#include "test_http_client.h"
 
 namespace berth::apiserver {
 namespace {
 
-namespace beast = boost::beast;
-namespace http = beast::http;
-namespace net = boost::asio;
-using tcp = net::ip::tcp;
+using testing::Client;
 
 TEST(HttpServerStress, DeferredAnswersFromAnotherThread) {
   constexpr int kClients = 8, kRequestsEach = 150;
@@ -63,22 +58,11 @@ TEST(HttpServerStress, DeferredAnswersFromAnotherThread) {
   std::vector<std::thread> clients;
   for (int c = 0; c < kClients; ++c) {
     clients.emplace_back([&, c] {
-      net::io_context ioc;
-      tcp::socket socket(ioc);
-      socket.connect(tcp::endpoint(net::ip::make_address("127.0.0.1"), server.port()));
-      beast::flat_buffer buffer;
+      Client client(server.port());
       for (int i = 0; i < kRequestsEach; ++i) {
         const std::string body = std::to_string(c) + "-" + std::to_string(i);
-        http::request<http::string_body> req(http::verb::post, c % 2 ? "/x/inline" : "/x/worker",
-                                             11);
-        req.set(http::field::host, "127.0.0.1");
-        req.keep_alive(true);
-        req.body() = body;
-        req.prepare_payload();
-        http::write(socket, req);
-        http::response<http::string_body> res;
-        http::read(socket, buffer, res);
-        if (res.result_int() != 201 || res.body() != body) failures++;
+        auto [status, answer] = client.Post(c % 2 ? "/x/inline" : "/x/worker", body);
+        if (status != 201 || answer != body) failures++;
       }
     });
   }

@@ -6,9 +6,6 @@
 
 #include <gtest/gtest.h>
 
-#include <boost/asio.hpp>
-#include <boost/beast/core.hpp>
-#include <boost/beast/http.hpp>
 #include <chrono>
 #include <condition_variable>
 #include <future>
@@ -16,38 +13,12 @@
 #include <thread>
 
 #include "apiserver/request_info.h"
+#include "test_http_client.h"
 
 namespace berth::apiserver {
 namespace {
 
-namespace beast = boost::beast;
-namespace http = beast::http;
-namespace net = boost::asio;
-using tcp = net::ip::tcp;
-
-// One keep-alive connection; Post blocks until the response arrives.
-class Client {
- public:
-  explicit Client(uint16_t port) : socket_(ioc_) {
-    socket_.connect(tcp::endpoint(net::ip::make_address("127.0.0.1"), port));
-  }
-  std::pair<int, std::string> Post(const std::string& target, const std::string& body) {
-    http::request<http::string_body> req(http::verb::post, target, 11);
-    req.set(http::field::host, "127.0.0.1");
-    req.keep_alive(true);
-    req.body() = body;
-    req.prepare_payload();
-    http::write(socket_, req);
-    http::response<http::string_body> res;
-    http::read(socket_, buffer_, res);
-    return {res.result_int(), res.body()};
-  }
-
- private:
-  net::io_context ioc_;
-  tcp::socket socket_;
-  beast::flat_buffer buffer_;
-};
+using testing::Client;
 
 // A handler that answers every request later: it hands its when_ready
 // continuation to the test, which releases it.
