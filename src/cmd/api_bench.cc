@@ -40,8 +40,8 @@ struct Options {
   std::string dir = "/tmp/berth-api-bench";
   std::string binary = "/proc/self/exe";
   bool in_memory = false;
-  bool api_only =
-      false;          // serve without its scheduler and controllers: the API server and store alone
+  // Serve without its scheduler and controllers: the API server and store alone.
+  bool api_only = false;
   int64_t nodes = 0;  // > 0: register this many nodes and time creation until every pod is bound
 };
 

@@ -519,7 +519,8 @@ Result<ObjectPtr> MemoryStore::Write(Op op, const std::string& key, ObjectPtr ob
     position = ++log_position_;
     {
       std::lock_guard plk(publish_mu_);
-      unpublished_.push_back({position, revision, key});
+      // The written object, or the deleted one: either carries the key.
+      unpublished_.push_back({position, revision, object ? object : prev});
     }
     if (log_->Append(record) != position) {
       std::fprintf(stderr, "berth: store: log position out of step at revision %lld\n",
@@ -580,14 +581,12 @@ void MemoryStore::Publish(int64_t revision, std::span<const std::string_view> ke
 
 void MemoryStore::OnDurable(uint64_t position) {
   // The log's thread only: publishes, in one step, every write durable now.
-  durable_keys_.clear();
-  durable_callbacks_.clear();
   int64_t revision = 0;
   {
     std::lock_guard plk(publish_mu_);
     while (!unpublished_.empty() && unpublished_.front().position <= position) {
       revision = unpublished_.front().revision;
-      durable_keys_.push_back(std::move(unpublished_.front().key));
+      durable_objects_.push_back(std::move(unpublished_.front().keyed));
       unpublished_.pop_front();
     }
     if (revision == 0) return;  // a rotation only
@@ -600,9 +599,12 @@ void MemoryStore::OnDurable(uint64_t position) {
       durable_callbacks_.push_back(std::move(it->second));
     visible_callbacks_.erase(due, visible_callbacks_.end());
   }
-  std::vector<std::string_view> keys(durable_keys_.begin(), durable_keys_.end());
-  Publish(revision, keys);
+  for (const auto& object : durable_objects_) durable_keys_.push_back(object->StorageKey());
+  Publish(revision, durable_keys_);
   for (auto& done : durable_callbacks_) done();
+  durable_keys_.clear();
+  durable_objects_.clear();
+  durable_callbacks_.clear();
 }
 
 void MemoryStore::WhenVisible(int64_t revision, std::function<void()> done) {

@@ -163,15 +163,16 @@ class MemoryStore final : public Store {
   struct Unpublished {
     uint64_t position;
     int64_t revision;
-    std::string key;
+    ObjectPtr keyed;  // the version written (a delete: the one deleted); its key
   };
   std::mutex publish_mu_;
   std::deque<Unpublished> unpublished_;  // guarded by publish_mu_
   std::vector<std::pair<int64_t, std::function<void()>>>
       visible_callbacks_;    // guarded by publish_mu_
   bool log_closed_ = false;  // guarded by publish_mu_
-  // OnDurable's scratch (the log's thread only).
-  std::vector<std::string> durable_keys_;
+  // OnDurable's scratch, emptied after each call (the log's thread only).
+  std::vector<ObjectPtr> durable_objects_;
+  std::vector<std::string_view> durable_keys_;
   std::vector<std::function<void()>> durable_callbacks_;
 
   std::atomic<int64_t> committed_{0};
