@@ -58,12 +58,17 @@ struct AppendFixture {
 };
 AppendFixture* append_fixture = nullptr;
 
-void OpenLog(const benchmark::State&) {
+// Argument "fill": 1 fills segments ahead with zeros (the default), 0 grows the file with each
+// write.
+void OpenLog(const benchmark::State& state) {
   append_fixture = new AppendFixture;
   append_fixture->dir = FreshDirectory();
   LogWriter::Options options;
   options.dir = append_fixture->dir;
   options.sync = true;
+  if (state.range(0) == 0) {
+    options.fill_ahead = 0;
+  }
   options.on_fsync = [](double seconds) {
     append_fixture->fsyncs++;
     append_fixture->fsync_nanos += static_cast<int64_t>(seconds * 1e9);
@@ -111,6 +116,9 @@ void BM_DurableAppend(benchmark::State& state) {
 BENCHMARK(BM_DurableAppend)
     ->Setup(OpenLog)
     ->Teardown(CloseLog)
+    ->ArgName("fill")
+    ->Arg(0)
+    ->Arg(1)
     ->Threads(1)
     ->Threads(8)
     ->Threads(64)

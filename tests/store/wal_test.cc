@@ -369,6 +369,63 @@ TEST_F(WalTest, RotatedSegmentExistsOnceALaterRecordIsDurable) {
   EXPECT_EQ(RecoverDir(dir_, WithoutRepair()).records, RecordsFrom(1, 2));
 }
 
+// The bytes of RecordsFrom(from, to) in one segment, header included.
+size_t SegmentSize(int64_t from, int64_t to) {
+  size_t size = kSegmentHeaderSize;
+  for (int64_t r = from; r <= to; ++r) {
+    size += FramedSize(r);
+  }
+  return size;
+}
+
+TEST_F(WalTest, SegmentsAreFilledAheadWithZerosAndCutBackAtRotationAndClose) {
+  for (uint64_t fill_ahead : {uint64_t{4096}, uint64_t{1} << 20}) {
+    SCOPED_TRACE("fill_ahead " + std::to_string(fill_ahead));
+    fs::remove_all(dir_);
+    fs::create_directory(dir_);
+    LogWriter::Options options = WriterOptions(dir_, true);
+    options.fill_ahead = fill_ahead;
+    auto writer = LogWriter::Open(options, 1);
+    ASSERT_TRUE(writer.ok());
+    // One record per fsync: with 4 KiB the fill is renewed many times.
+    for (int64_t r = 1; r <= 60; ++r) {
+      (*writer)->WaitDurable((*writer)->Append(RecordAt(r)));
+      ASSERT_GT(fs::file_size(Segment(1)), SegmentSize(1, r)) << "after record " << r;
+    }
+    // What a crash now would leave: every record, then zeros.
+    const std::string copy = dir_ + "/crashed";
+    fs::create_directory(copy);
+    fs::copy_file(Segment(1), copy + "/" + SegmentFileName(1));
+    Recovered crashed = RecoverDir(copy);
+    ASSERT_TRUE(crashed.report.ok()) << crashed.report.status().message();
+    EXPECT_EQ(crashed.records, RecordsFrom(1, 60));
+    ASSERT_EQ(crashed.report->notes.size(), 1u);
+    EXPECT_THAT(crashed.report->notes[0],
+                HasSubstr("truncated zero-filled end of " + SegmentFileName(1) + " at offset " +
+                          std::to_string(SegmentSize(1, 60))));
+    EXPECT_EQ(fs::file_size(copy + "/" + SegmentFileName(1)), SegmentSize(1, 60));
+    fs::remove_all(copy);
+
+    (*writer)->Rotate(61);
+    (*writer)->WaitDurable((*writer)->Append(RecordAt(61)));
+    EXPECT_EQ(fs::file_size(Segment(1)), SegmentSize(1, 60));  // cut at rotation
+    EXPECT_GT(fs::file_size(Segment(61)), SegmentSize(61, 61));
+    (*writer)->Close();
+    EXPECT_EQ(fs::file_size(Segment(61)), SegmentSize(61, 61));  // cut at close
+    Recovered got = RecoverDir(dir_);
+    ASSERT_TRUE(got.report.ok()) << got.report.status().message();
+    EXPECT_EQ(got.records, RecordsFrom(1, 61));
+    EXPECT_THAT(got.report->notes, IsEmpty());
+  }
+}
+
+TEST_F(WalTest, WithoutSyncNothingIsFilledAhead) {
+  auto writer = LogWriter::Open(WriterOptions(dir_, false), 1);
+  ASSERT_TRUE(writer.ok());
+  (*writer)->WaitDurable((*writer)->Append(RecordAt(1)));
+  EXPECT_EQ(fs::file_size(Segment(1)), SegmentSize(1, 1));
+}
+
 TEST_F(WalTest, RotationsDuringConcurrentAppendsKeepRecordsInTheirSegments) {
   constexpr int64_t kThreads = 4;
   constexpr int64_t kPerThread = 150;
@@ -672,6 +729,7 @@ TEST_F(WalTest, TornTailIsCutAndEveryCompleteRecordRecovers) {
     std::function<void(std::string*)> damage;
     size_t cut_at;          // where the file must end after repair
     int64_t last_revision;  // the newest record recovered
+    bool zero_filled = false;  // only zeros from cut_at on (as the writer fills ahead)
   };
   auto cut = [](size_t n) { return [n](std::string* b) { b->resize(n); }; };
   auto flip = [](size_t at) { return [at](std::string* b) { (*b)[at] ^= 0x40; }; };
@@ -683,8 +741,19 @@ TEST_F(WalTest, TornTailIsCutAndEveryCompleteRecordRecovers) {
       {"payload less one byte", cut(complete - 1), record5, 4},
       {"last payload byte flipped", flip(complete - 1), record5, 4},
       {"last record zero-filled",
-       [&](std::string* b) { std::fill(b->begin() + record5, b->end(), '\0'); }, record5, 4},
-      {"zeros after the last record", [](std::string* b) { b->append(4096, '\0'); }, complete, 5},
+       [&](std::string* b) { std::fill(b->begin() + record5, b->end(), '\0'); }, record5, 4, true},
+      {"zeros after the last record", [](std::string* b) { b->append(4096, '\0'); }, complete, 5,
+       true},
+      {"one zero byte after the last record", [](std::string* b) { b->push_back('\0'); }, complete,
+       5, true},
+      {"a megabyte of zeros after the last record",
+       [](std::string* b) { b->append(1 << 20, '\0'); }, complete, 5, true},
+      {"a stray byte in the zeros",
+       [](std::string* b) {
+         b->append(1 << 20, '\0');
+         (*b)[b->size() - 4097] = '\x01';
+       },
+       complete, 5},
       {"garbage after the last record", [](std::string* b) { b->append("\x13garbage!\xff\x01"); },
        complete, 5},
       {"three stray bytes", [](std::string* b) { b->append("abc"); }, complete, 5},
@@ -720,16 +789,16 @@ TEST_F(WalTest, TornTailIsCutAndEveryCompleteRecordRecovers) {
     EXPECT_EQ(looked.records, RecordsFrom(1, c.last_revision)) << c.name;
     EXPECT_EQ(ReadBytes(Segment(1)), bytes) << c.name;
     ASSERT_EQ(looked.report->notes.size(), 1u) << c.name;
-    EXPECT_THAT(looked.report->notes[0], HasSubstr("left in place")) << c.name;
+    const std::string what = c.zero_filled ? "zero-filled end of " : "torn tail of ";
+    const std::string where = SegmentFileName(1) + " at offset " + std::to_string(c.cut_at) + " (" +
+                              std::to_string(bytes.size() - c.cut_at) + " bytes)";
+    EXPECT_EQ(looked.report->notes[0], what + where + " left in place (repair off)") << c.name;
 
     Recovered got = RecoverDir(dir_);
     ASSERT_TRUE(got.report.ok()) << c.name << ": " << got.report.status().message();
     EXPECT_EQ(got.records, RecordsFrom(1, c.last_revision)) << c.name;
     EXPECT_EQ(got.report->last_revision, c.last_revision) << c.name;
-    EXPECT_THAT(got.report->notes, ElementsAre("truncated torn tail of " + SegmentFileName(1) +
-                                               " at offset " + std::to_string(c.cut_at) + " (" +
-                                               std::to_string(bytes.size() - c.cut_at) + " bytes)"))
-        << c.name;
+    EXPECT_THAT(got.report->notes, ElementsAre("truncated " + what + where)) << c.name;
     EXPECT_EQ(fs::file_size(Segment(1)), c.cut_at) << c.name;
 
     // Repaired: a second recovery is clean and the log can be continued.

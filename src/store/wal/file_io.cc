@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <utility>
@@ -41,6 +42,23 @@ Status WriteFully(int fd, const char* data, size_t size, const std::string& path
     }
     data += n;
     size -= static_cast<size_t>(n);
+  }
+  return Status::Ok();
+}
+
+Status WriteZerosAt(int fd, uint64_t offset, uint64_t size, const std::string& path) {
+  static const char kZeros[64 * 1024] = {};
+  while (size > 0) {
+    const size_t chunk = static_cast<size_t>(std::min<uint64_t>(size, sizeof(kZeros)));
+    ssize_t n = ::pwrite(fd, kZeros, chunk, static_cast<off_t>(offset));
+    if (n < 0) {
+      if (errno == EINTR) {
+        continue;
+      }
+      return Status::Internal(ErrnoMessage("write", path, errno));
+    }
+    offset += static_cast<uint64_t>(n);
+    size -= static_cast<uint64_t>(n);
   }
   return Status::Ok();
 }

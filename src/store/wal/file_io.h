@@ -19,6 +19,10 @@ std::string ErrnoMessage(std::string_view what, const std::string& path, int err
 // Writes all of [data, data+size) at the file's offset, retrying short writes and EINTR.
 Status WriteFully(int fd, const char* data, size_t size, const std::string& path);
 
+// Writes `size` zero bytes at `offset` (pwrite: the file's offset is left
+// where it was), retrying short writes and EINTR.
+Status WriteZerosAt(int fd, uint64_t offset, uint64_t size, const std::string& path);
+
 // fsyncs a directory so that files created, renamed or removed in it survive a crash.
 Status SyncDirectory(const std::string& dir);
 

@@ -1,6 +1,7 @@
 // LogWriter: appenders encode records into a shared buffer; one writer thread
 // swaps the buffer out, writes it to the current segment and fdatasyncs it
-// (group commit), then publishes how far the log is durable.
+// (group commit), then publishes how far the log is durable. With fsync on,
+// the segment is kept filled with zeros ahead of the records (FillAhead).
 
 #include <fcntl.h>
 #include <linux/futex.h>
@@ -31,6 +32,9 @@ namespace {
 // A batch waits for released appenders at most half as long as the last fsync
 // took, and never longer than this (seconds).
 constexpr double kMaxGather = 0.001;
+
+// The least a segment is filled ahead by (Options::fill_ahead permitting).
+constexpr uint64_t kMinFillAhead = 64 * 1024;
 
 void FutexWait(std::atomic<uint32_t>* word, uint32_t expected) {
   // Returns at once when *word != expected; spurious wake-ups are re-checked by the caller.
@@ -145,6 +149,8 @@ class SegmentLogWriter final : public LogWriter {
     }
     work_cv_.notify_one();
     thread_.join();
+    TrimFill();
+    Sync();
     if (::close(fd_) != 0) {
       Fatal(ErrnoMessage("close", segment_path_, errno));
     }
@@ -192,6 +198,7 @@ class SegmentLogWriter final : public LogWriter {
         SwitchSegment(r.next_revision);
       }
       Write(batch.data() + offset, batch.size() - offset);
+      FillAhead();
       const double sync_seconds = Sync();
       batch.clear();  // keeps its capacity for the next swap
       rotations.clear();
@@ -232,6 +239,41 @@ class SegmentLogWriter final : public LogWriter {
     unsynced_ = true;
   }
 
+  uint64_t write_end() const { return kSegmentHeaderSize + segment_bytes_; }
+
+  // Writer thread only. Once less than half of the wanted zero-filled space is
+  // left beyond the records, writes zeros up to write_end() + wanted (synced
+  // with the batch just written).
+  void FillAhead() {
+    if (!options_.sync || options_.fill_ahead == 0) {
+      return;
+    }
+    const uint64_t wanted = std::min(options_.fill_ahead, std::max(segment_bytes_, kMinFillAhead));
+    const uint64_t end = write_end();
+    if (filled_end_ >= end + wanted / 2) {
+      return;
+    }
+    const uint64_t from = std::max(filled_end_, end);
+    if (Status s = WriteZerosAt(fd_, from, end + wanted - from, segment_path_); !s.ok()) {
+      Fatal(s.message());
+    }
+    filled_end_ = end + wanted;
+    unsynced_ = true;
+  }
+
+  // Writer thread only. Cuts the zero-filled space beyond the records off the
+  // current segment (made durable by the next Sync).
+  void TrimFill() {
+    if (filled_end_ <= write_end()) {
+      return;
+    }
+    if (::ftruncate(fd_, static_cast<off_t>(write_end())) != 0) {
+      Fatal(ErrnoMessage("truncate", segment_path_, errno));
+    }
+    filled_end_ = write_end();
+    unsynced_ = true;
+  }
+
   // Writer thread only. Returns the fsync's duration in seconds (0: none was needed).
   double Sync() {
     if (!unsynced_ || !options_.sync) {
@@ -259,6 +301,7 @@ class SegmentLogWriter final : public LogWriter {
       Fatal("Rotate(" + std::to_string(next_revision) + ") does not follow the current segment " +
             segment_path_);
     }
+    TrimFill();
     Sync();
     auto created = CreateSegment(options_.dir, next_revision, options_.sync, /*replace=*/false);
     if (!created.ok()) {
@@ -271,6 +314,7 @@ class SegmentLogWriter final : public LogWriter {
     segment_revision_ = next_revision;
     segment_path_ = JoinPath(options_.dir, SegmentFileName(next_revision));
     segment_bytes_ = 0;
+    filled_end_ = kSegmentHeaderSize;
     unsynced_ = false;
   }
 
@@ -294,6 +338,7 @@ class SegmentLogWriter final : public LogWriter {
   int64_t segment_revision_;
   std::string segment_path_;
   uint64_t segment_bytes_ = 0;  // record bytes in the current segment (header excluded)
+  uint64_t filled_end_ = kSegmentHeaderSize;  // the segment file's size: records, then zeros
   bool unsynced_ = false;
 
   std::mutex close_mu_;  // serialises Close

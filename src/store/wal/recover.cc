@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstring>
 #include <memory>
 #include <optional>
 
@@ -17,10 +18,29 @@
 namespace berth::store::wal {
 namespace {
 
+// The length of `bytes` without its trailing zero bytes (the log writer fills
+// segments ahead with zeros).
+size_t WithoutZeroTail(std::string_view bytes) {
+  size_t end = bytes.size();
+  for (uint64_t word = 0; end >= sizeof(word); end -= sizeof(word)) {
+    std::memcpy(&word, bytes.data() + end - sizeof(word), sizeof(word));
+    if (word != 0) {
+      break;
+    }
+  }
+  while (end > 0 && bytes[end - 1] == '\0') {
+    --end;
+  }
+  return end;
+}
+
 // True when a complete record with a valid CRC starts anywhere in `bytes`
-// after `from`: then the damage at `from` is not a torn tail.
+// after `from`: then the damage at `from` is not a torn tail. A record's
+// length field is not zero, so none starts in the zero-filled end.
 bool ValidRecordAfter(std::string_view bytes, size_t from) {
-  for (size_t p = from + 1; p + kRecordHeaderSize + kMinPayloadSize <= bytes.size(); ++p) {
+  const size_t data_end = WithoutZeroTail(bytes);
+  for (size_t p = from + 1; p < data_end && p + kRecordHeaderSize + kMinPayloadSize <= bytes.size();
+       ++p) {
     if (IsCompleteRecord(bytes.substr(p))) {
       return true;
     }
@@ -44,6 +64,7 @@ struct TornTail {
   size_t offset = 0;
   size_t bytes = 0;
   bool remove_file = false;  // the header itself is incomplete: no record was ever there
+  bool zero_filled = false;  // only zeros from `offset` on: space filled ahead, never written
 };
 
 Status RepairTornTail(const std::string& dir, const TornTail& torn) {
@@ -138,7 +159,8 @@ class Replayer {
                          state == ParseState::kTruncated ? "truncated record" : "corrupt record",
                          why);
         }
-        torn_ = TornTail{segment.name, offset, bytes.size() - offset, false};
+        torn_ = TornTail{segment.name, offset, bytes.size() - offset, false,
+                         WithoutZeroTail(bytes) <= offset};
         return Status::Ok();
       }
       if (view.revision < segment.revision || view.revision >= next_start) {
@@ -277,14 +299,16 @@ Result<RecoveryReport> RecoverMapped(const std::string& dir, const RecoverOption
   if (const auto& torn = replayer.torn()) {
     std::string where = torn->name + " at offset " + std::to_string(torn->offset) + " (" +
                         std::to_string(torn->bytes) + " bytes)";
+    const char* what = torn->zero_filled ? "zero-filled end of " : "torn tail of ";
     if (options.repair) {
       if (Status s = RepairTornTail(dir, *torn); !s.ok()) {
         return s;
       }
-      report.notes.push_back(
-          (torn->remove_file ? "removed torn segment " : "truncated torn tail of ") + where);
+      report.notes.push_back((torn->remove_file ? std::string("removed torn segment ")
+                                                : "truncated " + std::string(what)) +
+                             where);
     } else {
-      report.notes.push_back("torn tail of " + where + " left in place (repair off)");
+      report.notes.push_back(what + where + " left in place (repair off)");
     }
   }
   return report;
