@@ -1,15 +1,22 @@
 #include "api/rfc3339.h"
 
+#include <cstdio>
 #include <ctime>
 
 namespace berth::api {
 
 std::string FormatRfc3339(std::chrono::system_clock::time_point t) {
-  std::time_t seconds = std::chrono::system_clock::to_time_t(t);
-  std::tm tm{};
-  gmtime_r(&seconds, &tm);
+  // Calendar arithmetic, not gmtime_r + strftime: those take glibc's time
+  // zone lock, which binding threads stamping conditions contend for.
+  using namespace std::chrono;
+  const auto day = floor<days>(t);
+  const year_month_day date{day};
+  const hh_mm_ss time{floor<seconds>(t) - day};
   char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  std::snprintf(buf, sizeof buf, "%04d-%02u-%02uT%02d:%02d:%02dZ", static_cast<int>(date.year()),
+                static_cast<unsigned>(date.month()), static_cast<unsigned>(date.day()),
+                static_cast<int>(time.hours().count()), static_cast<int>(time.minutes().count()),
+                static_cast<int>(time.seconds().count()));
   return buf;
 }
 

@@ -120,6 +120,13 @@ Result<std::unique_ptr<Scheduler>> Scheduler::Create(const SchedulerConfig& conf
       hs[p] = &s->extension_point_duration_.WithLabels({kPointNames[p], "Success", fw->scheduler_name()});
     }
     s->point_success_.push_back(hs);
+    static const char* kResultNames[] = {"scheduled", "unschedulable", "error"};
+    std::array<AttemptMetrics, kAttemptResultCount> am{};
+    for (int r = 0; r < kAttemptResultCount; ++r) {
+      am[r] = {&s->attempts_.WithLabels({kResultNames[r], fw->scheduler_name()}),
+               &s->attempt_duration_.WithLabels({kResultNames[r], fw->scheduler_name()})};
+    }
+    s->attempt_metrics_.push_back(am);
   }
   const Framework* first = s->profiles_.front().get();
   SchedulingQueue::Options qopts;
@@ -301,9 +308,15 @@ size_t Scheduler::NumNodesToFind(const Framework& fw, size_t nodes) const {
   return std::max(n, kMinFeasibleNodes);
 }
 
-void Scheduler::ObserveAttempt(const std::string& result, const std::string& profile, double seconds) {
-  attempts_.WithLabels({result, profile}).Increment();
-  attempt_duration_.WithLabels({result, profile}).Observe(seconds);
+void Scheduler::ObserveAttempt(const Framework& fw, AttemptResult result, double seconds) {
+  for (size_t i = 0; i < profiles_.size(); ++i) {
+    if (profiles_[i].get() == &fw) {
+      const AttemptMetrics& m = attempt_metrics_[i][result];
+      m.attempts->Increment();
+      m.duration->Observe(seconds);
+      break;
+    }
+  }
   std::lock_guard lock(stats_mu_);
   if (latencies_.size() < 10'000'000) latencies_.push_back(seconds);
 }
@@ -348,7 +361,7 @@ void Scheduler::ScheduleOne(Worker& w, QueuedPodInfo info) {
     if (snapshot.size() == 0) {
       HandleFailure(*fw, std::move(info), PluginStatus::Unschedulable("no nodes available to schedule pods"),
                     "no nodes available to schedule pods", true);
-      ObserveAttempt("unschedulable", fw->scheduler_name(), Seconds(start));
+      ObserveAttempt(*fw, kUnschedulable, Seconds(start));
       return;
     }
 
@@ -359,7 +372,7 @@ void Scheduler::ScheduleOne(Worker& w, QueuedPodInfo info) {
       bool rejected = pre.IsRejected();
       std::string message = rejected ? FitErrorMessage(snapshot.size(), &pre, {}) : pre.Message();
       HandleFailure(*fw, std::move(info), pre, message, rejected);
-      ObserveAttempt(rejected ? "unschedulable" : "error", fw->scheduler_name(), Seconds(start));
+      ObserveAttempt(*fw, rejected ? kUnschedulable : kError, Seconds(start));
       return;
     }
 
@@ -398,7 +411,7 @@ void Scheduler::ScheduleOne(Worker& w, QueuedPodInfo info) {
       for (const auto& r : w.rejected) {
         if (r.status.code() == Code::kError) {
           HandleFailure(*fw, std::move(info), r.status, r.status.Message(), false);
-          ObserveAttempt("error", fw->scheduler_name(), Seconds(start));
+          ObserveAttempt(*fw, kError, Seconds(start));
           return;
         }
       }
@@ -406,7 +419,7 @@ void Scheduler::ScheduleOne(Worker& w, QueuedPodInfo info) {
       fw->RunPostFilter(*state, pod, w.rejected, &post);
       std::string message = FitErrorMessage(n, nullptr, w.rejected);
       HandleFailure(*fw, std::move(info), PluginStatus::Unschedulable(message), message, true);
-      ObserveAttempt("unschedulable", fw->scheduler_name(), Seconds(start));
+      ObserveAttempt(*fw, kUnschedulable, Seconds(start));
       return;
     }
 
@@ -424,7 +437,7 @@ void Scheduler::ScheduleOne(Worker& w, QueuedPodInfo info) {
       }
       if (!s.ok()) {
         HandleFailure(*fw, std::move(info), s, s.Message(), false);
-        ObserveAttempt("error", fw->scheduler_name(), Seconds(start));
+        ObserveAttempt(*fw, kError, Seconds(start));
         return;
       }
       size_t index;
@@ -451,7 +464,7 @@ void Scheduler::ScheduleOne(Worker& w, QueuedPodInfo info) {
       if (attempt + 1 < kMaxConflicts) continue;  // re-evaluate with a fresh snapshot
       HandleFailure(*fw, std::move(info), PluginStatus::Error("too many scheduling conflicts"),
                     "too many scheduling conflicts", false);
-      ObserveAttempt("error", fw->scheduler_name(), Seconds(start));
+      ObserveAttempt(*fw, kError, Seconds(start));
       return;
     }
     point_start = Clock::now();
@@ -461,7 +474,7 @@ void Scheduler::ScheduleOne(Worker& w, QueuedPodInfo info) {
       fw->RunUnreserve(*state, pod, node_name);
       cache_.ForgetPod(pod.key);
       HandleFailure(*fw, std::move(info), reserved, reserved.Message(), reserved.IsRejected());
-      ObserveAttempt(reserved.IsRejected() ? "unschedulable" : "error", fw->scheduler_name(), Seconds(start));
+      ObserveAttempt(*fw, reserved.IsRejected() ? kUnschedulable : kError, Seconds(start));
       return;
     }
     double cycle_seconds = Seconds(start);
@@ -542,7 +555,6 @@ void Scheduler::RunBindingCycle(std::unique_ptr<Binding> b) {
     status = fw.RunBind(state, pod, b->node);
     ObservePoint(fw, kBind, status, point_start);
   }
-  std::string profile = fw.scheduler_name();
   if (status.ok()) {
     cache_.FinishBinding(pod.key);
     fw.RunPostBind(state, pod, b->node);
@@ -551,7 +563,7 @@ void Scheduler::RunBindingCycle(std::unique_ptr<Binding> b) {
       stats_.scheduled++;
     }
     pod_scheduling_duration_.Observe(Seconds(b->info.initial_attempt));
-    ObserveAttempt("scheduled", profile, Seconds(b->cycle_start));
+    ObserveAttempt(fw, kScheduled, Seconds(b->cycle_start));
     queue_->Done(pod.key);
   } else {
     fw.RunUnreserve(state, pod, b->node);
@@ -560,7 +572,7 @@ void Scheduler::RunBindingCycle(std::unique_ptr<Binding> b) {
       std::lock_guard lock(stats_mu_);
       stats_.bind_failures++;
     }
-    ObserveAttempt("error", profile, Seconds(b->cycle_start));
+    ObserveAttempt(fw, kError, Seconds(b->cycle_start));
     api::ObjectPtr object = b->info.pod->object;
     queue_->Requeue(std::move(b->info), status.IsRejected());
     // The node's resources are free again: pods waiting for them may fit.

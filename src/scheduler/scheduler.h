@@ -103,7 +103,9 @@ class Scheduler final : public Handle {
   void RunBindingCycle(std::unique_ptr<Binding> binding);
   void BindingLoop();
   size_t NumNodesToFind(const Framework& fw, size_t nodes) const;
-  void ObserveAttempt(const std::string& result, const std::string& profile, double seconds);
+  // scheduler_schedule_attempts_total's result label.
+  enum AttemptResult { kScheduled, kUnschedulable, kError, kAttemptResultCount };
+  void ObserveAttempt(const Framework& fw, AttemptResult result, double seconds);
   // scheduler_framework_extension_point_duration_seconds for one run of `point`.
   enum Point { kPreFilter, kFilter, kPreScore, kScore, kReserve, kPermit, kPreBind, kBind, kPointCount };
   void ObservePoint(const Framework& fw, Point point, const PluginStatus& status, Clock::time_point since);
@@ -145,6 +147,12 @@ class Scheduler final : public Handle {
   metrics::Family<metrics::Histogram>& extension_point_duration_;
   // Success children of extension_point_duration_ per profile, looked up once.
   std::vector<std::array<metrics::Histogram*, kPointCount>> point_success_;
+  // attempts_ and attempt_duration_ children per profile and result, looked up once.
+  struct AttemptMetrics {
+    metrics::Counter* attempts;
+    metrics::Histogram* duration;
+  };
+  std::vector<std::array<AttemptMetrics, kAttemptResultCount>> attempt_metrics_;
   metrics::Family<metrics::Counter>& incoming_pods_;
   metrics::Counter& schedule_failed_;
 };
