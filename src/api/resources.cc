@@ -14,11 +14,8 @@ namespace json = boost::json;
 namespace {
 
 int64_t* CommonField(ResourceList& list, std::string_view name) {
-  if (name == kResourceCpu) return &list.milli_cpu;
-  if (name == kResourceMemory) return &list.memory;
-  if (name == kResourceEphemeralStorage) return &list.ephemeral_storage;
-  if (name == kResourcePods) return &list.pods;
-  return nullptr;
+  int64_t ResourceList::*field = CommonResourceField(name);
+  return field ? &(list.*field) : nullptr;
 }
 
 auto FindScalar(const std::vector<std::pair<std::string, int64_t>>& scalars, std::string_view name) {
@@ -36,6 +33,14 @@ void Merge(ResourceList& into, const ResourceList& from, Combine combine) {
 }
 
 }  // namespace
+
+int64_t ResourceList::*CommonResourceField(std::string_view name) {
+  if (name == kResourceCpu) return &ResourceList::milli_cpu;
+  if (name == kResourceMemory) return &ResourceList::memory;
+  if (name == kResourceEphemeralStorage) return &ResourceList::ephemeral_storage;
+  if (name == kResourcePods) return &ResourceList::pods;
+  return nullptr;
+}
 
 int64_t ResourceList::Get(std::string_view name) const {
   if (const int64_t* field = CommonField(const_cast<ResourceList&>(*this), name)) return *field;

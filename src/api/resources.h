@@ -41,6 +41,11 @@ struct ResourceList {
   bool operator==(const ResourceList&) const = default;
 };
 
+// The member of ResourceList that holds `name` when it is one of the four
+// common resources ("cpu" → &ResourceList::milli_cpu), else nullptr: resolved
+// once, it saves the name comparisons of Get in per-node loops.
+int64_t ResourceList::*CommonResourceField(std::string_view name);
+
 // Parses a JSON map of resource name to quantity ({"cpu":"100m","memory":"1Gi"}).
 // `path` names the map in errors ("spec.containers[0].resources.requests").
 // `present`, when given, receives the names that were in the map.

@@ -54,7 +54,7 @@ struct Scheduler::Worker {
   std::vector<int64_t> totals;
   std::vector<NodeScore> scratch;
   AliasSampler sampler;
-  std::mutex result_mu;  // guards feasible/rejected while Filter runs in parallel
+  std::mutex result_mu;  // guards rejected while Filter runs in parallel
 };
 
 struct Scheduler::Binding {
@@ -381,19 +381,23 @@ void Scheduler::ScheduleOne(Worker& w, QueuedPodInfo info) {
     size_t n = nodes.size();
     size_t to_find = NumNodesToFind(*fw, n);
     size_t start_index = next_start_node_.load(std::memory_order_relaxed) % n;
-    w.feasible.clear();
+    // Feasible nodes take slots by an atomic counter (most nodes are
+    // feasible: no lock per node); the rejected ones are few and appended under a lock.
+    w.feasible.resize(to_find);
     w.rejected.clear();
     std::atomic<bool> enough{false};
     std::atomic<size_t> processed{0};
+    std::atomic<size_t> found{0};
     auto check = [&](size_t i) {
       const NodeInfo& node = *nodes[(start_index + i) % n];
       PluginStatus s = fw->RunFilter(*state, pod, node);
       processed.fetch_add(1, std::memory_order_relaxed);
-      std::lock_guard lock(w.result_mu);
       if (s.ok()) {
-        if (w.feasible.size() < to_find) w.feasible.push_back(&node);
-        if (w.feasible.size() >= to_find) enough.store(true, std::memory_order_relaxed);
+        const size_t slot = found.fetch_add(1, std::memory_order_relaxed);
+        if (slot < to_find) w.feasible[slot] = &node;
+        if (slot + 1 >= to_find) enough.store(true, std::memory_order_relaxed);
       } else {
+        std::lock_guard lock(w.result_mu);
         w.rejected.push_back({&node, std::move(s)});
       }
     };
@@ -403,6 +407,7 @@ void Scheduler::ScheduleOne(Worker& w, QueuedPodInfo info) {
     } else {
       for (size_t i = 0; i < n && !enough.load(std::memory_order_relaxed); ++i) check(i);
     }
+    w.feasible.resize(std::min(found.load(), to_find));
     next_start_node_.store((start_index + processed.load()) % n, std::memory_order_relaxed);
     ObservePoint(*fw, kFilter, w.feasible.empty() ? PluginStatus::Unschedulable("") : PluginStatus(), point_start);
 

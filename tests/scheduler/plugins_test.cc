@@ -130,6 +130,12 @@ TEST(NodeResourcesFit, ScoringStrategies) {
   NodeResourcesFit weighted;
   weighted.resources = {{"cpu", 3}, {"memory", 1}};
   EXPECT_EQ(ScoreOf(weighted, *pod2, *node), (25 * 3 + 75 * 1) / 4);
+  // The same with the fields resolved (as parsed arguments and the defaults are).
+  weighted.resources = {{"cpu", 3, api::CommonResourceField("cpu")},
+                        {"memory", 1, api::CommonResourceField("memory")}};
+  ASSERT_EQ(weighted.resources[0].field, &api::ResourceList::milli_cpu);
+  EXPECT_EQ(ScoreOf(weighted, *pod2, *node), (25 * 3 + 75 * 1) / 4);
+  EXPECT_EQ(api::CommonResourceField("nvidia.com/gpu"), nullptr);
   // A pod without requests counts as 100m / 200Mi for scoring (kube's non-zero rule).
   auto empty = Node("e", "1", "1000Mi");
   EXPECT_EQ(ScoreOf(least, *Pod("none"), *empty), (90 + 80) / 2);

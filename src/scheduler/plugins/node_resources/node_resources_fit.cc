@@ -31,6 +31,18 @@ int64_t Requested(const NodeInfo& node, const PodInfo& pod, std::string_view nam
   return node.requested().Get(name) + pod.view->requests.Get(name);
 }
 
+int64_t Requested(const NodeInfo& node, const PodInfo& pod, const ResourceWeight& r) {
+  if (r.field == nullptr) return Requested(node, pod, r.name);
+  if (r.field == &api::ResourceList::milli_cpu || r.field == &api::ResourceList::memory) {
+    return node.non_zero_requested().*r.field + pod.view->non_zero_requests.*r.field;
+  }
+  return node.requested().*r.field + pod.view->requests.*r.field;
+}
+
+int64_t Allocatable(const NodeInfo& node, const ResourceWeight& r) {
+  return r.field ? node.allocatable().*r.field : node.allocatable().Get(r.name);
+}
+
 int64_t Interpolate(const std::vector<ShapePoint>& shape, int64_t utilization) {
   if (utilization <= shape.front().utilization) return shape.front().score;
   for (size_t i = 1; i < shape.size(); ++i) {
@@ -62,6 +74,7 @@ Result<std::vector<ResourceWeight>> ParseResources(const json::value& v, std::st
                                   ": resource weight of " + r.name + " should be in the range [1, 100]");
       }
     }
+    r.field = api::CommonResourceField(r.name);
     out.push_back(std::move(r));
   }
   return out;
@@ -121,9 +134,9 @@ PluginStatus NodeResourcesFit::Score(const CycleState&, const PodInfo& pod, cons
                                      int64_t* score) const {
   int64_t weighted = 0, weights = 0;
   for (const auto& r : resources) {
-    int64_t capacity = node.allocatable().Get(r.name);
+    int64_t capacity = Allocatable(node, r);
     if (capacity == 0) continue;
-    int64_t requested = Requested(node, pod, r.name);
+    int64_t requested = Requested(node, pod, r);
     int64_t s = 0;
     switch (strategy) {
       case Strategy::kLeastAllocated:
@@ -151,9 +164,9 @@ PluginStatus NodeResourcesBalancedAllocation::Score(const CycleState&, const Pod
   size_t n = 0;
   for (const auto& r : resources) {
     if (n == 8) break;
-    int64_t capacity = node.allocatable().Get(r.name);
+    int64_t capacity = Allocatable(node, r);
     if (capacity == 0) continue;
-    double f = static_cast<double>(Requested(node, pod, r.name)) / static_cast<double>(capacity);
+    double f = static_cast<double>(Requested(node, pod, r)) / static_cast<double>(capacity);
     fractions[n++] = std::min(f, 1.0);
   }
   double std_dev = 0;

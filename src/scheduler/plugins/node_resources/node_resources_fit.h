@@ -11,11 +11,11 @@
 // NodeResourcesBalancedAllocation: Score favours nodes whose resource usage
 // fractions stay close to each other after placing the pod.
 
+#include <boost/json/object.hpp>
 #include <string>
 #include <vector>
 
-#include <boost/json/object.hpp>
-
+#include "api/resources.h"
 #include "scheduler/framework/interface.h"
 
 namespace berth::scheduler {
@@ -23,6 +23,8 @@ namespace berth::scheduler {
 struct ResourceWeight {
   std::string name;
   int64_t weight = 1;
+  // api::CommonResourceField(name), when resolved: read without comparing names.
+  int64_t api::ResourceList::*field = nullptr;
 };
 
 struct ShapePoint {
@@ -45,7 +47,8 @@ class NodeResourcesFit final : public PreFilterPlugin, public FilterPlugin, publ
   std::vector<std::string> InsufficientResources(const PodInfo& pod, const NodeInfo& node) const;
 
   Strategy strategy = Strategy::kLeastAllocated;
-  std::vector<ResourceWeight> resources{{"cpu", 1}, {"memory", 1}};
+  std::vector<ResourceWeight> resources{{"cpu", 1, &api::ResourceList::milli_cpu},
+                                        {"memory", 1, &api::ResourceList::memory}};
   std::vector<ShapePoint> shape;  // RequestedToCapacityRatio
   std::vector<std::string> ignored_resources;
   std::vector<std::string> ignored_resource_groups;
@@ -58,7 +61,8 @@ class NodeResourcesBalancedAllocation final : public ScorePlugin {
   std::string_view Name() const override { return kName; }
   PluginStatus Score(const CycleState& state, const PodInfo& pod, const NodeInfo& node,
                      int64_t* score) const override;
-  std::vector<ResourceWeight> resources{{"cpu", 1}, {"memory", 1}};
+  std::vector<ResourceWeight> resources{{"cpu", 1, &api::ResourceList::milli_cpu},
+                                        {"memory", 1, &api::ResourceList::memory}};
 };
 
 Result<std::shared_ptr<Plugin>> NewNodeResourcesFit(const boost::json::object& args, const Handle& handle);
