@@ -39,7 +39,10 @@ namespace berth::scheduler {
 
 struct SchedulerOptions {
   int concurrent = 1;        // scheduling cycles at once
-  int binding_workers = 4;   // binding cycles at once
+  // Binding cycles at once. A binding waits for its write to be durable
+  // (fsync), so these threads mostly sleep; kube-scheduler binds every pod in
+  // its own goroutine. `berth bench` (in memory) sets its own.
+  int binding_workers = 16;
   int filter_threads = 1;    // helper threads for Filter/Score (0: the cycle's own thread only)
   uint64_t seed = 0;         // 0: from std::random_device
   bool weighted_random = false;  // select with probability ∝ score (Walker's alias method)
