@@ -42,7 +42,8 @@ void SetCondition(json::object& pod, std::string_view type, std::string_view sta
   condition["lastTransitionTime"] = NowRfc3339();
   if (!reason.empty()) condition["reason"] = reason;
   for (auto& c : conditions) {
-    if (c.is_object() && c.get_object()["type"] == json::value(type)) {
+    const json::value* existing = c.is_object() ? c.get_object().if_contains("type") : nullptr;
+    if (existing != nullptr && *existing == json::value(type)) {
       c = std::move(condition);
       return;
     }

@@ -224,6 +224,26 @@ TEST_F(ApiServerTest, BindingSetsNodeAndConditionOnceOnly) {
                  R"({"metadata":{"name":"other"},"target":{"name":"n1"}})").status, 400);
 }
 
+TEST_F(ApiServerTest, BindingLeavesOtherConditionsAlone) {
+  ASSERT_EQ(Call("POST", "/api/v1/namespaces/default/pods", Pod("a")).status, 201);
+  json::object current = Body(Call("GET", "/api/v1/namespaces/default/pods/a"));
+  current["status"].as_object()["conditions"] =
+      json::array{json::object{{"status", "True"}},  // no type: not PodScheduled, and not given one
+                  json::object{{"type", "Ready"}, {"status", "False"}}};
+  ASSERT_EQ(
+      Call("PUT", "/api/v1/namespaces/default/pods/a/status", json::serialize(current)).status,
+      200);
+  Response r = Call("POST", "/api/v1/namespaces/default/pods/a/binding",
+                    R"({"metadata":{"name":"a"},"target":{"name":"n1"}})");
+  ASSERT_EQ(r.status, 201) << r.body;
+  json::object pod = Body(Call("GET", "/api/v1/namespaces/default/pods/a"));
+  auto conditions = pod["status"].as_object()["conditions"].as_array();
+  ASSERT_EQ(conditions.size(), 3u);
+  EXPECT_EQ(conditions[0].as_object(), (json::object{{"status", "True"}}));
+  EXPECT_EQ(conditions[1].as_object()["type"], "Ready");
+  EXPECT_EQ(conditions[2].as_object()["type"], "PodScheduled");
+}
+
 TEST_F(ApiServerTest, JsonRpcBindAndUnbind) {
   ASSERT_EQ(Call("POST", "/api/v1/namespaces/default/pods", Pod("a")).status, 201);
   json::object r = Body(Call("POST", "/rpc", R"({"jsonrpc":"2.0","method":"bind.pod","params":{"namespace":"default","name":"a","node":"n2"},"id":7})"));
