@@ -7,6 +7,7 @@
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <boost/beast/ssl.hpp>
+#include <condition_variable>
 #include <list>
 #include <mutex>
 #include <thread>
@@ -103,9 +104,9 @@ class HttpServer::Impl {
     workers.join();  // requests being handled finish
     // Answers waiting for their writes to be durable are sent (the store is
     // still open: it closes after the server).
-    for (auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-         deferred.load() > 0 && std::chrono::steady_clock::now() < give_up;) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    {
+      std::unique_lock lk(deferred_mu);
+      deferred_done.wait_for(lk, std::chrono::seconds(10), [this] { return deferred.load() == 0; });
     }
     std::vector<std::shared_ptr<SessionBase>> live;
     {
@@ -145,6 +146,8 @@ class HttpServer::Impl {
   std::atomic<int64_t> inflight{0};
   std::atomic<int64_t> streams{0};
   std::atomic<int64_t> deferred{0};  // responses waiting for when_ready
+  std::mutex deferred_mu;            // with deferred_done: Stop waits for deferred == 0
+  std::condition_variable deferred_done;
   std::atomic<bool> stopping{false};
   std::mutex sessions_mu;
   std::list<std::weak_ptr<SessionBase>> sessions;  // guarded by sessions_mu
@@ -290,7 +293,13 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
     when_ready([this, box] {
       auto& [send, response] = *box;
       send(std::move(response));
-      server_->deferred--;
+      // The last held answer while stopping wakes Stop. stopping is set before
+      // Stop checks the count: a decrement that reads it false came first, and
+      // Stop's check sees it.
+      if (server_->deferred.fetch_sub(1) == 1 && server_->stopping.load()) {
+        std::lock_guard lk(server_->deferred_mu);
+        server_->deferred_done.notify_all();
+      }
     });
   }
 

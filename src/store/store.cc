@@ -1,3 +1,6 @@
+// What store.h declares beyond the Store interface: the deferred-acknowledgement
+// scope, event type names and GuaranteedUpdate.
+
 #include "store/store.h"
 
 namespace berth::store {
@@ -12,11 +15,16 @@ DeferAcknowledgement* DeferAcknowledgement::Current() { return current_scope; }
 
 std::string_view EventTypeName(EventType type) {
   switch (type) {
-    case EventType::kAdded: return "ADDED";
-    case EventType::kModified: return "MODIFIED";
-    case EventType::kDeleted: return "DELETED";
-    case EventType::kBookmark: return "BOOKMARK";
-    case EventType::kError: return "ERROR";
+    case EventType::kAdded:
+      return "ADDED";
+    case EventType::kModified:
+      return "MODIFIED";
+    case EventType::kDeleted:
+      return "DELETED";
+    case EventType::kBookmark:
+      return "BOOKMARK";
+    case EventType::kError:
+      return "ERROR";
   }
   return "ERROR";
 }
