@@ -536,6 +536,30 @@ void AppendPastFileSizeLimit(const std::string& dir) {
   (*writer)->WaitDurable((*writer)->Append(big));
 }
 
+// Runs in a death-test child: the segment may not grow past 16 KiB, so the
+// first fill ahead (64 KiB) fails with EFBIG while the records still fit.
+// Exits 0 when every record was durable and recovers.
+void AppendWhileFillingFails(const std::string& dir) {
+  std::signal(SIGXFSZ, SIG_IGN);
+  rlimit limit;
+  limit.rlim_cur = limit.rlim_max = 16 * 1024;
+  ::setrlimit(RLIMIT_FSIZE, &limit);
+  {
+    auto writer = LogWriter::Open(WriterOptions(dir, true), 1);
+    if (!writer.ok()) std::exit(3);
+    for (int64_t r = 1; r <= 40; ++r) (*writer)->WaitDurable((*writer)->Append(RecordAt(r)));
+    if (fs::file_size(dir + "/" + SegmentFileName(1)) != SegmentSize(1, 40)) std::exit(4);
+  }
+  Recovered got = RecoverDir(dir);
+  std::exit(got.report.ok() && got.records == RecordsFrom(1, 40) && got.report->notes.empty() ? 0
+                                                                                              : 5);
+}
+
+TEST_F(WalTest, AFailedFillAheadIsCutOffAndTheLogGoesOn) {
+  EXPECT_EXIT(AppendWhileFillingFails(dir_), ::testing::ExitedWithCode(0),
+              "no longer filling segments ahead");
+}
+
 TEST_F(WalTest, FailedWriteAbortsNamingTheFileAndErrno) {
   // The default ("fast") style forks here, so the child writes into this
   // test's directory and TearDown removes it.

@@ -244,8 +244,11 @@ class SegmentLogWriter final : public LogWriter {
   // Writer thread only. Once less than half of the wanted zero-filled space is
   // left beyond the records, writes zeros up to write_end() + wanted (synced
   // with the batch just written).
+  // Filling is only an optimisation: when it fails (a full disk, a file size
+  // limit) the zeros written are cut off again and the log goes on growing
+  // its files as it writes, without filling, until it is reopened.
   void FillAhead() {
-    if (!options_.sync || options_.fill_ahead == 0) {
+    if (!options_.sync || options_.fill_ahead == 0 || fill_failed_) {
       return;
     }
     const uint64_t wanted = std::min(options_.fill_ahead, std::max(segment_bytes_, kMinFillAhead));
@@ -254,11 +257,16 @@ class SegmentLogWriter final : public LogWriter {
       return;
     }
     const uint64_t from = std::max(filled_end_, end);
+    unsynced_ = true;
     if (Status s = WriteZerosAt(fd_, from, end + wanted - from, segment_path_); !s.ok()) {
-      Fatal(s.message());
+      std::fprintf(stderr, "berth: log: %s; no longer filling segments ahead\n",
+                   s.message().c_str());
+      fill_failed_ = true;
+      filled_end_ = end + wanted;  // as far as the zeros may have gone
+      TrimFill();
+      return;
     }
     filled_end_ = end + wanted;
-    unsynced_ = true;
   }
 
   // Writer thread only. Cuts the zero-filled space beyond the records off the
@@ -339,6 +347,7 @@ class SegmentLogWriter final : public LogWriter {
   std::string segment_path_;
   uint64_t segment_bytes_ = 0;  // record bytes in the current segment (header excluded)
   uint64_t filled_end_ = kSegmentHeaderSize;  // the segment file's size: records, then zeros
+  bool fill_failed_ = false;                  // a fill failed: stop filling ahead
   bool unsynced_ = false;
 
   std::mutex close_mu_;  // serialises Close

@@ -64,7 +64,9 @@ class LogWriter {
     // instead of growing the file: on ext4 that halves its latency and CPU
     // (no journal commit for the size). A segment is cut back to its records
     // when the log rotates or closes; after a crash, recovery cuts the
-    // zero-filled end of the newest one. 0: never fill ahead.
+    // zero-filled end of the newest one. A fill that fails (a full disk) is
+    // cut off again and ends filling for this writer; only record writes and
+    // fsyncs are fatal. 0: never fill ahead.
     uint64_t fill_ahead = uint64_t{256} << 10;
   };
 
