@@ -243,10 +243,9 @@ class SegmentLogWriter final : public LogWriter {
 
   // Writer thread only. Once less than half of the wanted zero-filled space is
   // left beyond the records, writes zeros up to write_end() + wanted (synced
-  // with the batch just written).
-  // Filling is only an optimisation: when it fails (a full disk, a file size
-  // limit) the zeros written are cut off again and the log goes on growing
-  // its files as it writes, without filling, until it is reopened.
+  // with the batch just written). Filling is only an optimisation: when it
+  // fails (a full disk, a file size limit) the zeros written are cut off again
+  // and this writer stops filling, its files growing as it writes.
   void FillAhead() {
     if (!options_.sync || options_.fill_ahead == 0 || fill_failed_) {
       return;
