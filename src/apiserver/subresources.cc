@@ -2,6 +2,7 @@
 // and the JSON-RPC endpoint that offers binding as one call.
 
 #include <boost/json.hpp>
+#include <optional>
 
 #include "api/pod_view.h"
 #include "api/selector.h"
@@ -186,12 +187,26 @@ Response ApiServer::Binding(Request& request, const RequestInfo& info) {
   if (auto a = meta.find("annotations"); a != meta.end() && a->value().is_object()) {
     annotations = &a->value().get_object();
   }
+  // Over HTTP the answer waits for durability without holding the thread, as
+  // a create's does: the binding is one guarded write, and a conflict makes
+  // the store wait until the version it lost to is visible before the retry
+  // reads it.
+  std::optional<store::DeferAcknowledgement> defer;
+  if (request.may_defer) defer.emplace();
   auto bound = BindPod(info.ns, name, node, std::string(api::StringAt(meta, "uid")), rv, annotations);
+  const int64_t deferred = defer ? defer->revision() : 0;
+  defer.reset();
   if (!bound.ok()) {
     StatusDetails details{name, "", bound.status().code() == StatusCode::kConflict ? "pods/binding" : "pods"};
     return ErrorResponse(bound.status(), details);
   }
-  return JsonResponse(201, json::serialize(SuccessStatus(201)));
+  Response response = JsonResponse(201, json::serialize(SuccessStatus(201)));
+  if (deferred > 0) {
+    response.when_ready = [&store = store_, deferred](std::function<void()> ready) {
+      store.WhenVisible(deferred, std::move(ready));
+    };
+  }
+  return response;
 }
 
 namespace {

@@ -1,0 +1,126 @@
+// Writes over HTTP whose answers wait for durability without holding a thread
+// (Request::may_defer → Response::when_ready): creates and pod bindings.
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <boost/json.hpp>
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <memory>
+#include <thread>
+
+#include "apiserver/api_server.h"
+#include "store/memory/memory_store.h"
+
+namespace berth::apiserver {
+namespace {
+
+namespace json = boost::json;
+
+class DeferredWriteTest : public ::testing::Test {
+ protected:
+  void Open(bool durable) {
+    store::MemoryStore::Options options;
+    if (durable) {
+      char pattern[] = "/tmp/berth-deferred-XXXXXX";
+      ASSERT_NE(::mkdtemp(pattern), nullptr);
+      dir_ = pattern;
+      options.data_dir = dir_;
+    }
+    store_ = std::move(store::MemoryStore::Open(options)).value();
+    api_ = std::make_unique<ApiServer>(*store_, ApiServer::Options{});
+    ASSERT_TRUE(api_->Bootstrap().ok());
+  }
+  void TearDown() override {
+    api_.reset();
+    store_.reset();
+    if (!dir_.empty()) std::filesystem::remove_all(dir_);
+  }
+
+  Response Post(const std::string& path, const std::string& body, bool may_defer) {
+    Request r;
+    r.method = "POST";
+    r.path = path;
+    r.body = body;
+    r.content_type = "application/json";
+    r.accept = "application/json";
+    r.may_defer = may_defer;
+    return api_->Handle(r);
+  }
+
+  // Calls the response's when_ready and waits (bounded) for it to call back.
+  static bool WaitReady(Response& response) {
+    auto ready = std::make_shared<std::atomic<bool>>(false);
+    response.when_ready([ready] { ready->store(true); });
+    for (int i = 0; i < 5000 && !ready->load(); ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    return ready->load();
+  }
+
+  std::string NodeNameOf(const std::string& pod) {
+    auto got = store_->Get(api::StorageKey(api::Kind::kPod, "default", pod));
+    return got.ok() ? got.value()->FieldValue("spec.nodeName") : "<missing>";
+  }
+
+  static constexpr const char* kPods = "/api/v1/namespaces/default/pods";
+  static std::string Pod(const std::string& name) {
+    return R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":")" + name +
+           R"("},"spec":{"containers":[{"name":"c","image":"nginx"}]}})";
+  }
+  static std::string Binding(const std::string& name, const std::string& node) {
+    return R"({"apiVersion":"v1","kind":"Binding","metadata":{"name":")" + name +
+           R"("},"target":{"apiVersion":"v1","kind":"Node","name":")" + node + R"("}})";
+  }
+
+  std::string dir_;
+  std::unique_ptr<store::MemoryStore> store_;
+  std::unique_ptr<ApiServer> api_;
+};
+
+TEST_F(DeferredWriteTest, DurableCreatesAndBindingsAnswerOnceVisible) {
+  Open(/*durable=*/true);
+  Response created = Post(kPods, Pod("a"), /*may_defer=*/true);
+  ASSERT_EQ(created.status, 201) << created.body;
+  ASSERT_TRUE(created.when_ready);
+  ASSERT_TRUE(WaitReady(created));
+  EXPECT_EQ(NodeNameOf("a"), "");  // visible once ready
+
+  Response bound = Post(std::string(kPods) + "/a/binding", Binding("a", "n1"), true);
+  ASSERT_EQ(bound.status, 201) << bound.body;
+  EXPECT_EQ(json::parse(bound.body).as_object()["status"], "Success");
+  ASSERT_TRUE(bound.when_ready);
+  ASSERT_TRUE(WaitReady(bound));
+  EXPECT_EQ(NodeNameOf("a"), "n1");
+
+  // A binding that fails wrote nothing and has nothing to wait for.
+  Response again = Post(std::string(kPods) + "/a/binding", Binding("a", "n2"), true);
+  EXPECT_EQ(again.status, 409);
+  EXPECT_FALSE(again.when_ready);
+  EXPECT_EQ(NodeNameOf("a"), "n1");
+}
+
+TEST_F(DeferredWriteTest, WithoutMayDeferOrWithoutALogNothingIsHeld) {
+  Open(/*durable=*/true);
+  ASSERT_EQ(Post(kPods, Pod("a"), false).status, 201);
+  Response bound = Post(std::string(kPods) + "/a/binding", Binding("a", "n1"), false);
+  ASSERT_EQ(bound.status, 201) << bound.body;
+  EXPECT_FALSE(bound.when_ready);
+  EXPECT_EQ(NodeNameOf("a"), "n1");  // waited for in the call
+  TearDown();
+  dir_.clear();
+
+  Open(/*durable=*/false);
+  Response created = Post(kPods, Pod("b"), true);
+  ASSERT_EQ(created.status, 201);
+  EXPECT_FALSE(created.when_ready);  // in memory: visible at once
+  Response b = Post(std::string(kPods) + "/b/binding", Binding("b", "n1"), true);
+  ASSERT_EQ(b.status, 201);
+  EXPECT_FALSE(b.when_ready);
+  EXPECT_EQ(NodeNameOf("b"), "n1");
+}
+
+}  // namespace
+}  // namespace berth::apiserver
