@@ -386,12 +386,10 @@ void Scheduler::ScheduleOne(Worker& w, QueuedPodInfo info) {
     w.feasible.resize(to_find);
     w.rejected.clear();
     std::atomic<bool> enough{false};
-    std::atomic<size_t> processed{0};
     std::atomic<size_t> found{0};
     auto check = [&](size_t i) {
       const NodeInfo& node = *nodes[(start_index + i) % n];
       PluginStatus s = fw->RunFilter(*state, pod, node);
-      processed.fetch_add(1, std::memory_order_relaxed);
       if (s.ok()) {
         const size_t slot = found.fetch_add(1, std::memory_order_relaxed);
         if (slot < to_find) w.feasible[slot] = &node;
@@ -408,7 +406,10 @@ void Scheduler::ScheduleOne(Worker& w, QueuedPodInfo info) {
       for (size_t i = 0; i < n && !enough.load(std::memory_order_relaxed); ++i) check(i);
     }
     w.feasible.resize(std::min(found.load(), to_find));
-    next_start_node_.store((start_index + processed.load()) % n, std::memory_order_relaxed);
+    // Visited nodes: the feasible ones (counted past to_find too) and the rejected, as kube counts
+    // them.
+    const size_t processed = found.load() + w.rejected.size();
+    next_start_node_.store((start_index + processed) % n, std::memory_order_relaxed);
     ObservePoint(*fw, kFilter, w.feasible.empty() ? PluginStatus::Unschedulable("") : PluginStatus(), point_start);
 
     if (w.feasible.empty()) {
