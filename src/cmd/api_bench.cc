@@ -43,6 +43,8 @@ struct Options {
   // Serve without its scheduler and controllers: the API server and store alone.
   bool api_only = false;
   int64_t nodes = 0;  // > 0: register this many nodes and time creation until every pod is bound
+  // Bind with `berth scheduler --server` (bindings over HTTP) instead of serve's own scheduler.
+  bool external_scheduler = false;
 };
 
 double Seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
@@ -158,6 +160,8 @@ int Run(const Options& o) {
     if (o.api_only) {
       argv.push_back("--no-scheduler");
       argv.push_back("--no-controllers");
+    } else if (o.external_scheduler) {
+      argv.push_back("--no-scheduler");
     }
     argv.push_back(nullptr);
     execv(o.binary.c_str(), const_cast<char* const*>(argv.data()));
@@ -172,9 +176,25 @@ int Run(const Options& o) {
       std::this_thread::sleep_for(std::chrono::milliseconds(25));
     }
   }
+  pid_t scheduler = -1;
+  const std::string server_url = "http://" + listen;
+  if (o.external_scheduler) {
+    scheduler = fork();
+    if (scheduler == 0) {
+      int devnull = ::open("/dev/null", O_WRONLY);
+      dup2(devnull, 2);
+      const char* argv[] = {"berth", "scheduler", "--server", server_url.c_str(), nullptr};
+      execv(o.binary.c_str(), const_cast<char* const*>(argv));
+      _exit(127);
+    }
+  }
   auto stop = [&] {
-    kill(server, SIGTERM);
     int status;
+    if (scheduler > 0) {
+      kill(scheduler, SIGTERM);
+      waitpid(scheduler, &status, 0);
+    }
+    kill(server, SIGTERM);
     waitpid(server, &status, 0);
   };
   try {
@@ -196,7 +216,8 @@ int Run(const Options& o) {
     });
     double elapsed = Seconds(Clock::now() - start);
     if (o.nodes > 0) {
-      // Until no pod is left unbound (the scheduler of `berth serve` binds them).
+      // Until no pod is left unbound (the scheduler of `berth serve`, or
+      // `berth scheduler` over HTTP, binds them).
       bool all_bound = false;
       for (int i = 0; i < 6000 && !all_bound; ++i) {
         std::string unbound;
@@ -207,8 +228,10 @@ int Run(const Options& o) {
       }
       double scheduled = Seconds(Clock::now() - start);
       if (!all_bound) failures++;
-      Row("pods created over HTTP and bound on " + std::to_string(o.nodes) + " nodes, end to end",
-          static_cast<double>(o.creates) / scheduled, all_bound ? "pods/s" : "pods/s (NOT all bound)");
+      Row("pods created over HTTP and bound on " + std::to_string(o.nodes) + " nodes, end to end" +
+              (o.external_scheduler ? " (berth scheduler)" : ""),
+          static_cast<double>(o.creates) / scheduled,
+          all_bound ? "pods/s" : "pods/s (NOT all bound)");
     }
     Row("pod creates/s, " + std::to_string(o.connections) + " connections" +
             (o.in_memory ? " (in memory)" : " (durable)") + (o.api_only ? ", API only" : ""),
@@ -320,7 +343,13 @@ void AddApiBenchCommand(CLI::App& app) {
   bench->add_option("--nodes", o.nodes,
                     "Register this many nodes first and also time the creates until every pod is bound")
       ->capture_default_str();
+  bench->add_flag("--external-scheduler", o.external_scheduler,
+                  "Bind with a separate `berth scheduler --server` process (bindings over HTTP) "
+                  "instead of serve's own scheduler; needs --nodes");
   bench->callback([] {
+    if (o.external_scheduler && (o.nodes == 0 || o.api_only))
+      throw CLI::ValidationError("--external-scheduler",
+                                 "needs --nodes, and cannot be combined with --api-only");
     if (o.api_only && o.nodes > 0)
       throw CLI::ValidationError("--api-only",
                                  "cannot be combined with --nodes (nothing would bind the pods)");
