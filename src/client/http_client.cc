@@ -72,27 +72,36 @@ http::request<http::string_body> MakeRequest(const std::string& method, const st
 
 Result<HttpResponse> HttpClient::Request(const std::string& method, const std::string& target,
                                          const std::string& body, const std::string& content_type) {
-  std::lock_guard lock(mu_);
   for (int attempt = 0; attempt < 2; ++attempt) {
-    if (!connection_) {
-      auto c = std::make_unique<Connection>();
-      Status s = c->Open(host_, port_);
+    std::unique_ptr<Connection> connection;
+    {
+      std::lock_guard lock(mu_);
+      if (!idle_.empty()) {
+        connection = std::move(idle_.back());
+        idle_.pop_back();
+      }
+    }
+    if (!connection) {
+      connection = std::make_unique<Connection>();
+      Status s = connection->Open(host_, port_);
       if (!s.ok()) return s;
-      connection_ = std::move(c);
     }
     beast::error_code ec;
     auto req = MakeRequest(method, target, host_, body, content_type);
-    http::write(connection_->stream, req, ec);
+    http::write(connection->stream, req, ec);
     http::response_parser<http::string_body> parser;
     parser.body_limit(boost::none);
-    if (!ec) http::read(connection_->stream, connection_->buffer, parser, ec);
+    if (!ec) http::read(connection->stream, connection->buffer, parser, ec);
     if (ec) {
-      connection_.reset();  // dropped: reconnect once
+      // Dropped (a kept-alive connection the server closed): once more.
       if (attempt == 1) return Status::Unavailable(method + " " + target + ": " + ec.message());
       continue;
     }
     auto& res = parser.get();
-    if (!res.keep_alive()) connection_.reset();
+    if (res.keep_alive()) {
+      std::lock_guard lock(mu_);
+      if (idle_.size() < kMaxIdle) idle_.push_back(std::move(connection));
+    }
     return HttpResponse{static_cast<int>(res.result_int()), std::move(res.body())};
   }
   return Status::Unavailable(method + " " + target + ": no connection");

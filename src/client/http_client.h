@@ -27,7 +27,9 @@ class HttpClient {
   static Result<std::unique_ptr<HttpClient>> Connect(const std::string& server);
   ~HttpClient();
 
-  // One request (retried once on a dropped keep-alive connection). Thread-safe.
+  // One request (retried once on a dropped keep-alive connection). Thread-safe:
+  // concurrent requests go out on as many keep-alive connections (kept for
+  // reuse, up to kMaxIdle), so that they are in flight together.
   Result<HttpResponse> Request(const std::string& method, const std::string& target, const std::string& body = "",
                                const std::string& content_type = "application/json");
   // Streams a watch: calls on_line for every newline-terminated line of the
@@ -42,8 +44,9 @@ class HttpClient {
   struct Connection;
   HttpClient(std::string host, std::string port);
   std::string host_, port_;
+  static constexpr size_t kMaxIdle = 64;
   std::mutex mu_;
-  std::unique_ptr<Connection> connection_;  // guarded by mu_
+  std::vector<std::unique_ptr<Connection>> idle_;  // guarded by mu_: open, not in use
   std::mutex streams_mu_;
   std::vector<Connection*> streams_;  // guarded by streams_mu_
 };
