@@ -74,7 +74,7 @@ Result<HttpResponse> HttpClient::Request(const std::string& method, const std::s
                                          const std::string& body, const std::string& content_type) {
   for (int attempt = 0; attempt < 2; ++attempt) {
     std::unique_ptr<Connection> connection;
-    {
+    if (attempt == 0) {  // the retry opens a new connection: the idle ones may be as stale
       std::lock_guard lock(mu_);
       if (!idle_.empty()) {
         connection = std::move(idle_.back());

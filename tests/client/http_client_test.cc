@@ -1,6 +1,6 @@
 // The HTTP client's contract with many callers: concurrent requests are in
 // flight together (a binding worker per pod must not queue behind another's
-// round trip), and connections are kept for reuse.
+// round trip), and connections are kept for reuse but replaced once dead.
 
 #include "client/http_client.h"
 
@@ -18,7 +18,7 @@
 namespace berth::client {
 namespace {
 
-TEST(HttpClient, ConcurrentRequestsAreInFlightTogether) {
+TEST(HttpClient, ConcurrentRequestsAreInFlightTogetherAndDeadConnectionsAreReplaced) {
   std::atomic<int> inflight{0}, most{0}, handled{0};
   apiserver::HttpServer::Options options;
   options.port = 0;
@@ -66,7 +66,25 @@ TEST(HttpClient, ConcurrentRequestsAreInFlightTogether) {
     ASSERT_TRUE(r.ok()) << r.status().ToString();
     EXPECT_EQ(r->body, "/after");
   }
+  const uint16_t port = (*server)->port();
   (*server)->Stop();
+
+  // A new server on the same port: every kept connection is now dead, and
+  // each request still gets through (its retry opens a new connection).
+  options.port = port;
+  auto again = apiserver::HttpServer::Start(options, [](apiserver::Request& r) {
+    apiserver::Response response;
+    response.status = 200;
+    response.body = "again " + r.path;
+    return response;
+  });
+  ASSERT_TRUE(again.ok()) << again.status().ToString();
+  for (int i = 0; i < 3; ++i) {
+    auto r = (*client)->Request("GET", "/x");
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    EXPECT_EQ(r->body, "again /x");
+  }
+  (*again)->Stop();
 }
 
 }  // namespace
