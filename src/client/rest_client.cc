@@ -156,7 +156,14 @@ Status RestClient::Delete(api::Kind kind, std::string_view ns, std::string_view 
   json::object body{{"apiVersion", "v1"}, {"kind", "DeleteOptions"}};
   if (options.grace_period_seconds) body["gracePeriodSeconds"] = *options.grace_period_seconds;
   if (!options.propagation_policy.empty()) body["propagationPolicy"] = options.propagation_policy;
-  if (!options.uid_precondition.empty()) body["preconditions"] = json::object{{"uid", options.uid_precondition}};
+  if (!options.uid_precondition.empty() || options.resource_version_precondition > 0) {
+    json::object preconditions;
+    if (!options.uid_precondition.empty()) preconditions["uid"] = options.uid_precondition;
+    if (options.resource_version_precondition > 0) {
+      preconditions["resourceVersion"] = std::to_string(options.resource_version_precondition);
+    }
+    body["preconditions"] = std::move(preconditions);
+  }
   auto response = transport_("DELETE", ObjectPath(kind, ns, name), json::serialize(body), "application/json");
   if (!response.ok()) return response.status();
   if (response->status < 200 || response->status >= 300) return StatusFromResponse(response->status, response->body);

@@ -33,6 +33,8 @@ struct DeleteOptions {
   std::optional<int64_t> grace_period_seconds;
   std::string propagation_policy;  // "", "Background", "Foreground", "Orphan"
   std::string uid_precondition;
+  int64_t resource_version_precondition =
+      0;  // > 0: refused (Conflict) unless still at this version
 };
 
 class RestClient {

@@ -66,6 +66,18 @@ void EraseIf(json::array& a, Pred pred) {
   a.erase(std::remove_if(a.begin(), a.end(), pred), a.end());
 }
 
+// The object's JSON to edit and write back, with metadata.resourceVersion set
+// to the version it was read at: the write is refused (Conflict) when the
+// object changed since, instead of overwriting the change. (The JSON a store
+// object carries does not hold its own version; resource_version() does.)
+inline json::object ForUpdate(const api::Object& o) {
+  json::object copy = o.json();
+  if (o.resource_version() > 0) {
+    MutableObject(copy, "metadata")["resourceVersion"] = std::to_string(o.resource_version());
+  }
+  return copy;
+}
+
 inline const json::object* Metadata(const api::Object& o) { return ObjectAt(o.json(), "metadata"); }
 inline const json::object* Spec(const api::Object& o) { return ObjectAt(o.json(), "spec"); }
 inline const json::object* StatusOf(const api::Object& o) { return ObjectAt(o.json(), "status"); }

@@ -270,6 +270,31 @@ TEST_F(ControllerEnv, GarbageCollectorDeletesDependentsOfAGoneOwnerOnly) {
   EXPECT_TRUE(List(api::Kind::kPod).empty()) << "its owner is gone: collected";
 }
 
+TEST_F(ControllerEnv, GarbageCollectorDeletesOnlyTheVersionItJudged) {
+  auto& gc = Make<GarbageCollector>(Context());
+  ASSERT_TRUE(informers_->Start().ok());
+  auto rs = Create(api::Kind::kReplicaSet, "default", kReplicaSet);
+  std::string owned =
+      R"({"metadata":{"name":"owned","ownerReferences":[{"apiVersion":"apps/v1","kind":"ReplicaSet",
+    "name":"rs","uid":")" +
+      rs->uid() + R"(","controller":true}]},"spec":{"containers":[{"name":"c","image":"i"}]}})";
+  auto pod = Create(api::Kind::kPod, "default", owned);
+  Sync(api::Kind::kPod, 1);
+  ASSERT_TRUE(client_->Delete(api::Kind::kReplicaSet, "default", "rs").ok());
+  Sync(api::Kind::kReplicaSet, 0);
+  // The cache stops here: it still holds the pod with its owner reference.
+  informers_->Stop();
+  // Meanwhile the pod was orphaned (its reference removed, as the owner's
+  // orphan finalizer does): it must survive the collector's stale view.
+  json::object orphaned = pod->json();
+  orphaned["metadata"].as_object().erase("ownerReferences");
+  orphaned["metadata"].as_object()["resourceVersion"] = std::to_string(pod->resource_version());
+  ASSERT_TRUE(client_->Update(api::Kind::kPod, orphaned).ok());
+  ASSERT_TRUE(gc.ReconcileForTest("pods|default/owned").ok());
+  EXPECT_EQ(List(api::Kind::kPod).size(), 1u)
+      << "deleted on the strength of a stale owner reference";
+}
+
 TEST_F(ControllerEnv, NamespaceControllerPurgesATerminatingNamespaceOnceItsContentIsGone) {
   auto& namespaces = Make<NamespaceController>(Context());
   ASSERT_TRUE(informers_->Start().ok());

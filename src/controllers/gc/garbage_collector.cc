@@ -118,7 +118,7 @@ Status GarbageCollector::ProcessOwnerFinalizers(const api::ObjectPtr& owner) {
   for (const auto& dependent : dependents) {
     if (orphan) {
       // Remove the reference, guarded by the dependent's version.
-      json::object next = dependent->json();
+      json::object next = ForUpdate(*dependent);
       json::array& refs = MutableArray(MutableObject(next, "metadata"), "ownerReferences");
       EraseIf(refs, [&](const json::value& r) {
         return r.is_object() && StringAt(r.get_object(), "uid") == owner->uid();
@@ -144,7 +144,7 @@ Status GarbageCollector::ProcessOwnerFinalizers(const api::ObjectPtr& owner) {
     }
   }
   if (blocked) return Status::Ok();  // the last dependent's deletion enqueues the owner again
-  json::object next = owner->json();
+  json::object next = ForUpdate(*owner);
   json::array& finalizers = MutableArray(MutableObject(next, "metadata"), "finalizers");
   EraseIf(finalizers, [&](const json::value& f) {
     return f.is_string() && (f.get_string() == kOrphan || f.get_string() == kForeground);
@@ -183,13 +183,19 @@ Status GarbageCollector::ProcessDependent(const api::ObjectPtr& object) {
   }
   if (live == 0) {
     if (BeingDeleted(*object)) return Status::Ok();
+    // Only the version judged here: the cache may be behind a write that
+    // orphaned it (the owner's orphan finalizer removes the references, then
+    // the owner goes), and deleting by name would delete what was kept. A
+    // changed object comes back as an event and is judged again.
     Status s = client_.Delete(object->kind(), object->namespace_name(), object->name(),
-                              {.propagation_policy = "Background", .uid_precondition = object->uid()});
+                              {.propagation_policy = "Background",
+                               .uid_precondition = object->uid(),
+                               .resource_version_precondition = object->resource_version()});
     if (!s.ok() && s.code() != StatusCode::kNotFound && s.code() != StatusCode::kConflict) return s;
     return Status::Ok();
   }
   // Some owners live: drop only the dangling references.
-  json::object next = object->json();
+  json::object next = ForUpdate(*object);
   json::array& list = MutableArray(MutableObject(next, "metadata"), "ownerReferences");
   EraseIf(list, [&](const json::value& r) {
     return r.is_object() && std::find(gone.begin(), gone.end(), StringAt(r.get_object(), "uid")) != gone.end();
