@@ -254,6 +254,27 @@ TEST_F(ControllerEnv, DeploymentCreatesHashedReplicaSetAndSurgesWithinLimits) {
   EXPECT_EQ(total, 5);
 }
 
+TEST_F(ControllerEnv, DeploymentBehindItsOwnReplicaSetRetriesInsteadOfCountingACollision) {
+  auto& d_controller = Make<DeploymentController>(Context());
+  ASSERT_TRUE(informers_->Start().ok());
+  Create(api::Kind::kDeployment, "default", R"({"metadata":{"name":"web"},"spec":{"replicas":2,
+    "selector":{"matchLabels":{"app":"web"}},
+    "template":{"metadata":{"labels":{"app":"web"}},"spec":{"containers":[{"name":"c","image":"v1"}]}}}})");
+  Sync(api::Kind::kDeployment, 1);
+  // The cache stops before it sees the ReplicaSet the first reconcile creates.
+  informers_->Stop();
+  ASSERT_TRUE(d_controller.ReconcileForTest("default/web").ok());
+  ASSERT_EQ(List(api::Kind::kReplicaSet).size(), 1u);
+  // Again, from the same stale cache: the create finds its own ReplicaSet
+  // (AlreadyExists); that is a retry later, not a hash collision.
+  Status again = d_controller.ReconcileForTest("default/web");
+  EXPECT_EQ(again.code(), StatusCode::kAlreadyExists) << again.message();
+  auto d = client_->Get(api::Kind::kDeployment, "default", "web").value();
+  EXPECT_EQ(IntAt(StatusOf(*d), "collisionCount"), 0)
+      << "a collision counted for its own ReplicaSet";
+  EXPECT_EQ(List(api::Kind::kReplicaSet).size(), 1u);
+}
+
 TEST_F(ControllerEnv, GarbageCollectorDeletesDependentsOfAGoneOwnerOnly) {
   auto& gc = Make<GarbageCollector>(Context());
   ASSERT_TRUE(informers_->Start().ok());

@@ -309,10 +309,17 @@ Result<api::ObjectPtr> DeploymentController::EnsureNewReplicaSet(State& s, bool 
   auto created = client_.Create(api::Kind::kReplicaSet, d.namespace_name(), std::move(rs));
   if (!created.ok()) {
     if (created.status().code() == StatusCode::kAlreadyExists) {
-      // A namesake with another template: count the collision so the next hash differs.
+      // Not in the cache yet (most often: created by this controller a
+      // moment ago, and the informer is behind): try again once it is —
+      // counting a collision here would make a second ReplicaSet for the
+      // same template.
       auto existing = replicasets_.Get(client::ObjectKey(d.namespace_name(), d.name() + "-" + hash));
-      if (!existing || TemplateIgnoringHash(TemplateOf(*existing)) != TemplateIgnoringHash(TemplateOf(d))) {
-        json::object next = d.json();
+      if (!existing) return created.status();
+      // A namesake that is not this Deployment's, or has another template:
+      // count the collision so the next hash differs (kube's collisionCount).
+      if (ControllerUid(*existing, kKind) != d.uid() ||
+          TemplateIgnoringHash(TemplateOf(*existing)) != TemplateIgnoringHash(TemplateOf(d))) {
+        json::object next = ForUpdate(d);
         MutableObject(next, "status")["collisionCount"] = collisions + 1;
         auto written = client_.UpdateStatus(api::Kind::kDeployment, next);
         if (!written.ok()) return written.status();
