@@ -69,6 +69,10 @@ class ApiServer {
   Response Binding(Request& request, const RequestInfo& info);
   Response Scale(Request& request, const RequestInfo& info);
   Response Rpc(Request& request);
+  // `response` to a write made under a store::DeferAcknowledgement that
+  // deferred `revision` (0: nothing was deferred, the answer goes at once):
+  // sent once that revision is visible (Response::when_ready).
+  Response AnswerWhenVisible(Response response, int64_t revision);
 
   // Writes `next` (a whole object's JSON) as the new version of `current`,
   // applying the subresource's rule (main resource keeps status; /status

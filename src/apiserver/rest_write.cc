@@ -242,6 +242,15 @@ Status ApiServer::ApplyPriority(json::object& pod) {
   return Status::Ok();
 }
 
+Response ApiServer::AnswerWhenVisible(Response response, int64_t revision) {
+  if (revision > 0) {
+    response.when_ready = [&store = store_, revision](std::function<void()> ready) {
+      store.WhenVisible(revision, std::move(ready));
+    };
+  }
+  return response;
+}
+
 Response ApiServer::Create(Request& request, const RequestInfo& info) {
   const api::KindInfo& kind = api::Info(*info.kind);
   auto decoded = DecodeBody(request, kind);
@@ -294,13 +303,8 @@ Response ApiServer::Create(Request& request, const RequestInfo& info) {
     const int64_t deferred = defer ? defer->revision() : 0;
     defer.reset();
     if (created.ok()) {
-      Response response = JsonResponse(201, std::string(created.value()->Encoded()));
-      if (deferred > 0) {
-        response.when_ready = [&store = store_, deferred](std::function<void()> ready) {
-          store.WhenVisible(deferred, std::move(ready));
-        };
-      }
-      return response;
+      return AnswerWhenVisible(JsonResponse(201, std::string(created.value()->Encoded())),
+                               deferred);
     }
     if (created.status().code() != StatusCode::kAlreadyExists) return ErrorResponse(created.status());
     if (generate.empty()) return ErrorResponse(AlreadyExistsFor(kind, name), DetailsFor(kind, name));

@@ -200,13 +200,7 @@ Response ApiServer::Binding(Request& request, const RequestInfo& info) {
     StatusDetails details{name, "", bound.status().code() == StatusCode::kConflict ? "pods/binding" : "pods"};
     return ErrorResponse(bound.status(), details);
   }
-  Response response = JsonResponse(201, json::serialize(SuccessStatus(201)));
-  if (deferred > 0) {
-    response.when_ready = [&store = store_, deferred](std::function<void()> ready) {
-      store.WhenVisible(deferred, std::move(ready));
-    };
-  }
-  return response;
+  return AnswerWhenVisible(JsonResponse(201, json::serialize(SuccessStatus(201))), deferred);
 }
 
 namespace {

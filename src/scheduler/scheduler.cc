@@ -308,14 +308,17 @@ size_t Scheduler::NumNodesToFind(const Framework& fw, size_t nodes) const {
   return std::max(n, kMinFeasibleNodes);
 }
 
+size_t Scheduler::ProfileIndex(const Framework& fw) const {
+  size_t i = 0;
+  while (i < profiles_.size() && profiles_[i].get() != &fw) ++i;
+  return i;
+}
+
 void Scheduler::ObserveAttempt(const Framework& fw, AttemptResult result, double seconds) {
-  for (size_t i = 0; i < profiles_.size(); ++i) {
-    if (profiles_[i].get() == &fw) {
-      const AttemptMetrics& m = attempt_metrics_[i][result];
-      m.attempts->Increment();
-      m.duration->Observe(seconds);
-      break;
-    }
+  if (size_t i = ProfileIndex(fw); i < profiles_.size()) {
+    const AttemptMetrics& m = attempt_metrics_[i][result];
+    m.attempts->Increment();
+    m.duration->Observe(seconds);
   }
   std::lock_guard lock(stats_mu_);
   if (latencies_.size() < 10'000'000) latencies_.push_back(seconds);
@@ -326,10 +329,8 @@ void Scheduler::ObservePoint(const Framework& fw, Point point, const PluginStatu
   static const char* kCodeNames[] = {"Success", "Error", "Unschedulable", "UnschedulableAndUnresolvable",
                                      "Wait", "Skip", "Pending"};
   double seconds = Seconds(since);
-  if (status.ok()) {
-    for (size_t i = 0; i < profiles_.size(); ++i) {
-      if (profiles_[i].get() == &fw) return point_success_[i][point]->Observe(seconds);
-    }
+  if (size_t i = ProfileIndex(fw); status.ok() && i < profiles_.size()) {
+    return point_success_[i][point]->Observe(seconds);
   }
   extension_point_duration_
       .WithLabels({kPointNames[point], kCodeNames[static_cast<int>(status.code())], fw.scheduler_name()})

@@ -109,6 +109,8 @@ class Scheduler final : public Handle {
   // scheduler_schedule_attempts_total's result label.
   enum AttemptResult { kScheduled, kUnschedulable, kError, kAttemptResultCount };
   void ObserveAttempt(const Framework& fw, AttemptResult result, double seconds);
+  // The position of `fw` in profiles_ (profiles_.size() when it is none of them).
+  size_t ProfileIndex(const Framework& fw) const;
   // scheduler_framework_extension_point_duration_seconds for one run of `point`.
   enum Point { kPreFilter, kFilter, kPreScore, kScore, kReserve, kPermit, kPreBind, kBind, kPointCount };
   void ObservePoint(const Framework& fw, Point point, const PluginStatus& status, Clock::time_point since);

@@ -741,10 +741,7 @@ TEST_F(WalTest, PruneBeforeKeepsTheNewestSegmentAndNeedsASnapshot) {
 
 TEST_F(WalTest, TornTailIsCutAndEveryCompleteRecordRecovers) {
   // Records 1..5 in one segment; the damage is to record 5 or after it.
-  size_t record5 = kSegmentHeaderSize;
-  for (int64_t r = 1; r <= 4; ++r) {
-    record5 += FramedSize(r);
-  }
+  const size_t record5 = SegmentSize(1, 4);
   const size_t record5_size = FramedSize(5);
   const size_t complete = record5 + record5_size;
 
