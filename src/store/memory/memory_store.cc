@@ -332,7 +332,7 @@ Status MemoryStore::Recover() {
   };
   Pipeline<Applied> apply([this](std::vector<Applied>& batch) {
     for (Applied& a : batch) {
-      ApplyLocked(index_.try_emplace(std::move(a.key)).first, std::move(a.object), a.revision);
+      ApplyLocked(index_.FindOrInsert(a.key), std::move(a.object), a.revision);
       revision_ = a.revision;
     }
   });
@@ -349,8 +349,7 @@ Status MemoryStore::Recover() {
         CountLocked(key, 1);
         ObjectPtr object =
             api::Object::FromStored(key, entry.value, std::move(entry.file), entry.revision);
-        index_.emplace_hint(index_.end(), std::move(key),
-                            Versions{{entry.revision, std::move(object)}});
+        index_.FindOrInsert(key)->value = Versions{{entry.revision, std::move(object)}};
       },
       [&](const wal::MappedRecord& record) {
         if (!failure.ok()) return;
@@ -424,9 +423,9 @@ const MemoryStore::Version* MemoryStore::VersionAt(const Versions& versions,
   return nullptr;
 }
 
-void MemoryStore::ApplyLocked(Index::iterator it, ObjectPtr object, int64_t revision) {
-  const std::string& key = it->first;
-  Versions& versions = it->second;
+void MemoryStore::ApplyLocked(Entry* entry, ObjectPtr object, int64_t revision) {
+  const std::string& key = entry->key;
+  Versions& versions = entry->value;
   ObjectPtr prev = versions.empty() ? nullptr : versions.back().object;
   if (!prev && object) CountLocked(key, 1);
   if (prev && !object) CountLocked(key, -1);
@@ -441,8 +440,7 @@ void MemoryStore::ApplyLocked(Index::iterator it, ObjectPtr object, int64_t revi
     event.type = prev ? EventType::kModified : EventType::kAdded;
     event.object = object;
   }
-  event.entry = it;
-  event.keyed = true;
+  event.entry = entry;
   versions.push_back({revision, std::move(object)});
 
   // The ring holds every revision in (compacted_, revision]. Evicting the
@@ -451,16 +449,15 @@ void MemoryStore::ApplyLocked(Index::iterator it, ObjectPtr object, int64_t revi
   Event& slot = ring_[revision % history];
   if (revision - compacted_ > history) {
     compacted_ = revision - history;
-    if (slot.keyed) {
-      const Index::iterator old = slot.entry;
-      Versions& vs = old->second;
+    if (Entry* old = slot.entry) {
+      Versions& vs = old->value;
       // Keep the newest version at or below compacted_ and everything after it.
       size_t keep = 0;
       for (size_t i = 0; i < vs.size(); ++i) {
         if (vs[i].revision <= compacted_) keep = i;
       }
       if (keep > 0) vs.erase(vs.begin(), vs.begin() + static_cast<ptrdiff_t>(keep));
-      if (vs.size() == 1 && !vs[0].object && vs[0].revision <= compacted_) index_.erase(old);
+      if (vs.size() == 1 && !vs[0].object && vs[0].revision <= compacted_) index_.Erase(old);
     }
   }
   slot = std::move(event);
@@ -477,11 +474,10 @@ Result<ObjectPtr> MemoryStore::Write(Op op, const std::string& key, ObjectPtr ob
 
   std::unique_lock lk(mu_);
   if (closed_.load()) return Status(StatusCode::kUnavailable, "the store is closed");
-  const auto at_or_after = index_.lower_bound(key);  // an insertion hint when absent
-  auto it = at_or_after != index_.end() && at_or_after->first == key ? at_or_after : index_.end();
-  const Version* current =
-      it == index_.end() || it->second.empty() || !it->second.back().object ? nullptr
-                                                                            : &it->second.back();
+  Entry* entry = index_.Find(key);
+  const Version* current = !entry || entry->value.empty() || !entry->value.back().object
+                               ? nullptr
+                               : &entry->value.back();
   if (op == Op::kCreate && current) {
     int64_t rev = current->revision;
     lk.unlock();
@@ -490,7 +486,7 @@ Result<ObjectPtr> MemoryStore::Write(Op op, const std::string& key, ObjectPtr ob
   }
   if (op != Op::kCreate) {
     if (!current) {
-      int64_t rev = it == index_.end() || it->second.empty() ? 0 : it->second.back().revision;
+      int64_t rev = !entry || entry->value.empty() ? 0 : entry->value.back().revision;
       lk.unlock();
       WaitVisible(rev);
       return Status::NotFound("object not found: " + key);
@@ -532,8 +528,8 @@ Result<ObjectPtr> MemoryStore::Write(Op op, const std::string& key, ObjectPtr ob
   } else if (object) {
     stored = object->WithResourceVersion(revision);
   }
-  if (it == index_.end()) it = index_.try_emplace(at_or_after, key);
-  ApplyLocked(it, stored, revision);
+  if (!entry) entry = index_.FindOrInsert(key);
+  ApplyLocked(entry, stored, revision);
   lk.unlock();
 
   if (!log_) {
@@ -643,9 +639,8 @@ Result<ObjectPtr> MemoryStore::Delete(const std::string& key, int64_t expected_r
 
 Result<ObjectPtr> MemoryStore::Get(const std::string& key) {
   std::shared_lock lk(mu_);
-  auto it = index_.find(key);
-  if (it != index_.end()) {
-    if (const Version* v = VersionAt(it->second, committed_.load(std::memory_order_acquire))) {
+  if (const Entry* entry = index_.Find(key)) {
+    if (const Version* v = VersionAt(entry->value, committed_.load(std::memory_order_acquire))) {
       return v->object;
     }
   }
@@ -653,7 +648,16 @@ Result<ObjectPtr> MemoryStore::Get(const std::string& key) {
 }
 
 Result<ListResult> MemoryStore::List(const ListOptions& options) {
-  std::shared_lock lk(mu_);
+  // The walk below reads the index in key order: when keys were added or
+  // erased since the last ordered walk, this list orders it first, which
+  // takes the lock exclusively (and the list then runs under it).
+  std::shared_lock shared(mu_);
+  std::unique_lock<std::shared_mutex> exclusive;
+  if (!index_.Sorted()) {
+    shared.unlock();
+    exclusive = std::unique_lock(mu_);
+    index_.Sort();
+  }
   const int64_t visible = committed_.load(std::memory_order_acquire);
   int64_t revision = visible;
   std::string start = options.prefix;
@@ -686,16 +690,16 @@ Result<ListResult> MemoryStore::List(const ListOptions& options) {
 
   ListResult result;
   result.revision = revision;
-  auto it = after_start ? index_.upper_bound(start) : index_.lower_bound(start);
-  for (; it != index_.end() && it->first.starts_with(options.prefix); ++it) {
-    const Version* v = VersionAt(it->second, revision);
+  auto it = after_start ? index_.UpperBound(start) : index_.LowerBound(start);
+  for (; it != index_.end() && (*it)->key.starts_with(options.prefix); ++it) {
+    const Version* v = VersionAt((*it)->value, revision);
     if (!v || (options.predicate && !options.predicate(*v->object))) continue;
     if (options.limit > 0 && static_cast<int64_t>(result.items.size()) >= options.limit) {
       // More remain: count them (only when unfiltered, as Kubernetes does).
       result.continue_token = EncodeContinue(revision, result.items.back()->StorageKey());
       if (!options.predicate) {
-        for (; it != index_.end() && it->first.starts_with(options.prefix); ++it) {
-          if (VersionAt(it->second, revision)) ++result.remaining;
+        for (; it != index_.end() && (*it)->key.starts_with(options.prefix); ++it) {
+          if (VersionAt((*it)->value, revision)) ++result.remaining;
         }
       }
       break;
@@ -738,11 +742,11 @@ std::vector<std::string> MemoryStore::CheckObjects() {
   std::vector<ObjectPtr> objects;
   {
     std::shared_lock lk(mu_);
-    for (const auto& [key, versions] : index_) {
-      for (const Version& v : versions) {
+    index_.ForEach([&](const Entry& entry) {
+      for (const Version& v : entry.value) {
         if (v.object) objects.push_back(v.object);
       }
-    }
+    });
   }
   const size_t threads = std::clamp<size_t>(std::thread::hardware_concurrency(), 1, 16);
   std::vector<std::vector<std::string>> problems(threads);
@@ -786,11 +790,12 @@ void MemoryStore::MaybeSnapshotAsync() {
   });
 }
 
-std::vector<ObjectPtr> MemoryStore::LiveObjectsLocked() const {
+std::vector<ObjectPtr> MemoryStore::LiveObjectsLocked() {
+  index_.Sort();
   std::vector<ObjectPtr> objects;
   objects.reserve(index_.size());
-  for (const auto& [key, versions] : index_) {
-    if (const Version* v = VersionAt(versions, revision_)) {
+  for (const Entry* entry : index_) {
+    if (const Version* v = VersionAt(entry->value, revision_)) {
       objects.push_back(v->object);
     }
   }
@@ -826,7 +831,7 @@ Status MemoryStore::ExportSnapshot(const std::string& dir) {
   int64_t revision;
   std::vector<ObjectPtr> objects;
   {
-    std::shared_lock lk(mu_);
+    std::unique_lock lk(mu_);
     revision = revision_;
     objects = LiveObjectsLocked();
   }

@@ -30,6 +30,7 @@
 #include <thread>
 #include <vector>
 
+#include "store/memory/key_index.h"
 #include "store/store.h"
 #include "store/wal/wal.h"
 
@@ -103,17 +104,17 @@ class MemoryStore final : public Store {
   // A key's versions, oldest first: mostly one, held inline.
   using Versions = boost::container::small_vector<Version, 1>;
   // Key → versions. Entries stay put until erased, so events can point at theirs.
-  using Index = std::map<std::string, Versions, std::less<>>;
+  using Index = KeyIndex<Versions>;
+  using Entry = Index::Entry;
   struct Event {
     int64_t revision = 0;
     EventType type = EventType::kAdded;
     ObjectPtr object;  // ADDED/MODIFIED: new version; DELETED: last version at `revision`
     ObjectPtr prev;    // the version before (MODIFIED, DELETED)
-    // The written key's entry (valid when `keyed`). An entry is erased only
-    // when its one remaining version is a deletion the window has passed, so
-    // no event in the ring still points at it.
-    Index::iterator entry;
-    bool keyed = false;
+    // The written key's entry (nullptr in an empty slot). An entry is erased
+    // only when its one remaining version is a deletion the window has passed,
+    // so no event in the ring still points at it.
+    Entry* entry = nullptr;
   };
   enum class Op { kCreate, kUpdate, kDelete };
 
@@ -123,9 +124,9 @@ class MemoryStore final : public Store {
   Result<ObjectPtr> Write(Op op, const std::string& key, ObjectPtr object,
                           int64_t expected_revision);
   // REQUIRES: mu_ held exclusively. Applies a write at `revision` to the index
-  // entry `it` (its key's, made by the caller) and the event ring, pruning what
-  // falls out of the history window.
-  void ApplyLocked(Index::iterator it, ObjectPtr object, int64_t revision);
+  // entry `entry` (its key's, made by the caller) and the event ring, pruning
+  // what falls out of the history window.
+  void ApplyLocked(Entry* entry, ObjectPtr object, int64_t revision);
   // The newest version of `versions` at or below `revision`; nullptr if none or deleted.
   static const Version* VersionAt(const Versions& versions, int64_t revision);
   // Waits until `revision` is visible (used before reporting a conflict with a
@@ -141,7 +142,8 @@ class MemoryStore final : public Store {
   // REQUIRES: snapshot_mu_ held.
   Status WriteSnapshotTo(const std::string& dir, int64_t revision,
                          const std::vector<ObjectPtr>& objects);
-  std::vector<ObjectPtr> LiveObjectsLocked() const;
+  // REQUIRES: mu_ held exclusively (it orders the index). In key order.
+  std::vector<ObjectPtr> LiveObjectsLocked();
   // REQUIRES: mu_ held exclusively. Adds `delta` to the live count of the
   // resource `key` belongs to ("/<group>/<resource>/").
   void CountLocked(std::string_view key, int64_t delta);
