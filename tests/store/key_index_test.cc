@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdio>
 #include <map>
 #include <random>
 #include <string>
@@ -51,6 +53,34 @@ TEST(KeyIndex, AscendingKeysNeedNoSort) {
   index.Sort();
   EXPECT_TRUE(index.Sorted());
   EXPECT_EQ(OrderedKeys(index), (std::vector<std::string>{"/a", "/aa", "/b", "/c"}));
+}
+
+TEST(KeyIndex, LoadedKeysAreFoundOnceLoadingFinishes) {
+  Index index;
+  for (int i = 0; i < 5000; ++i) {
+    char key[16];
+    std::snprintf(key, sizeof key, "/k/%05d", i);
+    index.Load(key)->value = i;
+  }
+  // Out of order (and a duplicate): inserted as FindOrInsert would.
+  index.Load("/k/00000")->value = -1;
+  index.Load("/a")->value = -2;
+  index.FinishLoad();
+  EXPECT_EQ(index.size(), 5001u);
+  for (int i = 1; i < 5000; ++i) {
+    char key[16];
+    std::snprintf(key, sizeof key, "/k/%05d", i);
+    const Index::Entry* e = index.Find(key);
+    ASSERT_NE(e, nullptr) << key;
+    EXPECT_EQ(e->value, i);
+  }
+  EXPECT_EQ(index.Find("/k/00000")->value, -1);
+  EXPECT_EQ(index.Find("/a")->value, -2);
+  index.Sort();
+  auto keys = OrderedKeys(index);
+  ASSERT_EQ(keys.size(), 5001u);
+  EXPECT_EQ(keys.front(), "/a");
+  EXPECT_TRUE(std::is_sorted(keys.begin(), keys.end()));
 }
 
 TEST(KeyIndex, BoundsOfTheOrderedWalk) {

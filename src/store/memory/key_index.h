@@ -13,6 +13,7 @@
 // the ordered walk only read; FindOrInsert, Erase and Sort write.
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -72,6 +73,42 @@ class KeyIndex {
       unordered_.push_back(entry);
     }
     return entry;
+  }
+
+  // Loading keys in ascending order into a fresh index (a snapshot's, at
+  // recovery): appends an entry for `key` to the order without making it
+  // findable yet; FinishLoad hashes every loaded key in one pass, into a table
+  // sized once and with its slots prefetched, instead of a cache miss and
+  // some growth per key. Every other call requires FinishLoad first. A key
+  // out of order (a duplicate among them) is inserted as FindOrInsert does.
+  Entry* Load(std::string_view key) {
+    if (!unordered_.empty() || (!ordered_.empty() && !(ordered_.back()->key < key))) {
+      FinishLoad();
+      return FindOrInsert(key);
+    }
+    auto* entry = new Entry(key);
+    ordered_.push_back(entry);
+    ++size_;
+    ++loading_;
+    return entry;
+  }
+  void FinishLoad() {
+    if (loading_ == 0) return;
+    size_t slots = slots_.size();
+    while (size_ * 4 > slots * 3) slots *= 2;
+    if (slots != slots_.size()) Rehash(slots);
+    const auto loaded = ordered_.end() - static_cast<std::ptrdiff_t>(loading_);
+    std::vector<uint64_t> hashes;
+    hashes.reserve(loading_);
+    for (auto it = loaded; it != ordered_.end(); ++it) hashes.push_back(Hash((*it)->key));
+    constexpr size_t kAhead = 8;
+    for (size_t i = 0; i < hashes.size(); ++i) {
+      if (i + kAhead < hashes.size()) __builtin_prefetch(&slots_[hashes[i + kAhead] & Mask()], 1);
+      size_t slot = hashes[i] & Mask();
+      while (slots_[slot].entry != nullptr) slot = (slot + 1) & Mask();
+      slots_[slot] = {hashes[i], loaded[static_cast<std::ptrdiff_t>(i)]};
+    }
+    loading_ = 0;
   }
 
   // Removes `entry` (one of this index's, live) from lookups; its memory stays
@@ -144,8 +181,9 @@ class KeyIndex {
   static uint64_t Hash(std::string_view key) { return std::hash<std::string_view>{}(key); }
   size_t Mask() const { return slots_.size() - 1; }
 
-  void Grow() {
-    std::vector<Slot> old(slots_.size() * 2);
+  void Grow() { Rehash(slots_.size() * 2); }
+  void Rehash(size_t slots) {
+    std::vector<Slot> old(slots);
     old.swap(slots_);
     for (const Slot& s : old) {
       if (s.entry == nullptr) continue;
@@ -174,6 +212,7 @@ class KeyIndex {
   std::vector<Entry*> ordered_;    // by key; may hold erased entries until Sort
   std::vector<Entry*> unordered_;  // made since the last Sort, not yet in order
   size_t erased_ = 0;              // erased entries not yet freed
+  size_t loading_ = 0;             // entries at the end of ordered_ Load made, not yet hashed
 };
 
 }  // namespace berth::store

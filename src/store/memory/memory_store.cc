@@ -349,11 +349,12 @@ Status MemoryStore::Recover() {
         CountLocked(key, 1);
         ObjectPtr object =
             api::Object::FromStored(key, entry.value, std::move(entry.file), entry.revision);
-        index_.FindOrInsert(key)->value = Versions{{entry.revision, std::move(object)}};
+        index_.Load(key)->value = Versions{{entry.revision, std::move(object)}};
       },
       [&](const wal::MappedRecord& record) {
         if (!failure.ok()) return;
         if (first_record) {
+          index_.FinishLoad();  // the snapshot's keys, before any record can look one up
           first_record = false;
           revision_ = compacted_ = record.revision - 1;
         }
@@ -374,6 +375,7 @@ Status MemoryStore::Recover() {
         apply.Push({std::string(record.key), std::move(object), record.revision});
       });
   apply.Finish();
+  index_.FinishLoad();  // a snapshot with no record after it
   if (!report.ok()) return report.status();
   if (!failure.ok()) return failure;
   recovery_ = report.value();
