@@ -17,11 +17,17 @@ namespace {
 
 using Index = KeyIndex<int>;
 
-std::vector<std::string> OrderedKeys(const Index& index) {
+// The keys a walk visits, in its order.
+std::vector<std::string> Walked(const Index& index, std::string_view prefix = "",
+                                std::string_view start = "", bool after = false) {
   std::vector<std::string> keys;
-  for (const Index::Entry* e : index) keys.push_back(e->key);
+  index.Walk(prefix, start.empty() ? prefix : start, after, [&](const Index::Entry& e) {
+    keys.push_back(e.key);
+    return true;
+  });
   return keys;
 }
+std::vector<std::string> OrderedKeys(const Index& index) { return Walked(index); }
 
 std::vector<std::string> MapKeys(const std::map<std::string, int>& reference) {
   std::vector<std::string> keys;
@@ -45,13 +51,13 @@ TEST(KeyIndex, FindsWhatWasInsertedAndNothingElse) {
 TEST(KeyIndex, AscendingKeysNeedNoSort) {
   Index index;
   for (const char* key : {"/a", "/b", "/c"}) index.FindOrInsert(key);
-  EXPECT_TRUE(index.Sorted());
+  EXPECT_TRUE(index.Sorted(""));
   EXPECT_EQ(OrderedKeys(index), (std::vector<std::string>{"/a", "/b", "/c"}));
   index.FindOrInsert("/aa");  // sorts before "/c": waits for Sort
-  EXPECT_FALSE(index.Sorted());
+  EXPECT_FALSE(index.Sorted(""));
   EXPECT_NE(index.Find("/aa"), nullptr);  // found before it is ordered
   index.Sort();
-  EXPECT_TRUE(index.Sorted());
+  EXPECT_TRUE(index.Sorted(""));
   EXPECT_EQ(OrderedKeys(index), (std::vector<std::string>{"/a", "/aa", "/b", "/c"}));
 }
 
@@ -83,20 +89,44 @@ TEST(KeyIndex, LoadedKeysAreFoundOnceLoadingFinishes) {
   EXPECT_TRUE(std::is_sorted(keys.begin(), keys.end()));
 }
 
-TEST(KeyIndex, BoundsOfTheOrderedWalk) {
+TEST(KeyIndex, WalksAPrefixFromAStartKey) {
   Index index;
-  for (const char* key : {"/pods/b/x", "/pods/a/y", "/nodes/n1", "/pods/a/x", "/pods/c/z"}) {
+  for (const char* key :
+       {"/core/pods/b/x", "/core/pods/a/y", "/core/nodes/n1", "/core/pods/a/x", "/core/pods/c/z",
+        "/apps/replicasets/a/r", "/apps/replicasets/a/a", "/core/pods/a/z"}) {
     index.FindOrInsert(key);
   }
+  EXPECT_FALSE(index.Sorted("/core/pods/"));
+  EXPECT_TRUE(index.Sorted("/core/nodes/"));  // its one key needs no ordering
+  index.Sort("/core/pods/a/");
+  EXPECT_TRUE(index.Sorted("/core/pods/"));
+  EXPECT_FALSE(index.Sorted(""));  // the ReplicaSets are not ordered yet
+  EXPECT_EQ(Walked(index, "/core/pods/a/"),
+            (std::vector<std::string>{"/core/pods/a/x", "/core/pods/a/y", "/core/pods/a/z"}));
+  // After a continue token's last key.
+  EXPECT_EQ(Walked(index, "/core/pods/a/", "/core/pods/a/x", true),
+            (std::vector<std::string>{"/core/pods/a/y", "/core/pods/a/z"}));
+  EXPECT_EQ(Walked(index, "/core/pods/", "/core/pods/b/", false),
+            (std::vector<std::string>{"/core/pods/b/x", "/core/pods/c/z"}));
+  EXPECT_TRUE(Walked(index, "/core/pods/d/").empty());
+  // Across parts (a prefix shorter than a resource): one order.
   index.Sort();
-  auto lower = index.LowerBound("/pods/a/");
-  ASSERT_NE(lower, index.end());
-  EXPECT_EQ((*lower)->key, "/pods/a/x");
-  auto upper = index.UpperBound("/pods/a/x");  // a continue token's "after this key"
-  ASSERT_NE(upper, index.end());
-  EXPECT_EQ((*upper)->key, "/pods/a/y");
-  EXPECT_EQ(index.LowerBound("/pods/d/"), index.end());
-  EXPECT_EQ(index.UpperBound("/pods/c/z"), index.end());
+  EXPECT_EQ(Walked(index, "/core/"),
+            (std::vector<std::string>{"/core/nodes/n1", "/core/pods/a/x", "/core/pods/a/y",
+                                      "/core/pods/a/z", "/core/pods/b/x", "/core/pods/c/z"}));
+  EXPECT_EQ(OrderedKeys(index).front(), "/apps/replicasets/a/a");
+  // The walk stops when told to.
+  int visited = 0;
+  index.Walk("", "", false, [&](const Index::Entry&) { return ++visited < 2; });
+  EXPECT_EQ(visited, 2);
+}
+
+TEST(KeyIndex, KeysWithFewSlashesShareAPart) {
+  Index index;
+  for (const char* key : {"/b", "/a/2", "/a/1", "c", "/a"}) index.FindOrInsert(key);
+  index.Sort();
+  EXPECT_EQ(OrderedKeys(index), (std::vector<std::string>{"/a", "/a/1", "/a/2", "/b", "c"}));
+  EXPECT_EQ(Walked(index, "/a"), (std::vector<std::string>{"/a", "/a/1", "/a/2"}));
 }
 
 TEST(KeyIndex, AnErasedKeyCanBeMadeAgain) {
@@ -106,7 +136,7 @@ TEST(KeyIndex, AnErasedKeyCanBeMadeAgain) {
   index.Erase(first);
   EXPECT_EQ(index.Find("/k"), nullptr);
   EXPECT_EQ(index.size(), 0u);
-  EXPECT_FALSE(index.Sorted());  // the erased entry is still in the order
+  EXPECT_FALSE(index.Sorted(""));  // the erased entry is still in the order
   Index::Entry* second = index.FindOrInsert("/k");
   EXPECT_EQ(second->value, 0);
   EXPECT_EQ(index.Find("/k"), second);
@@ -121,10 +151,10 @@ TEST(KeyIndex, ErasedEntriesAreFreedOnceTheyOutnumberLiveOnes) {
   index.Sort();
   // Erasing the first 1,024 leaves 1,976 live: nothing freed yet.
   for (int i = 0; i < 1024; ++i) index.Erase(entries[static_cast<size_t>(i)]);
-  EXPECT_FALSE(index.Sorted());
+  EXPECT_FALSE(index.Sorted(""));
   // Past the point where erased outnumber live (and at least 1,024), Erase sorts.
   int erased = 1024;
-  while (!index.Sorted()) index.Erase(entries[static_cast<size_t>(erased++)]);
+  while (!index.Sorted("")) index.Erase(entries[static_cast<size_t>(erased++)]);
   EXPECT_GT(erased, 1500);
   EXPECT_EQ(index.size(), 3000u - static_cast<size_t>(erased));
   EXPECT_EQ(OrderedKeys(index).size(), index.size());

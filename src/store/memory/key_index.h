@@ -1,21 +1,26 @@
 #pragma once
 // The store's key index: key → entry (that key's versions), entries staying
-// put until erased. Lookups by key go through an open-addressing hash table;
-// the keys' sorted order, which only lists and snapshots walk, is kept
-// lazily: a new key that sorts after every ordered key is appended to the
-// order at once (keys created in ascending order, a snapshot being
-// recovered), any other waits in an unsorted list until the next ordered walk
-// merges it in (Sort). A create so costs a hash insertion instead of a walk
-// down a tree of every key, whose cache misses were most of an in-memory
-// create; a list pays, once, for ordering the keys created since the last one.
+// put until erased. Lookups by key go through an open-addressing hash table.
+// The keys' sorted order, which only lists and snapshots walk, is kept lazily
+// and per part of the key space, a part being a resource ("/<group>/<resource>/",
+// the key up to its third slash): a new key that sorts after every ordered key
+// of its part is appended to the part's order at once (keys created in
+// ascending order, a snapshot being recovered), any other waits in the part's
+// unsorted list until an ordered walk over that part merges it in (Sort). A
+// create so costs a hash insertion instead of a walk down a tree of every
+// key, whose cache misses were most of an in-memory create; a list pays, once,
+// for ordering the keys of its own resources created since the last list of
+// them (a list of PriorityClasses for each pod create orders nothing).
 //
-// Not thread-safe: the store guards it with its index lock. Find, ForEach and
-// the ordered walk only read; FindOrInsert, Erase and Sort write.
+// Not thread-safe: the store guards it with its index lock. Find, ForEach,
+// Sorted and Walk only read; Load, FinishLoad, FindOrInsert, Erase and Sort
+// write.
 
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -24,19 +29,26 @@ namespace berth::store {
 
 template <class Value>
 class KeyIndex {
+  struct Part;
+
  public:
   struct Entry {
-    explicit Entry(std::string_view k) : key(k) {}
+    Entry(std::string_view k, Part* p) : key(k), part(p) {}
     const std::string key;
     Value value{};
-    bool erased = false;  // set by Erase; the entry is freed by the next Sort
+
+   private:
+    friend class KeyIndex;
+    Part* const part;
+    bool erased = false;  // set by Erase; the entry is freed by the next Sort of its part
   };
-  using const_iterator = typename std::vector<Entry*>::const_iterator;
 
   KeyIndex() : slots_(kMinSlots) {}
   ~KeyIndex() {
-    for (Entry* e : ordered_) delete e;
-    for (Entry* e : unordered_) delete e;
+    for (auto& [name, part] : parts_) {
+      for (Entry* e : part.ordered) delete e;
+      for (Entry* e : part.unordered) delete e;
+    }
   }
   KeyIndex(const KeyIndex&) = delete;
   KeyIndex& operator=(const KeyIndex&) = delete;
@@ -60,106 +72,121 @@ class KeyIndex {
       if (slots_[i].hash == hash && slots_[i].entry->key == key) return slots_[i].entry;
     }
     if ((size_ + 1) * 4 > slots_.size() * 3) {  // load factor at most 3/4
-      Grow();
+      Rehash(slots_.size() * 2);
       for (i = hash & Mask(); slots_[i].entry != nullptr; i = (i + 1) & Mask()) {
       }
     }
-    auto* entry = new Entry(key);
+    Part& part = PartFor(key);
+    auto* entry = new Entry(key, &part);
     slots_[i] = {hash, entry};
     ++size_;
-    if (unordered_.empty() && (ordered_.empty() || ordered_.back()->key < entry->key)) {
-      ordered_.push_back(entry);
+    if (part.unordered.empty() && (part.ordered.empty() || part.ordered.back()->key < entry->key)) {
+      part.ordered.push_back(entry);
     } else {
-      unordered_.push_back(entry);
+      part.unordered.push_back(entry);
     }
     return entry;
   }
 
   // Loading keys in ascending order into a fresh index (a snapshot's, at
-  // recovery): appends an entry for `key` to the order without making it
-  // findable yet; FinishLoad hashes every loaded key in one pass, into a table
-  // sized once and with its slots prefetched, instead of a cache miss and
-  // some growth per key. Every other call requires FinishLoad first. A key
-  // out of order (a duplicate among them) is inserted as FindOrInsert does.
+  // recovery): appends an entry for `key` to its part's order without making
+  // it findable yet; FinishLoad hashes every loaded key in one pass, into a
+  // table sized once and with its slots prefetched, instead of a cache miss
+  // and some growth per key. Every other call requires FinishLoad first. A
+  // key out of order (a duplicate among them) is inserted as FindOrInsert does.
   Entry* Load(std::string_view key) {
-    if (!unordered_.empty() || (!ordered_.empty() && !(ordered_.back()->key < key))) {
+    Part& part = PartFor(key);
+    if (!part.unordered.empty() || (!part.ordered.empty() && !(part.ordered.back()->key < key))) {
       FinishLoad();
       return FindOrInsert(key);
     }
-    auto* entry = new Entry(key);
-    ordered_.push_back(entry);
+    auto* entry = new Entry(key, &part);
+    part.ordered.push_back(entry);
+    loading_.push_back(entry);
     ++size_;
-    ++loading_;
     return entry;
   }
   void FinishLoad() {
-    if (loading_ == 0) return;
+    if (loading_.empty()) return;
     size_t slots = slots_.size();
     while (size_ * 4 > slots * 3) slots *= 2;
     if (slots != slots_.size()) Rehash(slots);
-    const auto loaded = ordered_.end() - static_cast<std::ptrdiff_t>(loading_);
     std::vector<uint64_t> hashes;
-    hashes.reserve(loading_);
-    for (auto it = loaded; it != ordered_.end(); ++it) hashes.push_back(Hash((*it)->key));
+    hashes.reserve(loading_.size());
+    for (const Entry* e : loading_) hashes.push_back(Hash(e->key));
     constexpr size_t kAhead = 8;
     for (size_t i = 0; i < hashes.size(); ++i) {
       if (i + kAhead < hashes.size()) __builtin_prefetch(&slots_[hashes[i + kAhead] & Mask()], 1);
       size_t slot = hashes[i] & Mask();
       while (slots_[slot].entry != nullptr) slot = (slot + 1) & Mask();
-      slots_[slot] = {hashes[i], loaded[static_cast<std::ptrdiff_t>(i)]};
+      slots_[slot] = {hashes[i], loading_[i]};
     }
-    loading_ = 0;
+    loading_.clear();
+    loading_.shrink_to_fit();
   }
 
   // Removes `entry` (one of this index's, live) from lookups; its memory stays
-  // until the next Sort, which runs by itself once erased entries outnumber
-  // live ones.
+  // until the next Sort of its part, which runs by itself once the part's
+  // erased entries outnumber its live ones.
   void Erase(Entry* entry) {
     size_t i = Hash(entry->key) & Mask();
     while (slots_[i].entry != entry) i = (i + 1) & Mask();
     EraseSlot(i);
     entry->erased = true;
     --size_;
-    if (++erased_ > kMinErasedToCompact && erased_ > size_) Sort();
+    Part& part = *entry->part;
+    --part.live;
+    if (++part.erased > kMinErasedToCompact && part.erased > part.live) SortPart(part);
   }
 
-  // Whether the ordered walk below may run (else Sort first).
-  bool Sorted() const { return unordered_.empty() && erased_ == 0; }
+  // Whether Walk(prefix, …) may run now (else Sort(prefix) first).
+  bool Sorted(std::string_view prefix) const {
+    for (const auto& [name, part] : parts_) {
+      if (Overlaps(name, prefix) && !(part.unordered.empty() && part.erased == 0)) return false;
+    }
+    return true;
+  }
 
-  // Merges the unordered keys into the order and frees erased entries.
-  void Sort() {
-    if (Sorted()) return;
-    auto by_key = [](const Entry* a, const Entry* b) { return a->key < b->key; };
-    std::sort(unordered_.begin(), unordered_.end(), by_key);
-    std::vector<Entry*> merged;
-    merged.reserve(size_);
-    auto keep = [&](Entry* e) {
-      if (e->erased) {
-        delete e;
-      } else {
-        merged.push_back(e);
-      }
+  // Orders the parts that may hold keys under `prefix` ("": all): merges their
+  // unordered keys in and frees their erased entries.
+  void Sort(std::string_view prefix = "") {
+    for (auto& [name, part] : parts_) {
+      if (Overlaps(name, prefix)) SortPart(part);
+    }
+  }
+
+  // Calls fn(entry), in key order, for the live entries whose keys start with
+  // `prefix` and come at or after `start` (after it, when `after`), until fn
+  // returns false. REQUIRES: Sorted(prefix); `start` starts with `prefix`.
+  template <class Fn>
+  void Walk(std::string_view prefix, std::string_view start, bool after, Fn&& fn) const {
+    using It = typename std::vector<Entry*>::const_iterator;
+    struct Run {
+      It at, end;
     };
-    auto a = ordered_.begin(), b = unordered_.begin();
-    while (a != ordered_.end() && b != unordered_.end()) keep(by_key(*b, *a) ? *b++ : *a++);
-    std::for_each(a, ordered_.end(), keep);
-    std::for_each(b, unordered_.end(), keep);
-    ordered_ = std::move(merged);
-    unordered_.clear();
-    erased_ = 0;
-  }
-
-  // The ordered walk. REQUIRES: Sorted().
-  const_iterator begin() const { return ordered_.begin(); }
-  const_iterator end() const { return ordered_.end(); }
-  // The first entry whose key is not less than `key` / greater than `key`.
-  const_iterator LowerBound(std::string_view key) const {
-    return std::lower_bound(ordered_.begin(), ordered_.end(), key,
-                            [](const Entry* e, std::string_view k) { return e->key < k; });
-  }
-  const_iterator UpperBound(std::string_view key) const {
-    return std::upper_bound(ordered_.begin(), ordered_.end(), key,
-                            [](std::string_view k, const Entry* e) { return k < e->key; });
+    std::vector<Run> runs;  // one per part in range: usually one
+    for (const auto& [name, part] : parts_) {
+      if (!Overlaps(name, prefix)) continue;
+      const auto& v = part.ordered;
+      It at = after
+                  ? std::upper_bound(v.begin(), v.end(), start,
+                                     [](std::string_view k, const Entry* e) { return k < e->key; })
+                  : std::lower_bound(v.begin(), v.end(), start,
+                                     [](const Entry* e, std::string_view k) { return e->key < k; });
+      if (at != v.end()) runs.push_back({at, v.end()});
+    }
+    while (!runs.empty()) {
+      auto next = std::min_element(runs.begin(), runs.end(), [](const Run& a, const Run& b) {
+        return (*a.at)->key < (*b.at)->key;
+      });
+      const Entry* entry = *next->at;
+      if (!entry->key.starts_with(prefix)) {
+        runs.erase(next);  // this part has nothing more under the prefix
+        continue;
+      }
+      if (!fn(*entry)) return;
+      if (++next->at == next->end) runs.erase(next);
+    }
   }
 
   // Calls fn(entry) for every live entry, in no particular order.
@@ -171,6 +198,12 @@ class KeyIndex {
   }
 
  private:
+  struct Part {
+    std::vector<Entry*> ordered;    // by key; may hold erased entries until sorted
+    std::vector<Entry*> unordered;  // made since the last sort, not yet in order
+    size_t live = 0;
+    size_t erased = 0;  // erased entries not yet freed
+  };
   struct Slot {
     uint64_t hash = 0;
     Entry* entry = nullptr;  // nullptr: empty
@@ -181,7 +214,52 @@ class KeyIndex {
   static uint64_t Hash(std::string_view key) { return std::hash<std::string_view>{}(key); }
   size_t Mask() const { return slots_.size() - 1; }
 
-  void Grow() { Rehash(slots_.size() * 2); }
+  // A key's part: the key up to and including its third slash
+  // ("/<group>/<resource>/"), or its last one when it has fewer.
+  static std::string_view PartName(std::string_view key) {
+    size_t end = 0;
+    for (int slashes = 0; slashes < 3; ++slashes) {
+      const size_t at = key.find('/', end);
+      if (at == std::string_view::npos) break;
+      end = at + 1;
+    }
+    return key.substr(0, end);
+  }
+  // Whether part `name` may hold keys under `prefix`: every key starts with
+  // its part's name, so one of the two is a prefix of the other.
+  static bool Overlaps(std::string_view name, std::string_view prefix) {
+    return name.starts_with(prefix) || prefix.starts_with(name);
+  }
+  Part& PartFor(std::string_view key) {
+    const std::string_view name = PartName(key);
+    auto it = parts_.find(name);
+    if (it == parts_.end()) it = parts_.emplace(std::string(name), Part{}).first;
+    ++it->second.live;
+    return it->second;
+  }
+
+  void SortPart(Part& part) {
+    if (part.unordered.empty() && part.erased == 0) return;
+    auto by_key = [](const Entry* a, const Entry* b) { return a->key < b->key; };
+    std::sort(part.unordered.begin(), part.unordered.end(), by_key);
+    std::vector<Entry*> merged;
+    merged.reserve(part.live);
+    auto keep = [&](Entry* e) {
+      if (e->erased) {
+        delete e;
+      } else {
+        merged.push_back(e);
+      }
+    };
+    auto a = part.ordered.begin(), b = part.unordered.begin();
+    while (a != part.ordered.end() && b != part.unordered.end()) keep(by_key(*b, *a) ? *b++ : *a++);
+    std::for_each(a, part.ordered.end(), keep);
+    std::for_each(b, part.unordered.end(), keep);
+    part.ordered = std::move(merged);
+    part.unordered.clear();
+    part.erased = 0;
+  }
+
   void Rehash(size_t slots) {
     std::vector<Slot> old(slots);
     old.swap(slots_);
@@ -207,12 +285,11 @@ class KeyIndex {
     slots_[hole] = Slot{};
   }
 
-  std::vector<Slot> slots_;        // a power of two in size
-  size_t size_ = 0;                // live entries
-  std::vector<Entry*> ordered_;    // by key; may hold erased entries until Sort
-  std::vector<Entry*> unordered_;  // made since the last Sort, not yet in order
-  size_t erased_ = 0;              // erased entries not yet freed
-  size_t loading_ = 0;             // entries at the end of ordered_ Load made, not yet hashed
+  std::vector<Slot> slots_;  // a power of two in size
+  size_t size_ = 0;          // live entries
+  // By name; std::map keeps each Part where it is (entries point at theirs).
+  std::map<std::string, Part, std::less<>> parts_;
+  std::vector<Entry*> loading_;  // made by Load, not yet hashed
 };
 
 }  // namespace berth::store

@@ -655,10 +655,10 @@ Result<ListResult> MemoryStore::List(const ListOptions& options) {
   // takes the lock exclusively (and the list then runs under it).
   std::shared_lock shared(mu_);
   std::unique_lock<std::shared_mutex> exclusive;
-  if (!index_.Sorted()) {
+  if (!index_.Sorted(options.prefix)) {
     shared.unlock();
     exclusive = std::unique_lock(mu_);
-    index_.Sort();
+    index_.Sort(options.prefix);
   }
   const int64_t visible = committed_.load(std::memory_order_acquire);
   int64_t revision = visible;
@@ -692,22 +692,25 @@ Result<ListResult> MemoryStore::List(const ListOptions& options) {
 
   ListResult result;
   result.revision = revision;
-  auto it = after_start ? index_.UpperBound(start) : index_.LowerBound(start);
-  for (; it != index_.end() && (*it)->key.starts_with(options.prefix); ++it) {
-    const Version* v = VersionAt((*it)->value, revision);
-    if (!v || (options.predicate && !options.predicate(*v->object))) continue;
+  bool full = false;  // the page is full: only counting what remains
+  index_.Walk(options.prefix, start, after_start, [&](const Entry& entry) {
+    const Version* v = VersionAt(entry.value, revision);
+    if (full) {
+      if (v) ++result.remaining;
+      return true;
+    }
+    if (!v || (options.predicate && !options.predicate(*v->object))) return true;
     if (options.limit > 0 && static_cast<int64_t>(result.items.size()) >= options.limit) {
       // More remain: count them (only when unfiltered, as Kubernetes does).
       result.continue_token = EncodeContinue(revision, result.items.back()->StorageKey());
-      if (!options.predicate) {
-        for (; it != index_.end() && (*it)->key.starts_with(options.prefix); ++it) {
-          if (VersionAt((*it)->value, revision)) ++result.remaining;
-        }
-      }
-      break;
+      if (options.predicate) return false;
+      full = true;
+      ++result.remaining;
+      return true;
     }
     result.items.push_back(v->object);
-  }
+    return true;
+  });
   return result;
 }
 
@@ -796,11 +799,10 @@ std::vector<ObjectPtr> MemoryStore::LiveObjectsLocked() {
   index_.Sort();
   std::vector<ObjectPtr> objects;
   objects.reserve(index_.size());
-  for (const Entry* entry : index_) {
-    if (const Version* v = VersionAt(entry->value, revision_)) {
-      objects.push_back(v->object);
-    }
-  }
+  index_.Walk("", "", false, [&](const Entry& entry) {
+    if (const Version* v = VersionAt(entry.value, revision_)) objects.push_back(v->object);
+    return true;
+  });
   return objects;
 }
 
