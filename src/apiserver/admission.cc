@@ -51,10 +51,12 @@ void DefaultContainer(json::object& c) {
     SetIfAbsent(c, "imagePullPolicy", json::string(PullPolicyFor(it->value().get_string())));
   }
   json::object& resources = ObjectAt(c, "resources");
-  // A limit without a request defaults the request to the limit.
-  if (auto lim = resources.find("limits"); lim != resources.end() && lim->value().is_object()) {
+  // A limit without a request defaults the request to the limit. Boost.JSON's
+  // operator[] may grow the object even when the key is there, so the limits
+  // are looked up only after "requests" is in place.
+  if (const json::value* lim = resources.if_contains("limits"); lim && lim->is_object()) {
     json::object& requests = ObjectAt(resources, "requests");
-    for (const auto& kv : lim->value().get_object()) {
+    for (const auto& kv : resources.at("limits").get_object()) {
       if (!requests.contains(kv.key())) requests[kv.key()] = kv.value();
     }
   }

@@ -70,6 +70,34 @@ TEST_F(ApiServerTest, CreateSetsIdentityAndKubeDefaults) {
   EXPECT_EQ(pod["status"].as_object()["phase"], "Pending");
 }
 
+// Kube's defaulting: a limit without a request sets the request. Both maps
+// present in a parsed body is the case where looking "requests" up grows the
+// resources object (Boost.JSON reserves before it finds), which once left the
+// limits iterator dangling (caught under AddressSanitizer).
+TEST_F(ApiServerTest, CreateDefaultsRequestsFromLimits) {
+  auto pod = [](const std::string& name, const std::string& resources) {
+    return R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":")" + name +
+           R"("},"spec":{"containers":[{"name":"c","image":"nginx:1.25","resources":)" + resources +
+           "}]}}";
+  };
+  auto requests = [&](const Response& r) {
+    return Body(r)["spec"]
+        .as_object()["containers"]
+        .as_array()[0]
+        .as_object()["resources"]
+        .as_object()["requests"];
+  };
+  Response only_limits = Call("POST", "/api/v1/namespaces/default/pods",
+                              pod("a", R"({"limits":{"cpu":"1","memory":"1Gi"}})"));
+  ASSERT_EQ(only_limits.status, 201) << only_limits.body;
+  EXPECT_EQ(requests(only_limits), json::parse(R"({"cpu":"1","memory":"1Gi"})"));
+  Response both =
+      Call("POST", "/api/v1/namespaces/default/pods",
+           pod("b", R"({"limits":{"cpu":"2","memory":"2Gi"},"requests":{"memory":"1Gi"}})"));
+  ASSERT_EQ(both.status, 201) << both.body;
+  EXPECT_EQ(requests(both), json::parse(R"({"memory":"1Gi","cpu":"2"})"));
+}
+
 TEST_F(ApiServerTest, CreateErrorsAreKubeStatuses) {
   ASSERT_EQ(Call("POST", "/api/v1/namespaces/default/pods", Pod("a")).status, 201);
   Response dup = Call("POST", "/api/v1/namespaces/default/pods", Pod("a"));
