@@ -187,9 +187,11 @@ void Admission::ApplyDefaults(api::Kind kind, json::object& object) {
     case api::Kind::kPod: {
       json::object& spec = ObjectAt(object, "spec");
       DefaultPodSpec(spec, true);
+      // Before ObjectAt(object, "status"): growing `object` moves `spec`.
+      json::string qos_class(QosClass(spec));
       json::object& status = ObjectAt(object, "status");
       SetIfAbsent(status, "phase", "Pending");
-      SetIfAbsent(status, "qosClass", json::string(QosClass(spec)));
+      SetIfAbsent(status, "qosClass", std::move(qos_class));
       break;
     }
     case api::Kind::kDeployment:

@@ -98,6 +98,17 @@ TEST_F(ApiServerTest, CreateDefaultsRequestsFromLimits) {
   EXPECT_EQ(requests(both), json::parse(R"({"memory":"1Gi","cpu":"2"})"));
 }
 
+// A pod without spec or status is refused by validation; defaulting runs
+// first and adds both, and reading the spec after adding "status" once read
+// freed memory (caught under AddressSanitizer).
+TEST_F(ApiServerTest, APodWithoutSpecIsInvalid) {
+  Response r = Call("POST", "/api/v1/namespaces/default/pods",
+                    R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"bare"}})");
+  EXPECT_EQ(r.status, 422) << r.body;
+  EXPECT_EQ(Body(r)["reason"], "Invalid");
+  EXPECT_EQ(Call("GET", "/api/v1/namespaces/default/pods/bare").status, 404);
+}
+
 TEST_F(ApiServerTest, CreateErrorsAreKubeStatuses) {
   ASSERT_EQ(Call("POST", "/api/v1/namespaces/default/pods", Pod("a")).status, 201);
   Response dup = Call("POST", "/api/v1/namespaces/default/pods", Pod("a"));

@@ -480,6 +480,14 @@ Status DeploymentController::SyncStatus(State& s) {
   std::string now = api::NowRfc3339();
 
   json::object next = d.json();
+  // The Deployment carries its newest revision. (Before `st` is taken: adding
+  // to `next` may move its members.)
+  json::object& meta = MutableObject(next, "metadata");
+  bool annotate = false;
+  if (s.new_rs && Annotation(*s.new_rs, kRevision) != Annotation(d, kRevision)) {
+    MutableObject(meta, "annotations")[kRevision] = std::string(Annotation(*s.new_rs, kRevision));
+    annotate = true;
+  }
   json::object& st = MutableObject(next, "status");
   st["observedGeneration"] = generation;
   st["replicas"] = replicas;
@@ -537,13 +545,6 @@ Status DeploymentController::SyncStatus(State& s) {
   // Keep the Available condition's lastUpdateTime current when it was just written.
   if (Condition(d, "Available", "status") != (min_available ? "True" : "False")) touch("Available");
 
-  // The Deployment carries its newest revision.
-  json::object& meta = MutableObject(next, "metadata");
-  bool annotate = false;
-  if (s.new_rs && Annotation(*s.new_rs, kRevision) != Annotation(d, kRevision)) {
-    MutableObject(meta, "annotations")[kRevision] = std::string(Annotation(*s.new_rs, kRevision));
-    annotate = true;
-  }
   if (json::value(st) == (status_before ? json::value(*status_before) : json::value()) && !annotate) {
     return Status::Ok();
   }
