@@ -650,9 +650,9 @@ Result<ObjectPtr> MemoryStore::Get(const std::string& key) {
 }
 
 Result<ListResult> MemoryStore::List(const ListOptions& options) {
-  // The walk below reads the index in key order: when keys were added or
-  // erased since the last ordered walk, this list orders it first, which
-  // takes the lock exclusively (and the list then runs under it).
+  // The walk below reads the listed resources' keys in order: when some were
+  // added or erased since they were last ordered, this list orders them
+  // first, which takes the lock exclusively (and the list then runs under it).
   std::shared_lock shared(mu_);
   std::unique_lock<std::shared_mutex> exclusive;
   if (!index_.Sorted(options.prefix)) {
