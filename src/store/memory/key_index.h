@@ -80,6 +80,7 @@ class KeyIndex {
     auto* entry = new Entry(key, &part);
     slots_[i] = {hash, entry};
     ++size_;
+    ++part.live;
     if (part.unordered.empty() && (part.ordered.empty() || part.ordered.back()->key < entry->key)) {
       part.ordered.push_back(entry);
     } else {
@@ -104,6 +105,7 @@ class KeyIndex {
     part.ordered.push_back(entry);
     loading_.push_back(entry);
     ++size_;
+    ++part.live;
     return entry;
   }
   void FinishLoad() {
@@ -234,7 +236,6 @@ class KeyIndex {
     const std::string_view name = PartName(key);
     auto it = parts_.find(name);
     if (it == parts_.end()) it = parts_.emplace(std::string(name), Part{}).first;
-    ++it->second.live;
     return it->second;
   }
 
