@@ -191,6 +191,18 @@ class KeyIndex {
     }
   }
 
+  // A key's resource, which names its part: the key up to and including its
+  // third slash ("/<group>/<resource>/"), or its last one when it has fewer.
+  static std::string_view ResourceOf(std::string_view key) {
+    size_t end = 0;
+    for (int slashes = 0; slashes < 3; ++slashes) {
+      const size_t at = key.find('/', end);
+      if (at == std::string_view::npos) break;
+      end = at + 1;
+    }
+    return key.substr(0, end);
+  }
+
   // Calls fn(entry) for every live entry, in no particular order.
   template <class Fn>
   void ForEach(Fn&& fn) const {
@@ -216,24 +228,13 @@ class KeyIndex {
   static uint64_t Hash(std::string_view key) { return std::hash<std::string_view>{}(key); }
   size_t Mask() const { return slots_.size() - 1; }
 
-  // A key's part: the key up to and including its third slash
-  // ("/<group>/<resource>/"), or its last one when it has fewer.
-  static std::string_view PartName(std::string_view key) {
-    size_t end = 0;
-    for (int slashes = 0; slashes < 3; ++slashes) {
-      const size_t at = key.find('/', end);
-      if (at == std::string_view::npos) break;
-      end = at + 1;
-    }
-    return key.substr(0, end);
-  }
   // Whether part `name` may hold keys under `prefix`: every key starts with
   // its part's name, so one of the two is a prefix of the other.
   static bool Overlaps(std::string_view name, std::string_view prefix) {
     return name.starts_with(prefix) || prefix.starts_with(name);
   }
   Part& PartFor(std::string_view key) {
-    const std::string_view name = PartName(key);
+    const std::string_view name = ResourceOf(key);
     auto it = parts_.find(name);
     if (it == parts_.end()) it = parts_.emplace(std::string(name), Part{}).first;
     return it->second;

@@ -408,10 +408,7 @@ Status MemoryStore::Recover() {
 }
 
 void MemoryStore::CountLocked(std::string_view key, int64_t delta) {
-  // "/<group>/<resource>/..." → "/<group>/<resource>/"
-  size_t slash = key.find('/', 1);
-  if (slash != std::string_view::npos) slash = key.find('/', slash + 1);
-  const std::string_view prefix = slash == std::string_view::npos ? key : key.substr(0, slash + 1);
+  const std::string_view prefix = Index::ResourceOf(key);  // "/<group>/<resource>/"
   auto it = counts_.find(prefix);
   if (it == counts_.end()) it = counts_.emplace(std::string(prefix), 0).first;
   it->second += delta;
