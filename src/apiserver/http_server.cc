@@ -50,8 +50,8 @@ class HttpServer::Impl {
   Impl(Options options, Handler handler)
       : options(std::move(options)),
         handler(std::move(handler)),
-        ioc(this->options.io_threads),
-        acceptor(net::make_strand(ioc)),
+        loops(MakeLoops(std::max(1, this->options.io_threads))),
+        acceptor(loops.front()->ioc),
         workers(static_cast<size_t>(this->options.worker_threads)) {}
 
   Status Listen() {
@@ -71,14 +71,18 @@ class HttpServer::Impl {
 
   void Run() {
     Accept();
-    for (int i = 0; i < options.io_threads; ++i) threads.emplace_back([this] {
-      pthread_setname_np(pthread_self(), "http-io");
-      ioc.run();
-    });
+    for (auto& loop : loops) {
+      threads.emplace_back([io = &loop->ioc] {
+        pthread_setname_np(pthread_self(), "http-io");
+        io->run();
+      });
+    }
   }
 
+  // Connections are dealt to the loops in turn; each stays on its loop.
   void Accept() {
-    acceptor.async_accept(net::make_strand(ioc), [this](beast::error_code ec, tcp::socket socket) {
+    auto& loop = *loops[next_loop++ % loops.size()];
+    acceptor.async_accept(loop.ioc, [this](beast::error_code ec, tcp::socket socket) {
       if (stopping.load()) return;
       if (!ec) StartSession(std::move(socket));
       Accept();
@@ -128,17 +132,32 @@ class HttpServer::Impl {
       if (!any) break;
       std::this_thread::sleep_for(std::chrono::milliseconds(5));
     }
-    ioc.stop();
+    for (auto& loop : loops) loop->ioc.stop();
     for (auto& t : threads) t.join();
+  }
+
+  // One io_context run by one thread: a connection's handlers never run
+  // concurrently (no strand needed), and a request read and answered on the
+  // same loop involves no other thread. Separate loops rather than one
+  // io_context shared by the io threads: a shared one hands ready sockets
+  // between its threads, a futex wake-up per request or so.
+  struct Loop {
+    net::io_context ioc{1};
+    // Keeps the thread running while no socket has an operation pending
+    // (every connection waiting for a deferred answer, and the acceptor
+    // closed by Stop): Stop ends it with ioc.stop().
+    net::executor_work_guard<net::io_context::executor_type> keep_running{ioc.get_executor()};
+  };
+  static std::vector<std::unique_ptr<Loop>> MakeLoops(int n) {
+    std::vector<std::unique_ptr<Loop>> loops;
+    for (int i = 0; i < n; ++i) loops.push_back(std::make_unique<Loop>());
+    return loops;
   }
 
   Options options;
   Handler handler;
-  net::io_context ioc;
-  // Keeps the io threads running while no socket has an operation pending
-  // (every connection waiting for a deferred answer, and the acceptor closed
-  // by Stop): Stop ends them with ioc.stop().
-  net::executor_work_guard<net::io_context::executor_type> keep_running{ioc.get_executor()};
+  std::vector<std::unique_ptr<Loop>> loops;
+  size_t next_loop = 0;  // on the acceptor's loop only
   tcp::acceptor acceptor;
   net::thread_pool workers;
   std::vector<std::thread> threads;
@@ -171,16 +190,9 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
     }
   }
 
+  // Any thread: the session starts on its connection's loop.
   void Begin() {
-    if constexpr (std::is_same_v<Stream, beast::tcp_stream>) {
-      DoRead();
-    } else {
-      beast::get_lowest_layer(stream_).expires_after(std::chrono::seconds(30));
-      stream_.async_handshake(ssl::stream_base::server,
-                              [self = this->shared_from_this()](beast::error_code ec) {
-                                if (!ec) self->DoRead();
-                              });
-    }
+    net::dispatch(stream_.get_executor(), [self = this->shared_from_this()] { self->Open(); });
   }
 
   void Close() override {
@@ -194,6 +206,18 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
   }
 
  private:
+  void Open() {
+    if constexpr (std::is_same_v<Stream, beast::tcp_stream>) {
+      DoRead();
+    } else {
+      beast::get_lowest_layer(stream_).expires_after(std::chrono::seconds(30));
+      stream_.async_handshake(ssl::stream_base::server,
+                              [self = this->shared_from_this()](beast::error_code ec) {
+                                if (!ec) self->DoRead();
+                              });
+    }
+  }
+
   void DoRead() {
     parser_.emplace();
     parser_->body_limit(server_->options.max_body_bytes);
@@ -272,7 +296,7 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
     }
   }
 
-  // Sends `response` on this connection's strand once it is ready (see
+  // Sends `response` on this connection's loop once it is ready (see
   // Response::when_ready), and accounts for the request then. Any thread.
   void Finish(Request r, Response response, std::chrono::steady_clock::time_point start) {
     auto send = [self = this->shared_from_this(), r = std::move(r),
@@ -437,7 +461,7 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
   beast::flat_buffer buffer_;
   std::optional<http::request_parser<http::string_body>> parser_;
   bool keep_alive_ = true;
-  // Streaming state (on the strand only).
+  // Streaming state (on the connection's loop only).
   std::shared_ptr<ResponseStream> rs_;
   std::shared_ptr<http::response<http::empty_body>> stream_header_;
   std::shared_ptr<http::response_serializer<http::empty_body>> serializer_;

@@ -6,8 +6,9 @@
 // `run_inline` accepts (quick reads that never wait for the disk, such as a GET
 // of one object); other handlers run on a pool of `worker_threads` because they
 // may block (a durable write waits for its fsync, and concurrent writes then
-// share one; a large LIST would stall every connection on its io thread). Long-running streams hold no
-// thread: they are pumped on their connection's strand when woken.
+// share one; a large LIST would stall every connection on its io thread). Long-running streams hold
+// no thread: they are pumped on their connection's loop when woken. Each io thread runs its own
+// loop (io_context); a connection stays on the loop it was dealt to.
 
 #include <atomic>
 #include <cstdint>
