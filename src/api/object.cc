@@ -113,7 +113,7 @@ ObjectPtr Object::FromStored(std::string key, std::string encoded, int64_t resou
 }
 
 bool Object::TryParseStored() const {
-  std::call_once(stored_->parse_once, [this] {
+  stored_->parse_once.Call([this] {
     json::error_code ec;
     json::value value = json::parse(stored_->text, ec);
     if (ec) {
@@ -229,7 +229,7 @@ std::string SerializeWithResourceVersion(const json::object& root, std::string_v
 std::string_view Object::Encoded() const {
   if (stored_) return stored_->text;
   if (encoded_given_) return encoded_;
-  std::call_once(encode_once_, [this] {
+  encode_once_.Call([this] {
     if (resource_version_ <= 0) {
       encoded_ = json::serialize(data().json);
       return;

@@ -10,18 +10,17 @@
 // and Encoded parses it then (once, whichever thread comes first).
 
 #include <atomic>
+#include <boost/json/object.hpp>
+#include <boost/json/value.hpp>
 #include <cstdint>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <string_view>
 
-#include <boost/json/object.hpp>
-#include <boost/json/value.hpp>
-
 #include "api/kinds.h"
 #include "api/labels.h"
+#include "api/once.h"
 #include "api/status.h"
 #include "api/views.h"
 
@@ -125,7 +124,7 @@ class Object {
     std::string key;
     std::string_view text;              // what Encoded() gives
     std::shared_ptr<const void> owner;  // keeps `text` valid
-    std::once_flag parse_once;
+    Once parse_once;
     Status error;  // why the text did not decode; set inside parse_once
   };
   struct PrivateTag {};
@@ -163,7 +162,7 @@ class Object {
   mutable std::atomic<bool> parsed_;
   int64_t resource_version_;
   const bool encoded_given_ = false;  // encoded_ set at construction (FromStored: stored_->text)
-  mutable std::once_flag encode_once_;
+  mutable Once encode_once_;
   mutable std::string encoded_;
 };
 
