@@ -1,6 +1,7 @@
 #include "scheduler/scheduler.h"
 
 #include <pthread.h>
+#include <sched.h>
 
 #include <algorithm>
 #include <map>
@@ -287,12 +288,21 @@ bool Scheduler::WaitForIdle(Clock::time_point deadline) {
 }
 
 void Scheduler::RunWorker(Worker& worker) {
+  // See SchedulerOptions::cycle_yield_after.
+  const int cpus = static_cast<int>(std::thread::hardware_concurrency());
+  const bool yield =
+      options_.cycle_yield_after.count() > 0 && cpus > 0 && std::max(1, options_.concurrent) > cpus;
+  auto running_since = Clock::now();
   while (true) {
     auto info = queue_->Pop();
     if (!info) return;
     in_cycle_++;
     ScheduleOne(worker, std::move(*info));
     in_cycle_--;
+    if (yield && Clock::now() - running_since >= options_.cycle_yield_after) {
+      sched_yield();
+      running_since = Clock::now();
+    }
   }
 }
 
@@ -565,10 +575,13 @@ void Scheduler::RunBindingCycle(std::unique_ptr<Binding> b) {
   if (status.ok()) {
     cache_.FinishBinding(pod.key);
     fw.RunPostBind(state, pod, b->node);
+    bool wake = false;
     {
       std::lock_guard lock(stats_mu_);
       stats_.scheduled++;
+      wake = scheduled_wake_at_ != 0 && stats_.scheduled >= scheduled_wake_at_;
     }
+    if (wake) scheduled_cv_.notify_all();
     pod_scheduling_duration_.Observe(Seconds(b->info.initial_attempt));
     ObserveAttempt(fw, kScheduled, Seconds(b->cycle_start));
     queue_->Done(pod.key);
@@ -587,6 +600,14 @@ void Scheduler::RunBindingCycle(std::unique_ptr<Binding> b) {
     if (client_) client_->ReportFailure(*object, "SchedulerError", "binding rejected: " + status.Message());
   }
   binding_in_flight_--;
+}
+
+bool Scheduler::WaitForScheduled(uint64_t n, Clock::time_point deadline) {
+  std::unique_lock lock(stats_mu_);
+  scheduled_wake_at_ = n;
+  bool reached = scheduled_cv_.wait_until(lock, deadline, [&] { return stats_.scheduled >= n; });
+  scheduled_wake_at_ = 0;
+  return reached;
 }
 
 Scheduler::Stats Scheduler::stats() const {

@@ -48,6 +48,14 @@ struct SchedulerOptions {
   bool weighted_random = false;  // select with probability ∝ score (Walker's alias method)
   // Filter and Score run in parallel only above this many nodes.
   size_t parallel_threshold = 256;
+  // With more scheduling cycles than CPUs, a cycle thread yields the CPU
+  // between two cycles once this long has passed since its last yield (0:
+  // never; a yield with nothing else runnable returns at once). The
+  // kernel would otherwise take the CPU away at the end of its time slice,
+  // usually in the middle of a cycle, and that cycle would then wait for the
+  // other cycle threads' slices (milliseconds); yielding at a cycle boundary
+  // keeps such waits out of the cycles and lets binding threads run sooner.
+  std::chrono::microseconds cycle_yield_after{500};
 };
 
 class Scheduler final : public Handle {
@@ -82,6 +90,12 @@ class Scheduler final : public Handle {
     uint64_t scheduled = 0, unschedulable = 0, errors = 0, conflicts = 0, bind_failures = 0;
   };
   Stats stats() const;
+  // Waits until at least `n` pods have been bound (stats().scheduled >= n);
+  // false at the deadline. One waiter at a time. A binding wakes it only
+  // when the count reaches `n`, so waiting costs the scheduling threads
+  // nothing (polling stats() would wake the waiter, and preempt a cycle,
+  // thousands of times a second).
+  bool WaitForScheduled(uint64_t n, std::chrono::steady_clock::time_point deadline);
   const Cache& cache() const { return cache_; }
   const SchedulingQueue& queue() const { return *queue_; }
   // Latencies in seconds since the last call (bench): scheduling cycles (pop
@@ -141,6 +155,9 @@ class Scheduler final : public Handle {
 
   mutable std::mutex stats_mu_;
   Stats stats_;                    // guarded by stats_mu_
+  // WaitForScheduled's waiter: woken when stats_.scheduled reaches it (0: none).
+  uint64_t scheduled_wake_at_ = 0;  // guarded by stats_mu_
+  std::condition_variable scheduled_cv_;
   std::vector<double> latencies_;        // guarded by stats_mu_
   std::vector<double> cycle_latencies_;  // guarded by stats_mu_
 
