@@ -95,7 +95,7 @@ class SegmentLogWriter final : public LogWriter {
   ~SegmentLogWriter() override { Close(); }
 
   uint64_t Append(const Record& record) override {
-    std::lock_guard<std::mutex> lock(mu_);
+    std::unique_lock<std::mutex> lock(mu_);
     if (closing_) {
       Fatal("Append after Close (record revision " + std::to_string(record.revision) + ")");
     }
@@ -106,10 +106,15 @@ class SegmentLogWriter final : public LogWriter {
     const bool was_idle = buffer_.empty() && rotations_.empty();
     AppendRecord(record, &buffer_);
     ++pending_records_;
-    if (was_idle || pending_records_ == gather_target_) {
+    const bool wake = was_idle || pending_records_ == gather_target_;
+    const uint64_t position = ++queued_;
+    // Woken after unlocking: a writer woken under the lock would at once
+    // block on it again (a second futex call on each side).
+    lock.unlock();
+    if (wake) {
       work_cv_.notify_one();
     }
-    return ++queued_;
+    return position;
   }
 
   void WaitDurable(uint64_t position) override {
