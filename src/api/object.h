@@ -10,13 +10,14 @@
 // and Encoded parses it then (once, whichever thread comes first).
 
 #include <atomic>
-#include <boost/json/object.hpp>
-#include <boost/json/value.hpp>
 #include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
+
+#include <boost/json/object.hpp>
+#include <boost/json/value.hpp>
 
 #include "api/kinds.h"
 #include "api/labels.h"

@@ -145,8 +145,9 @@ RunResult RunOnce(const BenchOptions& o, const scheduler::SchedulerConfig& confi
   while (Clock::now() < deadline) {
     auto wake = std::min(deadline, Clock::now() + std::chrono::milliseconds(20));
     if (sched.WaitForScheduled(static_cast<uint64_t>(o.pods), wake)) break;
-    if (sched.stats().unschedulable > 0 && sched.WaitForIdle(Clock::now()))
+    if (sched.stats().unschedulable > 0 && sched.WaitForIdle(Clock::now())) {
       break;  // nothing more will bind
+    }
   }
   double seconds = std::chrono::duration<double>(Clock::now() - start).count();
   runtime.Stop();
