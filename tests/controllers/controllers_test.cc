@@ -382,5 +382,37 @@ TEST_F(ControllerEnv, NodeLifecycleMarksSilentNodesAndEvictsIntolerantPods) {
   EXPECT_EQ(List(api::Kind::kPod).size(), 2u);
 }
 
+// A controller writes what it read plus its change, guarded by the version
+// it read: a change made since (here a cordon) makes the write fail with
+// Conflict, to be retried from a fresher cache, instead of being undone.
+TEST_F(ControllerEnv, NodeLifecycleDoesNotUndoAConcurrentCordon) {
+  auto& lifecycle = Make<NodeLifecycleController>(
+      Context(), NodeLifecycleOptions{.monitor_period = std::chrono::hours(1),
+                                      .grace_period = std::chrono::seconds(40)});
+  ASSERT_TRUE(informers_->Start().ok());
+  Create(
+      api::Kind::kNode, "",
+      R"({"metadata":{"name":"n1"},"status":{"conditions":[{"type":"Ready","status":"Unknown"}]}})");
+  std::string stale =
+      api::FormatRfc3339(std::chrono::system_clock::now() - std::chrono::minutes(2));
+  Create(api::Kind::kLease, "kube-node-lease",
+         R"({"metadata":{"name":"n1"},"spec":{"holderIdentity":"n1","renewTime":")" + stale +
+             R"("}})");
+  Sync(api::Kind::kLease, 1);
+  Sync(api::Kind::kNode, 1);
+  // The cache stops here: it holds the node before the cordon below.
+  informers_->Stop();
+  ASSERT_TRUE(
+      client_->Patch(api::Kind::kNode, "", "n1", R"({"spec":{"unschedulable":true}})").ok());
+
+  Status s = lifecycle.ReconcileForTest("n1");
+  EXPECT_EQ(s.code(), StatusCode::kConflict) << s.message();
+  auto node = client_->Get(api::Kind::kNode, "", "n1").value();
+  ASSERT_NE(Spec(*node), nullptr);
+  const json::value* unschedulable = Spec(*node)->if_contains("unschedulable");
+  EXPECT_TRUE(unschedulable && unschedulable->is_bool() && unschedulable->get_bool())
+      << "the cordon was overwritten from a stale cache: " << json::serialize(node->json());
+}
+
 }  // namespace
 }  // namespace berth::controllers

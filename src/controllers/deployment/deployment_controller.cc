@@ -243,7 +243,7 @@ Result<api::ObjectPtr> DeploymentController::EnsureNewReplicaSet(State& s, bool 
     if (current >= new_revision && Annotation(rs, kDesiredReplicas) == desired && Annotation(rs, kMaxReplicas) == max) {
       return s.new_rs;
     }
-    json::object next = rs.json();
+    json::object next = ForUpdate(rs);
     json::object& annotations = MutableObject(MutableObject(next, "metadata"), "annotations");
     if (current < new_revision) {
       if (current > 0) {
@@ -342,7 +342,7 @@ Status DeploymentController::ScaleReplicaSet(State& s, api::ObjectPtr& rs, int64
     return Status::Ok();
   }
   bool scaling = SpecReplicas(*rs) != replicas;
-  json::object next = rs->json();
+  json::object next = ForUpdate(*rs);
   MutableObject(next, "spec")["replicas"] = replicas;
   json::object& annotations = MutableObject(MutableObject(next, "metadata"), "annotations");
   annotations[kDesiredReplicas] = desired;
@@ -479,7 +479,7 @@ Status DeploymentController::SyncStatus(State& s) {
   int64_t generation = Generation(d);
   std::string now = api::NowRfc3339();
 
-  json::object next = d.json();
+  json::object next = ForUpdate(d);
   // The Deployment carries its newest revision. (Before `st` is taken: adding
   // to `next` may move its members.)
   json::object& meta = MutableObject(next, "metadata");
@@ -552,7 +552,7 @@ Status DeploymentController::SyncStatus(State& s) {
     // The annotation lives in metadata: a main-resource update (it keeps status), then status.
     auto written = client_.Update(api::Kind::kDeployment, next);
     if (!written.ok()) return written.status();
-    json::object again = written.value()->json();
+    json::object again = ForUpdate(*written.value());
     again["status"] = st;
     auto status_written = client_.UpdateStatus(api::Kind::kDeployment, again);
     return status_written.ok() || status_written.status().code() == StatusCode::kNotFound ? Status::Ok()

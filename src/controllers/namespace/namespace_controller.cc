@@ -55,7 +55,7 @@ Status NamespaceController::Reconcile(const std::string& name) {
       EnqueueAfter(name, recheck_);
       return Status::Ok();
     }
-    json::object finalized = ns->json();
+    json::object finalized = ForUpdate(*ns);
     EraseIf(MutableArray(MutableObject(finalized, "spec"), "finalizers"),
             [](const json::value& f) { return f.is_string() && f.get_string() == kFinalizer; });
     auto updated = client_.Update(api::Kind::kNamespace, finalized, "finalize");

@@ -78,7 +78,7 @@ Status NodeLifecycleController::Reconcile(const std::string& key) {
 Status NodeLifecycleController::UpdateNode(const api::ObjectPtr& node, bool healthy_lease, bool lease_known) {
   const auto* ready = FindCondition(StatusOf(*node), "Ready");
   std::string_view ready_status = ready ? StringAt(*ready, "status") : "Unknown";
-  json::object next = node->json();
+  json::object next = ForUpdate(*node);
   bool changed = false;
   std::string now = api::NowRfc3339();
   if (!healthy_lease && ready_status != "Unknown") {
@@ -94,7 +94,7 @@ Status NodeLifecycleController::UpdateNode(const api::ObjectPtr& node, bool heal
     }
     auto written = client_.UpdateStatus(api::Kind::kNode, next);
     if (!written.ok()) return written.status();
-    next = written.value()->json();
+    next = ForUpdate(*written.value());
     ready_status = "Unknown";
     changed = true;
   }

@@ -190,7 +190,7 @@ Status ReplicaSetController::Reconcile(const std::string& key) {
         owned.push_back(pod);
       } else if (!BeingDeleted(*rs)) {
         // Release: drop our reference, guarded by the pod's resourceVersion.
-        json::object edited = pod->json();
+        json::object edited = ForUpdate(*pod);
         json::array& refs = MutableArray(MutableObject(edited, "metadata"), "ownerReferences");
         EraseIf(refs, [&](const json::value& r) {
           return r.is_object() && StringAt(r.get_object(), "uid") == rs->uid();
@@ -205,7 +205,7 @@ Status ReplicaSetController::Reconcile(const std::string& key) {
                           pod->As<api::PodView>() && pod->As<api::PodView>()->ControllerRef();
     if (has_controller || !matches || BeingDeleted(*pod) || BeingDeleted(*rs) || !PodActive(*pod)) continue;
     // Adopt: a controller reference guarded by the pod's resourceVersion.
-    json::object edited = pod->json();
+    json::object edited = ForUpdate(*pod);
     json::object& m = MutableObject(edited, "metadata");
     MutableArray(m, "ownerReferences").push_back(ControllerRef(*rs));
     auto adopted = client_.Update(api::Kind::kPod, edited);
