@@ -56,8 +56,13 @@ class KeyIndex {
   // Live entries.
   size_t size() const { return size_; }
 
-  Entry* Find(std::string_view key) const {
-    const uint64_t hash = Hash(key);
+  // A key's hash, for the overloads below: a caller that looks a key up and
+  // may then insert it hashes it once (and may do so outside its lock).
+  static uint64_t Hash(std::string_view key) { return std::hash<std::string_view>{}(key); }
+
+  Entry* Find(std::string_view key) const { return Find(key, Hash(key)); }
+  // REQUIRES: hash == Hash(key).
+  Entry* Find(std::string_view key, uint64_t hash) const {
     for (size_t i = hash & Mask(); slots_[i].entry != nullptr; i = (i + 1) & Mask()) {
       if (slots_[i].hash == hash && slots_[i].entry->key == key) return slots_[i].entry;
     }
@@ -65,8 +70,9 @@ class KeyIndex {
   }
 
   // The entry of `key`, made with a default Value when absent.
-  Entry* FindOrInsert(std::string_view key) {
-    const uint64_t hash = Hash(key);
+  Entry* FindOrInsert(std::string_view key) { return FindOrInsert(key, Hash(key)); }
+  // REQUIRES: hash == Hash(key).
+  Entry* FindOrInsert(std::string_view key, uint64_t hash) {
     size_t i = hash & Mask();
     for (; slots_[i].entry != nullptr; i = (i + 1) & Mask()) {
       if (slots_[i].hash == hash && slots_[i].entry->key == key) return slots_[i].entry;
@@ -225,7 +231,6 @@ class KeyIndex {
   static constexpr size_t kMinSlots = 64;
   static constexpr size_t kMinErasedToCompact = 1024;
 
-  static uint64_t Hash(std::string_view key) { return std::hash<std::string_view>{}(key); }
   size_t Mask() const { return slots_.size() - 1; }
 
   // Whether part `name` may hold keys under `prefix`: every key starts with

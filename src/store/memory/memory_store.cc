@@ -471,9 +471,11 @@ Result<ObjectPtr> MemoryStore::Write(Op op, const std::string& key, ObjectPtr ob
   api::Object::EncodedTemplate encoded;
   if (object && log_) encoded = object->EncodeForRevision();
 
+  const uint64_t key_hash = Index::Hash(key);
+
   std::unique_lock lk(mu_);
   if (closed_.load()) return Status(StatusCode::kUnavailable, "the store is closed");
-  Entry* entry = index_.Find(key);
+  Entry* entry = index_.Find(key, key_hash);
   const Version* current = !entry || entry->value.empty() || !entry->value.back().object
                                ? nullptr
                                : &entry->value.back();
@@ -527,7 +529,7 @@ Result<ObjectPtr> MemoryStore::Write(Op op, const std::string& key, ObjectPtr ob
   } else if (object) {
     stored = object->WithResourceVersion(revision);
   }
-  if (!entry) entry = index_.FindOrInsert(key);
+  if (!entry) entry = index_.FindOrInsert(key, key_hash);
   ApplyLocked(entry, stored, revision);
   lk.unlock();
 
