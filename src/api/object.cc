@@ -231,11 +231,11 @@ std::string_view Object::Encoded() const {
   if (encoded_given_) return encoded_;
   encode_once_.Call([this] {
     if (resource_version_ <= 0) {
-      encoded_ = json::serialize(data().json);
+      encoded_ = json::serialize(data().Json());
       return;
     }
     size_t offset = 0;
-    encoded_ = SerializeWithResourceVersion(data().json.get_object(),
+    encoded_ = SerializeWithResourceVersion(data().Json().get_object(),
                                             std::to_string(resource_version_), &offset);
   });
   return encoded_;
@@ -260,7 +260,7 @@ std::string Object::EncodedTemplate::At(int64_t resource_version) const {
 }
 
 std::string Object::FieldValue(std::string_view path) const {
-  const json::value* cur = &data().json;
+  const json::value* cur = &data().Json();
   while (!path.empty()) {
     auto dot = path.find('.');
     std::string_view part = path.substr(0, dot);
@@ -276,7 +276,7 @@ std::string Object::FieldValue(std::string_view path) const {
 }
 
 Result<ObjectPtr> Object::Edit(const std::function<void(json::object&)>& edit) const {
-  json::value copy = data().json;
+  json::value copy = data().Json();
   edit(copy.get_object());
   auto result = FromJson(std::move(copy));
   if (!result.ok()) return result;
@@ -285,13 +285,30 @@ Result<ObjectPtr> Object::Edit(const std::function<void(json::object&)>& edit) c
   return result.value()->WithResourceVersion(0);
 }
 
-Result<ObjectPtr> Object::EditKeepingView(const std::function<void(json::object&)>& edit,
-                                          std::shared_ptr<const TypedView> view) const {
-  json::value copy = data().json;
+ObjectPtr Object::EditLazily(const ObjectPtr& base, std::function<void(json::object&)> edit,
+                             std::shared_ptr<const TypedView> view) {
+  const Data& from = base->data();
+  auto d = std::make_shared<Data>();
+  d->kind = from.kind;
+  d->name = from.name;
+  d->ns = from.ns;
+  d->uid = from.uid;
+  d->key = from.key;
+  d->labels = from.labels;
+  d->view = std::move(view);
+  d->lazy = true;
+  d->base = base;
+  d->edit = std::move(edit);
+  return std::make_shared<const Object>(PrivateTag{}, std::move(d), 0);
+}
+
+void Object::Data::MakeJson() const {
+  json::value copy = base->data().Json();
   edit(copy.get_object());
-  auto result = Build(std::move(copy), std::move(view));
-  if (!result.ok()) return result;
-  return result.value()->WithResourceVersion(0);
+  json = std::move(copy);
+  // What the JSON was made from is not needed any more: the base version may go.
+  base.reset();
+  edit = nullptr;
 }
 
 }  // namespace berth::api

@@ -57,7 +57,7 @@ class Object {
   const KindInfo& info() const { return Info(data().kind); }
   // The object as decoded. Its metadata.resourceVersion may be stale: resource_version()
   // and Encoded() are authoritative.
-  const boost::json::object& json() const { return data().json.get_object(); }
+  const boost::json::object& json() const { return data().Json().get_object(); }
   const std::string& name() const { return data().name; }
   const std::string& namespace_name() const { return data().ns; }
   const std::string& uid() const { return data().uid; }
@@ -103,22 +103,42 @@ class Object {
   // Builds a new object from a deep copy of this one's JSON changed by `edit`,
   // re-parsed (identity and views) and with resource_version() 0.
   Result<ObjectPtr> Edit(const std::function<void(boost::json::object&)>& edit) const;
-  // As Edit, but the new object takes `view` instead of parsing one: for hot
-  // paths (binding) whose edit changes only fields the caller updated in a copy
-  // of the old view. REQUIRES: `view` is what ParseView would return for the result.
-  Result<ObjectPtr> EditKeepingView(const std::function<void(boost::json::object&)>& edit,
-                                    std::shared_ptr<const TypedView> view) const;
+  // As Edit of `base`, but the new object takes `view` instead of parsing one, keeps
+  // base's identity (kind, name, namespace, uid, labels), and its JSON
+  // is made only when first read (json(), Encoded(), FieldValue(), a later
+  // Edit): by whichever thread reads it first, or never. Until then the new
+  // object keeps `base` alive. For the scheduler's binding: a store that
+  // keeps objects in memory and a scheduler that reads only views need no
+  // copy of the pod's JSON; a durable store encodes the bound pod at once.
+  // REQUIRES: `edit` owns what it captures and gives the same result whenever
+  // it runs; it changes no identity field; `view` is what ParseView would
+  // return for the result.
+  static ObjectPtr EditLazily(const ObjectPtr& base, std::function<void(boost::json::object&)> edit,
+                              std::shared_ptr<const TypedView> view);
 
   Object(const Object&) = delete;
   Object& operator=(const Object&) = delete;
 
  private:
   struct Data {
-    boost::json::value json;
+    // The JSON; for an EditLazily object, made from `base` and `edit` on first use.
+    const boost::json::value& Json() const {
+      if (lazy) json_once.Call([this] { MakeJson(); });
+      return json;
+    }
+    void MakeJson() const;
+
+    mutable boost::json::value json;
     Kind kind;
     std::string name, ns, uid, key;
     Labels labels;
     std::shared_ptr<const TypedView> view;
+    // EditLazily: set at construction; `base` and `edit` are dropped once
+    // `json` is made (inside json_once).
+    bool lazy = false;
+    mutable Once json_once;
+    mutable ObjectPtr base;
+    mutable std::function<void(boost::json::object&)> edit;
   };
   // What a FromStored object keeps until (and after) it is parsed.
   struct Stored {

@@ -31,7 +31,7 @@ Status BindingConflict(const std::string& name, const std::string& why) {
 
 // Sets (or replaces) the pod's condition of `type`.
 void SetCondition(json::object& pod, std::string_view type, std::string_view status,
-                  std::string_view reason) {
+                  std::string_view reason, std::string_view now) {
   json::object& st = Child(pod, "status");
   json::value& cv = st["conditions"];
   if (!cv.is_array()) cv = json::array();
@@ -40,7 +40,7 @@ void SetCondition(json::object& pod, std::string_view type, std::string_view sta
   condition["type"] = type;
   condition["status"] = status;
   condition["lastProbeTime"] = nullptr;
-  condition["lastTransitionTime"] = NowRfc3339();
+  condition["lastTransitionTime"] = now;
   if (!reason.empty()) condition["reason"] = reason;
   for (auto& c : conditions) {
     const json::value* existing = c.is_object() ? c.get_object().if_contains("type") : nullptr;
@@ -92,19 +92,25 @@ Result<api::ObjectPtr> ApiServer::BindPod(const std::string& ns, const std::stri
       }
     }
     // Binding changes nothing the pod's view reads but spec.nodeName: copy the
-    // view instead of parsing the pod again (this is the scheduler's hot path).
+    // view instead of parsing the pod again, and leave the JSON to be made when
+    // first read (this is the scheduler's hot path; see EditLazily). The edit
+    // owns what it uses: it may run later, on another thread.
     auto view = std::make_shared<api::PodView>(*pod->As<api::PodView>());
     view->node_name = node;
-    auto bound = pod->EditKeepingView([&](json::object& p) {
-      Child(p, "spec")["nodeName"] = node;
-      if (annotations && !annotations->empty()) {
-        json::object& a = Child(Child(p, "metadata"), "annotations");
-        for (const auto& kv : *annotations) a[kv.key()] = kv.value();
-      }
-      SetCondition(p, "PodScheduled", "True", "");
-    }, std::move(view));
-    if (!bound.ok()) return bound.status();
-    auto written = store_.Update(bound.value(), pod->resource_version());
+    json::object added_annotations = annotations ? *annotations : json::object();
+    api::ObjectPtr bound = api::Object::EditLazily(
+        pod,
+        [node, added_annotations = std::move(added_annotations),
+         now = NowRfc3339()](json::object& p) {
+          Child(p, "spec")["nodeName"] = node;
+          if (!added_annotations.empty()) {
+            json::object& a = Child(Child(p, "metadata"), "annotations");
+            for (const auto& kv : added_annotations) a[kv.key()] = kv.value();
+          }
+          SetCondition(p, "PodScheduled", "True", "", now);
+        },
+        std::move(view));
+    auto written = store_.Update(bound, pod->resource_version());
     if (written.ok()) return written;
     if (written.status().code() != StatusCode::kConflict || expected_revision > 0) {
       return written.status().code() == StatusCode::kConflict
@@ -136,7 +142,7 @@ Result<api::ObjectPtr> ApiServer::UnbindPod(const std::string& ns, const std::st
     }
     auto unbound = pod->Edit([&](json::object& p) {
       Child(p, "spec").erase("nodeName");
-      SetCondition(p, "PodScheduled", "False", "Unbound");
+      SetCondition(p, "PodScheduled", "False", "Unbound", NowRfc3339());
     });
     if (!unbound.ok()) return unbound.status();
     auto written = store_.Update(unbound.value(), pod->resource_version());
