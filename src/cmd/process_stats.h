@@ -1,6 +1,8 @@
 #pragma once
 // The process's own resource figures, for the benchmark commands.
 
+#include <sys/resource.h>
+
 #include <cstdint>
 #include <fstream>
 #include <string>
@@ -15,6 +17,16 @@ inline int64_t PeakRssBytes() {
     if (line.rfind("VmHWM:", 0) == 0) return std::stoll(line.substr(6)) * 1024;
   }
   return 0;
+}
+
+// CPU time (user + system) the whole process has used so far, in seconds.
+inline double ProcessCpuSeconds() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  auto seconds = [](const timeval& t) {
+    return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) / 1e6;
+  };
+  return seconds(usage.ru_utime) + seconds(usage.ru_stime);
 }
 
 // Starts the peak over (Linux >= 4.0: writing 5 to clear_refs resets VmHWM).
