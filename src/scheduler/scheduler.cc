@@ -133,6 +133,9 @@ Result<std::unique_ptr<Scheduler>> Scheduler::Create(const SchedulerConfig& conf
   SchedulingQueue::Options qopts;
   qopts.initial_backoff = std::chrono::seconds(config.pod_initial_backoff_seconds);
   qopts.max_backoff = std::chrono::seconds(config.pod_max_backoff_seconds);
+  if (first->queue_sort().HasSortKey()) {
+    qopts.sort_key = [first](const QueuedPodInfo& pod) { return first->queue_sort().SortKey(pod); };
+  }
   Scheduler* self = s.get();
   s->queue_ = std::make_unique<SchedulingQueue>(
       [first](const QueuedPodInfo& a, const QueuedPodInfo& b) { return first->queue_sort().Less(a, b); },

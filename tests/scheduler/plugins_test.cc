@@ -295,6 +295,21 @@ TEST(BasicPlugins, PrioritySortAndSchedulingGates) {
   EXPECT_FALSE(sort.Less(low_early, high));
   EXPECT_TRUE(sort.Less(low_early, low_late));
   EXPECT_FALSE(sort.Less(low_late, low_early));
+  // Its sort key gives the same order, for every pair (ties included).
+  ASSERT_TRUE(sort.HasSortKey());
+  std::vector<QueuedPodInfo> pods;
+  for (int priority : {-2000000000, -1, 0, 1, 2000000000}) {
+    for (int seconds : {-1, 0, 1}) {
+      auto pod = Pod("p", R"({"priority":)" + std::to_string(priority) + R"(,"containers":[]})");
+      pods.push_back({pod, now + std::chrono::seconds(seconds), now});
+    }
+  }
+  for (const auto& a : pods) {
+    for (const auto& b : pods) {
+      EXPECT_EQ(sort.Less(a, b), sort.SortKey(a) < sort.SortKey(b))
+          << a.pod->view->priority << " vs " << b.pod->view->priority;
+    }
+  }
 
   SchedulingGates gates;
   EXPECT_TRUE(gates.PreEnqueue(*Pod("p")).ok());

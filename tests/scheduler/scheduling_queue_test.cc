@@ -14,13 +14,21 @@ namespace {
 using testing::Pod;
 using namespace std::chrono_literals;
 
+// keyed: the queue orders by PrioritySort's key (as the scheduler sets it up),
+// else by calling Less.
 struct QueueFixture {
+  explicit QueueFixture(bool keyed = false)
+      : queue([this](const QueuedPodInfo& a, const QueuedPodInfo& b) { return sort.Less(a, b); },
+              [this](const PodInfo& p) { return gates.PreEnqueue(p).ok(); }, Options(keyed)) {}
+  SchedulingQueue::Options Options(bool keyed) {
+    SchedulingQueue::Options o{1000ms, 10000ms, 300000ms, [this] { return now; }};
+    if (keyed) o.sort_key = [this](const QueuedPodInfo& p) { return sort.SortKey(p); };
+    return o;
+  }
   std::chrono::steady_clock::time_point now = std::chrono::steady_clock::time_point() + 1000h;
   PrioritySort sort;
   SchedulingGates gates;
-  SchedulingQueue queue{[this](const QueuedPodInfo& a, const QueuedPodInfo& b) { return sort.Less(a, b); },
-                        [this](const PodInfo& p) { return gates.PreEnqueue(p).ok(); },
-                        SchedulingQueue::Options{1000ms, 10000ms, 300000ms, [this] { return now; }}};
+  SchedulingQueue queue;
   std::optional<QueuedPodInfo> PopNow() { return queue.Pop(now); }
 };
 
@@ -29,16 +37,24 @@ PodInfoPtr WithPriority(const std::string& name, int priority) {
 }
 
 TEST(SchedulingQueue, PopsByPriorityThenArrival) {
-  QueueFixture f;
-  f.queue.Add(WithPriority("low", 1));
-  f.now += 1ms;
-  f.queue.Add(WithPriority("high", 10));
-  f.now += 1ms;
-  f.queue.Add(WithPriority("low2", 1));
-  EXPECT_EQ(f.PopNow()->pod->name(), "high");
-  EXPECT_EQ(f.PopNow()->pod->name(), "low");
-  EXPECT_EQ(f.PopNow()->pod->name(), "low2");
-  EXPECT_FALSE(f.PopNow().has_value());
+  for (bool keyed : {false, true}) {
+    SCOPED_TRACE(keyed ? "by sort key" : "by Less");
+    QueueFixture f(keyed);
+    f.queue.Add(WithPriority("low", 1));
+    f.now += 1ms;
+    f.queue.Add(WithPriority("high", 10));
+    f.now += 1ms;
+    f.queue.Add(WithPriority("low2", 1));
+    f.now += 1ms;
+    f.queue.Add(WithPriority("negative", -5));
+    f.queue.Add(WithPriority("high2", 10));
+    EXPECT_EQ(f.PopNow()->pod->name(), "high");
+    EXPECT_EQ(f.PopNow()->pod->name(), "high2");
+    EXPECT_EQ(f.PopNow()->pod->name(), "low");
+    EXPECT_EQ(f.PopNow()->pod->name(), "low2");
+    EXPECT_EQ(f.PopNow()->pod->name(), "negative");
+    EXPECT_FALSE(f.PopNow().has_value());
+  }
 }
 
 TEST(SchedulingQueue, ErrorsBackOffExponentiallyUpToTheMaximum) {

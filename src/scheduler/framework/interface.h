@@ -6,6 +6,7 @@
 // const and thread-safe; per-cycle data lives in the CycleState.
 
 #include <chrono>
+#include <compare>
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -90,10 +91,22 @@ class Plugin {
   virtual std::string_view Name() const = 0;
 };
 
+// A queue order as two numbers: `a` leaves before `b` iff a < b.
+struct QueueSortKey {
+  int64_t first = 0, second = 0;
+  auto operator<=>(const QueueSortKey&) const = default;
+};
+
 class QueueSortPlugin : public virtual Plugin {
  public:
   // Strict weak order: whether `a` leaves the active queue before `b`.
   virtual bool Less(const QueuedPodInfo& a, const QueuedPodInfo& b) const = 0;
+  // Optional: a plugin whose order is that of a key computed from each pod
+  // alone says so, and the queue compares keys (taken when a pod enters the
+  // active queue) instead of calling Less with every comparison.
+  // REQUIRES for HasSortKey: Less(a, b) == (SortKey(a) < SortKey(b)).
+  virtual bool HasSortKey() const { return false; }
+  virtual QueueSortKey SortKey(const QueuedPodInfo& pod) const { return {}; }
 };
 
 class PreEnqueuePlugin : public virtual Plugin {

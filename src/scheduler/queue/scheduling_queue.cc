@@ -28,6 +28,7 @@ SchedulingQueue::SchedulingQueue(Less less, Admit admit, Options options)
 
 bool SchedulingQueue::ActiveLess(const HeapItem& a, const HeapItem& b) const {
   // std heaps are max-heaps: the "largest" leaves first, so invert the sort.
+  if (options_.sort_key) return b.sort_key < a.sort_key;
   return less_(*b.info, *a.info);
 }
 
@@ -36,7 +37,11 @@ void SchedulingQueue::PushActive(Entry& e) {
   e.where = Where::kActive;
   counts_.active++;
   e.seq = ++next_seq_;
-  active_.push_back({e.info.pod->key, e.seq, std::make_shared<const QueuedPodInfo>(e.info)});
+  if (options_.sort_key) {
+    active_.push_back({e.info.pod->key, e.seq, options_.sort_key(e.info), nullptr});
+  } else {
+    active_.push_back({e.info.pod->key, e.seq, {}, std::make_shared<const QueuedPodInfo>(e.info)});
+  }
   std::push_heap(active_.begin(), active_.end(), [this](const HeapItem& a, const HeapItem& b) {
     return ActiveLess(a, b);
   });
@@ -48,7 +53,7 @@ void SchedulingQueue::PushBackoff(Entry& e) {
   e.where = Where::kBackoff;
   counts_.backoff++;
   e.seq = ++next_seq_;
-  backoff_.push_back({e.backoff_expiry, {e.info.pod->key, e.seq, nullptr}});
+  backoff_.push_back({e.backoff_expiry, {e.info.pod->key, e.seq, {}, nullptr}});
   std::push_heap(backoff_.begin(), backoff_.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
   cv_.notify_one();  // a waiting Pop must recompute its deadline
 }

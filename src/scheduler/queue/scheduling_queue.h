@@ -32,6 +32,9 @@ class SchedulingQueue {
     std::chrono::milliseconds max_backoff{10000};
     std::chrono::milliseconds max_unschedulable{5 * 60 * 1000};
     std::function<Clock::time_point()> now = [] { return Clock::now(); };
+    // When set, the active queue orders pods by this key instead of calling
+    // Less (see QueueSortPlugin::HasSortKey). REQUIRES: the same order as Less.
+    std::function<QueueSortKey(const QueuedPodInfo&)> sort_key;
   };
   using Less = std::function<bool(const QueuedPodInfo&, const QueuedPodInfo&)>;
   // Whether the pod may enter the active queue (PreEnqueue plugins).
@@ -85,7 +88,9 @@ class SchedulingQueue {
   struct HeapItem {
     std::string key;
     uint64_t seq;
-    // What the sort compares, as it was when pushed (the entry may be gone).
+    // What the sort compares, as it was when pushed (the entry may be gone):
+    // the sort key when the queue has one (Options::sort_key), else the pod.
+    QueueSortKey sort_key;
     std::shared_ptr<const QueuedPodInfo> info;
   };
 

@@ -10,6 +10,11 @@ bool PrioritySort::Less(const QueuedPodInfo& a, const QueuedPodInfo& b) const {
   return a.timestamp < b.timestamp;
 }
 
+QueueSortKey PrioritySort::SortKey(const QueuedPodInfo& pod) const {
+  // Higher priority first, then earlier.
+  return {-static_cast<int64_t>(pod.pod->view->priority), pod.timestamp.time_since_epoch().count()};
+}
+
 PluginStatus SchedulingGates::PreEnqueue(const PodInfo& pod) const {
   const auto& gates = pod.view->scheduling_gates;
   if (gates.empty()) return {};

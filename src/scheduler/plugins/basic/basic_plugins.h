@@ -18,6 +18,8 @@ class PrioritySort final : public QueueSortPlugin {
   static constexpr std::string_view kName = "PrioritySort";
   std::string_view Name() const override { return kName; }
   bool Less(const QueuedPodInfo& a, const QueuedPodInfo& b) const override;
+  bool HasSortKey() const override { return true; }
+  QueueSortKey SortKey(const QueuedPodInfo& pod) const override;
 };
 
 // PreEnqueue: a pod with spec.schedulingGates waits until they are removed.
