@@ -1,6 +1,7 @@
 #include "scheduler/framework/node_info.h"
 
 #include <algorithm>
+#include <atomic>
 
 namespace berth::scheduler {
 
@@ -26,6 +27,63 @@ PodInfoPtr MakePodInfo(api::ObjectPtr pod) {
   info->key = PodKey(*pod);
   info->object = std::move(pod);
   return info;
+}
+
+PodList::Chunk& PodList::Mutable(size_t i) {
+  std::shared_ptr<Chunk>& chunk = chunks_[i];
+  if (chunk.use_count() > 1) {
+    auto copy = std::make_shared<Chunk>();
+    copy->reserve(kChunk);
+    copy->assign(chunk->begin(), chunk->end());
+    chunk = std::move(copy);
+  } else {
+    // Sole owner: whoever held it before let go with a release decrement;
+    // see their reads before changing it.
+    std::atomic_thread_fence(std::memory_order_acquire);
+  }
+  return *chunk;
+}
+
+void PodList::push_back(PodInfoPtr pod) {
+  if (chunks_.empty() || chunks_.back()->size() == kChunk) {
+    chunks_.push_back(std::make_shared<Chunk>());
+    chunks_.back()->reserve(kChunk);
+  }
+  Mutable(chunks_.size() - 1).push_back(std::move(pod));
+  ++size_;
+}
+
+const PodInfoPtr* PodList::Find(const std::string& key) const {
+  for (const auto& chunk : chunks_) {
+    for (const auto& p : *chunk) {
+      if (p->key == key) return &p;
+    }
+  }
+  return nullptr;
+}
+
+PodInfoPtr PodList::Remove(const std::string& key) {
+  for (size_t c = 0; c < chunks_.size(); ++c) {
+    const Chunk& chunk = *chunks_[c];
+    for (size_t i = 0; i < chunk.size(); ++i) {
+      if (chunk[i]->key != key) continue;
+      Chunk& last = Mutable(chunks_.size() - 1);
+      PodInfoPtr moved = std::move(last.back());
+      last.pop_back();
+      PodInfoPtr removed;
+      if (c == chunks_.size() - 1 && i == last.size()) {
+        removed = std::move(moved);  // it was the last pod
+      } else {
+        Chunk& at = Mutable(c);
+        removed = std::move(at[i]);
+        at[i] = std::move(moved);
+      }
+      if (chunks_.back()->empty()) chunks_.pop_back();
+      --size_;
+      return removed;
+    }
+  }
+  return nullptr;
 }
 
 bool HostPortsConflict(const api::HostPort& a, const api::HostPort& b) {
@@ -66,11 +124,8 @@ void NodeInfo::AddPod(PodInfoPtr pod) {
 }
 
 bool NodeInfo::RemovePod(const std::string& key) {
-  auto it = std::find_if(pods_.begin(), pods_.end(), [&](const PodInfoPtr& p) { return p->key == key; });
-  if (it == pods_.end()) return false;
-  PodInfoPtr pod = *it;
-  *it = std::move(pods_.back());
-  pods_.pop_back();
+  PodInfoPtr pod = pods_.Remove(key);
+  if (!pod) return false;
   const api::PodView& v = *pod->view;
   requested_.Subtract(v.requests);
   requested_.pods -= 1;
@@ -85,11 +140,6 @@ bool NodeInfo::RemovePod(const std::string& key) {
   return true;
 }
 
-const PodInfoPtr* NodeInfo::FindPod(const std::string& key) const {
-  for (const auto& p : pods_) {
-    if (p->key == key) return &p;
-  }
-  return nullptr;
-}
+const PodInfoPtr* NodeInfo::FindPod(const std::string& key) const { return pods_.Find(key); }
 
 }  // namespace berth::scheduler

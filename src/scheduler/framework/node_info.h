@@ -4,7 +4,9 @@
 // assumed), their summed requests and host ports. Both are values: the cache
 // changes a NodeInfo and bumps its generation; snapshots share unchanged ones.
 
+#include <cstddef>
 #include <cstdint>
+#include <iterator>
 #include <memory>
 #include <string>
 #include <vector>
@@ -31,6 +33,70 @@ using PodInfoPtr = std::shared_ptr<const PodInfo>;
 PodInfoPtr MakePodInfo(api::ObjectPtr pod);
 std::string PodKey(const api::Object& pod);
 
+// The pods on a node, in fixed-size chunks that copies of the list share
+// (copy-on-write): copying a list copies a pointer per chunk, and a change
+// copies only the chunks it touches. The cache copies a NodeInfo that
+// snapshots share before every change (each assumed pod), so this keeps that
+// copy from growing with the pods on the node. Not thread-safe: a list that
+// is being changed is not read elsewhere (the cache's own copy); chunks shared
+// with other lists are never changed.
+class PodList {
+ public:
+  static constexpr size_t kChunk = 16;
+
+  size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  void push_back(PodInfoPtr pod);
+  // Removes the pod with `key` (the last pod takes its place) and returns it;
+  // nullptr when no pod has that key.
+  PodInfoPtr Remove(const std::string& key);
+  const PodInfoPtr* Find(const std::string& key) const;
+
+  class const_iterator {
+   public:
+    using value_type = PodInfoPtr;
+    using difference_type = std::ptrdiff_t;
+    using reference = const PodInfoPtr&;
+    using pointer = const PodInfoPtr*;
+    using iterator_category = std::forward_iterator_tag;
+    const_iterator() = default;
+    reference operator*() const { return (*(*chunks_)[chunk_])[pos_]; }
+    pointer operator->() const { return &**this; }
+    const_iterator& operator++() {
+      if (++pos_ == (*chunks_)[chunk_]->size()) {
+        ++chunk_;
+        pos_ = 0;
+      }
+      return *this;
+    }
+    const_iterator operator++(int) {
+      const_iterator old = *this;
+      ++*this;
+      return old;
+    }
+    bool operator==(const const_iterator& o) const { return chunk_ == o.chunk_ && pos_ == o.pos_; }
+
+   private:
+    friend class PodList;
+    const_iterator(const std::vector<std::shared_ptr<std::vector<PodInfoPtr>>>* chunks,
+                   size_t chunk)
+        : chunks_(chunks), chunk_(chunk) {}
+    const std::vector<std::shared_ptr<std::vector<PodInfoPtr>>>* chunks_ = nullptr;
+    size_t chunk_ = 0, pos_ = 0;
+  };
+  // Every chunk holds at least one pod, so the end is (chunk count, 0).
+  const_iterator begin() const { return {&chunks_, 0}; }
+  const_iterator end() const { return {&chunks_, chunks_.size()}; }
+
+ private:
+  using Chunk = std::vector<PodInfoPtr>;
+  // Chunk `i`, copied first when another list shares it.
+  Chunk& Mutable(size_t i);
+
+  std::vector<std::shared_ptr<Chunk>> chunks_;  // all full but the last, none empty
+  size_t size_ = 0;
+};
+
 class NodeInfo {
  public:
   NodeInfo() = default;
@@ -52,7 +118,7 @@ class NodeInfo {
   // Sum of the pods' effective requests (and of their non-zero requests).
   const api::ResourceList& requested() const { return requested_; }
   const api::ResourceList& non_zero_requested() const { return non_zero_requested_; }
-  const std::vector<PodInfoPtr>& pods() const { return pods_; }
+  const PodList& pods() const { return pods_; }
   // Pods with any pod affinity or anti-affinity term, and those with required anti-affinity.
   const std::vector<PodInfoPtr>& pods_with_affinity() const { return pods_with_affinity_; }
   const std::vector<PodInfoPtr>& pods_with_required_anti_affinity() const {
@@ -89,7 +155,7 @@ class NodeInfo {
   bool has_images_ = false;
   api::ResourceList requested_;
   api::ResourceList non_zero_requested_;
-  std::vector<PodInfoPtr> pods_;
+  PodList pods_;
   std::vector<PodInfoPtr> pods_with_affinity_;
   std::vector<PodInfoPtr> pods_with_required_anti_affinity_;
   std::vector<api::HostPort> used_ports_;
