@@ -1,5 +1,6 @@
 #include "api/validation.h"
 
+#include <algorithm>
 #include <boost/json.hpp>
 #include <map>
 #include <set>
@@ -100,7 +101,7 @@ void ValidateContainers(const json::object* spec, const std::string& path, std::
   for (size_t i = 0; i < containers.size(); ++i) {
     std::string c_path = Index(field, i);
     if (!containers[i].is_object()) {
-      errors.Invalid(c_path, json::serialize(containers[i]), "must be an object");
+      errors.InvalidValue(c_path, containers[i], "must be an object");
       continue;
     }
     const json::object& c = containers[i].get_object();
@@ -134,8 +135,8 @@ void ValidateContainers(const json::object* spec, const std::string& path, std::
           }
           int64_t port = v->value().is_number() ? v->value().to_number<int64_t>() : -1;
           if (port < (key == "hostPort" ? 0 : 1) || port > 65535) {
-            errors.Invalid(Index(c_path + ".ports", p) + "." + std::string(key), json::serialize(v->value()),
-                           "must be between 1 and 65535, inclusive");
+            errors.InvalidValue(Index(c_path + ".ports", p) + "." + std::string(key), v->value(),
+                                "must be between 1 and 65535, inclusive");
           }
         }
       }
@@ -163,7 +164,7 @@ void ValidateWorkload(const Object& object, FieldErrors& errors) {
     return;
   }
   if (auto r = spec->find("replicas"); r != spec->end() && r->value().is_number() && r->value().to_number<int64_t>() < 0) {
-    errors.Invalid("spec.replicas", json::serialize(r->value()), "must be greater than or equal to 0");
+    errors.InvalidValue("spec.replicas", r->value(), "must be greater than or equal to 0");
   }
   auto sel = spec->find("selector");
   const json::object* tmpl = ObjectAt(spec, "template");
@@ -173,9 +174,10 @@ void ValidateWorkload(const Object& object, FieldErrors& errors) {
   } else {
     auto selector = LabelSelector::FromJson(sel->value());
     if (!selector.ok()) {
-      errors.Invalid("spec.selector", json::serialize(sel->value()), selector.status().message());
+      errors.InvalidValue("spec.selector", sel->value(), selector.status().message());
     } else if (selector->Empty()) {
-      errors.Invalid("spec.selector", json::serialize(sel->value()), "empty selector is invalid for deployment");
+      errors.InvalidValue("spec.selector", sel->value(),
+                          "empty selector is invalid for deployment");
     } else {
       Labels labels;
       if (const json::object* l = ObjectAt(tmpl_meta, "labels")) {
@@ -282,6 +284,14 @@ void FieldErrors::Invalid(std::string field, std::string_view value, std::string
   causes_.push_back({"FieldValueInvalid", std::move(message), std::move(field)});
 }
 
+void FieldErrors::InvalidValue(std::string field, const json::value& value,
+                               std::string_view detail) {
+  std::string message = "Invalid value: ";
+  message += value.is_string() ? Quote(value.get_string()) : json::serialize(value);
+  if (!detail.empty()) message += ": " + std::string(detail);
+  causes_.push_back({"FieldValueInvalid", std::move(message), std::move(field)});
+}
+
 void FieldErrors::Duplicate(std::string field, std::string_view value) {
   causes_.push_back({"FieldValueDuplicate", "Duplicate value: " + Quote(value), std::move(field)});
 }
@@ -295,6 +305,10 @@ void FieldErrors::NotSupported(std::string field, std::string_view value, const 
   causes_.push_back({"FieldValueNotSupported", std::move(message), std::move(field)});
 }
 
+void FieldErrors::Forbidden(std::string field, std::string_view detail) {
+  causes_.push_back({"FieldValueForbidden", "Forbidden: " + std::string(detail), std::move(field)});
+}
+
 Status FieldErrors::ToStatus(std::string_view kind, std::string_view name) const {
   if (causes_.empty()) return Status::Ok();
   std::string message = std::string(kind) + " " + Quote(name) + " is invalid: ";
@@ -305,6 +319,179 @@ Status FieldErrors::ToStatus(std::string_view kind, std::string_view name) const
   }
   if (causes_.size() > 1) message += ']';
   return Status::Invalid(std::move(message), causes_);
+}
+
+namespace {
+
+const json::array* ArrayAt(const json::object& o, std::string_view key) {
+  auto it = o.find(key);
+  return it != o.end() && it->value().is_array() ? &it->value().get_array() : nullptr;
+}
+
+// validateOnlyAddedTolerations: every old toleration is still there, up to its tolerationSeconds.
+void CheckOnlyAddedTolerations(const json::object& next, const json::object& current,
+                               FieldErrors& errors) {
+  static const json::array kNone;
+  const json::array* before = ArrayAt(current, "tolerations");
+  const json::array* after = ArrayAt(next, "tolerations");
+  if (!after) after = &kNone;
+  auto without_seconds = [](const json::value& t) {
+    json::value copy = t;
+    if (copy.is_object()) copy.get_object().erase("tolerationSeconds");
+    return copy;
+  };
+  for (const auto& old : before ? *before : kNone) {
+    const json::value want = without_seconds(old);
+    bool found = std::any_of(after->begin(), after->end(),
+                             [&](const json::value& t) { return without_seconds(t) == want; });
+    if (!found) {
+      errors.Forbidden("spec.tolerations",
+                       "existing toleration can not be modified except its tolerationSeconds");
+      return;
+    }
+  }
+}
+
+std::vector<std::string> GateNames(const json::object& spec) {
+  std::vector<std::string> names;
+  if (const json::array* gates = ArrayAt(spec, "schedulingGates")) {
+    for (const auto& g : *gates) {
+      const json::value* name = g.is_object() ? g.get_object().if_contains("name") : nullptr;
+      names.push_back(name && name->is_string() ? std::string(name->get_string()) : std::string());
+    }
+  }
+  return names;
+}
+
+// The value of `key`, "null" when absent, cut to a readable length.
+std::string Shown(const json::object& o, std::string_view key) {
+  auto it = o.find(key);
+  std::string text = it == o.end() ? "null" : json::serialize(it->value());
+  if (text.size() > 200) text = text.substr(0, 200) + "...";
+  return text;
+}
+
+}  // namespace
+
+Status ValidatePodUpdate(const Object& next, const Object& current) {
+  static const json::object kEmpty;
+  const json::object* next_spec_p = ObjectAt(&next.json(), "spec");
+  const json::object* cur_spec_p = ObjectAt(&current.json(), "spec");
+  const json::object& next_spec = next_spec_p ? *next_spec_p : kEmpty;
+  const json::object& cur_spec = cur_spec_p ? *cur_spec_p : kEmpty;
+  FieldErrors errors;
+
+  // Scheduling gates may only be removed.
+  const std::vector<std::string> old_gates = GateNames(cur_spec);
+  const std::vector<std::string> new_gates = GateNames(next_spec);
+  for (size_t i = 0; i < new_gates.size(); ++i) {
+    if (std::find(old_gates.begin(), old_gates.end(), new_gates[i]) == old_gates.end()) {
+      errors.Forbidden(
+          Index("spec.schedulingGates", i) + ".name",
+          "only deletion is allowed, but found new scheduling gate '" + new_gates[i] + "'");
+    }
+  }
+
+  // activeDeadlineSeconds may be set, or lowered; never raised or unset.
+  const json::value* new_deadline = next_spec.if_contains("activeDeadlineSeconds");
+  const json::value* old_deadline = cur_spec.if_contains("activeDeadlineSeconds");
+  if (new_deadline && new_deadline->is_null()) new_deadline = nullptr;
+  if (old_deadline && old_deadline->is_null()) old_deadline = nullptr;
+  if (new_deadline) {
+    if (!new_deadline->is_int64() || new_deadline->get_int64() < 0 ||
+        new_deadline->get_int64() > 2147483647) {
+      errors.InvalidValue("spec.activeDeadlineSeconds", *new_deadline,
+                          "must be between 0 and 2147483647, inclusive");
+      return errors.ToStatus("Pod", next.name());
+    }
+    if (old_deadline && old_deadline->is_int64() &&
+        old_deadline->get_int64() < new_deadline->get_int64()) {
+      errors.InvalidValue("spec.activeDeadlineSeconds", *new_deadline,
+                          "must be less than or equal to previous value");
+      return errors.ToStatus("Pod", next.name());
+    }
+  } else if (old_deadline) {
+    errors.InvalidValue("spec.activeDeadlineSeconds", json::value(nullptr),
+                        "must not update from a positive integer to nil value");
+  }
+
+  CheckOnlyAddedTolerations(next_spec, cur_spec, errors);
+
+  // A gated pod's nodeSelector may only gain entries.
+  json::object munged = next_spec;
+  if (!old_gates.empty()) {
+    const json::object* old_selector = ObjectAt(&cur_spec, "nodeSelector");
+    const json::object* new_selector = ObjectAt(&next_spec, "nodeSelector");
+    bool only_added = true;
+    if (old_selector) {
+      for (const auto& kv : *old_selector) {
+        const json::value* v = new_selector ? new_selector->if_contains(kv.key()) : nullptr;
+        if (!v || *v != kv.value()) only_added = false;
+      }
+    }
+    if (!only_added) {
+      errors.InvalidValue(
+          "spec.nodeSelector", new_selector ? json::value(*new_selector) : json::value(nullptr),
+          "only additions to spec.nodeSelector are allowed (no mutations or deletions)");
+    }
+    if (old_selector) {
+      munged["nodeSelector"] = *old_selector;
+    } else {
+      munged.erase("nodeSelector");
+    }
+  }
+
+  // The rest must be as it was: take what may change from the old spec and compare.
+  for (std::string_view list : {"containers", "initContainers"}) {
+    const json::array* before = ArrayAt(cur_spec, list);
+    auto it = munged.find(list);
+    if (!before || it == munged.end() || !it->value().is_array()) continue;
+    json::array& after = it->value().get_array();
+    for (size_t i = 0; i < after.size() && i < before->size(); ++i) {
+      if (!after[i].is_object() || !(*before)[i].is_object()) continue;
+      if (const json::value* image = (*before)[i].get_object().if_contains("image")) {
+        after[i].get_object()["image"] = *image;
+      } else {
+        after[i].get_object().erase("image");
+      }
+    }
+  }
+  for (std::string_view key : {"activeDeadlineSeconds", "tolerations", "schedulingGates"}) {
+    if (const json::value* old = cur_spec.if_contains(key)) {
+      munged[key] = *old;
+    } else {
+      munged.erase(key);
+    }
+  }
+  const json::value* old_grace = cur_spec.if_contains("terminationGracePeriodSeconds");
+  const json::value* new_grace = munged.if_contains("terminationGracePeriodSeconds");
+  if (old_grace && old_grace->is_int64() && old_grace->get_int64() < 0 && new_grace &&
+      new_grace->is_int64() && new_grace->get_int64() == 1) {
+    munged["terminationGracePeriodSeconds"] = *old_grace;
+  }
+  if (munged != cur_spec) {
+    // kube appends a Go diff of the two specs; this names the fields that differ.
+    std::string diff;
+    std::set<std::string> keys;
+    for (const auto& kv : cur_spec) keys.insert(std::string(kv.key()));
+    for (const auto& kv : munged) keys.insert(std::string(kv.key()));
+    for (const auto& key : keys) {
+      const json::value* a = cur_spec.if_contains(key);
+      const json::value* b = munged.if_contains(key);
+      if ((a == nullptr) == (b == nullptr) && (!a || *a == *b)) continue;
+      diff +=
+          "\n  - " + key + ": " + Shown(cur_spec, key) + "\n  + " + key + ": " + Shown(munged, key);
+    }
+    errors.Forbidden(
+        "spec",
+        "pod updates may not change fields other than `spec.containers[*].image`,"
+        "`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,`spec.tolerations` (only "
+        "additions to existing tolerations),`spec.terminationGracePeriodSeconds` (allow it to be "
+        "set "
+        "to 1 if it was previously negative)" +
+            diff);
+  }
+  return errors.ToStatus("Pod", next.name());
 }
 
 Status ValidateObject(const Object& object) {
@@ -352,7 +539,8 @@ Status ValidateObject(const Object& object) {
       if (v == o.end() || !v->value().is_number()) {
         errors.Required("value");
       } else if (v->value().to_number<int64_t>() > 1'000'000'000 && !object.name().starts_with("system-")) {
-        errors.Invalid("value", json::serialize(v->value()), "maximum allowed value of a user defined priority is 1000000000");
+        errors.InvalidValue("value", v->value(),
+                            "maximum allowed value of a user defined priority is 1000000000");
       }
       break;
     }

@@ -245,6 +245,8 @@ void Admission::ApplyDefaults(api::Kind kind, json::object& object) {
   }
 }
 
+void Admission::DefaultPodUpdate(json::object& pod) { DefaultPodSpec(ObjectAt(pod, "spec"), true); }
+
 void Admission::PrepareUpdate(api::Kind kind, const json::object& current, json::object& next) {
   const json::object* cur_meta = nullptr;
   if (auto it = current.find("metadata"); it != current.end() && it->value().is_object()) {

@@ -42,6 +42,9 @@ class Admission {
   // deletionTimestamp, generation) from `current`, and bumps generation when
   // spec changed.
   void PrepareUpdate(api::Kind kind, const boost::json::object& current, boost::json::object& next);
+  // A pod written whole (not a subresource) is defaulted as at its create
+  // (kube defaults every decoded body), so that a field left out is not a change.
+  void DefaultPodUpdate(boost::json::object& pod);
 
  private:
   void DefaultPodSpec(boost::json::object& spec, bool is_pod);

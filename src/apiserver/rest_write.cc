@@ -351,11 +351,16 @@ Result<api::ObjectPtr> ApiServer::WriteUpdate(const RequestInfo& info, const api
     }
   }
   json::object& result = next_value.get_object();
+  if (*info.kind == api::Kind::kPod && info.subresource.empty())
+    admission_.DefaultPodUpdate(result);
   admission_.PrepareUpdate(*info.kind, cur, result);
   MetadataOf(result).erase("resourceVersion");
   auto built = api::Object::FromJson(std::move(next_value));
   if (!built.ok()) return built.status();
   Status valid = api::ValidateObject(*built.value());
+  if (valid.ok() && *info.kind == api::Kind::kPod && info.subresource.empty()) {
+    valid = api::ValidatePodUpdate(*built.value(), *current);
+  }
   if (!valid.ok()) return valid;
   if (dry_run) return built.value()->WithResourceVersion(current->resource_version());
   // Removing the last finalizer of an object being deleted completes the deletion.

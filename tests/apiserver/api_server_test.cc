@@ -222,6 +222,119 @@ TEST_F(ApiServerTest, UpdateWithStaleResourceVersionConflictsAndKeepsStatus) {
   EXPECT_EQ(after["metadata"].as_object()["labels"].as_object()["v"], "2");
 }
 
+// kube's ValidatePodUpdate: a pod's spec is fixed but for a few fields, and a
+// rejected write changes nothing.
+TEST_F(ApiServerTest, PodUpdatesMayChangeOnlyWhatKubeAllows) {
+  ASSERT_EQ(
+      Call(
+          "POST", "/api/v1/namespaces/default/pods",
+          Pod("a",
+              R"("tolerations":[{"key":"k","operator":"Exists","effect":"NoExecute","tolerationSeconds":5}],)"))
+          .status,
+      201);
+  const std::string path = "/api/v1/namespaces/default/pods/a";
+  const std::string stored_before = Call("GET", path).body;
+  auto patch = [&](const std::string& body) {
+    return Call("PATCH", path, body, "application/merge-patch+json");
+  };
+  // Moving a pod to a node (or another one) is what pods/binding is for.
+  Response moved = patch(R"({"spec":{"nodeName":"n1"}})");
+  ASSERT_EQ(moved.status, 422) << moved.body;
+  json::object status = Body(moved);
+  EXPECT_EQ(status["reason"], "Invalid");
+  const std::string message(status["message"].as_string());
+  EXPECT_EQ(
+      message.rfind(
+          "Pod \"a\" is invalid: spec: Forbidden: pod updates may not change fields other than "
+          "`spec.containers[*].image`,`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,"
+          "`spec.tolerations` (only additions to existing tolerations),"
+          "`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously "
+          "negative)\n",
+          0),
+      0u)
+      << message;
+  EXPECT_NE(message.find("+ nodeName: \"n1\""), std::string::npos) << message;
+  json::object cause = status["details"].as_object()["causes"].as_array()[0].as_object();
+  EXPECT_EQ(cause["reason"], "FieldValueForbidden");
+  EXPECT_EQ(cause["field"], "spec");
+  EXPECT_EQ(patch(R"({"spec":{"restartPolicy":"Never"}})").status, 422);
+  EXPECT_EQ(Call("GET", path).body, stored_before);  // nothing stored changed
+
+  // What kube allows: images, a lower or first activeDeadlineSeconds, added
+  // tolerations, a changed tolerationSeconds.
+  Response image =
+      Call("PATCH", path, R"({"spec":{"containers":[{"name":"c","image":"nginx:1.27"}]}})",
+           "application/strategic-merge-patch+json");
+  ASSERT_EQ(image.status, 200) << image.body;
+  EXPECT_EQ(Body(image)["spec"].as_object()["containers"].as_array()[0].as_object()["image"],
+            "nginx:1.27");
+  ASSERT_EQ(patch(R"({"spec":{"activeDeadlineSeconds":100}})").status, 200);
+  ASSERT_EQ(patch(R"({"spec":{"activeDeadlineSeconds":50}})").status, 200);
+  Response raised = patch(R"({"spec":{"activeDeadlineSeconds":60}})");
+  EXPECT_EQ(raised.status, 422);
+  EXPECT_EQ(Body(raised)["message"],
+            "Pod \"a\" is invalid: spec.activeDeadlineSeconds: Invalid value: 60: must be less "
+            "than or equal "
+            "to previous value");
+  json::object pod = Body(Call("GET", path));
+  json::array tolerations = pod["spec"].as_object()["tolerations"].as_array();
+  tolerations[0].as_object()["tolerationSeconds"] = 9;
+  tolerations.push_back(json::object{{"key", "extra"}, {"operator", "Exists"}});
+  json::object next = pod;
+  next["spec"].as_object()["tolerations"] = tolerations;
+  Response added = Call("PUT", path, json::serialize(next));
+  ASSERT_EQ(added.status, 200) << added.body;
+  // Removing one is not.
+  next = Body(added);
+  next["spec"].as_object()["tolerations"].as_array().erase(
+      next["spec"].as_object()["tolerations"].as_array().begin());
+  Response removed = Call("PUT", path, json::serialize(next));
+  EXPECT_EQ(removed.status, 422);
+  EXPECT_EQ(Body(removed)["message"],
+            "Pod \"a\" is invalid: spec.tolerations: Forbidden: existing toleration can not be "
+            "modified except its "
+            "tolerationSeconds");
+
+  // A PUT that leaves out defaulted fields (as a client building the pod from
+  // scratch does) is defaulted as a create is, so it changes nothing.
+  pod = Body(Call("GET", path));
+  json::object bare = json::parse(Pod("a")).as_object();
+  bare["metadata"].as_object()["resourceVersion"] = pod["metadata"].as_object()["resourceVersion"];
+  bare["spec"] = pod["spec"];
+  for (std::string_view key : {"dnsPolicy", "restartPolicy", "schedulerName", "securityContext"}) {
+    bare["spec"].as_object().erase(key);
+  }
+  Response same = Call("PUT", path, json::serialize(bare));
+  EXPECT_EQ(same.status, 200) << same.body;
+}
+
+TEST_F(ApiServerTest, SchedulingGatesMayOnlyBeRemovedAndAGatedPodsSelectorOnlyGrow) {
+  ASSERT_EQ(Call("POST", "/api/v1/namespaces/default/pods",
+                 Pod("g", R"("schedulingGates":[{"name":"g1"}],"nodeSelector":{"a":"b"},)"))
+                .status,
+            201);
+  const std::string path = "/api/v1/namespaces/default/pods/g";
+  auto patch = [&](const std::string& body) {
+    return Call("PATCH", path, body, "application/merge-patch+json");
+  };
+  Response added = patch(R"({"spec":{"schedulingGates":[{"name":"g1"},{"name":"g2"}]}})");
+  EXPECT_EQ(added.status, 422);
+  EXPECT_EQ(Body(added)["message"],
+            "Pod \"g\" is invalid: spec.schedulingGates[1].name: Forbidden: only deletion is "
+            "allowed, but found new "
+            "scheduling gate 'g2'");
+  EXPECT_EQ(patch(R"({"spec":{"nodeSelector":{"a":"b","c":"d"}}})").status, 200);
+  Response changed = patch(R"({"spec":{"nodeSelector":{"a":"z","c":"d"}}})");
+  EXPECT_EQ(changed.status, 422);
+  EXPECT_EQ(
+      Body(changed)["message"].as_string(),
+      R"(Pod "g" is invalid: spec.nodeSelector: Invalid value: {"a":"z","c":"d"}: only additions to )"
+      "spec.nodeSelector are allowed (no mutations or deletions)");
+  ASSERT_EQ(patch(R"({"spec":{"schedulingGates":null}})").status, 200);
+  // Ungated, the selector is fixed like the rest.
+  EXPECT_EQ(patch(R"({"spec":{"nodeSelector":{"a":"b","c":"d","e":"f"}}})").status, 422);
+}
+
 TEST_F(ApiServerTest, PatchTypesAndUnsupportedMediaType) {
   ASSERT_EQ(Call("POST", "/api/v1/nodes", R"({"apiVersion":"v1","kind":"Node","metadata":{"name":"n"}})").status, 201);
   Response cordon = Call("PATCH", "/api/v1/nodes/n", R"({"spec":{"unschedulable":true}})",

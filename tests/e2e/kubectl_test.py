@@ -198,6 +198,15 @@ class KubectlTest(unittest.TestCase):
         labels = json.loads(self.k("get", "pod", "db", "-n", "shop", "-o", "json").stdout)["metadata"]["labels"]
         self.assertEqual((labels["s"], labels["m"], labels["j"]), ("1", "2", "3"))
 
+    def test_pod_spec_is_fixed_but_for_what_kube_allows(self):
+        p = self.k("patch", "pod", "db", "-n", "shop", "-p", '{"spec":{"nodeName":"node-b"}}', check=False)
+        self.assertNotEqual(p.returncode, 0)
+        self.assertIn('The Pod "db" is invalid: spec: Forbidden: pod updates may not change fields other than '
+                      '`spec.containers[*].image`', p.stderr)
+        self.k("set", "image", "pod/db", "-n", "shop", "c=postgres:17")
+        pod = json.loads(self.k("get", "pod", "db", "-n", "shop", "-o", "json").stdout)
+        self.assertEqual((pod["spec"]["nodeName"], pod["spec"]["containers"][0]["image"]), ("node-a", "postgres:17"))
+
     def test_replace_with_stale_resource_version_conflicts(self):
         pod = json.loads(self.k("get", "pod", "web", "-n", "shop", "-o", "json").stdout)
         pod["metadata"]["labels"]["replaced"] = "yes"
