@@ -314,7 +314,8 @@ Status ReplicaSetController::UpdateStatus(const api::Object& rs, const std::vect
       IntAt(status, "observedGeneration") == generation) {
     return Status::Ok();
   }
-  json::object next = rs.json();
+  // Guarded by the version read: a status written since is not overwritten.
+  json::object next = ForUpdate(rs);
   json::object& s = MutableObject(next, "status");
   s["replicas"] = replicas;
   s["fullyLabeledReplicas"] = fully_labeled;
