@@ -2,10 +2,11 @@
 nodes and pods, and the placement or FailedScheduling message kube would give."""
 
 import json
+import subprocess
 import time
 import unittest
 
-from berth_server import BerthServer
+from berth_server import BERTH, BerthServer
 
 
 def node(name, cpu="4", memory="8Gi", labels=None, taints=None):
@@ -195,3 +196,25 @@ class StandaloneScheduler(unittest.TestCase):
             bound = k("get", "pod", "too-big", "-o", "jsonpath={.spec.nodeName}").stdout
             time.sleep(0.1)
         self.assertEqual(bound, "n2")
+
+
+class Bench(unittest.TestCase):
+    """berth bench at a small size: it schedules through the real path and checks
+    its own result (every pod bound once, no node over-committed) and exits 1
+    when that fails."""
+
+    def test_small_cluster_all_bound_with_figures(self):
+        p = subprocess.run([BERTH, "bench", "--nodes=4", "--pods=300", "--concurrent=1,4", "--json",
+                            "--node-max-pods=100"], capture_output=True, text=True, timeout=120)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        runs = json.loads(p.stdout)
+        self.assertEqual([r["concurrent"] for r in runs], [1, 4])
+        for r in runs:
+            self.assertNotIn("error", r)
+            self.assertGreater(r["throughput_pods_per_sec"], 0)
+            self.assertGreater(r["cpu_per_pod_us"], 0)
+        # 300 pods on 4 nodes of 100 pods each fit; 500 do not, and the bench says so.
+        p = subprocess.run([BERTH, "bench", "--nodes=4", "--pods=500", "--concurrent=2", "--node-max-pods=100",
+                            "--timeout=3"], capture_output=True, text=True, timeout=120)
+        self.assertEqual(p.returncode, 1)
+        self.assertIn("pods were not bound", p.stderr)
