@@ -203,30 +203,6 @@ TEST_F(ControllerEnv, ReplicaSetAdoptsMatchingOrphans) {
   EXPECT_EQ(ControllerUid(*orphan, "ReplicaSet"), rs->uid());
 }
 
-// The status write carries the version the controller read: a status
-// written meanwhile (here by another client) is not overwritten from a stale
-// cache; the Conflict sends the key back to the work queue.
-TEST_F(ControllerEnv, ReplicaSetStatusIsNotWrittenFromAStaleCache) {
-  auto& rs_controller = Make<ReplicaSetController>(Context());
-  ASSERT_TRUE(informers_->Start().ok());
-  Create(
-      api::Kind::kReplicaSet, "default",
-      R"({"metadata":{"name":"rs"},"spec":{"replicas":0,"selector":{"matchLabels":{"app":"a"}},)"
-      R"("template":{"metadata":{"labels":{"app":"a"}},"spec":{"containers":[{"name":"c","image":"i"}]}}}})");
-  Sync(api::Kind::kReplicaSet, 1);
-  informers_->Stop();  // the cache keeps the replica set as created
-  json::object newer = client_->Get(api::Kind::kReplicaSet, "default", "rs").value()->json();
-  MutableObject(newer, "status")["replicas"] = 0;
-  MutableObject(newer, "status")["observedGeneration"] = 7;
-  ASSERT_TRUE(client_->UpdateStatus(api::Kind::kReplicaSet, newer).ok());
-
-  Status s = rs_controller.ReconcileForTest("default/rs");
-  EXPECT_EQ(s.code(), StatusCode::kConflict) << s.message();
-  auto rs = client_->Get(api::Kind::kReplicaSet, "default", "rs").value();
-  EXPECT_EQ(IntAt(StatusOf(*rs), "observedGeneration"), 7)
-      << "the status was overwritten from a stale cache: " << json::serialize(rs->json());
-}
-
 TEST_F(ControllerEnv, DeploymentCreatesHashedReplicaSetAndSurgesWithinLimits) {
   auto& d_controller = Make<DeploymentController>(Context());
   ASSERT_TRUE(informers_->Start().ok());

@@ -314,8 +314,7 @@ Status ReplicaSetController::UpdateStatus(const api::Object& rs, const std::vect
       IntAt(status, "observedGeneration") == generation) {
     return Status::Ok();
   }
-  // Guarded by the version read: a status written since is not overwritten.
-  json::object next = ForUpdate(rs);
+  json::object next = rs.json();
   json::object& s = MutableObject(next, "status");
   s["replicas"] = replicas;
   s["fullyLabeledReplicas"] = fully_labeled;
