@@ -1,6 +1,6 @@
 #include "api/rfc3339.h"
 
-#include <cstdio>
+#include <algorithm>
 #include <ctime>
 
 namespace berth::api {
@@ -12,12 +12,21 @@ std::string FormatRfc3339(std::chrono::system_clock::time_point t) {
   const auto day = floor<days>(t);
   const year_month_day date{day};
   const hh_mm_ss time{floor<seconds>(t) - day};
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%04d-%02u-%02uT%02d:%02d:%02dZ", static_cast<int>(date.year()),
-                static_cast<unsigned>(date.month()), static_cast<unsigned>(date.day()),
-                static_cast<int>(time.hours().count()), static_cast<int>(time.minutes().count()),
-                static_cast<int>(time.seconds().count()));
-  return buf;
+  // Digits written by hand: every create and binding stamps a time, and
+  // snprintf's format parsing cost more than the rest of this function.
+  // Years outside 0–9999 do not occur in Kubernetes timestamps; they are clamped.
+  const int year = std::clamp(static_cast<int>(date.year()), 0, 9999);
+  std::string out = "0000-00-00T00:00:00Z";
+  auto put = [&out](size_t at, unsigned value, size_t width) {
+    for (size_t i = width; i-- > 0; value /= 10) out[at + i] = static_cast<char>('0' + value % 10);
+  };
+  put(0, static_cast<unsigned>(year), 4);
+  put(5, static_cast<unsigned>(date.month()), 2);
+  put(8, static_cast<unsigned>(date.day()), 2);
+  put(11, static_cast<unsigned>(time.hours().count()), 2);
+  put(14, static_cast<unsigned>(time.minutes().count()), 2);
+  put(17, static_cast<unsigned>(time.seconds().count()), 2);
+  return out;
 }
 
 std::string NowRfc3339() { return FormatRfc3339(std::chrono::system_clock::now()); }

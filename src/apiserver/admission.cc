@@ -123,12 +123,24 @@ std::string Admission::NewUid() {
   }
   hi = (hi & 0xffffffffffff0fffULL) | 0x0000000000004000ULL;  // version 4
   lo = (lo & 0x3fffffffffffffffULL) | 0x8000000000000000ULL;  // RFC 4122 variant
-  char buf[40];
-  std::snprintf(buf, sizeof buf, "%08x-%04x-%04x-%04x-%012llx", static_cast<unsigned>(hi >> 32),
-                static_cast<unsigned>((hi >> 16) & 0xffff), static_cast<unsigned>(hi & 0xffff),
-                static_cast<unsigned>(lo >> 48),
-                static_cast<unsigned long long>(lo & 0xffffffffffffULL));
-  return buf;
+  // 8-4-4-4-12 lower-case hex digits; written by hand (snprintf's format
+  // parsing was a visible part of every create).
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out(36, '-');
+  size_t at = 0;
+  auto put = [&](uint64_t bits, int digits) {
+    for (int i = digits - 1; i >= 0; --i) out[at++] = kHex[(bits >> (4 * i)) & 0xf];
+  };
+  put(hi >> 32, 8);
+  ++at;
+  put(hi >> 16, 4);
+  ++at;
+  put(hi, 4);
+  ++at;
+  put(lo >> 48, 4);
+  ++at;
+  put(lo, 12);
+  return out;
 }
 
 std::string Admission::GenerateName(std::string_view base) {

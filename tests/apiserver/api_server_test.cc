@@ -4,8 +4,12 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <random>
+
 #include <boost/json.hpp>
 
+#include "apiserver/admission.h"
 #include "store/memory/memory_store.h"
 
 namespace berth::apiserver {
@@ -560,6 +564,34 @@ TEST_F(ApiServerTest, WatchFromCompactedRevisionIsOneErrorEvent) {
   EXPECT_EQ(event["type"], "ERROR");
   EXPECT_EQ(event["object"].as_object()["code"], 410);
   EXPECT_EQ(event["object"].as_object()["reason"], "Expired");
+}
+
+}  // namespace
+}  // namespace berth::apiserver
+
+namespace berth::apiserver {
+namespace {
+
+// Uids are RFC 4122 version 4 UUIDs: the same text printf's
+// "%08x-%04x-%04x-%04x-%012llx" gives for the version and variant bits set.
+TEST(AdmissionTest, UidsAreVersion4UuidsInLowerCaseHex) {
+  constexpr uint64_t kSeed = 7;
+  Admission admission(AdmissionOptions{}, kSeed);
+  std::mt19937_64 rng(kSeed);
+  for (int i = 0; i < 1000; ++i) {
+    uint64_t hi = rng(), lo = rng();
+    hi = (hi & 0xffffffffffff0fffULL) | 0x0000000000004000ULL;
+    lo = (lo & 0x3fffffffffffffffULL) | 0x8000000000000000ULL;
+    char want[40];
+    std::snprintf(want, sizeof want, "%08x-%04x-%04x-%04x-%012llx", static_cast<unsigned>(hi >> 32),
+                  static_cast<unsigned>((hi >> 16) & 0xffff), static_cast<unsigned>(hi & 0xffff),
+                  static_cast<unsigned>(lo >> 48),
+                  static_cast<unsigned long long>(lo & 0xffffffffffffULL));
+    const std::string uid = admission.NewUid();
+    ASSERT_EQ(uid, want);
+    ASSERT_EQ(uid[14], '4');
+    ASSERT_NE(std::string("89ab").find(uid[19]), std::string::npos) << uid;
+  }
 }
 
 }  // namespace
