@@ -178,7 +178,7 @@ class SegmentLogWriter final : public LogWriter {
     // appenders' own work (an HTTP round trip and a create, for the API
     // server) overlaps the fsync instead of all of them waiting on one fsync
     // and then all working while the disk is idle. Waiting for all of them
-    // gave 17,650 durable creates/s over HTTP against 20,750 for half (10
+    // gave 17,669 durable creates/s over HTTP against 20,761 for half (10
     // alternated runs each, BENCHMARKS.md), and no more for 64 store writers.
     std::chrono::steady_clock::time_point gather_until;
     size_t target = 0;
