@@ -17,10 +17,12 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <thread>
 #include <vector>
 
 #include "cmd/commands.h"
+#include "cmd/process_stats.h"
 
 namespace berth::cmd {
 namespace {
@@ -63,6 +65,24 @@ int64_t RssBytes(pid_t pid) {
     if (line.starts_with("VmRSS:")) return std::stoll(line.substr(6)) * 1024;
   }
   return 0;
+}
+
+// CPU time (user + system) another process has used so far, in seconds
+// (/proc/<pid>/stat fields 14 and 15, in clock ticks); 0 when unreadable.
+double ProcessCpuSecondsOf(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string stat;
+  std::getline(in, stat);
+  // The command name (field 2) may hold spaces: count fields after its ')'.
+  auto close = stat.rfind(')');
+  if (close == std::string::npos) return 0;
+  std::istringstream fields(stat.substr(close + 2));
+  std::string field;
+  double ticks = 0;
+  for (int i = 3; i <= 15 && fields >> field; ++i) {
+    if (i == 14 || i == 15) ticks += std::stod(field);
+  }
+  return ticks / static_cast<double>(sysconf(_SC_CLK_TCK));
 }
 
 class Connection {
@@ -210,11 +230,15 @@ int Run(const Options& o) {
     }
     int64_t rss_before = RssBytes(server);
 
+    const double server_cpu_before = ProcessCpuSecondsOf(server);
+    const double client_cpu_before = ProcessCpuSeconds();
     auto start = Clock::now();
     auto create_lat = Drive(port, o.connections, o.creates, [&](Connection& c, int64_t i) {
       if (c.Request(http::verb::post, "/api/v1/namespaces/bench/pods", PodJson("p" + std::to_string(i))) != 201) failures++;
     });
     double elapsed = Seconds(Clock::now() - start);
+    const double server_cpu = ProcessCpuSecondsOf(server) - server_cpu_before;
+    const double client_cpu = ProcessCpuSeconds() - client_cpu_before;
     if (o.nodes > 0) {
       // Until no pod is left unbound (the scheduler of `berth serve`, or
       // `berth scheduler` over HTTP, binds them).
@@ -236,6 +260,12 @@ int Run(const Options& o) {
     Row("pod creates/s, " + std::to_string(o.connections) + " connections" +
             (o.in_memory ? " (in memory)" : " (durable)") + (o.api_only ? ", API only" : ""),
         static_cast<double>(o.creates) / elapsed, "creates/s");
+    // CPU per create, steadier than the rate on a shared machine. The server's
+    // includes whatever else serve did meanwhile (its scheduler and
+    // controllers unless --api-only); the client's is this benchmark's.
+    Row("  server CPU per create", 1e6 * server_cpu / static_cast<double>(o.creates), "us");
+    Row("  benchmark client CPU per create", 1e6 * client_cpu / static_cast<double>(o.creates),
+        "us");
     Row("  create latency p50", Percentile(create_lat, 0.5), "ms");
     Row("  create latency p99", Percentile(create_lat, 0.99), "ms");
     int64_t rss_after = RssBytes(server);
