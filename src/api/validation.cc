@@ -331,20 +331,18 @@ const json::array* ArrayAt(const json::object& o, std::string_view key) {
 // validateOnlyAddedTolerations: every old toleration is still there, up to its tolerationSeconds.
 void CheckOnlyAddedTolerations(const json::object& next, const json::object& current,
                                FieldErrors& errors) {
-  static const json::array kNone;
-  const json::array* before = ArrayAt(current, "tolerations");
-  const json::array* after = ArrayAt(next, "tolerations");
-  if (!after) after = &kNone;
-  auto without_seconds = [](const json::value& t) {
-    json::value copy = t;
-    if (copy.is_object()) copy.get_object().erase("tolerationSeconds");
-    return copy;
+  // Each list copied once without tolerationSeconds, then compared.
+  auto without_seconds = [](const json::array* list) {
+    json::array out = list ? *list : json::array();
+    for (auto& t : out) {
+      if (t.is_object()) t.get_object().erase("tolerationSeconds");
+    }
+    return out;
   };
-  for (const auto& old : before ? *before : kNone) {
-    const json::value want = without_seconds(old);
-    bool found = std::any_of(after->begin(), after->end(),
-                             [&](const json::value& t) { return without_seconds(t) == want; });
-    if (!found) {
+  const json::array before = without_seconds(ArrayAt(current, "tolerations"));
+  const json::array after = without_seconds(ArrayAt(next, "tolerations"));
+  for (const auto& old : before) {
+    if (std::find(after.begin(), after.end(), old) == after.end()) {
       errors.Forbidden("spec.tolerations",
                        "existing toleration can not be modified except its tolerationSeconds");
       return;

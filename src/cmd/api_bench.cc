@@ -17,7 +17,6 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <thread>
 #include <vector>
 
@@ -65,24 +64,6 @@ int64_t RssBytes(pid_t pid) {
     if (line.starts_with("VmRSS:")) return std::stoll(line.substr(6)) * 1024;
   }
   return 0;
-}
-
-// CPU time (user + system) another process has used so far, in seconds
-// (/proc/<pid>/stat fields 14 and 15, in clock ticks); 0 when unreadable.
-double ProcessCpuSecondsOf(pid_t pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-  std::string stat;
-  std::getline(in, stat);
-  // The command name (field 2) may hold spaces: count fields after its ')'.
-  auto close = stat.rfind(')');
-  if (close == std::string::npos) return 0;
-  std::istringstream fields(stat.substr(close + 2));
-  std::string field;
-  double ticks = 0;
-  for (int i = 3; i <= 15 && fields >> field; ++i) {
-    if (i == 14 || i == 15) ticks += std::stod(field);
-  }
-  return ticks / static_cast<double>(sysconf(_SC_CLK_TCK));
 }
 
 class Connection {

@@ -2,9 +2,12 @@
 // The process's own resource figures, for the benchmark commands.
 
 #include <sys/resource.h>
+#include <sys/types.h>
+#include <unistd.h>
 
 #include <cstdint>
 #include <fstream>
+#include <sstream>
 #include <string>
 
 namespace berth::cmd {
@@ -27,6 +30,24 @@ inline double ProcessCpuSeconds() {
     return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) / 1e6;
   };
   return seconds(usage.ru_utime) + seconds(usage.ru_stime);
+}
+
+// CPU time (user + system) another process has used so far, in seconds
+// (/proc/<pid>/stat fields 14 and 15, in clock ticks); 0 when unreadable.
+inline double ProcessCpuSecondsOf(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string stat;
+  std::getline(in, stat);
+  // The command name (field 2) may hold spaces: count fields after its ')'.
+  auto close = stat.rfind(')');
+  if (close == std::string::npos) return 0;
+  std::istringstream fields(stat.substr(close + 2));
+  std::string field;
+  double ticks = 0;
+  for (int i = 3; i <= 15 && fields >> field; ++i) {
+    if (i == 14 || i == 15) ticks += std::stod(field);
+  }
+  return ticks / static_cast<double>(sysconf(_SC_CLK_TCK));
 }
 
 // Starts the peak over (Linux >= 4.0: writing 5 to clear_refs resets VmHWM).

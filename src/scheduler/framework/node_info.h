@@ -41,6 +41,9 @@ std::string PodKey(const api::Object& pod);
 // is being changed is not read elsewhere (the cache's own copy); chunks shared
 // with other lists are never changed.
 class PodList {
+  using Chunk = std::vector<PodInfoPtr>;
+  using Chunks = std::vector<std::shared_ptr<Chunk>>;
+
  public:
   static constexpr size_t kChunk = 16;
 
@@ -78,10 +81,8 @@ class PodList {
 
    private:
     friend class PodList;
-    const_iterator(const std::vector<std::shared_ptr<std::vector<PodInfoPtr>>>* chunks,
-                   size_t chunk)
-        : chunks_(chunks), chunk_(chunk) {}
-    const std::vector<std::shared_ptr<std::vector<PodInfoPtr>>>* chunks_ = nullptr;
+    const_iterator(const Chunks* chunks, size_t chunk) : chunks_(chunks), chunk_(chunk) {}
+    const Chunks* chunks_ = nullptr;
     size_t chunk_ = 0, pos_ = 0;
   };
   // Every chunk holds at least one pod, so the end is (chunk count, 0).
@@ -89,11 +90,10 @@ class PodList {
   const_iterator end() const { return {&chunks_, chunks_.size()}; }
 
  private:
-  using Chunk = std::vector<PodInfoPtr>;
   // Chunk `i`, copied first when another list shares it.
   Chunk& Mutable(size_t i);
 
-  std::vector<std::shared_ptr<Chunk>> chunks_;  // all full but the last, none empty
+  Chunks chunks_;  // all full but the last, none empty
   size_t size_ = 0;
 };
 
