@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "api/status.h"
+#include "client/rest_client.h"
 
 namespace berth::client {
 
@@ -50,5 +51,15 @@ class HttpClient {
   std::mutex streams_mu_;
   std::vector<Connection*> streams_;  // guarded by streams_mu_
 };
+
+// A RestClient transport over `http` (which must outlive it).
+inline Transport HttpTransport(HttpClient& http) {
+  return [&http](const std::string& method, const std::string& target, const std::string& body,
+                 const std::string& content_type) -> Result<RestResponse> {
+    auto r = http.Request(method, target, body, content_type);
+    if (!r.ok()) return r.status();
+    return RestResponse{r.value().status, std::move(r.value().body)};
+  };
+}
 
 }  // namespace berth::client

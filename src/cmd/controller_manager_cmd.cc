@@ -42,12 +42,7 @@ int RunControllerManager(const ControllerManagerFlags& o) {
   client::HttpClient& http = *writer.value();
   client::HttpClient& watch_http = *reader.value();
   auto started = ControllerManager::Start(
-      [&http](const std::string& method, const std::string& target, const std::string& body,
-              const std::string& content_type) -> Result<client::RestResponse> {
-        auto r = http.Request(method, target, body, content_type);
-        if (!r.ok()) return r.status();
-        return client::RestResponse{r.value().status, std::move(r.value().body)};
-      },
+      client::HttpTransport(http),
       [&watch_http](api::Kind kind, client::InformerHandlers handlers) -> std::unique_ptr<client::InformerSource> {
         return std::make_unique<client::HttpInformer>(watch_http, client::RestClient::CollectionPath(kind, ""),
                                                       std::move(handlers));
