@@ -45,6 +45,7 @@ class InstantClient : public SchedulerClient {
     return Status::Ok();
   }
   Status ReportFailure(const api::Object&, std::string_view, const std::string&) override { return Status::Ok(); }
+  void ReportScheduled(const api::Object&, const std::string&) override {}
 };
 
 api::ObjectPtr NodeObject(int i) {

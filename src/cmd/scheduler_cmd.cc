@@ -2,13 +2,14 @@
 // API server over HTTP (berth's, or kube-apiserver through `kubectl proxy`).
 // Lists and watches nodes, namespaces and pods; binds with POST
 // pods/{name}/binding; reports failures as a PodScheduled condition (strategic
-// merge patch of the status) and a FailedScheduling event.
-
+// merge patch of the status) and a FailedScheduling event; records the event
+// Scheduled for every binding.
 
 #include <boost/json.hpp>
 #include <cstdio>
 
 #include "apiserver/admission.h"
+#include "client/event_recorder.h"
 #include "client/http_client.h"
 #include "client/http_informer.h"
 #include "cmd/commands.h"
@@ -31,7 +32,11 @@ struct SchedulerOptions {
 
 class HttpSchedulerClient final : public scheduler::SchedulerClient {
  public:
-  explicit HttpSchedulerClient(client::HttpClient& http) : http_(http) {}
+  explicit HttpSchedulerClient(client::HttpClient& http)
+      : http_(http),
+        rest_(client::HttpTransport(http)),
+        broadcaster_(rest_),
+        events_(&broadcaster_, client::EventSource{"default-scheduler", ""}) {}
 
   Status BindPod(const api::Object& pod, const std::string& node) override {
     json::object binding{{"apiVersion", "v1"},
@@ -59,18 +64,26 @@ class HttpSchedulerClient final : public scheduler::SchedulerClient {
                                                               }}}}}};
     auto r = http_.Request("PATCH", PodPath(pod) + "/status", json::serialize(patch),
                            "application/strategic-merge-patch+json");
-    json::object event = FailedSchedulingEvent(pod, message);
-    auto e = http_.Request("POST", "/api/v1/namespaces/" + pod.namespace_name() + "/events", json::serialize(event));
+    RecordFailedScheduling(events_, pod, message);
     if (!r.ok()) return r.status();
-    if (!e.ok()) return e.status();
     return Status::Ok();
   }
+
+  void ReportScheduled(const api::Object& pod, const std::string& node) override {
+    RecordScheduled(events_, pod, node);
+  }
+
+  // Writes the events still queued; later ones are dropped.
+  void StopEvents() { broadcaster_.Stop(); }
 
  private:
   static std::string PodPath(const api::Object& pod) {
     return "/api/v1/namespaces/" + pod.namespace_name() + "/pods/" + pod.name();
   }
   client::HttpClient& http_;
+  client::RestClient rest_;
+  client::EventBroadcaster broadcaster_;
+  client::EventRecorder events_;
 };
 
 int Fail(const std::string& message) {
@@ -123,6 +136,7 @@ int RunScheduler(const SchedulerOptions& o) {
   signals.Wait();
   for (auto* informer : {&pods, &nodes, &namespaces}) informer->Stop();
   s.Stop();
+  writer.StopEvents();
   std::fprintf(stderr, "berth scheduler: stopped\n");
   return 0;
 }

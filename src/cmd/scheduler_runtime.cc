@@ -6,6 +6,7 @@
 #include <boost/json.hpp>
 
 #include "apiserver/admission.h"
+#include "cmd/in_process_transport.h"
 #include "scheduler/framework/registry.h"
 
 namespace berth::cmd {
@@ -14,25 +15,23 @@ namespace json = boost::json;
 
 using apiserver::NowRfc3339;
 
-json::object FailedSchedulingEvent(const api::Object& pod, const std::string& message) {
-  std::string now = NowRfc3339();
-  return {{"apiVersion", "v1"},
-          {"kind", "Event"},
-          {"metadata", json::object{{"generateName", pod.name() + "."}, {"namespace", pod.namespace_name()}}},
-          {"involvedObject", json::object{{"apiVersion", "v1"},
-                                          {"kind", "Pod"},
-                                          {"name", pod.name()},
-                                          {"namespace", pod.namespace_name()},
-                                          {"uid", pod.uid()}}},
-          {"reason", "FailedScheduling"},
-          {"message", message},
-          {"type", "Warning"},
-          {"count", 1},
-          {"firstTimestamp", now},
-          {"lastTimestamp", now},
-          {"source", json::object{{"component", "default-scheduler"}}},
-          {"reportingComponent", "default-scheduler"}};
+void RecordFailedScheduling(const client::EventRecorder& events, const api::Object& pod,
+                            const std::string& message) {
+  events.Event(pod, "Warning", "FailedScheduling", message);
 }
+
+void RecordScheduled(const client::EventRecorder& events, const api::Object& pod,
+                     const std::string& node) {
+  events.Event(pod, "Normal", "Scheduled",
+               "Successfully assigned " + pod.namespace_name() + "/" + pod.name() + " to " + node);
+}
+
+InProcessSchedulerClient::InProcessSchedulerClient(apiserver::ApiServer& api, store::Store& store)
+    : api_(api),
+      store_(store),
+      events_client_(InProcessTransport(api)),
+      broadcaster_(events_client_),
+      events_(&broadcaster_, client::EventSource{"default-scheduler", ""}) {}
 
 Status InProcessSchedulerClient::BindPod(const api::Object& pod, const std::string& node) {
   auto bound = api_.BindPod(pod.namespace_name(), pod.name(), node, pod.uid(), 0, nullptr);
@@ -73,18 +72,12 @@ Status InProcessSchedulerClient::ReportFailure(const api::Object& pod, std::stri
       if (status.get_object().find("phase") == status.get_object().end()) status.get_object()["phase"] = "Pending";
     });
   });
-  if (!record_events_) return updated.ok() ? Status::Ok() : updated.status();
-  // A Warning event FailedScheduling, created through the API server.
-  json::object event = FailedSchedulingEvent(pod, message);
-  apiserver::Request request;
-  request.method = "POST";
-  request.path = "/api/v1/namespaces/" + pod.namespace_name() + "/events";
-  request.content_type = "application/json";
-  request.accept = "application/json";
-  request.body = json::serialize(event);
-  apiserver::Response response = api_.Handle(request);
-  if (response.status >= 300) return Status::Internal("recording event: " + response.body);
+  RecordFailedScheduling(events_, pod, message);
   return updated.ok() ? Status::Ok() : updated.status();
+}
+
+void InProcessSchedulerClient::ReportScheduled(const api::Object& pod, const std::string& node) {
+  RecordScheduled(events_, pod, node);
 }
 
 Result<std::unique_ptr<InProcessScheduler>> InProcessScheduler::Create(apiserver::ApiServer& api,
@@ -128,6 +121,7 @@ Status InProcessScheduler::Start() {
 void InProcessScheduler::Stop() {
   for (auto& informer : informers_) informer->Stop();
   if (scheduler_) scheduler_->Stop();
+  if (client_) client_->StopEvents();
 }
 
 InProcessScheduler::~InProcessScheduler() { Stop(); }

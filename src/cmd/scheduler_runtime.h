@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include <boost/json/object.hpp>
-
 #include "apiserver/api_server.h"
+#include "client/event_recorder.h"
+#include "client/rest_client.h"
 #include "client/store_informer.h"
 #include "scheduler/scheduler.h"
 #include "store/store.h"
@@ -19,15 +19,19 @@ namespace berth::cmd {
 
 class InProcessSchedulerClient final : public scheduler::SchedulerClient {
  public:
-  InProcessSchedulerClient(apiserver::ApiServer& api, store::Store& store, bool record_events = true)
-      : api_(api), store_(store), record_events_(record_events) {}
+  InProcessSchedulerClient(apiserver::ApiServer& api, store::Store& store);
   Status BindPod(const api::Object& pod, const std::string& node) override;
   Status ReportFailure(const api::Object& pod, std::string_view reason, const std::string& message) override;
+  void ReportScheduled(const api::Object& pod, const std::string& node) override;
+  // Writes the events still queued; later ones are dropped.
+  void StopEvents() { broadcaster_.Stop(); }
 
  private:
   apiserver::ApiServer& api_;
   store::Store& store_;
-  bool record_events_;
+  client::RestClient events_client_;
+  client::EventBroadcaster broadcaster_;
+  client::EventRecorder events_;
 };
 
 class InProcessScheduler {
@@ -49,8 +53,12 @@ class InProcessScheduler {
   bool started_ = false;
 };
 
-// The Warning event FailedScheduling for `pod`, as kube-scheduler records it.
-boost::json::object FailedSchedulingEvent(const api::Object& pod, const std::string& message);
+// The events kube-scheduler records: Warning FailedScheduling with the
+// failure's message, Normal Scheduled after a binding.
+void RecordFailedScheduling(const client::EventRecorder& events, const api::Object& pod,
+                            const std::string& message);
+void RecordScheduled(const client::EventRecorder& events, const api::Object& pod,
+                     const std::string& node);
 
 // Reads --config: a KubeSchedulerConfiguration file. Errors name the file.
 Result<scheduler::SchedulerConfig> LoadSchedulerConfig(const std::string& path);

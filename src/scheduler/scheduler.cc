@@ -585,6 +585,7 @@ void Scheduler::RunBindingCycle(std::unique_ptr<Binding> b) {
       wake = scheduled_wake_at_ != 0 && stats_.scheduled >= scheduled_wake_at_;
     }
     if (wake) scheduled_cv_.notify_all();
+    if (client_) client_->ReportScheduled(*b->info.pod->object, b->node);
     pod_scheduling_duration_.Observe(Seconds(b->info.initial_attempt));
     ObserveAttempt(fw, kScheduled, Seconds(b->cycle_start));
     queue_->Done(pod.key);

@@ -21,6 +21,9 @@ class SchedulerClient {
   // ("Unschedulable", "SchedulerError") and `message`, and records a Warning
   // Event FailedScheduling with the same message.
   virtual Status ReportFailure(const api::Object& pod, std::string_view reason, const std::string& message) = 0;
+  // After a successful binding: records kube's Normal event Scheduled
+  // ("Successfully assigned NS/NAME to NODE"). Must not block on the API.
+  virtual void ReportScheduled(const api::Object& pod, const std::string& node) = 0;
 };
 
 }  // namespace berth::scheduler

@@ -68,6 +68,14 @@ class SchedulerScenarios(unittest.TestCase):
     def test_resource_pressure_picks_the_node_with_room(self):
         self.apply(pod("needs-two-cpus", cpu="2", nodeSelector={"zone": "a"}))
         self.assertEqual(self.node_of("needs-two-cpus"), "big")
+        # kube-scheduler's event, as `kubectl describe pod` shows it.
+        deadline = time.time() + 10
+        described = ""
+        while time.time() < deadline and "Scheduled" not in described:
+            described = self.server.kubectl("describe", "pod", "needs-two-cpus").stdout
+            time.sleep(0.05)
+        self.assertRegex(described, r"Normal\s+Scheduled\s+\S+\s+default-scheduler\s+"
+                                    r"Successfully assigned default/needs-two-cpus to big")
 
     def test_node_selector(self):
         self.apply(pod("wants-ssd", nodeSelector={"disk": "ssd"}))

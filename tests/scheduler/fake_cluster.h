@@ -39,6 +39,10 @@ class FakeCluster : public SchedulerClient {
     failures[PodKey(pod)] = std::string(reason) + ": " + message;
     return Status::Ok();
   }
+  void ReportScheduled(const api::Object& pod, const std::string& node) override {
+    std::lock_guard lock(mu);
+    scheduled_reports[PodKey(pod)].push_back(node);
+  }
 
   std::map<std::string, std::string> Placements() {
     std::lock_guard lock(mu);
@@ -59,6 +63,7 @@ class FakeCluster : public SchedulerClient {
   std::mutex mu;
   std::map<std::string, std::vector<std::string>> binds;  // guarded by mu
   std::map<std::string, std::string> failures;            // guarded by mu
+  std::map<std::string, std::vector<std::string>> scheduled_reports;  // guarded by mu
 };
 
 }  // namespace berth::scheduler::testing

@@ -33,6 +33,11 @@ TEST(Scheduler, PlacesPodsOnNodesThatFit) {
   c.scheduler->OnPodAdd(PodObject("p", "", "{}", "2"));
   ASSERT_TRUE(c.WaitIdle());
   EXPECT_EQ(c.Placements()["default/p"], "big");
+  {
+    // The binding is reported once, for the event Scheduled.
+    std::lock_guard lock(c.mu);
+    EXPECT_EQ(c.scheduled_reports["default/p"], std::vector<std::string>{"big"});
+  }
   // kube-scheduler's metric names, so existing dashboards work.
   std::string metrics = c.scheduler->RenderMetrics();
   for (const char* line : {
@@ -69,6 +74,8 @@ TEST(Scheduler, NoNodesMeansNoNodesAvailable) {
   c.scheduler->OnPodAdd(PodObject("p"));
   ASSERT_TRUE(c.WaitIdle());
   EXPECT_EQ(c.FailureOf("default/p"), "Unschedulable: no nodes available to schedule pods");
+  std::lock_guard lock(c.mu);
+  EXPECT_TRUE(c.scheduled_reports.empty());
 }
 
 TEST(Scheduler, AnUnschedulablePodIsRetriedWhenANodeArrives) {
