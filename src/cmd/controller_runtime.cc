@@ -39,8 +39,10 @@ Result<std::unique_ptr<ControllerManager>> ControllerManager::Start(client::Tran
                                                                     const ControllerManagerOptions& options) {
   std::unique_ptr<ControllerManager> m(new ControllerManager());
   m->client_ = std::make_unique<client::RestClient>(std::move(transport));
+  m->events_ = std::make_unique<client::EventBroadcaster>(*m->client_);
   m->informers_ = std::make_unique<client::InformerFactory>(std::move(sources));
-  controllers::ControllerContext context{*m->client_, *m->informers_, &m->registry_};
+  controllers::ControllerContext context{*m->client_, *m->informers_, &m->registry_,
+                                         m->events_.get()};
   if (options.controllers) {
     m->controllers_.push_back(std::make_unique<controllers::ReplicaSetController>(context));
     m->controllers_.push_back(std::make_unique<controllers::DeploymentController>(context));
@@ -78,6 +80,7 @@ void ControllerManager::Stop() {
   informers_->Stop();
   for (auto& c : controllers_) c->Stop();  // before any derived part is destroyed
   controllers_.clear();
+  events_->Stop();  // what the controllers recorded is written
 }
 
 }  // namespace berth::cmd

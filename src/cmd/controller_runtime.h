@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "apiserver/api_server.h"
+#include "client/event_recorder.h"
 #include "client/informer_factory.h"
 #include "client/rest_client.h"
 #include "cmd/in_process_transport.h"
@@ -45,6 +46,7 @@ class ControllerManager {
   ControllerManager() = default;
   metrics::Registry registry_;
   std::unique_ptr<client::RestClient> client_;
+  std::unique_ptr<client::EventBroadcaster> events_;  // writes through client_
   std::unique_ptr<client::InformerFactory> informers_;
   std::vector<std::unique_ptr<controllers::Controller>> controllers_;
   controllers::NodeLifecycleController* lifecycle_ = nullptr;

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "api/status.h"
+#include "client/event_recorder.h"
 #include "client/informer_factory.h"
 #include "client/rest_client.h"
 #include "client/workqueue.h"
@@ -27,6 +28,7 @@ struct ControllerContext {
   client::RestClient& client;
   client::InformerFactory& informers;
   metrics::Registry* registry = nullptr;  // nullptr: no metrics
+  client::EventBroadcaster* events = nullptr;  // nullptr: no events recorded
 };
 
 class Controller {

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <boost/json.hpp>
 #include <thread>
 
@@ -111,13 +112,14 @@ class ControllerEnv : public ::testing::Test {
     api_ = std::make_unique<apiserver::ApiServer>(*store_, apiserver::ApiServer::Options{});
     ASSERT_TRUE(api_->Bootstrap().ok());
     client_ = std::make_unique<client::RestClient>(cmd::InProcessTransport(*api_));
+    events_ = std::make_unique<client::EventBroadcaster>(*client_);
     informers_ = std::make_unique<client::InformerFactory>([this](api::Kind kind, client::InformerHandlers h) {
       return std::make_unique<client::StoreInformer>(*store_, kind, std::move(h));
     });
   }
   // Informers first: their threads call the controllers' handlers.
   void TearDown() override { informers_->Stop(); }
-  ControllerContext Context() { return {*client_, *informers_, nullptr}; }
+  ControllerContext Context() { return {*client_, *informers_, nullptr, events_.get()}; }
   // A controller that lives until after TearDown has stopped the informers.
   template <typename C, typename... Args>
   C& Make(Args&&... args) {
@@ -133,6 +135,23 @@ class ControllerEnv : public ::testing::Test {
     return created.ok() ? created.value() : nullptr;
   }
   std::vector<api::ObjectPtr> List(api::Kind kind) { return client_->List(kind, "default").value(); }
+  // "<source> <type> <reason>: <message>" of every Event recorded so far about `name`, sorted.
+  std::vector<std::string> EventsAbout(const std::string& name) {
+    events_->Flush();
+    std::vector<std::string> out;
+    auto events = client_->List(api::Kind::kEvent, "default");
+    EXPECT_TRUE(events.ok());
+    for (const auto& e : events.value()) {
+      const json::object& o = e->json();
+      if (o.at("involvedObject").at("name") != json::value(name)) continue;
+      out.push_back(std::string(o.at("source").at("component").as_string()) + " " +
+                    std::string(o.at("type").as_string()) + " " +
+                    std::string(o.at("reason").as_string()) + ": " +
+                    std::string(o.at("message").as_string()));
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+  }
   // Waits until the informer of `kind` holds `count` objects.
   void Sync(api::Kind kind, size_t count) {
     for (int i = 0; i < 2000 && informers_->For(kind).Size() != count; ++i) {
@@ -144,6 +163,7 @@ class ControllerEnv : public ::testing::Test {
   std::unique_ptr<store::MemoryStore> store_;
   std::unique_ptr<apiserver::ApiServer> api_;
   std::unique_ptr<client::RestClient> client_;
+  std::unique_ptr<client::EventBroadcaster> events_;
   std::unique_ptr<client::InformerFactory> informers_;
   std::vector<std::unique_ptr<Controller>> controllers_;
 };
@@ -186,7 +206,18 @@ TEST_F(ControllerEnv, ReplicaSetCreatesOwnedPodsOnceThenScalesDown) {
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
   ASSERT_TRUE(rs_controller.ReconcileForTest("default/rs").ok());
-  EXPECT_EQ(List(api::Kind::kPod).size(), 1u);
+  auto left = List(api::Kind::kPod);
+  ASSERT_EQ(left.size(), 1u);
+  // kube's events on the ReplicaSet: one per pod created and per pod deleted.
+  std::vector<std::string> want;
+  for (const auto& p : pods) {
+    want.push_back("replicaset-controller Normal SuccessfulCreate: Created pod: " + p->name());
+    if (p->name() != left[0]->name()) {
+      want.push_back("replicaset-controller Normal SuccessfulDelete: Deleted pod: " + p->name());
+    }
+  }
+  std::sort(want.begin(), want.end());
+  EXPECT_EQ(EventsAbout("rs"), want);
 }
 
 TEST_F(ControllerEnv, ReplicaSetAdoptsMatchingOrphans) {
@@ -252,6 +283,13 @@ TEST_F(ControllerEnv, DeploymentCreatesHashedReplicaSetAndSurgesWithinLimits) {
     }
   }
   EXPECT_EQ(total, 5);
+  std::string second = sets[0]->name() == first->name() ? sets[1]->name() : sets[0]->name();
+  std::vector<std::string> want{
+      "deployment-controller Normal ScalingReplicaSet: Scaled up replica set " + first->name() +
+          " to 4",
+      "deployment-controller Normal ScalingReplicaSet: Scaled up replica set " + second + " to 1"};
+  std::sort(want.begin(), want.end());
+  EXPECT_EQ(EventsAbout("web"), want);
 }
 
 TEST_F(ControllerEnv, DeploymentBehindItsOwnReplicaSetRetriesInsteadOfCountingACollision) {
@@ -358,8 +396,14 @@ TEST_F(ControllerEnv, NodeLifecycleMarksSilentNodesAndEvictsIntolerantPods) {
   Create(api::Kind::kPod, "default",
          R"({"metadata":{"name":"tolerant"},"spec":{"nodeName":"n1","containers":[{"name":"c","image":"i"}],
             "tolerations":[{"operator":"Exists"}]}})");
+  // This one tolerates the unreachable taint for no time at all.
+  Create(
+      api::Kind::kPod, "default",
+      R"({"metadata":{"name":"brief"},"spec":{"nodeName":"n1","containers":[{"name":"c","image":"i"}],
+            "tolerations":[{"key":"node.kubernetes.io/unreachable","operator":"Exists","effect":"NoExecute",
+                            "tolerationSeconds":0}]}})");
   Sync(api::Kind::kLease, 1);
-  Sync(api::Kind::kPod, 2);
+  Sync(api::Kind::kPod, 3);
   Sync(api::Kind::kNode, 1);
   ASSERT_TRUE(lifecycle.ReconcileForTest("n1").ok());
   auto node = client_->Get(api::Kind::kNode, "", "n1").value();
@@ -370,7 +414,8 @@ TEST_F(ControllerEnv, NodeLifecycleMarksSilentNodesAndEvictsIntolerantPods) {
   }
   EXPECT_EQ(taints, (std::vector<std::string>{"node.kubernetes.io/unreachable:NoSchedule",
                                               "node.kubernetes.io/unreachable:NoExecute"}));
-  // Pods are evicted once the taint is seen: "p" tolerates it for 300 s (not yet), "tolerant" forever.
+  // Pods are evicted once the taint is seen: "brief" at once, "p" tolerates
+  // it for 300 s (not yet), "tolerant" forever.
   auto cached_taints = [&] {
     auto node_cached = informers_->For(api::Kind::kNode).Get("n1");
     return node_cached && Spec(*node_cached) && ArrayAt(*Spec(*node_cached), "taints");
@@ -379,7 +424,16 @@ TEST_F(ControllerEnv, NodeLifecycleMarksSilentNodesAndEvictsIntolerantPods) {
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
   ASSERT_TRUE(lifecycle.ReconcileForTest("n1").ok());
-  EXPECT_EQ(List(api::Kind::kPod).size(), 2u);
+  // A bound pod's deletion is graceful: it stays, marked, until its kubelet lets go.
+  for (const auto& pod : List(api::Kind::kPod))
+    EXPECT_EQ(BeingDeleted(*pod), pod->name() == "brief") << pod->name();
+  EXPECT_EQ(EventsAbout("n1"),
+            std::vector<std::string>{
+                "node-controller Normal NodeNotReady: Node n1 status is now: NodeNotReady"});
+  EXPECT_EQ(EventsAbout("brief"),
+            std::vector<std::string>{"taint-eviction-controller Normal TaintManagerEviction: "
+                                     "Marking for deletion Pod default/brief"});
+  EXPECT_TRUE(EventsAbout("p").empty());
 }
 
 // A controller writes what it read plus its change, guarded by the version

@@ -91,6 +91,22 @@ class ControllersTest(unittest.TestCase):
         self.server.kubectl("scale", "deployment/web", "--replicas=4")
         self.wait("4 pods", lambda: len(self.pods("default", "app%3Dweb")) == 4)
         self.server.kubectl("rollout", "status", "deployment/web", "--timeout=60s")
+        # The controllers' events, as `kubectl describe` shows them.
+        rs_name = self.get("/apis/apps/v1/namespaces/default/replicasets")["items"][0]["metadata"]["name"]
+        described = self.wait("the deployment's scaling events", lambda: (
+            lambda out: out if "to 4 from 10" in out else None)(
+                self.server.kubectl("describe", "deployment", "web").stdout))
+        self.assertRegex(described, rf"Normal\s+ScalingReplicaSet\s+\S+\s+deployment-controller\s+"
+                                    rf"Scaled up replica set {rs_name} to 6\n")
+        self.assertIn(f"Scaled up replica set {rs_name} to 10 from 6", described)
+        self.assertIn(f"Scaled down replica set {rs_name} to 4 from 10", described)
+        described = self.wait("the replica set's events", lambda: (
+            lambda out: out if "SuccessfulDelete" in out else None)(
+                self.server.kubectl("describe", "rs", rs_name).stdout))
+        self.assertRegex(described, rf"Normal\s+SuccessfulCreate\s+\S+\s+replicaset-controller\s+"
+                                    rf"Created pod: {rs_name}-")
+        self.assertRegex(described, rf"Normal\s+SuccessfulDelete\s+\S+\s+replicaset-controller\s+"
+                                    rf"Deleted pod: {rs_name}-")
 
         # A rolling update with maxUnavailable 1 and maxSurge 1, pods ready for 1 s before available:
         # at every observed moment at least 3 of 4 pods are available, at most 5 exist.
@@ -168,6 +184,16 @@ class ControllersTest(unittest.TestCase):
         # Evicted after the 1 s toleration, replaced elsewhere.
         self.wait("8 pods running on other nodes", lambda: len(
             [p for p in self.running_ready("default", "app%3Dspread") if p["spec"]["nodeName"] != "sim-node-0"]) == 8)
+        described = self.wait("the node's event", lambda: (
+            lambda out: out if "NodeNotReady" in out else None)(
+                self.server.kubectl("describe", "node", "sim-node-0").stdout))
+        self.assertRegex(described, r"Normal\s+NodeNotReady\s+\S+\s+node-controller\s+"
+                                    r"Node sim-node-0 status is now: NodeNotReady")
+        evictions = self.wait("eviction events", lambda: self.get(
+            "/api/v1/namespaces/default/events?fieldSelector=reason%3DTaintManagerEviction")["items"])
+        self.assertTrue(all(e["involvedObject"]["name"] in [p["metadata"]["name"] for p in on_node0]
+                            for e in evictions), evictions)
+        self.assertTrue(all(e["message"].startswith("Marking for deletion Pod default/spread-") for e in evictions))
         out = subprocess.run([BERTH, "sim", "node-up", "sim-node-0", "--server", self.server.url],
                              capture_output=True, text=True, timeout=10)
         self.assertEqual(out.returncode, 0, out.stderr)

@@ -119,7 +119,8 @@ DeploymentController::DeploymentController(const ControllerContext& context, int
     : Controller("deployment", context, workers),
       deployments_(context.informers.For(api::Kind::kDeployment)),
       replicasets_(context.informers.For(api::Kind::kReplicaSet)),
-      pods_(context.informers.For(api::Kind::kPod)) {
+      pods_(context.informers.For(api::Kind::kPod)),
+      events_(context.events, {"deployment-controller", ""}) {
   auto enqueue = [this](const api::ObjectPtr& d) { Enqueue(client::ObjectKey(*d)); };
   deployments_.AddHandlers({enqueue, enqueue, enqueue});
   // A ReplicaSet's change wakes its Deployment.
@@ -328,6 +329,10 @@ Result<api::ObjectPtr> DeploymentController::EnsureNewReplicaSet(State& s, bool 
     return created.status();
   }
   s.new_rs = created.value();
+  if (initial > 0) {
+    events_.Event(*s.d, "Normal", "ScalingReplicaSet",
+                  "Scaled up replica set " + s.new_rs->name() + " to " + std::to_string(initial));
+  }
   s.progressed = true;
   s.progress_reason = "NewReplicaSetCreated";
   s.progress_message = "Created new replica set \"" + s.new_rs->name() + "\"";
@@ -341,7 +346,8 @@ Status DeploymentController::ScaleReplicaSet(State& s, api::ObjectPtr& rs, int64
       Annotation(*rs, kMaxReplicas) == max) {
     return Status::Ok();
   }
-  bool scaling = SpecReplicas(*rs) != replicas;
+  const int64_t before = SpecReplicas(*rs);
+  bool scaling = before != replicas;
   json::object next = ForUpdate(*rs);
   MutableObject(next, "spec")["replicas"] = replicas;
   json::object& annotations = MutableObject(MutableObject(next, "metadata"), "annotations");
@@ -351,6 +357,10 @@ Status DeploymentController::ScaleReplicaSet(State& s, api::ObjectPtr& rs, int64
   if (!written.ok()) return written.status();
   rs = written.value();
   if (scaling) {
+    events_.Event(*s.d, "Normal", "ScalingReplicaSet",
+                  std::string("Scaled ") + (replicas > before ? "up" : "down") + " replica set " +
+                      rs->name() + " to " + std::to_string(replicas) + " from " +
+                      std::to_string(before));
     s.progressed = true;
     if (s.progress_reason.empty()) {
       s.progress_reason = "ReplicaSetUpdated";

@@ -51,6 +51,7 @@ class DeploymentController final : public Controller {
   client::SharedInformer& deployments_;
   client::SharedInformer& replicasets_;
   client::SharedInformer& pods_;
+  client::EventRecorder events_;
 };
 
 }  // namespace berth::controllers

@@ -26,12 +26,15 @@ bool HasTaint(const json::array* taints, std::string_view key, std::string_view 
 
 }  // namespace
 
-NodeLifecycleController::NodeLifecycleController(const ControllerContext& context, NodeLifecycleOptions options)
+NodeLifecycleController::NodeLifecycleController(const ControllerContext& context,
+                                                 NodeLifecycleOptions options)
     : Controller("nodelifecycle", context, 2),
       options_(options),
       nodes_(context.informers.For(api::Kind::kNode)),
       leases_(context.informers.For(api::Kind::kLease)),
-      pods_(context.informers.For(api::Kind::kPod)) {
+      pods_(context.informers.For(api::Kind::kPod)),
+      node_events_(context.events, {"node-controller", ""}),
+      eviction_events_(context.events, {"taint-eviction-controller", ""}) {
   auto node_changed = [this](const api::ObjectPtr& node) { Enqueue(node->name()); };
   nodes_.AddHandlers({node_changed, node_changed, nullptr});
   auto lease_changed = [this](const api::ObjectPtr& lease) {
@@ -94,6 +97,8 @@ Status NodeLifecycleController::UpdateNode(const api::ObjectPtr& node, bool heal
     }
     auto written = client_.UpdateStatus(api::Kind::kNode, next);
     if (!written.ok()) return written.status();
+    node_events_.Event(*written.value(), "Normal", "NodeNotReady",
+                       "Node " + node->name() + " status is now: NodeNotReady");
     next = ForUpdate(*written.value());
     ready_status = "Unknown";
     changed = true;
@@ -180,6 +185,9 @@ Status NodeLifecycleController::EvictPods(const api::Object& node, const std::st
     }
     if (!deadline) continue;
     if (*deadline <= now) {
+      eviction_events_.Event(
+          *pod, "Normal", "TaintManagerEviction",
+          "Marking for deletion Pod " + pod->namespace_name() + "/" + pod->name());
       Status s = client_.Delete(api::Kind::kPod, pod->namespace_name(), pod->name(), {.uid_precondition = pod->uid()});
       if (!s.ok() && s.code() != StatusCode::kNotFound && first.ok()) first = s;
     } else if (!next_check || *deadline < *next_check) {

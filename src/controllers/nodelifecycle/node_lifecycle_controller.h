@@ -46,6 +46,8 @@ class NodeLifecycleController final : public Controller {
   client::SharedInformer& nodes_;
   client::SharedInformer& leases_;
   client::SharedInformer& pods_;
+  client::EventRecorder node_events_;      // kube's node-controller
+  client::EventRecorder eviction_events_;  // kube's taint-eviction-controller
   std::mutex ticker_mu_;
   std::condition_variable ticker_cv_;
   bool stopping_ = false;

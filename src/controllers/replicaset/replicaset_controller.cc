@@ -75,7 +75,8 @@ std::pair<int, Status> ParallelCreate(int n, int parallelism, const std::functio
 ReplicaSetController::ReplicaSetController(const ControllerContext& context, int workers)
     : Controller("replicaset", context, workers),
       replicasets_(context.informers.For(api::Kind::kReplicaSet)),
-      pods_(context.informers.For(api::Kind::kPod)) {
+      pods_(context.informers.For(api::Kind::kPod)),
+      events_(context.events, {"replicaset-controller", ""}) {
   auto enqueue = [this](const api::ObjectPtr& rs) { Enqueue(client::ObjectKey(*rs)); };
   replicasets_.AddHandlers({enqueue, enqueue, [this](const api::ObjectPtr& rs) {
                               expectations_.Forget(client::ObjectKey(*rs));
@@ -250,8 +251,14 @@ Status ReplicaSetController::ManageReplicas(const api::Object& rs, const std::st
       int n = std::min(batch, want - done);
       auto [failed, error] = ParallelCreate(n, 16, [&](int) {
         auto created = client_.Create(api::Kind::kPod, rs.namespace_name(), pod);
-        if (!created.ok()) expectations_.CreationObserved(key);  // it will never be observed
-        return created.status();
+        if (!created.ok()) {
+          expectations_.CreationObserved(key);  // it will never be observed
+          events_.Event(rs, "Warning", "FailedCreate",
+                        "Error creating: " + created.status().message());
+          return created.status();
+        }
+        events_.Event(rs, "Normal", "SuccessfulCreate", "Created pod: " + created.value()->name());
+        return Status::Ok();
       });
       done += n;
       if (failed > 0) {
@@ -272,10 +279,13 @@ Status ReplicaSetController::ManageReplicas(const api::Object& rs, const std::st
     auto [failed, error] = ParallelCreate(static_cast<int>(ranked.size()), 16, [&](int i) {
       const auto& pod = ranked[static_cast<size_t>(i)];
       Status s = client_.Delete(api::Kind::kPod, pod->namespace_name(), pod->name(), {.uid_precondition = pod->uid()});
-      if (!s.ok()) {
-        expectations_.DeletionObserved(key, client::ObjectKey(*pod));
-        if (s.code() == StatusCode::kNotFound) return Status::Ok();
+      if (s.ok()) {
+        events_.Event(rs, "Normal", "SuccessfulDelete", "Deleted pod: " + pod->name());
+        return s;
       }
+      expectations_.DeletionObserved(key, client::ObjectKey(*pod));
+      if (s.code() == StatusCode::kNotFound) return Status::Ok();
+      events_.Event(rs, "Warning", "FailedDelete", "Error deleting: " + s.message());
       return s;
     });
     return failed > 0 ? error : Status::Ok();

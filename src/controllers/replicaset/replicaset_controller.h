@@ -46,7 +46,7 @@ class ReplicaSetController final : public Controller {
   client::SharedInformer& replicasets_;
   client::SharedInformer& pods_;
   Expectations expectations_;
-  // Which pods were last seen ready, to requeue ReplicaSets with minReadySeconds.
+  client::EventRecorder events_;
 };
 
 }  // namespace berth::controllers
