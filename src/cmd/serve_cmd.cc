@@ -8,15 +8,16 @@
 #include <fstream>
 #include <sstream>
 
+#include "api/quantity.h"
 #include "apiserver/api_server.h"
+#include "apiserver/event_expiry.h"
 #include "apiserver/http_server.h"
 #include "cmd/commands.h"
 #include "cmd/controller_runtime.h"
 #include "cmd/scheduler_runtime.h"
-#include "controllers/json_util.h"
-#include "api/quantity.h"
 #include "cmd/server_metrics.h"
 #include "cmd/termination_signals.h"
+#include "controllers/json_util.h"
 #include "store/memory/memory_store.h"
 
 namespace berth::cmd {
@@ -39,6 +40,7 @@ struct ServeOptions {
   std::string scheduler_config;
   int concurrent = 2;
   bool controllers = true;
+  std::string event_ttl = "1h";
   std::string node_monitor_grace_period = "40s";
   std::string node_monitor_period = "5s";
   int sim_nodes = 0;
@@ -199,9 +201,16 @@ int Serve(const ServeOptions& o) {
     }
   }
 
+  auto event_ttl = controllers::ParseGoDuration(o.event_ttl);
+  if (!event_ttl || event_ttl->count() < 0) {
+    return Fail("--event-ttl " + o.event_ttl + ": expected a duration such as 1h");
+  }
+
   apiserver::ApiServer api(store, api_options);
   Status boot = api.Bootstrap();
   if (!boot.ok()) return Fail("bootstrap: " + boot.message());
+  auto event_expiry = std::make_unique<apiserver::EventExpiry>(
+      store, std::chrono::duration_cast<std::chrono::seconds>(*event_ttl));
   if (o.scheduler) {
     scheduler::SchedulerConfig config;
     if (!o.scheduler_config.empty()) {
@@ -257,6 +266,7 @@ int Serve(const ServeOptions& o) {
   server_ptr = nullptr;
   if (controller_manager) controller_manager->Stop();
   if (in_process_scheduler) in_process_scheduler->Stop();
+  event_expiry.reset();
   store.Close();  // the log is synced
   std::fprintf(stderr, "berth serve: stopped at revision %lld\n",
                static_cast<long long>(store.CurrentRevision()));
@@ -293,6 +303,10 @@ void AddServeCommand(CLI::App& app) {
   serve->add_flag("--controllers,!--no-controllers", o.controllers,
                   "Run the controllers in process: ReplicaSet, Deployment, garbage collector, node lifecycle "
                   "(default: yes)");
+  serve
+      ->add_option("--event-ttl", o.event_ttl,
+                   "How long Events are kept after their last write (0: forever)")
+      ->capture_default_str();
   serve->add_option("--node-monitor-grace-period", o.node_monitor_grace_period,
                     "How long a node's kubelet may be silent before the node is marked unreachable")
       ->capture_default_str();

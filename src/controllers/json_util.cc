@@ -1,6 +1,7 @@
 #include "controllers/json_util.h"
 
 #include <cctype>
+#include <charconv>
 
 namespace berth::controllers {
 
@@ -82,11 +83,13 @@ std::optional<std::chrono::milliseconds> ParseGoDuration(std::string_view text) 
   double total = 0;
   size_t i = 0;
   if (text.empty()) return std::nullopt;
+  if (text == "0") return std::chrono::milliseconds(0);  // Go's one unitless duration
   while (i < text.size()) {
     size_t start = i;
     while (i < text.size() && (std::isdigit(static_cast<unsigned char>(text[i])) || text[i] == '.')) ++i;
-    if (start == i) return std::nullopt;
-    double value = std::stod(std::string(text.substr(start, i - start)));
+    double value = 0;
+    auto [end, error] = std::from_chars(text.data() + start, text.data() + i, value);
+    if (start == i || error != std::errc() || end != text.data() + i) return std::nullopt;
     size_t unit_start = i;
     while (i < text.size() && std::isalpha(static_cast<unsigned char>(text[i]))) ++i;
     std::string_view unit = text.substr(unit_start, i - unit_start);

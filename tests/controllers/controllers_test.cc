@@ -86,6 +86,17 @@ TEST(DeploymentMath, PodTemplateHashIsStableAndSafe) {
   for (char c : h) EXPECT_NE(std::string_view("bcdfghjklmnpqrstvwxz2456789").find(c), std::string_view::npos) << h;
 }
 
+TEST(GoDuration, ParsesKubesFlagValuesAndRefusesTheRest) {
+  EXPECT_EQ(ParseGoDuration("40s"), std::chrono::milliseconds(40000));
+  EXPECT_EQ(ParseGoDuration("1h30m"), std::chrono::milliseconds(5400000));
+  EXPECT_EQ(ParseGoDuration("1.5s"), std::chrono::milliseconds(1500));
+  EXPECT_EQ(ParseGoDuration("250ms"), std::chrono::milliseconds(250));
+  EXPECT_EQ(ParseGoDuration("0"), std::chrono::milliseconds(0));
+  for (const char* bad : {"", "5", ".s", "1..2s", "s", "3x", "-1s"}) {
+    EXPECT_FALSE(ParseGoDuration(bad).has_value()) << bad;
+  }
+}
+
 TEST(Expectations, SatisfiedOnlyWhenObserved) {
   Expectations e;
   EXPECT_TRUE(e.Satisfied("ns/rs"));

@@ -1,12 +1,13 @@
 """berth serve's limits and security, seen by clients: 413 for large bodies,
-429 beyond --max-requests-inflight, bearer tokens, TLS, a taken port, and
-Prometheus metrics."""
+429 beyond --max-requests-inflight, bearer tokens, TLS, a taken port, bad
+flags, --event-ttl, and Prometheus metrics."""
 
 import json
 import os
 import ssl
 import subprocess
 import threading
+import time
 import unittest
 import urllib.error
 import urllib.request
@@ -139,6 +140,29 @@ class Limits(unittest.TestCase):
         self.assertNotEqual(second.returncode, 0)
         self.assertIn(f"127.0.0.1:{self.server.port}", second.stderr)
         self.assertIn("address already in use", second.stderr.lower())
+
+    def test_a_bad_duration_flag_is_a_clear_error(self):
+        self.server = BerthServer(extra_args=["--in-memory"]).start()
+        for flag in ("--event-ttl", "--node-monitor-grace-period"):
+            out = subprocess.run([BERTH, "serve", "--in-memory", "--listen", f"127.0.0.1:{free_port()}",
+                                  flag, ".5x"], capture_output=True, text=True, timeout=30)
+            self.assertNotEqual(out.returncode, 0)
+            self.assertIn(f"{flag} .5x: expected a duration", out.stderr)
+
+    def test_events_expire_after_the_event_ttl(self):
+        self.server = BerthServer(extra_args=["--in-memory", "--event-ttl", "1s"]).start()
+        event = {"apiVersion": "v1", "kind": "Event", "metadata": {"name": "e1"}, "reason": "Test",
+                 "involvedObject": {"kind": "Pod", "name": "p", "namespace": "default"}}
+        status, _, body = request(self.server.url + "/api/v1/namespaces/default/events", "POST",
+                                  json.dumps(event).encode(), {"Content-Type": "application/json"})
+        self.assertEqual(status, 201, body)
+        deadline = time.time() + 20
+        while time.time() < deadline:
+            status, _, _ = request(self.server.url + "/api/v1/namespaces/default/events/e1")
+            if status == 404:
+                break
+            time.sleep(0.1)
+        self.assertEqual(status, 404)
 
     def test_metrics_are_prometheus_text_with_kube_names(self):
         self.server = BerthServer(extra_args=["--in-memory"], scheduler=True).start()
