@@ -25,9 +25,38 @@ bool MatchesDns1123Label(std::string_view v) {
   return true;
 }
 
+// A string as Go's %q prints it in kube's messages: quoted, with quotes,
+// backslashes and control characters escaped.
 std::string Quote(std::string_view v) {
+  static constexpr char kHex[] = "0123456789abcdef";
   std::string s = "\"";
-  s += v;
+  for (char c : v) {
+    switch (c) {
+      case '"':
+        s += "\\\"";
+        break;
+      case '\\':
+        s += "\\\\";
+        break;
+      case '\n':
+        s += "\\n";
+        break;
+      case '\t':
+        s += "\\t";
+        break;
+      case '\r':
+        s += "\\r";
+        break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
+          s += "\\x";
+          s += kHex[(static_cast<unsigned char>(c) >> 4) & 0xf];
+          s += kHex[static_cast<unsigned char>(c) & 0xf];
+        } else {
+          s += c;
+        }
+    }
+  }
   s += '"';
   return s;
 }
@@ -187,8 +216,9 @@ void ValidateWorkload(const Object& object, FieldErrors& errors) {
       }
       if (!selector->Matches(labels)) {
         const json::object* l = ObjectAt(tmpl_meta, "labels");
-        errors.Invalid("spec.template.metadata.labels", l ? json::serialize(*l) : "null",
-                       "`selector` does not match template `labels`");
+        errors.InvalidValue("spec.template.metadata.labels",
+                            l ? json::value(*l) : json::value(nullptr),
+                            "`selector` does not match template `labels`");
       }
     }
   }
@@ -284,10 +314,36 @@ void FieldErrors::Invalid(std::string field, std::string_view value, std::string
   causes_.push_back({"FieldValueInvalid", std::move(message), std::move(field)});
 }
 
+namespace {
+
+// A map of strings as kube's messages print one (Go's %#v: keys sorted).
+std::string GoStringMap(const json::object& o) {
+  std::vector<std::pair<std::string_view, std::string_view>> entries;
+  for (const auto& kv : o) entries.emplace_back(kv.key(), kv.value().get_string());
+  std::sort(entries.begin(), entries.end());
+  std::string out = "map[string]string{";
+  for (size_t i = 0; i < entries.size(); ++i) {
+    if (i > 0) out += ", ";
+    out += Quote(entries[i].first) + ":" + Quote(entries[i].second);
+  }
+  return out + "}";
+}
+
+}  // namespace
+
 void FieldErrors::InvalidValue(std::string field, const json::value& value,
                                std::string_view detail) {
   std::string message = "Invalid value: ";
-  message += value.is_string() ? Quote(value.get_string()) : json::serialize(value);
+  const bool string_map =
+      value.is_object() && std::all_of(value.get_object().begin(), value.get_object().end(),
+                                       [](const auto& kv) { return kv.value().is_string(); });
+  if (value.is_string()) {
+    message += Quote(value.get_string());
+  } else if (string_map) {
+    message += GoStringMap(value.get_object());
+  } else {
+    message += json::serialize(value);
+  }
   if (!detail.empty()) message += ": " + std::string(detail);
   causes_.push_back({"FieldValueInvalid", std::move(message), std::move(field)});
 }

@@ -70,8 +70,17 @@ TEST(Validation, ReportsFieldPathsAndMessages) {
        "Invalid value: 70000: must be between 1 and 65535, inclusive"},
       {PodWith(R"([{"name":"c","image":"x"}])", "Bad_Name"), "metadata.name",
        "Invalid value: \"Bad_Name\": a lowercase RFC 1123 subdomain"},
+      // Go's %q: quotes and control characters escaped.
+      {PodWith(R"([{"name":"c","image":"x"}])", R"(a\"b\n)"), "metadata.name",
+       R"(Invalid value: "a\"b\n": a lowercase RFC 1123 subdomain)"},
+      // Go's %#v of a map: keys sorted, ", " between entries.
+      {R"({"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"d","namespace":"default"},"spec":{"selector":{"matchLabels":{"app":"a"}},"template":{"metadata":{"labels":{"tier":"x","app":"b"}},"spec":{"containers":[{"name":"c","image":"x"}]}}}})",
+       "spec.template.metadata.labels",
+       R"(Invalid value: map[string]string{"app":"b", "tier":"x"}: )"},
       {R"({"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"d","namespace":"default"},"spec":{"selector":{"matchLabels":{"app":"a"}},"template":{"metadata":{"labels":{"app":"b"}},"spec":{"containers":[{"name":"c","image":"x"}]}}}})",
-       "spec.template.metadata.labels", "`selector` does not match template `labels`"},
+       "spec.template.metadata.labels",
+       "Invalid value: map[string]string{\"app\":\"b\"}: `selector` does not match template "
+       "`labels`"},
       {R"({"apiVersion":"v1","kind":"PersistentVolumeClaim","metadata":{"name":"c","namespace":"default"},"spec":{"accessModes":["ReadWriteOnce"]}})",
        "spec.resources[storage]", "Required value"},
   };

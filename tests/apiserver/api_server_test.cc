@@ -332,7 +332,8 @@ TEST_F(ApiServerTest, SchedulingGatesMayOnlyBeRemovedAndAGatedPodsSelectorOnlyGr
   EXPECT_EQ(changed.status, 422);
   EXPECT_EQ(
       Body(changed)["message"].as_string(),
-      R"(Pod "g" is invalid: spec.nodeSelector: Invalid value: {"a":"z","c":"d"}: only additions to )"
+      R"(Pod "g" is invalid: spec.nodeSelector: Invalid value: map[string]string{"a":"z", "c":"d"}: )"
+      R"(only additions to )"
       "spec.nodeSelector are allowed (no mutations or deletions)");
   ASSERT_EQ(patch(R"({"spec":{"schedulingGates":null}})").status, 200);
   // Ungated, the selector is fixed like the rest.
