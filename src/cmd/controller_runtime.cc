@@ -1,5 +1,7 @@
 #include "cmd/controller_runtime.h"
 
+#include <algorithm>
+
 #include "client/store_informer.h"
 #include "controllers/deployment/deployment_controller.h"
 #include "controllers/gc/garbage_collector.h"
@@ -53,7 +55,17 @@ Result<std::unique_ptr<ControllerManager>> ControllerManager::Start(client::Tran
     m->controllers_.push_back(std::move(lifecycle));
   }
   if (options.sim) {
-    auto sim = std::make_unique<controllers::SimNodes>(context, *options.sim);
+    // Each of kube's kubelets writes its events at 50/s with bursts of 100;
+    // the simulated ones share a broadcaster with that much room per node.
+    int nodes = 0;
+    for (const auto& g : options.sim->groups) nodes += g.count;
+    client::EventBroadcaster::Options kubelet_limits;
+    kubelet_limits.qps = 50.0 * std::max(nodes, 1);
+    kubelet_limits.burst = 100 * std::max(nodes, 1);
+    m->kubelet_events_ = std::make_unique<client::EventBroadcaster>(*m->client_, kubelet_limits);
+    controllers::ControllerContext sim_context = context;
+    sim_context.events = m->kubelet_events_.get();
+    auto sim = std::make_unique<controllers::SimNodes>(sim_context, *options.sim);
     if (Status s = sim->Register(); !s.ok()) return Status(s.code(), "simulated nodes: " + s.message());
     m->sim_ = sim.get();
     m->controllers_.push_back(std::move(sim));
@@ -81,6 +93,7 @@ void ControllerManager::Stop() {
   for (auto& c : controllers_) c->Stop();  // before any derived part is destroyed
   controllers_.clear();
   events_->Stop();  // what the controllers recorded is written
+  if (kubelet_events_) kubelet_events_->Stop();
 }
 
 }  // namespace berth::cmd

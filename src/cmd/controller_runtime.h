@@ -47,6 +47,8 @@ class ControllerManager {
   metrics::Registry registry_;
   std::unique_ptr<client::RestClient> client_;
   std::unique_ptr<client::EventBroadcaster> events_;  // writes through client_
+  std::unique_ptr<client::EventBroadcaster>
+      kubelet_events_;  // the simulated kubelets'; through client_
   std::unique_ptr<client::InformerFactory> informers_;
   std::vector<std::unique_ptr<controllers::Controller>> controllers_;
   controllers::NodeLifecycleController* lifecycle_ = nullptr;

@@ -84,6 +84,16 @@ class ControllersTest(unittest.TestCase):
         self.assertTrue(all(p["status"]["podIP"] for p in pods))
         owner = pods[0]["metadata"]["ownerReferences"][0]
         self.assertEqual((owner["kind"], owner["controller"]), ("ReplicaSet", True))
+        # The scheduler's and the (simulated) kubelet's events, as kubectl describe shows them.
+        name, node = pods[0]["metadata"]["name"], pods[0]["spec"]["nodeName"]
+        described = self.wait("the pod's events", lambda: (
+            lambda out: out if "Started container" in out else None)(
+                self.server.kubectl("describe", "pod", name).stdout))
+        self.assertRegex(described, rf"Normal\s+Scheduled\s+\S+\s+default-scheduler\s+"
+                                    rf"Successfully assigned default/{name} to {node}\n")
+        for reason, message in (("Pulled", 'Container image "nginx" already present on machine'),
+                                ("Created", "Created container nginx"), ("Started", "Started container nginx")):
+            self.assertRegex(described, rf"Normal\s+{reason}\s+\S+\s+kubelet(, {node})?\s+{message}\n")
 
         # Scale up and down.
         self.server.kubectl("scale", "deployment/web", "--replicas=10")

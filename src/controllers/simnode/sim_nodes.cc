@@ -133,6 +133,8 @@ SimNodes::SimNodes(const ControllerContext& context, SimNodesOptions options)
     for (int i = 0; i < g.count; ++i) names_.push_back(g.name_prefix + std::to_string(i));
   }
   std::sort(names_.begin(), names_.end());
+  for (const auto& name : names_)
+    kubelet_events_.emplace(name, client::EventRecorder(context.events, {"kubelet", name}));
   auto pod_changed = [this](const api::ObjectPtr& pod) {
     const auto* view = pod->As<api::PodView>();
     if (view && Ours(view->node_name)) Enqueue(client::ObjectKey(*pod));
@@ -245,6 +247,11 @@ Status SimNodes::Reconcile(const std::string& key) {
     // The simulated containers stop at once: the kubelet's final, immediate delete.
     Status s = client_.Delete(api::Kind::kPod, pod->namespace_name(), pod->name(),
                               {.grace_period_seconds = 0, .uid_precondition = pod->uid()});
+    if (s.ok() && StringAt(StatusOf(*pod), "phase") == "Running") {
+      ContainerEvents(*pod, "Killing", [](std::string_view name, std::string_view) {
+        return "Stopping container " + std::string(name);
+      });
+    }
     return s.ok() || s.code() == StatusCode::kNotFound || s.code() == StatusCode::kConflict ? Status::Ok() : s;
   }
   return RunPod(pod);
@@ -334,7 +341,36 @@ Status SimNodes::RunPod(const api::ObjectPtr& pod) {
   }
   auto written = client_.UpdateStatus(api::Kind::kPod, next);
   if (!written.ok() && written.status().code() != StatusCode::kNotFound) return written.status();
+  if (written.ok() && phase != "Running") {
+    // What kube's kubelet records as it starts each container (the image is
+    // always "present": nothing is pulled).
+    ContainerEvents(*pod, "Pulled", [](std::string_view, std::string_view image) {
+      return "Container image \"" + std::string(image) + "\" already present on machine";
+    });
+    ContainerEvents(*pod, "Created", [](std::string_view name, std::string_view) {
+      return "Created container " + std::string(name);
+    });
+    ContainerEvents(*pod, "Started", [](std::string_view name, std::string_view) {
+      return "Started container " + std::string(name);
+    });
+  }
   return Status::Ok();
+}
+
+void SimNodes::ContainerEvents(
+    const api::Object& pod, std::string_view reason,
+    const std::function<std::string(std::string_view, std::string_view)>& message) {
+  const auto* view = pod.As<api::PodView>();
+  auto recorder = view ? kubelet_events_.find(view->node_name) : kubelet_events_.end();
+  const auto* spec = Spec(pod);
+  const json::array* containers = spec ? ArrayAt(*spec, "containers") : nullptr;
+  if (recorder == kubelet_events_.end() || !containers) return;
+  for (const auto& c : *containers) {
+    if (!c.is_object()) continue;
+    recorder->second.Event(
+        pod, "Normal", reason,
+        message(StringAt(c.get_object(), "name"), StringAt(c.get_object(), "image")));
+  }
 }
 
 }  // namespace berth::controllers

@@ -19,9 +19,12 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <functional>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <thread>
+#include <unordered_map>
 #include <vector>
 
 #include "controllers/controller.h"
@@ -73,11 +76,18 @@ class SimNodes final : public Controller {
   Status RenewLease(const std::string& node);
   Status ReportReady(const api::ObjectPtr& node);
   Status RunPod(const api::ObjectPtr& pod);
+  // What a kubelet records about each of the pod's containers: `reason` and
+  // `message(name, image)`.
+  void ContainerEvents(
+      const api::Object& pod, std::string_view reason,
+      const std::function<std::string(std::string_view, std::string_view)>& message);
 
   SimNodesOptions options_;
   client::SharedInformer& nodes_;
   client::SharedInformer& pods_;
   std::vector<std::string> names_;  // sorted
+  std::unordered_map<std::string, client::EventRecorder>
+      kubelet_events_;  // by node: source kubelet, host
   std::atomic<uint32_t> next_ip_{0};
   std::mutex mu_;
   std::condition_variable cv_;
