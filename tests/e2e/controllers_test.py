@@ -257,6 +257,13 @@ class StandaloneControllerManagerTest(unittest.TestCase):
             pods = json.loads(server.kubectl("get", "pods", "-l", "app=solo", "-o", "json").stdout)["items"]
             self.assertEqual(len(pods), 3)
             self.assertTrue(all(p["status"]["phase"] == "Running" for p in pods))
+            # The standalone manager's events arrive over HTTP.
+            described, deadline = "", time.time() + 20
+            while time.time() < deadline and "ScalingReplicaSet" not in described:
+                described = server.kubectl("describe", "deployment", "solo").stdout
+                time.sleep(0.1)
+            self.assertRegex(described, r"Normal\s+ScalingReplicaSet\s+\S+\s+deployment-controller\s+"
+                                        r"Scaled up replica set solo-\w+ to 3")
             server.kubectl("delete", "deployment", "solo")
             deadline = time.time() + 30
             while time.time() < deadline and json.loads(
@@ -268,6 +275,7 @@ class StandaloneControllerManagerTest(unittest.TestCase):
             if manager:
                 manager.terminate()
                 self.assertEqual(manager.wait(timeout=20), 0)
+                log.close()
             server.stop()
             server.cleanup()
 

@@ -204,6 +204,14 @@ class StandaloneScheduler(unittest.TestCase):
             bound = k("get", "pod", "too-big", "-o", "jsonpath={.spec.nodeName}").stdout
             time.sleep(0.1)
         self.assertEqual(bound, "n2")
+        # Both bindings recorded the event Scheduled, over HTTP too.
+        scheduled = []
+        while time.time() < deadline and len(scheduled) < 2:
+            scheduled = sorted(e["message"] for e in json.loads(k(
+                "get", "events", "--field-selector", "reason=Scheduled", "-o", "json").stdout)["items"])
+            time.sleep(0.05)
+        self.assertEqual(scheduled, ["Successfully assigned default/fits to n1",
+                                     "Successfully assigned default/too-big to n2"])
 
 
 class Bench(unittest.TestCase):
