@@ -117,8 +117,9 @@ TEST_F(EventRecorderTest, RepeatsAreCountedOnOneEvent) {
 
   // The counted Event deleted (expired): the next repeat creates a new one.
   for (const auto& e : events) {
-    if (Json(e).at("count") == 3)
+    if (Json(e).at("count") == 3) {
       ASSERT_TRUE(client_->Delete(api::Kind::kEvent, "default", e->name()).ok());
+    }
   }
   scheduler.Event(*pod, "Warning", "FailedScheduling", "0/1 nodes are available.");
   broadcaster.Flush();
