@@ -438,9 +438,12 @@ TEST_F(ControllerEnv, NodeLifecycleMarksSilentNodesAndEvictsIntolerantPods) {
   // A bound pod's deletion is graceful: it stays, marked, until its kubelet lets go.
   for (const auto& pod : List(api::Kind::kPod))
     EXPECT_EQ(BeingDeleted(*pod), pod->name() == "brief") << pod->name();
+  // Registered once (two reconciles), then not ready.
   EXPECT_EQ(EventsAbout("n1"),
-            std::vector<std::string>{
-                "node-controller Normal NodeNotReady: Node n1 status is now: NodeNotReady"});
+            (std::vector<std::string>{
+                "node-controller Normal NodeNotReady: Node n1 status is now: NodeNotReady",
+                "node-controller Normal RegisteredNode: Node n1 event: Registered Node n1 in "
+                "Controller"}));
   EXPECT_EQ(EventsAbout("brief"),
             std::vector<std::string>{"taint-eviction-controller Normal TaintManagerEviction: "
                                      "Marking for deletion Pod default/brief"});

@@ -211,6 +211,15 @@ class ControllersTest(unittest.TestCase):
             c["type"] == "Ready" and c["status"] == "True"
             for c in self.get("/api/v1/nodes/sim-node-0")["status"]["conditions"])
             and not self.get("/api/v1/nodes/sim-node-0")["spec"].get("taints"))
+        # The kubelet's and node controller's node events; NodeReady again after coming back (counted).
+        ready = self.wait("NodeReady recorded twice", lambda: [
+            e for e in self.get("/api/v1/namespaces/default/events?fieldSelector=involvedObject.name%3Dsim-node-0")[
+                "items"] if e["reason"] == "NodeReady" and e["count"] >= 2])
+        self.assertEqual(ready[0]["source"], {"component": "kubelet", "host": "sim-node-0"})
+        described = self.server.kubectl("describe", "node", "sim-node-0").stdout
+        self.assertRegex(described, r"Normal\s+Starting\s+\S+\s+kubelet(, sim-node-0)?\s+Starting kubelet\.")
+        self.assertRegex(described, r"Normal\s+RegisteredNode\s+\S+\s+node-controller\s+"
+                                    r"Node sim-node-0 event: Registered Node sim-node-0 in Controller")
         # Its kubelet finishes the terminations it missed.
         self.wait("terminating pods gone", lambda: not [
             p for p in self.pods("default", "app%3Dspread") if p["spec"].get("nodeName") == "sim-node-0"])

@@ -36,7 +36,7 @@ NodeLifecycleController::NodeLifecycleController(const ControllerContext& contex
       node_events_(context.events, {"node-controller", ""}),
       eviction_events_(context.events, {"taint-eviction-controller", ""}) {
   auto node_changed = [this](const api::ObjectPtr& node) { Enqueue(node->name()); };
-  nodes_.AddHandlers({node_changed, node_changed, nullptr});
+  nodes_.AddHandlers({node_changed, node_changed, node_changed});
   auto lease_changed = [this](const api::ObjectPtr& lease) {
     if (lease->namespace_name() == kLeaseNamespace) Enqueue(lease->name());
   };
@@ -67,7 +67,20 @@ void NodeLifecycleController::Start() {
 
 Status NodeLifecycleController::Reconcile(const std::string& key) {
   api::ObjectPtr node = nodes_.Get(key);
-  if (!node) return Status::Ok();
+  if (!node) {
+    std::lock_guard lock(registered_mu_);
+    registered_.erase(key);
+    return Status::Ok();
+  }
+  bool first_seen;
+  {
+    std::lock_guard lock(registered_mu_);
+    first_seen = registered_.insert(key).second;
+  }
+  if (first_seen) {
+    node_events_.Event(*node, "Normal", "RegisteredNode",
+                       "Node " + key + " event: Registered Node " + key + " in Controller");
+  }
   api::ObjectPtr lease = leases_.Get(client::ObjectKey(kLeaseNamespace, key));
   if (!lease) return Status::Ok();  // no kubelet: nothing to monitor
   auto renewed = api::ParseRfc3339(StringAt(Spec(*lease), "renewTime"));

@@ -17,7 +17,11 @@
 // alone: nothing would ever report them ready again.
 
 #include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <string>
 #include <thread>
+#include <unordered_set>
 
 #include "controllers/controller.h"
 
@@ -48,6 +52,9 @@ class NodeLifecycleController final : public Controller {
   client::SharedInformer& pods_;
   client::EventRecorder node_events_;      // kube's node-controller
   client::EventRecorder eviction_events_;  // kube's taint-eviction-controller
+  std::mutex registered_mu_;
+  std::unordered_set<std::string>
+      registered_;  // guarded by registered_mu_: nodes seen (RegisteredNode recorded)
   std::mutex ticker_mu_;
   std::condition_variable ticker_cv_;
   bool stopping_ = false;

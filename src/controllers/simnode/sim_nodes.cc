@@ -179,6 +179,7 @@ Status SimNodes::Register() {
       if (Status s = RenewLease(name); !s.ok()) return s;
       auto node = created.ok() ? created : client_.Get(api::Kind::kNode, "", name);
       if (!node.ok()) return node.status();
+      kubelet_events_.at(name).Event(*node.value(), "Normal", "Starting", "Starting kubelet.");
       if (Status s = ReportReady(node.value()); !s.ok()) return s;
     }
   }
@@ -217,7 +218,16 @@ Status SimNodes::ReportReady(const api::ObjectPtr& node) {
   SetCondition(status, "PIDPressure", "False", "KubeletHasSufficientPID", "kubelet has sufficient PID available", now, true);
   SetCondition(status, "Ready", "True", "KubeletReady", "kubelet is posting ready status", now, true);
   auto written = client_.UpdateStatus(api::Kind::kNode, next);
-  return written.ok() ? Status::Ok() : written.status();
+  if (!written.ok()) return written.status();
+  // The kubelet records each condition it changed.
+  if (auto recorder = kubelet_events_.find(node->name()); recorder != kubelet_events_.end()) {
+    for (const char* status_now : {"NodeHasSufficientMemory", "NodeHasNoDiskPressure",
+                                   "NodeHasSufficientPID", "NodeReady"}) {
+      recorder->second.Event(*written.value(), "Normal", status_now,
+                             "Node " + node->name() + " status is now: " + status_now);
+    }
+  }
+  return Status::Ok();
 }
 
 void SimNodes::Heartbeat() {
