@@ -52,9 +52,9 @@ class NodeLifecycleController final : public Controller {
   client::SharedInformer& pods_;
   client::EventRecorder node_events_;      // kube's node-controller
   client::EventRecorder eviction_events_;  // kube's taint-eviction-controller
+  // Nodes seen (RegisteredNode recorded), forgotten when deleted.
   std::mutex registered_mu_;
-  std::unordered_set<std::string>
-      registered_;  // guarded by registered_mu_: nodes seen (RegisteredNode recorded)
+  std::unordered_set<std::string> registered_;  // guarded by registered_mu_
   std::mutex ticker_mu_;
   std::condition_variable ticker_cv_;
   bool stopping_ = false;

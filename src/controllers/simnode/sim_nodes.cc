@@ -133,8 +133,9 @@ SimNodes::SimNodes(const ControllerContext& context, SimNodesOptions options)
     for (int i = 0; i < g.count; ++i) names_.push_back(g.name_prefix + std::to_string(i));
   }
   std::sort(names_.begin(), names_.end());
-  for (const auto& name : names_)
+  for (const auto& name : names_) {
     kubelet_events_.emplace(name, client::EventRecorder(context.events, {"kubelet", name}));
+  }
   auto pod_changed = [this](const api::ObjectPtr& pod) {
     const auto* view = pod->As<api::PodView>();
     if (view && Ours(view->node_name)) Enqueue(client::ObjectKey(*pod));
