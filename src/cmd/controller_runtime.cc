@@ -56,12 +56,15 @@ Result<std::unique_ptr<ControllerManager>> ControllerManager::Start(client::Tran
   }
   if (options.sim) {
     // Each of kube's kubelets writes its events at 50/s with bursts of 100;
-    // the simulated ones share a broadcaster with that much room per node.
+    // the simulated ones share a broadcaster with that much room per node, up
+    // to ten kubelets' worth: a large simulated fleet must not spend a core
+    // (and the store's memory for an hour) on its own events.
     int nodes = 0;
     for (const auto& g : options.sim->groups) nodes += g.count;
+    const int shares = std::clamp(nodes, 1, 10);
     client::EventBroadcaster::Options kubelet_limits;
-    kubelet_limits.qps = 50.0 * std::max(nodes, 1);
-    kubelet_limits.burst = 100 * std::max(nodes, 1);
+    kubelet_limits.qps = 50.0 * shares;
+    kubelet_limits.burst = 100 * shares;
     m->kubelet_events_ = std::make_unique<client::EventBroadcaster>(*m->client_, kubelet_limits);
     controllers::ControllerContext sim_context = context;
     sim_context.events = m->kubelet_events_.get();
