@@ -168,9 +168,10 @@ TEST_F(EventRecorderTest, AFullQueueDropsEventsInsteadOfBlocking) {
 TEST_F(EventRecorderTest, WritesAtTheLimitedRate) {
   auto pod = Create(api::Kind::kPod, "default", kPod);
   ASSERT_TRUE(pod);
+  // Taken before the writer starts: its bucket fills no earlier than this.
+  const auto start = std::chrono::steady_clock::now();
   EventBroadcaster broadcaster(*client_, {.qps = 20, .burst = 2});
   EventRecorder recorder(&broadcaster, {"test", ""});
-  const auto start = std::chrono::steady_clock::now();
   for (int i = 0; i < 6; ++i) recorder.Event(*pod, "Normal", "Tick", "tick " + std::to_string(i));
   // However slow this thread is, the writer has had `burst` writes plus one
   // per 1/qps since the start, no more.
