@@ -86,8 +86,8 @@ class SimNodes final : public Controller {
   client::SharedInformer& nodes_;
   client::SharedInformer& pods_;
   std::vector<std::string> names_;  // sorted
-  std::unordered_map<std::string, client::EventRecorder>
-      kubelet_events_;  // by node: source kubelet, host
+  // Each node's kubelet's recorder (source kubelet, host the node).
+  std::unordered_map<std::string, client::EventRecorder> kubelet_events_;
   std::atomic<uint32_t> next_ip_{0};
   std::mutex mu_;
   std::condition_variable cv_;
