@@ -2,39 +2,23 @@
 
 #include <algorithm>
 #include <optional>
-#include <string>
-#include <vector>
-
-#include <boost/json.hpp>
+#include <string_view>
 
 #include "api/kinds.h"
 #include "api/rfc3339.h"
 
 namespace berth::apiserver {
 
-namespace json = boost::json;
 using SysClock = std::chrono::system_clock;
 
 namespace {
 
-std::optional<SysClock::time_point> TimeAt(const json::object* o, std::string_view key) {
-  if (!o) return std::nullopt;
-  auto it = o->find(key);
-  if (it == o->end() || !it->value().is_string()) return std::nullopt;
-  return api::ParseRfc3339(std::string_view(it->value().get_string()));
-}
-
-const json::object* ObjectAt(const json::object& o, std::string_view key) {
-  auto it = o.find(key);
-  return it != o.end() && it->value().is_object() ? &it->value().get_object() : nullptr;
-}
-
 // The newest of an Event's times; nullopt when it has none.
-std::optional<SysClock::time_point> LastSeen(const json::object& event) {
+std::optional<SysClock::time_point> LastSeen(const api::Object& event) {
   std::optional<SysClock::time_point> newest;
-  for (auto t : {TimeAt(&event, "lastTimestamp"), TimeAt(&event, "eventTime"),
-                 TimeAt(ObjectAt(event, "series"), "lastObservedTime"),
-                 TimeAt(ObjectAt(event, "metadata"), "creationTimestamp")}) {
+  for (std::string_view path :
+       {"lastTimestamp", "eventTime", "series.lastObservedTime", "metadata.creationTimestamp"}) {
+    auto t = api::ParseRfc3339(event.FieldValue(path));
     if (t && (!newest || *t > *newest)) newest = t;
   }
   return newest;
@@ -71,7 +55,7 @@ size_t EventExpiry::Sweep(SysClock::time_point now) {
   store::ListOptions options;
   options.prefix = api::StoragePrefix(api::Kind::kEvent);
   options.predicate = [cutoff](const api::Object& o) {
-    auto seen = LastSeen(o.json());
+    auto seen = LastSeen(o);
     return seen && *seen < cutoff;
   };
   auto listed = store_.List(options);

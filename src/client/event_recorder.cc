@@ -29,6 +29,7 @@ void EventBroadcaster::Record(const std::shared_ptr<const EventSource>& source,
             std::string(reason),
             std::move(message),
             std::chrono::system_clock::now()};
+  bool was_empty;
   {
     std::lock_guard lk(mu_);
     if (stopping_ || queue_.size() >= options_.max_queued) {
@@ -36,9 +37,13 @@ void EventBroadcaster::Record(const std::shared_ptr<const EventSource>& source,
       return;
     }
     p.seq = next_seq_++;
+    was_empty = queue_.empty();
     queue_.push_back(std::move(p));
   }
-  wake_.notify_one();
+  // The writer waits for an event only when the queue is empty (while it
+  // waits for a token, only Stop wakes it): no wake-up per event on the
+  // callers' hot paths.
+  if (was_empty) wake_.notify_one();
 }
 
 void EventBroadcaster::Flush() {
