@@ -1,0 +1,53 @@
+#pragma once
+// The scheduler's two writers to the API (scheduler::SchedulerClient).
+//
+// Both report a failure as kube-scheduler does — a strategic merge patch of
+// the pod's status with the PodScheduled condition (lastTransitionTime kept
+// while the condition's status stays False) and a FailedScheduling event —
+// through a client::Transport, so the API server's rules apply to it like to
+// every other write. They differ in binding: over HTTP a POST of a Binding to
+// pods/NAME/binding; in process the API server's own binding code, with no
+// JSON on the way (the scheduler's hot path).
+
+#include <memory>
+
+#include "apiserver/api_server.h"
+#include "client/event_recorder.h"
+#include "client/rest_client.h"
+#include "scheduler/scheduler_client.h"
+
+namespace berth::cluster {
+
+// Binds with POST pods/NAME/binding through the transport.
+class ApiSchedulerClient : public scheduler::SchedulerClient {
+ public:
+  explicit ApiSchedulerClient(client::Transport transport);
+  ~ApiSchedulerClient() override;
+
+  Status BindPod(const api::Object& pod, const std::string& node) override;
+  Status ReportFailure(const api::Object& pod, std::string_view reason, const std::string& message) override;
+  void ReportScheduled(const api::Object& pod, const std::string& node) override;
+  // Writes the events still queued; later ones are dropped.
+  void StopEvents();
+
+ protected:
+  client::RestClient& rest() { return rest_; }
+
+ private:
+  client::RestClient rest_;
+  client::EventBroadcaster broadcaster_;
+  client::EventRecorder events_;
+};
+
+// In `berth serve`: binds through ApiServer::BindPod (no HTTP, no JSON parse
+// of the pod); everything else through the in-process transport.
+class InProcessSchedulerClient final : public ApiSchedulerClient {
+ public:
+  explicit InProcessSchedulerClient(apiserver::ApiServer& api);
+  Status BindPod(const api::Object& pod, const std::string& node) override;
+
+ private:
+  apiserver::ApiServer& api_;
+};
+
+}  // namespace berth::cluster
