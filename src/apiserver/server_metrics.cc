@@ -1,9 +1,9 @@
-#include "cmd/server_metrics.h"
+#include "apiserver/server_metrics.h"
 
 #include "api/kinds.h"
 #include "apiserver/request_info.h"
 
-namespace berth::cmd {
+namespace berth::apiserver {
 
 ServerMetrics::ServerMetrics()
     : requests_(registry_.AddCounter("apiserver_request_total",
@@ -63,4 +63,4 @@ std::string ServerMetrics::Render(store::Store& store, const apiserver::HttpServ
   return registry_.Render();
 }
 
-}  // namespace berth::cmd
+}  // namespace berth::apiserver

@@ -8,7 +8,7 @@
 #include "metrics/metrics.h"
 #include "store/store.h"
 
-namespace berth::cmd {
+namespace berth::apiserver {
 
 class ServerMetrics {
  public:
@@ -31,4 +31,4 @@ class ServerMetrics {
   metrics::Histogram& fsync_;
 };
 
-}  // namespace berth::cmd
+}  // namespace berth::apiserver
