@@ -17,12 +17,14 @@
 
 #include <chrono>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "api/status.h"
 #include "apiserver/api_server.h"
+#include "apiserver/event_expiry.h"
 #include "apiserver/http_server.h"
 #include "apiserver/server_metrics.h"
 #include "cluster/controller_manager.h"
@@ -54,8 +56,8 @@ struct ClusterOptions {
   // Controllers by name (kube's --controllers) and simulated nodes.
   ControllerManagerOptions controllers;
 
-  // Listen for HTTP when set (address, port, TLS, limits). Request metrics are
-  // recorded by the cluster: leave on_response unset.
+  // Listen for HTTP when set (address, port, TLS, limits). The cluster records
+  // request metrics (on_response) and answers /metrics (api.metrics).
   std::optional<apiserver::HttpServer::Options> http;
 };
 
@@ -90,10 +92,11 @@ class InProcessCluster {
   apiserver::ServerMetrics metrics_;
   std::unique_ptr<store::MemoryStore> store_;
   std::unique_ptr<apiserver::ApiServer> api_;
-  std::unique_ptr<class EventExpiryHolder> event_expiry_;
+  std::unique_ptr<apiserver::EventExpiry> event_expiry_;
   std::unique_ptr<SchedulerRunner> scheduler_;
   std::unique_ptr<ControllerManager> controllers_;
-  std::unique_ptr<apiserver::HttpServer> http_;
+  std::mutex http_mu_;  // guards http_ against /metrics while Stop releases it
+  std::unique_ptr<apiserver::HttpServer> http_;  // guarded by http_mu_ once started
   bool started_ = false;
   bool stopped_ = false;
 };

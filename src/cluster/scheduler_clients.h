@@ -30,10 +30,8 @@ class ApiSchedulerClient : public scheduler::SchedulerClient {
   // Writes the events still queued; later ones are dropped.
   void StopEvents();
 
- protected:
-  client::RestClient& rest() { return rest_; }
-
  private:
+  client::Transport transport_;
   client::RestClient rest_;
   client::EventBroadcaster broadcaster_;
   client::EventRecorder events_;

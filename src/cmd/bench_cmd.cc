@@ -17,8 +17,7 @@
 #include "apiserver/api_server.h"
 #include "cmd/commands.h"
 #include "cmd/process_stats.h"
-#include "cmd/scheduler_runtime.h"
-#include "store/memory/memory_store.h"
+#include "cluster/in_process_cluster.h"
 
 namespace berth::cmd {
 namespace {
@@ -99,42 +98,32 @@ json::object PodJson(const BenchOptions& o, int i) {
 
 RunResult RunOnce(const BenchOptions& o, const scheduler::SchedulerConfig& config, int concurrent) {
   RunResult r{o.nodes, o.pods, concurrent, 0, 0, 0, 0, 0, 0, 0, 0, ""};
-  store::MemoryStore::Options store_options;  // in memory
-  store_options.history = std::max<int64_t>(100'000, 4LL * o.pods);
-  auto opened = store::MemoryStore::Open(store_options);
-  if (!opened.ok()) {
-    r.error = opened.status().message();
-    return r;
-  }
-  store::Store& store = *opened.value();
-  apiserver::ApiServer::Options api_options;
-  api_options.seed = o.seed;
-  apiserver::ApiServer api(store, api_options);
-  if (Status s = api.Bootstrap(); !s.ok()) {
-    r.error = s.message();
-    return r;
-  }
-  for (int i = 0; i < o.nodes + o.pods; ++i) {
-    auto created = store.Create(MustDecode(i < o.nodes ? NodeJson(o, i) : PodJson(o, i - o.nodes)));
-    if (!created.ok()) {
-      r.error = created.status().message();
-      return r;
-    }
-  }
-
-  scheduler::SchedulerOptions options;
+  cluster::ClusterOptions cluster_options;  // in memory
+  cluster_options.watch_history = std::max<int64_t>(100'000, 4LL * o.pods);
+  cluster_options.api.seed = o.seed;
+  cluster_options.controllers.controllers.clear();
+  cluster_options.scheduler_config = config;
+  scheduler::SchedulerOptions& options = cluster_options.scheduler_options;
   options.concurrent = concurrent;
   options.seed = o.seed;
   options.weighted_random = o.weighted_random;
   options.filter_threads = o.filter_threads;
   options.binding_workers = o.binding_workers;
   options.cycle_yield_after = std::chrono::microseconds(o.cycle_yield_us);
-  auto created = InProcessScheduler::Create(api, store, config, options);
+  auto created = cluster::InProcessCluster::Create(std::move(cluster_options));
   if (!created.ok()) {
     r.error = created.status().message();
     return r;
   }
-  auto& runtime = *created.value();
+  cluster::InProcessCluster& runtime = *created.value();
+  store::Store& store = runtime.store();
+  for (int i = 0; i < o.nodes + o.pods; ++i) {
+    auto made = store.Create(MustDecode(i < o.nodes ? NodeJson(o, i) : PodJson(o, i - o.nodes)));
+    if (!made.ok()) {
+      r.error = made.status().message();
+      return r;
+    }
+  }
   Clock::time_point start = Clock::now();
   const double cpu_start = ProcessCpuSeconds();
   if (Status s = runtime.Start(); !s.ok()) {
@@ -142,7 +131,7 @@ RunResult RunOnce(const BenchOptions& o, const scheduler::SchedulerConfig& confi
     return r;
   }
   auto deadline = start + std::chrono::seconds(o.timeout_seconds);
-  auto& sched = runtime.scheduler();
+  auto& sched = *runtime.scheduler();
   // Sleeps until the last binding (or 20 ms, to notice pods that cannot be
   // placed), rather than polling: a poller waking every few hundred
   // microseconds preempts scheduling cycles and shows in their latency.
@@ -155,7 +144,6 @@ RunResult RunOnce(const BenchOptions& o, const scheduler::SchedulerConfig& confi
   }
   double seconds = std::chrono::duration<double>(Clock::now() - start).count();
   const double cpu_seconds = ProcessCpuSeconds() - cpu_start;
-  runtime.Stop();
   auto stats = sched.stats();
   r.bound = static_cast<int64_t>(stats.scheduled);
   r.throughput = static_cast<double>(stats.scheduled) / seconds;
@@ -192,6 +180,7 @@ RunResult RunOnce(const BenchOptions& o, const scheduler::SchedulerConfig& confi
   if (bound != r.bound) {
     r.error = "the scheduler counted " + std::to_string(r.bound) + " bindings, the store has " + std::to_string(bound);
   }
+  runtime.Stop();
   if (bound < o.pods && r.error.empty()) {
     r.error = std::to_string(o.pods - bound) + " pods were not bound (" + std::to_string(stats.unschedulable) +
               " unschedulable attempts)";
@@ -235,7 +224,7 @@ int Bench(const BenchOptions& o) {
   }
   scheduler::SchedulerConfig config;
   if (!o.config.empty()) {
-    auto loaded = LoadSchedulerConfig(o.config);
+    auto loaded = cluster::LoadSchedulerConfig(o.config);
     if (!loaded.ok()) {
       std::fprintf(stderr, "berth bench: %s\n", loaded.status().message().c_str());
       return 2;

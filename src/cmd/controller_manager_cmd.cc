@@ -1,16 +1,14 @@
-// berth controller-manager: the controllers (ReplicaSet, Deployment, garbage
-// collector, node lifecycle) on their own, against a Kubernetes-compatible
-// API server over HTTP — e.g. `berth serve --no-controllers` elsewhere.
-// Writes go through the REST API; informers list and watch over HTTP and
-// relist after a lost watch.
-
+// berth controller-manager: the controllers on their own, against a
+// Kubernetes-compatible API server over HTTP — e.g. `berth serve
+// --no-controllers` elsewhere. The same manager as inside `berth serve`, with
+// an HTTP transport and HTTP informers (which relist after a lost watch).
 
 #include <cstdio>
 
 #include "client/http_client.h"
-#include "client/http_informer.h"
+#include "cluster/controller_manager.h"
+#include "cluster/informer_sources.h"
 #include "cmd/commands.h"
-#include "cmd/controller_runtime.h"
 #include "cmd/termination_signals.h"
 
 namespace berth::cmd {
@@ -18,6 +16,7 @@ namespace {
 
 struct ControllerManagerFlags {
   std::string server = "http://127.0.0.1:8080";
+  std::vector<std::string> controllers{"*"};
   std::string node_monitor_grace_period = "40s";
   std::string node_monitor_period = "5s";
 };
@@ -27,29 +26,26 @@ int Fail(const std::string& message) {
   return 1;
 }
 
-int RunControllerManager(const ControllerManagerFlags& o) {
-  ControllerManagerOptions options;
-  Status flags = ParseNodeLifecycleFlags(o.node_monitor_grace_period, o.node_monitor_period, options.lifecycle);
+int RunControllerManager(const ControllerManagerFlags& f) {
+  cluster::ControllerManagerOptions options;
+  options.controllers = f.controllers;
+  if (auto selected = cluster::SelectControllers(options.controllers); !selected.ok()) {
+    return Fail(selected.status().message());
+  }
+  Status flags = cluster::ParseNodeLifecycleFlags(f.node_monitor_grace_period, f.node_monitor_period,
+                                                  options.lifecycle);
   if (!flags.ok()) return Fail(flags.message());
 
   TerminationSignals signals;
-
-  auto writer = client::HttpClient::Connect(o.server);
-  if (!writer.ok()) return Fail("--server " + o.server + ": " + writer.status().message());
+  auto writer = client::HttpClient::Connect(f.server);
+  if (!writer.ok()) return Fail("--server " + f.server + ": " + writer.status().message());
   // Informers hold watch connections of their own.
-  auto reader = client::HttpClient::Connect(o.server);
-  if (!reader.ok()) return Fail("--server " + o.server + ": " + reader.status().message());
-  client::HttpClient& http = *writer.value();
-  client::HttpClient& watch_http = *reader.value();
-  auto started = ControllerManager::Start(
-      client::HttpTransport(http),
-      [&watch_http](api::Kind kind, client::InformerHandlers handlers) -> std::unique_ptr<client::InformerSource> {
-        return std::make_unique<client::HttpInformer>(watch_http, client::RestClient::CollectionPath(kind, ""),
-                                                      std::move(handlers));
-      },
-      options);
+  auto reader = client::HttpClient::Connect(f.server);
+  if (!reader.ok()) return Fail("--server " + f.server + ": " + reader.status().message());
+  auto started = cluster::ControllerManager::Start(client::HttpTransport(*writer.value()),
+                                                   cluster::HttpInformerSources(*reader.value()), options);
   if (!started.ok()) return Fail(started.status().message());
-  std::fprintf(stderr, "berth controller-manager: controlling %s\n", o.server.c_str());
+  std::fprintf(stderr, "berth controller-manager: controlling %s\n", f.server.c_str());
   std::fflush(stderr);
   signals.Wait();
   started.value()->Stop();
@@ -60,16 +56,22 @@ int RunControllerManager(const ControllerManagerFlags& o) {
 }  // namespace
 
 void AddControllerManagerCommand(CLI::App& app) {
-  static ControllerManagerFlags o;
+  static ControllerManagerFlags f;
   auto* cmd = app.add_subcommand("controller-manager",
                                  "Run the controllers against a Kubernetes-compatible API server over HTTP");
-  cmd->add_option("--server", o.server, "The API server (http://HOST:PORT)")->capture_default_str();
-  cmd->add_option("--node-monitor-grace-period", o.node_monitor_grace_period,
+  cmd->add_option("--server", f.server, "The API server (http://HOST:PORT)")->capture_default_str();
+  cmd->add_option("--controllers", f.controllers,
+                  "Controllers to run, kube's syntax: '*' all, 'NAME' one more, '-NAME' one less "
+                  "(replicaset-controller, deployment-controller, garbage-collector-controller, "
+                  "namespace-controller, node-lifecycle-controller; kube's short names also work)")
+      ->delimiter(',')
+      ->capture_default_str();
+  cmd->add_option("--node-monitor-grace-period", f.node_monitor_grace_period,
                   "How long a node's kubelet may be silent before the node is marked unreachable")
       ->capture_default_str();
-  cmd->add_option("--node-monitor-period", o.node_monitor_period, "How often node health is checked")
+  cmd->add_option("--node-monitor-period", f.node_monitor_period, "How often node health is checked")
       ->capture_default_str();
-  cmd->callback([] { SetExitCode(RunControllerManager(o)); });
+  cmd->callback([] { SetExitCode(RunControllerManager(f)); });
 }
 
 }  // namespace berth::cmd

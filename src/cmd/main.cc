@@ -2,8 +2,38 @@
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <string>
 
 #include "cmd/commands.h"
+
+namespace {
+
+// The command path and the first word that names no subcommand of it
+// ("berth store", "frob"), when the command line has one; CLI11 only says
+// that a subcommand is required.
+bool FindUnknownCommand(CLI::App& app, int argc, char** argv, std::string& path, std::string& word) {
+  CLI::App* current = &app;
+  path = "berth";
+  for (int i = 1; i < argc; ++i) {
+    std::string token = argv[i];
+    if (token.empty() || token[0] == '-') continue;
+    std::vector<CLI::App*> subs = current->get_subcommands({});
+    if (subs.empty()) return false;  // its own arguments from here
+    CLI::App* sub = nullptr;
+    for (CLI::App* candidate : subs) {
+      if (candidate->check_name(token)) sub = candidate;
+    }
+    if (sub == nullptr) {
+      word = token;
+      return true;
+    }
+    current = sub;
+    path += " " + token;
+  }
+  return false;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{"berth: a Kubernetes-compatible scheduler and control plane"};
@@ -25,6 +55,12 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
+    std::string path, word;
+    if (e.get_exit_code() != 0 && FindUnknownCommand(app, argc, argv, path, word)) {
+      std::fprintf(stderr, "berth: unknown command \"%s\" for \"%s\"\nRun '%s --help' for the commands.\n",
+                   word.c_str(), path.c_str(), path.c_str());
+      return 2;
+    }
     return app.exit(e);
   }
   return berth::cmd::ExitCode();

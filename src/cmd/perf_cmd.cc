@@ -30,7 +30,7 @@
 #include "apiserver/api_server.h"
 #include "cmd/commands.h"
 #include "cmd/process_stats.h"
-#include "cmd/scheduler_runtime.h"
+#include "cluster/in_process_cluster.h"
 #include "store/memory/memory_store.h"
 
 namespace berth::cmd {
@@ -223,23 +223,18 @@ class Runner {
     Result_ r;
     r.name = w_.Name();
     ResetPeakRss();
-    store::MemoryStore::Options store_options;
-    store_options.data_dir = (dir_ / "data").string();
-    store_options.history = 1'000'000;
-    auto opened = store::MemoryStore::Open(store_options);
-    if (!opened.ok()) return Fail(r, "store: " + opened.status().message());
-    store_ = std::move(opened).value();
-    apiserver::ApiServer::Options api_options;
-    api_options.seed = o_.seed;
-    api_ = std::make_unique<apiserver::ApiServer>(*store_, api_options);
-    if (Status s = api_->Bootstrap(); !s.ok()) return Fail(r, s.message());
-    scheduler::SchedulerOptions options;
-    options.concurrent = o_.concurrent;
-    options.seed = o_.seed;
-    auto created = InProcessScheduler::Create(*api_, *store_, scheduler::SchedulerConfig{}, options);
+    cluster::ClusterOptions options;
+    options.data_dir = (dir_ / "data").string();
+    options.watch_history = 1'000'000;
+    options.api.seed = o_.seed;
+    options.scheduler_options.concurrent = o_.concurrent;
+    options.scheduler_options.seed = o_.seed;
+    options.controllers.controllers.clear();  // scheduler_perf runs no controllers
+    auto created = cluster::InProcessCluster::Create(std::move(options));
     if (!created.ok()) return Fail(r, created.status().message());
-    runtime_ = std::move(created).value();
-    if (Status s = runtime_->Start(); !s.ok()) return Fail(r, s.message());
+    cluster_ = std::move(created).value();
+    api_ = &cluster_->api();
+    if (Status s = cluster_->Start(); !s.ok()) return Fail(r, s.message());
     rng_.seed(o_.seed);
 
     Status status;
@@ -247,8 +242,7 @@ class Runner {
       status = RunOp(op, r);
       if (!status.ok()) break;
     }
-    runtime_->Stop();
-    store_->Close();
+    cluster_->Stop();
     r.peak_rss_bytes = PeakRssBytes();
     if (!status.ok()) return Fail(r, status.message());
     return r;
@@ -257,7 +251,7 @@ class Runner {
  private:
   Result_ Fail(Result_& r, const std::string& message) {
     r.error = message;
-    if (runtime_) runtime_->Stop();
+    if (cluster_) cluster_->Stop();
     return r;
   }
 
@@ -366,7 +360,7 @@ class Runner {
 
   Status WaitScheduled(uint64_t target, const std::string& what) {
     auto deadline = Clock::now() + std::chrono::seconds(o_.timeout_seconds);
-    auto& sched = runtime_->scheduler();
+    auto& sched = *cluster_->scheduler();
     while (sched.stats().scheduled < target) {
       if (Clock::now() > deadline) {
         return Status::Internal(what + ": " + std::to_string(sched.stats().scheduled) + " of " +
@@ -441,7 +435,7 @@ class Runner {
     if (Status s = EnsureNamespace(ns); !s.ok()) return s;
     bool measure = op.node["collectMetrics"] && op.node["collectMetrics"].as<bool>();
     bool wait = !(op.node["skipWaitToCompletion"] && op.node["skipWaitToCompletion"].as<bool>());
-    auto& sched = runtime_->scheduler();
+    auto& sched = *cluster_->scheduler();
     uint64_t target = sched.stats().scheduled + static_cast<uint64_t>(count.value());
 
     std::string before;
@@ -501,9 +495,8 @@ class Runner {
   const PerfOptions& o_;
   const Workload& w_;
   fs::path dir_;
-  std::unique_ptr<store::MemoryStore> store_;
-  std::unique_ptr<apiserver::ApiServer> api_;
-  std::unique_ptr<InProcessScheduler> runtime_;
+  std::unique_ptr<cluster::InProcessCluster> cluster_;
+  apiserver::ApiServer* api_ = nullptr;
   std::map<std::string, json::value> templates_;
   std::set<std::string> namespaces_{"default", "kube-system", "kube-public", "kube-node-lease"};
   std::mt19937_64 rng_;

@@ -234,9 +234,9 @@ void AddStoreCommands(CLI::App& app) {
 
   auto* stress = store->add_subcommand("stress-writer", "Write until killed (crash test helper)");
   stress->group("");  // hidden
-  stress->add_option("--data-dir", dir)->required();
-  stress->add_option("--ack-file", ack_file)->required();
-  stress->add_option("--threads", threads);
+  stress->add_option("--data-dir", dir, "The store's data directory")->required();
+  stress->add_option("--ack-file", ack_file, "Where each acknowledged write is appended")->required();
+  stress->add_option("--threads", threads, "Writer threads")->capture_default_str();
   stress->callback([] { SetExitCode(StressWriter(dir, ack_file, threads)); });
 
   AddStoreBenchCommand(*store);

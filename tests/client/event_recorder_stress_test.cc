@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "client/event_recorder.h"
-#include "cmd/in_process_transport.h"
+#include "cluster/in_process_transport.h"
 #include "store/memory/memory_store.h"
 
 namespace berth::client {
@@ -21,7 +21,7 @@ TEST(EventRecorderStress, ManyThreadsRecordWhileTheWriterWrites) {
   auto store = store::MemoryStore::Open({}).value();
   apiserver::ApiServer api(*store, apiserver::ApiServer::Options{});
   ASSERT_TRUE(api.Bootstrap().ok());
-  RestClient client(cmd::InProcessTransport(api));
+  RestClient client(cluster::InProcessTransport(api));
   auto pod = client.Create(
       api::Kind::kPod, "default",
       json::parse(R"({"metadata":{"name":"p"},"spec":{"containers":[{"name":"c","image":"i"}]}})")

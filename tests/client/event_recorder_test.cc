@@ -8,7 +8,7 @@
 #include <mutex>
 
 #include "client/event_recorder.h"
-#include "cmd/in_process_transport.h"
+#include "cluster/in_process_transport.h"
 #include "store/memory/memory_store.h"
 
 namespace berth::client {
@@ -22,7 +22,7 @@ class EventRecorderTest : public ::testing::Test {
     store_ = store::MemoryStore::Open({}).value();
     api_ = std::make_unique<apiserver::ApiServer>(*store_, apiserver::ApiServer::Options{});
     ASSERT_TRUE(api_->Bootstrap().ok());
-    client_ = std::make_unique<RestClient>(cmd::InProcessTransport(*api_));
+    client_ = std::make_unique<RestClient>(cluster::InProcessTransport(*api_));
   }
 
   api::ObjectPtr Create(api::Kind kind, const std::string& ns, const std::string& json_text) {
@@ -137,7 +137,7 @@ TEST_F(EventRecorderTest, AFullQueueDropsEventsInsteadOfBlocking) {
   std::mutex mu;
   std::condition_variable cv;
   bool released = false;
-  Transport inner = cmd::InProcessTransport(*api_);
+  Transport inner = cluster::InProcessTransport(*api_);
   RestClient slow([&](const std::string& method, const std::string& target, const std::string& body,
                       const std::string& content_type) -> Result<RestResponse> {
     std::unique_lock lk(mu);

@@ -9,7 +9,7 @@
 #include <thread>
 
 #include "client/store_informer.h"
-#include "cmd/in_process_transport.h"
+#include "cluster/in_process_transport.h"
 #include "controllers/deployment/deployment_controller.h"
 #include "controllers/gc/garbage_collector.h"
 #include "controllers/json_util.h"
@@ -122,7 +122,7 @@ class ControllerEnv : public ::testing::Test {
     store_ = store::MemoryStore::Open({}).value();
     api_ = std::make_unique<apiserver::ApiServer>(*store_, apiserver::ApiServer::Options{});
     ASSERT_TRUE(api_->Bootstrap().ok());
-    client_ = std::make_unique<client::RestClient>(cmd::InProcessTransport(*api_));
+    client_ = std::make_unique<client::RestClient>(cluster::InProcessTransport(*api_));
     events_ = std::make_unique<client::EventBroadcaster>(*client_);
     informers_ = std::make_unique<client::InformerFactory>([this](api::Kind kind, client::InformerHandlers h) {
       return std::make_unique<client::StoreInformer>(*store_, kind, std::move(h));

@@ -289,5 +289,39 @@ class StandaloneControllerManagerTest(unittest.TestCase):
             server.cleanup()
 
 
+class ControllerSelectionTest(unittest.TestCase):
+    """kube's --controllers syntax chooses what runs, in serve and standalone."""
+
+    def test_a_disabled_controller_does_not_act(self):
+        server = BerthServer(["--controllers=*,-deployment", "--sim-nodes", "1"], scheduler=True).start()
+        try:
+            create_deployment(server, "idle", 2)
+            # The ReplicaSet controller still runs: a ReplicaSet gets its pods.
+            self_rs = {"apiVersion": "apps/v1", "kind": "ReplicaSet", "metadata": {"name": "direct"},
+                       "spec": {"replicas": 2, "selector": {"matchLabels": {"app": "direct"}},
+                                "template": {"metadata": {"labels": {"app": "direct"}},
+                                             "spec": {"containers": [{"name": "c", "image": "nginx"}]}}}}
+            server.kubectl("apply", "-f", "-", input=json.dumps(self_rs))
+            deadline = time.time() + 30
+            pods = []
+            while time.time() < deadline and len(pods) < 2:
+                pods = json.loads(server.kubectl("get", "pods", "-l", "app=direct", "-o", "json").stdout)["items"]
+                time.sleep(0.05)
+            self.assertEqual(len(pods), 2)
+            rs = json.loads(server.kubectl("get", "rs", "-o", "json").stdout)["items"]
+            self.assertEqual([r["metadata"]["name"] for r in rs], ["direct"],
+                             "no deployment controller: nothing makes the deployment's ReplicaSet")
+        finally:
+            server.stop()
+            server.cleanup()
+
+    def test_an_unknown_controller_is_refused_with_its_name(self):
+        for command in (["serve", "--in-memory", "--listen", "127.0.0.1:0"], ["controller-manager"]):
+            out = subprocess.run([BERTH] + command + ["--controllers", "*,-bogus"], capture_output=True,
+                                 text=True, timeout=30)
+            self.assertEqual(out.returncode, 1, out.stderr)
+            self.assertIn('--controllers: "bogus" is not in the list of known controllers', out.stderr)
+
+
 if __name__ == "__main__":
     unittest.main()

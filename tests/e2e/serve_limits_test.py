@@ -149,6 +149,14 @@ class Limits(unittest.TestCase):
             self.assertNotEqual(out.returncode, 0)
             self.assertIn(f"{flag} .5x: expected a duration", out.stderr)
 
+    def test_an_unknown_command_is_named(self):
+        self.server = BerthServer(extra_args=["--in-memory"]).start()
+        for args, word, path in ((["frob"], "frob", "berth"), (["store", "frob"], "frob", "berth store"),
+                                 (["sim", "node-sideways"], "node-sideways", "berth sim")):
+            out = subprocess.run([BERTH] + args, capture_output=True, text=True, timeout=10)
+            self.assertEqual(out.returncode, 2)
+            self.assertIn(f'berth: unknown command "{word}" for "{path}"', out.stderr)
+
     def test_events_expire_after_the_event_ttl(self):
         self.server = BerthServer(extra_args=["--in-memory", "--event-ttl", "1s"]).start()
         event = {"apiVersion": "v1", "kind": "Event", "metadata": {"name": "e1"}, "reason": "Test",

@@ -1,0 +1,183 @@
+#include "cluster/controller_manager.h"
+
+#include <algorithm>
+#include <set>
+
+#include "cluster/informer_sources.h"
+#include "cluster/in_process_transport.h"
+#include "controllers/deployment/deployment_controller.h"
+#include "controllers/gc/garbage_collector.h"
+#include "controllers/json_util.h"
+#include "controllers/namespace/namespace_controller.h"
+#include "controllers/replicaset/replicaset_controller.h"
+
+namespace berth::cluster {
+
+namespace {
+
+// A controller as the manager starts it: built, then started once the
+// informers have listed.
+struct Built {
+  std::unique_ptr<controllers::Controller> controller;
+  std::function<void()> start;
+};
+
+using Factory = std::function<Built(const controllers::ControllerContext&, const ControllerManagerOptions&)>;
+
+struct Registration {
+  const char* name;   // kube's name
+  const char* alias;  // kube's older name, still accepted
+  Factory make;
+};
+
+// Started with Run(): the workers of an ordinary controller.
+template <typename C>
+Built Workers(std::unique_ptr<C> c) {
+  C* raw = c.get();
+  return Built{std::move(c), [raw] { raw->Run(); }};
+}
+
+// kube-controller-manager's names for the controllers berth has, in start order.
+const std::vector<Registration>& Registry() {
+  static const std::vector<Registration> registry = {
+      {"replicaset-controller", "replicaset",
+       [](const controllers::ControllerContext& c, const ControllerManagerOptions&) {
+         return Workers(std::make_unique<controllers::ReplicaSetController>(c));
+       }},
+      {"deployment-controller", "deployment",
+       [](const controllers::ControllerContext& c, const ControllerManagerOptions&) {
+         return Workers(std::make_unique<controllers::DeploymentController>(c));
+       }},
+      {"garbage-collector-controller", "garbagecollector",
+       [](const controllers::ControllerContext& c, const ControllerManagerOptions&) {
+         return Workers(std::make_unique<controllers::GarbageCollector>(c));
+       }},
+      {"namespace-controller", "namespace",
+       [](const controllers::ControllerContext& c, const ControllerManagerOptions&) {
+         return Workers(std::make_unique<controllers::NamespaceController>(c));
+       }},
+      // Node health, NoExecute taints and the evictions they cause (kube
+      // splits the evictions off as taint-eviction-controller).
+      {"node-lifecycle-controller", "nodelifecycle",
+       [](const controllers::ControllerContext& c, const ControllerManagerOptions& o) {
+         auto lifecycle = std::make_unique<controllers::NodeLifecycleController>(c, o.lifecycle);
+         auto* raw = lifecycle.get();
+         return Built{std::move(lifecycle), [raw] { raw->Start(); }};
+       }},
+  };
+  return registry;
+}
+
+}  // namespace
+
+std::vector<std::string> KnownControllers() {
+  std::vector<std::string> names;
+  for (const auto& r : Registry()) names.emplace_back(r.name);
+  return names;
+}
+
+Result<std::vector<std::string>> SelectControllers(const std::vector<std::string>& flag) {
+  // kube's rule: an explicit "NAME" or "-NAME" wins; otherwise "*" decides.
+  std::set<std::string> enabled, disabled;
+  bool star = false;
+  for (const auto& entry : flag) {
+    if (entry.empty()) continue;
+    if (entry == "*") {
+      star = true;
+      continue;
+    }
+    const bool off = entry[0] == '-';
+    std::string name = off ? entry.substr(1) : entry;
+    const Registration* found = nullptr;
+    for (const auto& r : Registry()) {
+      if (name == r.name || name == r.alias) found = &r;
+    }
+    if (!found) return Status::BadRequest("--controllers: \"" + name + "\" is not in the list of known controllers");
+    (off ? disabled : enabled).insert(found->name);
+  }
+  std::vector<std::string> selected;
+  for (const auto& r : Registry()) {
+    if (disabled.count(r.name)) continue;
+    if (star || enabled.count(r.name)) selected.emplace_back(r.name);
+  }
+  return selected;
+}
+
+Status ParseNodeLifecycleFlags(const std::string& grace_period, const std::string& monitor_period,
+                               controllers::NodeLifecycleOptions& lifecycle) {
+  auto grace = controllers::ParseGoDuration(grace_period);
+  if (!grace || grace->count() <= 0) {
+    return Status::BadRequest("--node-monitor-grace-period " + grace_period + ": expected a duration such as 40s");
+  }
+  auto period = controllers::ParseGoDuration(monitor_period);
+  if (!period || period->count() <= 0) {
+    return Status::BadRequest("--node-monitor-period " + monitor_period + ": expected a duration such as 5s");
+  }
+  lifecycle.grace_period = *grace;
+  lifecycle.monitor_period = *period;
+  return Status::Ok();
+}
+
+Result<std::unique_ptr<ControllerManager>> ControllerManager::Start(apiserver::ApiServer& api, store::Store& store,
+                                                                    const ControllerManagerOptions& options) {
+  return Start(InProcessTransport(api, "berth-controller-manager"), StoreInformerSources(store), options);
+}
+
+Result<std::unique_ptr<ControllerManager>> ControllerManager::Start(client::Transport transport,
+                                                                    client::InformerFactory::KindSourceFactory sources,
+                                                                    const ControllerManagerOptions& options) {
+  auto selected = SelectControllers(options.controllers);
+  if (!selected.ok()) return selected.status();
+  std::unique_ptr<ControllerManager> m(new ControllerManager());
+  m->client_ = std::make_unique<client::RestClient>(std::move(transport));
+  m->events_ = std::make_unique<client::EventBroadcaster>(*m->client_);
+  m->informers_ = std::make_unique<client::InformerFactory>(std::move(sources));
+  controllers::ControllerContext context{*m->client_, *m->informers_, &m->registry_, m->events_.get()};
+  for (const auto& name : selected.value()) {
+    for (const auto& r : Registry()) {
+      if (name != r.name) continue;
+      Built built = r.make(context, options);
+      m->controllers_.push_back(std::move(built.controller));
+      m->starts_.push_back(std::move(built.start));
+      m->running_.push_back(name);
+    }
+  }
+  if (options.sim) {
+    // Each of kube's kubelets writes its events at 50/s with bursts of 100;
+    // the simulated ones share a broadcaster with that much room per node, up
+    // to ten kubelets' worth: a large simulated fleet must not spend a core
+    // (and the store's memory for an hour) on its own events.
+    int nodes = 0;
+    for (const auto& g : options.sim->groups) nodes += g.count;
+    const int shares = std::clamp(nodes, 1, 10);
+    client::EventBroadcaster::Options kubelet_limits;
+    kubelet_limits.qps = 50.0 * shares;
+    kubelet_limits.burst = 100 * shares;
+    m->kubelet_events_ = std::make_unique<client::EventBroadcaster>(*m->client_, kubelet_limits);
+    controllers::ControllerContext sim_context = context;
+    sim_context.events = m->kubelet_events_.get();
+    auto sim = std::make_unique<controllers::SimNodes>(sim_context, *options.sim);
+    if (Status s = sim->Register(); !s.ok()) return Status(s.code(), "simulated nodes: " + s.message());
+    auto* raw = sim.get();
+    m->controllers_.push_back(std::move(sim));
+    m->starts_.push_back([raw] { raw->Start(); });
+  }
+  if (Status s = m->informers_->Start(); !s.ok()) return s;
+  for (auto& start : m->starts_) start();
+  return m;
+}
+
+ControllerManager::~ControllerManager() { Stop(); }
+
+void ControllerManager::Stop() {
+  if (stopped_) return;
+  stopped_ = true;
+  // Informers first (no more events), then the workers.
+  informers_->Stop();
+  for (auto& c : controllers_) c->Stop();  // before any derived part is destroyed
+  controllers_.clear();
+  events_->Stop();  // what the controllers recorded is written
+  if (kubelet_events_) kubelet_events_->Stop();
+}
+
+}  // namespace berth::cluster
