@@ -7,11 +7,11 @@ namespace berth::client {
 
 namespace {
 
-double Seconds(Clock::time_point::duration d) { return std::chrono::duration<double>(d).count(); }
+double Seconds(api::Clock::time_point::duration d) { return std::chrono::duration<double>(d).count(); }
 
 }  // namespace
 
-RateLimiter::RateLimiter(Options options, Clock& clock)
+RateLimiter::RateLimiter(Options options, api::Clock& clock)
     : options_(options), clock_(clock), tokens_(options.burst), refilled_at_(clock.Now()) {}
 
 std::chrono::nanoseconds RateLimiter::When(const std::string& key) {
@@ -84,14 +84,14 @@ struct WorkQueue::QueueMetrics {
 
 WorkQueue::WorkQueue(std::string name, metrics::Registry* registry, Options options)
     : name_(std::move(name)),
-      clock_(options.clock ? *options.clock : RealClock::Instance()),
+      clock_(options.clock ? *options.clock : api::RealClock::Instance()),
       limiter_(options.rate_limiter, clock_) {
   if (registry) metrics_ = std::make_unique<QueueMetrics>(*registry, name_);
   alarm_ = clock_.NewAlarm([this] { AddDueKeys(); });
 }
 
 WorkQueue::~WorkQueue() {
-  std::unique_ptr<Clock::Alarm> alarm;
+  std::unique_ptr<api::Clock::Alarm> alarm;
   {
     std::lock_guard lock(mu_);
     ShutDownLocked();
@@ -106,7 +106,7 @@ void WorkQueue::UpdateDepthLocked() {
   if (metrics_) metrics_->depth.Set(static_cast<double>(waiting_.size()));
 }
 
-void WorkQueue::AddLocked(const std::string& key, Clock::time_point now) {
+void WorkQueue::AddLocked(const std::string& key, api::Clock::time_point now) {
   if (shutting_down_) return;
   if (!waiting_.emplace(key, now).second) return;  // already waiting: collapses
   if (metrics_) metrics_->adds.Increment();

@@ -50,10 +50,6 @@
 
 namespace berth::client {
 
-using Clock = api::Clock;
-using RealClock = api::RealClock;
-using FakeClock = api::FakeClock;
-
 // How long a failed key waits before its next try: the larger of a per-key
 // exponential backoff (base_delay * 2^failures, capped at max_delay) and an
 // overall token bucket (qps tokens a second, holding up to burst) that bounds
@@ -68,7 +64,7 @@ class RateLimiter {
     int burst = 100;  // REQUIRES: >= 1
   };
   // REQUIRES: `clock` outlives the limiter.
-  RateLimiter(Options options, Clock& clock);
+  RateLimiter(Options options, api::Clock& clock);
 
   // The delay before `key`'s next try. Counts one more failure of `key` and
   // takes a token (a missing token is reserved in the future: the delay).
@@ -80,11 +76,11 @@ class RateLimiter {
 
  private:
   const Options options_;
-  Clock& clock_;
+  api::Clock& clock_;
   mutable std::mutex mu_;
   std::unordered_map<std::string, int> failures_;  // guarded by mu_
   double tokens_;                                  // guarded by mu_; < 0: reserved ahead
-  Clock::time_point refilled_at_;                  // guarded by mu_
+  api::Clock::time_point refilled_at_;                  // guarded by mu_
 };
 
 // The queue. Every method may be called from any thread.
@@ -92,7 +88,7 @@ class WorkQueue {
  public:
   struct Options {
     RateLimiter::Options rate_limiter;
-    Clock* clock = nullptr;  // nullptr: RealClock. REQUIRES: outlives the queue.
+    api::Clock* clock = nullptr;  // nullptr: RealClock. REQUIRES: outlives the queue.
   };
   // `registry` may be null (no metrics); otherwise it outlives the queue.
   WorkQueue(std::string name, metrics::Registry* registry, Options options);
@@ -142,14 +138,14 @@ class WorkQueue {
  private:
   struct QueueMetrics;
 
-  void AddLocked(const std::string& key, Clock::time_point now);  // REQUIRES: mu_ held
+  void AddLocked(const std::string& key, api::Clock::time_point now);  // REQUIRES: mu_ held
   void ShutDownLocked();                                          // REQUIRES: mu_ held
   void UpdateDepthLocked();                                       // REQUIRES: mu_ held
   // Moves the delayed keys now due into the queue; the alarm's function.
   void AddDueKeys();
 
   const std::string name_;
-  Clock& clock_;
+  api::Clock& clock_;
   RateLimiter limiter_;
   std::unique_ptr<QueueMetrics> metrics_;  // null: no metrics
 
@@ -158,21 +154,21 @@ class WorkQueue {
   std::condition_variable drained_cv_;  // nothing processing, or the drain aborted
   std::deque<std::string> queue_;       // guarded by mu_; each key also in waiting_
   // Keys added and not yet handed out ("dirty"), with when they were added.
-  std::unordered_map<std::string, Clock::time_point> waiting_;  // guarded by mu_
+  std::unordered_map<std::string, api::Clock::time_point> waiting_;  // guarded by mu_
   // Keys between Get and Done, with when Get handed them out.
-  std::unordered_map<std::string, Clock::time_point> processing_;  // guarded by mu_
+  std::unordered_map<std::string, api::Clock::time_point> processing_;  // guarded by mu_
   bool shutting_down_ = false;                                     // guarded by mu_
   bool draining_ = false;                                          // guarded by mu_
 
   // Delayed adds, ordered by (due time, arrival), and each key's place there.
-  using DelayedEntry = std::tuple<Clock::time_point, uint64_t, std::string>;
+  using DelayedEntry = std::tuple<api::Clock::time_point, uint64_t, std::string>;
   std::set<DelayedEntry> delayed_;  // guarded by mu_
-  std::unordered_map<std::string, std::pair<Clock::time_point, uint64_t>>
+  std::unordered_map<std::string, std::pair<api::Clock::time_point, uint64_t>>
       delayed_at_;             // guarded by mu_
   uint64_t next_arrival_ = 0;  // guarded by mu_
   // Set to the earliest due time; calls AddDueKeys. Guarded by mu_ (the
   // destructor takes it out); used only while something is delayed.
-  std::unique_ptr<Clock::Alarm> alarm_;
+  std::unique_ptr<api::Clock::Alarm> alarm_;
 };
 
 // Runs `workers` threads that take keys from a queue and reconcile them. A key

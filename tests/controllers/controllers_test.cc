@@ -114,6 +114,16 @@ TEST(Expectations, SatisfiedOnlyWhenObserved) {
   EXPECT_TRUE(e.Satisfied("ns/rs"));
 }
 
+TEST(Expectations, ExpireAfterTheTimeoutOnTheInjectedClock) {
+  api::FakeClock clock;
+  Expectations e(clock);
+  e.ExpectCreations("ns/rs", 1);
+  clock.Step(Expectations::kTimeout);
+  EXPECT_FALSE(e.Satisfied("ns/rs"));
+  clock.Step(std::chrono::seconds(1));
+  EXPECT_TRUE(e.Satisfied("ns/rs"));
+}
+
 // A real API server over a memory store, informers over the store, and the
 // controllers under test (their workers not running: tests call Reconcile).
 class ControllerEnv : public ::testing::Test {

@@ -487,7 +487,7 @@ Status DeploymentController::SyncStatus(State& s) {
   }
   if (s.new_rs) updated = StatusInt(*s.new_rs, "replicas");
   int64_t generation = Generation(d);
-  std::string now = api::NowRfc3339();
+  std::string now = api::FormatRfc3339(clock_.WallNow());
 
   json::object next = ForUpdate(d);
   // The Deployment carries its newest revision. (Before `st` is taken: adding
@@ -546,7 +546,7 @@ Status DeploymentController::SyncStatus(State& s) {
     EnqueueAfter(s.key, std::chrono::seconds(deadline) + std::chrono::seconds(1));
   } else if (Condition(d, "Progressing", "reason") != "ProgressDeadlineExceeded") {
     auto last = api::ParseRfc3339(Condition(d, "Progressing", "lastUpdateTime"));
-    if (last && *last + std::chrono::seconds(deadline) < std::chrono::system_clock::now()) {
+    if (last && *last + std::chrono::seconds(deadline) < clock_.WallNow()) {
       SetCondition(st, "Progressing", "False", "ProgressDeadlineExceeded",
                    "ReplicaSet \"" + rs_name + "\" has timed out progressing.", now);
       touch("Progressing");

@@ -44,24 +44,14 @@ NodeLifecycleController::NodeLifecycleController(const ControllerContext& contex
 }
 
 NodeLifecycleController::~NodeLifecycleController() {
-  {
-    std::lock_guard lock(ticker_mu_);
-    stopping_ = true;
-  }
-  ticker_cv_.notify_all();
-  if (ticker_.joinable()) ticker_.join();
+  ticker_.reset();  // returns once a tick is not running
   Stop();
 }
 
 void NodeLifecycleController::Start() {
   Run();
-  ticker_ = std::thread([this] {
-    std::unique_lock lock(ticker_mu_);
-    while (!ticker_cv_.wait_for(lock, options_.monitor_period, [this] { return stopping_; })) {
-      lock.unlock();
-      for (const auto& node : nodes_.List()) Enqueue(node->name());
-      lock.lock();
-    }
+  ticker_ = std::make_unique<api::Ticker>(clock_, options_.monitor_period, [this] {
+    for (const auto& node : nodes_.List()) Enqueue(node->name());
   });
 }
 
@@ -84,7 +74,7 @@ Status NodeLifecycleController::Reconcile(const std::string& key) {
   api::ObjectPtr lease = leases_.Get(client::ObjectKey(kLeaseNamespace, key));
   if (!lease) return Status::Ok();  // no kubelet: nothing to monitor
   auto renewed = api::ParseRfc3339(StringAt(Spec(*lease), "renewTime"));
-  bool healthy = renewed && SysClock::now() - *renewed <= options_.grace_period;
+  bool healthy = renewed && clock_.WallNow() - *renewed <= options_.grace_period;
   if (Status s = UpdateNode(node, healthy, true); !s.ok()) return s;
   // The cache may already hold the node as just written (taints); it may also be gone.
   api::ObjectPtr current = nodes_.Get(key);
@@ -96,7 +86,7 @@ Status NodeLifecycleController::UpdateNode(const api::ObjectPtr& node, bool heal
   std::string_view ready_status = ready ? StringAt(*ready, "status") : "Unknown";
   json::object next = ForUpdate(*node);
   bool changed = false;
-  std::string now = api::NowRfc3339();
+  std::string now = api::FormatRfc3339(clock_.WallNow());
   if (!healthy_lease && ready_status != "Unknown") {
     // The kubelet went silent: every condition becomes Unknown.
     json::object& status = MutableObject(next, "status");
@@ -158,13 +148,13 @@ Status NodeLifecycleController::EvictPods(const api::Object& node, const std::st
   for (const auto& t : *taints) {
     if (!t.is_object() || StringAt(t.get_object(), "effect") != "NoExecute") continue;
     const auto& o = t.get_object();
-    auto added = api::ParseRfc3339(StringAt(o, "timeAdded")).value_or(SysClock::now());
+    auto added = api::ParseRfc3339(StringAt(o, "timeAdded")).value_or(clock_.WallNow());
     no_execute.push_back({{std::string(StringAt(o, "key")), std::string(StringAt(o, "value")),
                            api::TaintEffect::kNoExecute, "NoExecute"},
                           added});
   }
   if (no_execute.empty()) return Status::Ok();
-  auto now = SysClock::now();
+  auto now = clock_.WallNow();
   std::optional<SysClock::time_point> next_check;
   Status first;
   for (const auto& pod : pods_.ByIndex(client::kNodeNameIndex, key)) {

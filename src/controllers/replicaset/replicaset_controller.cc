@@ -76,6 +76,7 @@ ReplicaSetController::ReplicaSetController(const ControllerContext& context, int
     : Controller("replicaset", context, workers),
       replicasets_(context.informers.For(api::Kind::kReplicaSet)),
       pods_(context.informers.For(api::Kind::kPod)),
+      expectations_(clock_),
       events_(context.events, {"replicaset-controller", ""}) {
   auto enqueue = [this](const api::ObjectPtr& rs) { Enqueue(client::ObjectKey(*rs)); };
   replicasets_.AddHandlers({enqueue, enqueue, [this](const api::ObjectPtr& rs) {
@@ -299,7 +300,7 @@ Status ReplicaSetController::UpdateStatus(const api::Object& rs, const std::vect
   const json::object* tmpl_meta = tmpl ? ObjectAt(*tmpl, "metadata") : nullptr;
   const json::object* tmpl_labels = tmpl_meta ? ObjectAt(*tmpl_meta, "labels") : nullptr;
   int64_t min_ready = IntAt(spec, "minReadySeconds");
-  auto now = std::chrono::system_clock::now();
+  auto now = clock_.WallNow();
   int64_t replicas = 0, fully_labeled = 0, ready = 0, available = 0;
   for (const auto& pod : pods) {
     if (!PodActive(*pod)) continue;

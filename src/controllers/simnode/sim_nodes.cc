@@ -14,8 +14,8 @@ namespace {
 
 constexpr char kLeaseNamespace[] = "kube-node-lease";
 
-std::string NowMicro() {
-  auto now = std::chrono::system_clock::now();
+// `now` with microseconds, as a kubelet's Lease renewTime.
+std::string MicroTime(std::chrono::system_clock::time_point now) {
   std::string base = api::FormatRfc3339(now);  // ...Z
   auto micros = std::chrono::duration_cast<std::chrono::microseconds>(now.time_since_epoch()).count() % 1000000;
   char frac[16];
@@ -150,12 +150,7 @@ SimNodes::SimNodes(const ControllerContext& context, SimNodesOptions options)
 }
 
 SimNodes::~SimNodes() {
-  {
-    std::lock_guard lock(mu_);
-    stopping_ = true;
-  }
-  cv_.notify_all();
-  if (heartbeat_.joinable()) heartbeat_.join();
+  heartbeat_.reset();  // returns once a heartbeat is not running
   Stop();
 }
 
@@ -189,11 +184,11 @@ Status SimNodes::Register() {
 
 void SimNodes::Start() {
   Run();
-  heartbeat_ = std::thread([this] { Heartbeat(); });
+  heartbeat_ = std::make_unique<api::Ticker>(clock_, options_.heartbeat_period, [this] { Heartbeat(); });
 }
 
 Status SimNodes::RenewLease(const std::string& node) {
-  std::string now = NowMicro();
+  std::string now = MicroTime(clock_.WallNow());
   json::object patch{{"spec", json::object{{"renewTime", now}}}};
   auto patched = client_.Patch(api::Kind::kLease, kLeaseNamespace, node, json::serialize(patch));
   if (patched.ok()) return Status::Ok();
@@ -213,7 +208,7 @@ Status SimNodes::ReportReady(const api::ObjectPtr& node) {
   if (ready && StringAt(*ready, "status") == "True") return Status::Ok();
   json::object next = node->json();
   json::object& status = MutableObject(next, "status");
-  std::string now = api::NowRfc3339();
+  std::string now = api::FormatRfc3339(clock_.WallNow());
   SetCondition(status, "MemoryPressure", "False", "KubeletHasSufficientMemory", "kubelet has sufficient memory available", now, true);
   SetCondition(status, "DiskPressure", "False", "KubeletHasNoDiskPressure", "kubelet has no disk pressure", now, true);
   SetCondition(status, "PIDPressure", "False", "KubeletHasSufficientPID", "kubelet has sufficient PID available", now, true);
@@ -232,20 +227,15 @@ Status SimNodes::ReportReady(const api::ObjectPtr& node) {
 }
 
 void SimNodes::Heartbeat() {
-  std::unique_lock lock(mu_);
-  while (!cv_.wait_for(lock, options_.heartbeat_period, [this] { return stopping_; })) {
-    lock.unlock();
-    for (const auto& name : names_) {
-      if (Down(name)) continue;
-      Status s = RenewLease(name);
-      if (s.ok()) {
-        if (auto node = nodes_.Get(name)) s = ReportReady(node);
-      }
-      if (!s.ok() && s.code() != StatusCode::kConflict) {
-        std::fprintf(stderr, "berth: simulated kubelet %s: %s\n", name.c_str(), s.message().c_str());
-      }
+  for (const auto& name : names_) {
+    if (Down(name)) continue;
+    Status s = RenewLease(name);
+    if (s.ok()) {
+      if (auto node = nodes_.Get(name)) s = ReportReady(node);
     }
-    lock.lock();
+    if (!s.ok() && s.code() != StatusCode::kConflict) {
+      std::fprintf(stderr, "berth: simulated kubelet %s: %s\n", name.c_str(), s.message().c_str());
+    }
   }
 }
 
@@ -275,7 +265,7 @@ Status SimNodes::RunPod(const api::ObjectPtr& pod) {
   if (auto d = Annotation(*pod, kSimRunDurationAnnotation); !d.empty()) run_for = ParseGoDuration(d);
   json::object next = pod->json();
   json::object& status = MutableObject(next, "status");
-  std::string now = api::NowRfc3339();
+  std::string now = api::FormatRfc3339(clock_.WallNow());
   const auto* spec = Spec(*pod);
   const json::array* containers = spec ? ArrayAt(*spec, "containers") : nullptr;
 
@@ -284,7 +274,7 @@ Status SimNodes::RunPod(const api::ObjectPtr& pod) {
     auto started = api::ParseRfc3339(StringAt(status, "startTime"));
     if (!started) return Status::Ok();
     auto done_at = *started + *run_for;
-    auto wall = std::chrono::system_clock::now();
+    auto wall = clock_.WallNow();
     if (wall < done_at) {
       EnqueueAfter(client::ObjectKey(*pod),
                    std::chrono::duration_cast<std::chrono::milliseconds>(done_at - wall) + std::chrono::milliseconds(10));
