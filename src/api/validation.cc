@@ -5,6 +5,7 @@
 #include <map>
 #include <set>
 
+#include "api/json_fields.h"
 #include "api/quantity.h"
 #include "api/selector.h"
 
@@ -62,12 +63,6 @@ std::string Quote(std::string_view v) {
 }
 
 std::string Index(std::string_view base, size_t i) { return std::string(base) + "[" + std::to_string(i) + "]"; }
-
-const json::object* ObjectAt(const json::object* o, std::string_view key) {
-  if (!o) return nullptr;
-  auto it = o->find(key);
-  return it != o->end() && it->value().is_object() ? &it->value().get_object() : nullptr;
-}
 
 std::string QuantityText(const json::value& v) {
   if (v.is_string()) return std::string(v.get_string());
@@ -378,11 +373,6 @@ Status FieldErrors::ToStatus(std::string_view kind, std::string_view name) const
 }
 
 namespace {
-
-const json::array* ArrayAt(const json::object& o, std::string_view key) {
-  auto it = o.find(key);
-  return it != o.end() && it->value().is_array() ? &it->value().get_array() : nullptr;
-}
 
 // validateOnlyAddedTolerations: every old toleration is still there, up to its tolerationSeconds.
 void CheckOnlyAddedTolerations(const json::object& next, const json::object& current,

@@ -4,6 +4,7 @@
 #include <boost/json.hpp>
 #include <optional>
 
+#include "api/json_fields.h"
 #include "api/pod_view.h"
 #include "api/validation.h"
 #include "apiserver/api_server.h"
@@ -30,16 +31,6 @@ bool IsJsonContentType(std::string_view ct) {
   return media == "application/json" || media == "*/*";
 }
 
-json::object& MetadataOf(json::object& o) {
-  json::value& m = o["metadata"];
-  if (!m.is_object()) m = json::object();
-  return m.get_object();
-}
-
-std::string_view StringField(const json::object& o, std::string_view key) {
-  return api::StringAt(o, key);
-}
-
 // Decodes a request body into an object of the expected kind (apiVersion and
 // kind filled in when absent, as kube's decoder defaults them from the URL).
 Result<json::value> DecodeBody(const Request& request, const api::KindInfo& kind) {
@@ -63,14 +54,14 @@ Result<json::value> DecodeBody(const Request& request, const api::KindInfo& kind
   }
   json::object& o = value.get_object();
   std::string api_version = kind.ApiVersion();
-  if (StringField(o, "apiVersion").empty()) o["apiVersion"] = api_version;
-  if (StringField(o, "kind").empty()) o["kind"] = kind.name;
-  if (StringField(o, "apiVersion") != api_version) {
-    return Status::BadRequest("the API version in the data (" + std::string(StringField(o, "apiVersion")) +
+  if (api::StringAt(o, "apiVersion").empty()) o["apiVersion"] = api_version;
+  if (api::StringAt(o, "kind").empty()) o["kind"] = kind.name;
+  if (api::StringAt(o, "apiVersion") != api_version) {
+    return Status::BadRequest("the API version in the data (" + std::string(api::StringAt(o, "apiVersion")) +
                               ") does not match the expected API version (" + api_version + ")");
   }
-  if (StringField(o, "kind") != kind.name) {
-    return Status::BadRequest("the kind in the data (" + std::string(StringField(o, "kind")) +
+  if (api::StringAt(o, "kind") != kind.name) {
+    return Status::BadRequest("the kind in the data (" + std::string(api::StringAt(o, "kind")) +
                               ") does not match the expected kind (" + std::string(kind.name) + ")");
   }
   if (auto m = o.find("metadata"); m != o.end() && !m->value().is_object() && !m->value().is_null()) {
@@ -81,12 +72,12 @@ Result<json::value> DecodeBody(const Request& request, const api::KindInfo& kind
 
 // Puts the namespace of the URL into the object, or rejects a mismatch.
 Status ReconcileNamespace(json::object& object, const api::KindInfo& kind, const std::string& ns) {
-  json::object& meta = MetadataOf(object);
+  json::object& meta = api::MutableObject(object, "metadata");
   if (!kind.namespaced) {
     meta.erase("namespace");
     return Status::Ok();
   }
-  std::string_view body_ns = StringField(meta, "namespace");
+  std::string_view body_ns = api::StringAt(meta, "namespace");
   if (body_ns.empty()) {
     meta["namespace"] = ns;
   } else if (body_ns != ns) {
@@ -113,24 +104,18 @@ bool HasStatusSubresource(api::Kind kind) {
 }
 
 bool HasFinalizers(const json::object& object) {
-  auto meta = object.find("metadata");
-  if (meta == object.end() || !meta->value().is_object()) return false;
-  auto f = meta->value().get_object().find("finalizers");
-  return f != meta->value().get_object().end() && f->value().is_array() &&
-         !f->value().get_array().empty();
+  const json::array* finalizers = api::ArrayAt(api::ObjectAt(object, "metadata"), "finalizers");
+  return finalizers && !finalizers->empty();
 }
 
 bool BeingDeleted(const json::object& object) {
-  auto meta = object.find("metadata");
-  return meta != object.end() && meta->value().is_object() &&
-         meta->value().get_object().contains("deletionTimestamp");
+  const json::object* meta = api::ObjectAt(object, "metadata");
+  return meta && meta->contains("deletionTimestamp");
 }
 
 // A namespace's spec.finalizers; nullptr when it has none.
 const json::array* SpecFinalizers(const json::object& ns) {
-  const auto* spec = ns.if_contains("spec");
-  const auto* f = spec && spec->is_object() ? spec->get_object().if_contains("finalizers") : nullptr;
-  return f && f->is_array() ? &f->get_array() : nullptr;
+  return api::ArrayAt(api::ObjectAt(ns, "spec"), "finalizers");
 }
 
 // spec.finalizers holds at most "kubernetes" and metadata.finalizers nothing.
@@ -151,7 +136,7 @@ bool Finalized(const json::object& ns) {
 // carries the one it was written with).
 json::value WithCurrentRevision(const api::ObjectPtr& object) {
   json::value v = object->json();
-  MetadataOf(v.get_object())["resourceVersion"] = std::to_string(object->resource_version());
+  api::MutableObject(v.get_object(), "metadata")["resourceVersion"] = std::to_string(object->resource_version());
   return v;
 }
 
@@ -190,7 +175,7 @@ Status ApiServer::CheckNamespaceAcceptsCreates(const std::string& ns, const api:
 
 Status ApiServer::ApplyPriority(json::object& pod) {
   json::object& spec = pod["spec"].is_object() ? pod["spec"].get_object() : (pod["spec"] = json::object()).get_object();
-  std::string class_name(StringField(spec, "priorityClassName"));
+  std::string class_name(api::StringAt(spec, "priorityClassName"));
   int64_t priority = 0;
   std::string preemption = "PreemptLowerPriority";
   bool found = false;
@@ -206,13 +191,13 @@ Status ApiServer::ApplyPriority(json::object& pod) {
     if (auto v = o.find("value"); v != o.end() && v->value().is_number()) {
       priority = v->value().to_number<int64_t>();
     }
-    if (auto p = StringField(o, "preemptionPolicy"); !p.empty()) preemption = std::string(p);
+    if (auto p = api::StringAt(o, "preemptionPolicy"); !p.empty()) preemption = std::string(p);
   };
   if (!class_name.empty() && !found) {
     auto pc = store_.Get(api::StorageKey(api::Kind::kPriorityClass, "", class_name));
     if (!pc.ok()) {
       return Status(StatusCode::kForbidden,
-                    "pods \"" + std::string(StringField(MetadataOf(pod), "name")) +
+                    "pods \"" + std::string(api::StringAt(api::MutableObject(pod, "metadata"), "name")) +
                         "\" is forbidden: no PriorityClass with name " + class_name + " was found");
     }
     read_class(pc.value());
@@ -231,7 +216,7 @@ Status ApiServer::ApplyPriority(json::object& pod) {
   if (auto p = spec.find("priority"); p != spec.end() && p->value().is_number() &&
                                       p->value().to_number<int64_t>() != priority) {
     return Status(StatusCode::kForbidden,
-                  "pods \"" + std::string(StringField(MetadataOf(pod), "name")) +
+                  "pods \"" + std::string(api::StringAt(api::MutableObject(pod, "metadata"), "name")) +
                       "\" is forbidden: the integer value of priority (" +
                       std::to_string(p->value().to_number<int64_t>()) +
                       ") must not be provided in pod spec; priority admission controller computed " +
@@ -258,9 +243,9 @@ Response ApiServer::Create(Request& request, const RequestInfo& info) {
   json::object& object = decoded->get_object();
   Status ns_ok = ReconcileNamespace(object, kind, info.ns);
   if (!ns_ok.ok()) return ErrorResponse(ns_ok);
-  json::object& meta = MetadataOf(object);
-  std::string name(StringField(meta, "name"));
-  std::string generate(StringField(meta, "generateName"));
+  json::object& meta = api::MutableObject(object, "metadata");
+  std::string name(api::StringAt(meta, "name"));
+  std::string generate(api::StringAt(meta, "generateName"));
   if (name.empty() && generate.empty()) {
     return ErrorResponse(
         Status::Invalid(std::string(kind.name) + " \"\" is invalid: metadata.name: Required value: "
@@ -289,7 +274,7 @@ Response ApiServer::Create(Request& request, const RequestInfo& info) {
   for (int attempt = 0; attempt < 8; ++attempt) {
     if (!generate.empty() && (name.empty() || attempt > 0)) {
       name = admission_.GenerateName(generate);
-      MetadataOf(source.get_object())["name"] = name;
+      api::MutableObject(source.get_object(), "metadata")["name"] = name;
     }
     auto built = api::Object::FromJson(std::move(source));
     if (!built.ok()) return ErrorResponse(built.status());
@@ -354,7 +339,7 @@ Result<api::ObjectPtr> ApiServer::WriteUpdate(const RequestInfo& info, const api
   if (*info.kind == api::Kind::kPod && info.subresource.empty())
     admission_.DefaultPodUpdate(result);
   admission_.PrepareUpdate(*info.kind, cur, result);
-  MetadataOf(result).erase("resourceVersion");
+  api::MutableObject(result, "metadata").erase("resourceVersion");
   auto built = api::Object::FromJson(std::move(next_value));
   if (!built.ok()) return built.status();
   Status valid = api::ValidateObject(*built.value());
@@ -391,9 +376,9 @@ Response ApiServer::Update(Request& request, const RequestInfo& info) {
   json::object& object = decoded->get_object();
   Status ns_ok = ReconcileNamespace(object, kind, info.ns);
   if (!ns_ok.ok()) return ErrorResponse(ns_ok);
-  std::string_view body_name = StringField(MetadataOf(object), "name");
+  std::string_view body_name = api::StringAt(api::MutableObject(object, "metadata"), "name");
   if (body_name.empty()) {
-    MetadataOf(object)["name"] = info.name;
+    api::MutableObject(object, "metadata")["name"] = info.name;
   } else if (body_name != info.name) {
     return ErrorResponse(Status::BadRequest("the name of the object (" + std::string(body_name) +
                                             ") does not match the name on the URL (" + info.name +
@@ -452,9 +437,9 @@ Response ApiServer::Patch(Request& request, const RequestInfo& info) {
                            DetailsFor(kind, info.name));
     }
     json::object& p = patched->get_object();
-    if (StringField(p, "apiVersion") != kind.ApiVersion() || StringField(p, "kind") != kind.name ||
-        StringField(MetadataOf(p), "name") != info.name ||
-        StringField(MetadataOf(p), "namespace") != current.value()->namespace_name()) {
+    if (api::StringAt(p, "apiVersion") != kind.ApiVersion() || api::StringAt(p, "kind") != kind.name ||
+        api::StringAt(api::MutableObject(p, "metadata"), "name") != info.name ||
+        api::StringAt(api::MutableObject(p, "metadata"), "namespace") != current.value()->namespace_name()) {
       return ErrorResponse(Status::BadRequest(
           "the patch may not change the object's apiVersion, kind, name or namespace"));
     }
@@ -520,7 +505,7 @@ Result<api::ObjectPtr> ApiServer::DeleteObject(const api::ObjectPtr& object, std
         grace = *grace_seconds;
       }
       auto marked = current->Edit([&](json::object& o) {
-        json::object& meta = MetadataOf(o);
+        json::object& meta = api::MutableObject(o, "metadata");
         meta["deletionTimestamp"] = api::FormatRfc3339(std::chrono::system_clock::now() + std::chrono::seconds(grace));
         meta["deletionGracePeriodSeconds"] = grace;
         if (add_finalizer) {
@@ -587,7 +572,7 @@ Result<api::ObjectPtr> ApiServer::DeleteNamespace(api::ObjectPtr current) {
     for (int attempt = 0;; ++attempt) {
       if (attempt == kMaxAttempts) return ConflictFor(kind, name, "too many concurrent updates");
       auto marked = current->Edit([](json::object& o) {
-        json::object& meta = MetadataOf(o);
+        json::object& meta = api::MutableObject(o, "metadata");
         meta["deletionTimestamp"] = api::FormatRfc3339(std::chrono::system_clock::now());
         meta["deletionGracePeriodSeconds"] = 0;
         json::value& status = o["status"];
@@ -646,8 +631,8 @@ Response ApiServer::Delete(Request& request, const RequestInfo& info) {
     }
     const json::object& o = options.get_object();
     if (auto p = o.find("preconditions"); p != o.end() && p->value().is_object()) {
-      uid_precondition = StringField(p->value().get_object(), "uid");
-      auto rv = StringField(p->value().get_object(), "resourceVersion");
+      uid_precondition = api::StringAt(p->value().get_object(), "uid");
+      auto rv = api::StringAt(p->value().get_object(), "resourceVersion");
       if (!rv.empty()) {
         auto parsed = api::ParseResourceVersion(rv);
         if (!parsed) return ErrorResponse(Status::BadRequest("invalid preconditions.resourceVersion"));
@@ -657,7 +642,7 @@ Response ApiServer::Delete(Request& request, const RequestInfo& info) {
     if (auto d = o.find("dryRun"); d != o.end() && d->value().is_array() && !d->value().get_array().empty()) {
       dry_run = true;
     }
-    if (auto p = StringField(o, "propagationPolicy"); !p.empty()) policy = std::string(p);
+    if (auto p = api::StringAt(o, "propagationPolicy"); !p.empty()) policy = std::string(p);
     if (auto g = o.find("gracePeriodSeconds"); g != o.end() && g->value().is_int64()) {
       grace_seconds = g->value().get_int64();
     }
