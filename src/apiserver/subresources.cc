@@ -4,6 +4,8 @@
 #include <boost/json.hpp>
 #include <optional>
 
+#include "api/conditions.h"
+#include "api/json_fields.h"
 #include "api/pod_view.h"
 #include "api/selector.h"
 #include "apiserver/api_server.h"
@@ -17,39 +19,10 @@ namespace {
 
 constexpr int kMaxAttempts = 16;
 
-json::object& Child(json::object& parent, std::string_view key) {
-  json::value& v = parent[key];
-  if (!v.is_object()) v = json::object();
-  return v.get_object();
-}
-
 const api::KindInfo& PodKind() { return api::Info(api::Kind::kPod); }
 
 Status BindingConflict(const std::string& name, const std::string& why) {
   return Status::Conflict("Operation cannot be fulfilled on pods/binding \"" + name + "\": " + why);
-}
-
-// Sets (or replaces) the pod's condition of `type`.
-void SetCondition(json::object& pod, std::string_view type, std::string_view status,
-                  std::string_view reason, std::string_view now) {
-  json::object& st = Child(pod, "status");
-  json::value& cv = st["conditions"];
-  if (!cv.is_array()) cv = json::array();
-  json::array& conditions = cv.get_array();
-  json::object condition;
-  condition["type"] = type;
-  condition["status"] = status;
-  condition["lastProbeTime"] = nullptr;
-  condition["lastTransitionTime"] = now;
-  if (!reason.empty()) condition["reason"] = reason;
-  for (auto& c : conditions) {
-    const json::value* existing = c.is_object() ? c.get_object().if_contains("type") : nullptr;
-    if (existing != nullptr && *existing == json::value(type)) {
-      c = std::move(condition);
-      return;
-    }
-  }
-  conditions.push_back(std::move(condition));
 }
 
 }  // namespace
@@ -75,21 +48,15 @@ Result<api::ObjectPtr> ApiServer::BindPod(const std::string& ns, const std::stri
       return BindingConflict(name, "the object has been modified; please apply your changes to "
                                    "the latest version and try again");
     }
-    const json::object& o = pod->json();
-    if (auto m = o.find("metadata"); m != o.end() && m->value().is_object() &&
-                                     m->value().get_object().contains("deletionTimestamp")) {
+    if (api::BeingDeleted(*pod)) {
       return BindingConflict(name, "pod " + name + " is being deleted, cannot be assigned to a host");
     }
     std::string current_node = pod->FieldValue("spec.nodeName");
     if (!current_node.empty()) {
       return BindingConflict(name, "pod " + name + " is already assigned to node \"" + current_node + "\"");
     }
-    if (auto spec = o.find("spec"); spec != o.end() && spec->value().is_object()) {
-      auto gates = spec->value().get_object().find("schedulingGates");
-      if (gates != spec->value().get_object().end() && gates->value().is_array() &&
-          !gates->value().get_array().empty()) {
-        return BindingConflict(name, "pod " + name + " has non-empty .spec.schedulingGates");
-      }
+    if (const json::array* gates = api::ArrayAt(api::Spec(*pod), "schedulingGates"); gates && !gates->empty()) {
+      return BindingConflict(name, "pod " + name + " has non-empty .spec.schedulingGates");
     }
     // Binding changes nothing the pod's view reads but spec.nodeName: copy the
     // view instead of parsing the pod again, and leave the JSON to be made when
@@ -102,12 +69,13 @@ Result<api::ObjectPtr> ApiServer::BindPod(const std::string& ns, const std::stri
         pod,
         [node, added_annotations = std::move(added_annotations),
          now = NowRfc3339()](json::object& p) {
-          Child(p, "spec")["nodeName"] = node;
+          api::MutableObject(p, "spec")["nodeName"] = node;
           if (!added_annotations.empty()) {
-            json::object& a = Child(Child(p, "metadata"), "annotations");
+            json::object& a = api::MutableObject(api::MutableObject(p, "metadata"), "annotations");
             for (const auto& kv : added_annotations) a[kv.key()] = kv.value();
           }
-          SetCondition(p, "PodScheduled", "True", "", now);
+          api::SetCondition(api::MutableObject(p, "status"), {"PodScheduled", "True", "", ""}, now,
+                            {.null_probe_time = true});
         },
         std::move(view));
     auto written = store_.Update(bound, pod->resource_version());
@@ -141,8 +109,9 @@ Result<api::ObjectPtr> ApiServer::UnbindPod(const std::string& ns, const std::st
       return BindingConflict(name, "pod " + name + " is " + phase + " and cannot be unassigned");
     }
     auto unbound = pod->Edit([&](json::object& p) {
-      Child(p, "spec").erase("nodeName");
-      SetCondition(p, "PodScheduled", "False", "Unbound", NowRfc3339());
+      api::MutableObject(p, "spec").erase("nodeName");
+      api::SetCondition(api::MutableObject(p, "status"), {"PodScheduled", "False", "Unbound", ""},
+                        NowRfc3339(), {.null_probe_time = true});
     });
     if (!unbound.ok()) return unbound.status();
     auto written = store_.Update(unbound.value(), pod->resource_version());
@@ -304,7 +273,7 @@ Response ApiServer::Scale(Request& request, const RequestInfo& info) {
       return ErrorResponse(ConflictFor(kind, info.name, "the object has been modified; please apply your changes to the latest version and try again"), details);
     }
     json::value next = current.value()->json();
-    Child(next.get_object(), "spec")["replicas"] = replicas;
+    api::MutableObject(next.get_object(), "spec")["replicas"] = replicas;
     RequestInfo main = info;
     main.subresource.clear();
     auto written = WriteUpdate(main, current.value(), std::move(next), request.Query("dryRun").has_value());
