@@ -27,61 +27,24 @@
 //   workqueue_queue_duration_seconds  Add to Get
 //   workqueue_work_duration_seconds   Get to Done
 
-#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
-#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <set>
 #include <string>
-#include <thread>
 #include <tuple>
 #include <unordered_map>
 #include <utility>
-#include <vector>
 
 #include "api/clock.h"
-#include "api/status.h"
+#include "client/rate_limiter.h"
 #include "metrics/metrics.h"
 
 namespace berth::client {
-
-// How long a failed key waits before its next try: the larger of a per-key
-// exponential backoff (base_delay * 2^failures, capped at max_delay) and an
-// overall token bucket (qps tokens a second, holding up to burst) that bounds
-// the retry rate of the whole queue. The defaults are client-go's
-// DefaultControllerRateLimiter. Thread-safe.
-class RateLimiter {
- public:
-  struct Options {
-    std::chrono::nanoseconds base_delay = std::chrono::milliseconds(5);
-    std::chrono::nanoseconds max_delay = std::chrono::seconds(1000);
-    double qps = 10;  // REQUIRES: > 0
-    int burst = 100;  // REQUIRES: >= 1
-  };
-  // REQUIRES: `clock` outlives the limiter.
-  RateLimiter(Options options, api::Clock& clock);
-
-  // The delay before `key`'s next try. Counts one more failure of `key` and
-  // takes a token (a missing token is reserved in the future: the delay).
-  std::chrono::nanoseconds When(const std::string& key);
-  // Clears `key`'s failures, after a success. The bucket is not refunded.
-  void Forget(const std::string& key);
-  // Failures of `key` counted by When since it was last forgotten.
-  int NumRequeues(const std::string& key) const;
-
- private:
-  const Options options_;
-  api::Clock& clock_;
-  mutable std::mutex mu_;
-  std::unordered_map<std::string, int> failures_;  // guarded by mu_
-  double tokens_;                                  // guarded by mu_; < 0: reserved ahead
-  api::Clock::time_point refilled_at_;                  // guarded by mu_
-};
 
 // The queue. Every method may be called from any thread.
 class WorkQueue {
@@ -169,41 +132,6 @@ class WorkQueue {
   // Set to the earliest due time; calls AddDueKeys. Guarded by mu_ (the
   // destructor takes it out); used only while something is delayed.
   std::unique_ptr<api::Clock::Alarm> alarm_;
-};
-
-// Runs `workers` threads that take keys from a queue and reconcile them. A key
-// whose reconcile fails is retried through AddRateLimited, and counted; one
-// that succeeds is forgotten, which resets its backoff. The queue's guarantee
-// holds: a key is never reconciled on two threads at once.
-class WorkerPool {
- public:
-  using Reconcile = std::function<Status(const std::string& key)>;
-  // Runs on the worker's thread after a failed reconcile (e.g. to log it).
-  using OnError = std::function<void(const std::string& key, const Status& status)>;
-
-  // Starts the threads. REQUIRES: `queue` outlives the pool; workers >= 0.
-  WorkerPool(WorkQueue& queue, int workers, Reconcile reconcile, OnError on_error = nullptr);
-  // Stop().
-  ~WorkerPool();
-  WorkerPool(const WorkerPool&) = delete;
-  WorkerPool& operator=(const WorkerPool&) = delete;
-
-  // Shuts the queue down, lets the workers finish the keys already queued (a
-  // failure then is not retried: the queue takes no more adds) and joins them.
-  // Idempotent. REQUIRES: not called from a worker (from Reconcile).
-  void Stop();
-  // Failed reconciles so far.
-  int64_t errors() const { return errors_.load(std::memory_order_relaxed); }
-
- private:
-  void Work();
-
-  WorkQueue& queue_;
-  const Reconcile reconcile_;
-  const OnError on_error_;
-  std::atomic<int64_t> errors_{0};
-  std::mutex mu_;                     // serializes Stop
-  std::vector<std::thread> threads_;  // guarded by mu_
 };
 
 }  // namespace berth::client

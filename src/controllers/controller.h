@@ -19,6 +19,7 @@
 #include "client/event_recorder.h"
 #include "client/informer_factory.h"
 #include "client/rest_client.h"
+#include "client/worker_pool.h"
 #include "client/workqueue.h"
 #include "metrics/metrics.h"
 

@@ -11,6 +11,8 @@
 #include <thread>
 #include <vector>
 
+#include "client/worker_pool.h"
+
 // The concurrency test (many workers, few keys) is in workqueue_stress_test.cc,
 // its own binary so that CI runs it under ThreadSanitizer.
 
