@@ -17,8 +17,6 @@ namespace json = boost::json;
 
 namespace {
 
-constexpr int kMaxAttempts = 16;
-
 const api::KindInfo& PodKind() { return api::Info(api::Kind::kPod); }
 
 Status BindingConflict(const std::string& name, const std::string& why) {
