@@ -87,14 +87,9 @@ std::string QosClass(const json::object& spec) {
   if (containers == spec.end() || !containers->value().is_array()) return "BestEffort";
   for (const auto& c : containers->value().get_array()) {
     if (!c.is_object()) continue;
-    auto res = c.get_object().find("resources");
-    const json::object* requests = nullptr;
-    const json::object* limits = nullptr;
-    if (res != c.get_object().end() && res->value().is_object()) {
-      const auto& r = res->value().get_object();
-      if (auto it = r.find("requests"); it != r.end() && it->value().is_object()) requests = &it->value().get_object();
-      if (auto it = r.find("limits"); it != r.end() && it->value().is_object()) limits = &it->value().get_object();
-    }
+    const json::object* resources = api::ObjectAt(c.get_object(), "resources");
+    const json::object* requests = api::ObjectAt(resources, "requests");
+    const json::object* limits = api::ObjectAt(resources, "limits");
     if ((requests && !requests->empty()) || (limits && !limits->empty())) any = true;
     for (std::string_view name : {"cpu", "memory"}) {
       const json::value* req = requests ? requests->if_contains(name) : nullptr;
@@ -256,10 +251,7 @@ void Admission::ApplyDefaults(api::Kind kind, json::object& object) {
 void Admission::DefaultPodUpdate(json::object& pod) { DefaultPodSpec(api::MutableObject(pod, "spec"), true); }
 
 void Admission::PrepareUpdate(api::Kind kind, const json::object& current, json::object& next) {
-  const json::object* cur_meta = nullptr;
-  if (auto it = current.find("metadata"); it != current.end() && it->value().is_object()) {
-    cur_meta = &it->value().get_object();
-  }
+  const json::object* cur_meta = api::ObjectAt(current, "metadata");
   json::object& meta = api::MutableObject(next, "metadata");
   if (cur_meta) {
     for (std::string_view key : {"uid", "creationTimestamp", "deletionTimestamp",

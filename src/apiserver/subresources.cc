@@ -146,20 +146,14 @@ Response ApiServer::Binding(Request& request, const RequestInfo& info) {
     return ErrorResponse(Status::BadRequest(
         "the namespace of the provided object does not match the namespace sent on the request"));
   }
-  std::string node;
-  if (auto t = b.find("target"); t != b.end() && t->value().is_object()) {
-    node = api::StringAt(t->value().get_object(), "name");
-  }
+  std::string node(api::StringAt(api::ObjectAt(b, "target"), "name"));
   int64_t rv = 0;
   if (auto text = api::StringAt(meta, "resourceVersion"); !text.empty()) {
     auto parsed = api::ParseResourceVersion(text);
     if (!parsed) return ErrorResponse(Status::BadRequest("invalid metadata.resourceVersion"));
     rv = *parsed;
   }
-  const json::object* annotations = nullptr;
-  if (auto a = meta.find("annotations"); a != meta.end() && a->value().is_object()) {
-    annotations = &a->value().get_object();
-  }
+  const json::object* annotations = api::ObjectAt(meta, "annotations");
   // Over HTTP the answer waits for durability without holding the thread, as
   // a create's does: the binding is one guarded write, and a conflict makes
   // the store wait until the version it lost to is visible before the retry
@@ -188,24 +182,22 @@ json::object ScaleOf(const api::ObjectPtr& object) {
   meta["namespace"] = object->namespace_name();
   meta["uid"] = object->uid();
   meta["resourceVersion"] = std::to_string(object->resource_version());
-  if (auto m = o.find("metadata"); m != o.end() && m->value().is_object()) {
-    if (auto ts = m->value().get_object().find("creationTimestamp"); ts != m->value().get_object().end()) {
-      meta["creationTimestamp"] = ts->value();
-    }
+  if (const json::object* m = api::ObjectAt(o, "metadata")) {
+    if (const json::value* ts = m->if_contains("creationTimestamp")) meta["creationTimestamp"] = *ts;
   }
   scale["metadata"] = std::move(meta);
   int64_t replicas = 0, current = 0;
   std::string selector;
-  if (auto spec = o.find("spec"); spec != o.end() && spec->value().is_object()) {
-    const json::object& s = spec->value().get_object();
+  if (const json::object* spec = api::ObjectAt(o, "spec")) {
+    const json::object& s = *spec;
     if (auto r = s.find("replicas"); r != s.end() && r->value().is_number()) replicas = r->value().to_number<int64_t>();
     if (auto sel = s.find("selector"); sel != s.end()) {
       auto parsed = api::LabelSelector::FromJson(sel->value());
       if (parsed.ok()) selector = parsed->ToString();
     }
   }
-  if (auto st = o.find("status"); st != o.end() && st->value().is_object()) {
-    const json::object& s = st->value().get_object();
+  if (const json::object* status = api::ObjectAt(o, "status")) {
+    const json::object& s = *status;
     if (auto r = s.find("replicas"); r != s.end() && r->value().is_number()) current = r->value().to_number<int64_t>();
   }
   scale["spec"] = json::object{{"replicas", replicas}};
@@ -251,16 +243,12 @@ Response ApiServer::Scale(Request& request, const RequestInfo& info) {
     int64_t precondition = 0;
     if (scale.is_object()) {
       json::object& s = scale.get_object();
-      if (auto spec = s.find("spec"); spec != s.end() && spec->value().is_object()) {
-        if (auto r = spec->value().get_object().find("replicas");
-            r != spec->value().get_object().end() && r->value().is_number()) {
-          replicas = r->value().to_number<int64_t>();
-        }
+      const json::object* spec = api::ObjectAt(s, "spec");
+      if (const json::value* r = spec ? spec->if_contains("replicas") : nullptr; r && r->is_number()) {
+        replicas = r->to_number<int64_t>();
       }
-      if (auto m = s.find("metadata"); m != s.end() && m->value().is_object()) {
-        if (auto rv = api::StringAt(m->value().get_object(), "resourceVersion"); !rv.empty()) {
-          precondition = api::ParseResourceVersion(rv).value_or(0);
-        }
+      if (auto rv = api::StringAt(api::ObjectAt(s, "metadata"), "resourceVersion"); !rv.empty()) {
+        precondition = api::ParseResourceVersion(rv).value_or(0);
       }
     }
     if (replicas < 0) {
