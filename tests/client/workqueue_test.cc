@@ -406,49 +406,6 @@ TEST(WorkQueueMetrics, QueuesAreLabelledByName) {
       << text;
 }
 
-// ---- Clocks ----
-
-TEST(FakeClock, StepFiresDueAlarmsEarliestFirstOnTheCallersThread) {
-  api::FakeClock clock;
-  const auto start = clock.Now();
-  std::vector<std::string> fired;
-  auto late = clock.NewAlarm([&] { fired.push_back("late"); });
-  auto early = clock.NewAlarm([&] { fired.push_back("early"); });
-  auto gone = clock.NewAlarm([&] { fired.push_back("gone"); });
-  late->Set(start + milliseconds(20));
-  early->Set(start + milliseconds(10));
-  gone->Set(start + milliseconds(5));
-  gone.reset();
-  clock.Step(milliseconds(9));
-  EXPECT_TRUE(fired.empty());
-  clock.Step(milliseconds(30));
-  EXPECT_EQ(fired, (std::vector<std::string>{"early", "late"}));
-  clock.Step(seconds(1));
-  EXPECT_EQ(fired.size(), 2u);  // once per Set
-  early->Set(start);            // already past: fires at the next Step
-  clock.Step(nanoseconds(0));
-  EXPECT_EQ(fired.back(), "early");
-}
-
-TEST(RealClock, AlarmFiresAfterItsDeadline) {
-  api::RealClock& clock = api::RealClock::Instance();
-  std::mutex mu;
-  std::condition_variable cv;
-  bool fired = false;            // guarded by mu
-  api::Clock::time_point fired_at{};  // guarded by mu
-  auto alarm = clock.NewAlarm([&] {
-    std::lock_guard lock(mu);
-    fired = true;
-    fired_at = clock.Now();
-    cv.notify_all();
-  });
-  const auto deadline = clock.Now() + milliseconds(5);
-  alarm->Set(deadline);
-  std::unique_lock lock(mu);
-  ASSERT_TRUE(cv.wait_for(lock, seconds(5), [&] { return fired; }));
-  EXPECT_GE(fired_at, deadline);
-}
-
 // ---- Workers ----
 
 TEST(WorkerPool, RetriesFailuresWithBackoffAndForgetsOnSuccess) {

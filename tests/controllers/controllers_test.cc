@@ -181,6 +181,7 @@ class ControllerEnv : public ::testing::Test {
   std::unique_ptr<client::RestClient> client_;
   std::unique_ptr<client::EventBroadcaster> events_;
   std::unique_ptr<client::InformerFactory> informers_;
+  api::FakeClock fake_clock_;  // for tests that inject it; outlives the controllers
   std::vector<std::unique_ptr<Controller>> controllers_;
 };
 
@@ -453,6 +454,35 @@ TEST_F(ControllerEnv, NodeLifecycleMarksSilentNodesAndEvictsIntolerantPods) {
             std::vector<std::string>{"taint-eviction-controller Normal TaintManagerEviction: "
                                      "Marking for deletion Pod default/brief"});
   EXPECT_TRUE(EventsAbout("p").empty());
+}
+
+// The grace period is counted on the context's clock: a FakeClock decides
+// when the kubelet has been silent too long.
+TEST_F(ControllerEnv, NodeLifecycleCountsTheGracePeriodOnTheInjectedClock) {
+  api::FakeClock& clock = fake_clock_;
+  ControllerContext context = Context();
+  context.clock = &clock;
+  auto& lifecycle = Make<NodeLifecycleController>(
+      context, NodeLifecycleOptions{.monitor_period = std::chrono::hours(1),
+                                    .grace_period = std::chrono::seconds(40)});
+  ASSERT_TRUE(informers_->Start().ok());
+  Create(api::Kind::kNode, "",
+         R"({"metadata":{"name":"n1"},"status":{"conditions":[{"type":"Ready","status":"True"}]}})");
+  Create(api::Kind::kLease, "kube-node-lease",
+         R"({"metadata":{"name":"n1"},"spec":{"holderIdentity":"n1","renewTime":")" +
+             api::FormatRfc3339(clock.WallNow()) + R"("}})");
+  Sync(api::Kind::kLease, 1);
+  Sync(api::Kind::kNode, 1);
+  auto ready = [&] {
+    auto node = client_->Get(api::Kind::kNode, "", "n1").value();
+    return std::string(api::StringAt(api::FindCondition(api::StatusOf(*node), "Ready"), "status"));
+  };
+  clock.Step(std::chrono::seconds(30));
+  ASSERT_TRUE(lifecycle.ReconcileForTest("n1").ok());
+  EXPECT_EQ(ready(), "True");
+  clock.Step(std::chrono::seconds(11));
+  ASSERT_TRUE(lifecycle.ReconcileForTest("n1").ok());
+  EXPECT_EQ(ready(), "Unknown");
 }
 
 // A controller writes what it read plus its change, guarded by the version
