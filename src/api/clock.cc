@@ -111,7 +111,8 @@ Clock::time_point FakeClock::Now() const {
 
 std::chrono::system_clock::time_point FakeClock::WallNow() const {
   std::lock_guard lock(mu_);
-  return wall_start_ + std::chrono::duration_cast<std::chrono::system_clock::duration>(now_ - start_);
+  return wall_start_ +
+         std::chrono::duration_cast<std::chrono::system_clock::duration>(now_ - start_);
 }
 
 std::unique_ptr<Clock::Alarm> FakeClock::NewAlarm(std::function<void()> fire) {

@@ -86,7 +86,7 @@ class FakeClock final : public Clock {
   class FakeAlarm;
 
   mutable std::mutex mu_;
-  time_point now_{std::chrono::hours(1)};            // guarded by mu_
+  time_point now_{std::chrono::hours(1)};  // guarded by mu_
   const time_point start_{std::chrono::hours(1)};
   const std::chrono::system_clock::time_point wall_start_;
   std::vector<std::shared_ptr<AlarmState>> alarms_;  // guarded by mu_

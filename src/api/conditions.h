@@ -3,10 +3,9 @@
 // lastTransitionTime marks the last change of the condition's status (a new
 // reason or message alone keeps it), so "Ready since" means what it says.
 
+#include <boost/json/object.hpp>
 #include <string>
 #include <string_view>
-
-#include <boost/json/object.hpp>
 
 namespace berth::api {
 

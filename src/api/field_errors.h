@@ -4,11 +4,10 @@
 // field path, collected into one Status, e.g.
 //   Pod "web" is invalid: spec.containers[0].resources.requests[cpu]: Invalid value: "-1": must be greater than or equal to 0
 
+#include <boost/json/value.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <boost/json/value.hpp>
 
 #include "api/status.h"
 
@@ -22,7 +21,8 @@ class FieldErrors {
   // As kube shows a value: a string quoted, anything else as JSON (Invalid value: 70000).
   void InvalidValue(std::string field, const boost::json::value& value, std::string_view detail);
   void Duplicate(std::string field, std::string_view value);
-  void NotSupported(std::string field, std::string_view value, const std::vector<std::string>& supported);
+  void NotSupported(std::string field, std::string_view value,
+                    const std::vector<std::string>& supported);
   void Forbidden(std::string field, std::string_view detail);
   bool empty() const { return causes_.empty(); }
   const std::vector<StatusCause>& causes() const { return causes_; }

@@ -8,12 +8,11 @@
 // Editors create what is missing and replace a mistyped member.
 
 #include <algorithm>
-#include <cstdint>
-#include <string_view>
-
 #include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
 #include <boost/json/value.hpp>
+#include <cstdint>
+#include <string_view>
 
 namespace berth::api {
 

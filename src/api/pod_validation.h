@@ -2,10 +2,9 @@
 // Validation of pod specs (a Pod's, or a workload's pod template) and of
 // updates to a Pod, with kube's field paths and messages.
 
+#include <boost/json/object.hpp>
 #include <map>
 #include <string>
-
-#include <boost/json/object.hpp>
 
 #include "api/field_errors.h"
 #include "api/object.h"

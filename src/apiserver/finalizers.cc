@@ -1,7 +1,6 @@
 #include "apiserver/finalizers.h"
 
 #include <algorithm>
-
 #include <boost/json/array.hpp>
 
 #include "api/json_fields.h"
@@ -27,8 +26,9 @@ bool HasFinalizers(const json::object& object) {
 bool OnlyKubernetesFinalizer(const json::object& ns) {
   if (HasFinalizers(ns)) return false;
   const json::array* f = SpecFinalizers(ns);
-  return !f || std::all_of(f->begin(), f->end(),
-                           [](const json::value& v) { return v.is_string() && v.get_string() == "kubernetes"; });
+  return !f || std::all_of(f->begin(), f->end(), [](const json::value& v) {
+    return v.is_string() && v.get_string() == "kubernetes";
+  });
 }
 
 bool Finalized(const json::object& ns) {

@@ -40,7 +40,7 @@ class RateLimiter {
   mutable std::mutex mu_;
   std::unordered_map<std::string, int> failures_;  // guarded by mu_
   double tokens_;                                  // guarded by mu_; < 0: reserved ahead
-  api::Clock::time_point refilled_at_;                  // guarded by mu_
+  api::Clock::time_point refilled_at_;             // guarded by mu_
 };
 
 }  // namespace berth::client

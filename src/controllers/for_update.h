@@ -1,9 +1,8 @@
 #pragma once
 // Writing back what a controller read, without losing a concurrent change.
 
-#include <string>
-
 #include <boost/json/object.hpp>
+#include <string>
 
 #include "api/json_fields.h"
 #include "api/object.h"

@@ -3,9 +3,8 @@
 // reference with controller=true names the object's controller, and the
 // garbage collector deletes dependents whose owners are gone.
 
-#include <string_view>
-
 #include <boost/json/object.hpp>
+#include <string_view>
 
 #include "api/object.h"
 

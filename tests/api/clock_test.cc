@@ -60,7 +60,6 @@ TEST(RealClock, AlarmFiresAfterItsDeadline) {
   EXPECT_GE(fired_at, deadline);
 }
 
-
 TEST(FakeClock, WallTimeMovesWithSteps) {
   const auto wall = std::chrono::system_clock::time_point(std::chrono::hours(1000));
   FakeClock clock(Clock::time_point(std::chrono::hours(1)), wall);

@@ -80,7 +80,8 @@ TEST(SetCondition, StampsHeartbeatsAndNullProbeTimes) {
 
   json::object pod_status;
   SetCondition(pod_status, {"PodScheduled", "False", "Unschedulable", "0/3 nodes"}, kT1);
-  EXPECT_TRUE(SetCondition(pod_status, {"PodScheduled", "True", "", ""}, kT2, {.null_probe_time = true}));
+  EXPECT_TRUE(
+      SetCondition(pod_status, {"PodScheduled", "True", "", ""}, kT2, {.null_probe_time = true}));
   const json::object* scheduled = FindCondition(&pod_status, "PodScheduled");
   ASSERT_NE(scheduled, nullptr);
   EXPECT_TRUE(scheduled->at("lastProbeTime").is_null());
@@ -100,7 +101,8 @@ TEST(FindCondition, FindsByTypeAndToleratesMissingParts) {
   const json::object empty;
   EXPECT_EQ(FindCondition(&empty, "Ready"), nullptr);
   const json::object status =
-      json::parse(R"({"conditions":[1,{"type":"A","status":"True"},{"type":"Ready","status":"False"}]})")
+      json::parse(
+          R"({"conditions":[1,{"type":"A","status":"True"},{"type":"Ready","status":"False"}]})")
           .as_object();
   const json::object* ready = FindCondition(&status, "Ready");
   ASSERT_NE(ready, nullptr);

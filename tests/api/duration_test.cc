@@ -51,10 +51,21 @@ TEST(GoDuration, EdgeCases) {
 TEST(HumanDuration, PrintsAgesAsKubectlDoes) {
   using std::chrono::seconds;
   const std::pair<int64_t, const char*> cases[] = {
-      {-5, "<invalid>"},  {-1, "0s"},       {0, "0s"},          {119, "119s"},
-      {120, "2m"},        {200, "3m20s"},   {600, "10m"},       {3 * 3600 - 1, "179m"},
-      {3 * 3600, "3h"},   {5 * 3600 + 60, "5h1m"}, {47 * 3600, "47h"}, {51 * 3600, "2d3h"},
-      {8 * 86400, "8d"},  {3 * 365 * 86400 + 45 * 86400, "3y45d"}, {9 * 365 * 86400, "9y"},
+      {-5, "<invalid>"},
+      {-1, "0s"},
+      {0, "0s"},
+      {119, "119s"},
+      {120, "2m"},
+      {200, "3m20s"},
+      {600, "10m"},
+      {3 * 3600 - 1, "179m"},
+      {3 * 3600, "3h"},
+      {5 * 3600 + 60, "5h1m"},
+      {47 * 3600, "47h"},
+      {51 * 3600, "2d3h"},
+      {8 * 86400, "8d"},
+      {3 * 365 * 86400 + 45 * 86400, "3y45d"},
+      {9 * 365 * 86400, "9y"},
   };
   for (const auto& [s, want] : cases) EXPECT_EQ(HumanDuration(seconds(s)), want) << s;
 }

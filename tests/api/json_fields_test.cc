@@ -20,7 +20,8 @@ const json::object kDoc = json::parse(R"({
   "text": "hello",
   "num": 7,
   "nil": null
-})").as_object();
+})")
+                              .as_object();
 
 TEST(JsonFields, ReadersReturnTheMemberOfTheRightTypeOrNothing) {
   ASSERT_NE(ObjectAt(kDoc, "meta"), nullptr);
@@ -43,7 +44,7 @@ TEST(JsonFields, ReadersReturnTheMemberOfTheRightTypeOrNothing) {
 TEST(JsonFields, IntAtReadsEveryNumberAndFallsBackOtherwise) {
   const json::object* meta = ObjectAt(kDoc, "meta");
   EXPECT_EQ(IntAt(meta, "n"), 3);
-  EXPECT_EQ(IntAt(meta, "d"), 2);  // truncated
+  EXPECT_EQ(IntAt(meta, "d"), 2);   // truncated
   EXPECT_EQ(IntAt(meta, "u"), -1);  // uint64 cast, as before
   EXPECT_EQ(IntAt(meta, "name"), 0);
   EXPECT_EQ(IntAt(meta, "absent", 42), 42);

@@ -14,9 +14,9 @@ namespace {
 using std::chrono::seconds;
 
 ObjectPtr Pod(const std::string& status, const std::string& metadata_extra = "") {
-  auto pod = Object::Decode(R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"p")" +
-                            metadata_extra + R"(},"spec":{"containers":[{"name":"c","image":"i"}]},"status":)" +
-                            status + "}");
+  auto pod = Object::Decode(
+      R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"p")" + metadata_extra +
+      R"(},"spec":{"containers":[{"name":"c","image":"i"}]},"status":)" + status + "}");
   EXPECT_TRUE(pod.ok()) << pod.status().message();
   return pod.ok() ? pod.value() : nullptr;
 }
@@ -39,7 +39,8 @@ TEST(PodPredicates, ReadyMeansTheReadyConditionIsTrue) {
       {"not ready", ReadySince("False", t), false},
       {"unknown", ReadySince("Unknown", t), false},
       {"no conditions", R"({"phase":"Running"})", false},
-      {"other condition only", R"({"conditions":[{"type":"ContainersReady","status":"True"}]})", false},
+      {"other condition only", R"({"conditions":[{"type":"ContainersReady","status":"True"}]})",
+       false},
   };
   for (const auto& c : cases) {
     auto pod = Pod(c.status);
@@ -78,7 +79,8 @@ TEST(PodPredicates, ActiveUnlessFinishedOrBeingDeleted) {
       {"no phase", R"({})", "", true},
       {"succeeded", R"({"phase":"Succeeded"})", "", false},
       {"failed", R"({"phase":"Failed"})", "", false},
-      {"being deleted", R"({"phase":"Running"})", R"(,"deletionTimestamp":"2026-01-01T00:00:00Z")", false},
+      {"being deleted", R"({"phase":"Running"})", R"(,"deletionTimestamp":"2026-01-01T00:00:00Z")",
+       false},
   };
   for (const auto& c : cases) {
     auto pod = Pod(c.status, c.metadata_extra);
