@@ -21,6 +21,7 @@
 #include <deque>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <random>
 #include <shared_mutex>
 #include <string>
@@ -112,14 +113,76 @@ class Scheduler final : public Handle {
   Scheduler(SchedulerOptions options, SchedulerClient* client);
 
   void RunWorker(Worker& worker);
+
+  // ---- the scheduling cycle (kube's scheduleOne / schedulingCycle) ----
+
+  // Why a scheduling cycle ended without a node: what HandleFailure reports.
+  struct CycleFailure {
+    PluginStatus status;
+    std::string message;  // the FailedScheduling event's message
+    bool unschedulable;   // rejected by plugins (else an internal error)
+  };
+  // One pod's scheduling cycle: SchedulePod on a fresh snapshot, then
+  // AssumeAndReserve on the chosen node (retried on a fresh snapshot when a
+  // concurrent cycle changed that node), then HandOffToBinding. Any failure
+  // goes to FailCycle. Holds the cycle lock (shared, or exclusive for pods
+  // with hard inter-pod constraints) throughout.
   void ScheduleOne(Worker& worker, QueuedPodInfo info);
+  // kube's schedulePod: FindNodesThatFitPod, then (with more than one
+  // feasible node and any Score plugin) PrioritizeNodes and SelectHost.
+  // Sets *selected, or returns why no node was chosen.
+  std::optional<CycleFailure> SchedulePod(Worker& worker, const Framework& fw, CycleState& state,
+                                          const PodInfo& pod, const NodeInfo** selected);
+  // PreFilter, then Filter over the snapshot's nodes. Leaves the feasible
+  // nodes (at least one) in worker.feasible, or returns the failure: no
+  // nodes, a PreFilter rejection or error, a Filter error, or (after
+  // PostFilter) kube's "0/N nodes are available: …" FitError.
+  std::optional<CycleFailure> FindNodesThatFitPod(Worker& worker, const Framework& fw, CycleState& state,
+                                                  const PodInfo& pod);
+  // Filter over nodes from a rotating start node until NumNodesToFind
+  // feasible nodes are found (percentageOfNodesToScore), in parallel above
+  // parallel_threshold nodes. Fills worker.feasible and worker.rejected and
+  // moves the start node past the nodes visited. REQUIRES: a non-empty snapshot.
+  void FindNodesThatPassFilters(Worker& worker, const Framework& fw, const CycleState& state, const PodInfo& pod);
+  // How many feasible nodes Filter looks for among `nodes` (kube's numFeasibleNodesToFind).
+  size_t NumNodesToFind(const Framework& fw, size_t nodes) const;
+  // PreScore and Score of worker.feasible into worker.totals; a failure is an error.
+  std::optional<CycleFailure> PrioritizeNodes(Worker& worker, const Framework& fw, CycleState& state,
+                                              const PodInfo& pod);
+  // The node to run on, from worker.totals: the top score with ties broken
+  // at random (kube's selectHost), or with weighted_random, a node drawn
+  // with probability proportional to its score. Uses worker.rng only.
+  const NodeInfo* SelectHost(Worker& worker);
+  enum class ReserveOutcome { kReserved, kConflict, kFailed };
+  // Assumes the pod on `node` in the cache (kConflict, with nothing changed,
+  // when a concurrent cycle changed the node so that the pod no longer
+  // fits), then runs Reserve. A Reserve failure is undone (Unreserve, the
+  // pod forgotten) and described in *failure (kFailed).
+  ReserveOutcome AssumeAndReserve(const Framework& fw, CycleState& state, const QueuedPodInfo& info,
+                                  const NodeInfo& node, CycleFailure* failure);
+  // Ends the scheduling cycle of a reserved pod (its algorithm latency) and
+  // queues the binding cycle; the next scheduling cycle need not wait.
+  void HandOffToBinding(const Framework& fw, QueuedPodInfo info, std::string node, std::unique_ptr<CycleState> state,
+                        Clock::time_point cycle_start);
+  // HandleFailure and the attempt's metrics.
+  void FailCycle(const Framework& fw, QueuedPodInfo info, CycleFailure failure, Clock::time_point cycle_start);
   // Requeues a failed pod (unschedulable: to the unschedulable pool; else backoff) and
   // reports it (PodScheduled=False and a FailedScheduling event) through the client.
   void HandleFailure(const Framework& fw, QueuedPodInfo info, const PluginStatus& status, std::string message,
                      bool unschedulable);
+
+  // ---- the binding cycle (on a binding thread) ----
+
+  // Permit, PreBind, Bind; then FinishBinding or FailBinding.
   void RunBindingCycle(std::unique_ptr<Binding> binding);
+  // Runs Permit; a Wait is waited out and, as no plugin allows a waiting
+  // pod yet, ends in a timeout rejection.
+  PluginStatus WaitOnPermit(Binding& binding);
+  // The pod is bound: the cache, PostBind, stats, the report and metrics, and the queue.
+  void FinishBinding(Binding& binding);
+  // Binding failed: Unreserve, forget the assumed pod, requeue it and report.
+  void FailBinding(Binding& binding, const PluginStatus& status);
   void BindingLoop();
-  size_t NumNodesToFind(const Framework& fw, size_t nodes) const;
   // scheduler_schedule_attempts_total's result label.
   enum AttemptResult { kScheduled, kUnschedulable, kError, kAttemptResultCount };
   void ObserveAttempt(const Framework& fw, AttemptResult result, double seconds);
