@@ -55,7 +55,6 @@ struct Scheduler::Worker {
   std::vector<int64_t> totals;
   std::vector<NodeScore> scratch;
   AliasSampler sampler;
-  std::mutex result_mu;  // guards rejected while Filter runs in parallel
 };
 
 struct Scheduler::Binding {
@@ -109,18 +108,13 @@ Result<std::unique_ptr<Scheduler>> Scheduler::Create(const SchedulerConfig& conf
   std::vector<ProfileConfig> profiles = config.profiles;
   if (profiles.empty()) profiles.emplace_back();
   for (size_t i = 0; i < profiles.size(); ++i) {
-    auto fw = Framework::Build(profiles[i], registry, *s, "profiles[" + std::to_string(i) + "]");
+    auto fw = Framework::Build(profiles[i], registry, *s, "profiles[" + std::to_string(i) + "]",
+                               {&s->extension_point_duration_, &api::RealClock::Instance()});
     if (!fw.ok()) return fw.status();
     s->profiles_.push_back(std::move(fw).value());
   }
   s->percentage_of_nodes_to_score_ = config.percentage_of_nodes_to_score;
-  static const char* kPointNames[] = {"PreFilter", "Filter", "PreScore", "Score", "Reserve", "Permit", "PreBind", "Bind"};
   for (const auto& fw : s->profiles_) {
-    std::array<metrics::Histogram*, kPointCount> hs{};
-    for (int p = 0; p < kPointCount; ++p) {
-      hs[p] = &s->extension_point_duration_.WithLabels({kPointNames[p], "Success", fw->scheduler_name()});
-    }
-    s->point_success_.push_back(hs);
     static const char* kResultNames[] = {"scheduled", "unschedulable", "error"};
     std::array<AttemptMetrics, kAttemptResultCount> am{};
     for (int r = 0; r < kAttemptResultCount; ++r) {
@@ -337,19 +331,6 @@ void Scheduler::ObserveAttempt(const Framework& fw, AttemptResult result, double
   if (latencies_.size() < 10'000'000) latencies_.push_back(seconds);
 }
 
-void Scheduler::ObservePoint(const Framework& fw, Point point, const PluginStatus& status, Clock::time_point since) {
-  static const char* kPointNames[] = {"PreFilter", "Filter", "PreScore", "Score", "Reserve", "Permit", "PreBind", "Bind"};
-  static const char* kCodeNames[] = {"Success", "Error", "Unschedulable", "UnschedulableAndUnresolvable",
-                                     "Wait", "Skip", "Pending"};
-  double seconds = Seconds(since);
-  if (size_t i = ProfileIndex(fw); status.ok() && i < profiles_.size()) {
-    return point_success_[i][point]->Observe(seconds);
-  }
-  extension_point_duration_
-      .WithLabels({kPointNames[point], kCodeNames[static_cast<int>(status.code())], fw.scheduler_name()})
-      .Observe(seconds);
-}
-
 void Scheduler::ScheduleOne(Worker& w, QueuedPodInfo info) {
   Clock::time_point start = Clock::now();
   const PodInfo& pod = *info.pod;
@@ -408,9 +389,7 @@ std::optional<Scheduler::CycleFailure> Scheduler::FindNodesThatFitPod(Worker& w,
     return CycleFailure{PluginStatus::Unschedulable("no nodes available to schedule pods"),
                         "no nodes available to schedule pods", true};
   }
-  Clock::time_point point_start = Clock::now();
   PluginStatus pre = fw.RunPreFilter(state, pod);
-  ObservePoint(fw, kPreFilter, pre, point_start);
   if (!pre.ok()) {
     bool rejected = pre.IsRejected();
     std::string message = rejected ? FitErrorMessage(snapshot.size(), &pre, {}) : pre.Message();
@@ -434,51 +413,22 @@ void Scheduler::FindNodesThatPassFilters(Worker& w, const Framework& fw, const C
                                          const PodInfo& pod) {
   const auto& nodes = w.snapshot.nodes();
   size_t n = nodes.size();
-  size_t to_find = NumNodesToFind(fw, n);
   size_t start_index = next_start_node_.load(std::memory_order_relaxed) % n;
-  // Feasible nodes take slots by an atomic counter (most nodes are
-  // feasible: no lock per node); the rejected ones are few and appended under a lock.
-  w.feasible.resize(to_find);
-  w.rejected.clear();
-  std::atomic<bool> enough{false};
-  std::atomic<size_t> found{0};
-  auto check = [&](size_t i) {
-    const NodeInfo& node = *nodes[(start_index + i) % n];
-    PluginStatus s = fw.RunFilter(state, pod, node);
-    if (s.ok()) {
-      const size_t slot = found.fetch_add(1, std::memory_order_relaxed);
-      if (slot < to_find) w.feasible[slot] = &node;
-      if (slot + 1 >= to_find) enough.store(true, std::memory_order_relaxed);
-    } else {
-      std::lock_guard lock(w.result_mu);
-      w.rejected.push_back({&node, std::move(s)});
-    }
-  };
-  Clock::time_point point_start = Clock::now();
-  if (n >= options_.parallel_threshold && parallelizer_->threads() > 0) {
-    parallelizer_->Until(n, check, &enough);
-  } else {
-    for (size_t i = 0; i < n && !enough.load(std::memory_order_relaxed); ++i) check(i);
-  }
-  w.feasible.resize(std::min(found.load(), to_find));
-  // Visited nodes: the feasible ones (counted past to_find too) and the rejected, as kube counts
-  // them.
-  const size_t processed = found.load() + w.rejected.size();
+  Parallelizer* parallelizer =
+      n >= options_.parallel_threshold && parallelizer_->threads() > 0 ? parallelizer_.get() : nullptr;
+  const size_t found = fw.RunFilterOverNodes(state, pod, nodes, start_index, NumNodesToFind(fw, n), parallelizer,
+                                             w.feasible, w.rejected);
+  // Visited nodes: the feasible ones (counted past the number wanted too) and the rejected, as kube
+  // counts them.
+  const size_t processed = found + w.rejected.size();
   next_start_node_.store((start_index + processed) % n, std::memory_order_relaxed);
-  ObservePoint(fw, kFilter, w.feasible.empty() ? PluginStatus::Unschedulable("") : PluginStatus(), point_start);
 }
 
 std::optional<Scheduler::CycleFailure> Scheduler::PrioritizeNodes(Worker& w, const Framework& fw, CycleState& state,
                                                                   const PodInfo& pod) {
-  Clock::time_point point_start = Clock::now();
   PluginStatus s = fw.RunPreScore(state, pod, w.feasible);
-  ObservePoint(fw, kPreScore, s, point_start);
   w.totals.assign(w.feasible.size(), 0);
-  if (s.ok()) {
-    point_start = Clock::now();
-    s = fw.RunScore(state, pod, w.feasible, w.totals, w.scratch);
-    ObservePoint(fw, kScore, s, point_start);
-  }
+  if (s.ok()) s = fw.RunScore(state, pod, w.feasible, w.totals, w.scratch);
   if (!s.ok()) {
     std::string message = s.Message();
     return CycleFailure{std::move(s), std::move(message), false};
@@ -510,9 +460,7 @@ Scheduler::ReserveOutcome Scheduler::AssumeAndReserve(const Framework& fw, Cycle
     stats_.conflicts++;
     return ReserveOutcome::kConflict;
   }
-  Clock::time_point point_start = Clock::now();
   PluginStatus reserved = fw.RunReserve(state, pod, node_name);
-  ObservePoint(fw, kReserve, reserved, point_start);
   if (reserved.ok()) return ReserveOutcome::kReserved;
   fw.RunUnreserve(state, pod, node_name);
   cache_.ForgetPod(pod.key);
@@ -583,16 +531,8 @@ void Scheduler::RunBindingCycle(std::unique_ptr<Binding> b) {
   const PodInfo& pod = *b->info.pod;
   CycleState& state = *b->state;
   PluginStatus status = WaitOnPermit(*b);
-  if (status.ok()) {
-    Clock::time_point point_start = Clock::now();
-    status = fw.RunPreBind(state, pod, b->node);
-    ObservePoint(fw, kPreBind, status, point_start);
-  }
-  if (status.ok()) {
-    Clock::time_point point_start = Clock::now();
-    status = fw.RunBind(state, pod, b->node);
-    ObservePoint(fw, kBind, status, point_start);
-  }
+  if (status.ok()) status = fw.RunPreBind(state, pod, b->node);
+  if (status.ok()) status = fw.RunBind(state, pod, b->node);
   if (status.ok()) {
     FinishBinding(*b);
   } else {
@@ -602,10 +542,7 @@ void Scheduler::RunBindingCycle(std::unique_ptr<Binding> b) {
 }
 
 PluginStatus Scheduler::WaitOnPermit(Binding& b) {
-  const Framework& fw = *b.framework;
-  Clock::time_point point_start = Clock::now();
-  PermitDecision permit = fw.RunPermit(*b.state, *b.info.pod, b.node);
-  ObservePoint(fw, kPermit, permit.status, point_start);
+  PermitDecision permit = b.framework->RunPermit(*b.state, *b.info.pod, b.node);
   if (permit.status.code() != Code::kWait) return permit.status;
   // No in-tree plugin waits yet; a waiting pod times out as kube's do.
   std::this_thread::sleep_for(permit.timeout);

@@ -188,9 +188,6 @@ class Scheduler final : public Handle {
   void ObserveAttempt(const Framework& fw, AttemptResult result, double seconds);
   // The position of `fw` in profiles_ (profiles_.size() when it is none of them).
   size_t ProfileIndex(const Framework& fw) const;
-  // scheduler_framework_extension_point_duration_seconds for one run of `point`.
-  enum Point { kPreFilter, kFilter, kPreScore, kScore, kReserve, kPermit, kPreBind, kBind, kPointCount };
-  void ObservePoint(const Framework& fw, Point point, const PluginStatus& status, Clock::time_point since);
 
   SchedulerOptions options_;
   SchedulerClient* client_;
@@ -229,9 +226,8 @@ class Scheduler final : public Handle {
   metrics::Family<metrics::Histogram>& attempt_duration_;
   metrics::Histogram& pod_scheduling_duration_;
   metrics::Histogram& algorithm_duration_;
+  // Given to every profile's Framework, which records its extension points in it.
   metrics::Family<metrics::Histogram>& extension_point_duration_;
-  // Success children of extension_point_duration_ per profile, looked up once.
-  std::vector<std::array<metrics::Histogram*, kPointCount>> point_success_;
   // attempts_ and attempt_duration_ children per profile and result, looked up once.
   struct AttemptMetrics {
     metrics::Counter* attempts;
