@@ -105,56 +105,68 @@ Scheduler::Scheduler(SchedulerOptions options, SchedulerClient* client)
 Result<std::unique_ptr<Scheduler>> Scheduler::Create(const SchedulerConfig& config, const Registry& registry,
                                                      SchedulerOptions options, SchedulerClient* client) {
   auto s = std::unique_ptr<Scheduler>(new Scheduler(options, client));
+  if (Status built = s->AddProfiles(config, registry); !built.ok()) return built;
+  s->percentage_of_nodes_to_score_ = config.percentage_of_nodes_to_score;
+  s->CreateQueue(config);
+  int filter_threads = std::min(options.filter_threads, std::max(0, config.parallelism - 1));
+  s->parallelizer_ = std::make_unique<Parallelizer>(filter_threads);
+  s->AddPendingPodsGauge();
+  return s;
+}
+
+Status Scheduler::AddProfiles(const SchedulerConfig& config, const Registry& registry) {
   std::vector<ProfileConfig> profiles = config.profiles;
   if (profiles.empty()) profiles.emplace_back();
   for (size_t i = 0; i < profiles.size(); ++i) {
-    auto fw = Framework::Build(profiles[i], registry, *s, "profiles[" + std::to_string(i) + "]",
-                               {&s->extension_point_duration_, &api::RealClock::Instance()});
+    auto fw = Framework::Build(profiles[i], registry, *this, "profiles[" + std::to_string(i) + "]",
+                               {&extension_point_duration_, &api::RealClock::Instance()});
     if (!fw.ok()) return fw.status();
-    s->profiles_.push_back(std::move(fw).value());
+    profiles_.push_back(std::move(fw).value());
   }
-  s->percentage_of_nodes_to_score_ = config.percentage_of_nodes_to_score;
-  for (const auto& fw : s->profiles_) {
+  for (const auto& fw : profiles_) {
     static const char* kResultNames[] = {"scheduled", "unschedulable", "error"};
     std::array<AttemptMetrics, kAttemptResultCount> am{};
     for (int r = 0; r < kAttemptResultCount; ++r) {
-      am[r] = {&s->attempts_.WithLabels({kResultNames[r], fw->scheduler_name()}),
-               &s->attempt_duration_.WithLabels({kResultNames[r], fw->scheduler_name()})};
+      am[r] = {&attempts_.WithLabels({kResultNames[r], fw->scheduler_name()}),
+               &attempt_duration_.WithLabels({kResultNames[r], fw->scheduler_name()})};
     }
-    s->attempt_metrics_.push_back(am);
+    attempt_metrics_.push_back(am);
   }
-  const Framework* first = s->profiles_.front().get();
+  return Status::Ok();
+}
+
+void Scheduler::CreateQueue(const SchedulerConfig& config) {
+  const Framework* first = profiles_.front().get();
   SchedulingQueue::Options qopts;
   qopts.initial_backoff = std::chrono::seconds(config.pod_initial_backoff_seconds);
   qopts.max_backoff = std::chrono::seconds(config.pod_max_backoff_seconds);
   if (first->queue_sort().HasSortKey()) {
     qopts.sort_key = [first](const QueuedPodInfo& pod) { return first->queue_sort().SortKey(pod); };
   }
-  Scheduler* self = s.get();
-  s->queue_ = std::make_unique<SchedulingQueue>(
+  queue_ = std::make_unique<SchedulingQueue>(
       [first](const QueuedPodInfo& a, const QueuedPodInfo& b) { return first->queue_sort().Less(a, b); },
-      [self](const PodInfo& pod) {
-        const Framework* fw = self->Profile(pod.view->scheduler_name);
+      [this](const PodInfo& pod) {
+        const Framework* fw = Profile(pod.view->scheduler_name);
         return fw && fw->RunPreEnqueue(pod).ok();
       },
       qopts);
-  int filter_threads = std::min(options.filter_threads, std::max(0, config.parallelism - 1));
-  s->parallelizer_ = std::make_unique<Parallelizer>(filter_threads);
-  s->metrics_.AddCallbackGauge("scheduler_pending_pods",
-                               "Number of pending pods, by the queue type. 'active' means number of pods in "
-                               "activeQ; 'backoff' means number of pods in backoffQ; 'unschedulable' means number "
-                               "of pods in unschedulablePods that the scheduler attempted to schedule and failed; "
-                               "'gated' is the number of unschedulable pods that the scheduler never attempted to "
-                               "schedule because they are gated.",
-                               {"queue"}, [self] {
-                                 auto c = self->queue_->counts();
-                                 return std::vector<metrics::Registry::Sample>{
-                                     {{"active"}, static_cast<double>(c.active)},
-                                     {{"backoff"}, static_cast<double>(c.backoff)},
-                                     {{"unschedulable"}, static_cast<double>(c.unschedulable)},
-                                     {{"gated"}, static_cast<double>(c.gated)}};
-                               });
-  return s;
+}
+
+void Scheduler::AddPendingPodsGauge() {
+  metrics_.AddCallbackGauge("scheduler_pending_pods",
+                            "Number of pending pods, by the queue type. 'active' means number of pods in "
+                            "activeQ; 'backoff' means number of pods in backoffQ; 'unschedulable' means number "
+                            "of pods in unschedulablePods that the scheduler attempted to schedule and failed; "
+                            "'gated' is the number of unschedulable pods that the scheduler never attempted to "
+                            "schedule because they are gated.",
+                            {"queue"}, [this] {
+                              auto c = queue_->counts();
+                              return std::vector<metrics::Registry::Sample>{
+                                  {{"active"}, static_cast<double>(c.active)},
+                                  {{"backoff"}, static_cast<double>(c.backoff)},
+                                  {{"unschedulable"}, static_cast<double>(c.unschedulable)},
+                                  {{"gated"}, static_cast<double>(c.gated)}};
+                            });
 }
 
 Scheduler::~Scheduler() { Stop(); }

@@ -111,6 +111,14 @@ class Scheduler final : public Handle {
   struct Worker;
   struct Binding;
   Scheduler(SchedulerOptions options, SchedulerClient* client);
+  // Create's steps. One Framework per profile (the default profile when the
+  // config has none), with the attempt metrics' children looked up once.
+  Status AddProfiles(const SchedulerConfig& config, const Registry& registry);
+  // The queue, ordered by the first profile's QueueSort, admitting through
+  // each pod's profile's PreEnqueue. REQUIRES: AddProfiles succeeded.
+  void CreateQueue(const SchedulerConfig& config);
+  // scheduler_pending_pods, read from the queue at scrape time.
+  void AddPendingPodsGauge();
 
   void RunWorker(Worker& worker);
 
