@@ -12,9 +12,9 @@ namespace berth::scheduler {
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
+using Clock = api::Clock;
 
-double Seconds(Clock::time_point since, Clock::time_point now = Clock::now()) {
+double Seconds(Clock::time_point since, Clock::time_point now) {
   return std::chrono::duration<double>(now - since).count();
 }
 
@@ -67,6 +67,7 @@ struct Scheduler::Binding {
 
 Scheduler::Scheduler(SchedulerOptions options, SchedulerClient* client)
     : options_(options),
+      clock_(options.clock ? *options.clock : api::RealClock::Instance()),
       client_(client),
       attempts_(metrics_.AddCounter("scheduler_schedule_attempts_total",
                                     "Number of attempts to schedule pods, by the result. 'unschedulable' means a pod "
@@ -119,7 +120,7 @@ Status Scheduler::AddProfiles(const SchedulerConfig& config, const Registry& reg
   if (profiles.empty()) profiles.emplace_back();
   for (size_t i = 0; i < profiles.size(); ++i) {
     auto fw = Framework::Build(profiles[i], registry, *this, "profiles[" + std::to_string(i) + "]",
-                               {&extension_point_duration_, &api::RealClock::Instance()});
+                               {&extension_point_duration_, &clock_});
     if (!fw.ok()) return fw.status();
     profiles_.push_back(std::move(fw).value());
   }
@@ -138,6 +139,7 @@ Status Scheduler::AddProfiles(const SchedulerConfig& config, const Registry& reg
 void Scheduler::CreateQueue(const SchedulerConfig& config) {
   const Framework* first = profiles_.front().get();
   SchedulingQueue::Options qopts;
+  qopts.clock = &clock_;
   qopts.initial_backoff = std::chrono::seconds(config.pod_initial_backoff_seconds);
   qopts.max_backoff = std::chrono::seconds(config.pod_max_backoff_seconds);
   if (first->queue_sort().HasSortKey()) {
@@ -284,8 +286,8 @@ void Scheduler::Stop() {
   threads_.clear();
 }
 
-bool Scheduler::WaitForIdle(Clock::time_point deadline) {
-  while (Clock::now() < deadline) {
+bool Scheduler::WaitForIdle(std::chrono::steady_clock::time_point deadline) {
+  while (std::chrono::steady_clock::now() < deadline) {
     auto c = queue_->counts();
     if (c.active == 0 && c.backoff == 0 && c.in_flight == 0 && in_cycle_.load() == 0 &&
         binding_in_flight_.load() == 0) {
@@ -301,16 +303,18 @@ void Scheduler::RunWorker(Worker& worker) {
   const int cpus = static_cast<int>(std::thread::hardware_concurrency());
   const bool yield =
       options_.cycle_yield_after.count() > 0 && cpus > 0 && std::max(1, options_.concurrent) > cpus;
-  auto running_since = Clock::now();
+  // Time on the CPU is real time, whatever clock the scheduler reads.
+  using RealTime = std::chrono::steady_clock;
+  auto running_since = RealTime::now();
   while (true) {
     auto info = queue_->Pop();
     if (!info) return;
     in_cycle_++;
     ScheduleOne(worker, std::move(*info));
     in_cycle_--;
-    if (yield && Clock::now() - running_since >= options_.cycle_yield_after) {
+    if (yield && RealTime::now() - running_since >= options_.cycle_yield_after) {
       sched_yield();
-      running_since = Clock::now();
+      running_since = RealTime::now();
     }
   }
 }
@@ -344,7 +348,7 @@ void Scheduler::ObserveAttempt(const Framework& fw, AttemptResult result, double
 }
 
 void Scheduler::ScheduleOne(Worker& w, QueuedPodInfo info) {
-  Clock::time_point start = Clock::now();
+  Clock::time_point start = clock_.Now();
   const PodInfo& pod = *info.pod;
   const Framework* fw = Profile(pod.view->scheduler_name);
   if (!fw) {
@@ -484,7 +488,7 @@ Scheduler::ReserveOutcome Scheduler::AssumeAndReserve(const Framework& fw, Cycle
 
 void Scheduler::HandOffToBinding(const Framework& fw, QueuedPodInfo info, std::string node,
                                  std::unique_ptr<CycleState> state, Clock::time_point cycle_start) {
-  double cycle_seconds = Seconds(cycle_start);
+  double cycle_seconds = Seconds(cycle_start, clock_.Now());
   algorithm_duration_.Observe(cycle_seconds);
   {
     std::lock_guard lock(stats_mu_);
@@ -507,7 +511,7 @@ void Scheduler::HandOffToBinding(const Framework& fw, QueuedPodInfo info, std::s
 void Scheduler::FailCycle(const Framework& fw, QueuedPodInfo info, CycleFailure failure,
                           Clock::time_point cycle_start) {
   HandleFailure(fw, std::move(info), failure.status, std::move(failure.message), failure.unschedulable);
-  ObserveAttempt(fw, failure.unschedulable ? kUnschedulable : kError, Seconds(cycle_start));
+  ObserveAttempt(fw, failure.unschedulable ? kUnschedulable : kError, Seconds(cycle_start, clock_.Now()));
 }
 
 void Scheduler::HandleFailure(const Framework& fw, QueuedPodInfo info, const PluginStatus& status,
@@ -565,7 +569,8 @@ PluginStatus Scheduler::WaitOnPermit(Binding& b) {
 void Scheduler::FinishBinding(Binding& b) {
   const Framework& fw = *b.framework;
   const PodInfo& pod = *b.info.pod;
-  cache_.FinishBinding(pod.key);
+  const Clock::time_point now = clock_.Now();
+  cache_.FinishBinding(pod.key, now);
   fw.RunPostBind(*b.state, pod, b.node);
   bool wake = false;
   {
@@ -575,8 +580,8 @@ void Scheduler::FinishBinding(Binding& b) {
   }
   if (wake) scheduled_cv_.notify_all();
   if (client_) client_->ReportScheduled(*pod.object, b.node);
-  pod_scheduling_duration_.Observe(Seconds(b.info.initial_attempt));
-  ObserveAttempt(fw, kScheduled, Seconds(b.cycle_start));
+  pod_scheduling_duration_.Observe(Seconds(b.info.initial_attempt, now));
+  ObserveAttempt(fw, kScheduled, Seconds(b.cycle_start, now));
   queue_->Done(pod.key);
 }
 
@@ -589,7 +594,7 @@ void Scheduler::FailBinding(Binding& b, const PluginStatus& status) {
     std::lock_guard lock(stats_mu_);
     stats_.bind_failures++;
   }
-  ObserveAttempt(fw, kError, Seconds(b.cycle_start));
+  ObserveAttempt(fw, kError, Seconds(b.cycle_start, clock_.Now()));
   api::ObjectPtr object = pod.object;
   queue_->Requeue(std::move(b.info), status.IsRejected());
   // The node's resources are free again: pods waiting for them may fit.
@@ -597,7 +602,7 @@ void Scheduler::FailBinding(Binding& b, const PluginStatus& status) {
   if (client_) client_->ReportFailure(*object, "SchedulerError", "binding rejected: " + status.Message());
 }
 
-bool Scheduler::WaitForScheduled(uint64_t n, Clock::time_point deadline) {
+bool Scheduler::WaitForScheduled(uint64_t n, std::chrono::steady_clock::time_point deadline) {
   std::unique_lock lock(stats_mu_);
   scheduled_wake_at_ = n;
   bool reached = scheduled_cv_.wait_until(lock, deadline, [&] { return stats_.scheduled >= n; });

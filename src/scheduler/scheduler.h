@@ -29,6 +29,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "api/clock.h"
 #include "metrics/metrics.h"
 #include "scheduler/cache/cache.h"
 #include "scheduler/framework/framework.h"
@@ -57,11 +58,14 @@ struct SchedulerOptions {
   // other cycle threads' slices (milliseconds); yielding at a cycle boundary
   // keeps such waits out of the cycles and lets binding threads run sooner.
   std::chrono::microseconds cycle_yield_after{500};
+  // Time for the queue (timestamps, backoff, the unschedulable timeout), the
+  // latency metrics and the assumed pods' expiry. nullptr: api::RealClock.
+  // REQUIRES: outlives the scheduler.
+  api::Clock* clock = nullptr;
 };
 
 class Scheduler final : public Handle {
  public:
-  using Clock = std::chrono::steady_clock;
   static Result<std::unique_ptr<Scheduler>> Create(const SchedulerConfig& config, const Registry& registry,
                                                    SchedulerOptions options, SchedulerClient* client);
   ~Scheduler() override;
@@ -80,7 +84,8 @@ class Scheduler final : public Handle {
   void Start();
   void Stop();
   // Waits until nothing is queued as active or backing off, no cycle and no
-  // binding is in flight. False at the deadline.
+  // binding is in flight. False at the deadline. The deadlines of the Wait*
+  // methods are real time (steady_clock), whatever SchedulerOptions::clock is.
   bool WaitForIdle(std::chrono::steady_clock::time_point deadline);
 
   // Handle.
@@ -171,9 +176,9 @@ class Scheduler final : public Handle {
   // Ends the scheduling cycle of a reserved pod (its algorithm latency) and
   // queues the binding cycle; the next scheduling cycle need not wait.
   void HandOffToBinding(const Framework& fw, QueuedPodInfo info, std::string node, std::unique_ptr<CycleState> state,
-                        Clock::time_point cycle_start);
+                        api::Clock::time_point cycle_start);
   // HandleFailure and the attempt's metrics.
-  void FailCycle(const Framework& fw, QueuedPodInfo info, CycleFailure failure, Clock::time_point cycle_start);
+  void FailCycle(const Framework& fw, QueuedPodInfo info, CycleFailure failure, api::Clock::time_point cycle_start);
   // Requeues a failed pod (unschedulable: to the unschedulable pool; else backoff) and
   // reports it (PodScheduled=False and a FailedScheduling event) through the client.
   void HandleFailure(const Framework& fw, QueuedPodInfo info, const PluginStatus& status, std::string message,
@@ -198,6 +203,7 @@ class Scheduler final : public Handle {
   size_t ProfileIndex(const Framework& fw) const;
 
   SchedulerOptions options_;
+  const api::Clock& clock_;
   SchedulerClient* client_;
   std::vector<std::unique_ptr<Framework>> profiles_;
   int32_t percentage_of_nodes_to_score_ = 0;
