@@ -91,5 +91,31 @@ TEST(Framework, RecordsEachExtensionPointOncePerRunOnItsClock) {
       << text;
 }
 
+TEST(Framework, BuildNamesTheFieldOfAMistakeInKubesWords) {
+  struct Case {
+    std::string name;
+    ProfileConfig profile;
+    std::string message;
+  };
+  std::vector<Case> cases(3);
+  cases[0].name = "negative weight";
+  cases[0].profile.plugins.score.enabled = {{"NodeAffinity", 1}, {"ImageLocality", -1}};
+  cases[0].message = "profiles[0].plugins.score.enabled[1].weight: Invalid value: -1: must not be negative";
+  cases[1].name = "no bind plugin";
+  cases[1].profile.plugins.bind.disabled = {{"*", 0}};
+  cases[1].message = "profiles[0].plugins.bind: Required value: at least one bind plugin";
+  cases[2].name = "two queueSort plugins";
+  cases[2].profile.plugins.queue_sort.enabled = {{"PrioritySort", 0}, {"PrioritySort", 0}};
+  cases[2].message =
+      R"(profiles[0].plugins.queueSort.enabled[1]: Invalid value: "PrioritySort": only one queueSort plugin can be enabled)";
+  FakeHandle handle;
+  for (const auto& c : cases) {
+    auto built = Framework::Build(c.profile, InTreeRegistry(), handle);
+    ASSERT_FALSE(built.ok()) << c.name;
+    EXPECT_EQ(built.status().code(), StatusCode::kBadRequest) << c.name;
+    EXPECT_EQ(built.status().message(), c.message) << c.name;
+  }
+}
+
 }  // namespace
 }  // namespace berth::scheduler

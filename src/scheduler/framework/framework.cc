@@ -5,6 +5,7 @@
 #include <map>
 #include <mutex>
 
+#include "api/validation.h"
 #include "scheduler/parallelizer.h"
 
 namespace berth::scheduler {
@@ -60,6 +61,13 @@ constexpr const char* kPointNames[] = {"PreFilter", "Filter", "PreScore", "Score
                                        "Reserve",   "Permit", "PreBind",  "Bind"};
 constexpr const char* kCodeNames[] = {"Success", "Error", "Unschedulable", "UnschedulableAndUnresolvable",
                                       "Wait",    "Skip",  "Pending"};
+
+// The first of `errors` as Build reports a field error: BadRequest
+// "<field>: <message>", with the error as its cause.
+Status FieldError(const api::FieldErrors& errors) {
+  const StatusCause& cause = errors.causes().front();
+  return Status(StatusCode::kBadRequest, cause.field + ": " + cause.message, errors.causes());
+}
 
 const PluginStatus& StatusOf(const PluginStatus& status) { return status; }
 const PluginStatus& StatusOf(const PermitDecision& decision) { return decision.status; }
@@ -174,7 +182,9 @@ Result<std::unique_ptr<Framework>> Framework::Build(const ProfileConfig& profile
       if (p == "preEnqueue") fw->pre_enqueue_.push_back(dynamic_cast<const PreEnqueuePlugin*>(plugin));
       if (p == "queueSort") {
         if (fw->queue_sort_ && !e.from_multi_point) {
-          return Status::BadRequest(e.field + ": only one queueSort plugin can be enabled");
+          api::FieldErrors errors;
+          errors.Invalid(e.field, e.name, "only one queueSort plugin can be enabled");
+          return FieldError(errors);
         }
         if (!fw->queue_sort_) fw->queue_sort_ = dynamic_cast<const QueueSortPlugin*>(plugin);
       }
@@ -183,7 +193,11 @@ Result<std::unique_ptr<Framework>> Framework::Build(const ProfileConfig& profile
       if (p == "postFilter") fw->post_filter_.push_back(dynamic_cast<const PostFilterPlugin*>(plugin));
       if (p == "preScore") fw->pre_score_.push_back(dynamic_cast<const PreScorePlugin*>(plugin));
       if (p == "score") {
-        if (e.weight < 0) return Status::BadRequest(e.field + ".weight: Invalid value: must not be negative");
+        if (e.weight < 0) {
+          api::FieldErrors errors;
+          errors.InvalidValue(e.field + ".weight", boost::json::value(e.weight), "must not be negative");
+          return FieldError(errors);
+        }
         fw->score_.push_back({dynamic_cast<const ScorePlugin*>(plugin), e.weight > 0 ? e.weight : 1});
       }
       if (p == "reserve") fw->reserve_.push_back(dynamic_cast<const ReservePlugin*>(plugin));
@@ -210,8 +224,10 @@ Result<std::unique_ptr<Framework>> Framework::Build(const ProfileConfig& profile
     }
     fw->pre_score_to_score_.push_back(index);
   }
-  if (!fw->queue_sort_) return Status::BadRequest(base + ".queueSort: Required value: one queueSort plugin");
-  if (fw->bind_.empty()) return Status::BadRequest(base + ".bind: Required value: at least one bind plugin");
+  api::FieldErrors errors;
+  if (!fw->queue_sort_) errors.Required(base + ".queueSort", "one queueSort plugin");
+  if (fw->bind_.empty()) errors.Required(base + ".bind", "at least one bind plugin");
+  if (!errors.empty()) return FieldError(errors);
   return fw;
 }
 

@@ -39,9 +39,12 @@ struct FrameworkMetrics {
 
 class Framework {
  public:
-  // Instantiates the profile's plugins. Errors name the field: an unknown
-  // plugin ("profiles[0].plugins.score.enabled: unknown plugin \"X\""), bad
-  // args, a weight on a plugin without Score, or no QueueSort/Bind plugin.
+  // Instantiates the profile's plugins. Errors (BadRequest) name the field:
+  // an unknown plugin ("profiles[0].plugins.score.enabled[0]: plugin \"X\"
+  // does not exist"), bad args, a plugin at a point it does not extend, and
+  // in api::FieldErrors' words a negative weight
+  // ("….enabled[1].weight: Invalid value: -1: must not be negative"), a second
+  // queueSort plugin, or no queueSort or bind plugin ("Required value").
   static Result<std::unique_ptr<Framework>> Build(const ProfileConfig& profile, const Registry& registry,
                                                   const Handle& handle, std::string_view field_path = "profiles[0]",
                                                   const FrameworkMetrics& metrics = {});
