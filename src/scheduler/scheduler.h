@@ -7,6 +7,12 @@
 // (a node changed by a concurrent cycle is re-filtered before the pod is
 // assumed, so no node is ever over-committed). Binding runs asynchronously on
 // a pool of binding threads; a failed bind forgets the pod and requeues it.
+// Permit runs first in the binding cycle (kube runs it last in the scheduling
+// cycle and waits in the binding cycle; berth has no waiting plugin yet).
+//
+// Each profile's Framework times its own extension points; the scheduler
+// times attempts and cycles. All of it, and the queue, read
+// SchedulerOptions::clock.
 //
 // Pods with hard inter-pod constraints (required pod (anti-)affinity,
 // DoNotSchedule topology spread) take the cycle lock exclusively: their
