@@ -21,7 +21,8 @@ constexpr const char* kDurationName = "scheduler_framework_extension_point_durat
 
 struct DefaultProfile {
   explicit DefaultProfile(const FrameworkMetrics& metrics = {}) {
-    auto built = Framework::Build(ProfileConfig{}, InTreeRegistry(), handle, "profiles[0]", metrics);
+    auto built =
+        Framework::Build(ProfileConfig{}, InTreeRegistry(), handle, "profiles[0]", metrics);
     EXPECT_TRUE(built.ok()) << built.status().message();
     framework = std::move(built).value();
   }
@@ -30,8 +31,8 @@ struct DefaultProfile {
 };
 
 std::string CountLine(const std::string& point, const std::string& status, int count) {
-  return std::string(kDurationName) + "_count{extension_point=\"" + point + "\",status=\"" + status +
-         "\",profile=\"default-scheduler\"} " + std::to_string(count);
+  return std::string(kDurationName) + "_count{extension_point=\"" + point + "\",status=\"" +
+         status + "\",profile=\"default-scheduler\"} " + std::to_string(count);
 }
 
 TEST(Framework, FiltersOverNodesFromTheStartUntilEnoughPass) {
@@ -45,8 +46,8 @@ TEST(Framework, FiltersOverNodesFromTheStartUntilEnoughPass) {
   std::vector<NodeStatus> rejected;
 
   // From n3, wanting two: n3 and n0 pass and the search stops before n1.
-  size_t found = profile.framework->RunFilterOverNodes(state, *pod, snapshot.nodes(), 3, 2, nullptr, feasible,
-                                                       rejected);
+  size_t found = profile.framework->RunFilterOverNodes(state, *pod, snapshot.nodes(), 3, 2, nullptr,
+                                                       feasible, rejected);
   EXPECT_EQ(found, 2u);
   ASSERT_EQ(feasible.size(), 2u);
   EXPECT_EQ(feasible[0]->name(), "n3");
@@ -54,7 +55,8 @@ TEST(Framework, FiltersOverNodesFromTheStartUntilEnoughPass) {
   EXPECT_TRUE(rejected.empty());
 
   // From n1, wanting all four: n1 is rejected with its plugin's reason.
-  found = profile.framework->RunFilterOverNodes(state, *pod, snapshot.nodes(), 1, 4, nullptr, feasible, rejected);
+  found = profile.framework->RunFilterOverNodes(state, *pod, snapshot.nodes(), 1, 4, nullptr,
+                                                feasible, rejected);
   EXPECT_EQ(found, 3u);
   EXPECT_EQ(feasible.size(), 3u);
   ASSERT_EQ(rejected.size(), 1u);
@@ -65,8 +67,9 @@ TEST(Framework, FiltersOverNodesFromTheStartUntilEnoughPass) {
 
 TEST(Framework, RecordsEachExtensionPointOncePerRunOnItsClock) {
   metrics::Registry registry;
-  auto& durations = registry.AddHistogram(kDurationName, "help", metrics::ExponentialBuckets(0.000001, 2, 20),
-                                          {"extension_point", "status", "profile"});
+  auto& durations =
+      registry.AddHistogram(kDurationName, "help", metrics::ExponentialBuckets(0.000001, 2, 20),
+                            {"extension_point", "status", "profile"});
   api::FakeClock clock;
   DefaultProfile profile({&durations, &clock});
   Snapshot snapshot = Snapshot::FromNodes({Node("n0", "1"), Node("n1", "1")});
@@ -75,19 +78,23 @@ TEST(Framework, RecordsEachExtensionPointOncePerRunOnItsClock) {
   ASSERT_TRUE(profile.framework->RunPreFilter(state, *pod).ok());
   std::vector<const NodeInfo*> feasible;
   std::vector<NodeStatus> rejected;
-  profile.framework->RunFilterOverNodes(state, *pod, snapshot.nodes(), 0, 2, nullptr, feasible, rejected);
+  profile.framework->RunFilterOverNodes(state, *pod, snapshot.nodes(), 0, 2, nullptr, feasible,
+                                        rejected);
   EXPECT_TRUE(feasible.empty());
 
   std::string text = registry.Render();
   // Once for the whole Filter over both nodes, Unschedulable as no node passed.
-  for (const std::string& line : {CountLine("PreFilter", "Success", 1), CountLine("Filter", "Unschedulable", 1),
-                                  CountLine("Filter", "Success", 0)}) {
+  for (const std::string& line :
+       {CountLine("PreFilter", "Success", 1), CountLine("Filter", "Unschedulable", 1),
+        CountLine("Filter", "Success", 0)}) {
     EXPECT_NE(text.find(line), std::string::npos) << line << "\n" << text;
   }
   // The clock did not move, so every duration is zero.
-  EXPECT_NE(text.find(std::string(kDurationName) +
-                      "_sum{extension_point=\"PreFilter\",status=\"Success\",profile=\"default-scheduler\"} 0"),
-            std::string::npos)
+  EXPECT_NE(
+      text.find(
+          std::string(kDurationName) +
+          "_sum{extension_point=\"PreFilter\",status=\"Success\",profile=\"default-scheduler\"} 0"),
+      std::string::npos)
       << text;
 }
 
@@ -100,7 +107,8 @@ TEST(Framework, BuildNamesTheFieldOfAMistakeInKubesWords) {
   std::vector<Case> cases(3);
   cases[0].name = "negative weight";
   cases[0].profile.plugins.score.enabled = {{"NodeAffinity", 1}, {"ImageLocality", -1}};
-  cases[0].message = "profiles[0].plugins.score.enabled[1].weight: Invalid value: -1: must not be negative";
+  cases[0].message =
+      "profiles[0].plugins.score.enabled[1].weight: Invalid value: -1: must not be negative";
   cases[1].name = "no bind plugin";
   cases[1].profile.plugins.bind.disabled = {{"*", 0}};
   cases[1].message = "profiles[0].plugins.bind: Required value: at least one bind plugin";

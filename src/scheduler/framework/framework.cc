@@ -104,7 +104,8 @@ Result<std::unique_ptr<Framework>> Framework::Build(const ProfileConfig& profile
   fw->extension_point_duration_ = metrics.extension_point_duration;
   if (fw->extension_point_duration_) {
     for (int p = 0; p < kPointCount; ++p) {
-      fw->point_success_[p] = &fw->extension_point_duration_->WithLabels({kPointNames[p], "Success", fw->scheduler_name_});
+      fw->point_success_[p] =
+          &fw->extension_point_duration_->WithLabels({kPointNames[p], "Success", fw->scheduler_name_});
     }
   }
   std::string base = std::string(field_path) + ".plugins";
