@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <map>
 
+#include "api/json_fields.h"
+#include "scheduler/framework/fit_error.h"
 #include "scheduler/select/sampler.h"
 
 namespace berth::scheduler {
@@ -28,27 +30,11 @@ bool HasHardInterPodConstraints(const api::PodView& pod) {
 }
 
 // kube's FitError message: "0/N nodes are available: <count reason>, ...."
-std::string FitErrorMessage(size_t num_nodes, const PluginStatus* pre_filter,
-                            const std::vector<NodeStatus>& rejected) {
-  std::string message = "0/" + std::to_string(num_nodes) + " nodes are available:";
-  if (pre_filter) return message + " " + pre_filter->Message() + ".";
-  std::map<std::string, int> histogram;
-  for (const auto& r : rejected) {
-    for (const auto& reason : r.status.reasons()) histogram[reason]++;
-  }
-  std::vector<std::string> parts;
-  for (const auto& [reason, count] : histogram) parts.push_back(std::to_string(count) + " " + reason);
-  std::sort(parts.begin(), parts.end());
-  std::string joined;
-  for (const auto& p : parts) joined += (joined.empty() ? "" : ", ") + p;
-  if (!joined.empty()) message += " " + joined + ".";
-  return message;
-}
-
 }  // namespace
 
 struct Scheduler::Worker {
   Snapshot snapshot;
+  bool exclusive = false;  // this cycle holds cycle_mu_ exclusively
   std::mt19937_64 rng;
   std::vector<const NodeInfo*> feasible;
   std::vector<NodeStatus> rejected;
@@ -98,9 +84,18 @@ Scheduler::Scheduler(SchedulerOptions options, SchedulerClient* client)
       schedule_failed_(metrics_
                            .AddCounter("scheduler_pod_schedule_failed_total",
                                        "Number of scheduling attempts that found no node for the pod.", {})
-                           .WithLabels({})) {
+                           .WithLabels({})),
+      preemption_attempts_(metrics_
+                               .AddCounter("scheduler_preemption_attempts_total",
+                                           "Total preemption attempts in the cluster till now", {})
+                               .WithLabels({})),
+      preemption_victims_(metrics_
+                              .AddHistogram("scheduler_preemption_victims", "Number of selected preemption victims",
+                                            metrics::ExponentialBuckets(1, 2, 7), {})
+                              .WithLabels({})) {
   uint64_t seed = options_.seed ? options_.seed : std::random_device{}();
   seed_sequence_ = seed;
+  random_state_ = seed ^ 0x5bd1e995u;
 }
 
 Result<std::unique_ptr<Scheduler>> Scheduler::Create(const SchedulerConfig& config, const Registry& registry,
@@ -199,10 +194,12 @@ void Scheduler::OnPodAdd(const api::ObjectPtr& pod) {
   PodInfoPtr info = MakePodInfo(pod);
   if (!view->node_name.empty()) {
     queue_->Delete(info->key);
+    nominator_.Remove(info->key);
     if (view->phase != "Succeeded" && view->phase != "Failed") cache_.AddPod(std::move(info));
     return;
   }
   if (!Profile(view->scheduler_name) || view->terminating) return;
+  if (!view->nominated_node_name.empty()) nominator_.Nominate(info, view->nominated_node_name);
   incoming_pods_.WithLabels({"active", "PodAdd"}).Increment();
   queue_->Add(std::move(info));
 }
@@ -220,14 +217,25 @@ void Scheduler::OnPodUpdate(const api::ObjectPtr& pod) {
   if (!Profile(view->scheduler_name)) return;
   if (view->terminating) {
     queue_->Delete(PodKey(*pod));
+    nominator_.Remove(PodKey(*pod));
     return;
   }
-  queue_->Update(MakePodInfo(pod));
+  PodInfoPtr info = MakePodInfo(pod);
+  // A nomination written back is taken; an update without one keeps a
+  // nomination this scheduler made and has not seen written yet (removals
+  // go through ClearNominatedNodeName).
+  if (!view->nominated_node_name.empty()) {
+    nominator_.Nominate(info, view->nominated_node_name);
+  } else if (std::string node = nominator_.NodeOf(info->key); !node.empty()) {
+    nominator_.Nominate(info, node);
+  }
+  queue_->Update(std::move(info));
 }
 
 void Scheduler::OnPodDelete(const api::ObjectPtr& pod) {
   std::string key = PodKey(*pod);
   queue_->Delete(key);
+  nominator_.Remove(key);
   if (!cache_.NodeOf(key).empty()) {
     cache_.RemovePod(key);
     queue_->MoveAllToActiveOrBackoff();
@@ -248,6 +256,68 @@ std::shared_ptr<const api::Labels> Scheduler::NamespaceLabels(std::string_view n
   std::lock_guard lock(ns_mu_);
   auto it = namespaces_.find(std::string(ns));
   return it == namespaces_.end() ? nullptr : it->second;
+}
+
+void Scheduler::OnPodDisruptionBudget(const api::ObjectPtr& pdb) {
+  DisruptionBudget b;
+  b.namespace_name = pdb->namespace_name();
+  b.name = pdb->name();
+  const boost::json::object* spec = api::Spec(*pdb);
+  if (spec) {
+    if (auto it = spec->find("selector"); it != spec->end() && !it->value().is_null()) {
+      auto selector = api::LabelSelector::FromJson(it->value());
+      // An invalid selector matches no pod (kube's rule).
+      b.selector = selector.ok() ? std::move(selector).value() : api::LabelSelector();
+    }
+  }
+  const boost::json::object* status = api::StatusOf(*pdb);
+  b.disruptions_allowed = static_cast<int32_t>(api::IntAt(status, "disruptionsAllowed"));
+  if (const boost::json::object* disrupted = api::ObjectAt(status, "disruptedPods")) {
+    for (const auto& entry : *disrupted) b.disrupted.emplace_back(entry.key());
+    std::sort(b.disrupted.begin(), b.disrupted.end());
+  }
+  std::lock_guard lock(pdb_mu_);
+  pdbs_[b.namespace_name + "/" + b.name] = std::move(b);
+  auto list = std::make_shared<std::vector<DisruptionBudget>>();
+  for (const auto& [key, budget] : pdbs_) list->push_back(budget);
+  pdb_list_ = std::move(list);
+}
+
+void Scheduler::OnPodDisruptionBudgetDelete(const api::ObjectPtr& pdb) {
+  std::lock_guard lock(pdb_mu_);
+  pdbs_.erase(pdb->namespace_name() + "/" + pdb->name());
+  auto list = std::make_shared<std::vector<DisruptionBudget>>();
+  for (const auto& [key, budget] : pdbs_) list->push_back(budget);
+  pdb_list_ = std::move(list);
+}
+
+std::shared_ptr<const std::vector<DisruptionBudget>> Scheduler::DisruptionBudgets() const {
+  std::lock_guard lock(pdb_mu_);
+  return pdb_list_;
+}
+
+std::vector<PodInfoPtr> Scheduler::NominatedPodsForNode(const std::string& node) const {
+  return nominator_.PodsOn(node);
+}
+
+Status Scheduler::PreemptPod(const PodInfo& victim, const PodInfo& preemptor, const std::string& node) const {
+  if (!client_) return Status::Internal("no client to evict pods through");
+  return client_->PreemptPod(*victim.object, *preemptor.object, node);
+}
+
+void Scheduler::ClearNominatedNodeName(std::span<const PodInfo* const> pods) const {
+  for (const PodInfo* p : pods) {
+    nominator_.Remove(p->key);
+    if (client_) client_->SetNominatedNodeName(*p->object, "");
+  }
+}
+
+uint64_t Scheduler::Random() const {
+  // splitmix64 over an atomic counter: reproducible from the seed, lock-free.
+  uint64_t z = random_state_.fetch_add(0x9e3779b97f4a7c15ull, std::memory_order_relaxed) + 0x9e3779b97f4a7c15ull;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
 }
 
 Status Scheduler::BindPod(const api::Object& pod, const std::string& node) const {
@@ -357,7 +427,8 @@ void Scheduler::ScheduleOne(Worker& w, QueuedPodInfo info) {
   }
   std::shared_lock<std::shared_mutex> shared(cycle_mu_, std::defer_lock);
   std::unique_lock<std::shared_mutex> unique(cycle_mu_, std::defer_lock);
-  if (HasHardInterPodConstraints(*pod.view)) {
+  w.exclusive = HasHardInterPodConstraints(*pod.view);
+  if (w.exclusive) {
     unique.lock();
   } else {
     shared.lock();
@@ -369,6 +440,13 @@ void Scheduler::ScheduleOne(Worker& w, QueuedPodInfo info) {
     auto state = std::make_unique<CycleState>(&w.snapshot);
     const NodeInfo* selected = nullptr;
     if (std::optional<CycleFailure> failure = SchedulePod(w, *fw, *state, pod, &selected)) {
+      if (failure->needs_exclusive && !w.exclusive) {
+        // Preemption may evict pods: again from the start, alone.
+        shared.unlock();
+        unique.lock();
+        w.exclusive = true;
+        continue;
+      }
       return FailCycle(*fw, std::move(info), std::move(*failure), start);
     }
     CycleFailure failure;
@@ -407,9 +485,29 @@ std::optional<Scheduler::CycleFailure> Scheduler::FindNodesThatFitPod(Worker& w,
   }
   PluginStatus pre = fw.RunPreFilter(state, pod);
   if (!pre.ok()) {
-    bool rejected = pre.IsRejected();
-    std::string message = rejected ? FitErrorMessage(snapshot.size(), &pre, {}) : pre.Message();
-    return CycleFailure{std::move(pre), std::move(message), rejected};
+    if (!pre.IsRejected()) {
+      std::string message = pre.Message();
+      return CycleFailure{std::move(pre), std::move(message), false};
+    }
+    // Every node has the PreFilter's status; PostFilter still runs (kube).
+    w.feasible.clear();
+    w.rejected.clear();
+    if (fw.HasPostFilterPlugins()) {
+      for (const auto& node : snapshot.nodes()) w.rejected.push_back({node.get(), pre});
+    }
+    return RunPostFilter(w, fw, state, pod, &pre);
+  }
+
+  // A node nominated to the pod by an earlier preemption is tried first: it is
+  // likely the only one with room (kube's evaluateNominatedNode).
+  std::string nominated = pod.view->nominated_node_name;
+  if (nominated.empty()) nominated = nominator_.NodeOf(pod.key);
+  if (!nominated.empty()) {
+    if (const NodeInfo* node = snapshot.Get(nominated); node && fw.RunFilterWithNominatedPods(state, pod, *node).ok()) {
+      w.feasible.assign(1, node);
+      w.rejected.clear();
+      return std::nullopt;
+    }
   }
 
   FindNodesThatPassFilters(w, fw, state, pod);
@@ -419,10 +517,42 @@ std::optional<Scheduler::CycleFailure> Scheduler::FindNodesThatFitPod(Worker& w,
   for (const auto& r : w.rejected) {
     if (r.status.code() == Code::kError) return CycleFailure{r.status, r.status.Message(), false};
   }
-  PostFilterResult post;
-  fw.RunPostFilter(state, pod, w.rejected, &post);
-  std::string message = FitErrorMessage(snapshot.size(), nullptr, w.rejected);
-  return CycleFailure{PluginStatus::Unschedulable(message), message, true};
+  return RunPostFilter(w, fw, state, pod, nullptr);
+}
+
+bool Scheduler::MayPreempt(const Worker& w, const PodInfo& pod) const {
+  if (pod.view->preemption_policy == "Never") return false;
+  for (const auto& r : w.rejected) {
+    if (r.status.code() != Code::kUnschedulable) continue;
+    for (const auto& p : r.node->pods()) {
+      if (p->view->priority < pod.view->priority) return true;
+    }
+  }
+  return false;
+}
+
+Scheduler::CycleFailure Scheduler::RunPostFilter(Worker& w, const Framework& fw, CycleState& state,
+                                                 const PodInfo& pod, const PluginStatus* pre_filter) {
+  const size_t nodes = w.snapshot.size();
+  std::string post_message;
+  std::optional<std::string> nominated;
+  if (fw.HasPostFilterPlugins()) {
+    if (!w.exclusive && MayPreempt(w, pod)) {
+      CycleFailure again{PluginStatus::Unschedulable("preemption needs the cycle lock"), "", true};
+      again.needs_exclusive = true;
+      return again;
+    }
+    preemption_attempts_.Increment();
+    PostFilterResult result;
+    PluginStatus post = fw.RunPostFilter(state, pod, w.rejected, &result);
+    if (!post.ok()) post_message = post.Message();
+    nominated = result.nominated_node;
+    if (post.ok() && result.victims > 0) preemption_victims_.Observe(static_cast<double>(result.victims));
+  }
+  std::string message = FitErrorMessage(nodes, pre_filter, w.rejected, nullptr, post_message);
+  CycleFailure failure{PluginStatus::Unschedulable(message), message, true};
+  failure.nominated_node = std::move(nominated);
+  return failure;
 }
 
 void Scheduler::FindNodesThatPassFilters(Worker& w, const Framework& fw, const CycleState& state,
@@ -510,12 +640,14 @@ void Scheduler::HandOffToBinding(const Framework& fw, QueuedPodInfo info, std::s
 
 void Scheduler::FailCycle(const Framework& fw, QueuedPodInfo info, CycleFailure failure,
                           Clock::time_point cycle_start) {
-  HandleFailure(fw, std::move(info), failure.status, std::move(failure.message), failure.unschedulable);
+  HandleFailure(fw, std::move(info), failure.status, std::move(failure.message), failure.unschedulable,
+                failure.nominated_node);
   ObserveAttempt(fw, failure.unschedulable ? kUnschedulable : kError, Seconds(cycle_start, clock_.Now()));
 }
 
 void Scheduler::HandleFailure(const Framework& fw, QueuedPodInfo info, const PluginStatus& status,
-                              std::string message, bool unschedulable) {
+                              std::string message, bool unschedulable,
+                              const std::optional<std::string>& nominated_node) {
   {
     std::lock_guard lock(stats_mu_);
     (unschedulable ? stats_.unschedulable : stats_.errors)++;
@@ -524,8 +656,22 @@ void Scheduler::HandleFailure(const Framework& fw, QueuedPodInfo info, const Plu
   info.unschedulable_plugins.clear();
   if (!status.plugin().empty()) info.unschedulable_plugins.push_back(status.plugin());
   api::ObjectPtr pod = info.pod->object;
+  if (nominated_node) {
+    // kube writes the nomination with the failure: the pod waits for the
+    // room its preemption is freeing, which lower-priority pods leave alone.
+    if (nominated_node->empty()) {
+      nominator_.Remove(info.pod->key);
+    } else {
+      nominator_.Nominate(info.pod, *nominated_node);
+    }
+  }
   queue_->Requeue(std::move(info), unschedulable);
-  if (client_) client_->ReportFailure(*pod, unschedulable ? "Unschedulable" : "SchedulerError", message);
+  if (client_) {
+    client_->ReportFailure(*pod, unschedulable ? "Unschedulable" : "SchedulerError", message);
+    if (nominated_node && *nominated_node != pod->As<api::PodView>()->nominated_node_name) {
+      client_->SetNominatedNodeName(*pod, *nominated_node);
+    }
+  }
 }
 
 void Scheduler::BindingLoop() {

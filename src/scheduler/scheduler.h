@@ -40,6 +40,7 @@
 #include "scheduler/cache/cache.h"
 #include "scheduler/framework/framework.h"
 #include "scheduler/parallelizer.h"
+#include "scheduler/queue/nominator.h"
 #include "scheduler/queue/scheduling_queue.h"
 #include "scheduler/scheduler_client.h"
 
@@ -86,6 +87,9 @@ class Scheduler final : public Handle {
   void OnPodDelete(const api::ObjectPtr& pod);
   void OnNamespace(const api::ObjectPtr& ns);
   void OnNamespaceDelete(const std::string& name);
+  // PodDisruptionBudgets (policy/v1), which preemption respects.
+  void OnPodDisruptionBudget(const api::ObjectPtr& pdb);
+  void OnPodDisruptionBudgetDelete(const api::ObjectPtr& pdb);
 
   void Start();
   void Stop();
@@ -97,6 +101,12 @@ class Scheduler final : public Handle {
   // Handle.
   std::shared_ptr<const api::Labels> NamespaceLabels(std::string_view ns) const override;
   Status BindPod(const api::Object& pod, const std::string& node) const override;
+  std::shared_ptr<const std::vector<DisruptionBudget>> DisruptionBudgets() const override;
+  std::vector<PodInfoPtr> NominatedPodsForNode(const std::string& node) const override;
+  bool HasNominatedPods() const override { return nominator_.Any(); }
+  Status PreemptPod(const PodInfo& victim, const PodInfo& preemptor, const std::string& node) const override;
+  void ClearNominatedNodeName(std::span<const PodInfo* const> pods) const override;
+  uint64_t Random() const override;
 
   struct Stats {
     uint64_t scheduled = 0, unschedulable = 0, errors = 0, conflicts = 0, bind_failures = 0;
@@ -140,6 +150,12 @@ class Scheduler final : public Handle {
     PluginStatus status;
     std::string message;  // the FailedScheduling event's message
     bool unschedulable;   // rejected by plugins (else an internal error)
+    // Set by PostFilter (preemption): the pod's new nominated node ("": none).
+    std::optional<std::string> nominated_node = std::nullopt;
+    // Preemption may evict pods: the cycle must run again holding the cycle
+    // lock exclusively, so that concurrent cycles never choose overlapping
+    // victims or take the room being freed.
+    bool needs_exclusive = false;
   };
   // One pod's scheduling cycle: SchedulePod on a fresh snapshot, then
   // AssumeAndReserve on the chosen node (retried on a fresh snapshot when a
@@ -158,6 +174,14 @@ class Scheduler final : public Handle {
   // PostFilter) kube's "0/N nodes are available: …" FitError.
   std::optional<CycleFailure> FindNodesThatFitPod(Worker& worker, const Framework& fw, CycleState& state,
                                                   const PodInfo& pod);
+  // When nothing fits: PostFilter (preemption) and kube's FitError message.
+  // Asks for the exclusive cycle lock (needs_exclusive) when preemption might
+  // evict pods and the cycle holds it shared.
+  CycleFailure RunPostFilter(Worker& worker, const Framework& fw, CycleState& state, const PodInfo& pod,
+                             const PluginStatus* pre_filter);
+  // Whether any node rejected as Unschedulable holds a pod of lower
+  // priority than `pod` (else preemption cannot evict anything).
+  bool MayPreempt(const Worker& worker, const PodInfo& pod) const;
   // Filter over nodes from a rotating start node until NumNodesToFind
   // feasible nodes are found (percentageOfNodesToScore), in parallel above
   // parallel_threshold nodes. Fills worker.feasible and worker.rejected and
@@ -188,7 +212,7 @@ class Scheduler final : public Handle {
   // Requeues a failed pod (unschedulable: to the unschedulable pool; else backoff) and
   // reports it (PodScheduled=False and a FailedScheduling event) through the client.
   void HandleFailure(const Framework& fw, QueuedPodInfo info, const PluginStatus& status, std::string message,
-                     bool unschedulable);
+                     bool unschedulable, const std::optional<std::string>& nominated_node = std::nullopt);
 
   // ---- the binding cycle (on a binding thread) ----
 
@@ -219,6 +243,12 @@ class Scheduler final : public Handle {
   std::shared_mutex cycle_mu_;  // shared: ordinary cycles; exclusive: pods with hard inter-pod constraints
   std::atomic<size_t> next_start_node_{0};
   std::atomic<uint64_t> seed_sequence_;
+  mutable std::atomic<uint64_t> random_state_;  // Random()'s sequence, from the seed
+
+  mutable Nominator nominator_;  // changed by const Handle methods (ClearNominatedNodeName)
+  mutable std::mutex pdb_mu_;
+  std::unordered_map<std::string, DisruptionBudget> pdbs_;        // by namespace/name; guarded by pdb_mu_
+  std::shared_ptr<const std::vector<DisruptionBudget>> pdb_list_;  // guarded by pdb_mu_
 
   mutable std::mutex ns_mu_;
   std::unordered_map<std::string, std::shared_ptr<const api::Labels>> namespaces_;  // guarded by ns_mu_
@@ -256,6 +286,8 @@ class Scheduler final : public Handle {
   std::vector<std::array<AttemptMetrics, kAttemptResultCount>> attempt_metrics_;
   metrics::Family<metrics::Counter>& incoming_pods_;
   metrics::Counter& schedule_failed_;
+  metrics::Counter& preemption_attempts_;
+  metrics::Histogram& preemption_victims_;
 };
 
 }  // namespace berth::scheduler

@@ -24,6 +24,16 @@ class SchedulerClient {
   // After a successful binding: records kube's Normal event Scheduled
   // ("Successfully assigned NS/NAME to NODE"). Must not block on the API.
   virtual void ReportScheduled(const api::Object& pod, const std::string& node) = 0;
+  // Preemption's eviction of `victim` to make room for `preemptor` on
+  // `node`, as kube-scheduler does it: the condition DisruptionTarget
+  // (reason PreemptionByScheduler), a graceful delete, and a Normal event
+  // Preempted ("Preempted by pod UID on node NODE"). A client that cannot
+  // evict says so (preemption then fails with its message).
+  virtual Status PreemptPod(const api::Object& victim, const api::Object& preemptor, const std::string& node) {
+    return Status::Internal("this scheduler client cannot evict pods");
+  }
+  // Writes status.nominatedNodeName ("" removes it).
+  virtual Status SetNominatedNodeName(const api::Object& pod, const std::string& node) { return Status::Ok(); }
 };
 
 }  // namespace berth::scheduler

@@ -43,6 +43,22 @@ class FakeCluster : public SchedulerClient {
     std::lock_guard lock(mu);
     scheduled_reports[PodKey(pod)].push_back(node);
   }
+  // Eviction as an API server with no kubelet does it: the pod is gone at once.
+  Status PreemptPod(const api::Object& victim, const api::Object& preemptor, const std::string& node) override {
+    {
+      std::lock_guard lock(mu);
+      preempted.push_back(PodKey(victim) + " for " + PodKey(preemptor) + " on " + node);
+    }
+    auto gone = victim.Edit([](boost::json::object&) {});  // an ObjectPtr of the same pod
+    if (!gone.ok()) return gone.status();
+    scheduler->OnPodDelete(gone.value());
+    return Status::Ok();
+  }
+  Status SetNominatedNodeName(const api::Object& pod, const std::string& node) override {
+    std::lock_guard lock(mu);
+    nominations[PodKey(pod)] = node;
+    return Status::Ok();
+  }
 
   std::map<std::string, std::string> Placements() {
     std::lock_guard lock(mu);
@@ -64,6 +80,8 @@ class FakeCluster : public SchedulerClient {
   std::map<std::string, std::vector<std::string>> binds;  // guarded by mu
   std::map<std::string, std::string> failures;            // guarded by mu
   std::map<std::string, std::vector<std::string>> scheduled_reports;  // guarded by mu
+  std::vector<std::string> preempted;                                 // guarded by mu
+  std::map<std::string, std::string> nominations;                     // guarded by mu
 };
 
 }  // namespace berth::scheduler::testing

@@ -63,10 +63,12 @@ TEST(Scheduler, ExplainsWhyAPodFitsNowhereInKubesWords) {
   c.scheduler->OnPodAdd(PodObject("p", R"(,"nodeSelector":{"disk":"ssd"})", "{}", "2"));
   ASSERT_TRUE(c.WaitIdle());
   EXPECT_TRUE(c.Placements().empty());
-  // Reasons are sorted as strings, as kube's FitError does.
+  // Reasons are sorted as strings, as kube's FitError does; preemption's
+  // answer follows (kube 1.32 ends it with two periods).
   EXPECT_EQ(c.FailureOf("default/p"),
             "Unschedulable: 0/16 nodes are available: 13 node(s) didn't match Pod's node affinity/selector, "
-            "3 Insufficient cpu.");
+            "3 Insufficient cpu. preemption: 0/16 nodes are available: 13 Preemption is not helpful for "
+            "scheduling, 3 No preemption victims found for incoming pod..");
   EXPECT_EQ(c.scheduler->queue().counts().unschedulable, 1u);
 }
 
@@ -129,7 +131,8 @@ TEST(Scheduler, SpreadsPodsWithLeastAllocatedAndHonoursAntiAffinity) {
     if (!placements.count("default/db" + std::to_string(i))) failed = "default/db" + std::to_string(i);
   }
   EXPECT_EQ(c.FailureOf(failed),
-            "Unschedulable: 0/3 nodes are available: 3 node(s) didn't match pod anti-affinity rules.");
+            "Unschedulable: 0/3 nodes are available: 3 node(s) didn't match pod anti-affinity rules. preemption: "
+            "0/3 nodes are available: 3 No preemption victims found for incoming pod..");
 }
 
 TEST(Scheduler, TheSameSeedGivesTheSamePlacements) {

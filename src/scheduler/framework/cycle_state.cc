@@ -14,6 +14,18 @@ void CycleState::Write(std::string_view key, std::unique_ptr<StateData> data) {
   data_.emplace_back(std::string(key), std::move(data));
 }
 
+std::unique_ptr<CycleState> CycleState::Clone() const {
+  auto copy = std::make_unique<CycleState>(snapshot_);
+  copy->skip_filter_ = skip_filter_;
+  copy->skip_score_ = skip_score_;
+  copy->data_.reserve(data_.size());
+  for (const auto& [key, data] : data_) {
+    std::unique_ptr<StateData> cloned = data ? data->Clone() : nullptr;
+    copy->data_.emplace_back(key, cloned ? std::shared_ptr<StateData>(std::move(cloned)) : data);
+  }
+  return copy;
+}
+
 const StateData* CycleState::Read(std::string_view key) const {
   for (const auto& [k, v] : data_) {
     if (k == key) return v.get();

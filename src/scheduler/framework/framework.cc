@@ -87,6 +87,7 @@ PluginSet DefaultMultiPoint() {
       {"NodeResourcesFit", 1},
       {"PodTopologySpread", 2},
       {"InterPodAffinity", 2},
+      {"DefaultPreemption", 0},
       {"NodeResourcesBalancedAllocation", 1},
       {"ImageLocality", 1},
       {"DefaultBinder", 0},
@@ -98,6 +99,7 @@ Result<std::unique_ptr<Framework>> Framework::Build(const ProfileConfig& profile
                                                     const Handle& handle, std::string_view field_path,
                                                     const FrameworkMetrics& metrics) {
   auto fw = std::unique_ptr<Framework>(new Framework());
+  fw->handle_ = &handle;
   fw->scheduler_name_ = profile.scheduler_name;
   fw->percentage_of_nodes_to_score_ = profile.percentage_of_nodes_to_score;
   fw->clock_ = metrics.clock ? metrics.clock : &api::RealClock::Instance();
@@ -294,9 +296,10 @@ size_t Framework::RunFilterOverNodes(const CycleState& state, const PodInfo& pod
   std::mutex rejected_mu;
   std::atomic<bool> enough{false};
   std::atomic<size_t> found{0};
+  const bool nominations = handle_ && handle_->HasNominatedPods();
   auto check = [&](size_t i) {
     const NodeInfo& node = *nodes[(start + i) % n];
-    PluginStatus s = RunFilter(state, pod, node);
+    PluginStatus s = nominations ? RunFilterWithNominatedPods(state, pod, node) : RunFilter(state, pod, node);
     if (s.ok()) {
       const size_t slot = found.fetch_add(1, std::memory_order_relaxed);
       if (slot < wanted) feasible[slot] = &node;
@@ -320,14 +323,74 @@ size_t Framework::RunFilterOverNodes(const CycleState& state, const PodInfo& pod
 
 PluginStatus Framework::RunPostFilter(CycleState& state, const PodInfo& pod, std::span<const NodeStatus> rejected,
                                       PostFilterResult* result) const {
-  PluginStatus last = PluginStatus::Unschedulable("no postFilter plugin could help");
+  std::vector<std::string> reasons;
+  std::string failed_plugin;
   for (const auto* p : post_filter_) {
-    PluginStatus s = p->PostFilter(state, pod, rejected, result);
-    if (s.ok()) return s;
-    if (s.code() == Code::kError) return s.WithPlugin(p->Name());
-    last = std::move(s.WithPlugin(p->Name()));
+    PostFilterResult r;
+    PluginStatus s = p->PostFilter(state, pod, rejected, *this, &r);
+    if (s.ok()) {
+      *result = std::move(r);
+      return s;
+    }
+    if (s.code() == Code::kUnschedulableAndUnresolvable) {
+      *result = std::move(r);
+      return s.WithPlugin(p->Name());
+    }
+    if (!s.IsRejected()) return PluginStatus::Error(s.Message()).WithPlugin(p->Name());
+    if (r.nominated_node) *result = std::move(r);
+    for (const auto& reason : s.reasons()) reasons.push_back(reason);
+    if (failed_plugin.empty()) failed_plugin = std::string(p->Name());
   }
-  return last;
+  PluginStatus joined(Code::kUnschedulable, std::move(reasons));
+  return joined.WithPlugin(failed_plugin);
+}
+
+PluginStatus Framework::RunFilterWithNominatedPods(const CycleState& state, const PodInfo& pod,
+                                                   const NodeInfo& node) const {
+  // First with the nominated pods of equal or higher priority on the node
+  // (this pod must not take the room freed for them), then without them
+  // (a filter such as pod affinity may pass only with them).
+  std::vector<PodInfoPtr> nominated;
+  if (handle_ && handle_->HasNominatedPods()) {
+    for (auto& p : handle_->NominatedPodsForNode(node.name())) {
+      if (p->uid() != pod.uid() && p->view->priority >= pod.view->priority) nominated.push_back(std::move(p));
+    }
+  }
+  if (nominated.empty()) return RunFilter(state, pod, node);
+  std::unique_ptr<CycleState> with_state = state.Clone();
+  NodeInfo with_node = node;
+  for (const auto& p : nominated) {
+    with_node.AddPod(p);
+    PluginStatus added = RunPreFilterAddPod(*with_state, pod, *p, with_node);
+    if (!added.ok()) return added;
+  }
+  PluginStatus first = RunFilter(*with_state, pod, with_node);
+  if (!first.ok()) return first;
+  return RunFilter(state, pod, node);
+}
+
+PluginStatus Framework::RunPreFilterAddPod(CycleState& state, const PodInfo& pod, const PodInfo& other,
+                                           const NodeInfo& node) const {
+  for (size_t i = 0; i < pre_filter_.size(); ++i) {
+    const PreFilterPlugin* p = pre_filter_[i];
+    if (!p->HasPreFilterExtensions()) continue;
+    if (pre_filter_to_filter_[i] >= 0 && state.FilterSkippedAt(static_cast<size_t>(pre_filter_to_filter_[i]))) continue;
+    PluginStatus s = p->AddPod(state, pod, other, node);
+    if (!s.ok()) return PluginStatus::Error(s.Message()).WithPlugin(p->Name());
+  }
+  return {};
+}
+
+PluginStatus Framework::RunPreFilterRemovePod(CycleState& state, const PodInfo& pod, const PodInfo& other,
+                                              const NodeInfo& node) const {
+  for (size_t i = 0; i < pre_filter_.size(); ++i) {
+    const PreFilterPlugin* p = pre_filter_[i];
+    if (!p->HasPreFilterExtensions()) continue;
+    if (pre_filter_to_filter_[i] >= 0 && state.FilterSkippedAt(static_cast<size_t>(pre_filter_to_filter_[i]))) continue;
+    PluginStatus s = p->RemovePod(state, pod, other, node);
+    if (!s.ok()) return PluginStatus::Error(s.Message()).WithPlugin(p->Name());
+  }
+  return {};
 }
 
 PluginStatus Framework::RunPreScore(CycleState& state, const PodInfo& pod,

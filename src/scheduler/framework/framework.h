@@ -37,7 +37,7 @@ struct FrameworkMetrics {
   const api::Clock* clock = nullptr;
 };
 
-class Framework {
+class Framework final : public FilterRunner {
  public:
   // Instantiates the profile's plugins. Errors (BadRequest) name the field:
   // an unknown plugin ("profiles[0].plugins.score.enabled[0]: plugin \"X\"
@@ -60,7 +60,8 @@ class Framework {
   // Filter on one node. Stops at the first rejection; its status names the
   // plugin. Not timed (it runs per node); see RunFilterOverNodes.
   PluginStatus RunFilter(const CycleState& state, const PodInfo& pod, const NodeInfo& node) const;
-  // Filter over nodes (kube's findNodesThatPassFilters loop): RunFilter on
+  // Filter over nodes (kube's findNodesThatPassFilters loop): RunFilter
+  // (RunFilterWithNominatedPods while any pod is nominated) on
   // nodes[(start + i) % n] for i = 0, 1, … until `wanted` nodes passed or
   // every node was tried; on `parallelizer`'s threads too when it is not
   // null. `feasible` receives up to `wanted` passing nodes (in no fixed order
@@ -72,8 +73,19 @@ class Framework {
                             std::span<const std::shared_ptr<const NodeInfo>> nodes, size_t start, size_t wanted,
                             Parallelizer* parallelizer, std::vector<const NodeInfo*>& feasible,
                             std::vector<NodeStatus>& rejected) const;
+  // kube's RunPostFilterPlugins: the first plugin that succeeds decides; an
+  // UnschedulableAndUnresolvable or an error ends the run; otherwise the
+  // rejections' reasons are joined (the message FitError appends).
   PluginStatus RunPostFilter(CycleState& state, const PodInfo& pod, std::span<const NodeStatus> rejected,
                              PostFilterResult* result) const;
+  bool HasPostFilterPlugins() const { return !post_filter_.empty(); }
+  // FilterRunner (preemption's dry runs and the nominated-pods filter).
+  PluginStatus RunFilterWithNominatedPods(const CycleState& state, const PodInfo& pod,
+                                          const NodeInfo& node) const override;
+  PluginStatus RunPreFilterAddPod(CycleState& state, const PodInfo& pod, const PodInfo& other,
+                                  const NodeInfo& node) const override;
+  PluginStatus RunPreFilterRemovePod(CycleState& state, const PodInfo& pod, const PodInfo& other,
+                                     const NodeInfo& node) const override;
   PluginStatus RunPreScore(CycleState& state, const PodInfo& pod, std::span<const NodeInfo* const> nodes) const;
   // Adds each plugin's normalised, weighted score of nodes[i] into totals[i].
   // `scratch` is reused between calls (no allocation per node once warm).
@@ -104,6 +116,7 @@ class Framework {
     const ScorePlugin* plugin;
     int64_t weight;
   };
+  const Handle* handle_ = nullptr;
   std::string scheduler_name_;
   std::optional<int32_t> percentage_of_nodes_to_score_;
   std::vector<std::shared_ptr<Plugin>> owned_;

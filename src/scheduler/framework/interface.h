@@ -9,6 +9,7 @@
 #include <compare>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -16,6 +17,7 @@
 #include <vector>
 
 #include "api/labels.h"
+#include "api/selector.h"
 #include "api/status.h"
 #include "scheduler/framework/node_info.h"
 #include "scheduler/framework/snapshot.h"
@@ -30,6 +32,11 @@ inline constexpr int64_t kMinNodeScore = 0;
 class StateData {
  public:
   virtual ~StateData() = default;
+  // A copy for CycleState::Clone (preemption's dry runs change copies).
+  // nullptr (the default): the data is never changed after it is written, so
+  // the copy shares it. A plugin whose PreFilter extensions (AddPod,
+  // RemovePod) change its data must return a real copy.
+  virtual std::unique_ptr<StateData> Clone() const { return nullptr; }
 };
 
 // Per-cycle state shared by the plugins of one cycle. Written only by the
@@ -48,6 +55,15 @@ class CycleState {
   const T* Get(std::string_view key) const {
     return static_cast<const T*>(Read(key));
   }
+  // For PreFilter extensions, on a state they were given to change (a clone).
+  template <typename T>
+  T* GetMutable(std::string_view key) {
+    return const_cast<T*>(static_cast<const T*>(Read(key)));
+  }
+  // A copy whose data can be changed without touching this state's: each
+  // plugin's data is cloned (StateData::Clone) or, when it never changes,
+  // shared. Same snapshot, same skip bits.
+  std::unique_ptr<CycleState> Clone() const;
   // Plugins whose PreFilter/PreScore returned Skip: their Filter/Score are
   // not called. By position in the profile's filter / score list (bit i).
   void SkipFilterAt(size_t index) { skip_filter_ |= uint64_t{1} << index; }
@@ -57,7 +73,7 @@ class CycleState {
 
  private:
   const Snapshot* snapshot_;
-  std::vector<std::pair<std::string, std::unique_ptr<StateData>>> data_;
+  std::vector<std::pair<std::string, std::shared_ptr<StateData>>> data_;
   uint64_t skip_filter_ = 0, skip_score_ = 0;
 };
 
@@ -73,6 +89,15 @@ struct QueuedPodInfo {
   std::vector<std::string> unschedulable_plugins;
 };
 
+// A PodDisruptionBudget as preemption reads it.
+struct DisruptionBudget {
+  std::string namespace_name;
+  std::string name;
+  api::LabelSelector selector;          // an empty selector matches nothing here
+  int32_t disruptions_allowed = 0;      // status.disruptionsAllowed
+  std::vector<std::string> disrupted;   // status.disruptedPods' names, sorted
+};
+
 // What plugins may use beyond their arguments. Implemented by the scheduler.
 class Handle {
  public:
@@ -82,7 +107,27 @@ class Handle {
   virtual std::shared_ptr<const api::Labels> NamespaceLabels(std::string_view ns) const = 0;
   // Binds `pod` to `node` through the API (what POST pods/{name}/binding does).
   virtual Status BindPod(const api::Object& pod, const std::string& node) const = 0;
+
+  // ---- for preemption (PostFilter plugins) ----
+  // The PodDisruptionBudgets as the scheduler last saw them.
+  virtual std::shared_ptr<const std::vector<DisruptionBudget>> DisruptionBudgets() const { return nullptr; }
+  // The pods nominated to `node` (status.nominatedNodeName, or nominated by
+  // this scheduler's preemption and not yet written back), and whether any
+  // pod is nominated anywhere (so filters skip the look-up when none is).
+  virtual std::vector<PodInfoPtr> NominatedPodsForNode(const std::string& node) const { return {}; }
+  virtual bool HasNominatedPods() const { return false; }
+  // Evicts `victim` for `preemptor`: the DisruptionTarget condition, a
+  // graceful delete and the Preempted event, as kube-scheduler does.
+  virtual Status PreemptPod(const PodInfo& victim, const PodInfo& preemptor, const std::string& node) const {
+    return Status::Internal("this scheduler cannot preempt");
+  }
+  // Takes the nomination of each pod away (status.nominatedNodeName cleared).
+  virtual void ClearNominatedNodeName(std::span<const PodInfo* const> pods) const {}
+  // Seeded randomness for plugins (preemption's candidate offset): the same
+  // seed gives the same sequence. Thread-safe.
+  virtual uint64_t Random() const { return 0; }
 };
+
 
 
 class Plugin {
@@ -121,6 +166,21 @@ class PreFilterPlugin : public virtual Plugin {
   // Computes what Filter needs for this pod once per cycle. Skip: Filter is
   // not called this cycle. A rejection ends the cycle for every node.
   virtual PluginStatus PreFilter(CycleState& state, const PodInfo& pod) const = 0;
+
+  // kube's PreFilterExtensions: a plugin whose PreFilter data counts other
+  // pods keeps it true when preemption's dry run adds `other` to, or removes
+  // it from, `node` (a copy). Called on a cloned state only (its data is
+  // the plugin's own copy: see StateData::Clone). Plugins whose Filter reads
+  // only the NodeInfo need nothing here.
+  virtual bool HasPreFilterExtensions() const { return false; }
+  virtual PluginStatus AddPod(CycleState& state, const PodInfo& pod, const PodInfo& other,
+                              const NodeInfo& node) const {
+    return {};
+  }
+  virtual PluginStatus RemovePod(CycleState& state, const PodInfo& pod, const PodInfo& other,
+                                 const NodeInfo& node) const {
+    return {};
+  }
 };
 
 class FilterPlugin : public virtual Plugin {
@@ -136,14 +196,35 @@ struct NodeStatus {
 };
 
 struct PostFilterResult {
-  std::string nominated_node;  // empty: no node could be freed
+  // Set: the pod's nominatedNodeName becomes this node ("" clears it);
+  // unset: it stays as it is.
+  std::optional<std::string> nominated_node;
+  size_t victims = 0;  // pods evicted for it (scheduler_preemption_victims)
+};
+
+// What a PostFilter plugin may run of its profile: the Filter plugins on one
+// node with the nominated pods counted, and the PreFilter extensions
+// (preemption's dry runs). Implemented by the framework.
+class FilterRunner {
+ public:
+  virtual ~FilterRunner() = default;
+  // kube's RunFilterPluginsWithNominatedPods: with pods of equal or higher
+  // priority nominated to `node` added (if any), then without them; both
+  // must pass.
+  virtual PluginStatus RunFilterWithNominatedPods(const CycleState& state, const PodInfo& pod,
+                                                  const NodeInfo& node) const = 0;
+  virtual PluginStatus RunPreFilterAddPod(CycleState& state, const PodInfo& pod, const PodInfo& other,
+                                          const NodeInfo& node) const = 0;
+  virtual PluginStatus RunPreFilterRemovePod(CycleState& state, const PodInfo& pod, const PodInfo& other,
+                                             const NodeInfo& node) const = 0;
 };
 
 class PostFilterPlugin : public virtual Plugin {
  public:
-  // Called when no node fits (preemption).
+  // Called when no node fits (preemption). `rejected` holds every node's
+  // filter status (nodes absent from it were not filtered).
   virtual PluginStatus PostFilter(CycleState& state, const PodInfo& pod, std::span<const NodeStatus> rejected,
-                                  PostFilterResult* result) const = 0;
+                                  const FilterRunner& runner, PostFilterResult* result) const = 0;
 };
 
 class PreScorePlugin : public virtual Plugin {

@@ -1,6 +1,7 @@
 #include "scheduler/framework/registry.h"
 
 #include "scheduler/plugins/basic/basic_plugins.h"
+#include "scheduler/plugins/default_preemption/default_preemption.h"
 #include "scheduler/plugins/inter_pod_affinity/inter_pod_affinity.h"
 #include "scheduler/plugins/node_affinity/node_affinity.h"
 #include "scheduler/plugins/node_resources/node_resources_fit.h"
@@ -40,6 +41,7 @@ Registry InTreeRegistry() {
   r.Register("NodeResourcesBalancedAllocation", NewNodeResourcesBalancedAllocation);
   r.Register("PodTopologySpread", NewPodTopologySpread);
   r.Register("InterPodAffinity", NewInterPodAffinity);
+  r.Register("DefaultPreemption", NewDefaultPreemption);
   return r;
 }
 

@@ -1,0 +1,292 @@
+#include "scheduler/plugins/default_preemption/default_preemption.h"
+
+#include <algorithm>
+#include <chrono>
+#include <climits>
+#include <functional>
+
+#include "api/conditions.h"
+#include "api/json_fields.h"
+#include "api/rfc3339.h"
+#include "scheduler/framework/fit_error.h"
+
+namespace berth::scheduler {
+
+namespace {
+
+using TimePoint = std::chrono::system_clock::time_point;
+
+// status.startTime; a pod not started yet counts as starting now (kube's GetPodStartTime).
+TimePoint StartTime(const PodInfo& pod) {
+  auto parsed = api::ParseRfc3339(api::StringAt(api::StatusOf(*pod.object), "startTime"));
+  return parsed ? *parsed : std::chrono::system_clock::now();
+}
+
+// Being deleted because preemption chose it (kube's podTerminatingByPreemption).
+bool TerminatingByPreemption(const PodInfo& pod) {
+  if (!pod.view->terminating) return false;
+  const boost::json::object* c = api::FindCondition(api::StatusOf(*pod.object), "DisruptionTarget");
+  return c && api::StringAt(*c, "status") == "True" && api::StringAt(*c, "reason") == "PreemptionByScheduler";
+}
+
+// Splits `pods` into those whose eviction would break a budget and the rest,
+// each in the given order (kube's filterPodsWithPDBViolation).
+void SplitByBudget(const std::vector<PodInfoPtr>& pods, const std::vector<DisruptionBudget>& budgets,
+                   std::vector<PodInfoPtr>* violating, std::vector<PodInfoPtr>* not_violating) {
+  std::vector<int64_t> allowed;
+  allowed.reserve(budgets.size());
+  for (const auto& b : budgets) allowed.push_back(b.disruptions_allowed);
+  for (const auto& p : pods) {
+    bool violated = false;
+    if (!p->labels().empty()) {
+      for (size_t i = 0; i < budgets.size(); ++i) {
+        const DisruptionBudget& b = budgets[i];
+        if (b.namespace_name != p->namespace_name()) continue;
+        if (b.selector.Empty() || !b.selector.Matches(p->labels())) continue;
+        // Already being disrupted through the API: not counted again.
+        if (std::binary_search(b.disrupted.begin(), b.disrupted.end(), p->name())) continue;
+        if (--allowed[i] < 0) violated = true;
+      }
+    }
+    (violated ? violating : not_violating)->push_back(p);
+  }
+}
+
+std::string WithPrefix(const std::string& message) { return "preemption: " + message; }
+
+}  // namespace
+
+bool DefaultPreemption::MoreImportant(const PodInfo& a, const PodInfo& b) {
+  if (a.view->priority != b.view->priority) return a.view->priority > b.view->priority;
+  return StartTime(a) < StartTime(b);
+}
+
+std::string DefaultPreemption::EligibleToPreempt(const PodInfo& pod, const Snapshot& snapshot,
+                                                 const PluginStatus* nominated_node_status) {
+  if (pod.view->preemption_policy == "Never") return "not eligible due to preemptionPolicy=Never.";
+  const std::string& nominated = pod.view->nominated_node_name;
+  if (nominated.empty()) return "";
+  // Its nominated node cannot take it any more: it may preempt elsewhere.
+  if (nominated_node_status && nominated_node_status->code() == Code::kUnschedulableAndUnresolvable) return "";
+  if (const NodeInfo* node = snapshot.Get(nominated)) {
+    for (const auto& p : node->pods()) {
+      if (p->view->priority < pod.view->priority && TerminatingByPreemption(*p)) {
+        return "not eligible due to a terminating pod on the nominated node.";
+      }
+    }
+  }
+  return "";
+}
+
+size_t DefaultPreemption::NumCandidates(size_t nodes) const {
+  size_t n = nodes * static_cast<size_t>(args_.min_candidate_nodes_percentage) / 100;
+  n = std::max(n, static_cast<size_t>(args_.min_candidate_nodes_absolute));
+  return std::min(n, nodes);
+}
+
+PluginStatus DefaultPreemption::SelectVictimsOnNode(CycleState& state, const PodInfo& pod, NodeInfo& node,
+                                                    const std::vector<DisruptionBudget>& budgets,
+                                                    const FilterRunner& runner, PreemptionVictims* victims) {
+  // Every lower-priority pod out first: if the pod does not fit even then,
+  // preempting here cannot help.
+  std::vector<PodInfoPtr> potential;
+  for (const auto& p : node.pods()) {
+    if (p->view->priority < pod.view->priority) potential.push_back(p);
+  }
+  if (potential.empty()) return PluginStatus::Unresolvable("No preemption victims found for incoming pod");
+  for (const auto& p : potential) {
+    node.RemovePod(p->key);
+    if (PluginStatus s = runner.RunPreFilterRemovePod(state, pod, *p, node); !s.ok()) return s;
+  }
+  if (PluginStatus s = runner.RunFilterWithNominatedPods(state, pod, node); !s.ok()) return s;
+
+  // Then back in, most important first, PDB-violating pods before the rest:
+  // a pod whose return breaks the fit is a victim.
+  std::stable_sort(potential.begin(), potential.end(),
+                   [](const PodInfoPtr& a, const PodInfoPtr& b) { return MoreImportant(*a, *b); });
+  std::vector<PodInfoPtr> violating, not_violating;
+  SplitByBudget(potential, budgets, &violating, &not_violating);
+  victims->pods.clear();
+  victims->pdb_violations = 0;
+  auto reprieve = [&](const PodInfoPtr& p) -> Result<bool> {
+    node.AddPod(p);
+    if (PluginStatus s = runner.RunPreFilterAddPod(state, pod, *p, node); !s.ok()) return Status::Internal(s.Message());
+    if (runner.RunFilterWithNominatedPods(state, pod, node).ok()) return true;
+    node.RemovePod(p->key);
+    if (PluginStatus s = runner.RunPreFilterRemovePod(state, pod, *p, node); !s.ok()) {
+      return Status::Internal(s.Message());
+    }
+    victims->pods.push_back(p);
+    return false;
+  };
+  for (const auto& p : violating) {
+    auto fits = reprieve(p);
+    if (!fits.ok()) return PluginStatus::Error(fits.status().message());
+    if (!*fits) ++victims->pdb_violations;
+  }
+  for (const auto& p : not_violating) {
+    auto fits = reprieve(p);
+    if (!fits.ok()) return PluginStatus::Error(fits.status().message());
+  }
+  if (!violating.empty() && !not_violating.empty()) {
+    std::stable_sort(victims->pods.begin(), victims->pods.end(),
+                     [](const PodInfoPtr& a, const PodInfoPtr& b) { return MoreImportant(*a, *b); });
+  }
+  return {};
+}
+
+size_t DefaultPreemption::PickOneNode(const std::vector<std::pair<std::string, PreemptionVictims>>& candidates) {
+  if (candidates.empty()) return 0;
+  std::vector<size_t> remaining(candidates.size());
+  for (size_t i = 0; i < remaining.size(); ++i) remaining[i] = i;
+  // Each criterion scores the remaining candidates (higher is better); only
+  // a tie goes on to the next.
+  const std::vector<std::function<int64_t(const PreemptionVictims&)>> criteria = {
+      [](const PreemptionVictims& v) { return -v.pdb_violations; },
+      [](const PreemptionVictims& v) {
+        return v.pods.empty() ? int64_t{INT32_MAX} + 1 : -int64_t{v.pods.front()->view->priority};
+      },
+      [](const PreemptionVictims& v) {
+        int64_t sum = 0;  // each priority shifted to >= 0 so that more negative pods never win
+        for (const auto& p : v.pods) sum += int64_t{p->view->priority} + int64_t{INT32_MAX} + 1;
+        return -sum;
+      },
+      [](const PreemptionVictims& v) { return -static_cast<int64_t>(v.pods.size()); },
+      [](const PreemptionVictims& v) {
+        // The earliest start among the highest-priority victims: the later, the better.
+        if (v.pods.empty()) return int64_t{INT64_MIN};
+        const int32_t top = v.pods.front()->view->priority;
+        TimePoint earliest = TimePoint::max();
+        for (const auto& p : v.pods) {
+          if (p->view->priority == top) earliest = std::min(earliest, StartTime(*p));
+        }
+        return static_cast<int64_t>(
+            std::chrono::duration_cast<std::chrono::nanoseconds>(earliest.time_since_epoch()).count());
+      },
+  };
+  for (const auto& score : criteria) {
+    int64_t best = INT64_MIN;
+    std::vector<size_t> selected;
+    for (size_t i : remaining) {
+      int64_t s = score(candidates[i].second);
+      if (s > best) {
+        best = s;
+        selected.clear();
+      }
+      if (s == best) selected.push_back(i);
+    }
+    if (selected.size() == 1) return selected.front();
+    remaining = std::move(selected);
+  }
+  return remaining.front();
+}
+
+PluginStatus DefaultPreemption::PostFilter(CycleState& state, const PodInfo& pod,
+                                           std::span<const NodeStatus> rejected, const FilterRunner& runner,
+                                           PostFilterResult* result) const {
+  const Snapshot& snapshot = state.snapshot();
+  const PluginStatus* nominated_status = nullptr;
+  for (const auto& r : rejected) {
+    if (!pod.view->nominated_node_name.empty() && r.node->name() == pod.view->nominated_node_name) {
+      nominated_status = &r.status;
+    }
+  }
+  if (std::string why = EligibleToPreempt(pod, snapshot, nominated_status); !why.empty()) {
+    return PluginStatus::Unschedulable(WithPrefix(why));
+  }
+
+  const PluginStatus not_helpful = PluginStatus::Unresolvable("Preemption is not helpful for scheduling");
+  std::vector<const NodeInfo*> potential;
+  for (const auto& r : rejected) {
+    if (r.status.code() == Code::kUnschedulable) potential.push_back(r.node);
+  }
+  if (potential.empty()) {
+    result->nominated_node = "";  // a nomination it had is of no use now
+    return PluginStatus::Unschedulable(WithPrefix(FitErrorMessage(snapshot.size(), nullptr, {}, &not_helpful)));
+  }
+
+  auto shared_budgets = handle_.DisruptionBudgets();
+  static const std::vector<DisruptionBudget> kNone;
+  const std::vector<DisruptionBudget>& budgets = shared_budgets ? *shared_budgets : kNone;
+  const size_t offset = static_cast<size_t>(handle_.Random() % potential.size());
+  const size_t wanted = NumCandidates(potential.size());
+
+  // Dry runs from the offset until enough candidates are found, at least one
+  // of them without PDB violations.
+  std::vector<std::pair<std::string, PreemptionVictims>> not_violating, violating;
+  std::vector<NodeStatus> failed;
+  for (size_t i = 0; i < potential.size(); ++i) {
+    const NodeInfo& original = *potential[(offset + i) % potential.size()];
+    NodeInfo node = original;
+    std::unique_ptr<CycleState> trial = state.Clone();
+    PreemptionVictims victims;
+    PluginStatus s = SelectVictimsOnNode(*trial, pod, node, budgets, runner, &victims);
+    if (s.ok() && victims.pods.empty()) {
+      s = PluginStatus::Error("expected at least one victim pod on node \"" + original.name() + "\"");
+    }
+    if (!s.ok()) {
+      if (s.code() == Code::kError) return PluginStatus::Error(WithPrefix(s.Message()));
+      failed.push_back({&original, std::move(s)});
+      continue;
+    }
+    (victims.pdb_violations == 0 ? not_violating : violating).emplace_back(original.name(), std::move(victims));
+    if (!not_violating.empty() && not_violating.size() + violating.size() >= wanted) break;
+  }
+  std::vector<std::pair<std::string, PreemptionVictims>> candidates = std::move(not_violating);
+  for (auto& c : violating) candidates.push_back(std::move(c));
+  if (candidates.empty()) {
+    result->nominated_node = "";
+    return PluginStatus::Unschedulable(WithPrefix(FitErrorMessage(snapshot.size(), nullptr, failed, &not_helpful)));
+  }
+
+  const auto& [node, victims] = candidates[PickOneNode(candidates)];
+  for (const auto& victim : victims.pods) {
+    if (Status s = handle_.PreemptPod(*victim, pod, node); !s.ok()) {
+      return PluginStatus::Error(WithPrefix("evicting " + victim->key + ": " + s.message()));
+    }
+  }
+  // Pods of lower priority nominated to this node may not fit there any more:
+  // they lose their nomination and look again.
+  std::vector<const PodInfo*> lower;
+  std::vector<PodInfoPtr> nominated = handle_.NominatedPodsForNode(node);
+  for (const auto& p : nominated) {
+    if (p->view->priority < pod.view->priority) lower.push_back(p.get());
+  }
+  if (!lower.empty()) handle_.ClearNominatedNodeName(lower);
+  result->nominated_node = node;
+  result->victims = victims.pods.size();
+  return {};
+}
+
+Result<std::shared_ptr<Plugin>> NewDefaultPreemption(const boost::json::object& args, const Handle& handle) {
+  DefaultPreemptionArgs a;
+  for (const auto& entry : args) {
+    std::string_view key(entry.key().data(), entry.key().size());
+    if (key == "apiVersion" || key == "kind") continue;
+    int32_t* field = key == "minCandidateNodesPercentage"  ? &a.min_candidate_nodes_percentage
+                     : key == "minCandidateNodesAbsolute" ? &a.min_candidate_nodes_absolute
+                                                           : nullptr;
+    if (!field) return Status::BadRequest(std::string(key) + ": unknown field");
+    if (!entry.value().is_int64() || entry.value().get_int64() < INT32_MIN || entry.value().get_int64() > INT32_MAX) {
+      return Status::BadRequest(std::string(key) + ": Invalid value: " + boost::json::serialize(entry.value()) +
+                                ": must be an integer");
+    }
+    *field = static_cast<int32_t>(entry.value().get_int64());
+  }
+  if (a.min_candidate_nodes_percentage < 0 || a.min_candidate_nodes_percentage > 100) {
+    return Status::BadRequest("minCandidateNodesPercentage: Invalid value: " +
+                              std::to_string(a.min_candidate_nodes_percentage) + ": not in valid range [0, 100]");
+  }
+  if (a.min_candidate_nodes_absolute < 0) {
+    return Status::BadRequest("minCandidateNodesAbsolute: Invalid value: " +
+                              std::to_string(a.min_candidate_nodes_absolute) + ": not in valid range [0, inf)");
+  }
+  if (a.min_candidate_nodes_percentage == 0 && a.min_candidate_nodes_absolute == 0) {
+    return Status::BadRequest(
+        "minCandidateNodesPercentage: Invalid value: 0: cannot be zero at the same time as "
+        "minCandidateNodesAbsolute");
+  }
+  return std::shared_ptr<Plugin>(std::make_shared<DefaultPreemption>(handle, a));
+}
+
+}  // namespace berth::scheduler

@@ -1,0 +1,49 @@
+#include "scheduler/queue/nominator.h"
+
+#include <algorithm>
+
+namespace berth::scheduler {
+
+void Nominator::Nominate(PodInfoPtr pod, const std::string& node) {
+  std::lock_guard lock(mu_);
+  auto old = node_of_.find(pod->key);
+  if (old != node_of_.end()) {
+    auto& pods = by_node_[old->second];
+    std::erase_if(pods, [&](const PodInfoPtr& p) { return p->key == pod->key; });
+    if (pods.empty()) by_node_.erase(old->second);
+    node_of_.erase(old);
+  }
+  if (!node.empty()) {
+    node_of_[pod->key] = node;
+    by_node_[node].push_back(std::move(pod));
+  }
+  count_.store(node_of_.size(), std::memory_order_relaxed);
+}
+
+void Nominator::Remove(const std::string& pod_key) {
+  if (!Any()) return;
+  std::lock_guard lock(mu_);
+  auto old = node_of_.find(pod_key);
+  if (old == node_of_.end()) return;
+  auto& pods = by_node_[old->second];
+  std::erase_if(pods, [&](const PodInfoPtr& p) { return p->key == pod_key; });
+  if (pods.empty()) by_node_.erase(old->second);
+  node_of_.erase(old);
+  count_.store(node_of_.size(), std::memory_order_relaxed);
+}
+
+std::string Nominator::NodeOf(const std::string& pod_key) const {
+  if (!Any()) return "";
+  std::lock_guard lock(mu_);
+  auto it = node_of_.find(pod_key);
+  return it == node_of_.end() ? "" : it->second;
+}
+
+std::vector<PodInfoPtr> Nominator::PodsOn(const std::string& node) const {
+  if (!Any()) return {};
+  std::lock_guard lock(mu_);
+  auto it = by_node_.find(node);
+  return it == by_node_.end() ? std::vector<PodInfoPtr>{} : it->second;
+}
+
+}  // namespace berth::scheduler

@@ -1,0 +1,38 @@
+#pragma once
+// Which pods are nominated to which node (kube's PodNominator): a pod that
+// preempted others waits for its victims to go, and meanwhile the room freed
+// for it must not be taken by pods of lower priority. Filled from the pods'
+// status.nominatedNodeName as the informer sees them and from this
+// scheduler's own nominations (before they are written back). Thread-safe.
+
+#include <atomic>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "scheduler/framework/node_info.h"
+
+namespace berth::scheduler {
+
+class Nominator {
+ public:
+  // Nominates `pod` to `node`, replacing an earlier nomination of the same
+  // pod; an empty `node` removes it.
+  void Nominate(PodInfoPtr pod, const std::string& node);
+  // Removes the pod's nomination (it was bound, deleted, or lost it).
+  void Remove(const std::string& pod_key);
+  // The node `pod_key` is nominated to; "" when none.
+  std::string NodeOf(const std::string& pod_key) const;
+  std::vector<PodInfoPtr> PodsOn(const std::string& node) const;
+  // Lock-free: whether any pod is nominated (the common answer is no).
+  bool Any() const { return count_.load(std::memory_order_relaxed) > 0; }
+
+ private:
+  mutable std::mutex mu_;
+  std::unordered_map<std::string, std::vector<PodInfoPtr>> by_node_;  // guarded by mu_
+  std::unordered_map<std::string, std::string> node_of_;              // pod key → node; guarded by mu_
+  std::atomic<size_t> count_{0};
+};
+
+}  // namespace berth::scheduler
