@@ -4,6 +4,7 @@
 
 #include "api/conditions.h"
 #include "api/json_fields.h"
+#include "api/pod_view.h"
 #include "apiserver/admission.h"
 #include "cluster/in_process_transport.h"
 
@@ -55,6 +56,43 @@ Status ApiSchedulerClient::ReportFailure(const api::Object& pod, std::string_vie
   auto patched = rest_.Patch(api::Kind::kPod, pod.namespace_name(), pod.name(), json::serialize(patch),
                              "application/strategic-merge-patch+json", "status");
   events_.Event(pod, "Warning", "FailedScheduling", message);
+  return patched.ok() ? Status::Ok() : patched.status();
+}
+
+Status ApiSchedulerClient::PreemptPod(const api::Object& victim, const api::Object& preemptor,
+                                      const std::string& node) {
+  // As kube-scheduler evicts: the victim is marked DisruptionTarget (so its
+  // owner and its kubelet know why it goes), deleted gracefully, and told.
+  json::object status;
+  if (const json::array* seen = api::ArrayAt(api::StatusOf(victim), "conditions")) status["conditions"] = *seen;
+  const std::string scheduler_name = preemptor.As<api::PodView>()->scheduler_name;
+  bool changed = api::SetCondition(status,
+                                   {"DisruptionTarget", "True", "PreemptionByScheduler",
+                                    scheduler_name + ": preempting to accommodate a higher priority pod"},
+                                   apiserver::NowRfc3339());
+  if (changed) {
+    json::object patch{
+        {"status", json::object{{"conditions", json::array{*api::FindCondition(&status, "DisruptionTarget")}}}}};
+    auto patched = rest_.Patch(api::Kind::kPod, victim.namespace_name(), victim.name(), json::serialize(patch),
+                               "application/strategic-merge-patch+json", "status");
+    if (!patched.ok()) return patched.status().code() == StatusCode::kNotFound ? Status::Ok() : patched.status();
+  }
+  client::DeleteOptions options;
+  options.uid_precondition = victim.uid();
+  Status deleted = rest_.Delete(api::Kind::kPod, victim.namespace_name(), victim.name(), options);
+  // Gone already: nothing left to evict.
+  if (!deleted.ok() && deleted.code() != StatusCode::kNotFound && deleted.code() != StatusCode::kConflict) {
+    return deleted;
+  }
+  events_.Event(victim, "Normal", "Preempted", "Preempted by pod " + preemptor.uid() + " on node " + node);
+  return Status::Ok();
+}
+
+Status ApiSchedulerClient::SetNominatedNodeName(const api::Object& pod, const std::string& node) {
+  json::object patch{{"status", json::object{{"nominatedNodeName", node.empty() ? json::value(nullptr)
+                                                                                 : json::value(node)}}}};
+  auto patched = rest_.Patch(api::Kind::kPod, pod.namespace_name(), pod.name(), json::serialize(patch),
+                             "application/merge-patch+json", "status");
   return patched.ok() ? Status::Ok() : patched.status();
 }
 

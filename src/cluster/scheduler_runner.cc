@@ -31,6 +31,12 @@ Result<std::unique_ptr<SchedulerRunner>> SchedulerRunner::Create(const scheduler
                                                            [s](const api::ObjectPtr& o) {
                                                              s->OnNodeDelete(o->name());
                                                            }}));
+  // Budgets before pods: preemption reads them.
+  r->informers_.push_back(sources(api::Kind::kPodDisruptionBudget,
+                                  client::InformerHandlers{
+                                      [s](const api::ObjectPtr& o) { s->OnPodDisruptionBudget(o); },
+                                      [s](const api::ObjectPtr& o) { s->OnPodDisruptionBudget(o); },
+                                      [s](const api::ObjectPtr& o) { s->OnPodDisruptionBudgetDelete(o); }}));
   r->informers_.push_back(sources(api::Kind::kPod,
                                   client::InformerHandlers{[s](const api::ObjectPtr& o) { s->OnPodAdd(o); },
                                                            [s](const api::ObjectPtr& o) { s->OnPodUpdate(o); },

@@ -25,9 +25,9 @@ class SchedulerRunner {
                                                          std::unique_ptr<scheduler::SchedulerClient> client);
   ~SchedulerRunner();
 
-  // Lists namespaces, nodes and pods (in that order: a pod's namespace and
-  // node are known when the pod arrives), starts watching, then starts the
-  // scheduling cycles.
+  // Lists namespaces, nodes, PodDisruptionBudgets and pods (in that order: a
+  // pod's namespace and node are known when the pod arrives), starts
+  // watching, then starts the scheduling cycles.
   Status Start();
   // Informers first (no more events), then the cycles and bindings; then the
   // client's queued events are written. Idempotent.

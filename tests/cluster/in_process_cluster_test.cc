@@ -95,7 +95,9 @@ TEST(InProcessCluster, PodThatFitsNowhereIsReportedThroughTheApi) {
     return false;
   }));
   EXPECT_EQ(reason, "Unschedulable");
-  EXPECT_EQ(message, "0/1 nodes are available: 1 Insufficient cpu.");
+  EXPECT_EQ(message,
+            "0/1 nodes are available: 1 Insufficient cpu. preemption: 0/1 nodes are available: 1 No preemption "
+            "victims found for incoming pod..");
   // And the event kube-scheduler records with it.
   ASSERT_TRUE(Eventually([&] {
     auto events = client.List(api::Kind::kEvent, "default");

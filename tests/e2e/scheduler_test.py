@@ -192,7 +192,8 @@ class StandaloneScheduler(unittest.TestCase):
                                   "-o", "json").stdout)["items"]
             message = next((e["message"] for e in events if e["reason"] == "FailedScheduling"), "")
             time.sleep(0.05)
-        self.assertEqual(message, "0/1 nodes are available: 1 Insufficient cpu.")
+        self.assertEqual(message, "0/1 nodes are available: 1 Insufficient cpu. preemption: 0/1 nodes are "
+                                  "available: 1 No preemption victims found for incoming pod..")
         status = json.loads(k("get", "pod", "too-big", "-o", "json").stdout)["status"]
         condition = [c for c in status["conditions"] if c["type"] == "PodScheduled"][0]
         self.assertEqual((condition["status"], condition["reason"]), ("False", "Unschedulable"))
