@@ -64,6 +64,7 @@ struct Scheduler::Binding {
   std::string node;
   std::unique_ptr<CycleState> state;
   Clock::time_point cycle_start;
+  Clock::time_point reserved;  // the end of the scheduling cycle
 };
 
 Scheduler::Scheduler(SchedulerOptions options, SchedulerClient* client)
@@ -509,6 +510,7 @@ void Scheduler::ScheduleOne(Worker& w, QueuedPodInfo info) {
     binding->node = std::move(node_name);
     binding->state = std::move(state);
     binding->cycle_start = start;
+    binding->reserved = start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(cycle_seconds));
     binding->info = std::move(info);
     binding_in_flight_++;
     {
@@ -580,9 +582,13 @@ void Scheduler::RunBindingCycle(std::unique_ptr<Binding> b) {
     fw.RunPostBind(state, pod, b->node);
     bool wake = false;
     {
+      const Clock::time_point bound = Clock::now();
       std::lock_guard lock(stats_mu_);
       stats_.scheduled++;
       wake = scheduled_wake_at_ != 0 && stats_.scheduled >= scheduled_wake_at_;
+      if (bound_pods_.size() < 10'000'000) {
+        bound_pods_.push_back({pod.key, b->info.initial_attempt, b->cycle_start, b->reserved, bound});
+      }
     }
     if (wake) scheduled_cv_.notify_all();
     if (client_) client_->ReportScheduled(*b->info.pod->object, b->node);
@@ -627,6 +633,11 @@ std::vector<double> Scheduler::TakeCycleLatencies() {
 std::vector<double> Scheduler::TakeAttemptLatencies() {
   std::lock_guard lock(stats_mu_);
   return std::exchange(latencies_, {});
+}
+
+std::vector<Scheduler::BoundPod> Scheduler::TakeBoundPods() {
+  std::lock_guard lock(stats_mu_);
+  return std::exchange(bound_pods_, {});
 }
 
 }  // namespace berth::scheduler
