@@ -586,7 +586,7 @@ void Scheduler::RunBindingCycle(std::unique_ptr<Binding> b) {
       std::lock_guard lock(stats_mu_);
       stats_.scheduled++;
       wake = scheduled_wake_at_ != 0 && stats_.scheduled >= scheduled_wake_at_;
-      if (bound_pods_.size() < 10'000'000) {
+      if (options_.record_bound_pods && bound_pods_.size() < 10'000'000) {
         bound_pods_.push_back({pod.key, b->info.initial_attempt, b->cycle_start, b->reserved, bound});
       }
     }

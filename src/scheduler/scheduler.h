@@ -56,6 +56,9 @@ struct SchedulerOptions {
   // other cycle threads' slices (milliseconds); yielding at a cycle boundary
   // keeps such waits out of the cycles and lets binding threads run sooner.
   std::chrono::microseconds cycle_yield_after{500};
+  // Keep a BoundPod record per binding for TakeBoundPods (bench, perf); off
+  // elsewhere, so that a long-running scheduler does not accumulate them.
+  bool record_bound_pods = false;
 };
 
 class Scheduler final : public Handle {
@@ -103,8 +106,9 @@ class Scheduler final : public Handle {
   // whole attempts (to the end of binding, kube's scheduling_attempt_duration).
   std::vector<double> TakeCycleLatencies();
   std::vector<double> TakeAttemptLatencies();
-  // One record per pod bound since the last call (bench, perf): when the pod
-  // was first queued, when the cycle that placed it popped it and reserved
+  // One record per pod bound since the last call, when
+  // SchedulerOptions::record_bound_pods is set (else none): when the pod was
+  // first queued, when the cycle that placed it popped it and reserved
   // its node, and when its binding finished. Kept like the latencies (at
   // most 10 million between two calls).
   struct BoundPod {
