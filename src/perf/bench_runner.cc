@@ -94,6 +94,7 @@ BenchRun RunBench(const BenchOptions& o) {
   options.filter_threads = o.filter_threads;
   options.binding_workers = o.binding_workers > 0 ? o.binding_workers : (o.store == StoreKind::kDurable ? 16 : 4);
   options.cycle_yield_after = o.cycle_yield_after;
+  options.record_bound_pods = true;
 
   ResetPeakRss();
   auto created = cluster::InProcessCluster::Create(std::move(cluster_options));

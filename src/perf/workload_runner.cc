@@ -46,6 +46,7 @@ class Runner {
     options.api.seed = o_.seed;
     options.scheduler_options.concurrent = o_.concurrent;
     options.scheduler_options.seed = o_.seed;
+    options.scheduler_options.record_bound_pods = true;
     options.controllers.controllers.clear();  // scheduler_perf runs no controllers
     auto created = cluster::InProcessCluster::Create(std::move(options));
     if (!created.ok()) return Fail(r, created.status().message());
