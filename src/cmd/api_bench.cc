@@ -1,38 +1,47 @@
 // berth api-bench: flags → perf::ApiBenchOptions → perf::ApiBench (src/perf/api_bench.h).
 
+#include "perf/api_bench.h"
+
 #include <cstdio>
 
 #include "cmd/commands.h"
-#include "perf/api_bench.h"
 
 namespace berth::cmd {
 
 void AddApiBenchCommand(CLI::App& app) {
   static perf::ApiBenchOptions o;
-  auto* bench = app.add_subcommand("api-bench", "Measure berth serve over HTTP (spawns its own server)");
+  auto* bench =
+      app.add_subcommand("api-bench", "Measure berth serve over HTTP (spawns its own server)");
   bench->add_option("--connections", o.connections, "Keep-alive connections for creates and GETs")
       ->capture_default_str();
   bench->add_option("--creates", o.creates, "Pods to create")->capture_default_str();
   bench->add_option("--gets", o.gets, "GETs to time")->capture_default_str();
   bench->add_option("--watchers", o.watchers, "Concurrent watchers")->capture_default_str();
-  bench->add_option("--watch-events", o.watch_events, "Events each watcher must see")->capture_default_str();
-  bench->add_option("--dir", o.dir, "Scratch directory (removed afterwards)")->capture_default_str();
-  bench->add_flag("--in-memory", o.in_memory, "Run the server without a durable store (for comparison)");
-  bench->add_flag("--api-only", o.api_only,
-                  "Run the server without its scheduler and controllers (the API server and store alone)");
+  bench->add_option("--watch-events", o.watch_events, "Events each watcher must see")
+      ->capture_default_str();
+  bench->add_option("--dir", o.dir, "Scratch directory (removed afterwards)")
+      ->capture_default_str();
+  bench->add_flag("--in-memory", o.in_memory,
+                  "Run the server without a durable store (for comparison)");
+  bench->add_flag(
+      "--api-only", o.api_only,
+      "Run the server without its scheduler and controllers (the API server and store alone)");
   bench
-      ->add_option("--nodes", o.nodes,
-                   "Register this many nodes first and also time the creates until every pod is bound")
+      ->add_option(
+          "--nodes", o.nodes,
+          "Register this many nodes first and also time the creates until every pod is bound")
       ->capture_default_str();
   bench->add_flag("--external-scheduler", o.external_scheduler,
                   "Bind with a separate `berth scheduler --server` process (bindings over HTTP) "
                   "instead of serve's own scheduler; needs --nodes");
   bench->callback([] {
     if (o.external_scheduler && (o.nodes == 0 || o.api_only)) {
-      throw CLI::ValidationError("--external-scheduler", "needs --nodes, and cannot be combined with --api-only");
+      throw CLI::ValidationError("--external-scheduler",
+                                 "needs --nodes, and cannot be combined with --api-only");
     }
     if (o.api_only && o.nodes > 0) {
-      throw CLI::ValidationError("--api-only", "cannot be combined with --nodes (nothing would bind the pods)");
+      throw CLI::ValidationError("--api-only",
+                                 "cannot be combined with --nodes (nothing would bind the pods)");
     }
     SetExitCode(perf::ApiBench(o, stdout, stderr));
   });

@@ -41,7 +41,8 @@ class Connection {
     socket_.connect(tcp::endpoint(net::ip::make_address("127.0.0.1"), port));
     socket_.set_option(tcp::no_delay(true));
   }
-  int Request(http::verb verb, const std::string& target, const std::string& body, std::string* out = nullptr) {
+  int Request(http::verb verb, const std::string& target, const std::string& body,
+              std::string* out = nullptr) {
     http::request<http::string_body> req(verb, target, 11);
     req.set(http::field::host, "127.0.0.1");
     req.set(http::field::content_type, "application/json");
@@ -110,8 +111,14 @@ int ApiBench(const ApiBenchOptions& o, std::FILE* out, std::FILE* err) {
   if (server == 0) {
     int devnull = ::open("/dev/null", O_WRONLY);
     dup2(devnull, 2);
-    std::vector<const char*> argv = {"berth", "serve", "--listen", listen.c_str(), "--data-dir",
-                                     data.c_str(), "--max-requests-inflight", "10000"};
+    std::vector<const char*> argv = {"berth",
+                                     "serve",
+                                     "--listen",
+                                     listen.c_str(),
+                                     "--data-dir",
+                                     data.c_str(),
+                                     "--max-requests-inflight",
+                                     "10000"};
     if (o.in_memory) argv.push_back("--in-memory");
     if (o.api_only) {
       argv.push_back("--no-scheduler");
@@ -161,7 +168,9 @@ int ApiBench(const ApiBenchOptions& o, std::FILE* out, std::FILE* err) {
     std::atomic<int64_t> failures{0};
     if (o.nodes > 0) {
       Drive(port, o.connections, o.nodes, [&](Connection& c, int64_t i) {
-        if (c.Request(http::verb::post, "/api/v1/nodes", SyntheticNodeJson(SyntheticNodeName(i), i, kNode)) != 201) failures++;
+        if (c.Request(http::verb::post, "/api/v1/nodes",
+                      SyntheticNodeJson(SyntheticNodeName(i), i, kNode)) != 201)
+          failures++;
       });
     }
     int64_t rss_before = RssBytesOf(server);
@@ -170,7 +179,9 @@ int ApiBench(const ApiBenchOptions& o, std::FILE* out, std::FILE* err) {
     const double client_cpu_before = ProcessCpuSeconds();
     auto start = Clock::now();
     auto create_lat = Drive(port, o.connections, o.creates, [&](Connection& c, int64_t i) {
-      if (c.Request(http::verb::post, "/api/v1/namespaces/bench/pods", SyntheticPodJson("bench", "p" + std::to_string(i), PodShape{})) != 201) failures++;
+      if (c.Request(http::verb::post, "/api/v1/namespaces/bench/pods",
+                    SyntheticPodJson("bench", "p" + std::to_string(i), PodShape{})) != 201)
+        failures++;
     });
     double elapsed = Seconds(Clock::now() - start);
     const double server_cpu = ProcessCpuSecondsOf(server) - server_cpu_before;
@@ -181,19 +192,22 @@ int ApiBench(const ApiBenchOptions& o, std::FILE* out, std::FILE* err) {
       bool all_bound = false;
       for (int i = 0; i < 6000 && !all_bound; ++i) {
         std::string unbound;
-        setup.Request(http::verb::get, "/api/v1/namespaces/bench/pods?fieldSelector=spec.nodeName%3D&limit=1", "",
+        setup.Request(http::verb::get,
+                      "/api/v1/namespaces/bench/pods?fieldSelector=spec.nodeName%3D&limit=1", "",
                       &unbound);
         all_bound = unbound.find("\"items\":[]") != std::string::npos;
         if (!all_bound) std::this_thread::sleep_for(std::chrono::milliseconds(10));
       }
       double scheduled = Seconds(Clock::now() - start);
       if (!all_bound) failures++;
-      Row(out, "pods created over HTTP and bound on " + std::to_string(o.nodes) + " nodes, end to end" +
+      Row(out,
+          "pods created over HTTP and bound on " + std::to_string(o.nodes) + " nodes, end to end" +
               (o.external_scheduler ? " (berth scheduler)" : ""),
           static_cast<double>(o.creates) / scheduled,
           all_bound ? "pods/s" : "pods/s (NOT all bound)");
     }
-    Row(out, "pod creates/s, " + std::to_string(o.connections) + " connections" +
+    Row(out,
+        "pod creates/s, " + std::to_string(o.connections) + " connections" +
             (o.in_memory ? " (in memory)" : " (durable)") + (o.api_only ? ", API only" : ""),
         static_cast<double>(o.creates) / elapsed, "creates/s");
     // CPU per create, steadier than the rate on a shared machine. The server's
@@ -205,19 +219,26 @@ int ApiBench(const ApiBenchOptions& o, std::FILE* out, std::FILE* err) {
     Row(out, "  create latency p50", Summarize(create_lat).p50, "ms");
     Row(out, "  create latency p99", Summarize(create_lat).p99, "ms");
     int64_t rss_after = RssBytesOf(server);
-    Row(out, "server RSS with " + std::to_string(o.creates) + " pods", static_cast<double>(rss_after) / (1 << 20), "MiB");
+    Row(out, "server RSS with " + std::to_string(o.creates) + " pods",
+        static_cast<double>(rss_after) / (1 << 20), "MiB");
     Row(out, "server RSS growth per 100k pods",
-        static_cast<double>(rss_after - rss_before) / static_cast<double>(o.creates) * 100'000 / (1 << 20), "MiB");
+        static_cast<double>(rss_after - rss_before) / static_cast<double>(o.creates) * 100'000 /
+            (1 << 20),
+        "MiB");
 
     start = Clock::now();
     auto get_lat = Drive(port, o.connections, o.gets, [&](Connection& c, int64_t i) {
-      if (c.Request(http::verb::get, "/api/v1/namespaces/bench/pods/p" + std::to_string((i * 7919) % o.creates), "") != 200) failures++;
+      if (c.Request(http::verb::get,
+                    "/api/v1/namespaces/bench/pods/p" + std::to_string((i * 7919) % o.creates),
+                    "") != 200)
+        failures++;
     });
     // The same connections and client for the cheapest request there is: what
     // HTTP over loopback alone allows on this machine (the ceiling for creates).
     Row(out, "GET pod/s (" + std::to_string(o.connections) + " connections)",
         static_cast<double>(o.gets) / Seconds(Clock::now() - start), "gets/s");
-    Row(out, "GET pod latency p50 (" + std::to_string(o.connections) + " connections)", Summarize(get_lat).p50, "ms");
+    Row(out, "GET pod latency p50 (" + std::to_string(o.connections) + " connections)",
+        Summarize(get_lat).p50, "ms");
     Row(out, "GET pod latency p99", Summarize(get_lat).p99, "ms");
 
     std::vector<double> list_lat;
@@ -227,7 +248,8 @@ int ApiBench(const ApiBenchOptions& o, std::FILE* out, std::FILE* err) {
       setup.Request(http::verb::get, "/api/v1/namespaces/bench/pods", "", &body);
       list_lat.push_back(Seconds(Clock::now() - t) * 1000);
     }
-    Row(out, "LIST " + std::to_string(o.creates) + " pods latency (median of 5)", Summarize(list_lat).p50, "ms");
+    Row(out, "LIST " + std::to_string(o.creates) + " pods latency (median of 5)",
+        Summarize(list_lat).p50, "ms");
     std::vector<double> page_lat;
     for (int i = 0; i < 20; ++i) {
       auto t = Clock::now();
@@ -273,11 +295,14 @@ int ApiBench(const ApiBenchOptions& o, std::FILE* out, std::FILE* err) {
     }
     start = Clock::now();
     Drive(port, 4, o.watch_events, [&](Connection& c, int64_t i) {
-      if (c.Request(http::verb::post, "/api/v1/namespaces/bench/pods", SyntheticPodJson("bench", "w" + std::to_string(i), PodShape{})) != 201) failures++;
+      if (c.Request(http::verb::post, "/api/v1/namespaces/bench/pods",
+                    SyntheticPodJson("bench", "w" + std::to_string(i), PodShape{})) != 201)
+        failures++;
     });
     for (auto& r : readers) r.join();
     elapsed = Seconds(Clock::now() - start);
-    Row(out, "watch fan-out: watchers that saw every event", complete.load(), "of " + std::to_string(o.watchers));
+    Row(out, "watch fan-out: watchers that saw every event", complete.load(),
+        "of " + std::to_string(o.watchers));
     Row(out, "watch fan-out: events delivered/s (" + std::to_string(o.watchers) + " watchers)",
         static_cast<double>(o.watch_events) * o.watchers / elapsed, "events/s");
     Row(out, "failed requests", static_cast<double>(failures.load()), "");

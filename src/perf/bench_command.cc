@@ -1,8 +1,7 @@
 #include "perf/bench_command.h"
 
-#include <sstream>
-
 #include <boost/json.hpp>
+#include <sstream>
 
 #include "api/quantity.h"
 #include "cluster/scheduler_runner.h"
@@ -25,11 +24,13 @@ Result<std::vector<int>> ParseLevels(const std::string& text) {
       used = 0;
     }
     if (used == 0 || used != item.size() || level < 1) {
-      return Status::BadRequest("--concurrent=" + text + ": expected positive integers separated by commas");
+      return Status::BadRequest("--concurrent=" + text +
+                                ": expected positive integers separated by commas");
     }
     levels.push_back(level);
   }
-  if (levels.empty()) return Status::BadRequest("--concurrent=" + text + ": expected at least one level");
+  if (levels.empty())
+    return Status::BadRequest("--concurrent=" + text + ": expected at least one level");
   return levels;
 }
 
@@ -47,23 +48,26 @@ std::string BenchTable(const std::vector<BenchRun>& runs) {
   char line[512];
   if (!runs.empty()) text += "cluster: " + ShapeLine(runs.front().options) + "\n";
   text +=
-      "throughput: bound pods / (first pop → last binding); cycle: pop → reserve; binding: reserve → bound;\n"
+      "throughput: bound pods / (first pop → last binding); cycle: pop → reserve; binding: reserve "
+      "→ bound;\n"
       "queue-to-bound: first enqueue → bound; CPU: the process's, every thread, per bound pod\n";
-  std::snprintf(line, sizeof line, "%-8s %10s %7s %9s %9s %9s %9s %9s %9s %9s %9s %8s %9s %8s\n", "store",
-                "concurrent", "bound", "pods/s", "window s", "cycle", "cycle", "binding", "binding", "q-to-bnd",
-                "q-to-bnd", "CPU/pod", "peak RSS", "unbound");
+  std::snprintf(line, sizeof line, "%-8s %10s %7s %9s %9s %9s %9s %9s %9s %9s %9s %8s %9s %8s\n",
+                "store", "concurrent", "bound", "pods/s", "window s", "cycle", "cycle", "binding",
+                "binding", "q-to-bnd", "q-to-bnd", "CPU/pod", "peak RSS", "unbound");
   text += line;
-  std::snprintf(line, sizeof line, "%-8s %10s %7s %9s %9s %9s %9s %9s %9s %9s %9s %8s %9s %8s\n", "", "", "", "",
-                "", "p50 ms", "p99 ms", "p50 ms", "p99 ms", "p50 ms", "p99 ms", "us", "MiB", "");
+  std::snprintf(line, sizeof line, "%-8s %10s %7s %9s %9s %9s %9s %9s %9s %9s %9s %8s %9s %8s\n",
+                "", "", "", "", "", "p50 ms", "p99 ms", "p50 ms", "p99 ms", "p50 ms", "p99 ms",
+                "us", "MiB", "");
   text += line;
   for (const auto& r : runs) {
-    std::snprintf(line, sizeof line,
-                  "%-8s %10d %7lld %9.0f %9.3f %9.3f %9.3f %9.3f %9.3f %9.1f %9.1f %8.1f %9.1f %8lld\n",
-                  std::string(StoreName(r.options.store)).c_str(), r.options.concurrent,
-                  static_cast<long long>(r.bound), r.throughput, r.window_seconds, r.cycle_ms.p50, r.cycle_ms.p99,
-                  r.binding_ms.p50, r.binding_ms.p99, r.queue_to_bound_ms.p50, r.queue_to_bound_ms.p99,
-                  r.cpu_per_pod_us, static_cast<double>(r.peak_rss_bytes) / (1 << 20),
-                  static_cast<long long>(r.unbound));
+    std::snprintf(
+        line, sizeof line,
+        "%-8s %10d %7lld %9.0f %9.3f %9.3f %9.3f %9.3f %9.3f %9.1f %9.1f %8.1f %9.1f %8lld\n",
+        std::string(StoreName(r.options.store)).c_str(), r.options.concurrent,
+        static_cast<long long>(r.bound), r.throughput, r.window_seconds, r.cycle_ms.p50,
+        r.cycle_ms.p99, r.binding_ms.p50, r.binding_ms.p99, r.queue_to_bound_ms.p50,
+        r.queue_to_bound_ms.p99, r.cpu_per_pod_us,
+        static_cast<double>(r.peak_rss_bytes) / (1 << 20), static_cast<long long>(r.unbound));
     text += line;
   }
   return text;
@@ -113,8 +117,10 @@ int Bench(const BenchFlags& f, std::FILE* out, std::FILE* err) {
   BenchOptions base;
   base.nodes = f.nodes;
   base.pods = f.pods;
-  for (const auto& [flag, value] : {std::pair{"--node-cpu", f.node_cpu}, {"--node-memory", f.node_memory}}) {
-    if (!api::Quantity::Parse(value).ok()) return fail(std::string(flag) + " " + value + ": not a quantity");
+  for (const auto& [flag, value] :
+       {std::pair{"--node-cpu", f.node_cpu}, {"--node-memory", f.node_memory}}) {
+    if (!api::Quantity::Parse(value).ok())
+      return fail(std::string(flag) + " " + value + ": not a quantity");
   }
   if (f.node_max_pods < 1) return fail("--node-max-pods must be at least 1");
   base.node = NodeShape{f.node_cpu, f.node_memory, f.node_max_pods};
@@ -166,8 +172,9 @@ int Bench(const BenchFlags& f, std::FILE* out, std::FILE* err) {
   int status = 0;
   for (const auto& r : runs) {
     if (r.error.empty()) continue;
-    std::fprintf(err, "berth bench: %s store, concurrency %d: %s\n", std::string(StoreName(r.options.store)).c_str(),
-                 r.options.concurrent, r.error.c_str());
+    std::fprintf(err, "berth bench: %s store, concurrency %d: %s\n",
+                 std::string(StoreName(r.options.store)).c_str(), r.options.concurrent,
+                 r.error.c_str());
     status = 1;
   }
   return status;

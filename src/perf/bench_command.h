@@ -17,7 +17,7 @@ namespace berth::perf {
 struct BenchFlags {
   int nodes = 16;
   int pods = 2000;
-  std::string concurrent = "8";        // "4,8,16" sweeps
+  std::string concurrent = "8";                // "4,8,16" sweeps
   std::vector<std::string> stores{"durable"};  // each of durable, memory
   bool json = false;
   std::string node_cpu = "16";

@@ -23,7 +23,9 @@ double Millis(Clock::duration d) { return std::chrono::duration<double, std::mil
 // backing off, in a cycle or binding.
 bool OnlyUnschedulableLeft(scheduler::Scheduler& sched) {
   const auto counts = sched.queue().counts();
-  if (counts.unschedulable == 0 || counts.active != 0 || counts.backoff != 0 || counts.in_flight != 0) return false;
+  if (counts.unschedulable == 0 || counts.active != 0 || counts.backoff != 0 ||
+      counts.in_flight != 0)
+    return false;
   return sched.WaitForIdle(Clock::now() + std::chrono::milliseconds(2));
 }
 
@@ -52,22 +54,25 @@ Status CheckBoundPods(store::Store& store, const NodeShape& shape, int64_t* boun
   const int64_t memory = api::Quantity::Parse(shape.memory).value().Value();
   for (const auto& [node, u] : used) {
     if (u.pods > shape.max_pods) {
-      return Status::Internal("node " + node + " is over-committed: " + std::to_string(u.pods) + " pods, it has room for " +
-             std::to_string(shape.max_pods));
+      return Status::Internal("node " + node + " is over-committed: " + std::to_string(u.pods) +
+                              " pods, it has room for " + std::to_string(shape.max_pods));
     }
     if (u.milli_cpu > cpu) {
-      return Status::Internal("node " + node + " is over-committed: " + std::to_string(u.milli_cpu) + "m CPU requested of " +
-             std::to_string(cpu) + "m");
+      return Status::Internal("node " + node +
+                              " is over-committed: " + std::to_string(u.milli_cpu) +
+                              "m CPU requested of " + std::to_string(cpu) + "m");
     }
     if (u.memory > memory) {
-      return Status::Internal("node " + node + " is over-committed: " + std::to_string(u.memory) + " bytes of memory requested of " +
-             std::to_string(memory));
+      return Status::Internal("node " + node + " is over-committed: " + std::to_string(u.memory) +
+                              " bytes of memory requested of " + std::to_string(memory));
     }
   }
   return Status::Ok();
 }
 
-std::string_view StoreName(StoreKind kind) { return kind == StoreKind::kDurable ? "durable" : "memory"; }
+std::string_view StoreName(StoreKind kind) {
+  return kind == StoreKind::kDurable ? "durable" : "memory";
+}
 
 BenchRun RunBench(const BenchOptions& o) {
   BenchRun r;
@@ -92,7 +97,8 @@ BenchRun RunBench(const BenchOptions& o) {
   options.seed = o.seed;
   options.weighted_random = o.weighted_random;
   options.filter_threads = o.filter_threads;
-  options.binding_workers = o.binding_workers > 0 ? o.binding_workers : (o.store == StoreKind::kDurable ? 16 : 4);
+  options.binding_workers =
+      o.binding_workers > 0 ? o.binding_workers : (o.store == StoreKind::kDurable ? 16 : 4);
   options.cycle_yield_after = o.cycle_yield_after;
   options.record_bound_pods = true;
 
@@ -176,14 +182,15 @@ BenchRun RunBench(const BenchOptions& o) {
   if (!checked.ok()) {
     r.error = checked.message();
   } else if (stored_bound != static_cast<int64_t>(r.stats.scheduled)) {
-    r.error = "the scheduler counted " + std::to_string(r.stats.scheduled) + " bindings, the store has " +
-              std::to_string(stored_bound);
+    r.error = "the scheduler counted " + std::to_string(r.stats.scheduled) +
+              " bindings, the store has " + std::to_string(stored_bound);
   } else if (!all_bound) {
     r.unbound = o.pods - stored_bound;
-    r.error = std::to_string(r.unbound) + " of " + std::to_string(o.pods) + " pods were left unbound" +
+    r.error = std::to_string(r.unbound) + " of " + std::to_string(o.pods) +
+              " pods were left unbound" +
               (r.stopped_on_unschedulable
-                   ? " (the queue held only unschedulable pods; " + std::to_string(r.stats.unschedulable) +
-                         " unschedulable attempts)"
+                   ? " (the queue held only unschedulable pods; " +
+                         std::to_string(r.stats.unschedulable) + " unschedulable attempts)"
                    : " after the " + std::to_string(o.timeout.count()) + " s timeout");
   }
   return r;

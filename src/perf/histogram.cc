@@ -7,7 +7,8 @@
 
 namespace berth::perf {
 
-std::map<double, double> HistogramBuckets(const std::string& prometheus_text, const std::string& name) {
+std::map<double, double> HistogramBuckets(const std::string& prometheus_text,
+                                          const std::string& name) {
   std::map<double, double> buckets;
   std::istringstream in(prometheus_text);
   std::string line;
@@ -29,7 +30,8 @@ std::map<double, double> HistogramBuckets(const std::string& prometheus_text, co
   return buckets;
 }
 
-Summary HistogramSummary(const std::map<double, double>& before, const std::map<double, double>& after) {
+Summary HistogramSummary(const std::map<double, double>& before,
+                         const std::map<double, double>& after) {
   std::vector<std::pair<double, double>> phase;  // (le, cumulative count within the phase)
   for (const auto& [le, count] : after) {
     auto it = before.find(le);

@@ -13,11 +13,13 @@ namespace berth::perf {
 
 // le → cumulative count of the histogram `name` in Prometheus text, summed
 // over its label sets. Empty when the text does not have it.
-std::map<double, double> HistogramBuckets(const std::string& prometheus_text, const std::string& name);
+std::map<double, double> HistogramBuckets(const std::string& prometheus_text,
+                                          const std::string& name);
 
 // p50, p90, p95 and p99 of the observations between the two scrapes, in
 // milliseconds (the histogram counts seconds); count is the observations.
 // The average is not known from buckets and stays 0.
-Summary HistogramSummary(const std::map<double, double>& before, const std::map<double, double>& after);
+Summary HistogramSummary(const std::map<double, double>& before,
+                         const std::map<double, double>& after);
 
 }  // namespace berth::perf

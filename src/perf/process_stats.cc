@@ -54,6 +54,8 @@ double ProcessCpuSecondsOf(pid_t pid) {
   return ticks / static_cast<double>(sysconf(_SC_CLK_TCK));
 }
 
-int64_t RssBytesOf(pid_t pid) { return StatusBytes("/proc/" + std::to_string(pid) + "/status", "VmRSS:"); }
+int64_t RssBytesOf(pid_t pid) {
+  return StatusBytes("/proc/" + std::to_string(pid) + "/status", "VmRSS:");
+}
 
 }  // namespace berth::perf

@@ -19,7 +19,8 @@ Summary Summarize(std::vector<double> samples) {
   if (samples.empty()) return s;
   std::sort(samples.begin(), samples.end());
   s.count = samples.size();
-  s.average = std::accumulate(samples.begin(), samples.end(), 0.0) / static_cast<double>(samples.size());
+  s.average =
+      std::accumulate(samples.begin(), samples.end(), 0.0) / static_cast<double>(samples.size());
   s.p50 = Percentile(samples, 0.50);
   s.p90 = Percentile(samples, 0.90);
   s.p95 = Percentile(samples, 0.95);

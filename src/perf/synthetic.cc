@@ -20,8 +20,8 @@ api::ObjectPtr DecodeOrThrow(const std::string& json) {
 std::string SyntheticNodeName(int64_t index) { return "node-" + std::to_string(index); }
 
 std::string SyntheticNodeJson(const std::string& name, int64_t index, const NodeShape& shape) {
-  const std::string resources = R"({"cpu":")" + shape.cpu + R"(","memory":")" + shape.memory + R"(","pods":")" +
-                                std::to_string(shape.max_pods) + R"("})";
+  const std::string resources = R"({"cpu":")" + shape.cpu + R"(","memory":")" + shape.memory +
+                                R"(","pods":")" + std::to_string(shape.max_pods) + R"("})";
   return R"({"apiVersion":"v1","kind":"Node","metadata":{"name":")" + name +
          R"(","labels":{"kubernetes.io/hostname":")" + name +
          R"(","kubernetes.io/os":"linux","kubernetes.io/arch":"amd64","topology.kubernetes.io/zone":"zone-)" +
@@ -33,8 +33,10 @@ api::ObjectPtr SyntheticNode(const std::string& name, int64_t index, const NodeS
   return DecodeOrThrow(SyntheticNodeJson(name, index, shape));
 }
 
-std::string SyntheticPodJson(const std::string& ns, const std::string& name, const PodShape& shape) {
-  return R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":")" + name + R"(","namespace":")" + ns +
+std::string SyntheticPodJson(const std::string& ns, const std::string& name,
+                             const PodShape& shape) {
+  return R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":")" + name + R"(","namespace":")" +
+         ns +
          R"(","labels":{"app":"sample","tier":"web"},"annotations":{"example.com/owner":"bench"}},)"
          R"("spec":{"schedulerName":"default-scheduler","restartPolicy":"Always",)"
          R"("terminationGracePeriodSeconds":30,"dnsPolicy":"ClusterFirst",)"

@@ -14,7 +14,8 @@ Result<TemporaryDirectory> TemporaryDirectory::Create(const std::string& prefix)
   fs::path base = fs::temp_directory_path(ec);
   if (ec) base = "/tmp";
   std::string pattern = (base / (prefix + "XXXXXX")).string();
-  if (!mkdtemp(pattern.data())) return Status::Internal("cannot create a temporary directory like " + pattern);
+  if (!mkdtemp(pattern.data()))
+    return Status::Internal("cannot create a temporary directory like " + pattern);
   return TemporaryDirectory(pattern);
 }
 

@@ -4,7 +4,8 @@
 
 namespace berth::perf {
 
-std::vector<double> ThroughputWindows(SteadyTime start, SteadyTime end, std::vector<SteadyTime> bound,
+std::vector<double> ThroughputWindows(SteadyTime start, SteadyTime end,
+                                      std::vector<SteadyTime> bound,
                                       std::chrono::steady_clock::duration interval) {
   std::vector<double> samples;
   if (interval <= std::chrono::steady_clock::duration::zero()) return samples;

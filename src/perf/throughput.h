@@ -22,7 +22,8 @@ using SteadyTime = std::chrono::steady_clock::time_point;
 
 // Pods per second, one value per window (unsorted, in time order). `bound`
 // need not be sorted; times before `start` count as bound at the start.
-std::vector<double> ThroughputWindows(SteadyTime start, SteadyTime end, std::vector<SteadyTime> bound,
-                                      std::chrono::steady_clock::duration interval = std::chrono::seconds(1));
+std::vector<double> ThroughputWindows(
+    SteadyTime start, SteadyTime end, std::vector<SteadyTime> bound,
+    std::chrono::steady_clock::duration interval = std::chrono::seconds(1));
 
 }  // namespace berth::perf

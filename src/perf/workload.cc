@@ -61,12 +61,14 @@ Result<std::vector<Workload>> ParseWorkloads(const std::string& text, const std:
   try {
     for (const auto& tc : root) {
       if (!tc.IsMap() || !tc["name"] || !tc["workloadTemplate"] || !tc["workloads"]) {
-        return Status::BadRequest(At(source, tc) + "a test case needs name, workloadTemplate and workloads");
+        return Status::BadRequest(At(source, tc) +
+                                  "a test case needs name, workloadTemplate and workloads");
       }
       std::vector<Op> ops;
       int index = 0;
       for (const auto& op : tc["workloadTemplate"]) {
-        if (!op.IsMap() || !op["opcode"]) return Status::BadRequest(At(source, op) + "an op needs an opcode");
+        if (!op.IsMap() || !op["opcode"])
+          return Status::BadRequest(At(source, op) + "an op needs an opcode");
         ops.push_back({op["opcode"].as<std::string>(), op, index++});
       }
       std::map<std::string, bool> gates;
@@ -78,11 +80,13 @@ Result<std::vector<Workload>> ParseWorkloads(const std::string& text, const std:
         Workload workload;
         workload.test_case = tc["name"].as<std::string>();
         workload.size = w["name"].as<std::string>();
-        if (tc["defaultPodTemplatePath"]) workload.default_pod_template = tc["defaultPodTemplatePath"].as<std::string>();
+        if (tc["defaultPodTemplatePath"])
+          workload.default_pod_template = tc["defaultPodTemplatePath"].as<std::string>();
         workload.feature_gates = gates;
         workload.ops = ops;
         if (w["params"]) {
-          for (const auto& p : w["params"]) workload.params[p.first.as<std::string>()] = p.second.as<int64_t>();
+          for (const auto& p : w["params"])
+            workload.params[p.first.as<std::string>()] = p.second.as<int64_t>();
         }
         out.push_back(std::move(workload));
       }
@@ -126,7 +130,8 @@ Result<json::value> Templates::Load(const std::string& path) {
     cache_[path] = v;
     return v;
   } catch (const YAML::Exception& e) {
-    return Status::BadRequest(found.string() + ":" + std::to_string(e.mark.line + 1) + ": " + e.msg);
+    return Status::BadRequest(found.string() + ":" + std::to_string(e.mark.line + 1) + ": " +
+                              e.msg);
   }
 }
 
@@ -137,8 +142,8 @@ std::string PodTemplatePath(const Workload& w, const Op& op) {
 
 const std::map<std::string, bool>& HonouredFeatureGates() {
   // Both GA in kube since (1.24 and 1.26); berth's plugins always have them.
-  static const std::map<std::string, bool> kGates = {{"PodAffinityNamespaceSelector", true},
-                                                     {"NodeInclusionPolicyInPodTopologySpread", true}};
+  static const std::map<std::string, bool> kGates = {
+      {"PodAffinityNamespaceSelector", true}, {"NodeInclusionPolicyInPodTopologySpread", true}};
   return kGates;
 }
 
@@ -146,18 +151,29 @@ std::string Unsupported(const Workload& w, Templates& templates) {
   for (const auto& [gate, value] : w.feature_gates) {
     auto it = HonouredFeatureGates().find(gate);
     if (it == HonouredFeatureGates().end()) {
-      return "featureGates " + gate + "=" + (value ? "true" : "false") + " (berth has no such gate)";
+      return "featureGates " + gate + "=" + (value ? "true" : "false") +
+             " (berth has no such gate)";
     }
     if (it->second != value) {
-      return "featureGates " + gate + "=" + (value ? "true" : "false") + " (berth's behaviour is always " +
-             (it->second ? "on" : "off") + ")";
+      return "featureGates " + gate + "=" + (value ? "true" : "false") +
+             " (berth's behaviour is always " + (it->second ? "on" : "off") + ")";
     }
   }
-  static const std::set<std::string> kOps = {"createNodes", "createNamespaces", "createPods", "barrier", "sleep"};
-  static const std::set<std::string> kFields = {
-      "opcode",     "count",     "countParam", "nodeTemplatePath", "uniqueNodeLabelStrategy",
-      "labelNodePrepareStrategy", "prefix",    "namespaceTemplatePath", "podTemplatePath",
-      "namespace",  "collectMetrics", "skipWaitToCompletion", "duration"};
+  static const std::set<std::string> kOps = {"createNodes", "createNamespaces", "createPods",
+                                             "barrier", "sleep"};
+  static const std::set<std::string> kFields = {"opcode",
+                                                "count",
+                                                "countParam",
+                                                "nodeTemplatePath",
+                                                "uniqueNodeLabelStrategy",
+                                                "labelNodePrepareStrategy",
+                                                "prefix",
+                                                "namespaceTemplatePath",
+                                                "podTemplatePath",
+                                                "namespace",
+                                                "collectMetrics",
+                                                "skipWaitToCompletion",
+                                                "duration"};
   for (const auto& op : w.ops) {
     if (!kOps.count(op.opcode)) return "op " + op.opcode;
     for (const auto& kv : op.node) {
@@ -169,10 +185,11 @@ std::string Unsupported(const Workload& w, Templates& templates) {
     }
     if (op.opcode == "createPods") {
       auto tmpl = templates.Load(PodTemplatePath(w, op));
-      if (!tmpl.ok()) return tmpl.status().message();
+      if (!tmpl.ok()) continue;  // an error of the file, reported when the op runs
       const auto* spec = tmpl.value().as_object().if_contains("spec");
       if (spec && spec->is_object() &&
-          (spec->as_object().contains("priority") || spec->as_object().contains("priorityClassName"))) {
+          (spec->as_object().contains("priority") ||
+           spec->as_object().contains("priorityClassName"))) {
         return "pod priority (preemption is not in berth's scheduler yet)";
       }
     }

@@ -10,13 +10,13 @@
 // differently: ops berth does not have, fields it would ignore (volumes),
 // pod priority (no preemption yet), and feature gates it cannot honour.
 
+#include <yaml-cpp/yaml.h>
+
+#include <boost/json.hpp>
 #include <cstdint>
 #include <map>
 #include <string>
 #include <vector>
-
-#include <boost/json.hpp>
-#include <yaml-cpp/yaml.h>
 
 #include "api/status.h"
 
@@ -25,7 +25,8 @@ namespace berth::perf {
 struct Op {
   std::string opcode;
   YAML::Node node;  // the op as written
-  int index = 0;    // its position in the template (createPods' default namespace is "namespace-<index>")
+  int index =
+      0;  // its position in the template (createPods' default namespace is "namespace-<index>")
 };
 
 struct Workload {

@@ -30,7 +30,9 @@ constexpr int kCreateThreads = 16;  // scheduler_perf's createPodsRapidly uses 1
 
 class Runner {
  public:
-  Runner(const PerfOptions& o, const Workload& w) : o_(o), w_(w), templates_(o.config) { rng_.seed(o.seed); }
+  Runner(const PerfOptions& o, const Workload& w) : o_(o), w_(w), templates_(o.config) {
+    rng_.seed(o.seed);
+  }
 
   WorkloadResult Run() {
     WorkloadResult r;
@@ -77,9 +79,11 @@ class Runner {
     int64_t count = 0;
     if (op.node["countParam"]) {
       const std::string param = op.node["countParam"].as<std::string>();
-      if (param.empty() || param[0] != '$') return Status::BadRequest("countParam " + param + ": expected $name");
+      if (param.empty() || param[0] != '$')
+        return Status::BadRequest("countParam " + param + ": expected $name");
       auto it = w_.params.find(param.substr(1));
-      if (it == w_.params.end()) return Status::BadRequest("countParam " + param + ": no such param in " + w_.size);
+      if (it == w_.params.end())
+        return Status::BadRequest("countParam " + param + ": no such param in " + w_.size);
       count = it->second;
     } else if (op.node["count"]) {
       count = op.node["count"].as<int64_t>();
@@ -133,7 +137,8 @@ class Runner {
 
   Status EnsureNamespace(const std::string& ns, const json::value* tmpl = nullptr) {
     if (namespaces_.count(ns)) return Status::Ok();
-    json::object body = tmpl ? tmpl->as_object() : json::object{{"apiVersion", "v1"}, {"kind", "Namespace"}};
+    json::object body =
+        tmpl ? tmpl->as_object() : json::object{{"apiVersion", "v1"}, {"kind", "Namespace"}};
     json::value& meta = body["metadata"];
     if (!meta.is_object()) meta = json::object();
     meta.as_object()["name"] = ns;
@@ -168,7 +173,8 @@ class Runner {
       uint64_t missing = 0;
       for (const auto& ns : namespaces) {
         const int64_t want = expected_[ns];
-        missing += static_cast<uint64_t>(std::max<int64_t>(0, want - static_cast<int64_t>(Bound(ns))));
+        missing +=
+            static_cast<uint64_t>(std::max<int64_t>(0, want - static_cast<int64_t>(Bound(ns))));
       }
       if (missing == 0) return Status::Ok();
       if (Clock::now() >= deadline) {
@@ -177,12 +183,14 @@ class Runner {
           detail += (detail.empty() ? "" : ", ") + ns + ": " + std::to_string(Bound(ns)) + " of " +
                     std::to_string(expected_[ns]);
         }
-        return Status::Internal(what + ": pods still unbound after " + std::to_string(o_.timeout.count()) +
+        return Status::Internal(what + ": pods still unbound after " +
+                                std::to_string(o_.timeout.count()) +
                                 " s (bound by namespace: " + detail + ")");
       }
       // The scheduler wakes this waiter only when its count reaches the
       // target, so waiting costs its threads nothing.
-      Sched().WaitForScheduled(scheduled + missing, std::min(deadline, Clock::now() + std::chrono::milliseconds(100)));
+      Sched().WaitForScheduled(scheduled + missing,
+                               std::min(deadline, Clock::now() + std::chrono::milliseconds(100)));
     }
   }
 
@@ -206,7 +214,8 @@ class Runner {
   }
 
   Status CreateNamespaces(const Op& op, int64_t count) {
-    const std::string prefix = op.node["prefix"] ? op.node["prefix"].as<std::string>() : "namespace";
+    const std::string prefix =
+        op.node["prefix"] ? op.node["prefix"].as<std::string>() : "namespace";
     json::value tmpl;
     if (op.node["namespaceTemplatePath"]) {
       auto t = templates_.Load(op.node["namespaceTemplatePath"].as<std::string>());
@@ -216,7 +225,9 @@ class Runner {
     // Namespace counts are part of a workload's shape: never scaled.
     const int64_t n = op.node["count"] ? op.node["count"].as<int64_t>() : count;
     for (int64_t i = 0; i < n; ++i) {
-      if (Status s = EnsureNamespace(prefix + "-" + std::to_string(i), tmpl.is_null() ? nullptr : &tmpl); !s.ok()) {
+      if (Status s =
+              EnsureNamespace(prefix + "-" + std::to_string(i), tmpl.is_null() ? nullptr : &tmpl);
+          !s.ok()) {
         return s;
       }
     }
@@ -224,8 +235,9 @@ class Runner {
   }
 
   Status CreateNodes(const Op& op, int64_t count) {
-    const std::string path =
-        op.node["nodeTemplatePath"] ? op.node["nodeTemplatePath"].as<std::string>() : "config/node-default.yaml";
+    const std::string path = op.node["nodeTemplatePath"]
+                                 ? op.node["nodeTemplatePath"].as<std::string>()
+                                 : "config/node-default.yaml";
     auto tmpl = templates_.Load(path);
     if (!tmpl.ok()) return tmpl.status();
     std::string unique_key, label_key;
@@ -234,7 +246,8 @@ class Runner {
     if (auto l = op.node["labelNodePrepareStrategy"]) {
       label_key = l["labelKey"].as<std::string>();
       label_values = l["labelValues"].as<std::vector<std::string>>();
-      if (label_values.empty()) return Status::BadRequest("labelNodePrepareStrategy.labelValues is empty");
+      if (label_values.empty())
+        return Status::BadRequest("labelNodePrepareStrategy.labelValues is empty");
     }
     std::vector<json::value> nodes;
     for (int64_t i = 0; i < count; ++i) {
@@ -250,18 +263,21 @@ class Runner {
       }
       nodes.push_back(std::move(node));
     }
-    return PostMany(count, [&](int64_t i) { return Post("/api/v1/nodes", nodes[static_cast<size_t>(i)]); });
+    return PostMany(
+        count, [&](int64_t i) { return Post("/api/v1/nodes", nodes[static_cast<size_t>(i)]); });
   }
 
   Status CreatePods(const Op& op, int64_t count, WorkloadResult& r) {
     auto tmpl = templates_.Load(PodTemplatePath(w_, op));
     if (!tmpl.ok()) return tmpl.status();
-    const std::string ns =
-        op.node["namespace"] ? op.node["namespace"].as<std::string>() : "namespace-" + std::to_string(op.index);
+    const std::string ns = op.node["namespace"] ? op.node["namespace"].as<std::string>()
+                                                : "namespace-" + std::to_string(op.index);
     if (Status s = EnsureNamespace(ns); !s.ok()) return s;
     const bool measure = op.node["collectMetrics"] && op.node["collectMetrics"].as<bool>();
-    const bool wait = !(op.node["skipWaitToCompletion"] && op.node["skipWaitToCompletion"].as<bool>());
-    if (measure) count = std::max<int64_t>(1, std::llround(static_cast<double>(count) * o_.measure_scale));
+    const bool wait =
+        !(op.node["skipWaitToCompletion"] && op.node["skipWaitToCompletion"].as<bool>());
+    if (measure)
+      count = std::max<int64_t>(1, std::llround(static_cast<double>(count) * o_.measure_scale));
 
     // The phase starts before its pods are created, as kube's collectors do;
     // nothing earlier is waited for (skipWaitToCompletion pods keep being
@@ -277,21 +293,26 @@ class Runner {
     const std::string path = "/api/v1/namespaces/" + ns + "/pods";
     Status status = PostMany(count, [&](int64_t) { return Post(path, tmpl.value()); });
     if (!status.ok()) return status;
+    // A measured op is waited for even with skipWaitToCompletion: its phase
+    // ends with its last pod.
     if (wait || measure) status = WaitBound({ns}, "createPods in " + ns);
     if (!status.ok() || !measure) return status;
 
     const std::string after = Sched().RenderMetrics();
-    std::vector<Clock::time_point> bound(bound_[ns].begin() + static_cast<std::ptrdiff_t>(bound_before),
-                                         bound_[ns].end());
-    const Clock::time_point end = bound.empty() ? start : *std::max_element(bound.begin(), bound.end());
+    std::vector<Clock::time_point> bound(
+        bound_[ns].begin() + static_cast<std::ptrdiff_t>(bound_before), bound_[ns].end());
+    const Clock::time_point end =
+        bound.empty() ? start : *std::max_element(bound.begin(), bound.end());
     r.throughput_windows = ThroughputWindows(start, end, bound);
     r.scheduling_throughput = Summarize(r.throughput_windows);
     r.measured_pods = count;
     r.measured_seconds = std::chrono::duration<double>(end - start).count();
-    if (r.measured_seconds > 0) r.phase_throughput = static_cast<double>(count) / r.measured_seconds;
-    r.attempt_ms = HistogramSummary(HistogramBuckets(before, kAttemptDuration), HistogramBuckets(after, kAttemptDuration));
-    r.pod_scheduling_ms =
-        HistogramSummary(HistogramBuckets(before, kPodSchedulingDuration), HistogramBuckets(after, kPodSchedulingDuration));
+    if (r.measured_seconds > 0)
+      r.phase_throughput = static_cast<double>(count) / r.measured_seconds;
+    r.attempt_ms = HistogramSummary(HistogramBuckets(before, kAttemptDuration),
+                                    HistogramBuckets(after, kAttemptDuration));
+    r.pod_scheduling_ms = HistogramSummary(HistogramBuckets(before, kPodSchedulingDuration),
+                                           HistogramBuckets(after, kPodSchedulingDuration));
     return Status::Ok();
   }
 
@@ -300,8 +321,8 @@ class Runner {
   Templates templates_;
   std::unique_ptr<cluster::InProcessCluster> cluster_;
   std::set<std::string> namespaces_{"default", "kube-system", "kube-public", "kube-node-lease"};
-  std::map<std::string, int64_t> expected_;                          // namespace → pods created
-  std::map<std::string, std::vector<Clock::time_point>> bound_;      // namespace → bound times
+  std::map<std::string, int64_t> expected_;                      // namespace → pods created
+  std::map<std::string, std::vector<Clock::time_point>> bound_;  // namespace → bound times
   std::mt19937_64 rng_;
   int64_t nodes_ = 0;
 };
@@ -323,12 +344,15 @@ Result<std::chrono::nanoseconds> ParseGoDuration(const std::string& text) {
     } catch (const std::exception&) {
       used = 0;
     }
-    if (used == 0 || value < 0) return Status::BadRequest(text + ": expected a duration such as 500ms or 5s");
+    if (used == 0 || value < 0)
+      return Status::BadRequest(text + ": expected a duration such as 500ms or 5s");
     i += used;
     // The longest unit that matches ("ms" before "m").
     const std::pair<std::string, double>* unit = nullptr;
     for (const auto& u : kUnits) {
-      if (text.compare(i, u.first.size(), u.first) == 0 && (!unit || u.first.size() > unit->first.size())) unit = &u;
+      if (text.compare(i, u.first.size(), u.first) == 0 &&
+          (!unit || u.first.size() > unit->first.size()))
+        unit = &u;
     }
     if (!unit) return Status::BadRequest(text + ": expected a duration such as 500ms or 5s");
     total += value * unit->second;

@@ -62,8 +62,8 @@ struct PerfOptions {
 
 struct WorkloadResult {
   std::string name;
-  std::string unsupported;  // set: nothing ran
-  std::string error;        // set: the run failed
+  std::string unsupported;                 // set: nothing ran
+  std::string error;                       // set: the run failed
   std::vector<double> throughput_windows;  // pods/s per complete 1 s window, in time order
   Summary scheduling_throughput;           // of the windows (count 0: none)
   int64_t measured_pods = 0;

@@ -85,15 +85,20 @@ TEST(CheckBoundPods, NamesTheNodeAndTheResourceOverCommitted) {
   const NodeShape shape{"1", "1Gi", 3};
   const std::vector<Case> cases = {
       {"Fits", {{"500m", "512Mi"}, {"500m", "512Mi"}}, ""},
-      {"TooManyPods", {{"1m", "1Mi"}, {"1m", "1Mi"}, {"1m", "1Mi"}, {"1m", "1Mi"}}, "4 pods, it has room for 3"},
+      {"TooManyPods",
+       {{"1m", "1Mi"}, {"1m", "1Mi"}, {"1m", "1Mi"}, {"1m", "1Mi"}},
+       "4 pods, it has room for 3"},
       {"TooMuchCpu", {{"600m", "1Mi"}, {"600m", "1Mi"}}, "1200m CPU requested of 1000m"},
-      {"TooMuchMemory", {{"1m", "1Gi"}, {"1m", "1Mi"}}, "1074790400 bytes of memory requested of 1073741824"},
+      {"TooMuchMemory",
+       {{"1m", "1Gi"}, {"1m", "1Mi"}},
+       "1074790400 bytes of memory requested of 1073741824"},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.name);
     auto store = store::MemoryStore::Open(store::MemoryStore::Options{}).value();
     int i = 0;
-    for (const auto& p : c.pods) ASSERT_TRUE(store->Create(BoundPod("p" + std::to_string(i++), "node-0", p)).ok());
+    for (const auto& p : c.pods)
+      ASSERT_TRUE(store->Create(BoundPod("p" + std::to_string(i++), "node-0", p)).ok());
     ASSERT_TRUE(store->Create(SyntheticPod("default", "pending", PodShape{})).ok());
     int64_t bound = 0;
     Status s = CheckBoundPods(*store, shape, &bound);
@@ -101,7 +106,8 @@ TEST(CheckBoundPods, NamesTheNodeAndTheResourceOverCommitted) {
     if (c.expected.empty()) {
       EXPECT_TRUE(s.ok()) << s.message();
     } else {
-      EXPECT_NE(s.message().find("node node-0 is over-committed: " + c.expected), std::string::npos) << s.message();
+      EXPECT_NE(s.message().find("node node-0 is over-committed: " + c.expected), std::string::npos)
+          << s.message();
     }
   }
 }
@@ -146,7 +152,9 @@ TEST(BenchTable, StatesTheClusterAndWhatEachColumnTimes) {
   r.options = Tiny(StoreKind::kDurable);
   r.bound = 40;
   const std::string table = BenchTable({r});
-  EXPECT_NE(table.find("cluster: 2 nodes of 4 CPU, 4Gi, 30 pods; 40 pods of 100m/128Mi"), std::string::npos) << table;
+  EXPECT_NE(table.find("cluster: 2 nodes of 4 CPU, 4Gi, 30 pods; 40 pods of 100m/128Mi"),
+            std::string::npos)
+      << table;
   EXPECT_NE(table.find("first pop → last binding"), std::string::npos);
   EXPECT_NE(table.find("durable"), std::string::npos);
 }

@@ -56,14 +56,21 @@ TEST(Percentile, ThreeSamples) {
 
 constexpr char kBefore[] =
     "# TYPE scheduler_scheduling_attempt_duration_seconds histogram\n"
-    "scheduler_scheduling_attempt_duration_seconds_bucket{profile=\"default-scheduler\",result=\"scheduled\",le=\"0.001\"} 10\n"
-    "scheduler_scheduling_attempt_duration_seconds_bucket{profile=\"default-scheduler\",result=\"scheduled\",le=\"0.002\"} 10\n"
-    "scheduler_scheduling_attempt_duration_seconds_bucket{profile=\"default-scheduler\",result=\"scheduled\",le=\"+Inf\"} 10\n";
+    "scheduler_scheduling_attempt_duration_seconds_bucket{profile=\"default-scheduler\",result="
+    "\"scheduled\",le=\"0.001\"} 10\n"
+    "scheduler_scheduling_attempt_duration_seconds_bucket{profile=\"default-scheduler\",result="
+    "\"scheduled\",le=\"0.002\"} 10\n"
+    "scheduler_scheduling_attempt_duration_seconds_bucket{profile=\"default-scheduler\",result="
+    "\"scheduled\",le=\"+Inf\"} 10\n";
 constexpr char kAfter[] =
-    "scheduler_scheduling_attempt_duration_seconds_bucket{profile=\"default-scheduler\",result=\"scheduled\",le=\"0.001\"} 60\n"
-    "scheduler_scheduling_attempt_duration_seconds_bucket{profile=\"default-scheduler\",result=\"scheduled\",le=\"0.002\"} 110\n"
-    "scheduler_scheduling_attempt_duration_seconds_bucket{profile=\"default-scheduler\",result=\"scheduled\",le=\"+Inf\"} 110\n"
-    "scheduler_scheduling_attempt_duration_seconds_bucket{profile=\"default-scheduler\",result=\"unschedulable\",le=\"0.001\"} 0\n"
+    "scheduler_scheduling_attempt_duration_seconds_bucket{profile=\"default-scheduler\",result="
+    "\"scheduled\",le=\"0.001\"} 60\n"
+    "scheduler_scheduling_attempt_duration_seconds_bucket{profile=\"default-scheduler\",result="
+    "\"scheduled\",le=\"0.002\"} 110\n"
+    "scheduler_scheduling_attempt_duration_seconds_bucket{profile=\"default-scheduler\",result="
+    "\"scheduled\",le=\"+Inf\"} 110\n"
+    "scheduler_scheduling_attempt_duration_seconds_bucket{profile=\"default-scheduler\",result="
+    "\"unschedulable\",le=\"0.001\"} 0\n"
     "scheduler_other_bucket{le=\"0.001\"} 999\n";
 
 TEST(HistogramSummary, InterpolatesInsideTheBucketOverThePhaseOnly) {
@@ -74,8 +81,8 @@ TEST(HistogramSummary, InterpolatesInsideTheBucketOverThePhaseOnly) {
   // In the phase: 50 observations ≤ 1 ms, 50 in (1 ms, 2 ms].
   Summary s = HistogramSummary(before, after);
   EXPECT_EQ(s.count, 100u);
-  EXPECT_NEAR(s.p50, 1.0, 1e-9);   // rank 50: the top of the first bucket
-  EXPECT_NEAR(s.p90, 1.8, 1e-9);   // rank 90: 40 of the 50 in (1, 2]
+  EXPECT_NEAR(s.p50, 1.0, 1e-9);  // rank 50: the top of the first bucket
+  EXPECT_NEAR(s.p90, 1.8, 1e-9);  // rank 90: 40 of the 50 in (1, 2]
   EXPECT_NEAR(s.p99, 1.98, 1e-9);
 }
 

@@ -37,7 +37,8 @@ TEST(ParsePodShape, CpuSlashMemory) {
   EXPECT_EQ(shape->memory, "128Mi");
   EXPECT_FALSE(ParsePodShape("100m").ok());
   EXPECT_FALSE(ParsePodShape("lots/128Mi").ok());
-  EXPECT_NE(ParsePodShape("x/y").status().message().find("x/y: expected CPU/MEMORY"), std::string::npos);
+  EXPECT_NE(ParsePodShape("x/y").status().message().find("x/y: expected CPU/MEMORY"),
+            std::string::npos);
 }
 
 }  // namespace

@@ -60,7 +60,8 @@ TEST(ParseWorkloads, ErrorsNameTheSourceAndLine) {
   ASSERT_FALSE(parsed.ok());
   EXPECT_NE(parsed.status().message().find("bad.yaml:1: a test case needs"), std::string::npos)
       << parsed.status().message();
-  parsed = ParseWorkloads("- name: X\n  workloadTemplate:\n  - count: 1\n  workloads: []\n", "bad.yaml");
+  parsed =
+      ParseWorkloads("- name: X\n  workloadTemplate:\n  - count: 1\n  workloads: []\n", "bad.yaml");
   ASSERT_FALSE(parsed.ok());
   EXPECT_NE(parsed.status().message().find("bad.yaml:3: an op needs an opcode"), std::string::npos)
       << parsed.status().message();
@@ -69,7 +70,8 @@ TEST(ParseWorkloads, ErrorsNameTheSourceAndLine) {
 }
 
 TEST(LoadWorkloads, KubesPerformanceConfigParses) {
-  const std::string path = std::string(BERTH_SOURCE_DIR) + "/../shared/scheduler_perf/performance-config.yaml";
+  const std::string path =
+      std::string(BERTH_SOURCE_DIR) + "/../shared/scheduler_perf/performance-config.yaml";
   if (!fs::exists(path)) GTEST_SKIP() << path << " is not here";
   auto loaded = LoadWorkloads(path);
   ASSERT_TRUE(loaded.ok()) << loaded.status().message();
@@ -87,10 +89,13 @@ TEST(LoadWorkloads, KubesPerformanceConfigParses) {
   EXPECT_EQ(reasons["SchedulingWithMixedChurn/1000Nodes"], "op churn");
   EXPECT_NE(reasons["SchedulingInTreePVs/500Nodes"].find("persistentVolume"), std::string::npos);
   EXPECT_NE(reasons["PreemptionBasic/500Nodes"].find("preemption"), std::string::npos);
-  EXPECT_EQ(reasons["SchedulingMigratedInTreePVs/500Nodes"].rfind("featureGates CSIMigration=true", 0), 0u)
+  EXPECT_EQ(
+      reasons["SchedulingMigratedInTreePVs/500Nodes"].rfind("featureGates CSIMigration=true", 0),
+      0u)
       << reasons["SchedulingMigratedInTreePVs/500Nodes"];
   // A gate berth honours passes on to the next reason.
-  EXPECT_EQ(reasons["SchedulingRequiredPodAntiAffinityWithNSSelector/5000Nodes"], "op createPodSets");
+  EXPECT_EQ(reasons["SchedulingRequiredPodAntiAffinityWithNSSelector/5000Nodes"],
+            "op createPodSets");
 }
 
 TEST(Selects, TestCaseOrSizePrefix) {
@@ -107,18 +112,24 @@ TEST(Unsupported, FeatureGatesBerthCannotHonourAreRefused) {
   Templates templates("tiny.yaml");
   EXPECT_EQ(Unsupported(w, templates), "");  // honoured: always on in berth
   w.feature_gates["PodAffinityNamespaceSelector"] = false;
-  EXPECT_EQ(Unsupported(w, templates).rfind("featureGates PodAffinityNamespaceSelector=false", 0), 0u);
+  EXPECT_EQ(Unsupported(w, templates).rfind("featureGates PodAffinityNamespaceSelector=false", 0),
+            0u);
   w.feature_gates = {{"SomethingNew", true}};
   EXPECT_EQ(Unsupported(w, templates), "featureGates SomethingNew=true (berth has no such gate)");
 }
 
 TEST(Unsupported, UnknownOpsAndFieldsAreNamed) {
-  auto w = ParseWorkloads("- name: X\n  workloadTemplate:\n  - opcode: churn\n  workloads:\n  - name: A\n",
-                          "x.yaml").value()[0];
+  auto w = ParseWorkloads(
+               "- name: X\n  workloadTemplate:\n  - opcode: churn\n  workloads:\n  - name: A\n",
+               "x.yaml")
+               .value()[0];
   Templates templates("x.yaml");
   EXPECT_EQ(Unsupported(w, templates), "op churn");
-  w = ParseWorkloads("- name: X\n  workloadTemplate:\n  - opcode: sleep\n    frobnicate: 1\n  workloads:\n  - name: A\n",
-                     "x.yaml").value()[0];
+  w = ParseWorkloads(
+          "- name: X\n  workloadTemplate:\n  - opcode: sleep\n    frobnicate: 1\n  workloads:\n  - "
+          "name: A\n",
+          "x.yaml")
+          .value()[0];
   EXPECT_EQ(Unsupported(w, templates), "sleep.frobnicate");
 }
 
