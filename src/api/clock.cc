@@ -109,6 +109,12 @@ Clock::time_point FakeClock::Now() const {
   return now_;
 }
 
+std::chrono::system_clock::time_point FakeClock::WallNow() const {
+  std::lock_guard lock(mu_);
+  return wall_start_ +
+         std::chrono::duration_cast<std::chrono::system_clock::duration>(now_ - start_);
+}
+
 std::unique_ptr<Clock::Alarm> FakeClock::NewAlarm(std::function<void()> fire) {
   auto state = std::make_shared<AlarmState>(std::move(fire));
   {
@@ -149,6 +155,27 @@ std::optional<Clock::time_point> FakeClock::NextAlarm() const {
     if (alarm->armed && (!next || alarm->deadline < *next)) next = alarm->deadline;
   }
   return next;
+}
+
+Ticker::Ticker(Clock& clock, std::chrono::nanoseconds period, std::function<void()> tick)
+    : clock_(clock), period_(period), tick_(std::move(tick)) {
+  auto alarm = clock_.NewAlarm([this] {
+    tick_();
+    std::lock_guard lock(mu_);
+    if (alarm_) alarm_->Set(clock_.Now() + period_);
+  });
+  std::lock_guard lock(mu_);
+  alarm_ = std::move(alarm);
+  alarm_->Set(clock_.Now() + period_);
+}
+
+Ticker::~Ticker() {
+  std::unique_ptr<Clock::Alarm> alarm;
+  {
+    std::lock_guard lock(mu_);
+    alarm = std::move(alarm_);
+  }
+  alarm.reset();  // waits for a tick under way
 }
 
 }  // namespace berth::api

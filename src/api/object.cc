@@ -7,6 +7,8 @@
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
 
+#include "api/json_fields.h"
+
 namespace berth::api {
 
 namespace json = boost::json;
@@ -18,13 +20,6 @@ std::optional<int64_t> ParseResourceVersion(std::string_view text) {
     return std::nullopt;
   }
   return v;
-}
-
-std::string_view StringAt(const json::object& object, std::string_view key) {
-  auto it = object.find(key);
-  if (it == object.end() || !it->value().is_string()) return {};
-  const json::string& s = it->value().get_string();
-  return {s.data(), s.size()};
 }
 
 Result<ObjectPtr> Object::Decode(std::string_view text) {

@@ -190,7 +190,4 @@ class Object {
 // Parses a resourceVersion string ("123"); nullopt when not a non-negative integer.
 std::optional<int64_t> ParseResourceVersion(std::string_view text);
 
-// Reads a string member of a JSON object, "" when absent or not a string.
-std::string_view StringAt(const boost::json::object& object, std::string_view key);
-
 }  // namespace berth::api

@@ -2,6 +2,11 @@
 
 #include <algorithm>
 
+#include "api/conditions.h"
+#include "api/json_fields.h"
+#include "api/object.h"
+#include "api/rfc3339.h"
+
 namespace berth::api {
 
 namespace json = boost::json;
@@ -338,6 +343,31 @@ Result<std::shared_ptr<const TypedView>> ParsePodView(const json::object& pod) {
   }
   if (!reader.ok()) return reader.status();
   return std::shared_ptr<const TypedView>(std::move(view));
+}
+
+bool IsPodReady(const Object& pod) {
+  const json::object* ready = FindCondition(StatusOf(pod), "Ready");
+  return ready && StringAt(*ready, "status") == "True";
+}
+
+std::string_view PodReadySince(const Object& pod) {
+  const json::object* ready = FindCondition(StatusOf(pod), "Ready");
+  return ready && StringAt(*ready, "status") == "True" ? StringAt(*ready, "lastTransitionTime")
+                                                       : std::string_view();
+}
+
+bool IsPodAvailable(const Object& pod, int64_t min_ready_seconds,
+                    std::chrono::system_clock::time_point now) {
+  const json::object* ready = FindCondition(StatusOf(pod), "Ready");
+  if (!ready || StringAt(*ready, "status") != "True") return false;
+  if (min_ready_seconds <= 0) return true;
+  auto since = ParseRfc3339(StringAt(*ready, "lastTransitionTime"));
+  return since && *since + std::chrono::seconds(min_ready_seconds) <= now;
+}
+
+bool IsPodActive(const Object& pod) {
+  std::string_view phase = StringAt(StatusOf(pod), "phase");
+  return phase != "Succeeded" && phase != "Failed" && !BeingDeleted(pod);
 }
 
 }  // namespace berth::api

@@ -2,9 +2,11 @@
 // What berth reads from a Pod, parsed once per object version
 // (Object::As<PodView>()).
 
+#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "api/labels.h"
@@ -109,6 +111,22 @@ class PodView : public TypedView {
 };
 
 Result<std::shared_ptr<const TypedView>> ParsePodView(const boost::json::object& pod);
+
+// Pod predicates as kube's controllers count pods (k8s.io/kubernetes/pkg/api/v1/pod
+// and controller_utils), read from the pod's JSON.
+class Object;
+// IsPodReady: the Ready condition's status is True.
+bool IsPodReady(const Object& pod);
+// When the pod became ready: the Ready condition's lastTransitionTime while it
+// is True; "" when not ready.
+std::string_view PodReadySince(const Object& pod);
+// IsPodAvailable: ready, and for at least `min_ready_seconds` before `now`
+// (counted from the Ready condition's lastTransitionTime; a pod whose time is
+// missing or malformed is not available unless min_ready_seconds <= 0).
+bool IsPodAvailable(const Object& pod, int64_t min_ready_seconds,
+                    std::chrono::system_clock::time_point now);
+// IsPodActive (FilterActivePods): neither finished (Succeeded, Failed) nor being deleted.
+bool IsPodActive(const Object& pod);
 
 inline constexpr std::string_view kDefaultSchedulerName = "default-scheduler";
 inline constexpr int64_t kDefaultMilliCpuRequest = 100;                 // 0.1 core

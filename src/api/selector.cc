@@ -5,6 +5,7 @@
 
 #include <boost/json.hpp>
 
+#include "api/json_fields.h"
 #include "api/object.h"
 
 namespace berth::api {

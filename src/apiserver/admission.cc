@@ -6,17 +6,13 @@
 
 #include <boost/json.hpp>
 
+#include "api/json_fields.h"
+
 namespace berth::apiserver {
 
 namespace json = boost::json;
 
 namespace {
-
-json::object& ObjectAt(json::object& parent, std::string_view key) {
-  json::value& v = parent[key];
-  if (!v.is_object()) v = json::object();
-  return v.get_object();
-}
 
 void SetIfAbsent(json::object& o, std::string_view key, json::value value) {
   auto it = o.find(key);
@@ -50,12 +46,12 @@ void DefaultContainer(json::object& c) {
   if (auto it = c.find("image"); it != c.end() && it->value().is_string()) {
     SetIfAbsent(c, "imagePullPolicy", json::string(PullPolicyFor(it->value().get_string())));
   }
-  json::object& resources = ObjectAt(c, "resources");
+  json::object& resources = api::MutableObject(c, "resources");
   // A limit without a request defaults the request to the limit. Boost.JSON's
   // operator[] may grow the object even when the key is there, so the limits
   // are looked up only after "requests" is in place.
   if (const json::value* lim = resources.if_contains("limits"); lim && lim->is_object()) {
-    json::object& requests = ObjectAt(resources, "requests");
+    json::object& requests = api::MutableObject(resources, "requests");
     for (const auto& kv : resources.at("limits").get_object()) {
       if (!requests.contains(kv.key())) requests[kv.key()] = kv.value();
     }
@@ -91,14 +87,9 @@ std::string QosClass(const json::object& spec) {
   if (containers == spec.end() || !containers->value().is_array()) return "BestEffort";
   for (const auto& c : containers->value().get_array()) {
     if (!c.is_object()) continue;
-    auto res = c.get_object().find("resources");
-    const json::object* requests = nullptr;
-    const json::object* limits = nullptr;
-    if (res != c.get_object().end() && res->value().is_object()) {
-      const auto& r = res->value().get_object();
-      if (auto it = r.find("requests"); it != r.end() && it->value().is_object()) requests = &it->value().get_object();
-      if (auto it = r.find("limits"); it != r.end() && it->value().is_object()) limits = &it->value().get_object();
-    }
+    const json::object* resources = api::ObjectAt(c.get_object(), "resources");
+    const json::object* requests = api::ObjectAt(resources, "requests");
+    const json::object* limits = api::ObjectAt(resources, "limits");
     if ((requests && !requests->empty()) || (limits && !limits->empty())) any = true;
     for (std::string_view name : {"cpu", "memory"}) {
       const json::value* req = requests ? requests->if_contains(name) : nullptr;
@@ -152,7 +143,7 @@ std::string Admission::GenerateName(std::string_view base) {
 }
 
 void Admission::PrepareCreate(api::Kind kind, json::object& object) {
-  json::object& meta = ObjectAt(object, "metadata");
+  json::object& meta = api::MutableObject(object, "metadata");
   meta["uid"] = NewUid();
   meta["creationTimestamp"] = NowRfc3339();
   meta.erase("resourceVersion");
@@ -197,52 +188,52 @@ void Admission::DefaultPodSpec(json::object& spec, bool is_pod) {
 void Admission::ApplyDefaults(api::Kind kind, json::object& object) {
   switch (kind) {
     case api::Kind::kPod: {
-      json::object& spec = ObjectAt(object, "spec");
+      json::object& spec = api::MutableObject(object, "spec");
       DefaultPodSpec(spec, true);
-      // Before ObjectAt(object, "status"): growing `object` moves `spec`.
+      // Before MutableObject(object, "status"): growing `object` moves `spec`.
       json::string qos_class(QosClass(spec));
-      json::object& status = ObjectAt(object, "status");
+      json::object& status = api::MutableObject(object, "status");
       SetIfAbsent(status, "phase", "Pending");
       SetIfAbsent(status, "qosClass", std::move(qos_class));
       break;
     }
     case api::Kind::kDeployment:
     case api::Kind::kReplicaSet: {
-      json::object& spec = ObjectAt(object, "spec");
+      json::object& spec = api::MutableObject(object, "spec");
       SetIfAbsent(spec, "replicas", 1);
       SetIfAbsent(spec, "revisionHistoryLimit", 10);
       if (kind == api::Kind::kDeployment) {
         SetIfAbsent(spec, "progressDeadlineSeconds", 600);
-        json::object& strategy = ObjectAt(spec, "strategy");
+        json::object& strategy = api::MutableObject(spec, "strategy");
         SetIfAbsent(strategy, "type", "RollingUpdate");
         if (strategy["type"] == "RollingUpdate") {
-          json::object& ru = ObjectAt(strategy, "rollingUpdate");
+          json::object& ru = api::MutableObject(strategy, "rollingUpdate");
           SetIfAbsent(ru, "maxUnavailable", "25%");
           SetIfAbsent(ru, "maxSurge", "25%");
         }
       } else {
         spec.erase("revisionHistoryLimit");
       }
-      json::object& tmpl = ObjectAt(spec, "template");
-      DefaultPodSpec(ObjectAt(tmpl, "spec"), false);
+      json::object& tmpl = api::MutableObject(spec, "template");
+      DefaultPodSpec(api::MutableObject(tmpl, "spec"), false);
       break;
     }
     case api::Kind::kNamespace: {
-      json::object& spec = ObjectAt(object, "spec");
+      json::object& spec = api::MutableObject(object, "spec");
       SetIfAbsent(spec, "finalizers", json::array{"kubernetes"});
-      SetIfAbsent(ObjectAt(object, "status"), "phase", "Active");
+      SetIfAbsent(api::MutableObject(object, "status"), "phase", "Active");
       break;
     }
     case api::Kind::kPersistentVolumeClaim: {
-      SetIfAbsent(ObjectAt(object, "spec"), "volumeMode", "Filesystem");
-      SetIfAbsent(ObjectAt(object, "status"), "phase", "Pending");
+      SetIfAbsent(api::MutableObject(object, "spec"), "volumeMode", "Filesystem");
+      SetIfAbsent(api::MutableObject(object, "status"), "phase", "Pending");
       break;
     }
     case api::Kind::kPersistentVolume: {
-      json::object& spec = ObjectAt(object, "spec");
+      json::object& spec = api::MutableObject(object, "spec");
       SetIfAbsent(spec, "persistentVolumeReclaimPolicy", "Retain");
       SetIfAbsent(spec, "volumeMode", "Filesystem");
-      SetIfAbsent(ObjectAt(object, "status"), "phase", "Pending");
+      SetIfAbsent(api::MutableObject(object, "status"), "phase", "Pending");
       break;
     }
     case api::Kind::kStorageClass:
@@ -257,14 +248,11 @@ void Admission::ApplyDefaults(api::Kind kind, json::object& object) {
   }
 }
 
-void Admission::DefaultPodUpdate(json::object& pod) { DefaultPodSpec(ObjectAt(pod, "spec"), true); }
+void Admission::DefaultPodUpdate(json::object& pod) { DefaultPodSpec(api::MutableObject(pod, "spec"), true); }
 
 void Admission::PrepareUpdate(api::Kind kind, const json::object& current, json::object& next) {
-  const json::object* cur_meta = nullptr;
-  if (auto it = current.find("metadata"); it != current.end() && it->value().is_object()) {
-    cur_meta = &it->value().get_object();
-  }
-  json::object& meta = ObjectAt(next, "metadata");
+  const json::object* cur_meta = api::ObjectAt(current, "metadata");
+  json::object& meta = api::MutableObject(next, "metadata");
   if (cur_meta) {
     for (std::string_view key : {"uid", "creationTimestamp", "deletionTimestamp",
                                  "deletionGracePeriodSeconds", "generation"}) {

@@ -57,6 +57,9 @@ class ApiServer {
                                    int64_t expected_revision);
 
  private:
+  // Tries of a read-modify-write against concurrent writers before a Conflict.
+  static constexpr int kMaxAttempts = 16;
+
   Response HandleResource(Request& request, const RequestInfo& info);
   Response Get(Request& request, const RequestInfo& info);
   Response List(Request& request, const RequestInfo& info);

@@ -26,29 +26,16 @@ std::optional<SysClock::time_point> LastSeen(const api::Object& event) {
 
 }  // namespace
 
-EventExpiry::EventExpiry(store::Store& store, std::chrono::seconds ttl) : store_(store), ttl_(ttl) {
+EventExpiry::EventExpiry(store::Store& store, std::chrono::seconds ttl, api::Clock& clock)
+    : store_(store), ttl_(ttl), clock_(clock) {
   if (ttl_.count() <= 0) return;
   const auto period = std::clamp<std::chrono::milliseconds>(
       std::chrono::duration_cast<std::chrono::milliseconds>(ttl_) / 10,
       std::chrono::milliseconds(100), std::chrono::minutes(1));
-  sweeper_ = std::thread([this, period] {
-    std::unique_lock lk(mu_);
-    while (!wake_.wait_for(lk, period, [this] { return stopping_; })) {
-      lk.unlock();
-      Sweep(SysClock::now());
-      lk.lock();
-    }
-  });
+  sweeper_ = std::make_unique<api::Ticker>(clock_, period, [this] { Sweep(clock_.WallNow()); });
 }
 
-EventExpiry::~EventExpiry() {
-  {
-    std::lock_guard lk(mu_);
-    stopping_ = true;
-  }
-  wake_.notify_all();
-  if (sweeper_.joinable()) sweeper_.join();
-}
+EventExpiry::~EventExpiry() { sweeper_.reset(); }
 
 size_t EventExpiry::Sweep(SysClock::time_point now) {
   const auto cutoff = now - ttl_;

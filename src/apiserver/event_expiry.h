@@ -6,21 +6,24 @@
 // minute, at least every 100 ms). The newest time stands for the last
 // write: creationTimestamp, or a later lastTimestamp, eventTime or
 // series.lastObservedTime (a recorder's repeat moves lastTimestamp).
+// Time comes from an api::Clock: its alarm paces the sweeps, its wall time
+// is what the Events' times are compared with.
 
 #include <chrono>
-#include <condition_variable>
 #include <cstddef>
-#include <mutex>
-#include <thread>
+#include <memory>
 
+#include "api/clock.h"
 #include "store/store.h"
 
 namespace berth::apiserver {
 
 class EventExpiry {
  public:
-  // Starts the sweeper thread (none when `ttl` is zero).
-  EventExpiry(store::Store& store, std::chrono::seconds ttl);
+  // Starts the sweeps (none when `ttl` is zero). REQUIRES: `store` and
+  // `clock` outlive the sweeper.
+  EventExpiry(store::Store& store, std::chrono::seconds ttl,
+              api::Clock& clock = api::RealClock::Instance());
   ~EventExpiry();
   EventExpiry(const EventExpiry&) = delete;
   EventExpiry& operator=(const EventExpiry&) = delete;
@@ -31,10 +34,8 @@ class EventExpiry {
  private:
   store::Store& store_;
   const std::chrono::seconds ttl_;
-  std::mutex mu_;
-  std::condition_variable wake_;
-  bool stopping_ = false;  // guarded by mu_
-  std::thread sweeper_;
+  api::Clock& clock_;
+  std::unique_ptr<api::Ticker> sweeper_;  // null when ttl_ is zero
 };
 
 }  // namespace berth::apiserver

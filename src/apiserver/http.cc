@@ -69,4 +69,12 @@ bool Request::QueryBool(std::string_view key, bool fallback) const {
   return fallback;
 }
 
+bool IsJsonContentType(std::string_view ct) {
+  if (ct.empty()) return true;
+  auto semi = ct.find(';');
+  std::string_view media = ct.substr(0, semi);
+  while (!media.empty() && media.back() == ' ') media.remove_suffix(1);
+  return media == "application/json" || media == "*/*";
+}
+
 }  // namespace berth::apiserver

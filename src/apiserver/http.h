@@ -74,5 +74,8 @@ using Handler = std::function<Response(Request&)>;
 std::string PercentDecode(std::string_view in, bool plus_is_space);
 // Splits "a=1&b=x+y" into decoded pairs.
 std::vector<std::pair<std::string, std::string>> ParseQuery(std::string_view query);
+// A request body's Content-Type that means JSON: application/json (any
+// parameters), */*, or none at all.
+bool IsJsonContentType(std::string_view content_type);
 
 }  // namespace berth::apiserver

@@ -13,11 +13,6 @@ namespace json = boost::json;
 
 namespace {
 
-StatusDetails DetailsFor(const RequestInfo& info) {
-  const api::KindInfo& k = api::Info(*info.kind);
-  return {info.name, std::string(k.group), std::string(k.resource)};
-}
-
 // resourceVersion query values: "" (absent), "0", or a revision.
 Result<int64_t> QueryRevision(const Request& request) {
   auto rv = request.Query("resourceVersion");
@@ -67,7 +62,7 @@ Result<store::Predicate> ApiServer::SelectorPredicate(const Request& request, ap
 Response ApiServer::Get(Request& request, const RequestInfo& info) {
   const api::KindInfo& kind = api::Info(*info.kind);
   auto object = store_.Get(api::StorageKey(*info.kind, info.ns, info.name));
-  if (!object.ok()) return ErrorResponse(NotFoundFor(kind, info.name), DetailsFor(info));
+  if (!object.ok()) return ErrorResponse(NotFoundFor(kind, info.name), DetailsFor(kind, info.name));
   if (WantsTable(request.accept) && info.subresource.empty()) {
     api::ObjectPtr one[] = {object.value()};
     return JsonResponse(200, json::serialize(MakeTable(

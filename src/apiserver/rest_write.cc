@@ -1,12 +1,14 @@
-// CREATE, UPDATE, PATCH and DELETE.
+// CREATE, UPDATE and PATCH (DELETE is in rest_delete.cc).
 
 #include <algorithm>
 #include <boost/json.hpp>
 #include <optional>
 
+#include "api/json_fields.h"
 #include "api/pod_view.h"
 #include "api/validation.h"
 #include "apiserver/api_server.h"
+#include "apiserver/finalizers.h"
 #include "apiserver/patch.h"
 #include "apiserver/protobuf.h"
 
@@ -15,30 +17,6 @@ namespace berth::apiserver {
 namespace json = boost::json;
 
 namespace {
-
-constexpr int kMaxAttempts = 16;
-
-StatusDetails DetailsFor(const api::KindInfo& kind, std::string_view name) {
-  return {std::string(name), std::string(kind.group), std::string(kind.resource)};
-}
-
-bool IsJsonContentType(std::string_view ct) {
-  if (ct.empty()) return true;
-  auto semi = ct.find(';');
-  std::string_view media = ct.substr(0, semi);
-  while (!media.empty() && media.back() == ' ') media.remove_suffix(1);
-  return media == "application/json" || media == "*/*";
-}
-
-json::object& MetadataOf(json::object& o) {
-  json::value& m = o["metadata"];
-  if (!m.is_object()) m = json::object();
-  return m.get_object();
-}
-
-std::string_view StringField(const json::object& o, std::string_view key) {
-  return api::StringAt(o, key);
-}
 
 // Decodes a request body into an object of the expected kind (apiVersion and
 // kind filled in when absent, as kube's decoder defaults them from the URL).
@@ -63,14 +41,14 @@ Result<json::value> DecodeBody(const Request& request, const api::KindInfo& kind
   }
   json::object& o = value.get_object();
   std::string api_version = kind.ApiVersion();
-  if (StringField(o, "apiVersion").empty()) o["apiVersion"] = api_version;
-  if (StringField(o, "kind").empty()) o["kind"] = kind.name;
-  if (StringField(o, "apiVersion") != api_version) {
-    return Status::BadRequest("the API version in the data (" + std::string(StringField(o, "apiVersion")) +
+  if (api::StringAt(o, "apiVersion").empty()) o["apiVersion"] = api_version;
+  if (api::StringAt(o, "kind").empty()) o["kind"] = kind.name;
+  if (api::StringAt(o, "apiVersion") != api_version) {
+    return Status::BadRequest("the API version in the data (" + std::string(api::StringAt(o, "apiVersion")) +
                               ") does not match the expected API version (" + api_version + ")");
   }
-  if (StringField(o, "kind") != kind.name) {
-    return Status::BadRequest("the kind in the data (" + std::string(StringField(o, "kind")) +
+  if (api::StringAt(o, "kind") != kind.name) {
+    return Status::BadRequest("the kind in the data (" + std::string(api::StringAt(o, "kind")) +
                               ") does not match the expected kind (" + std::string(kind.name) + ")");
   }
   if (auto m = o.find("metadata"); m != o.end() && !m->value().is_object() && !m->value().is_null()) {
@@ -81,12 +59,12 @@ Result<json::value> DecodeBody(const Request& request, const api::KindInfo& kind
 
 // Puts the namespace of the URL into the object, or rejects a mismatch.
 Status ReconcileNamespace(json::object& object, const api::KindInfo& kind, const std::string& ns) {
-  json::object& meta = MetadataOf(object);
+  json::object& meta = api::MutableObject(object, "metadata");
   if (!kind.namespaced) {
     meta.erase("namespace");
     return Status::Ok();
   }
-  std::string_view body_ns = StringField(meta, "namespace");
+  std::string_view body_ns = api::StringAt(meta, "namespace");
   if (body_ns.empty()) {
     meta["namespace"] = ns;
   } else if (body_ns != ns) {
@@ -112,46 +90,11 @@ bool HasStatusSubresource(api::Kind kind) {
   }
 }
 
-bool HasFinalizers(const json::object& object) {
-  auto meta = object.find("metadata");
-  if (meta == object.end() || !meta->value().is_object()) return false;
-  auto f = meta->value().get_object().find("finalizers");
-  return f != meta->value().get_object().end() && f->value().is_array() &&
-         !f->value().get_array().empty();
-}
-
-bool BeingDeleted(const json::object& object) {
-  auto meta = object.find("metadata");
-  return meta != object.end() && meta->value().is_object() &&
-         meta->value().get_object().contains("deletionTimestamp");
-}
-
-// A namespace's spec.finalizers; nullptr when it has none.
-const json::array* SpecFinalizers(const json::object& ns) {
-  const auto* spec = ns.if_contains("spec");
-  const auto* f = spec && spec->is_object() ? spec->get_object().if_contains("finalizers") : nullptr;
-  return f && f->is_array() ? &f->get_array() : nullptr;
-}
-
-// spec.finalizers holds at most "kubernetes" and metadata.finalizers nothing.
-bool OnlyKubernetesFinalizer(const json::object& ns) {
-  if (HasFinalizers(ns)) return false;
-  const json::array* f = SpecFinalizers(ns);
-  return !f || std::all_of(f->begin(), f->end(),
-                           [](const json::value& v) { return v.is_string() && v.get_string() == "kubernetes"; });
-}
-
-// Neither metadata.finalizers nor spec.finalizers holds the namespace.
-bool Finalized(const json::object& ns) {
-  const json::array* f = SpecFinalizers(ns);
-  return !HasFinalizers(ns) && (!f || f->empty());
-}
-
 // The current object's JSON with its real resourceVersion (the stored JSON
 // carries the one it was written with).
 json::value WithCurrentRevision(const api::ObjectPtr& object) {
   json::value v = object->json();
-  MetadataOf(v.get_object())["resourceVersion"] = std::to_string(object->resource_version());
+  api::MutableObject(v.get_object(), "metadata")["resourceVersion"] = std::to_string(object->resource_version());
   return v;
 }
 
@@ -178,7 +121,7 @@ Status ApiServer::CheckNamespaceAcceptsCreates(const std::string& ns, const api:
   auto got = store_.Get(api::StorageKey(api::Kind::kNamespace, "", ns));
   if (!got.ok()) return Status::NotFound("namespaces \"" + ns + "\" not found");
   // kube's NamespaceLifecycle admission: a terminating namespace takes nothing new.
-  if (BeingDeleted(got.value()->json())) {
+  if (api::BeingDeleted(*got.value())) {
     return Status(StatusCode::kForbidden,
                   std::string(kind.resource) + " \"" + std::string(name) +
                       "\" is forbidden: unable to create new content in namespace " + ns +
@@ -190,7 +133,7 @@ Status ApiServer::CheckNamespaceAcceptsCreates(const std::string& ns, const api:
 
 Status ApiServer::ApplyPriority(json::object& pod) {
   json::object& spec = pod["spec"].is_object() ? pod["spec"].get_object() : (pod["spec"] = json::object()).get_object();
-  std::string class_name(StringField(spec, "priorityClassName"));
+  std::string class_name(api::StringAt(spec, "priorityClassName"));
   int64_t priority = 0;
   std::string preemption = "PreemptLowerPriority";
   bool found = false;
@@ -206,13 +149,13 @@ Status ApiServer::ApplyPriority(json::object& pod) {
     if (auto v = o.find("value"); v != o.end() && v->value().is_number()) {
       priority = v->value().to_number<int64_t>();
     }
-    if (auto p = StringField(o, "preemptionPolicy"); !p.empty()) preemption = std::string(p);
+    if (auto p = api::StringAt(o, "preemptionPolicy"); !p.empty()) preemption = std::string(p);
   };
   if (!class_name.empty() && !found) {
     auto pc = store_.Get(api::StorageKey(api::Kind::kPriorityClass, "", class_name));
     if (!pc.ok()) {
       return Status(StatusCode::kForbidden,
-                    "pods \"" + std::string(StringField(MetadataOf(pod), "name")) +
+                    "pods \"" + std::string(api::StringAt(api::MutableObject(pod, "metadata"), "name")) +
                         "\" is forbidden: no PriorityClass with name " + class_name + " was found");
     }
     read_class(pc.value());
@@ -231,7 +174,7 @@ Status ApiServer::ApplyPriority(json::object& pod) {
   if (auto p = spec.find("priority"); p != spec.end() && p->value().is_number() &&
                                       p->value().to_number<int64_t>() != priority) {
     return Status(StatusCode::kForbidden,
-                  "pods \"" + std::string(StringField(MetadataOf(pod), "name")) +
+                  "pods \"" + std::string(api::StringAt(api::MutableObject(pod, "metadata"), "name")) +
                       "\" is forbidden: the integer value of priority (" +
                       std::to_string(p->value().to_number<int64_t>()) +
                       ") must not be provided in pod spec; priority admission controller computed " +
@@ -258,9 +201,9 @@ Response ApiServer::Create(Request& request, const RequestInfo& info) {
   json::object& object = decoded->get_object();
   Status ns_ok = ReconcileNamespace(object, kind, info.ns);
   if (!ns_ok.ok()) return ErrorResponse(ns_ok);
-  json::object& meta = MetadataOf(object);
-  std::string name(StringField(meta, "name"));
-  std::string generate(StringField(meta, "generateName"));
+  json::object& meta = api::MutableObject(object, "metadata");
+  std::string name(api::StringAt(meta, "name"));
+  std::string generate(api::StringAt(meta, "generateName"));
   if (name.empty() && generate.empty()) {
     return ErrorResponse(
         Status::Invalid(std::string(kind.name) + " \"\" is invalid: metadata.name: Required value: "
@@ -289,7 +232,7 @@ Response ApiServer::Create(Request& request, const RequestInfo& info) {
   for (int attempt = 0; attempt < 8; ++attempt) {
     if (!generate.empty() && (name.empty() || attempt > 0)) {
       name = admission_.GenerateName(generate);
-      MetadataOf(source.get_object())["name"] = name;
+      api::MutableObject(source.get_object(), "metadata")["name"] = name;
     }
     auto built = api::Object::FromJson(std::move(source));
     if (!built.ok()) return ErrorResponse(built.status());
@@ -354,7 +297,7 @@ Result<api::ObjectPtr> ApiServer::WriteUpdate(const RequestInfo& info, const api
   if (*info.kind == api::Kind::kPod && info.subresource.empty())
     admission_.DefaultPodUpdate(result);
   admission_.PrepareUpdate(*info.kind, cur, result);
-  MetadataOf(result).erase("resourceVersion");
+  api::MutableObject(result, "metadata").erase("resourceVersion");
   auto built = api::Object::FromJson(std::move(next_value));
   if (!built.ok()) return built.status();
   Status valid = api::ValidateObject(*built.value());
@@ -366,7 +309,7 @@ Result<api::ObjectPtr> ApiServer::WriteUpdate(const RequestInfo& info, const api
   // Removing the last finalizer of an object being deleted completes the deletion.
   // (A pod in graceful termination has none to begin with: its kubelet deletes it.)
   // A namespace also waits for spec.finalizers (its namespace controller's).
-  if (BeingDeleted(built.value()->json()) && !HasFinalizers(built.value()->json()) && HasFinalizers(cur) &&
+  if (api::BeingDeleted(*built.value()) && !HasFinalizers(built.value()->json()) && HasFinalizers(cur) &&
       (*info.kind != api::Kind::kNamespace || Finalized(built.value()->json()))) {
     auto deleted = store_.Delete(current->StorageKey(), current->resource_version());
     if (!deleted.ok() && deleted.status().code() == StatusCode::kConflict) {
@@ -391,9 +334,9 @@ Response ApiServer::Update(Request& request, const RequestInfo& info) {
   json::object& object = decoded->get_object();
   Status ns_ok = ReconcileNamespace(object, kind, info.ns);
   if (!ns_ok.ok()) return ErrorResponse(ns_ok);
-  std::string_view body_name = StringField(MetadataOf(object), "name");
+  std::string_view body_name = api::StringAt(api::MutableObject(object, "metadata"), "name");
   if (body_name.empty()) {
-    MetadataOf(object)["name"] = info.name;
+    api::MutableObject(object, "metadata")["name"] = info.name;
   } else if (body_name != info.name) {
     return ErrorResponse(Status::BadRequest("the name of the object (" + std::string(body_name) +
                                             ") does not match the name on the URL (" + info.name +
@@ -452,9 +395,9 @@ Response ApiServer::Patch(Request& request, const RequestInfo& info) {
                            DetailsFor(kind, info.name));
     }
     json::object& p = patched->get_object();
-    if (StringField(p, "apiVersion") != kind.ApiVersion() || StringField(p, "kind") != kind.name ||
-        StringField(MetadataOf(p), "name") != info.name ||
-        StringField(MetadataOf(p), "namespace") != current.value()->namespace_name()) {
+    if (api::StringAt(p, "apiVersion") != kind.ApiVersion() || api::StringAt(p, "kind") != kind.name ||
+        api::StringAt(api::MutableObject(p, "metadata"), "name") != info.name ||
+        api::StringAt(api::MutableObject(p, "metadata"), "namespace") != current.value()->namespace_name()) {
       return ErrorResponse(Status::BadRequest(
           "the patch may not change the object's apiVersion, kind, name or namespace"));
     }
@@ -468,261 +411,6 @@ Response ApiServer::Patch(Request& request, const RequestInfo& info) {
     }
   }
   return ErrorResponse(ConflictFor(kind, info.name, "too many concurrent updates"));
-}
-
-bool ApiServer::NodeHasKubelet(const std::string& node) {
-  return store_.Get(api::StorageKey(api::Kind::kLease, "kube-node-lease", node)).ok();
-}
-
-Result<api::ObjectPtr> ApiServer::DeleteObject(const api::ObjectPtr& object, std::optional<int64_t> grace_seconds,
-                                               std::string_view finalizer) {
-  const api::KindInfo& kind = object->info();
-  api::ObjectPtr current = object;
-  for (int attempt = 0; attempt < kMaxAttempts; ++attempt) {
-    // A pod bound to a node with a kubelet terminates gracefully: it is marked
-    // and the kubelet deletes it (with grace 0) once its containers stopped.
-    // kube's rule: no grace for unbound or finished pods.
-    int64_t grace = 0;
-    if (current->kind() == api::Kind::kPod) {
-      const auto* pod = current->As<api::PodView>();
-      bool finished = pod && (pod->phase == "Succeeded" || pod->phase == "Failed");
-      if (pod && !pod->node_name.empty() && !finished) {
-        const auto* spec = current->json().if_contains("spec");
-        int64_t fallback = 30;
-        if (spec && spec->is_object()) {
-          if (const auto* t = spec->get_object().if_contains("terminationGracePeriodSeconds"); t && t->is_int64()) {
-            fallback = t->get_int64();
-          }
-        }
-        grace = grace_seconds.value_or(fallback);
-        if (grace > 0 && !NodeHasKubelet(pod->node_name)) grace = 0;
-      }
-    }
-    bool add_finalizer = !finalizer.empty() && !BeingDeleted(current->json());
-    if (add_finalizer || HasFinalizers(current->json()) || grace > 0) {
-      // Finalizers or a kubelet hold the object: mark it; the last finalizer's
-      // removal (or the kubelet's final delete) deletes it.
-      if (BeingDeleted(current->json())) {
-        const auto* meta = current->json().if_contains("metadata");
-        const auto* was = meta && meta->is_object() ? meta->get_object().if_contains("deletionGracePeriodSeconds")
-                                                    : nullptr;
-        // A shorter grace period than the one in progress (e.g. --force, 0) takes over.
-        bool shorter = grace_seconds && was && was->is_int64() && *grace_seconds < was->get_int64();
-        if (!shorter) return current;
-        if (*grace_seconds == 0 && !HasFinalizers(current->json())) {
-          auto deleted = store_.Delete(current->StorageKey(), current->resource_version());
-          if (deleted.ok() || deleted.status().code() != StatusCode::kConflict) return deleted;
-          auto reread = store_.Get(current->StorageKey());
-          if (!reread.ok()) return NotFoundFor(kind, current->name());
-          current = reread.value();
-          continue;
-        }
-        grace = *grace_seconds;
-      }
-      auto marked = current->Edit([&](json::object& o) {
-        json::object& meta = MetadataOf(o);
-        meta["deletionTimestamp"] = api::FormatRfc3339(std::chrono::system_clock::now() + std::chrono::seconds(grace));
-        meta["deletionGracePeriodSeconds"] = grace;
-        if (add_finalizer) {
-          json::value& f = meta["finalizers"];
-          if (!f.is_array()) f = json::array();
-          bool present = false;
-          for (const auto& v : f.get_array()) present = present || (v.is_string() && v.get_string() == finalizer);
-          if (!present) f.get_array().emplace_back(finalizer);
-        }
-      });
-      if (!marked.ok()) return marked.status();
-      auto written = store_.Update(marked.value(), current->resource_version());
-      if (written.ok() || written.status().code() != StatusCode::kConflict) return written;
-    } else {
-      auto deleted = store_.Delete(current->StorageKey(), current->resource_version());
-      if (deleted.ok() || deleted.status().code() != StatusCode::kConflict) {
-        if (!deleted.ok() && deleted.status().code() == StatusCode::kNotFound) {
-          return NotFoundFor(kind, current->name());
-        }
-        return deleted;
-      }
-    }
-    auto reread = store_.Get(current->StorageKey());
-    if (!reread.ok()) return NotFoundFor(kind, current->name());
-    current = reread.value();
-  }
-  return ConflictFor(kind, object->name(), "too many concurrent updates");
-}
-
-// Namespace deletion, kube's lifecycle: the namespace is marked Terminating
-// (deletionTimestamp, status.phase) and from then on takes nothing new; its
-// contents are deleted; once none is left and no finalizer but "kubernetes"
-// holds it, it goes. The API server drains in the DELETE itself and purges at
-// once when nothing was held back (gracefully terminating pods, finalizers);
-// otherwise the namespace controller finishes: it deletes what is left,
-// removes "kubernetes" through /finalize and deletes the namespace again.
-Result<bool> ApiServer::DeleteNamespaceContents(const std::string& ns) {
-  bool empty = true;
-  for (const auto& info : api::AllKinds()) {
-    if (!info.namespaced || info.kind == api::Kind::kBinding) continue;
-    auto list = store_.List({.prefix = api::StoragePrefix(info.kind, ns)});
-    if (!list.ok()) return list.status();
-    for (const auto& object : list->items) {
-      auto deleted = DeleteObject(object);
-      if (deleted.ok() && store_.Get(object->StorageKey()).ok()) empty = false;
-      if (!deleted.ok() && deleted.status().code() != StatusCode::kNotFound) return deleted.status();
-    }
-  }
-  return empty;
-}
-
-Result<api::ObjectPtr> ApiServer::DeleteNamespace(api::ObjectPtr current) {
-  const api::KindInfo& kind = current->info();
-  const std::string name = current->name();
-  const std::string key = current->StorageKey();
-  bool terminating = BeingDeleted(current->json());
-  if (terminating && !Finalized(current->json())) {
-    return ConflictFor(kind, name,
-                       "The system is ensuring all content is removed from this namespace.  Upon completion, "
-                       "this namespace will automatically be purged by the system.");
-  }
-  bool purge = terminating;
-  if (!terminating) {
-    for (int attempt = 0;; ++attempt) {
-      if (attempt == kMaxAttempts) return ConflictFor(kind, name, "too many concurrent updates");
-      auto marked = current->Edit([](json::object& o) {
-        json::object& meta = MetadataOf(o);
-        meta["deletionTimestamp"] = api::FormatRfc3339(std::chrono::system_clock::now());
-        meta["deletionGracePeriodSeconds"] = 0;
-        json::value& status = o["status"];
-        if (!status.is_object()) status = json::object();
-        status.get_object()["phase"] = "Terminating";
-      });
-      if (!marked.ok()) return marked.status();
-      auto written = store_.Update(marked.value(), current->resource_version());
-      if (written.ok()) {
-        current = written.value();
-        break;
-      }
-      if (written.status().code() != StatusCode::kConflict) return written.status();
-      auto reread = store_.Get(key);
-      if (!reread.ok()) return NotFoundFor(kind, name);
-      current = reread.value();
-    }
-    auto empty = DeleteNamespaceContents(name);
-    if (!empty.ok()) return empty.status();
-    purge = empty.value() && OnlyKubernetesFinalizer(current->json());
-  }
-  if (!purge) return current;
-  for (int attempt = 0; attempt < kMaxAttempts; ++attempt) {
-    auto deleted = store_.Delete(key, current->resource_version());
-    if (deleted.ok()) return deleted;
-    if (deleted.status().code() == StatusCode::kNotFound) return NotFoundFor(kind, name);
-    if (deleted.status().code() != StatusCode::kConflict) return deleted.status();
-    auto reread = store_.Get(key);
-    if (!reread.ok()) return NotFoundFor(kind, name);
-    current = reread.value();
-  }
-  return ConflictFor(kind, name, "too many concurrent updates");
-}
-
-Response ApiServer::Delete(Request& request, const RequestInfo& info) {
-  const api::KindInfo& kind = api::Info(*info.kind);
-  // DeleteOptions: JSON only; other encodings (kubectl drain sends protobuf) are ignored.
-  std::string uid_precondition;
-  int64_t rv_precondition = 0;
-  std::optional<int64_t> grace_seconds;
-  std::string_view finalizer;
-  bool dry_run = request.Query("dryRun").has_value();
-  if (auto g = request.Query("gracePeriodSeconds")) {
-    try {
-      grace_seconds = std::stoll(std::string(*g));
-    } catch (const std::exception&) {
-      return ErrorResponse(Status::BadRequest("invalid gracePeriodSeconds: " + std::string(*g)));
-    }
-  }
-  std::string policy(request.Query("propagationPolicy").value_or(""));
-  if (!request.body.empty() && IsJsonContentType(request.content_type)) {
-    json::error_code ec;
-    json::value options = json::parse(request.body, ec);
-    if (ec || !options.is_object()) {
-      return ErrorResponse(Status::BadRequest("invalid DeleteOptions: " + (ec ? ec.message() : "not an object")));
-    }
-    const json::object& o = options.get_object();
-    if (auto p = o.find("preconditions"); p != o.end() && p->value().is_object()) {
-      uid_precondition = StringField(p->value().get_object(), "uid");
-      auto rv = StringField(p->value().get_object(), "resourceVersion");
-      if (!rv.empty()) {
-        auto parsed = api::ParseResourceVersion(rv);
-        if (!parsed) return ErrorResponse(Status::BadRequest("invalid preconditions.resourceVersion"));
-        rv_precondition = *parsed;
-      }
-    }
-    if (auto d = o.find("dryRun"); d != o.end() && d->value().is_array() && !d->value().get_array().empty()) {
-      dry_run = true;
-    }
-    if (auto p = StringField(o, "propagationPolicy"); !p.empty()) policy = std::string(p);
-    if (auto g = o.find("gracePeriodSeconds"); g != o.end() && g->value().is_int64()) {
-      grace_seconds = g->value().get_int64();
-    }
-    // Deprecated orphanDependents: true means the Orphan policy.
-    if (auto od = o.find("orphanDependents"); od != o.end() && od->value().is_bool() && policy.empty()) {
-      policy = od->value().get_bool() ? "Orphan" : "Background";
-    }
-  }
-  if (!policy.empty() && policy != "Orphan" && policy != "Background" && policy != "Foreground") {
-    return ErrorResponse(Status::Invalid(
-        "DeleteOptions.propagationPolicy: Unsupported value: \"" + policy + "\"",
-        {{"FieldValueNotSupported",
-          "Unsupported value: \"" + policy + "\": supported values: \"Foreground\", \"Background\", \"Orphan\"",
-          "propagationPolicy"}}));
-  }
-  if (grace_seconds && *grace_seconds < 0) grace_seconds = 0;
-  if (*info.kind != api::Kind::kNamespace) {
-    if (policy == "Orphan") finalizer = "orphan";
-    if (policy == "Foreground") finalizer = "foregroundDeletion";
-  }
-  auto current = store_.Get(api::StorageKey(*info.kind, info.ns, info.name));
-  if (!current.ok()) return ErrorResponse(NotFoundFor(kind, info.name), DetailsFor(kind, info.name));
-  if (!uid_precondition.empty() && uid_precondition != current.value()->uid()) {
-    return ErrorResponse(ConflictFor(kind, info.name,
-                                     "Precondition failed: UID in precondition: " + uid_precondition +
-                                         ", UID in object meta: " + current.value()->uid()),
-                         DetailsFor(kind, info.name));
-  }
-  if (rv_precondition > 0 && rv_precondition != current.value()->resource_version()) {
-    return ErrorResponse(ConflictFor(kind, info.name,
-                                     "Precondition failed: ResourceVersion in precondition: " +
-                                         std::to_string(rv_precondition) +
-                                         ", ResourceVersion in object meta: " +
-                                         std::to_string(current.value()->resource_version())),
-                         DetailsFor(kind, info.name));
-  }
-  if (dry_run) return JsonResponse(200, std::string(current.value()->Encoded()));
-  auto deleted = *info.kind == api::Kind::kNamespace ? DeleteNamespace(current.value())
-                                                      : DeleteObject(current.value(), grace_seconds, finalizer);
-  if (!deleted.ok()) return ErrorResponse(deleted.status(), DetailsFor(kind, info.name));
-  return JsonResponse(200, std::string(deleted.value()->Encoded()));
-}
-
-Response ApiServer::DeleteCollection(Request& request, const RequestInfo& info) {
-  const api::KindInfo& kind = api::Info(*info.kind);
-  auto predicate = SelectorPredicate(request, *info.kind);
-  if (!predicate.ok()) return ErrorResponse(predicate.status());
-  auto list = store_.List({.prefix = api::StoragePrefix(*info.kind, info.ns),
-                           .predicate = std::move(predicate).value()});
-  if (!list.ok()) return ErrorResponse(list.status());
-  std::string body = R"({"kind":")" + std::string(kind.name) + R"(List","apiVersion":")" +
-                     kind.ApiVersion() + R"(","metadata":{},"items":[)";
-  bool first = true;
-  for (const auto& object : list->items) {
-    auto deleted = *info.kind == api::Kind::kNamespace ? DeleteNamespace(object) : DeleteObject(object);
-    if (!deleted.ok()) {
-      if (deleted.status().code() == StatusCode::kNotFound) continue;
-      return ErrorResponse(deleted.status());
-    }
-    if (!first) body += ',';
-    first = false;
-    body += deleted.value()->Encoded();
-  }
-  body += "]}";
-  return JsonResponse(200, std::move(body));
 }
 
 }  // namespace berth::apiserver

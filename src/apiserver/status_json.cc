@@ -76,4 +76,8 @@ Status ConflictFor(const api::KindInfo& info, std::string_view name, std::string
                           std::string(name) + "\": " + std::string(why));
 }
 
+StatusDetails DetailsFor(const api::KindInfo& kind, std::string_view name) {
+  return {std::string(name), std::string(kind.group), std::string(kind.resource)};
+}
+
 }  // namespace berth::apiserver

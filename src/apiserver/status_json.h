@@ -18,6 +18,9 @@ struct StatusDetails {
   std::string kind;  // the resource ("pods"), or the Kind for Invalid ("Pod")
 };
 
+// The details of a request about the object `name` of `kind`.
+StatusDetails DetailsFor(const api::KindInfo& kind, std::string_view name);
+
 // {"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":…,
 //  "reason":…,"details":{…,"causes":[…]},"code":…}
 boost::json::object StatusToJson(const Status& status, const StatusDetails& details = {});

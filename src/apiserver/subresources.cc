@@ -4,6 +4,8 @@
 #include <boost/json.hpp>
 #include <optional>
 
+#include "api/conditions.h"
+#include "api/json_fields.h"
 #include "api/pod_view.h"
 #include "api/selector.h"
 #include "apiserver/api_server.h"
@@ -15,41 +17,10 @@ namespace json = boost::json;
 
 namespace {
 
-constexpr int kMaxAttempts = 16;
-
-json::object& Child(json::object& parent, std::string_view key) {
-  json::value& v = parent[key];
-  if (!v.is_object()) v = json::object();
-  return v.get_object();
-}
-
 const api::KindInfo& PodKind() { return api::Info(api::Kind::kPod); }
 
 Status BindingConflict(const std::string& name, const std::string& why) {
   return Status::Conflict("Operation cannot be fulfilled on pods/binding \"" + name + "\": " + why);
-}
-
-// Sets (or replaces) the pod's condition of `type`.
-void SetCondition(json::object& pod, std::string_view type, std::string_view status,
-                  std::string_view reason, std::string_view now) {
-  json::object& st = Child(pod, "status");
-  json::value& cv = st["conditions"];
-  if (!cv.is_array()) cv = json::array();
-  json::array& conditions = cv.get_array();
-  json::object condition;
-  condition["type"] = type;
-  condition["status"] = status;
-  condition["lastProbeTime"] = nullptr;
-  condition["lastTransitionTime"] = now;
-  if (!reason.empty()) condition["reason"] = reason;
-  for (auto& c : conditions) {
-    const json::value* existing = c.is_object() ? c.get_object().if_contains("type") : nullptr;
-    if (existing != nullptr && *existing == json::value(type)) {
-      c = std::move(condition);
-      return;
-    }
-  }
-  conditions.push_back(std::move(condition));
 }
 
 }  // namespace
@@ -75,21 +46,15 @@ Result<api::ObjectPtr> ApiServer::BindPod(const std::string& ns, const std::stri
       return BindingConflict(name, "the object has been modified; please apply your changes to "
                                    "the latest version and try again");
     }
-    const json::object& o = pod->json();
-    if (auto m = o.find("metadata"); m != o.end() && m->value().is_object() &&
-                                     m->value().get_object().contains("deletionTimestamp")) {
+    if (api::BeingDeleted(*pod)) {
       return BindingConflict(name, "pod " + name + " is being deleted, cannot be assigned to a host");
     }
     std::string current_node = pod->FieldValue("spec.nodeName");
     if (!current_node.empty()) {
       return BindingConflict(name, "pod " + name + " is already assigned to node \"" + current_node + "\"");
     }
-    if (auto spec = o.find("spec"); spec != o.end() && spec->value().is_object()) {
-      auto gates = spec->value().get_object().find("schedulingGates");
-      if (gates != spec->value().get_object().end() && gates->value().is_array() &&
-          !gates->value().get_array().empty()) {
-        return BindingConflict(name, "pod " + name + " has non-empty .spec.schedulingGates");
-      }
+    if (const json::array* gates = api::ArrayAt(api::Spec(*pod), "schedulingGates"); gates && !gates->empty()) {
+      return BindingConflict(name, "pod " + name + " has non-empty .spec.schedulingGates");
     }
     // Binding changes nothing the pod's view reads but spec.nodeName: copy the
     // view instead of parsing the pod again, and leave the JSON to be made when
@@ -102,12 +67,13 @@ Result<api::ObjectPtr> ApiServer::BindPod(const std::string& ns, const std::stri
         pod,
         [node, added_annotations = std::move(added_annotations),
          now = NowRfc3339()](json::object& p) {
-          Child(p, "spec")["nodeName"] = node;
+          api::MutableObject(p, "spec")["nodeName"] = node;
           if (!added_annotations.empty()) {
-            json::object& a = Child(Child(p, "metadata"), "annotations");
+            json::object& a = api::MutableObject(api::MutableObject(p, "metadata"), "annotations");
             for (const auto& kv : added_annotations) a[kv.key()] = kv.value();
           }
-          SetCondition(p, "PodScheduled", "True", "", now);
+          api::SetCondition(api::MutableObject(p, "status"), {"PodScheduled", "True", "", ""}, now,
+                            {.null_probe_time = true});
         },
         std::move(view));
     auto written = store_.Update(bound, pod->resource_version());
@@ -141,8 +107,9 @@ Result<api::ObjectPtr> ApiServer::UnbindPod(const std::string& ns, const std::st
       return BindingConflict(name, "pod " + name + " is " + phase + " and cannot be unassigned");
     }
     auto unbound = pod->Edit([&](json::object& p) {
-      Child(p, "spec").erase("nodeName");
-      SetCondition(p, "PodScheduled", "False", "Unbound", NowRfc3339());
+      api::MutableObject(p, "spec").erase("nodeName");
+      api::SetCondition(api::MutableObject(p, "status"), {"PodScheduled", "False", "Unbound", ""},
+                        NowRfc3339(), {.null_probe_time = true});
     });
     if (!unbound.ok()) return unbound.status();
     auto written = store_.Update(unbound.value(), pod->resource_version());
@@ -179,20 +146,14 @@ Response ApiServer::Binding(Request& request, const RequestInfo& info) {
     return ErrorResponse(Status::BadRequest(
         "the namespace of the provided object does not match the namespace sent on the request"));
   }
-  std::string node;
-  if (auto t = b.find("target"); t != b.end() && t->value().is_object()) {
-    node = api::StringAt(t->value().get_object(), "name");
-  }
+  std::string node(api::StringAt(api::ObjectAt(b, "target"), "name"));
   int64_t rv = 0;
   if (auto text = api::StringAt(meta, "resourceVersion"); !text.empty()) {
     auto parsed = api::ParseResourceVersion(text);
     if (!parsed) return ErrorResponse(Status::BadRequest("invalid metadata.resourceVersion"));
     rv = *parsed;
   }
-  const json::object* annotations = nullptr;
-  if (auto a = meta.find("annotations"); a != meta.end() && a->value().is_object()) {
-    annotations = &a->value().get_object();
-  }
+  const json::object* annotations = api::ObjectAt(meta, "annotations");
   // Over HTTP the answer waits for durability without holding the thread, as
   // a create's does: the binding is one guarded write, and a conflict makes
   // the store wait until the version it lost to is visible before the retry
@@ -221,24 +182,22 @@ json::object ScaleOf(const api::ObjectPtr& object) {
   meta["namespace"] = object->namespace_name();
   meta["uid"] = object->uid();
   meta["resourceVersion"] = std::to_string(object->resource_version());
-  if (auto m = o.find("metadata"); m != o.end() && m->value().is_object()) {
-    if (auto ts = m->value().get_object().find("creationTimestamp"); ts != m->value().get_object().end()) {
-      meta["creationTimestamp"] = ts->value();
-    }
+  if (const json::object* m = api::ObjectAt(o, "metadata")) {
+    if (const json::value* ts = m->if_contains("creationTimestamp")) meta["creationTimestamp"] = *ts;
   }
   scale["metadata"] = std::move(meta);
   int64_t replicas = 0, current = 0;
   std::string selector;
-  if (auto spec = o.find("spec"); spec != o.end() && spec->value().is_object()) {
-    const json::object& s = spec->value().get_object();
+  if (const json::object* spec = api::ObjectAt(o, "spec")) {
+    const json::object& s = *spec;
     if (auto r = s.find("replicas"); r != s.end() && r->value().is_number()) replicas = r->value().to_number<int64_t>();
     if (auto sel = s.find("selector"); sel != s.end()) {
       auto parsed = api::LabelSelector::FromJson(sel->value());
       if (parsed.ok()) selector = parsed->ToString();
     }
   }
-  if (auto st = o.find("status"); st != o.end() && st->value().is_object()) {
-    const json::object& s = st->value().get_object();
+  if (const json::object* status = api::ObjectAt(o, "status")) {
+    const json::object& s = *status;
     if (auto r = s.find("replicas"); r != s.end() && r->value().is_number()) current = r->value().to_number<int64_t>();
   }
   scale["spec"] = json::object{{"replicas", replicas}};
@@ -284,16 +243,12 @@ Response ApiServer::Scale(Request& request, const RequestInfo& info) {
     int64_t precondition = 0;
     if (scale.is_object()) {
       json::object& s = scale.get_object();
-      if (auto spec = s.find("spec"); spec != s.end() && spec->value().is_object()) {
-        if (auto r = spec->value().get_object().find("replicas");
-            r != spec->value().get_object().end() && r->value().is_number()) {
-          replicas = r->value().to_number<int64_t>();
-        }
+      const json::object* spec = api::ObjectAt(s, "spec");
+      if (const json::value* r = spec ? spec->if_contains("replicas") : nullptr; r && r->is_number()) {
+        replicas = r->to_number<int64_t>();
       }
-      if (auto m = s.find("metadata"); m != s.end() && m->value().is_object()) {
-        if (auto rv = api::StringAt(m->value().get_object(), "resourceVersion"); !rv.empty()) {
-          precondition = api::ParseResourceVersion(rv).value_or(0);
-        }
+      if (auto rv = api::StringAt(api::ObjectAt(s, "metadata"), "resourceVersion"); !rv.empty()) {
+        precondition = api::ParseResourceVersion(rv).value_or(0);
       }
     }
     if (replicas < 0) {
@@ -304,7 +259,7 @@ Response ApiServer::Scale(Request& request, const RequestInfo& info) {
       return ErrorResponse(ConflictFor(kind, info.name, "the object has been modified; please apply your changes to the latest version and try again"), details);
     }
     json::value next = current.value()->json();
-    Child(next.get_object(), "spec")["replicas"] = replicas;
+    api::MutableObject(next.get_object(), "spec")["replicas"] = replicas;
     RequestInfo main = info;
     main.subresource.clear();
     auto written = WriteUpdate(main, current.value(), std::move(next), request.Query("dryRun").has_value());

@@ -5,6 +5,8 @@
 
 #include <boost/json.hpp>
 
+#include "api/duration.h"
+#include "api/json_fields.h"
 #include "api/rfc3339.h"
 
 namespace berth::apiserver {
@@ -18,17 +20,6 @@ struct Column {
   std::string_view type;  // string, integer, date
   int priority;           // 1: only with -o wide
 };
-
-const json::object* ObjectField(const json::object& o, std::string_view key) {
-  auto it = o.find(key);
-  return it != o.end() && it->value().is_object() ? &it->value().get_object() : nullptr;
-}
-
-const json::array* ArrayField(const json::object* o, std::string_view key) {
-  if (!o) return nullptr;
-  auto it = o->find(key);
-  return it != o->end() && it->value().is_array() ? &it->value().get_array() : nullptr;
-}
 
 std::string Str(const json::object* o, std::string_view key, std::string_view fallback = "") {
   if (!o) return std::string(fallback);
@@ -47,10 +38,10 @@ int64_t Int(const json::object* o, std::string_view key) {
 }
 
 std::string Age(const json::object& object, std::string_view field, std::chrono::system_clock::time_point now) {
-  const json::object* meta = ObjectField(object, "metadata");
+  const json::object* meta = api::ObjectAt(object, "metadata");
   auto t = api::ParseRfc3339(Str(meta, field));
   if (!t) return "<unknown>";
-  return HumanDuration(std::chrono::duration_cast<std::chrono::seconds>(now - *t));
+  return api::HumanDuration(std::chrono::duration_cast<std::chrono::seconds>(now - *t));
 }
 
 std::string Join(const std::vector<std::string>& parts, std::string_view sep, std::string_view empty = "<none>") {
@@ -65,15 +56,15 @@ std::string Join(const std::vector<std::string>& parts, std::string_view sep, st
 
 // kube's pod STATUS column rule, simplified to the states berth can produce.
 std::string PodStatus(const json::object& pod) {
-  const json::object* status = ObjectField(pod, "status");
+  const json::object* status = api::ObjectAt(pod, "status");
   std::string reason = Str(status, "reason", Str(status, "phase", "Pending"));
-  const json::array* init = ArrayField(status, "initContainerStatuses");
+  const json::array* init = api::ArrayAt(status, "initContainerStatuses");
   if (init) {
     size_t i = 0;
     for (const auto& c : *init) {
-      const json::object* state = c.is_object() ? ObjectField(c.get_object(), "state") : nullptr;
-      const json::object* terminated = state ? ObjectField(*state, "terminated") : nullptr;
-      const json::object* waiting = state ? ObjectField(*state, "waiting") : nullptr;
+      const json::object* state = c.is_object() ? api::ObjectAt(c.get_object(), "state") : nullptr;
+      const json::object* terminated = state ? api::ObjectAt(*state, "terminated") : nullptr;
+      const json::object* waiting = state ? api::ObjectAt(*state, "waiting") : nullptr;
       if (terminated && Int(terminated, "exitCode") == 0) {
         ++i;
         continue;
@@ -85,18 +76,18 @@ std::string PodStatus(const json::object& pod) {
       return "Init:" + std::to_string(i) + "/" + std::to_string(init->size());
     }
   }
-  if (const json::array* containers = ArrayField(status, "containerStatuses")) {
+  if (const json::array* containers = api::ArrayAt(status, "containerStatuses")) {
     for (auto it = containers->rbegin(); it != containers->rend(); ++it) {
-      const json::object* state = it->is_object() ? ObjectField(it->get_object(), "state") : nullptr;
+      const json::object* state = it->is_object() ? api::ObjectAt(it->get_object(), "state") : nullptr;
       if (!state) continue;
-      if (const json::object* waiting = ObjectField(*state, "waiting"); waiting && !Str(waiting, "reason").empty()) {
+      if (const json::object* waiting = api::ObjectAt(*state, "waiting"); waiting && !Str(waiting, "reason").empty()) {
         reason = Str(waiting, "reason");
-      } else if (const json::object* terminated = ObjectField(*state, "terminated")) {
+      } else if (const json::object* terminated = api::ObjectAt(*state, "terminated")) {
         reason = Str(terminated, "reason", "Error");
       }
     }
   }
-  const json::object* meta = ObjectField(pod, "metadata");
+  const json::object* meta = api::ObjectAt(pod, "metadata");
   if (meta && meta->contains("deletionTimestamp")) {
     reason = Str(status, "reason") == "NodeLost" ? "Unknown" : "Terminating";
   }
@@ -160,11 +151,11 @@ std::string AccessModes(const json::array* modes) {
 
 // Containers, Images and Selector of a workload (deployment, replicaset).
 void WorkloadWide(const json::object& o, json::array& cells) {
-  const json::object* spec = ObjectField(o, "spec");
-  const json::object* tmpl = spec ? ObjectField(*spec, "template") : nullptr;
-  const json::object* pod_spec = tmpl ? ObjectField(*tmpl, "spec") : nullptr;
+  const json::object* spec = api::ObjectAt(o, "spec");
+  const json::object* tmpl = spec ? api::ObjectAt(*spec, "template") : nullptr;
+  const json::object* pod_spec = tmpl ? api::ObjectAt(*tmpl, "spec") : nullptr;
   std::vector<std::string> names, images;
-  if (const json::array* cs = ArrayField(pod_spec, "containers")) {
+  if (const json::array* cs = api::ArrayAt(pod_spec, "containers")) {
     for (const auto& c : *cs) {
       if (!c.is_object()) continue;
       names.push_back(Str(&c.get_object(), "name"));
@@ -172,8 +163,8 @@ void WorkloadWide(const json::object& o, json::array& cells) {
     }
   }
   std::vector<std::string> selector;
-  const json::object* sel = spec ? ObjectField(*spec, "selector") : nullptr;
-  if (const json::object* ml = sel ? ObjectField(*sel, "matchLabels") : nullptr) {
+  const json::object* sel = spec ? api::ObjectAt(*spec, "selector") : nullptr;
+  if (const json::object* ml = sel ? api::ObjectAt(*sel, "matchLabels") : nullptr) {
     for (const auto& kv : *ml) {
       selector.push_back(std::string(kv.key()) + "=" + (kv.value().is_string() ? std::string(kv.value().get_string()) : ""));
     }
@@ -185,16 +176,16 @@ void WorkloadWide(const json::object& o, json::array& cells) {
 
 json::array Cells(api::Kind kind, const api::Object& object, std::chrono::system_clock::time_point now) {
   const json::object& o = object.json();
-  const json::object* meta = ObjectField(o, "metadata");
-  const json::object* spec = ObjectField(o, "spec");
-  const json::object* status = ObjectField(o, "status");
+  const json::object* meta = api::ObjectAt(o, "metadata");
+  const json::object* spec = api::ObjectAt(o, "spec");
+  const json::object* status = api::ObjectAt(o, "status");
   json::array cells;
   switch (kind) {
     case api::Kind::kPod: {
-      size_t total = ArrayField(spec, "containers") ? ArrayField(spec, "containers")->size() : 0;
+      size_t total = api::ArrayAt(spec, "containers") ? api::ArrayAt(spec, "containers")->size() : 0;
       size_t ready = 0;
       int64_t restarts = 0;
-      if (const json::array* cs = ArrayField(status, "containerStatuses")) {
+      if (const json::array* cs = api::ArrayAt(status, "containerStatuses")) {
         for (const auto& c : *cs) {
           if (!c.is_object()) continue;
           if (auto r = c.get_object().find("ready"); r != c.get_object().end() && r->value() == true) ++ready;
@@ -214,7 +205,7 @@ json::array Cells(api::Kind kind, const api::Object& object, std::chrono::system
     }
     case api::Kind::kNode: {
       std::string state = "Unknown";
-      if (const json::array* conditions = ArrayField(status, "conditions")) {
+      if (const json::array* conditions = api::ArrayAt(status, "conditions")) {
         for (const auto& c : *conditions) {
           if (!c.is_object() || Str(&c.get_object(), "type") != "Ready") continue;
           std::string s = Str(&c.get_object(), "status");
@@ -230,9 +221,9 @@ json::array Cells(api::Kind kind, const api::Object& object, std::chrono::system
         if (key.starts_with(kRolePrefix) && key.size() > kRolePrefix.size()) roles.push_back(key.substr(kRolePrefix.size()));
         if (key == "kubernetes.io/role" && !value.empty()) roles.push_back(value);
       }
-      const json::object* info = status ? ObjectField(*status, "nodeInfo") : nullptr;
+      const json::object* info = status ? api::ObjectAt(*status, "nodeInfo") : nullptr;
       std::string internal_ip = "<none>", external_ip = "<none>";
-      if (const json::array* addresses = ArrayField(status, "addresses")) {
+      if (const json::array* addresses = api::ArrayAt(status, "addresses")) {
         for (const auto& a : *addresses) {
           if (!a.is_object()) continue;
           std::string type = Str(&a.get_object(), "type");
@@ -274,12 +265,12 @@ json::array Cells(api::Kind kind, const api::Object& object, std::chrono::system
       WorkloadWide(o, cells);
       break;
     case api::Kind::kEvent: {
-      const json::object* involved = ObjectField(o, "involvedObject");
+      const json::object* involved = api::ObjectAt(o, "involvedObject");
       std::string kind_name = Str(involved, "kind");
       for (auto& ch : kind_name) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
       std::string last = Str(&o, "lastTimestamp");
       auto t = api::ParseRfc3339(last.empty() ? Str(&o, "eventTime") : last);
-      cells.emplace_back(t ? HumanDuration(std::chrono::duration_cast<std::chrono::seconds>(now - *t)) : "<unknown>");
+      cells.emplace_back(t ? api::HumanDuration(std::chrono::duration_cast<std::chrono::seconds>(now - *t)) : "<unknown>");
       cells.emplace_back(Str(&o, "type"));
       cells.emplace_back(Str(&o, "reason"));
       cells.emplace_back(kind_name + "/" + Str(involved, "name"));
@@ -287,22 +278,22 @@ json::array Cells(api::Kind kind, const api::Object& object, std::chrono::system
       break;
     }
     case api::Kind::kPersistentVolumeClaim: {
-      const json::object* capacity = status ? ObjectField(*status, "capacity") : nullptr;
+      const json::object* capacity = status ? api::ObjectAt(*status, "capacity") : nullptr;
       cells.emplace_back(object.name());
       cells.emplace_back(Str(status, "phase"));
       cells.emplace_back(Str(spec, "volumeName"));
       cells.emplace_back(Str(capacity, "storage"));
-      cells.emplace_back(AccessModes(ArrayField(status, "accessModes")));
+      cells.emplace_back(AccessModes(api::ArrayAt(status, "accessModes")));
       cells.emplace_back(Str(spec, "storageClassName", "<unset>"));
       cells.emplace_back(Age(o, "creationTimestamp", now));
       break;
     }
     case api::Kind::kPersistentVolume: {
-      const json::object* capacity = spec ? ObjectField(*spec, "capacity") : nullptr;
-      const json::object* claim = spec ? ObjectField(*spec, "claimRef") : nullptr;
+      const json::object* capacity = spec ? api::ObjectAt(*spec, "capacity") : nullptr;
+      const json::object* claim = spec ? api::ObjectAt(*spec, "claimRef") : nullptr;
       cells.emplace_back(object.name());
       cells.emplace_back(Str(capacity, "storage"));
-      cells.emplace_back(AccessModes(ArrayField(spec, "accessModes")));
+      cells.emplace_back(AccessModes(api::ArrayAt(spec, "accessModes")));
       cells.emplace_back(Str(spec, "persistentVolumeReclaimPolicy"));
       cells.emplace_back(Str(status, "phase"));
       cells.emplace_back(claim ? Str(claim, "namespace") + "/" + Str(claim, "name") : "");
@@ -326,36 +317,6 @@ json::array Cells(api::Kind kind, const api::Object& object, std::chrono::system
 }
 
 }  // namespace
-
-std::string HumanDuration(std::chrono::seconds d) {
-  const int64_t seconds = d.count();
-  if (seconds < -1) return "<invalid>";
-  if (seconds < 0) return "0s";
-  if (seconds < 60 * 2) return std::to_string(seconds) + "s";
-  const int64_t minutes = seconds / 60;
-  if (minutes < 10) {
-    int64_t s = seconds % 60;
-    return s == 0 ? std::to_string(minutes) + "m" : std::to_string(minutes) + "m" + std::to_string(s) + "s";
-  }
-  if (minutes < 60 * 3) return std::to_string(minutes) + "m";
-  const int64_t hours = seconds / 3600;
-  if (hours < 8) {
-    int64_t m = minutes % 60;
-    return m == 0 ? std::to_string(hours) + "h" : std::to_string(hours) + "h" + std::to_string(m) + "m";
-  }
-  if (hours < 48) return std::to_string(hours) + "h";
-  if (hours < 24 * 8) {
-    int64_t h = hours % 24;
-    return h == 0 ? std::to_string(hours / 24) + "d" : std::to_string(hours / 24) + "d" + std::to_string(h) + "h";
-  }
-  if (hours < 24 * 365 * 2) return std::to_string(hours / 24) + "d";
-  if (hours < 24 * 365 * 8) {
-    int64_t days = (hours / 24) % 365;
-    return days == 0 ? std::to_string(hours / 24 / 365) + "y"
-                     : std::to_string(hours / 24 / 365) + "y" + std::to_string(days) + "d";
-  }
-  return std::to_string(hours / 24 / 365) + "y";
-}
 
 bool WantsTable(std::string_view accept) {
   return accept.find("as=Table") != std::string_view::npos &&

@@ -28,7 +28,4 @@ boost::json::object MakeTable(api::Kind kind, std::span<const api::ObjectPtr> ob
 // True when the Accept header asks for a Table (as=Table;g=meta.k8s.io;v=v1 or v1beta1).
 bool WantsTable(std::string_view accept);
 
-// Kubernetes' duration.HumanDuration: "45s", "3m20s", "5h", "2d3h", "3y45d".
-std::string HumanDuration(std::chrono::seconds d);
-
 }  // namespace berth::apiserver

@@ -12,9 +12,22 @@ namespace berth::client {
 namespace json = boost::json;
 
 EventBroadcaster::EventBroadcaster(RestClient& client, Options options)
-    : client_(client), options_(options), writer_([this] { Run(); }) {}
+    : client_(client),
+      options_(options),
+      clock_(options.clock ? *options.clock : api::RealClock::Instance()),
+      token_alarm_(clock_.NewAlarm([this] {
+        {
+          std::lock_guard lk(mu_);
+          token_due_ = true;
+        }
+        wake_.notify_one();
+      })),
+      writer_([this] { Run(); }) {}
 
-EventBroadcaster::~EventBroadcaster() { Stop(); }
+EventBroadcaster::~EventBroadcaster() {
+  Stop();
+  token_alarm_.reset();  // its function takes mu_: gone before the members it uses
+}
 
 void EventBroadcaster::Record(const std::shared_ptr<const EventSource>& source,
                               const api::Object& object, std::string_view type,
@@ -28,7 +41,7 @@ void EventBroadcaster::Record(const std::shared_ptr<const EventSource>& source,
             std::string(type),
             std::string(reason),
             std::move(message),
-            std::chrono::system_clock::now()};
+            clock_.WallNow()};
   bool was_empty;
   {
     std::lock_guard lk(mu_);
@@ -74,9 +87,8 @@ uint64_t EventBroadcaster::failed() const {
 }
 
 void EventBroadcaster::Run() {
-  using Clock = std::chrono::steady_clock;
   double tokens = options_.burst;
-  Clock::time_point refilled = Clock::now();
+  api::Clock::time_point refilled = clock_.Now();
   std::unique_lock lk(mu_);
   for (;;) {
     wake_.wait(lk, [&] { return stopping_ || !queue_.empty(); });
@@ -85,14 +97,16 @@ void EventBroadcaster::Run() {
     // clients limit their requests; events wait their turn in the queue. Once
     // stopping, what is queued is written without waiting.
     if (!stopping_ && options_.qps > 0) {
-      Clock::time_point now = Clock::now();
+      api::Clock::time_point now = clock_.Now();
       tokens = std::min<double>(
           options_.burst,
           tokens + std::chrono::duration<double>(now - refilled).count() * options_.qps);
       refilled = now;
       if (tokens < 1) {
-        wake_.wait_for(lk, std::chrono::duration<double>((1 - tokens) / options_.qps),
-                       [&] { return stopping_; });
+        token_due_ = false;
+        token_alarm_->Set(now + std::chrono::ceil<api::Clock::time_point::duration>(
+                                    std::chrono::duration<double>((1 - tokens) / options_.qps)));
+        wake_.wait(lk, [&] { return stopping_ || token_due_; });
         continue;
       }
       tokens -= 1;

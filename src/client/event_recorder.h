@@ -13,6 +13,8 @@
 //   lastTimestamp instead of creating another.
 // Event names are kube's: "<object name>.<hex of the time in nanoseconds>";
 // cluster-scoped objects' events go to namespace "default".
+// Time comes from an api::Clock (Options::clock): its steady time fills the
+// token bucket, its wall time stamps the events.
 
 #include <chrono>
 #include <condition_variable>
@@ -26,6 +28,7 @@
 #include <thread>
 #include <unordered_map>
 
+#include "api/clock.h"
 #include "api/object.h"
 #include "client/rest_client.h"
 
@@ -47,6 +50,8 @@ class EventBroadcaster {
     // queue cannot hold is dropped. qps 0: no limit.
     double qps = 50;
     int burst = 100;
+    // nullptr: api::RealClock. REQUIRES: outlives the broadcaster.
+    api::Clock* clock = nullptr;
   };
 
   EventBroadcaster(RestClient& client, Options options);
@@ -91,10 +96,12 @@ class EventBroadcaster {
 
   RestClient& client_;
   const Options options_;
+  api::Clock& clock_;
 
   mutable std::mutex mu_;
   std::condition_variable wake_, done_;
   std::deque<Pending> queue_;  // guarded by mu_
+  bool token_due_ = false;     // guarded by mu_: the token the writer waits for is in the bucket
   uint64_t next_seq_ = 1;      // guarded by mu_: the next event's number
   uint64_t written_seq_ = 0;   // guarded by mu_: every event up to this one is handled
   uint64_t dropped_ = 0;       // guarded by mu_
@@ -105,6 +112,8 @@ class EventBroadcaster {
   std::unordered_map<std::string, Written> written_;
   std::list<std::string> lru_;  // most recent first
   int64_t last_name_nanos_ = 0;
+  // Wakes the writer when the token it waits for is due (sets token_due_).
+  std::unique_ptr<api::Clock::Alarm> token_alarm_;
 
   std::thread writer_;
 };

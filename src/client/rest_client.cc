@@ -4,6 +4,8 @@
 
 #include <boost/json.hpp>
 
+#include "api/json_fields.h"
+
 namespace berth::client {
 namespace {
 
@@ -24,17 +26,6 @@ std::string QueryEscape(std::string_view in) {
   return out;
 }
 
-std::string_view StringAt(const json::object& o, std::string_view key) {
-  auto it = o.find(key);
-  return it != o.end() && it->value().is_string() ? std::string_view(it->value().get_string()) : std::string_view();
-}
-
-const json::object& Metadata(const json::object& o) {
-  static const json::object kEmpty;
-  auto it = o.find("metadata");
-  return it != o.end() && it->value().is_object() ? it->value().get_object() : kEmpty;
-}
-
 }  // namespace
 
 Status StatusFromResponse(int http_status, std::string_view body) {
@@ -45,15 +36,15 @@ Status StatusFromResponse(int http_status, std::string_view body) {
   std::vector<StatusCause> causes;
   if (!ec && v.is_object()) {
     const auto& o = v.get_object();
-    if (auto m = StringAt(o, "message"); !m.empty()) message = std::string(m);
-    reason = StringAt(o, "reason");
+    if (auto m = api::StringAt(o, "message"); !m.empty()) message = std::string(m);
+    reason = api::StringAt(o, "reason");
     if (auto d = o.find("details"); d != o.end() && d->value().is_object()) {
       if (auto c = d->value().get_object().find("causes"); c != d->value().get_object().end() && c->value().is_array()) {
         for (const auto& cause : c->value().get_array()) {
           if (!cause.is_object()) continue;
           const auto& co = cause.get_object();
-          causes.push_back({std::string(StringAt(co, "reason")), std::string(StringAt(co, "message")),
-                            std::string(StringAt(co, "field"))});
+          causes.push_back({std::string(api::StringAt(co, "reason")), std::string(api::StringAt(co, "message")),
+                            std::string(api::StringAt(co, "field"))});
         }
       }
     }
@@ -138,8 +129,8 @@ Result<api::ObjectPtr> RestClient::Create(api::Kind kind, std::string_view ns, j
 }
 
 Result<api::ObjectPtr> RestClient::Update(api::Kind kind, const json::object& object, std::string_view subresource) {
-  const auto& meta = Metadata(object);
-  std::string target = ObjectPath(kind, StringAt(meta, "namespace"), StringAt(meta, "name"));
+  const json::object* meta = api::ObjectAt(object, "metadata");
+  std::string target = ObjectPath(kind, api::StringAt(meta, "namespace"), api::StringAt(meta, "name"));
   if (!subresource.empty()) target += "/" + std::string(subresource);
   return Object("PUT", target, json::serialize(object));
 }

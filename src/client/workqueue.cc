@@ -1,56 +1,14 @@
 #include "client/workqueue.h"
 
 #include <algorithm>
-#include <cmath>
 
 namespace berth::client {
 
 namespace {
 
-double Seconds(Clock::time_point::duration d) { return std::chrono::duration<double>(d).count(); }
+double Seconds(api::Clock::time_point::duration d) { return std::chrono::duration<double>(d).count(); }
 
 }  // namespace
-
-RateLimiter::RateLimiter(Options options, Clock& clock)
-    : options_(options), clock_(clock), tokens_(options.burst), refilled_at_(clock.Now()) {}
-
-std::chrono::nanoseconds RateLimiter::When(const std::string& key) {
-  std::lock_guard lock(mu_);
-  // Per key: base * 2^failures, capped (the exponent is bounded so that the
-  // product stays finite for any sane base).
-  int failures = failures_[key]++;
-  double backoff =
-      static_cast<double>(options_.base_delay.count()) * std::ldexp(1.0, std::min(failures, 1000));
-  auto per_key = backoff >= static_cast<double>(options_.max_delay.count())
-                     ? options_.max_delay
-                     : std::chrono::nanoseconds(static_cast<int64_t>(backoff));
-
-  // Overall: refill for the time elapsed, take a token; a missing one is
-  // reserved, and the wait is how long the bucket takes to produce it.
-  auto now = clock_.Now();
-  if (now > refilled_at_) {
-    tokens_ = std::min(static_cast<double>(options_.burst),
-                       tokens_ + Seconds(now - refilled_at_) * options_.qps);
-    refilled_at_ = now;
-  }
-  tokens_ -= 1;
-  std::chrono::nanoseconds bucket{0};
-  if (tokens_ < 0) {
-    bucket = std::chrono::nanoseconds(std::llround(-tokens_ * 1e9 / options_.qps));
-  }
-  return std::max(per_key, bucket);
-}
-
-void RateLimiter::Forget(const std::string& key) {
-  std::lock_guard lock(mu_);
-  failures_.erase(key);
-}
-
-int RateLimiter::NumRequeues(const std::string& key) const {
-  std::lock_guard lock(mu_);
-  auto it = failures_.find(key);
-  return it == failures_.end() ? 0 : it->second;
-}
 
 // The queue's metrics, in one table: kube's names and help texts.
 struct WorkQueue::QueueMetrics {
@@ -84,14 +42,14 @@ struct WorkQueue::QueueMetrics {
 
 WorkQueue::WorkQueue(std::string name, metrics::Registry* registry, Options options)
     : name_(std::move(name)),
-      clock_(options.clock ? *options.clock : RealClock::Instance()),
+      clock_(options.clock ? *options.clock : api::RealClock::Instance()),
       limiter_(options.rate_limiter, clock_) {
   if (registry) metrics_ = std::make_unique<QueueMetrics>(*registry, name_);
   alarm_ = clock_.NewAlarm([this] { AddDueKeys(); });
 }
 
 WorkQueue::~WorkQueue() {
-  std::unique_ptr<Clock::Alarm> alarm;
+  std::unique_ptr<api::Clock::Alarm> alarm;
   {
     std::lock_guard lock(mu_);
     ShutDownLocked();
@@ -106,7 +64,7 @@ void WorkQueue::UpdateDepthLocked() {
   if (metrics_) metrics_->depth.Set(static_cast<double>(waiting_.size()));
 }
 
-void WorkQueue::AddLocked(const std::string& key, Clock::time_point now) {
+void WorkQueue::AddLocked(const std::string& key, api::Clock::time_point now) {
   if (shutting_down_) return;
   if (!waiting_.emplace(key, now).second) return;  // already waiting: collapses
   if (metrics_) metrics_->adds.Increment();
@@ -211,38 +169,6 @@ bool WorkQueue::ShuttingDown() const {
 size_t WorkQueue::Len() const {
   std::lock_guard lock(mu_);
   return queue_.size();
-}
-
-WorkerPool::WorkerPool(WorkQueue& queue, int workers, Reconcile reconcile, OnError on_error)
-    : queue_(queue), reconcile_(std::move(reconcile)), on_error_(std::move(on_error)) {
-  std::lock_guard lock(mu_);
-  for (int i = 0; i < workers; ++i) threads_.emplace_back([this] { Work(); });
-}
-
-WorkerPool::~WorkerPool() { Stop(); }
-
-void WorkerPool::Stop() {
-  std::lock_guard lock(mu_);
-  queue_.ShutDown();
-  for (auto& thread : threads_) thread.join();
-  threads_.clear();
-}
-
-void WorkerPool::Work() {
-  std::string key;
-  while (queue_.Get(&key)) {
-    Status status = reconcile_(key);
-    if (status.ok()) {
-      queue_.Forget(key);
-    } else {
-      // Before Done: if the retry comes due while `key` is still being
-      // processed, it makes the key dirty and Done queues it; it is not lost.
-      queue_.AddRateLimited(key);
-      errors_.fetch_add(1, std::memory_order_relaxed);
-      if (on_error_) on_error_(key, status);
-    }
-    queue_.Done(key);
-  }
 }
 
 }  // namespace berth::client

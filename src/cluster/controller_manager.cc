@@ -7,7 +7,7 @@
 #include "cluster/in_process_transport.h"
 #include "controllers/deployment/deployment_controller.h"
 #include "controllers/gc/garbage_collector.h"
-#include "controllers/json_util.h"
+#include "api/duration.h"
 #include "controllers/namespace/namespace_controller.h"
 #include "controllers/replicaset/replicaset_controller.h"
 
@@ -105,11 +105,11 @@ Result<std::vector<std::string>> SelectControllers(const std::vector<std::string
 
 Status ParseNodeLifecycleFlags(const std::string& grace_period, const std::string& monitor_period,
                                controllers::NodeLifecycleOptions& lifecycle) {
-  auto grace = controllers::ParseGoDuration(grace_period);
+  auto grace = api::ParseGoDuration(grace_period);
   if (!grace || grace->count() <= 0) {
     return Status::BadRequest("--node-monitor-grace-period " + grace_period + ": expected a duration such as 40s");
   }
-  auto period = controllers::ParseGoDuration(monitor_period);
+  auto period = api::ParseGoDuration(monitor_period);
   if (!period || period->count() <= 0) {
     return Status::BadRequest("--node-monitor-period " + monitor_period + ": expected a duration such as 5s");
   }

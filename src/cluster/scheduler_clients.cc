@@ -2,6 +2,8 @@
 
 #include <boost/json.hpp>
 
+#include "api/conditions.h"
+#include "api/json_fields.h"
 #include "apiserver/admission.h"
 #include "cluster/in_process_transport.h"
 
@@ -13,21 +15,6 @@ namespace {
 
 std::string PodPath(const api::Object& pod) {
   return "/api/v1/namespaces/" + pod.namespace_name() + "/pods/" + pod.name();
-}
-
-// The pod's PodScheduled condition as the scheduler last saw it (null when none).
-const json::object* PodScheduledCondition(const api::Object& pod) {
-  const auto& o = pod.json();
-  auto status = o.find("status");
-  if (status == o.end() || !status->value().is_object()) return nullptr;
-  auto conditions = status->value().get_object().find("conditions");
-  if (conditions == status->value().get_object().end() || !conditions->value().is_array()) return nullptr;
-  for (const auto& c : conditions->value().get_array()) {
-    if (!c.is_object()) continue;
-    auto type = c.get_object().find("type");
-    if (type != c.get_object().end() && type->value() == "PodScheduled") return &c.get_object();
-  }
-  return nullptr;
 }
 
 }  // namespace
@@ -57,22 +44,14 @@ Status ApiSchedulerClient::BindPod(const api::Object& pod, const std::string& no
 
 Status ApiSchedulerClient::ReportFailure(const api::Object& pod, std::string_view reason,
                                          const std::string& message) {
-  // kube-scheduler's condition: lastTransitionTime moves only when the
-  // condition's status does (it stays False while the pod keeps failing).
-  std::string transition = apiserver::NowRfc3339();
-  if (const json::object* old = PodScheduledCondition(pod)) {
-    auto status = old->find("status");
-    auto time = old->find("lastTransitionTime");
-    if (status != old->end() && status->value() == "False" && time != old->end() && time->value().is_string()) {
-      transition = std::string(time->value().get_string());
-    }
-  }
-  json::object condition{{"type", "PodScheduled"},
-                         {"status", "False"},
-                         {"lastTransitionTime", transition},
-                         {"reason", reason},
-                         {"message", message}};
-  json::object patch{{"status", json::object{{"conditions", json::array{std::move(condition)}}}}};
+  // kube-scheduler's condition, set on the conditions the scheduler saw:
+  // lastTransitionTime moves only when the condition's status does (it stays
+  // as it was while the pod keeps failing). The patch sends that condition alone.
+  json::object status;
+  if (const json::array* seen = api::ArrayAt(api::StatusOf(pod), "conditions")) status["conditions"] = *seen;
+  api::SetCondition(status, {"PodScheduled", "False", std::string(reason), message}, apiserver::NowRfc3339());
+  json::object patch{
+      {"status", json::object{{"conditions", json::array{*api::FindCondition(&status, "PodScheduled")}}}}};
   auto patched = rest_.Patch(api::Kind::kPod, pod.namespace_name(), pod.name(), json::serialize(patch),
                              "application/strategic-merge-patch+json", "status");
   events_.Event(pod, "Warning", "FailedScheduling", message);

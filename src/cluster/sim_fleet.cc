@@ -1,7 +1,7 @@
 #include "cluster/sim_fleet.h"
 
 #include "api/quantity.h"
-#include "controllers/json_util.h"
+#include "api/duration.h"
 
 namespace berth::cluster {
 
@@ -37,7 +37,7 @@ Result<controllers::SimNodesOptions> BuildSimFleet(const SimFleetFlags& f) {
     if (!groups.ok()) return Status::BadRequest("--sim-config " + groups.status().message());
     for (auto& g : groups.value()) sim.groups.push_back(std::move(g));
   }
-  auto heartbeat = controllers::ParseGoDuration(f.heartbeat_period);
+  auto heartbeat = api::ParseGoDuration(f.heartbeat_period);
   if (!heartbeat || heartbeat->count() <= 0) {
     return Status::BadRequest("--sim-heartbeat-period " + f.heartbeat_period + ": expected a duration such as 10s");
   }

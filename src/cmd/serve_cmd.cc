@@ -12,7 +12,7 @@
 #include "cluster/sim_fleet.h"
 #include "cmd/commands.h"
 #include "cmd/termination_signals.h"
-#include "controllers/json_util.h"
+#include "api/duration.h"
 
 namespace berth::cmd {
 namespace {
@@ -72,7 +72,7 @@ Result<cluster::ClusterOptions> ClusterOptionsFrom(const ServeFlags& f) {
     if (!tokens.ok()) return tokens.status();
     o.api.tokens = std::move(tokens).value();
   }
-  auto ttl = controllers::ParseGoDuration(f.event_ttl);
+  auto ttl = api::ParseGoDuration(f.event_ttl);
   if (!ttl || ttl->count() < 0) return Status::BadRequest("--event-ttl " + f.event_ttl + ": expected a duration such as 1h");
   o.event_ttl = std::chrono::duration_cast<std::chrono::seconds>(*ttl);
 

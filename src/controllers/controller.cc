@@ -7,9 +7,10 @@ namespace berth::controllers {
 Controller::Controller(std::string name, const ControllerContext& context, int workers)
     : client_(context.client),
       informers_(context.informers),
+      clock_(context.clock ? *context.clock : api::RealClock::Instance()),
       name_(std::move(name)),
       workers_(workers),
-      queue_(name_, context.registry) {
+      queue_(name_, context.registry, {.clock = &clock_}) {
   if (context.registry) {
     errors_ = &context.registry
                    ->AddCounter("controller_reconcile_errors_total",

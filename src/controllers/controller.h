@@ -14,10 +14,12 @@
 #include <thread>
 #include <vector>
 
+#include "api/clock.h"
 #include "api/status.h"
 #include "client/event_recorder.h"
 #include "client/informer_factory.h"
 #include "client/rest_client.h"
+#include "client/worker_pool.h"
 #include "client/workqueue.h"
 #include "metrics/metrics.h"
 
@@ -29,6 +31,9 @@ struct ControllerContext {
   client::InformerFactory& informers;
   metrics::Registry* registry = nullptr;  // nullptr: no metrics
   client::EventBroadcaster* events = nullptr;  // nullptr: no events recorded
+  // Where the controller's time comes from: its queue's delays and every time
+  // it reads. nullptr: api::RealClock. REQUIRES: outlives the controller.
+  api::Clock* clock = nullptr;
 };
 
 class Controller {
@@ -53,6 +58,7 @@ class Controller {
 
   client::RestClient& client_;
   client::InformerFactory& informers_;
+  api::Clock& clock_;
 
  private:
   std::string name_;

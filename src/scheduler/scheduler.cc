@@ -12,9 +12,9 @@ namespace berth::scheduler {
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
+using Clock = api::Clock;
 
-double Seconds(Clock::time_point since, Clock::time_point now = Clock::now()) {
+double Seconds(Clock::time_point since, Clock::time_point now) {
   return std::chrono::duration<double>(now - since).count();
 }
 
@@ -55,7 +55,6 @@ struct Scheduler::Worker {
   std::vector<int64_t> totals;
   std::vector<NodeScore> scratch;
   AliasSampler sampler;
-  std::mutex result_mu;  // guards rejected while Filter runs in parallel
 };
 
 struct Scheduler::Binding {
@@ -69,6 +68,7 @@ struct Scheduler::Binding {
 
 Scheduler::Scheduler(SchedulerOptions options, SchedulerClient* client)
     : options_(options),
+      clock_(options.clock ? *options.clock : api::RealClock::Instance()),
       client_(client),
       attempts_(metrics_.AddCounter("scheduler_schedule_attempts_total",
                                     "Number of attempts to schedule pods, by the result. 'unschedulable' means a pod "
@@ -107,61 +107,69 @@ Scheduler::Scheduler(SchedulerOptions options, SchedulerClient* client)
 Result<std::unique_ptr<Scheduler>> Scheduler::Create(const SchedulerConfig& config, const Registry& registry,
                                                      SchedulerOptions options, SchedulerClient* client) {
   auto s = std::unique_ptr<Scheduler>(new Scheduler(options, client));
+  if (Status built = s->AddProfiles(config, registry); !built.ok()) return built;
+  s->percentage_of_nodes_to_score_ = config.percentage_of_nodes_to_score;
+  s->CreateQueue(config);
+  int filter_threads = std::min(options.filter_threads, std::max(0, config.parallelism - 1));
+  s->parallelizer_ = std::make_unique<Parallelizer>(filter_threads);
+  s->AddPendingPodsGauge();
+  return s;
+}
+
+Status Scheduler::AddProfiles(const SchedulerConfig& config, const Registry& registry) {
   std::vector<ProfileConfig> profiles = config.profiles;
   if (profiles.empty()) profiles.emplace_back();
   for (size_t i = 0; i < profiles.size(); ++i) {
-    auto fw = Framework::Build(profiles[i], registry, *s, "profiles[" + std::to_string(i) + "]");
+    auto fw = Framework::Build(profiles[i], registry, *this, "profiles[" + std::to_string(i) + "]",
+                               {&extension_point_duration_, &clock_});
     if (!fw.ok()) return fw.status();
-    s->profiles_.push_back(std::move(fw).value());
+    profiles_.push_back(std::move(fw).value());
   }
-  s->percentage_of_nodes_to_score_ = config.percentage_of_nodes_to_score;
-  static const char* kPointNames[] = {"PreFilter", "Filter", "PreScore", "Score", "Reserve", "Permit", "PreBind", "Bind"};
-  for (const auto& fw : s->profiles_) {
-    std::array<metrics::Histogram*, kPointCount> hs{};
-    for (int p = 0; p < kPointCount; ++p) {
-      hs[p] = &s->extension_point_duration_.WithLabels({kPointNames[p], "Success", fw->scheduler_name()});
-    }
-    s->point_success_.push_back(hs);
+  for (const auto& fw : profiles_) {
     static const char* kResultNames[] = {"scheduled", "unschedulable", "error"};
     std::array<AttemptMetrics, kAttemptResultCount> am{};
     for (int r = 0; r < kAttemptResultCount; ++r) {
-      am[r] = {&s->attempts_.WithLabels({kResultNames[r], fw->scheduler_name()}),
-               &s->attempt_duration_.WithLabels({kResultNames[r], fw->scheduler_name()})};
+      am[r] = {&attempts_.WithLabels({kResultNames[r], fw->scheduler_name()}),
+               &attempt_duration_.WithLabels({kResultNames[r], fw->scheduler_name()})};
     }
-    s->attempt_metrics_.push_back(am);
+    attempt_metrics_.push_back(am);
   }
-  const Framework* first = s->profiles_.front().get();
+  return Status::Ok();
+}
+
+void Scheduler::CreateQueue(const SchedulerConfig& config) {
+  const Framework* first = profiles_.front().get();
   SchedulingQueue::Options qopts;
+  qopts.clock = &clock_;
   qopts.initial_backoff = std::chrono::seconds(config.pod_initial_backoff_seconds);
   qopts.max_backoff = std::chrono::seconds(config.pod_max_backoff_seconds);
   if (first->queue_sort().HasSortKey()) {
     qopts.sort_key = [first](const QueuedPodInfo& pod) { return first->queue_sort().SortKey(pod); };
   }
-  Scheduler* self = s.get();
-  s->queue_ = std::make_unique<SchedulingQueue>(
+  queue_ = std::make_unique<SchedulingQueue>(
       [first](const QueuedPodInfo& a, const QueuedPodInfo& b) { return first->queue_sort().Less(a, b); },
-      [self](const PodInfo& pod) {
-        const Framework* fw = self->Profile(pod.view->scheduler_name);
+      [this](const PodInfo& pod) {
+        const Framework* fw = Profile(pod.view->scheduler_name);
         return fw && fw->RunPreEnqueue(pod).ok();
       },
       qopts);
-  int filter_threads = std::min(options.filter_threads, std::max(0, config.parallelism - 1));
-  s->parallelizer_ = std::make_unique<Parallelizer>(filter_threads);
-  s->metrics_.AddCallbackGauge("scheduler_pending_pods",
-                               "Number of pending pods, by the queue type. 'active' means number of pods in "
-                               "activeQ; 'backoff' means number of pods in backoffQ; 'unschedulable' means number "
-                               "of pods in unschedulablePods that the scheduler attempted to schedule and failed; "
-                               "'gated' is the number of unschedulable pods that the scheduler never attempted to "
-                               "schedule because they are gated.",
-                               {"queue"}, [self] {
-                                 auto c = self->queue_->counts();
-                                 return std::vector<metrics::Registry::Sample>{
-                                     {{"active"}, static_cast<double>(c.active)},
-                                     {{"backoff"}, static_cast<double>(c.backoff)},
-                                     {{"unschedulable"}, static_cast<double>(c.unschedulable)},
-                                     {{"gated"}, static_cast<double>(c.gated)}};
-                               });
-  return s;
+}
+
+void Scheduler::AddPendingPodsGauge() {
+  metrics_.AddCallbackGauge("scheduler_pending_pods",
+                            "Number of pending pods, by the queue type. 'active' means number of pods in "
+                            "activeQ; 'backoff' means number of pods in backoffQ; 'unschedulable' means number "
+                            "of pods in unschedulablePods that the scheduler attempted to schedule and failed; "
+                            "'gated' is the number of unschedulable pods that the scheduler never attempted to "
+                            "schedule because they are gated.",
+                            {"queue"}, [this] {
+                              auto c = queue_->counts();
+                              return std::vector<metrics::Registry::Sample>{
+                                  {{"active"}, static_cast<double>(c.active)},
+                                  {{"backoff"}, static_cast<double>(c.backoff)},
+                                  {{"unschedulable"}, static_cast<double>(c.unschedulable)},
+                                  {{"gated"}, static_cast<double>(c.gated)}};
+                            });
 }
 
 Scheduler::~Scheduler() { Stop(); }
@@ -279,8 +287,8 @@ void Scheduler::Stop() {
   threads_.clear();
 }
 
-bool Scheduler::WaitForIdle(Clock::time_point deadline) {
-  while (Clock::now() < deadline) {
+bool Scheduler::WaitForIdle(std::chrono::steady_clock::time_point deadline) {
+  while (std::chrono::steady_clock::now() < deadline) {
     auto c = queue_->counts();
     if (c.active == 0 && c.backoff == 0 && c.in_flight == 0 && in_cycle_.load() == 0 &&
         binding_in_flight_.load() == 0) {
@@ -296,16 +304,18 @@ void Scheduler::RunWorker(Worker& worker) {
   const int cpus = static_cast<int>(std::thread::hardware_concurrency());
   const bool yield =
       options_.cycle_yield_after.count() > 0 && cpus > 0 && std::max(1, options_.concurrent) > cpus;
-  auto running_since = Clock::now();
+  // Time on the CPU is real time, whatever clock the scheduler reads.
+  using RealTime = std::chrono::steady_clock;
+  auto running_since = RealTime::now();
   while (true) {
     auto info = queue_->Pop();
     if (!info) return;
     in_cycle_++;
     ScheduleOne(worker, std::move(*info));
     in_cycle_--;
-    if (yield && Clock::now() - running_since >= options_.cycle_yield_after) {
+    if (yield && RealTime::now() - running_since >= options_.cycle_yield_after) {
       sched_yield();
-      running_since = Clock::now();
+      running_since = RealTime::now();
     }
   }
 }
@@ -338,31 +348,17 @@ void Scheduler::ObserveAttempt(const Framework& fw, AttemptResult result, double
   if (latencies_.size() < 10'000'000) latencies_.push_back(seconds);
 }
 
-void Scheduler::ObservePoint(const Framework& fw, Point point, const PluginStatus& status, Clock::time_point since) {
-  static const char* kPointNames[] = {"PreFilter", "Filter", "PreScore", "Score", "Reserve", "Permit", "PreBind", "Bind"};
-  static const char* kCodeNames[] = {"Success", "Error", "Unschedulable", "UnschedulableAndUnresolvable",
-                                     "Wait", "Skip", "Pending"};
-  double seconds = Seconds(since);
-  if (size_t i = ProfileIndex(fw); status.ok() && i < profiles_.size()) {
-    return point_success_[i][point]->Observe(seconds);
-  }
-  extension_point_duration_
-      .WithLabels({kPointNames[point], kCodeNames[static_cast<int>(status.code())], fw.scheduler_name()})
-      .Observe(seconds);
-}
-
 void Scheduler::ScheduleOne(Worker& w, QueuedPodInfo info) {
-  Clock::time_point start = Clock::now();
+  Clock::time_point start = clock_.Now();
   const PodInfo& pod = *info.pod;
   const Framework* fw = Profile(pod.view->scheduler_name);
   if (!fw) {
     queue_->Done(pod.key);
     return;
   }
-  bool exclusive = HasHardInterPodConstraints(*pod.view);
   std::shared_lock<std::shared_mutex> shared(cycle_mu_, std::defer_lock);
   std::unique_lock<std::shared_mutex> unique(cycle_mu_, std::defer_lock);
-  if (exclusive) {
+  if (HasHardInterPodConstraints(*pod.view)) {
     unique.lock();
   } else {
     shared.lock();
@@ -371,155 +367,154 @@ void Scheduler::ScheduleOne(Worker& w, QueuedPodInfo info) {
   constexpr int kMaxConflicts = 8;
   for (int attempt = 0;; ++attempt) {
     cache_.UpdateSnapshot(w.snapshot);
-    const Snapshot& snapshot = w.snapshot;
-    auto state = std::make_unique<CycleState>(&snapshot);
-    if (snapshot.size() == 0) {
-      HandleFailure(*fw, std::move(info), PluginStatus::Unschedulable("no nodes available to schedule pods"),
-                    "no nodes available to schedule pods", true);
-      ObserveAttempt(*fw, kUnschedulable, Seconds(start));
-      return;
+    auto state = std::make_unique<CycleState>(&w.snapshot);
+    const NodeInfo* selected = nullptr;
+    if (std::optional<CycleFailure> failure = SchedulePod(w, *fw, *state, pod, &selected)) {
+      return FailCycle(*fw, std::move(info), std::move(*failure), start);
     }
-
-    Clock::time_point point_start = Clock::now();
-    PluginStatus pre = fw->RunPreFilter(*state, pod);
-    ObservePoint(*fw, kPreFilter, pre, point_start);
-    if (!pre.ok()) {
-      bool rejected = pre.IsRejected();
-      std::string message = rejected ? FitErrorMessage(snapshot.size(), &pre, {}) : pre.Message();
-      HandleFailure(*fw, std::move(info), pre, message, rejected);
-      ObserveAttempt(*fw, rejected ? kUnschedulable : kError, Seconds(start));
-      return;
+    CycleFailure failure;
+    switch (AssumeAndReserve(*fw, *state, info, *selected, &failure)) {
+      case ReserveOutcome::kReserved:
+        return HandOffToBinding(*fw, std::move(info), selected->name(), std::move(state), start);
+      case ReserveOutcome::kConflict:
+        if (attempt + 1 < kMaxConflicts) continue;  // re-evaluate with a fresh snapshot
+        return FailCycle(*fw, std::move(info),
+                         {PluginStatus::Error("too many scheduling conflicts"), "too many scheduling conflicts", false},
+                         start);
+      case ReserveOutcome::kFailed:
+        return FailCycle(*fw, std::move(info), std::move(failure), start);
     }
-
-    // Filter, from a rotating start node, until enough feasible nodes are found.
-    const auto& nodes = snapshot.nodes();
-    size_t n = nodes.size();
-    size_t to_find = NumNodesToFind(*fw, n);
-    size_t start_index = next_start_node_.load(std::memory_order_relaxed) % n;
-    // Feasible nodes take slots by an atomic counter (most nodes are
-    // feasible: no lock per node); the rejected ones are few and appended under a lock.
-    w.feasible.resize(to_find);
-    w.rejected.clear();
-    std::atomic<bool> enough{false};
-    std::atomic<size_t> found{0};
-    auto check = [&](size_t i) {
-      const NodeInfo& node = *nodes[(start_index + i) % n];
-      PluginStatus s = fw->RunFilter(*state, pod, node);
-      if (s.ok()) {
-        const size_t slot = found.fetch_add(1, std::memory_order_relaxed);
-        if (slot < to_find) w.feasible[slot] = &node;
-        if (slot + 1 >= to_find) enough.store(true, std::memory_order_relaxed);
-      } else {
-        std::lock_guard lock(w.result_mu);
-        w.rejected.push_back({&node, std::move(s)});
-      }
-    };
-    point_start = Clock::now();
-    if (n >= options_.parallel_threshold && parallelizer_->threads() > 0) {
-      parallelizer_->Until(n, check, &enough);
-    } else {
-      for (size_t i = 0; i < n && !enough.load(std::memory_order_relaxed); ++i) check(i);
-    }
-    w.feasible.resize(std::min(found.load(), to_find));
-    // Visited nodes: the feasible ones (counted past to_find too) and the rejected, as kube counts
-    // them.
-    const size_t processed = found.load() + w.rejected.size();
-    next_start_node_.store((start_index + processed) % n, std::memory_order_relaxed);
-    ObservePoint(*fw, kFilter, w.feasible.empty() ? PluginStatus::Unschedulable("") : PluginStatus(), point_start);
-
-    if (w.feasible.empty()) {
-      // An internal error in a filter is not "unschedulable".
-      for (const auto& r : w.rejected) {
-        if (r.status.code() == Code::kError) {
-          HandleFailure(*fw, std::move(info), r.status, r.status.Message(), false);
-          ObserveAttempt(*fw, kError, Seconds(start));
-          return;
-        }
-      }
-      PostFilterResult post;
-      fw->RunPostFilter(*state, pod, w.rejected, &post);
-      std::string message = FitErrorMessage(n, nullptr, w.rejected);
-      HandleFailure(*fw, std::move(info), PluginStatus::Unschedulable(message), message, true);
-      ObserveAttempt(*fw, kUnschedulable, Seconds(start));
-      return;
-    }
-
-    // Score and select.
-    const NodeInfo* selected = w.feasible.front();
-    if (w.feasible.size() > 1 && fw->HasScorePlugins()) {
-      point_start = Clock::now();
-      PluginStatus s = fw->RunPreScore(*state, pod, w.feasible);
-      ObservePoint(*fw, kPreScore, s, point_start);
-      w.totals.assign(w.feasible.size(), 0);
-      if (s.ok()) {
-        point_start = Clock::now();
-        s = fw->RunScore(*state, pod, w.feasible, w.totals, w.scratch);
-        ObservePoint(*fw, kScore, s, point_start);
-      }
-      if (!s.ok()) {
-        HandleFailure(*fw, std::move(info), s, s.Message(), false);
-        ObserveAttempt(*fw, kError, Seconds(start));
-        return;
-      }
-      size_t index;
-      if (options_.weighted_random) {
-        w.sampler.Build(w.totals);
-        index = w.sampler.Sample(w.rng);
-      } else {
-        index = SelectTopScore(w.totals, w.rng);
-      }
-      selected = w.feasible[index];
-    }
-    std::string node_name = selected->name();
-
-    // Reserve: assume the pod on the node unless a concurrent cycle changed
-    // the node in a way that makes it not fit any more.
-    auto assumed = cache_.AssumePod(info.pod, node_name, selected->generation(), [&](const NodeInfo& current) {
-      return fw->RunFilter(*state, pod, current).ok();
-    });
-    if (assumed != Cache::AssumeResult::kAssumed) {
-      {
-        std::lock_guard lock(stats_mu_);
-        stats_.conflicts++;
-      }
-      if (attempt + 1 < kMaxConflicts) continue;  // re-evaluate with a fresh snapshot
-      HandleFailure(*fw, std::move(info), PluginStatus::Error("too many scheduling conflicts"),
-                    "too many scheduling conflicts", false);
-      ObserveAttempt(*fw, kError, Seconds(start));
-      return;
-    }
-    point_start = Clock::now();
-    PluginStatus reserved = fw->RunReserve(*state, pod, node_name);
-    ObservePoint(*fw, kReserve, reserved, point_start);
-    if (!reserved.ok()) {
-      fw->RunUnreserve(*state, pod, node_name);
-      cache_.ForgetPod(pod.key);
-      HandleFailure(*fw, std::move(info), reserved, reserved.Message(), reserved.IsRejected());
-      ObserveAttempt(*fw, reserved.IsRejected() ? kUnschedulable : kError, Seconds(start));
-      return;
-    }
-    double cycle_seconds = Seconds(start);
-    algorithm_duration_.Observe(cycle_seconds);
-    {
-      std::lock_guard lock(stats_mu_);
-      if (cycle_latencies_.size() < 10'000'000) cycle_latencies_.push_back(cycle_seconds);
-    }
-    // Hand over to a binding cycle; the next scheduling cycle need not wait.
-    auto binding = std::make_unique<Binding>();
-    binding->framework = fw;
-    binding->node = std::move(node_name);
-    binding->state = std::move(state);
-    binding->cycle_start = start;
-    binding->reserved = start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(cycle_seconds));
-    binding->info = std::move(info);
-    binding_in_flight_++;
-    {
-      std::lock_guard lock(bind_mu_);
-      bindings_.push_back(std::move(binding));
-    }
-    bind_cv_.notify_one();
-    return;
   }
+}
+
+std::optional<Scheduler::CycleFailure> Scheduler::SchedulePod(Worker& w, const Framework& fw, CycleState& state,
+                                                              const PodInfo& pod, const NodeInfo** selected) {
+  if (std::optional<CycleFailure> failure = FindNodesThatFitPod(w, fw, state, pod)) return failure;
+  if (w.feasible.size() == 1 || !fw.HasScorePlugins()) {
+    *selected = w.feasible.front();
+    return std::nullopt;
+  }
+  if (std::optional<CycleFailure> failure = PrioritizeNodes(w, fw, state, pod)) return failure;
+  *selected = SelectHost(w);
+  return std::nullopt;
+}
+
+std::optional<Scheduler::CycleFailure> Scheduler::FindNodesThatFitPod(Worker& w, const Framework& fw,
+                                                                      CycleState& state, const PodInfo& pod) {
+  const Snapshot& snapshot = w.snapshot;
+  if (snapshot.size() == 0) {
+    return CycleFailure{PluginStatus::Unschedulable("no nodes available to schedule pods"),
+                        "no nodes available to schedule pods", true};
+  }
+  PluginStatus pre = fw.RunPreFilter(state, pod);
+  if (!pre.ok()) {
+    bool rejected = pre.IsRejected();
+    std::string message = rejected ? FitErrorMessage(snapshot.size(), &pre, {}) : pre.Message();
+    return CycleFailure{std::move(pre), std::move(message), rejected};
+  }
+
+  FindNodesThatPassFilters(w, fw, state, pod);
+  if (!w.feasible.empty()) return std::nullopt;
+
+  // An internal error in a filter is not "unschedulable".
+  for (const auto& r : w.rejected) {
+    if (r.status.code() == Code::kError) return CycleFailure{r.status, r.status.Message(), false};
+  }
+  PostFilterResult post;
+  fw.RunPostFilter(state, pod, w.rejected, &post);
+  std::string message = FitErrorMessage(snapshot.size(), nullptr, w.rejected);
+  return CycleFailure{PluginStatus::Unschedulable(message), message, true};
+}
+
+void Scheduler::FindNodesThatPassFilters(Worker& w, const Framework& fw, const CycleState& state,
+                                         const PodInfo& pod) {
+  const auto& nodes = w.snapshot.nodes();
+  size_t n = nodes.size();
+  size_t start_index = next_start_node_.load(std::memory_order_relaxed) % n;
+  Parallelizer* parallelizer =
+      n >= options_.parallel_threshold && parallelizer_->threads() > 0 ? parallelizer_.get() : nullptr;
+  const size_t found = fw.RunFilterOverNodes(state, pod, nodes, start_index, NumNodesToFind(fw, n), parallelizer,
+                                             w.feasible, w.rejected);
+  // Visited nodes: the feasible ones (counted past the number wanted too) and the rejected, as kube
+  // counts them.
+  const size_t processed = found + w.rejected.size();
+  next_start_node_.store((start_index + processed) % n, std::memory_order_relaxed);
+}
+
+std::optional<Scheduler::CycleFailure> Scheduler::PrioritizeNodes(Worker& w, const Framework& fw, CycleState& state,
+                                                                  const PodInfo& pod) {
+  PluginStatus s = fw.RunPreScore(state, pod, w.feasible);
+  w.totals.assign(w.feasible.size(), 0);
+  if (s.ok()) s = fw.RunScore(state, pod, w.feasible, w.totals, w.scratch);
+  if (!s.ok()) {
+    std::string message = s.Message();
+    return CycleFailure{std::move(s), std::move(message), false};
+  }
+  return std::nullopt;
+}
+
+const NodeInfo* Scheduler::SelectHost(Worker& w) {
+  size_t index;
+  if (options_.weighted_random) {
+    w.sampler.Build(w.totals);
+    index = w.sampler.Sample(w.rng);
+  } else {
+    index = SelectTopScore(w.totals, w.rng);
+  }
+  return w.feasible[index];
+}
+
+Scheduler::ReserveOutcome Scheduler::AssumeAndReserve(const Framework& fw, CycleState& state,
+                                                      const QueuedPodInfo& info, const NodeInfo& node,
+                                                      CycleFailure* failure) {
+  const PodInfo& pod = *info.pod;
+  const std::string& node_name = node.name();
+  auto assumed = cache_.AssumePod(info.pod, node_name, node.generation(), [&](const NodeInfo& current) {
+    return fw.RunFilter(state, pod, current).ok();
+  });
+  if (assumed != Cache::AssumeResult::kAssumed) {
+    std::lock_guard lock(stats_mu_);
+    stats_.conflicts++;
+    return ReserveOutcome::kConflict;
+  }
+  PluginStatus reserved = fw.RunReserve(state, pod, node_name);
+  if (reserved.ok()) return ReserveOutcome::kReserved;
+  fw.RunUnreserve(state, pod, node_name);
+  cache_.ForgetPod(pod.key);
+  bool rejected = reserved.IsRejected();
+  std::string message = reserved.Message();
+  *failure = {std::move(reserved), std::move(message), rejected};
+  return ReserveOutcome::kFailed;
+}
+
+void Scheduler::HandOffToBinding(const Framework& fw, QueuedPodInfo info, std::string node,
+                                 std::unique_ptr<CycleState> state, Clock::time_point cycle_start) {
+  const Clock::time_point reserved = clock_.Now();
+  double cycle_seconds = Seconds(cycle_start, reserved);
+  algorithm_duration_.Observe(cycle_seconds);
+  {
+    std::lock_guard lock(stats_mu_);
+    if (cycle_latencies_.size() < 10'000'000) cycle_latencies_.push_back(cycle_seconds);
+  }
+  auto binding = std::make_unique<Binding>();
+  binding->framework = &fw;
+  binding->node = std::move(node);
+  binding->state = std::move(state);
+  binding->cycle_start = cycle_start;
+  binding->reserved = reserved;
+  binding->info = std::move(info);
+  binding_in_flight_++;
+  {
+    std::lock_guard lock(bind_mu_);
+    bindings_.push_back(std::move(binding));
+  }
+  bind_cv_.notify_one();
+}
+
+void Scheduler::FailCycle(const Framework& fw, QueuedPodInfo info, CycleFailure failure,
+                          Clock::time_point cycle_start) {
+  HandleFailure(fw, std::move(info), failure.status, std::move(failure.message), failure.unschedulable);
+  ObserveAttempt(fw, failure.unschedulable ? kUnschedulable : kError, Seconds(cycle_start, clock_.Now()));
 }
 
 void Scheduler::HandleFailure(const Framework& fw, QueuedPodInfo info, const PluginStatus& status,
@@ -554,65 +549,66 @@ void Scheduler::RunBindingCycle(std::unique_ptr<Binding> b) {
   const Framework& fw = *b->framework;
   const PodInfo& pod = *b->info.pod;
   CycleState& state = *b->state;
-  PluginStatus status;
-  Clock::time_point point_start = Clock::now();
-  PermitDecision permit = fw.RunPermit(state, pod, b->node);
-  ObservePoint(fw, kPermit, permit.status, point_start);
-  if (permit.status.code() == Code::kWait) {
-    // No in-tree plugin waits yet; a waiting pod times out as kube's do.
-    std::this_thread::sleep_for(permit.timeout);
-    status = PluginStatus::Unschedulable("rejected due to timeout after waiting " +
-                                         std::to_string(permit.timeout.count()) + "ms at plugin " +
-                                         permit.status.plugin());
+  PluginStatus status = WaitOnPermit(*b);
+  if (status.ok()) status = fw.RunPreBind(state, pod, b->node);
+  if (status.ok()) status = fw.RunBind(state, pod, b->node);
+  if (status.ok()) {
+    FinishBinding(*b);
   } else {
-    status = permit.status;
-  }
-  if (status.ok()) {
-    point_start = Clock::now();
-    status = fw.RunPreBind(state, pod, b->node);
-    ObservePoint(fw, kPreBind, status, point_start);
-  }
-  if (status.ok()) {
-    point_start = Clock::now();
-    status = fw.RunBind(state, pod, b->node);
-    ObservePoint(fw, kBind, status, point_start);
-  }
-  if (status.ok()) {
-    cache_.FinishBinding(pod.key);
-    fw.RunPostBind(state, pod, b->node);
-    bool wake = false;
-    {
-      const Clock::time_point bound = Clock::now();
-      std::lock_guard lock(stats_mu_);
-      stats_.scheduled++;
-      wake = scheduled_wake_at_ != 0 && stats_.scheduled >= scheduled_wake_at_;
-      if (options_.record_bound_pods && bound_pods_.size() < 10'000'000) {
-        bound_pods_.push_back({pod.key, b->info.initial_attempt, b->cycle_start, b->reserved, bound});
-      }
-    }
-    if (wake) scheduled_cv_.notify_all();
-    if (client_) client_->ReportScheduled(*b->info.pod->object, b->node);
-    pod_scheduling_duration_.Observe(Seconds(b->info.initial_attempt));
-    ObserveAttempt(fw, kScheduled, Seconds(b->cycle_start));
-    queue_->Done(pod.key);
-  } else {
-    fw.RunUnreserve(state, pod, b->node);
-    cache_.ForgetPod(pod.key);
-    {
-      std::lock_guard lock(stats_mu_);
-      stats_.bind_failures++;
-    }
-    ObserveAttempt(fw, kError, Seconds(b->cycle_start));
-    api::ObjectPtr object = b->info.pod->object;
-    queue_->Requeue(std::move(b->info), status.IsRejected());
-    // The node's resources are free again: pods waiting for them may fit.
-    queue_->MoveAllToActiveOrBackoff();
-    if (client_) client_->ReportFailure(*object, "SchedulerError", "binding rejected: " + status.Message());
+    FailBinding(*b, status);
   }
   binding_in_flight_--;
 }
 
-bool Scheduler::WaitForScheduled(uint64_t n, Clock::time_point deadline) {
+PluginStatus Scheduler::WaitOnPermit(Binding& b) {
+  PermitDecision permit = b.framework->RunPermit(*b.state, *b.info.pod, b.node);
+  if (permit.status.code() != Code::kWait) return permit.status;
+  // No in-tree plugin waits yet; a waiting pod times out as kube's do.
+  std::this_thread::sleep_for(permit.timeout);
+  return PluginStatus::Unschedulable("rejected due to timeout after waiting " + std::to_string(permit.timeout.count()) +
+                                     "ms at plugin " + permit.status.plugin());
+}
+
+void Scheduler::FinishBinding(Binding& b) {
+  const Framework& fw = *b.framework;
+  const PodInfo& pod = *b.info.pod;
+  const Clock::time_point now = clock_.Now();
+  cache_.FinishBinding(pod.key, now);
+  fw.RunPostBind(*b.state, pod, b.node);
+  bool wake = false;
+  {
+    std::lock_guard lock(stats_mu_);
+    stats_.scheduled++;
+    wake = scheduled_wake_at_ != 0 && stats_.scheduled >= scheduled_wake_at_;
+    if (options_.record_bound_pods && bound_pods_.size() < 10'000'000) {
+      bound_pods_.push_back({pod.key, b.info.initial_attempt, b.cycle_start, b.reserved, now});
+    }
+  }
+  if (wake) scheduled_cv_.notify_all();
+  if (client_) client_->ReportScheduled(*pod.object, b.node);
+  pod_scheduling_duration_.Observe(Seconds(b.info.initial_attempt, now));
+  ObserveAttempt(fw, kScheduled, Seconds(b.cycle_start, now));
+  queue_->Done(pod.key);
+}
+
+void Scheduler::FailBinding(Binding& b, const PluginStatus& status) {
+  const Framework& fw = *b.framework;
+  const PodInfo& pod = *b.info.pod;
+  fw.RunUnreserve(*b.state, pod, b.node);
+  cache_.ForgetPod(pod.key);
+  {
+    std::lock_guard lock(stats_mu_);
+    stats_.bind_failures++;
+  }
+  ObserveAttempt(fw, kError, Seconds(b.cycle_start, clock_.Now()));
+  api::ObjectPtr object = pod.object;
+  queue_->Requeue(std::move(b.info), status.IsRejected());
+  // The node's resources are free again: pods waiting for them may fit.
+  queue_->MoveAllToActiveOrBackoff();
+  if (client_) client_->ReportFailure(*object, "SchedulerError", "binding rejected: " + status.Message());
+}
+
+bool Scheduler::WaitForScheduled(uint64_t n, std::chrono::steady_clock::time_point deadline) {
   std::unique_lock lock(stats_mu_);
   scheduled_wake_at_ = n;
   bool reached = scheduled_cv_.wait_until(lock, deadline, [&] { return stats_.scheduled >= n; });

@@ -7,6 +7,12 @@
 // (a node changed by a concurrent cycle is re-filtered before the pod is
 // assumed, so no node is ever over-committed). Binding runs asynchronously on
 // a pool of binding threads; a failed bind forgets the pod and requeues it.
+// Permit runs first in the binding cycle (kube runs it last in the scheduling
+// cycle and waits in the binding cycle; berth has no waiting plugin yet).
+//
+// Each profile's Framework times its own extension points; the scheduler
+// times attempts and cycles. All of it, and the queue, read
+// SchedulerOptions::clock.
 //
 // Pods with hard inter-pod constraints (required pod (anti-)affinity,
 // DoNotSchedule topology spread) take the cycle lock exclusively: their
@@ -21,6 +27,7 @@
 #include <deque>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <random>
 #include <shared_mutex>
 #include <string>
@@ -28,6 +35,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "api/clock.h"
 #include "metrics/metrics.h"
 #include "scheduler/cache/cache.h"
 #include "scheduler/framework/framework.h"
@@ -56,6 +64,10 @@ struct SchedulerOptions {
   // other cycle threads' slices (milliseconds); yielding at a cycle boundary
   // keeps such waits out of the cycles and lets binding threads run sooner.
   std::chrono::microseconds cycle_yield_after{500};
+  // Time for the queue (timestamps, backoff, the unschedulable timeout), the
+  // latency metrics and the assumed pods' expiry. nullptr: api::RealClock.
+  // REQUIRES: outlives the scheduler.
+  api::Clock* clock = nullptr;
   // Keep a BoundPod record per binding for TakeBoundPods (bench, perf); off
   // elsewhere, so that a long-running scheduler does not accumulate them.
   bool record_bound_pods = false;
@@ -63,7 +75,6 @@ struct SchedulerOptions {
 
 class Scheduler final : public Handle {
  public:
-  using Clock = std::chrono::steady_clock;
   static Result<std::unique_ptr<Scheduler>> Create(const SchedulerConfig& config, const Registry& registry,
                                                    SchedulerOptions options, SchedulerClient* client);
   ~Scheduler() override;
@@ -82,7 +93,8 @@ class Scheduler final : public Handle {
   void Start();
   void Stop();
   // Waits until nothing is queued as active or backing off, no cycle and no
-  // binding is in flight. False at the deadline.
+  // binding is in flight. False at the deadline. The deadlines of the Wait*
+  // methods are real time (steady_clock), whatever SchedulerOptions::clock is.
   bool WaitForIdle(std::chrono::steady_clock::time_point deadline);
 
   // Handle.
@@ -113,7 +125,7 @@ class Scheduler final : public Handle {
   // most 10 million between two calls).
   struct BoundPod {
     std::string key;  // namespace/name
-    Clock::time_point queued, popped, reserved, bound;
+    api::Clock::time_point queued, popped, reserved, bound;
   };
   std::vector<BoundPod> TakeBoundPods();
   std::string RenderMetrics() const { return metrics_.Render(); }
@@ -123,26 +135,94 @@ class Scheduler final : public Handle {
   struct Worker;
   struct Binding;
   Scheduler(SchedulerOptions options, SchedulerClient* client);
+  // Create's steps. One Framework per profile (the default profile when the
+  // config has none), with the attempt metrics' children looked up once.
+  Status AddProfiles(const SchedulerConfig& config, const Registry& registry);
+  // The queue, ordered by the first profile's QueueSort, admitting through
+  // each pod's profile's PreEnqueue. REQUIRES: AddProfiles succeeded.
+  void CreateQueue(const SchedulerConfig& config);
+  // scheduler_pending_pods, read from the queue at scrape time.
+  void AddPendingPodsGauge();
 
   void RunWorker(Worker& worker);
+
+  // ---- the scheduling cycle (kube's scheduleOne / schedulingCycle) ----
+
+  // Why a scheduling cycle ended without a node: what HandleFailure reports.
+  struct CycleFailure {
+    PluginStatus status;
+    std::string message;  // the FailedScheduling event's message
+    bool unschedulable;   // rejected by plugins (else an internal error)
+  };
+  // One pod's scheduling cycle: SchedulePod on a fresh snapshot, then
+  // AssumeAndReserve on the chosen node (retried on a fresh snapshot when a
+  // concurrent cycle changed that node), then HandOffToBinding. Any failure
+  // goes to FailCycle. Holds the cycle lock (shared, or exclusive for pods
+  // with hard inter-pod constraints) throughout.
   void ScheduleOne(Worker& worker, QueuedPodInfo info);
+  // kube's schedulePod: FindNodesThatFitPod, then (with more than one
+  // feasible node and any Score plugin) PrioritizeNodes and SelectHost.
+  // Sets *selected, or returns why no node was chosen.
+  std::optional<CycleFailure> SchedulePod(Worker& worker, const Framework& fw, CycleState& state,
+                                          const PodInfo& pod, const NodeInfo** selected);
+  // PreFilter, then Filter over the snapshot's nodes. Leaves the feasible
+  // nodes (at least one) in worker.feasible, or returns the failure: no
+  // nodes, a PreFilter rejection or error, a Filter error, or (after
+  // PostFilter) kube's "0/N nodes are available: …" FitError.
+  std::optional<CycleFailure> FindNodesThatFitPod(Worker& worker, const Framework& fw, CycleState& state,
+                                                  const PodInfo& pod);
+  // Filter over nodes from a rotating start node until NumNodesToFind
+  // feasible nodes are found (percentageOfNodesToScore), in parallel above
+  // parallel_threshold nodes. Fills worker.feasible and worker.rejected and
+  // moves the start node past the nodes visited. REQUIRES: a non-empty snapshot.
+  void FindNodesThatPassFilters(Worker& worker, const Framework& fw, const CycleState& state, const PodInfo& pod);
+  // How many feasible nodes Filter looks for among `nodes` (kube's numFeasibleNodesToFind).
+  size_t NumNodesToFind(const Framework& fw, size_t nodes) const;
+  // PreScore and Score of worker.feasible into worker.totals; a failure is an error.
+  std::optional<CycleFailure> PrioritizeNodes(Worker& worker, const Framework& fw, CycleState& state,
+                                              const PodInfo& pod);
+  // The node to run on, from worker.totals: the top score with ties broken
+  // at random (kube's selectHost), or with weighted_random, a node drawn
+  // with probability proportional to its score. Uses worker.rng only.
+  const NodeInfo* SelectHost(Worker& worker);
+  enum class ReserveOutcome { kReserved, kConflict, kFailed };
+  // Assumes the pod on `node` in the cache (kConflict, with nothing changed,
+  // when a concurrent cycle changed the node so that the pod no longer
+  // fits), then runs Reserve. A Reserve failure is undone (Unreserve, the
+  // pod forgotten) and described in *failure (kFailed).
+  ReserveOutcome AssumeAndReserve(const Framework& fw, CycleState& state, const QueuedPodInfo& info,
+                                  const NodeInfo& node, CycleFailure* failure);
+  // Ends the scheduling cycle of a reserved pod (its algorithm latency) and
+  // queues the binding cycle; the next scheduling cycle need not wait.
+  void HandOffToBinding(const Framework& fw, QueuedPodInfo info, std::string node, std::unique_ptr<CycleState> state,
+                        api::Clock::time_point cycle_start);
+  // HandleFailure and the attempt's metrics.
+  void FailCycle(const Framework& fw, QueuedPodInfo info, CycleFailure failure, api::Clock::time_point cycle_start);
   // Requeues a failed pod (unschedulable: to the unschedulable pool; else backoff) and
   // reports it (PodScheduled=False and a FailedScheduling event) through the client.
   void HandleFailure(const Framework& fw, QueuedPodInfo info, const PluginStatus& status, std::string message,
                      bool unschedulable);
+
+  // ---- the binding cycle (on a binding thread) ----
+
+  // Permit, PreBind, Bind; then FinishBinding or FailBinding.
   void RunBindingCycle(std::unique_ptr<Binding> binding);
+  // Runs Permit; a Wait is waited out and, as no plugin allows a waiting
+  // pod yet, ends in a timeout rejection.
+  PluginStatus WaitOnPermit(Binding& binding);
+  // The pod is bound: the cache, PostBind, stats, the report and metrics, and the queue.
+  void FinishBinding(Binding& binding);
+  // Binding failed: Unreserve, forget the assumed pod, requeue it and report.
+  void FailBinding(Binding& binding, const PluginStatus& status);
   void BindingLoop();
-  size_t NumNodesToFind(const Framework& fw, size_t nodes) const;
   // scheduler_schedule_attempts_total's result label.
   enum AttemptResult { kScheduled, kUnschedulable, kError, kAttemptResultCount };
   void ObserveAttempt(const Framework& fw, AttemptResult result, double seconds);
   // The position of `fw` in profiles_ (profiles_.size() when it is none of them).
   size_t ProfileIndex(const Framework& fw) const;
-  // scheduler_framework_extension_point_duration_seconds for one run of `point`.
-  enum Point { kPreFilter, kFilter, kPreScore, kScore, kReserve, kPermit, kPreBind, kBind, kPointCount };
-  void ObservePoint(const Framework& fw, Point point, const PluginStatus& status, Clock::time_point since);
 
   SchedulerOptions options_;
+  const api::Clock& clock_;
   SchedulerClient* client_;
   std::vector<std::unique_ptr<Framework>> profiles_;
   int32_t percentage_of_nodes_to_score_ = 0;
@@ -180,9 +260,8 @@ class Scheduler final : public Handle {
   metrics::Family<metrics::Histogram>& attempt_duration_;
   metrics::Histogram& pod_scheduling_duration_;
   metrics::Histogram& algorithm_duration_;
+  // Given to every profile's Framework, which records its extension points in it.
   metrics::Family<metrics::Histogram>& extension_point_duration_;
-  // Success children of extension_point_duration_ per profile, looked up once.
-  std::vector<std::array<metrics::Histogram*, kPointCount>> point_success_;
   // attempts_ and attempt_duration_ children per profile and result, looked up once.
   struct AttemptMetrics {
     metrics::Counter* attempts;

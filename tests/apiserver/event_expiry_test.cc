@@ -99,5 +99,16 @@ TEST_F(EventExpiryTest, TheSweeperRunsOnItsOwn) {
   EXPECT_TRUE(EventNames().empty());
 }
 
+TEST_F(EventExpiryTest, SweepsOnTheInjectedClock) {
+  const auto wall = SysClock::now();
+  Event("old", {{"lastTimestamp", api::FormatRfc3339(wall - std::chrono::minutes(30))}});
+  api::FakeClock clock(api::Clock::time_point(std::chrono::hours(1)), wall + std::chrono::minutes(58));
+  EventExpiry expiry(*store_, std::chrono::hours(1), clock);  // sweeps every minute
+  clock.Step(std::chrono::minutes(1));  // a sweep 59 minutes after its creation
+  EXPECT_EQ(EventNames(), std::vector<std::string>{"old"});
+  clock.Step(std::chrono::minutes(3));  // and 62 minutes after
+  EXPECT_TRUE(EventNames().empty());
+}
+
 }  // namespace
 }  // namespace berth::apiserver

@@ -6,7 +6,9 @@
 #include <boost/json.hpp>
 #include <condition_variable>
 #include <mutex>
+#include <thread>
 
+#include "api/rfc3339.h"
 #include "client/event_recorder.h"
 #include "cluster/in_process_transport.h"
 #include "store/memory/memory_store.h"
@@ -183,6 +185,35 @@ TEST_F(EventRecorderTest, WritesAtTheLimitedRate) {
   EXPECT_EQ(Events("default").size(), 6u);
   // Six writes at a burst of two and 20/s: at least four waits of 50 ms.
   EXPECT_GE(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(190));
+  EXPECT_EQ(broadcaster.dropped(), 0u);
+}
+
+// With a FakeClock, tokens come only as the test moves time, and events carry
+// the clock's wall time.
+TEST_F(EventRecorderTest, TakesTokensAndTimestampsFromTheInjectedClock) {
+  auto pod = Create(api::Kind::kPod, "default", kPod);
+  ASSERT_TRUE(pod);
+  const auto wall = std::chrono::system_clock::time_point(std::chrono::hours(24 * 365 * 50));
+  api::FakeClock clock(api::Clock::time_point(std::chrono::hours(1)), wall);
+  EventBroadcaster broadcaster(*client_, {.qps = 10, .burst = 2, .clock = &clock});
+  EventRecorder recorder(&broadcaster, {"test", ""});
+  for (int i = 0; i < 4; ++i) recorder.Event(*pod, "Normal", "Tick", "tick " + std::to_string(i));
+  auto wait_for_events = [&](size_t n) {
+    for (int i = 0; i < 2000 && Events("default").size() < n; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    return Events("default").size();
+  };
+  EXPECT_EQ(wait_for_events(2), 2u);  // the burst
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  EXPECT_EQ(Events("default").size(), 2u);  // no time passed: no token
+  clock.Step(std::chrono::milliseconds(100));
+  EXPECT_EQ(wait_for_events(3), 3u);
+  clock.Step(std::chrono::milliseconds(100));
+  EXPECT_EQ(wait_for_events(4), 4u);
+  for (const auto& e : Events("default")) {
+    EXPECT_EQ(Json(e).at("firstTimestamp").as_string(), api::FormatRfc3339(wall)) << e->name();
+  }
   EXPECT_EQ(broadcaster.dropped(), 0u);
 }
 

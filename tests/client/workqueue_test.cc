@@ -11,6 +11,8 @@
 #include <thread>
 #include <vector>
 
+#include "client/worker_pool.h"
+
 // The concurrency test (many workers, few keys) is in workqueue_stress_test.cc,
 // its own binary so that CI runs it under ThreadSanitizer.
 
@@ -90,7 +92,7 @@ TEST(WorkQueue, DoneOfAKeyNotBeingProcessedChangesNothing) {
 // ---- AddAfter, with a fake clock ----
 
 TEST(WorkQueue, AddAfterQueuesEachKeyWhenItIsDue) {
-  FakeClock clock;
+  api::FakeClock clock;
   const auto start = clock.Now();
   WorkQueue q("test", nullptr, {.clock = &clock});
   q.AddAfter("c", milliseconds(300));
@@ -111,7 +113,7 @@ TEST(WorkQueue, AddAfterQueuesEachKeyWhenItIsDue) {
 }
 
 TEST(WorkQueue, AddAfterTwiceKeepsTheEarlierTime) {
-  FakeClock clock;
+  api::FakeClock clock;
   WorkQueue q("test", nullptr, {.clock = &clock});
   q.AddAfter("k", milliseconds(500));
   q.AddAfter("k", milliseconds(100));  // brought forward
@@ -124,7 +126,7 @@ TEST(WorkQueue, AddAfterTwiceKeepsTheEarlierTime) {
 }
 
 TEST(WorkQueue, AddAfterWithoutDelayAddsAtOnce) {
-  FakeClock clock;
+  api::FakeClock clock;
   WorkQueue q("test", nullptr, {.clock = &clock});
   q.AddAfter("k", nanoseconds(0));
   q.AddAfter("j", milliseconds(-5));
@@ -132,7 +134,7 @@ TEST(WorkQueue, AddAfterWithoutDelayAddsAtOnce) {
 }
 
 TEST(WorkQueue, DelayedAddOfAQueuedKeyCollapses) {
-  FakeClock clock;
+  api::FakeClock clock;
   WorkQueue q("test", nullptr, {.clock = &clock});
   q.Add("k");
   q.AddAfter("k", milliseconds(10));
@@ -143,7 +145,7 @@ TEST(WorkQueue, DelayedAddOfAQueuedKeyCollapses) {
 // ---- Rate limiting ----
 
 TEST(WorkQueue, RateLimitedRetriesBackOffExponentiallyPerKey) {
-  FakeClock clock;
+  api::FakeClock clock;
   WorkQueue q("test", nullptr, {.clock = &clock});
   for (int failure = 0; failure < 10; ++failure) {
     const nanoseconds backoff = milliseconds(5) * (1 << failure);  // 5 ms, 10 ms, 20 ms, ...
@@ -166,7 +168,7 @@ TEST(WorkQueue, RateLimitedRetriesBackOffExponentiallyPerKey) {
 }
 
 TEST(RateLimiter, BackoffDoublesFrom5MillisecondsUpTo1000Seconds) {
-  FakeClock clock;
+  api::FakeClock clock;
   RateLimiter limiter({.qps = 1e9, .burst = 1 << 30}, clock);  // the bucket out of the way
   for (int failure = 0; failure < 18; ++failure) {             // up to 5 ms * 2^17 = 655.36 s
     EXPECT_EQ(limiter.When("a"), milliseconds(5) * (int64_t{1} << failure)) << failure;
@@ -178,7 +180,7 @@ TEST(RateLimiter, BackoffDoublesFrom5MillisecondsUpTo1000Seconds) {
 }
 
 TEST(RateLimiter, ForgetResetsOnlyThatKey) {
-  FakeClock clock;
+  api::FakeClock clock;
   RateLimiter limiter({}, clock);
   limiter.When("a");
   limiter.When("a");
@@ -191,7 +193,7 @@ TEST(RateLimiter, ForgetResetsOnlyThatKey) {
 }
 
 TEST(RateLimiter, TokenBucketDelaysThe101stItemBy100Milliseconds) {
-  FakeClock clock;
+  api::FakeClock clock;
   RateLimiter limiter({}, clock);  // 10 qps, burst 100
   for (int i = 0; i < 100; ++i) {  // the burst: the per-key backoff only
     ASSERT_EQ(limiter.When("k" + std::to_string(i)), milliseconds(5)) << i;
@@ -208,7 +210,7 @@ TEST(RateLimiter, TokenBucketDelaysThe101stItemBy100Milliseconds) {
 }
 
 TEST(RateLimiter, OptionsSetBaseCapRateAndBurst) {
-  FakeClock clock;
+  api::FakeClock clock;
   RateLimiter limiter(
       {.base_delay = milliseconds(10), .max_delay = milliseconds(40), .qps = 2, .burst = 2}, clock);
   EXPECT_EQ(limiter.When("a"), milliseconds(10));
@@ -219,7 +221,7 @@ TEST(RateLimiter, OptionsSetBaseCapRateAndBurst) {
 }
 
 TEST(WorkQueue, RateLimitedAddsAfterTheBurstWaitForTokens) {
-  FakeClock clock;
+  api::FakeClock clock;
   WorkQueue q("test", nullptr, {.clock = &clock});
   for (int i = 0; i <= 100; ++i) q.AddRateLimited("k" + std::to_string(i));
   clock.Step(milliseconds(5));
@@ -267,7 +269,7 @@ TEST(WorkQueueShutDown, UnblocksEveryWaitingGet) {
 }
 
 TEST(WorkQueueShutDown, DropsDelayedAdds) {
-  FakeClock clock;
+  api::FakeClock clock;
   WorkQueue q("test", nullptr, {.clock = &clock});
   q.AddAfter("a", seconds(1));
   q.AddRateLimited("b");
@@ -340,7 +342,7 @@ struct QueueSeries {
 };
 
 TEST(WorkQueueMetrics, CountAddsRetriesDepthAndDurations) {
-  FakeClock clock;
+  api::FakeClock clock;
   metrics::Registry registry;
   WorkQueue q("pods", &registry, {.clock = &clock});
   QueueSeries m(registry, "pods");
@@ -402,49 +404,6 @@ TEST(WorkQueueMetrics, QueuesAreLabelledByName) {
       << text;
   EXPECT_NE(text.find("# TYPE workqueue_work_duration_seconds histogram"), std::string::npos)
       << text;
-}
-
-// ---- Clocks ----
-
-TEST(FakeClock, StepFiresDueAlarmsEarliestFirstOnTheCallersThread) {
-  FakeClock clock;
-  const auto start = clock.Now();
-  std::vector<std::string> fired;
-  auto late = clock.NewAlarm([&] { fired.push_back("late"); });
-  auto early = clock.NewAlarm([&] { fired.push_back("early"); });
-  auto gone = clock.NewAlarm([&] { fired.push_back("gone"); });
-  late->Set(start + milliseconds(20));
-  early->Set(start + milliseconds(10));
-  gone->Set(start + milliseconds(5));
-  gone.reset();
-  clock.Step(milliseconds(9));
-  EXPECT_TRUE(fired.empty());
-  clock.Step(milliseconds(30));
-  EXPECT_EQ(fired, (std::vector<std::string>{"early", "late"}));
-  clock.Step(seconds(1));
-  EXPECT_EQ(fired.size(), 2u);  // once per Set
-  early->Set(start);            // already past: fires at the next Step
-  clock.Step(nanoseconds(0));
-  EXPECT_EQ(fired.back(), "early");
-}
-
-TEST(RealClock, AlarmFiresAfterItsDeadline) {
-  RealClock& clock = RealClock::Instance();
-  std::mutex mu;
-  std::condition_variable cv;
-  bool fired = false;            // guarded by mu
-  Clock::time_point fired_at{};  // guarded by mu
-  auto alarm = clock.NewAlarm([&] {
-    std::lock_guard lock(mu);
-    fired = true;
-    fired_at = clock.Now();
-    cv.notify_all();
-  });
-  const auto deadline = clock.Now() + milliseconds(5);
-  alarm->Set(deadline);
-  std::unique_lock lock(mu);
-  ASSERT_TRUE(cv.wait_for(lock, seconds(5), [&] { return fired; }));
-  EXPECT_GE(fired_at, deadline);
 }
 
 // ---- Workers ----

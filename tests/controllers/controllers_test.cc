@@ -8,18 +8,24 @@
 #include <boost/json.hpp>
 #include <thread>
 
+#include "api/conditions.h"
+#include "api/json_fields.h"
+#include "api/rfc3339.h"
 #include "client/store_informer.h"
 #include "cluster/in_process_transport.h"
 #include "controllers/deployment/deployment_controller.h"
 #include "controllers/gc/garbage_collector.h"
-#include "controllers/json_util.h"
 #include "controllers/namespace/namespace_controller.h"
 #include "controllers/nodelifecycle/node_lifecycle_controller.h"
+#include "controllers/owner_references.h"
 #include "controllers/replicaset/expectations.h"
 #include "controllers/replicaset/replicaset_controller.h"
 #include "store/memory/memory_store.h"
 
 namespace berth::controllers {
+
+namespace json = boost::json;
+
 namespace {
 
 api::ObjectPtr Pod(const std::string& name, const std::string& node, const std::string& phase, bool ready,
@@ -86,17 +92,6 @@ TEST(DeploymentMath, PodTemplateHashIsStableAndSafe) {
   for (char c : h) EXPECT_NE(std::string_view("bcdfghjklmnpqrstvwxz2456789").find(c), std::string_view::npos) << h;
 }
 
-TEST(GoDuration, ParsesKubesFlagValuesAndRefusesTheRest) {
-  EXPECT_EQ(ParseGoDuration("40s"), std::chrono::milliseconds(40000));
-  EXPECT_EQ(ParseGoDuration("1h30m"), std::chrono::milliseconds(5400000));
-  EXPECT_EQ(ParseGoDuration("1.5s"), std::chrono::milliseconds(1500));
-  EXPECT_EQ(ParseGoDuration("250ms"), std::chrono::milliseconds(250));
-  EXPECT_EQ(ParseGoDuration("0"), std::chrono::milliseconds(0));
-  for (const char* bad : {"", "5", ".s", "1..2s", "s", "3x", "-1s"}) {
-    EXPECT_FALSE(ParseGoDuration(bad).has_value()) << bad;
-  }
-}
-
 TEST(Expectations, SatisfiedOnlyWhenObserved) {
   Expectations e;
   EXPECT_TRUE(e.Satisfied("ns/rs"));
@@ -111,6 +106,16 @@ TEST(Expectations, SatisfiedOnlyWhenObserved) {
   e.DeletionObserved("ns/rs", "ns/a");  // the same pod twice counts once
   EXPECT_FALSE(e.Satisfied("ns/rs"));
   e.DeletionObserved("ns/rs", "ns/b");
+  EXPECT_TRUE(e.Satisfied("ns/rs"));
+}
+
+TEST(Expectations, ExpireAfterTheTimeoutOnTheInjectedClock) {
+  api::FakeClock clock;
+  Expectations e(clock);
+  e.ExpectCreations("ns/rs", 1);
+  clock.Step(Expectations::kTimeout);
+  EXPECT_FALSE(e.Satisfied("ns/rs"));
+  clock.Step(std::chrono::seconds(1));
   EXPECT_TRUE(e.Satisfied("ns/rs"));
 }
 
@@ -176,6 +181,7 @@ class ControllerEnv : public ::testing::Test {
   std::unique_ptr<client::RestClient> client_;
   std::unique_ptr<client::EventBroadcaster> events_;
   std::unique_ptr<client::InformerFactory> informers_;
+  api::FakeClock fake_clock_;  // for tests that inject it; outlives the controllers
   std::vector<std::unique_ptr<Controller>> controllers_;
 };
 
@@ -201,17 +207,17 @@ TEST_F(ControllerEnv, ReplicaSetCreatesOwnedPodsOnceThenScalesDown) {
   ASSERT_TRUE(rs_controller.ReconcileForTest("default/rs").ok());
   EXPECT_EQ(List(api::Kind::kPod).size(), 3u);
   auto status = client_->Get(api::Kind::kReplicaSet, "default", "rs").value();
-  EXPECT_EQ(IntAt(StatusOf(*status), "replicas"), 3);
-  EXPECT_EQ(IntAt(StatusOf(*status), "observedGeneration"), 1);
+  EXPECT_EQ(api::IntAt(api::StatusOf(*status), "replicas"), 3);
+  EXPECT_EQ(api::IntAt(api::StatusOf(*status), "observedGeneration"), 1);
 
   // Scale to 1: two pods go.
   auto current = client_->Get(api::Kind::kReplicaSet, "default", "rs").value();
   json::object next = current->json();
-  MutableObject(next, "spec")["replicas"] = 1;
+  api::MutableObject(next, "spec")["replicas"] = 1;
   ASSERT_TRUE(client_->Update(api::Kind::kReplicaSet, next).ok());
   auto cached_replicas = [&] {
     auto rs_cached = informers_->For(api::Kind::kReplicaSet).Get("default/rs");
-    return rs_cached ? IntAt(Spec(*rs_cached), "replicas") : -1;
+    return rs_cached ? api::IntAt(api::Spec(*rs_cached), "replicas") : -1;
   };
   for (int i = 0; i < 2000 && cached_replicas() != 1; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
@@ -257,25 +263,25 @@ TEST_F(ControllerEnv, DeploymentCreatesHashedReplicaSetAndSurgesWithinLimits) {
   auto sets = List(api::Kind::kReplicaSet);
   ASSERT_EQ(sets.size(), 1u);
   api::ObjectPtr first = sets[0];
-  std::string hash(StringAt(ObjectAt(*ObjectAt(*ObjectAt(*Spec(*first), "template"), "metadata"), "labels"),
+  std::string hash(api::StringAt(api::ObjectAt(*api::ObjectAt(*api::ObjectAt(*api::Spec(*first), "template"), "metadata"), "labels"),
                             "pod-template-hash"));
   EXPECT_EQ(first->name(), "web-" + hash);
-  EXPECT_EQ(IntAt(Spec(*first), "replicas"), 4);
-  EXPECT_EQ(Annotation(*first, "deployment.kubernetes.io/revision"), "1");
+  EXPECT_EQ(api::IntAt(api::Spec(*first), "replicas"), 4);
+  EXPECT_EQ(api::Annotation(*first, "deployment.kubernetes.io/revision"), "1");
 
   // Pretend its four pods are available, then change the template.
   json::object rs_status = first->json();
-  MutableObject(rs_status, "status") = json::object{{"replicas", 4}, {"readyReplicas", 4}, {"availableReplicas", 4}};
+  api::MutableObject(rs_status, "status") = json::object{{"replicas", 4}, {"readyReplicas", 4}, {"availableReplicas", 4}};
   ASSERT_TRUE(client_->UpdateStatus(api::Kind::kReplicaSet, rs_status).ok());
   auto d = client_->Get(api::Kind::kDeployment, "default", "web").value();
   json::object next = d->json();
-  MutableObject(MutableObject(next, "spec"), "template")["spec"] =
+  api::MutableObject(api::MutableObject(next, "spec"), "template")["spec"] =
       json::parse(R"({"containers":[{"name":"c","image":"v2"}]})");
   ASSERT_TRUE(client_->Update(api::Kind::kDeployment, next).ok());
   for (int i = 0; i < 2000; ++i) {
     auto cached = informers_->For(api::Kind::kDeployment).Get("default/web");
     auto rs_cached = informers_->For(api::Kind::kReplicaSet).Get("default/" + first->name());
-    if (cached && rs_cached && Generation(*cached) == 2 && IntAt(StatusOf(*rs_cached), "availableReplicas") == 4) {
+    if (cached && rs_cached && api::Generation(*cached) == 2 && api::IntAt(api::StatusOf(*rs_cached), "availableReplicas") == 4) {
       break;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
@@ -285,12 +291,12 @@ TEST_F(ControllerEnv, DeploymentCreatesHashedReplicaSetAndSurgesWithinLimits) {
   ASSERT_EQ(sets.size(), 2u);
   int64_t total = 0;
   for (const auto& rs : sets) {
-    total += IntAt(Spec(*rs), "replicas");
+    total += api::IntAt(api::Spec(*rs), "replicas");
     if (rs->name() != first->name()) {
-      EXPECT_EQ(IntAt(Spec(*rs), "replicas"), 1) << "maxSurge 1: one new pod first";
-      EXPECT_EQ(Annotation(*rs, "deployment.kubernetes.io/revision"), "2");
+      EXPECT_EQ(api::IntAt(api::Spec(*rs), "replicas"), 1) << "maxSurge 1: one new pod first";
+      EXPECT_EQ(api::Annotation(*rs, "deployment.kubernetes.io/revision"), "2");
     } else {
-      EXPECT_EQ(IntAt(Spec(*rs), "replicas"), 4) << "maxUnavailable 0: no old pod goes before a new one is available";
+      EXPECT_EQ(api::IntAt(api::Spec(*rs), "replicas"), 4) << "maxUnavailable 0: no old pod goes before a new one is available";
     }
   }
   EXPECT_EQ(total, 5);
@@ -319,7 +325,7 @@ TEST_F(ControllerEnv, DeploymentBehindItsOwnReplicaSetRetriesInsteadOfCountingAC
   Status again = d_controller.ReconcileForTest("default/web");
   EXPECT_EQ(again.code(), StatusCode::kAlreadyExists) << again.message();
   auto d = client_->Get(api::Kind::kDeployment, "default", "web").value();
-  EXPECT_EQ(IntAt(StatusOf(*d), "collisionCount"), 0)
+  EXPECT_EQ(api::IntAt(api::StatusOf(*d), "collisionCount"), 0)
       << "a collision counted for its own ReplicaSet";
   EXPECT_EQ(List(api::Kind::kReplicaSet).size(), 1u);
 }
@@ -376,7 +382,7 @@ TEST_F(ControllerEnv, NamespaceControllerPurgesATerminatingNamespaceOnceItsConte
   // The DELETE drained what it could; a finalizer holds one pod, so the namespace waits, Terminating.
   auto ns = client_->Get(api::Kind::kNamespace, "", "scratch");
   ASSERT_TRUE(ns.ok());
-  EXPECT_EQ(StringAt(StatusOf(*ns.value()), "phase"), "Terminating");
+  EXPECT_EQ(api::StringAt(api::StatusOf(*ns.value()), "phase"), "Terminating");
   auto pods = client_->List(api::Kind::kPod, "scratch").value();
   ASSERT_EQ(pods.size(), 1u);
   EXPECT_EQ(pods[0]->name(), "held");
@@ -418,10 +424,10 @@ TEST_F(ControllerEnv, NodeLifecycleMarksSilentNodesAndEvictsIntolerantPods) {
   Sync(api::Kind::kNode, 1);
   ASSERT_TRUE(lifecycle.ReconcileForTest("n1").ok());
   auto node = client_->Get(api::Kind::kNode, "", "n1").value();
-  EXPECT_EQ(StringAt(*FindCondition(StatusOf(*node), "Ready"), "status"), "Unknown");
+  EXPECT_EQ(api::StringAt(*api::FindCondition(api::StatusOf(*node), "Ready"), "status"), "Unknown");
   std::vector<std::string> taints;
-  for (const auto& t : *ArrayAt(*Spec(*node), "taints")) {
-    taints.push_back(std::string(StringAt(t.as_object(), "key")) + ":" + std::string(StringAt(t.as_object(), "effect")));
+  for (const auto& t : *api::ArrayAt(*api::Spec(*node), "taints")) {
+    taints.push_back(std::string(api::StringAt(t.as_object(), "key")) + ":" + std::string(api::StringAt(t.as_object(), "effect")));
   }
   EXPECT_EQ(taints, (std::vector<std::string>{"node.kubernetes.io/unreachable:NoSchedule",
                                               "node.kubernetes.io/unreachable:NoExecute"}));
@@ -429,7 +435,7 @@ TEST_F(ControllerEnv, NodeLifecycleMarksSilentNodesAndEvictsIntolerantPods) {
   // it for 300 s (not yet), "tolerant" forever.
   auto cached_taints = [&] {
     auto node_cached = informers_->For(api::Kind::kNode).Get("n1");
-    return node_cached && Spec(*node_cached) && ArrayAt(*Spec(*node_cached), "taints");
+    return node_cached && api::Spec(*node_cached) && api::ArrayAt(*api::Spec(*node_cached), "taints");
   };
   for (int i = 0; i < 2000 && !cached_taints(); ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
@@ -437,7 +443,7 @@ TEST_F(ControllerEnv, NodeLifecycleMarksSilentNodesAndEvictsIntolerantPods) {
   ASSERT_TRUE(lifecycle.ReconcileForTest("n1").ok());
   // A bound pod's deletion is graceful: it stays, marked, until its kubelet lets go.
   for (const auto& pod : List(api::Kind::kPod))
-    EXPECT_EQ(BeingDeleted(*pod), pod->name() == "brief") << pod->name();
+    EXPECT_EQ(api::BeingDeleted(*pod), pod->name() == "brief") << pod->name();
   // Registered once (two reconciles), then not ready.
   EXPECT_EQ(EventsAbout("n1"),
             (std::vector<std::string>{
@@ -448,6 +454,35 @@ TEST_F(ControllerEnv, NodeLifecycleMarksSilentNodesAndEvictsIntolerantPods) {
             std::vector<std::string>{"taint-eviction-controller Normal TaintManagerEviction: "
                                      "Marking for deletion Pod default/brief"});
   EXPECT_TRUE(EventsAbout("p").empty());
+}
+
+// The grace period is counted on the context's clock: a FakeClock decides
+// when the kubelet has been silent too long.
+TEST_F(ControllerEnv, NodeLifecycleCountsTheGracePeriodOnTheInjectedClock) {
+  api::FakeClock& clock = fake_clock_;
+  ControllerContext context = Context();
+  context.clock = &clock;
+  auto& lifecycle = Make<NodeLifecycleController>(
+      context, NodeLifecycleOptions{.monitor_period = std::chrono::hours(1),
+                                    .grace_period = std::chrono::seconds(40)});
+  ASSERT_TRUE(informers_->Start().ok());
+  Create(api::Kind::kNode, "",
+         R"({"metadata":{"name":"n1"},"status":{"conditions":[{"type":"Ready","status":"True"}]}})");
+  Create(api::Kind::kLease, "kube-node-lease",
+         R"({"metadata":{"name":"n1"},"spec":{"holderIdentity":"n1","renewTime":")" +
+             api::FormatRfc3339(clock.WallNow()) + R"("}})");
+  Sync(api::Kind::kLease, 1);
+  Sync(api::Kind::kNode, 1);
+  auto ready = [&] {
+    auto node = client_->Get(api::Kind::kNode, "", "n1").value();
+    return std::string(api::StringAt(api::FindCondition(api::StatusOf(*node), "Ready"), "status"));
+  };
+  clock.Step(std::chrono::seconds(30));
+  ASSERT_TRUE(lifecycle.ReconcileForTest("n1").ok());
+  EXPECT_EQ(ready(), "True");
+  clock.Step(std::chrono::seconds(11));
+  ASSERT_TRUE(lifecycle.ReconcileForTest("n1").ok());
+  EXPECT_EQ(ready(), "Unknown");
 }
 
 // A controller writes what it read plus its change, guarded by the version
@@ -476,8 +511,8 @@ TEST_F(ControllerEnv, NodeLifecycleDoesNotUndoAConcurrentCordon) {
   Status s = lifecycle.ReconcileForTest("n1");
   EXPECT_EQ(s.code(), StatusCode::kConflict) << s.message();
   auto node = client_->Get(api::Kind::kNode, "", "n1").value();
-  ASSERT_NE(Spec(*node), nullptr);
-  const json::value* unschedulable = Spec(*node)->if_contains("unschedulable");
+  ASSERT_NE(api::Spec(*node), nullptr);
+  const json::value* unschedulable = api::Spec(*node)->if_contains("unschedulable");
   EXPECT_TRUE(unschedulable && unschedulable->is_bool() && unschedulable->get_bool())
       << "the cordon was overwritten from a stale cache: " << json::serialize(node->json());
 }

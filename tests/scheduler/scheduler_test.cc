@@ -6,7 +6,9 @@
 #include <gtest/gtest.h>
 
 #include <set>
+#include <thread>
 
+#include "api/clock.h"
 #include "fake_cluster.h"
 
 namespace berth::scheduler {
@@ -163,6 +165,38 @@ TEST(Scheduler, WeightedRandomSelectionIsReproducibleToo) {
   auto a = run(3), b = run(3);
   EXPECT_EQ(a.size(), 40u);
   EXPECT_EQ(a, b);
+}
+
+TEST(Scheduler, QueueTimeoutsAndLatenciesFollowTheGivenClock) {
+  api::FakeClock clock;
+  SchedulerOptions options;
+  options.clock = &clock;
+  FakeCluster c(options);
+  c.scheduler->OnNodeAdd(NodeObject("small", "1"));
+  c.scheduler->Start();
+  c.scheduler->OnPodAdd(PodObject("big", "", "{}", "2"));
+  ASSERT_TRUE(c.WaitIdle());
+  EXPECT_EQ(c.scheduler->stats().unschedulable, 1u);
+  EXPECT_EQ(c.scheduler->queue().counts().unschedulable, 1u);
+
+  // With no cluster event, the pod is retried after five minutes on the
+  // scheduler's clock, not the machine's.
+  clock.Step(std::chrono::minutes(5) + std::chrono::seconds(1));
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (c.scheduler->stats().unschedulable < 2 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  EXPECT_EQ(c.scheduler->stats().unschedulable, 2u);
+
+  // The clock stood still during both attempts: they took no time.
+  std::string metrics = c.scheduler->RenderMetrics();
+  for (const char* line : {
+           R"(scheduler_schedule_attempts_total{result="unschedulable",profile="default-scheduler"} 2)",
+           R"(scheduler_scheduling_attempt_duration_seconds_sum{result="unschedulable",profile="default-scheduler"} 0)",
+           R"(scheduler_framework_extension_point_duration_seconds_sum{extension_point="PreFilter",status="Success",profile="default-scheduler"} 0)",
+       }) {
+    EXPECT_NE(metrics.find(line), std::string::npos) << line << "\n" << metrics;
+  }
 }
 
 }  // namespace

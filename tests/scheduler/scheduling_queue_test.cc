@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include "api/clock.h"
 #include "scheduler/plugins/basic/basic_plugins.h"
 #include "scheduler_test_util.h"
 
@@ -21,15 +22,15 @@ struct QueueFixture {
       : queue([this](const QueuedPodInfo& a, const QueuedPodInfo& b) { return sort.Less(a, b); },
               [this](const PodInfo& p) { return gates.PreEnqueue(p).ok(); }, Options(keyed)) {}
   SchedulingQueue::Options Options(bool keyed) {
-    SchedulingQueue::Options o{1000ms, 10000ms, 300000ms, [this] { return now; }};
+    SchedulingQueue::Options o{1000ms, 10000ms, 300000ms, &clock};
     if (keyed) o.sort_key = [this](const QueuedPodInfo& p) { return sort.SortKey(p); };
     return o;
   }
-  std::chrono::steady_clock::time_point now = std::chrono::steady_clock::time_point() + 1000h;
+  api::FakeClock clock{std::chrono::steady_clock::time_point() + 1000h};
   PrioritySort sort;
   SchedulingGates gates;
   SchedulingQueue queue;
-  std::optional<QueuedPodInfo> PopNow() { return queue.Pop(now); }
+  std::optional<QueuedPodInfo> PopNow() { return queue.Pop(clock.Now()); }
 };
 
 PodInfoPtr WithPriority(const std::string& name, int priority) {
@@ -41,11 +42,11 @@ TEST(SchedulingQueue, PopsByPriorityThenArrival) {
     SCOPED_TRACE(keyed ? "by sort key" : "by Less");
     QueueFixture f(keyed);
     f.queue.Add(WithPriority("low", 1));
-    f.now += 1ms;
+    f.clock.Step(1ms);
     f.queue.Add(WithPriority("high", 10));
-    f.now += 1ms;
+    f.clock.Step(1ms);
     f.queue.Add(WithPriority("low2", 1));
-    f.now += 1ms;
+    f.clock.Step(1ms);
     f.queue.Add(WithPriority("negative", -5));
     f.queue.Add(WithPriority("high2", 10));
     EXPECT_EQ(f.PopNow()->pod->name(), "high");
@@ -66,9 +67,9 @@ TEST(SchedulingQueue, ErrorsBackOffExponentiallyUpToTheMaximum) {
     EXPECT_EQ(info->attempts, attempt);
     f.queue.Requeue(*info, /*unschedulable=*/false);
     auto backoff = std::min<std::chrono::milliseconds>(1000ms * (1 << (attempt - 1)), 10000ms);
-    f.now += backoff - 1ms;
+    f.clock.Step(backoff - 1ms);
     EXPECT_FALSE(f.PopNow().has_value()) << "still backing off after attempt " << attempt;
-    f.now += 1ms;
+    f.clock.Step(1ms);
   }
   EXPECT_TRUE(f.PopNow().has_value());
 }
@@ -77,16 +78,16 @@ TEST(SchedulingQueue, UnschedulablePodsWaitForAnEventOrFiveMinutes) {
   QueueFixture f;
   f.queue.Add(Pod("p"));
   f.queue.Requeue(*f.PopNow(), /*unschedulable=*/true);
-  f.now += 20s;
+  f.clock.Step(20s);
   EXPECT_FALSE(f.PopNow().has_value());
   EXPECT_EQ(f.queue.counts().unschedulable, 1u);
   f.queue.MoveAllToActiveOrBackoff();
   auto info = f.PopNow();
   ASSERT_TRUE(info.has_value());
   f.queue.Requeue(*info, true);
-  f.now += 299s;
+  f.clock.Step(299s);
   EXPECT_FALSE(f.PopNow().has_value());
-  f.now += 2s;
+  f.clock.Step(2s);
   EXPECT_TRUE(f.PopNow().has_value());
 }
 
@@ -125,7 +126,7 @@ TEST(SchedulingQueue, DeletedPodsLeaveEveryPartOfTheQueue) {
   f.queue.Delete("default/c");
   f.queue.Requeue(*c, true);
   f.queue.MoveAllToActiveOrBackoff();
-  f.now += 1h;
+  f.clock.Step(1h);
   EXPECT_FALSE(f.PopNow().has_value());
   EXPECT_EQ(f.queue.size(), 1u);  // only b, in flight
 }

@@ -3,10 +3,19 @@
 #include <algorithm>
 #include <cmath>
 
+#include <boost/json.hpp>
+
+#include "api/conditions.h"
+#include "api/json_fields.h"
+#include "api/rfc3339.h"
 #include "api/selector.h"
-#include "controllers/json_util.h"
+#include "controllers/for_update.h"
+#include "controllers/owner_references.h"
 
 namespace berth::controllers {
+
+namespace json = boost::json;
+
 namespace {
 
 constexpr std::string_view kKind = "Deployment";
@@ -16,11 +25,11 @@ constexpr std::string_view kRevisionHistory = "deployment.kubernetes.io/revision
 constexpr std::string_view kDesiredReplicas = "deployment.kubernetes.io/desired-replicas";
 constexpr std::string_view kMaxReplicas = "deployment.kubernetes.io/max-replicas";
 
-int64_t SpecReplicas(const api::Object& o) { return IntAt(Spec(o), "replicas", 1); }
-int64_t StatusInt(const api::Object& o, std::string_view field) { return IntAt(StatusOf(o), field); }
+int64_t SpecReplicas(const api::Object& o) { return api::IntAt(api::Spec(o), "replicas", 1); }
+int64_t StatusInt(const api::Object& o, std::string_view field) { return api::IntAt(api::StatusOf(o), field); }
 
 int64_t RevisionOf(const api::Object& o) {
-  std::string_view r = Annotation(o, kRevision);
+  std::string_view r = api::Annotation(o, kRevision);
   int64_t v = 0;
   for (char c : r) {
     if (c < '0' || c > '9') return 0;
@@ -30,8 +39,8 @@ int64_t RevisionOf(const api::Object& o) {
 }
 
 const json::object* TemplateOf(const api::Object& o) {
-  const auto* spec = Spec(o);
-  return spec ? ObjectAt(*spec, "template") : nullptr;
+  const auto* spec = api::Spec(o);
+  return spec ? api::ObjectAt(*spec, "template") : nullptr;
 }
 
 // null members are absent members, as when Go decodes JSON into a struct
@@ -97,8 +106,8 @@ void CanonicalJson(const json::value& v, std::string& out) {
 }
 
 std::string_view Condition(const api::Object& o, std::string_view type, std::string_view field) {
-  const auto* c = FindCondition(StatusOf(o), type);
-  return c ? StringAt(*c, field) : std::string_view();
+  const auto* c = api::FindCondition(api::StatusOf(o), type);
+  return c ? api::StringAt(*c, field) : std::string_view();
 }
 
 }  // namespace
@@ -125,12 +134,12 @@ DeploymentController::DeploymentController(const ControllerContext& context, int
   deployments_.AddHandlers({enqueue, enqueue, enqueue});
   // A ReplicaSet's change wakes its Deployment.
   auto owner = [this](const api::ObjectPtr& rs) {
-    const auto* meta = Metadata(*rs);
-    const auto* refs = meta ? ArrayAt(*meta, "ownerReferences") : nullptr;
+    const auto* meta = api::Metadata(*rs);
+    const auto* refs = meta ? api::ArrayAt(*meta, "ownerReferences") : nullptr;
     if (!refs) return;
     for (const auto& ref : *refs) {
-      if (ref.is_object() && BoolAt(&ref.get_object(), "controller") && StringAt(ref.get_object(), "kind") == kKind) {
-        Enqueue(client::ObjectKey(rs->namespace_name(), StringAt(ref.get_object(), "name")));
+      if (ref.is_object() && api::BoolAt(&ref.get_object(), "controller") && api::StringAt(ref.get_object(), "kind") == kKind) {
+        Enqueue(client::ObjectKey(rs->namespace_name(), api::StringAt(ref.get_object(), "name")));
       }
     }
   };
@@ -201,7 +210,7 @@ Status DeploymentController::Reconcile(const std::string& key) {
   // The new ReplicaSet: the oldest whose template equals the Deployment's.
   json::value want = TemplateIgnoringHash(TemplateOf(*d));
   std::sort(s.owned.begin(), s.owned.end(), [](const api::ObjectPtr& a, const api::ObjectPtr& b) {
-    std::string_view ta = StringAt(Metadata(*a), "creationTimestamp"), tb = StringAt(Metadata(*b), "creationTimestamp");
+    std::string_view ta = api::StringAt(api::Metadata(*a), "creationTimestamp"), tb = api::StringAt(api::Metadata(*b), "creationTimestamp");
     return ta != tb ? ta < tb : a->name() < b->name();
   });
   for (const auto& rs : s.owned) {
@@ -211,12 +220,12 @@ Status DeploymentController::Reconcile(const std::string& key) {
       s.old.push_back(rs);
     }
   }
-  if (BeingDeleted(*d) || BoolAt(Spec(*d), "paused")) return SyncStatus(s);
+  if (api::BeingDeleted(*d) || api::BoolAt(api::Spec(*d), "paused")) return SyncStatus(s);
 
-  const auto* spec = Spec(*d);
-  const json::object* strategy = spec ? ObjectAt(*spec, "strategy") : nullptr;
-  if (StringAt(strategy, "type") == "Recreate") return RolloutRecreate(s);
-  const json::object* ru = strategy ? ObjectAt(*strategy, "rollingUpdate") : nullptr;
+  const auto* spec = api::Spec(*d);
+  const json::object* strategy = spec ? api::ObjectAt(*spec, "strategy") : nullptr;
+  if (api::StringAt(strategy, "type") == "Recreate") return RolloutRecreate(s);
+  const json::object* ru = strategy ? api::ObjectAt(*strategy, "rollingUpdate") : nullptr;
   auto surge = ResolveIntOrPercent(ru ? ru->if_contains("maxSurge") : nullptr, s.replicas, true, 25);
   auto unavailable = ResolveIntOrPercent(ru ? ru->if_contains("maxUnavailable") : nullptr, s.replicas, false, 25);
   if (!surge.ok()) return surge.status();
@@ -241,14 +250,14 @@ Result<api::ObjectPtr> DeploymentController::EnsureNewReplicaSet(State& s, bool 
     int64_t current = RevisionOf(rs);
     std::string desired = std::to_string(s.replicas);
     std::string max = std::to_string(s.replicas + s.max_surge);
-    if (current >= new_revision && Annotation(rs, kDesiredReplicas) == desired && Annotation(rs, kMaxReplicas) == max) {
+    if (current >= new_revision && api::Annotation(rs, kDesiredReplicas) == desired && api::Annotation(rs, kMaxReplicas) == max) {
       return s.new_rs;
     }
     json::object next = ForUpdate(rs);
-    json::object& annotations = MutableObject(MutableObject(next, "metadata"), "annotations");
+    json::object& annotations = api::MutableObject(api::MutableObject(next, "metadata"), "annotations");
     if (current < new_revision) {
       if (current > 0) {
-        std::string history(Annotation(rs, kRevisionHistory));
+        std::string history(api::Annotation(rs, kRevisionHistory));
         annotations[kRevisionHistory] = history.empty() ? std::to_string(current) : history + "," + std::to_string(current);
       }
       annotations[kRevision] = revision;
@@ -263,21 +272,21 @@ Result<api::ObjectPtr> DeploymentController::EnsureNewReplicaSet(State& s, bool 
   if (!create) return api::ObjectPtr();
 
   // A new ReplicaSet named by the template's hash.
-  int64_t collisions = IntAt(StatusOf(d), "collisionCount");
+  int64_t collisions = api::IntAt(api::StatusOf(d), "collisionCount");
   const json::object* tmpl = TemplateOf(d);
   json::object pod_template = tmpl ? *tmpl : json::object();
   std::string hash = PodTemplateHash(TemplateIgnoringHash(tmpl).get_object(), collisions);
-  json::object& tmeta = MutableObject(pod_template, "metadata");
-  MutableObject(tmeta, "labels")[kHashLabel] = hash;
+  json::object& tmeta = api::MutableObject(pod_template, "metadata");
+  api::MutableObject(tmeta, "labels")[kHashLabel] = hash;
 
-  const auto* spec = Spec(d);
+  const auto* spec = api::Spec(d);
   json::value selector = spec && spec->contains("selector") ? spec->at("selector") : json::value(json::object());
   if (!selector.is_object()) selector = json::object();
-  MutableObject(selector.get_object(), "matchLabels")[kHashLabel] = hash;
+  api::MutableObject(selector.get_object(), "matchLabels")[kHashLabel] = hash;
 
   json::object annotations;
-  if (const auto* meta = Metadata(d); meta && ObjectAt(*meta, "annotations")) {
-    for (const auto& [k, v] : *ObjectAt(*meta, "annotations")) {
+  if (const auto* meta = api::Metadata(d); meta && api::ObjectAt(*meta, "annotations")) {
+    for (const auto& [k, v] : *api::ObjectAt(*meta, "annotations")) {
       if (k == kRevision || k == kRevisionHistory || k == kDesiredReplicas || k == kMaxReplicas ||
           k == "kubectl.kubernetes.io/last-applied-configuration") {
         continue;
@@ -297,14 +306,14 @@ Result<api::ObjectPtr> DeploymentController::EnsureNewReplicaSet(State& s, bool 
     initial = std::clamp<int64_t>(s.replicas + s.max_surge - current, 0, s.replicas);
   }
   json::object labels;
-  if (const auto* l = ObjectAt(tmeta, "labels")) labels = *l;
+  if (const auto* l = api::ObjectAt(tmeta, "labels")) labels = *l;
   json::object rs{{"metadata", json::object{{"name", d.name() + "-" + hash},
                                             {"namespace", d.namespace_name()},
                                             {"labels", labels},
                                             {"annotations", std::move(annotations)},
                                             {"ownerReferences", json::array{ControllerRef(d)}}}},
                   {"spec", json::object{{"replicas", initial},
-                                        {"minReadySeconds", IntAt(spec, "minReadySeconds")},
+                                        {"minReadySeconds", api::IntAt(spec, "minReadySeconds")},
                                         {"selector", std::move(selector)},
                                         {"template", std::move(pod_template)}}}};
   auto created = client_.Create(api::Kind::kReplicaSet, d.namespace_name(), std::move(rs));
@@ -321,7 +330,7 @@ Result<api::ObjectPtr> DeploymentController::EnsureNewReplicaSet(State& s, bool 
       if (ControllerUid(*existing, kKind) != d.uid() ||
           TemplateIgnoringHash(TemplateOf(*existing)) != TemplateIgnoringHash(TemplateOf(d))) {
         json::object next = ForUpdate(d);
-        MutableObject(next, "status")["collisionCount"] = collisions + 1;
+        api::MutableObject(next, "status")["collisionCount"] = collisions + 1;
         auto written = client_.UpdateStatus(api::Kind::kDeployment, next);
         if (!written.ok()) return written.status();
       }
@@ -342,15 +351,15 @@ Result<api::ObjectPtr> DeploymentController::EnsureNewReplicaSet(State& s, bool 
 Status DeploymentController::ScaleReplicaSet(State& s, api::ObjectPtr& rs, int64_t replicas) {
   std::string desired = std::to_string(s.replicas);
   std::string max = std::to_string(s.replicas + s.max_surge);
-  if (SpecReplicas(*rs) == replicas && Annotation(*rs, kDesiredReplicas) == desired &&
-      Annotation(*rs, kMaxReplicas) == max) {
+  if (SpecReplicas(*rs) == replicas && api::Annotation(*rs, kDesiredReplicas) == desired &&
+      api::Annotation(*rs, kMaxReplicas) == max) {
     return Status::Ok();
   }
   const int64_t before = SpecReplicas(*rs);
   bool scaling = before != replicas;
   json::object next = ForUpdate(*rs);
-  MutableObject(next, "spec")["replicas"] = replicas;
-  json::object& annotations = MutableObject(MutableObject(next, "metadata"), "annotations");
+  api::MutableObject(next, "spec")["replicas"] = replicas;
+  json::object& annotations = api::MutableObject(api::MutableObject(next, "metadata"), "annotations");
   annotations[kDesiredReplicas] = desired;
   annotations[kMaxReplicas] = max;
   auto written = client_.Update(api::Kind::kReplicaSet, next);
@@ -447,7 +456,7 @@ Status DeploymentController::RolloutRecreate(State& s) {
   // Wait until no pod of an old ReplicaSet is left running.
   for (const auto& rs : s.old) {
     for (const auto& pod : pods_.ByIndex(client::kOwnerUidIndex, rs->uid())) {
-      std::string_view phase = StringAt(StatusOf(*pod), "phase");
+      std::string_view phase = api::StringAt(api::StatusOf(*pod), "phase");
       if (phase != "Succeeded" && phase != "Failed") return SyncStatus(s);
     }
   }
@@ -461,10 +470,10 @@ Status DeploymentController::RolloutRecreate(State& s) {
 }
 
 Status DeploymentController::Cleanup(State& s) {
-  int64_t limit = IntAt(Spec(*s.d), "revisionHistoryLimit", 10);
+  int64_t limit = api::IntAt(api::Spec(*s.d), "revisionHistoryLimit", 10);
   std::vector<api::ObjectPtr> idle;
   for (const auto& rs : s.old) {
-    if (SpecReplicas(*rs) == 0 && StatusInt(*rs, "replicas") == 0 && !BeingDeleted(*rs)) idle.push_back(rs);
+    if (SpecReplicas(*rs) == 0 && StatusInt(*rs, "replicas") == 0 && !api::BeingDeleted(*rs)) idle.push_back(rs);
   }
   if (static_cast<int64_t>(idle.size()) <= limit) return Status::Ok();
   std::sort(idle.begin(), idle.end(),
@@ -486,19 +495,19 @@ Status DeploymentController::SyncStatus(State& s) {
     available += StatusInt(*rs, "availableReplicas");
   }
   if (s.new_rs) updated = StatusInt(*s.new_rs, "replicas");
-  int64_t generation = Generation(d);
-  std::string now = api::NowRfc3339();
+  int64_t generation = api::Generation(d);
+  std::string now = api::FormatRfc3339(clock_.WallNow());
 
   json::object next = ForUpdate(d);
   // The Deployment carries its newest revision. (Before `st` is taken: adding
   // to `next` may move its members.)
-  json::object& meta = MutableObject(next, "metadata");
+  json::object& meta = api::MutableObject(next, "metadata");
   bool annotate = false;
-  if (s.new_rs && Annotation(*s.new_rs, kRevision) != Annotation(d, kRevision)) {
-    MutableObject(meta, "annotations")[kRevision] = std::string(Annotation(*s.new_rs, kRevision));
+  if (s.new_rs && api::Annotation(*s.new_rs, kRevision) != api::Annotation(d, kRevision)) {
+    api::MutableObject(meta, "annotations")[kRevision] = std::string(api::Annotation(*s.new_rs, kRevision));
     annotate = true;
   }
-  json::object& st = MutableObject(next, "status");
+  json::object& st = api::MutableObject(next, "status");
   st["observedGeneration"] = generation;
   st["replicas"] = replicas;
   st["updatedReplicas"] = updated;
@@ -506,49 +515,57 @@ Status DeploymentController::SyncStatus(State& s) {
   st["availableReplicas"] = available;
   st["unavailableReplicas"] = std::max<int64_t>(0, s.replicas - available);
   for (const char* field : {"replicas", "updatedReplicas", "readyReplicas", "availableReplicas", "unavailableReplicas"}) {
-    if (IntAt(&st, field) == 0) st.erase(field);
+    if (api::IntAt(&st, field) == 0) st.erase(field);
   }
 
   int64_t max_unavailable = s.max_unavailable;
   bool min_available = available >= s.replicas - max_unavailable;
-  SetCondition(st, "Available", min_available ? "True" : "False",
-               min_available ? "MinimumReplicasAvailable" : "MinimumReplicasUnavailable",
-               min_available ? "Deployment has minimum availability." : "Deployment does not have minimum availability.",
-               now);
+  api::SetCondition(st,
+                    {"Available", min_available ? "True" : "False",
+                     min_available ? "MinimumReplicasAvailable" : "MinimumReplicasUnavailable",
+                     min_available ? "Deployment has minimum availability."
+                                   : "Deployment does not have minimum availability."},
+                    now);
   // kube's conditions carry lastUpdateTime too.
   auto touch = [&](std::string_view type) {
-    for (auto& c : MutableArray(st, "conditions")) {
-      if (c.is_object() && StringAt(c.get_object(), "type") == type) c.get_object()["lastUpdateTime"] = now;
+    for (auto& c : api::MutableArray(st, "conditions")) {
+      if (c.is_object() && api::StringAt(c.get_object(), "type") == type) c.get_object()["lastUpdateTime"] = now;
     }
   };
   bool complete = s.new_rs && updated == s.replicas && replicas == s.replicas && available == s.replicas &&
                   SpecReplicas(*s.new_rs) == s.replicas;
   for (const auto& rs : s.old) complete = complete && StatusInt(*rs, "replicas") == 0;
-  const auto* status_before = StatusOf(d);
-  bool counts_changed = IntAt(status_before, "updatedReplicas") != updated ||
-                        IntAt(status_before, "readyReplicas") != ready ||
-                        IntAt(status_before, "availableReplicas") != available ||
-                        IntAt(status_before, "replicas") != replicas;
-  int64_t deadline = IntAt(Spec(d), "progressDeadlineSeconds", 600);
+  const auto* status_before = api::StatusOf(d);
+  bool counts_changed = api::IntAt(status_before, "updatedReplicas") != updated ||
+                        api::IntAt(status_before, "readyReplicas") != ready ||
+                        api::IntAt(status_before, "availableReplicas") != available ||
+                        api::IntAt(status_before, "replicas") != replicas;
+  int64_t deadline = api::IntAt(api::Spec(d), "progressDeadlineSeconds", 600);
   std::string rs_name = s.new_rs ? s.new_rs->name() : "";
-  if (BoolAt(Spec(d), "paused")) {
-    if (SetCondition(st, "Progressing", "Unknown", "DeploymentPaused", "Deployment is paused", now)) touch("Progressing");
+  if (api::BoolAt(api::Spec(d), "paused")) {
+    if (api::SetCondition(st, {"Progressing", "Unknown", "DeploymentPaused", "Deployment is paused"}, now)) {
+      touch("Progressing");
+    }
   } else if (complete) {
-    if (SetCondition(st, "Progressing", "True", "NewReplicaSetAvailable",
-                     "ReplicaSet \"" + rs_name + "\" has successfully progressed.", now)) {
+    if (api::SetCondition(st,
+                          {"Progressing", "True", "NewReplicaSetAvailable",
+                           "ReplicaSet \"" + rs_name + "\" has successfully progressed."},
+                          now)) {
       touch("Progressing");
     }
   } else if (s.progressed || counts_changed || Condition(d, "Progressing", "status").empty()) {
     std::string reason = s.progress_reason.empty() ? "ReplicaSetUpdated" : s.progress_reason;
     std::string message = s.progress_message.empty() ? "ReplicaSet \"" + rs_name + "\" is progressing." : s.progress_message;
-    SetCondition(st, "Progressing", "True", reason, message, now);
+    api::SetCondition(st, {"Progressing", "True", reason, message}, now);
     touch("Progressing");
     EnqueueAfter(s.key, std::chrono::seconds(deadline) + std::chrono::seconds(1));
   } else if (Condition(d, "Progressing", "reason") != "ProgressDeadlineExceeded") {
     auto last = api::ParseRfc3339(Condition(d, "Progressing", "lastUpdateTime"));
-    if (last && *last + std::chrono::seconds(deadline) < std::chrono::system_clock::now()) {
-      SetCondition(st, "Progressing", "False", "ProgressDeadlineExceeded",
-                   "ReplicaSet \"" + rs_name + "\" has timed out progressing.", now);
+    if (last && *last + std::chrono::seconds(deadline) < clock_.WallNow()) {
+      api::SetCondition(st,
+                        {"Progressing", "False", "ProgressDeadlineExceeded",
+                         "ReplicaSet \"" + rs_name + "\" has timed out progressing."},
+                        now);
       touch("Progressing");
     }
   }

@@ -2,9 +2,15 @@
 
 #include <algorithm>
 
-#include "controllers/json_util.h"
+#include <boost/json.hpp>
+
+#include "api/json_fields.h"
+#include "controllers/for_update.h"
 
 namespace berth::controllers {
+
+namespace json = boost::json;
+
 namespace {
 
 constexpr char kUidIndex[] = "uid";
@@ -17,13 +23,13 @@ std::string WorkKey(const api::Object& o) {
 }
 
 const json::array* OwnerRefs(const api::Object& o) {
-  const auto* meta = Metadata(o);
-  return meta ? ArrayAt(*meta, "ownerReferences") : nullptr;
+  const auto* meta = api::Metadata(o);
+  return meta ? api::ArrayAt(*meta, "ownerReferences") : nullptr;
 }
 
 bool HasFinalizer(const api::Object& o, std::string_view finalizer) {
-  const auto* meta = Metadata(o);
-  const auto* list = meta ? ArrayAt(*meta, "finalizers") : nullptr;
+  const auto* meta = api::Metadata(o);
+  const auto* list = meta ? api::ArrayAt(*meta, "finalizers") : nullptr;
   if (!list) return false;
   return std::any_of(list->begin(), list->end(),
                      [&](const json::value& v) { return v.is_string() && v.get_string() == finalizer; });
@@ -45,7 +51,7 @@ void GarbageCollector::Watch(api::Kind kind) {
 
 void GarbageCollector::OnChange(const api::ObjectPtr& object) {
   if (OwnerRefs(*object)) Enqueue(WorkKey(*object));
-  if (BeingDeleted(*object) && (HasFinalizer(*object, kOrphan) || HasFinalizer(*object, kForeground))) {
+  if (api::BeingDeleted(*object) && (HasFinalizer(*object, kOrphan) || HasFinalizer(*object, kForeground))) {
     Enqueue(WorkKey(*object));
   }
 }
@@ -57,7 +63,7 @@ void GarbageCollector::OnDelete(const api::ObjectPtr& object) {
   if (const auto* refs = OwnerRefs(*object)) {
     for (const auto& ref : *refs) {
       if (!ref.is_object()) continue;
-      std::string_view uid = StringAt(ref.get_object(), "uid");
+      std::string_view uid = api::StringAt(ref.get_object(), "uid");
       for (api::Kind kind : kKinds) {
         for (const auto& owner : informers_.For(kind).ByIndex(kUidIndex, std::string(uid))) Enqueue(WorkKey(*owner));
       }
@@ -79,8 +85,8 @@ void GarbageCollector::EnqueueDependents(const api::Object& owner) {
 }
 
 Result<api::ObjectPtr> GarbageCollector::Owner(const json::object& ref, const std::string& ns) {
-  std::string_view uid = StringAt(ref, "uid");
-  auto kind = api::KindFromApiVersion(StringAt(ref, "apiVersion"), StringAt(ref, "kind"));
+  std::string_view uid = api::StringAt(ref, "uid");
+  auto kind = api::KindFromApiVersion(api::StringAt(ref, "apiVersion"), api::StringAt(ref, "kind"));
   if (!kind) return Status::NotFound("unknown owner kind");  // not ours to judge: treated as present by the caller
   const api::KindInfo& info = api::Info(*kind);
   if (std::find(std::begin(kKinds), std::end(kKinds), *kind) != std::end(kKinds)) {
@@ -88,7 +94,7 @@ Result<api::ObjectPtr> GarbageCollector::Owner(const json::object& ref, const st
     if (!cached.empty()) return cached.front();
   }
   // Not in the cache: ask the API (the cache may simply be behind).
-  auto live = client_.Get(*kind, info.namespaced ? ns : std::string(), StringAt(ref, "name"));
+  auto live = client_.Get(*kind, info.namespaced ? ns : std::string(), api::StringAt(ref, "name"));
   if (live.ok() && live.value()->uid() == uid) return live.value();
   if (live.ok() || live.status().code() == StatusCode::kNotFound) return api::ObjectPtr();
   return live.status();
@@ -104,7 +110,7 @@ Status GarbageCollector::Reconcile(const std::string& key) {
   (void)slash;
   api::ObjectPtr object = informers_.For(*kind).Get(object_key);
   if (!object) return Status::Ok();
-  if (BeingDeleted(*object) && (HasFinalizer(*object, kOrphan) || HasFinalizer(*object, kForeground))) {
+  if (api::BeingDeleted(*object) && (HasFinalizer(*object, kOrphan) || HasFinalizer(*object, kForeground))) {
     if (Status s = ProcessOwnerFinalizers(object); !s.ok()) return s;
   }
   if (OwnerRefs(*object)) return ProcessDependent(object);
@@ -119,11 +125,11 @@ Status GarbageCollector::ProcessOwnerFinalizers(const api::ObjectPtr& owner) {
     if (orphan) {
       // Remove the reference, guarded by the dependent's version.
       json::object next = ForUpdate(*dependent);
-      json::array& refs = MutableArray(MutableObject(next, "metadata"), "ownerReferences");
-      EraseIf(refs, [&](const json::value& r) {
-        return r.is_object() && StringAt(r.get_object(), "uid") == owner->uid();
+      json::array& refs = api::MutableArray(api::MutableObject(next, "metadata"), "ownerReferences");
+      api::EraseIf(refs, [&](const json::value& r) {
+        return r.is_object() && api::StringAt(r.get_object(), "uid") == owner->uid();
       });
-      if (refs.empty()) MutableObject(next, "metadata").erase("ownerReferences");
+      if (refs.empty()) api::MutableObject(next, "metadata").erase("ownerReferences");
       auto written = client_.Update(dependent->kind(), next);
       if (!written.ok() && written.status().code() != StatusCode::kNotFound) return written.status();
       continue;
@@ -131,13 +137,13 @@ Status GarbageCollector::ProcessOwnerFinalizers(const api::ObjectPtr& owner) {
     // Foreground: delete dependents (foreground as well) and wait for the blocking ones.
     bool blocks = false;
     for (const auto& ref : *OwnerRefs(*dependent)) {
-      if (ref.is_object() && StringAt(ref.get_object(), "uid") == owner->uid() &&
-          BoolAt(&ref.get_object(), "blockOwnerDeletion")) {
+      if (ref.is_object() && api::StringAt(ref.get_object(), "uid") == owner->uid() &&
+          api::BoolAt(&ref.get_object(), "blockOwnerDeletion")) {
         blocks = true;
       }
     }
     if (blocks) blocked = true;
-    if (!BeingDeleted(*dependent)) {
+    if (!api::BeingDeleted(*dependent)) {
       Status s = client_.Delete(dependent->kind(), dependent->namespace_name(), dependent->name(),
                                 {.propagation_policy = "Foreground", .uid_precondition = dependent->uid()});
       if (!s.ok() && s.code() != StatusCode::kNotFound && s.code() != StatusCode::kConflict) return s;
@@ -145,8 +151,8 @@ Status GarbageCollector::ProcessOwnerFinalizers(const api::ObjectPtr& owner) {
   }
   if (blocked) return Status::Ok();  // the last dependent's deletion enqueues the owner again
   json::object next = ForUpdate(*owner);
-  json::array& finalizers = MutableArray(MutableObject(next, "metadata"), "finalizers");
-  EraseIf(finalizers, [&](const json::value& f) {
+  json::array& finalizers = api::MutableArray(api::MutableObject(next, "metadata"), "finalizers");
+  api::EraseIf(finalizers, [&](const json::value& f) {
     return f.is_string() && (f.get_string() == kOrphan || f.get_string() == kForeground);
   });
   auto written = client_.Update(owner->kind(), next);
@@ -171,10 +177,10 @@ Status GarbageCollector::ProcessDependent(const api::ObjectPtr& object) {
     }
     if (owner.value()) {
       ++live;
-      if (BeingDeleted(*owner.value()) && HasFinalizer(*owner.value(), kForeground)) owner_in_foreground = true;
+      if (api::BeingDeleted(*owner.value()) && HasFinalizer(*owner.value(), kForeground)) owner_in_foreground = true;
     } else {
       ++dangling;
-      gone.emplace_back(StringAt(ref.get_object(), "uid"));
+      gone.emplace_back(api::StringAt(ref.get_object(), "uid"));
     }
   }
   if (dangling == 0) {
@@ -182,7 +188,7 @@ Status GarbageCollector::ProcessDependent(const api::ObjectPtr& object) {
     return Status::Ok();
   }
   if (live == 0) {
-    if (BeingDeleted(*object)) return Status::Ok();
+    if (api::BeingDeleted(*object)) return Status::Ok();
     // Only the version judged here: the cache may be behind a write that
     // orphaned it (the owner's orphan finalizer removes the references, then
     // the owner goes), and deleting by name would delete what was kept. A
@@ -196,9 +202,9 @@ Status GarbageCollector::ProcessDependent(const api::ObjectPtr& object) {
   }
   // Some owners live: drop only the dangling references.
   json::object next = ForUpdate(*object);
-  json::array& list = MutableArray(MutableObject(next, "metadata"), "ownerReferences");
-  EraseIf(list, [&](const json::value& r) {
-    return r.is_object() && std::find(gone.begin(), gone.end(), StringAt(r.get_object(), "uid")) != gone.end();
+  json::array& list = api::MutableArray(api::MutableObject(next, "metadata"), "ownerReferences");
+  api::EraseIf(list, [&](const json::value& r) {
+    return r.is_object() && std::find(gone.begin(), gone.end(), api::StringAt(r.get_object(), "uid")) != gone.end();
   });
   auto written = client_.Update(object->kind(), next);
   if (!written.ok() && written.status().code() != StatusCode::kNotFound) return written.status();

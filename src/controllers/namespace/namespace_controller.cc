@@ -1,8 +1,14 @@
 #include "controllers/namespace/namespace_controller.h"
 
-#include "controllers/json_util.h"
+#include <boost/json.hpp>
+
+#include "api/json_fields.h"
+#include "controllers/for_update.h"
 
 namespace berth::controllers {
+
+namespace json = boost::json;
+
 namespace {
 
 constexpr std::string_view kFinalizer = "kubernetes";
@@ -15,7 +21,7 @@ NamespaceController::NamespaceController(const ControllerContext& context, int w
                                          std::chrono::milliseconds recheck)
     : Controller("namespace", context, workers), recheck_(recheck) {
   auto change = [this](const api::ObjectPtr& ns) {
-    if (BeingDeleted(*ns)) Enqueue(ns->name());
+    if (api::BeingDeleted(*ns)) Enqueue(ns->name());
   };
   informers_.For(api::Kind::kNamespace).AddHandlers({change, change, nullptr});
 }
@@ -28,7 +34,7 @@ Result<size_t> NamespaceController::DeleteContent(const std::string& ns) {
     if (!list.ok()) return list.status();
     for (const auto& object : *list) {
       ++remaining;
-      if (BeingDeleted(*object)) continue;  // already on its way out
+      if (api::BeingDeleted(*object)) continue;  // already on its way out
       Status deleted = client_.Delete(info.kind, ns, object->name(), {.uid_precondition = object->uid()});
       if (!deleted.ok() && !NotFound(deleted) && deleted.code() != StatusCode::kConflict) return deleted;
     }
@@ -40,10 +46,10 @@ Status NamespaceController::Reconcile(const std::string& name) {
   auto got = client_.Get(api::Kind::kNamespace, "", name);
   if (!got.ok()) return NotFound(got.status()) ? Status::Ok() : got.status();
   const api::ObjectPtr& ns = got.value();
-  if (!BeingDeleted(*ns)) return Status::Ok();
+  if (!api::BeingDeleted(*ns)) return Status::Ok();
 
-  const auto* spec = Spec(*ns);
-  const auto* finalizers = spec ? ArrayAt(*spec, "finalizers") : nullptr;
+  const auto* spec = api::Spec(*ns);
+  const auto* finalizers = spec ? api::ArrayAt(*spec, "finalizers") : nullptr;
   bool ours = false;
   if (finalizers) {
     for (const auto& f : *finalizers) ours = ours || (f.is_string() && f.get_string() == kFinalizer);
@@ -56,7 +62,7 @@ Status NamespaceController::Reconcile(const std::string& name) {
       return Status::Ok();
     }
     json::object finalized = ForUpdate(*ns);
-    EraseIf(MutableArray(MutableObject(finalized, "spec"), "finalizers"),
+    api::EraseIf(api::MutableArray(api::MutableObject(finalized, "spec"), "finalizers"),
             [](const json::value& f) { return f.is_string() && f.get_string() == kFinalizer; });
     auto updated = client_.Update(api::Kind::kNamespace, finalized, "finalize");
     if (!updated.ok()) return NotFound(updated.status()) ? Status::Ok() : updated.status();

@@ -1,13 +1,23 @@
 #include "controllers/nodelifecycle/node_lifecycle_controller.h"
 
 #include <algorithm>
+#include <string>
+#include <vector>
 
+#include <boost/json.hpp>
+
+#include "api/conditions.h"
+#include "api/json_fields.h"
+#include "api/rfc3339.h"
 #include "api/node_view.h"
 #include "api/pod_view.h"
 #include "api/taints.h"
-#include "controllers/json_util.h"
+#include "controllers/for_update.h"
 
 namespace berth::controllers {
+
+namespace json = boost::json;
+
 namespace {
 
 constexpr std::string_view kUnreachable = "node.kubernetes.io/unreachable";
@@ -20,7 +30,7 @@ using SysClock = std::chrono::system_clock;
 bool HasTaint(const json::array* taints, std::string_view key, std::string_view effect) {
   if (!taints) return false;
   return std::any_of(taints->begin(), taints->end(), [&](const json::value& t) {
-    return t.is_object() && StringAt(t.get_object(), "key") == key && StringAt(t.get_object(), "effect") == effect;
+    return t.is_object() && api::StringAt(t.get_object(), "key") == key && api::StringAt(t.get_object(), "effect") == effect;
   });
 }
 
@@ -44,24 +54,14 @@ NodeLifecycleController::NodeLifecycleController(const ControllerContext& contex
 }
 
 NodeLifecycleController::~NodeLifecycleController() {
-  {
-    std::lock_guard lock(ticker_mu_);
-    stopping_ = true;
-  }
-  ticker_cv_.notify_all();
-  if (ticker_.joinable()) ticker_.join();
+  ticker_.reset();  // returns once a tick is not running
   Stop();
 }
 
 void NodeLifecycleController::Start() {
   Run();
-  ticker_ = std::thread([this] {
-    std::unique_lock lock(ticker_mu_);
-    while (!ticker_cv_.wait_for(lock, options_.monitor_period, [this] { return stopping_; })) {
-      lock.unlock();
-      for (const auto& node : nodes_.List()) Enqueue(node->name());
-      lock.lock();
-    }
+  ticker_ = std::make_unique<api::Ticker>(clock_, options_.monitor_period, [this] {
+    for (const auto& node : nodes_.List()) Enqueue(node->name());
   });
 }
 
@@ -83,8 +83,8 @@ Status NodeLifecycleController::Reconcile(const std::string& key) {
   }
   api::ObjectPtr lease = leases_.Get(client::ObjectKey(kLeaseNamespace, key));
   if (!lease) return Status::Ok();  // no kubelet: nothing to monitor
-  auto renewed = api::ParseRfc3339(StringAt(Spec(*lease), "renewTime"));
-  bool healthy = renewed && SysClock::now() - *renewed <= options_.grace_period;
+  auto renewed = api::ParseRfc3339(api::StringAt(api::Spec(*lease), "renewTime"));
+  bool healthy = renewed && clock_.WallNow() - *renewed <= options_.grace_period;
   if (Status s = UpdateNode(node, healthy, true); !s.ok()) return s;
   // The cache may already hold the node as just written (taints); it may also be gone.
   api::ObjectPtr current = nodes_.Get(key);
@@ -92,21 +92,21 @@ Status NodeLifecycleController::Reconcile(const std::string& key) {
 }
 
 Status NodeLifecycleController::UpdateNode(const api::ObjectPtr& node, bool healthy_lease, bool lease_known) {
-  const auto* ready = FindCondition(StatusOf(*node), "Ready");
-  std::string_view ready_status = ready ? StringAt(*ready, "status") : "Unknown";
+  const auto* ready = api::FindCondition(api::StatusOf(*node), "Ready");
+  std::string_view ready_status = ready ? api::StringAt(*ready, "status") : "Unknown";
   json::object next = ForUpdate(*node);
   bool changed = false;
-  std::string now = api::NowRfc3339();
+  std::string now = api::FormatRfc3339(clock_.WallNow());
   if (!healthy_lease && ready_status != "Unknown") {
     // The kubelet went silent: every condition becomes Unknown.
-    json::object& status = MutableObject(next, "status");
-    for (auto& c : MutableArray(status, "conditions")) {
-      if (!c.is_object()) continue;
-      json::object& o = c.get_object();
-      o["status"] = "Unknown";
-      o["reason"] = "NodeStatusUnknown";
-      o["message"] = "Kubelet stopped posting node status.";
-      o["lastTransitionTime"] = now;
+    json::object& status = api::MutableObject(next, "status");
+    std::vector<std::string> types;
+    for (const auto& c : api::MutableArray(status, "conditions")) {
+      if (c.is_object()) types.emplace_back(api::StringAt(c.get_object(), "type"));
+    }
+    for (const auto& type : types) {
+      api::SetCondition(status, {type, "Unknown", "NodeStatusUnknown", "Kubelet stopped posting node status."},
+                        now);
     }
     auto written = client_.UpdateStatus(api::Kind::kNode, next);
     if (!written.ok()) return written.status();
@@ -118,8 +118,8 @@ Status NodeLifecycleController::UpdateNode(const api::ObjectPtr& node, bool heal
   }
   // Taints follow the Ready condition.
   std::string_view want_key = ready_status == "Unknown" ? kUnreachable : ready_status == "False" ? kNotReady : "";
-  json::object& spec = MutableObject(next, "spec");
-  json::array& taints = MutableArray(spec, "taints");
+  json::object& spec = api::MutableObject(next, "spec");
+  json::array& taints = api::MutableArray(spec, "taints");
   bool taints_changed = false;
   for (std::string_view key : {kUnreachable, kNotReady}) {
     for (std::string_view effect : {"NoSchedule", "NoExecute"}) {
@@ -129,8 +129,8 @@ Status NodeLifecycleController::UpdateNode(const api::ObjectPtr& node, bool heal
         taints.push_back(json::object{{"key", key}, {"effect", effect}, {"timeAdded", now}});
         taints_changed = true;
       } else if (!want && has) {
-        EraseIf(taints, [&](const json::value& t) {
-          return t.is_object() && StringAt(t.get_object(), "key") == key && StringAt(t.get_object(), "effect") == effect;
+        api::EraseIf(taints, [&](const json::value& t) {
+          return t.is_object() && api::StringAt(t.get_object(), "key") == key && api::StringAt(t.get_object(), "effect") == effect;
         });
         taints_changed = true;
       }
@@ -147,8 +147,8 @@ Status NodeLifecycleController::UpdateNode(const api::ObjectPtr& node, bool heal
 }
 
 Status NodeLifecycleController::EvictPods(const api::Object& node, const std::string& key) {
-  const auto* spec = Spec(node);
-  const json::array* taints = spec ? ArrayAt(*spec, "taints") : nullptr;
+  const auto* spec = api::Spec(node);
+  const json::array* taints = spec ? api::ArrayAt(*spec, "taints") : nullptr;
   if (!taints) return Status::Ok();
   struct NoExecute {
     api::Taint taint;
@@ -156,19 +156,19 @@ Status NodeLifecycleController::EvictPods(const api::Object& node, const std::st
   };
   std::vector<NoExecute> no_execute;
   for (const auto& t : *taints) {
-    if (!t.is_object() || StringAt(t.get_object(), "effect") != "NoExecute") continue;
+    if (!t.is_object() || api::StringAt(t.get_object(), "effect") != "NoExecute") continue;
     const auto& o = t.get_object();
-    auto added = api::ParseRfc3339(StringAt(o, "timeAdded")).value_or(SysClock::now());
-    no_execute.push_back({{std::string(StringAt(o, "key")), std::string(StringAt(o, "value")),
+    auto added = api::ParseRfc3339(api::StringAt(o, "timeAdded")).value_or(clock_.WallNow());
+    no_execute.push_back({{std::string(api::StringAt(o, "key")), std::string(api::StringAt(o, "value")),
                            api::TaintEffect::kNoExecute, "NoExecute"},
                           added});
   }
   if (no_execute.empty()) return Status::Ok();
-  auto now = SysClock::now();
+  auto now = clock_.WallNow();
   std::optional<SysClock::time_point> next_check;
   Status first;
   for (const auto& pod : pods_.ByIndex(client::kNodeNameIndex, key)) {
-    if (BeingDeleted(*pod)) continue;
+    if (api::BeingDeleted(*pod)) continue;
     const auto* view = pod->As<api::PodView>();
     if (!view) continue;
     // kube's rule: evict now when some NoExecute taint is not tolerated; else

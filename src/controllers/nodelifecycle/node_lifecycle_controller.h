@@ -15,12 +15,15 @@
 //
 // Nodes that never had a Lease (registered by hand, with no kubelet) are left
 // alone: nothing would ever report them ready again.
+//
+// Time comes from the context's clock: its alarm drives the monitor period,
+// its wall time is compared with the Lease's renewTime and the taints'
+// timeAdded.
 
 #include <chrono>
-#include <condition_variable>
+#include <memory>
 #include <mutex>
 #include <string>
-#include <thread>
 #include <unordered_set>
 
 #include "controllers/controller.h"
@@ -37,7 +40,7 @@ class NodeLifecycleController final : public Controller {
   NodeLifecycleController(const ControllerContext& context, NodeLifecycleOptions options);
   ~NodeLifecycleController() override;
 
-  void Start();  // the workers and the monitor ticker
+  void Start();  // the workers and the monitor period's alarm
 
  protected:
   Status Reconcile(const std::string& key) override;
@@ -55,10 +58,8 @@ class NodeLifecycleController final : public Controller {
   // Nodes seen (RegisteredNode recorded), forgotten when deleted.
   std::mutex registered_mu_;
   std::unordered_set<std::string> registered_;  // guarded by registered_mu_
-  std::mutex ticker_mu_;
-  std::condition_variable ticker_cv_;
-  bool stopping_ = false;
-  std::thread ticker_;
+  // Queues every node every monitor period; set by Start.
+  std::unique_ptr<api::Ticker> ticker_;
 };
 
 }  // namespace berth::controllers

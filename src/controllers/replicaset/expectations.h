@@ -4,7 +4,8 @@
 // informer before it trusts the informer's count again. Without them a slow
 // watch makes the controller count too few pods and create them twice.
 // Expectations expire (5 minutes, kube's ExpectationsTimeout) so a lost event
-// cannot wedge a ReplicaSet forever. Thread-safe.
+// cannot wedge a ReplicaSet forever, counted on the injected api::Clock's
+// steady time. Thread-safe.
 
 #include <chrono>
 #include <mutex>
@@ -12,12 +13,16 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "api/clock.h"
+
 namespace berth::controllers {
 
 class Expectations {
  public:
-  using Clock = std::chrono::steady_clock;
   static constexpr std::chrono::minutes kTimeout{5};
+
+  // REQUIRES: `clock` outlives the expectations.
+  explicit Expectations(api::Clock& clock = api::RealClock::Instance()) : clock_(clock) {}
 
   // True when nothing is outstanding (or what was expected has expired):
   // the controller may act on what its informer shows.
@@ -26,19 +31,19 @@ class Expectations {
     auto it = entries_.find(controller_key);
     if (it == entries_.end()) return true;
     const Entry& e = it->second;
-    return (e.adds <= 0 && e.deleting.empty()) || Clock::now() - e.set_at > kTimeout;
+    return (e.adds <= 0 && e.deleting.empty()) || clock_.Now() - e.set_at > kTimeout;
   }
   void ExpectCreations(const std::string& controller_key, int count) {
     std::lock_guard lock(mu_);
     Entry& e = entries_[controller_key];
     e.adds = count;
-    e.set_at = Clock::now();
+    e.set_at = clock_.Now();
   }
   void ExpectDeletions(const std::string& controller_key, const std::unordered_set<std::string>& pod_keys) {
     std::lock_guard lock(mu_);
     Entry& e = entries_[controller_key];
     e.deleting = pod_keys;
-    e.set_at = Clock::now();
+    e.set_at = clock_.Now();
   }
   void CreationObserved(const std::string& controller_key) {
     std::lock_guard lock(mu_);
@@ -59,8 +64,9 @@ class Expectations {
   struct Entry {
     int adds = 0;
     std::unordered_set<std::string> deleting;  // pod keys
-    Clock::time_point set_at;
+    api::Clock::time_point set_at;
   };
+  api::Clock& clock_;
   std::mutex mu_;
   std::unordered_map<std::string, Entry> entries_;
 };

@@ -4,17 +4,24 @@
 #include <atomic>
 #include <thread>
 
+#include <boost/json.hpp>
+
+#include "api/json_fields.h"
 #include "api/pod_view.h"
 #include "api/selector.h"
-#include "controllers/json_util.h"
+#include "controllers/for_update.h"
+#include "controllers/owner_references.h"
 
 namespace berth::controllers {
+
+namespace json = boost::json;
+
 namespace {
 
 constexpr std::string_view kKind = "ReplicaSet";
 
 api::LabelSelector SelectorOf(const api::Object& rs) {
-  const auto* spec = Spec(rs);
+  const auto* spec = api::Spec(rs);
   auto it = spec ? spec->find("selector") : nullptr;
   if (!spec || it == spec->end()) return api::LabelSelector::Nothing();
   auto selector = api::LabelSelector::FromJson(it->value());
@@ -23,7 +30,7 @@ api::LabelSelector SelectorOf(const api::Object& rs) {
   return std::move(selector).value();
 }
 
-int64_t Replicas(const api::Object& rs) { return IntAt(Spec(rs), "replicas", 1); }
+int64_t Replicas(const api::Object& rs) { return api::IntAt(api::Spec(rs), "replicas", 1); }
 
 int PhaseRank(std::string_view phase) {
   if (phase == "Pending") return 0;
@@ -33,18 +40,13 @@ int PhaseRank(std::string_view phase) {
 
 int64_t RestartCount(const api::Object& pod) {
   int64_t most = 0;
-  const auto* status = StatusOf(pod);
-  const auto* containers = status ? ArrayAt(*status, "containerStatuses") : nullptr;
+  const auto* status = api::StatusOf(pod);
+  const auto* containers = status ? api::ArrayAt(*status, "containerStatuses") : nullptr;
   if (!containers) return 0;
   for (const auto& c : *containers) {
-    if (c.is_object()) most = std::max(most, IntAt(&c.get_object(), "restartCount"));
+    if (c.is_object()) most = std::max(most, api::IntAt(&c.get_object(), "restartCount"));
   }
   return most;
-}
-
-std::string_view ReadySince(const api::Object& pod) {
-  const auto* ready = FindCondition(StatusOf(pod), "Ready");
-  return ready && StringAt(*ready, "status") == "True" ? StringAt(*ready, "lastTransitionTime") : std::string_view();
 }
 
 // Runs `create(i)` for i in [0, n) on up to `parallelism` threads; returns how many failed and the first error.
@@ -76,6 +78,7 @@ ReplicaSetController::ReplicaSetController(const ControllerContext& context, int
     : Controller("replicaset", context, workers),
       replicasets_(context.informers.For(api::Kind::kReplicaSet)),
       pods_(context.informers.For(api::Kind::kPod)),
+      expectations_(clock_),
       events_(context.events, {"replicaset-controller", ""}) {
   auto enqueue = [this](const api::ObjectPtr& rs) { Enqueue(client::ObjectKey(*rs)); };
   replicasets_.AddHandlers({enqueue, enqueue, [this](const api::ObjectPtr& rs) {
@@ -109,7 +112,7 @@ std::vector<std::string> ReplicaSetController::MatchingReplicaSets(const api::Ob
 
 void ReplicaSetController::PodAdded(const api::ObjectPtr& pod) {
   if (std::string owner = OwnerKey(*pod); !owner.empty()) {
-    if (BeingDeleted(*pod)) {
+    if (api::BeingDeleted(*pod)) {
       expectations_.DeletionObserved(owner, client::ObjectKey(*pod));
     } else {
       expectations_.CreationObserved(owner);
@@ -117,18 +120,18 @@ void ReplicaSetController::PodAdded(const api::ObjectPtr& pod) {
     Enqueue(owner);
     return;
   }
-  if (ControllerUid(*pod, kKind).empty() && !BeingDeleted(*pod)) {
+  if (ControllerUid(*pod, kKind).empty() && !api::BeingDeleted(*pod)) {
     for (const auto& key : MatchingReplicaSets(*pod)) Enqueue(key);
   }
 }
 
 void ReplicaSetController::PodUpdated(const api::ObjectPtr& pod) {
   if (std::string owner = OwnerKey(*pod); !owner.empty()) {
-    if (BeingDeleted(*pod)) expectations_.DeletionObserved(owner, client::ObjectKey(*pod));
+    if (api::BeingDeleted(*pod)) expectations_.DeletionObserved(owner, client::ObjectKey(*pod));
     Enqueue(owner);
     // A pod that just became ready becomes available minReadySeconds later.
-    if (auto rs = replicasets_.Get(owner); rs && PodReady(*pod)) {
-      int64_t min_ready = IntAt(Spec(*rs), "minReadySeconds");
+    if (auto rs = replicasets_.Get(owner); rs && api::IsPodReady(*pod)) {
+      int64_t min_ready = api::IntAt(api::Spec(*rs), "minReadySeconds");
       if (min_ready > 0) EnqueueAfter(owner, std::chrono::seconds(min_ready) + std::chrono::milliseconds(100));
     }
     return;
@@ -148,19 +151,19 @@ void ReplicaSetController::PodDeleted(const api::ObjectPtr& pod) {
 }
 
 std::vector<api::ObjectPtr> ReplicaSetController::RankForDeletion(std::vector<api::ObjectPtr> pods) {
-  auto creation = [](const api::Object& p) { return StringAt(Metadata(p), "creationTimestamp"); };
+  auto creation = [](const api::Object& p) { return api::StringAt(api::Metadata(p), "creationTimestamp"); };
   std::stable_sort(pods.begin(), pods.end(), [&](const api::ObjectPtr& a, const api::ObjectPtr& b) {
     const auto* va = a->As<api::PodView>();
     const auto* vb = b->As<api::PodView>();
     bool assigned_a = va && !va->node_name.empty(), assigned_b = vb && !vb->node_name.empty();
     if (assigned_a != assigned_b) return !assigned_a;
-    int pa = PhaseRank(StringAt(StatusOf(*a), "phase")), pb = PhaseRank(StringAt(StatusOf(*b), "phase"));
+    int pa = PhaseRank(api::StringAt(api::StatusOf(*a), "phase")), pb = PhaseRank(api::StringAt(api::StatusOf(*b), "phase"));
     if (pa != pb) return pa < pb;
-    bool ra = PodReady(*a), rb = PodReady(*b);
+    bool ra = api::IsPodReady(*a), rb = api::IsPodReady(*b);
     if (ra != rb) return !ra;
     if (ra) {
       // Ready for less time first: the later transition sorts first.
-      std::string_view sa = ReadySince(*a), sb = ReadySince(*b);
+      std::string_view sa = api::PodReadySince(*a), sb = api::PodReadySince(*b);
       if (sa != sb) return sa > sb;
     }
     int64_t ca = RestartCount(*a), cb = RestartCount(*b);
@@ -189,26 +192,26 @@ Status ReplicaSetController::Reconcile(const std::string& key) {
     if (controller == rs->uid()) {
       if (matches) {
         owned.push_back(pod);
-      } else if (!BeingDeleted(*rs)) {
+      } else if (!api::BeingDeleted(*rs)) {
         // Release: drop our reference, guarded by the pod's resourceVersion.
         json::object edited = ForUpdate(*pod);
-        json::array& refs = MutableArray(MutableObject(edited, "metadata"), "ownerReferences");
-        EraseIf(refs, [&](const json::value& r) {
-          return r.is_object() && StringAt(r.get_object(), "uid") == rs->uid();
+        json::array& refs = api::MutableArray(api::MutableObject(edited, "metadata"), "ownerReferences");
+        api::EraseIf(refs, [&](const json::value& r) {
+          return r.is_object() && api::StringAt(r.get_object(), "uid") == rs->uid();
         });
         auto released = client_.Update(api::Kind::kPod, edited);
         if (!released.ok() && released.status().code() != StatusCode::kNotFound) return released.status();
       }
       continue;
     }
-    const auto* meta = Metadata(*pod);
-    bool has_controller = meta && ArrayAt(*meta, "ownerReferences") &&
+    const auto* meta = api::Metadata(*pod);
+    bool has_controller = meta && api::ArrayAt(*meta, "ownerReferences") &&
                           pod->As<api::PodView>() && pod->As<api::PodView>()->ControllerRef();
-    if (has_controller || !matches || BeingDeleted(*pod) || BeingDeleted(*rs) || !PodActive(*pod)) continue;
+    if (has_controller || !matches || api::BeingDeleted(*pod) || api::BeingDeleted(*rs) || !api::IsPodActive(*pod)) continue;
     // Adopt: a controller reference guarded by the pod's resourceVersion.
     json::object edited = ForUpdate(*pod);
-    json::object& m = MutableObject(edited, "metadata");
-    MutableArray(m, "ownerReferences").push_back(ControllerRef(*rs));
+    json::object& m = api::MutableObject(edited, "metadata");
+    api::MutableArray(m, "ownerReferences").push_back(ControllerRef(*rs));
     auto adopted = client_.Update(api::Kind::kPod, edited);
     if (adopted.ok()) {
       owned.push_back(adopted.value());
@@ -218,11 +221,11 @@ Status ReplicaSetController::Reconcile(const std::string& key) {
   }
   std::vector<api::ObjectPtr> active;
   for (const auto& pod : owned) {
-    if (PodActive(*pod)) active.push_back(pod);
+    if (api::IsPodActive(*pod)) active.push_back(pod);
   }
 
   Status manage;
-  if (needs_sync && !BeingDeleted(*rs)) manage = ManageReplicas(*rs, key, active);
+  if (needs_sync && !api::BeingDeleted(*rs)) manage = ManageReplicas(*rs, key, active);
   Status status = UpdateStatus(*rs, owned);
   if (!manage.ok()) return manage;
   return status;
@@ -234,16 +237,16 @@ Status ReplicaSetController::ManageReplicas(const api::Object& rs, const std::st
   if (diff < 0) {
     int want = static_cast<int>(std::min<int64_t>(-diff, kBurstReplicas));
     expectations_.ExpectCreations(key, want);
-    const auto* spec = Spec(rs);
-    const json::object* tmpl = spec ? ObjectAt(*spec, "template") : nullptr;
+    const auto* spec = api::Spec(rs);
+    const json::object* tmpl = spec ? api::ObjectAt(*spec, "template") : nullptr;
     json::object pod;
-    json::object meta = tmpl && ObjectAt(*tmpl, "metadata") ? *ObjectAt(*tmpl, "metadata") : json::object();
+    json::object meta = tmpl && api::ObjectAt(*tmpl, "metadata") ? *api::ObjectAt(*tmpl, "metadata") : json::object();
     meta.erase("name");
     meta.erase("namespace");
     meta["generateName"] = rs.name() + "-";
     meta["ownerReferences"] = json::array{ControllerRef(rs)};
     pod["metadata"] = std::move(meta);
-    pod["spec"] = tmpl && ObjectAt(*tmpl, "spec") ? *ObjectAt(*tmpl, "spec") : json::object();
+    pod["spec"] = tmpl && api::ObjectAt(*tmpl, "spec") ? *api::ObjectAt(*tmpl, "spec") : json::object();
     // Slow start: batches of 1, 2, 4, ...; stop at the first batch with a failure.
     int done = 0;
     Status first;
@@ -294,15 +297,15 @@ Status ReplicaSetController::ManageReplicas(const api::Object& rs, const std::st
 }
 
 Status ReplicaSetController::UpdateStatus(const api::Object& rs, const std::vector<api::ObjectPtr>& pods) {
-  const auto* spec = Spec(rs);
-  const json::object* tmpl = spec ? ObjectAt(*spec, "template") : nullptr;
-  const json::object* tmpl_meta = tmpl ? ObjectAt(*tmpl, "metadata") : nullptr;
-  const json::object* tmpl_labels = tmpl_meta ? ObjectAt(*tmpl_meta, "labels") : nullptr;
-  int64_t min_ready = IntAt(spec, "minReadySeconds");
-  auto now = std::chrono::system_clock::now();
+  const auto* spec = api::Spec(rs);
+  const json::object* tmpl = spec ? api::ObjectAt(*spec, "template") : nullptr;
+  const json::object* tmpl_meta = tmpl ? api::ObjectAt(*tmpl, "metadata") : nullptr;
+  const json::object* tmpl_labels = tmpl_meta ? api::ObjectAt(*tmpl_meta, "labels") : nullptr;
+  int64_t min_ready = api::IntAt(spec, "minReadySeconds");
+  auto now = clock_.WallNow();
   int64_t replicas = 0, fully_labeled = 0, ready = 0, available = 0;
   for (const auto& pod : pods) {
-    if (!PodActive(*pod)) continue;
+    if (!api::IsPodActive(*pod)) continue;
     ++replicas;
     bool full = true;
     if (tmpl_labels) {
@@ -312,20 +315,20 @@ Status ReplicaSetController::UpdateStatus(const api::Object& rs, const std::vect
       }
     }
     if (full) ++fully_labeled;
-    if (PodReady(*pod)) {
+    if (api::IsPodReady(*pod)) {
       ++ready;
-      if (PodAvailable(*pod, min_ready, now)) ++available;
+      if (api::IsPodAvailable(*pod, min_ready, now)) ++available;
     }
   }
-  const auto* status = StatusOf(rs);
-  int64_t generation = Generation(rs);
-  if (IntAt(status, "replicas") == replicas && IntAt(status, "fullyLabeledReplicas") == fully_labeled &&
-      IntAt(status, "readyReplicas") == ready && IntAt(status, "availableReplicas") == available &&
-      IntAt(status, "observedGeneration") == generation) {
+  const auto* status = api::StatusOf(rs);
+  int64_t generation = api::Generation(rs);
+  if (api::IntAt(status, "replicas") == replicas && api::IntAt(status, "fullyLabeledReplicas") == fully_labeled &&
+      api::IntAt(status, "readyReplicas") == ready && api::IntAt(status, "availableReplicas") == available &&
+      api::IntAt(status, "observedGeneration") == generation) {
     return Status::Ok();
   }
   json::object next = rs.json();
-  json::object& s = MutableObject(next, "status");
+  json::object& s = api::MutableObject(next, "status");
   s["replicas"] = replicas;
   s["fullyLabeledReplicas"] = fully_labeled;
   s["readyReplicas"] = ready;
@@ -333,7 +336,7 @@ Status ReplicaSetController::UpdateStatus(const api::Object& rs, const std::vect
   s["observedGeneration"] = generation;
   // kube omits zero counts (omitempty), except replicas.
   for (const char* field : {"fullyLabeledReplicas", "readyReplicas", "availableReplicas"}) {
-    if (IntAt(&s, field) == 0) s.erase(field);
+    if (api::IntAt(&s, field) == 0) s.erase(field);
   }
   auto written = client_.UpdateStatus(api::Kind::kReplicaSet, next);
   if (!written.ok() && written.status().code() != StatusCode::kNotFound) return written.status();

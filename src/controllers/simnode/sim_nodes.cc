@@ -5,17 +5,25 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <boost/json.hpp>
+
+#include "api/conditions.h"
+#include "api/duration.h"
+#include "api/json_fields.h"
+#include "api/rfc3339.h"
 #include "api/pod_view.h"
 #include "api/quantity.h"
-#include "controllers/json_util.h"
 
 namespace berth::controllers {
+
+namespace json = boost::json;
+
 namespace {
 
 constexpr char kLeaseNamespace[] = "kube-node-lease";
 
-std::string NowMicro() {
-  auto now = std::chrono::system_clock::now();
+// `now` with microseconds, as a kubelet's Lease renewTime.
+std::string MicroTime(std::chrono::system_clock::time_point now) {
   std::string base = api::FormatRfc3339(now);  // ...Z
   auto micros = std::chrono::duration_cast<std::chrono::microseconds>(now.time_since_epoch()).count() % 1000000;
   char frac[16];
@@ -150,12 +158,7 @@ SimNodes::SimNodes(const ControllerContext& context, SimNodesOptions options)
 }
 
 SimNodes::~SimNodes() {
-  {
-    std::lock_guard lock(mu_);
-    stopping_ = true;
-  }
-  cv_.notify_all();
-  if (heartbeat_.joinable()) heartbeat_.join();
+  heartbeat_.reset();  // returns once a heartbeat is not running
   Stop();
 }
 
@@ -165,7 +168,7 @@ bool SimNodes::Ours(const std::string& node) const {
 
 bool SimNodes::Down(const std::string& node) const {
   auto n = nodes_.Get(node);
-  return n && Annotation(*n, kSimDownAnnotation) == "true";
+  return n && api::Annotation(*n, kSimDownAnnotation) == "true";
 }
 
 Status SimNodes::Register() {
@@ -189,11 +192,11 @@ Status SimNodes::Register() {
 
 void SimNodes::Start() {
   Run();
-  heartbeat_ = std::thread([this] { Heartbeat(); });
+  heartbeat_ = std::make_unique<api::Ticker>(clock_, options_.heartbeat_period, [this] { Heartbeat(); });
 }
 
 Status SimNodes::RenewLease(const std::string& node) {
-  std::string now = NowMicro();
+  std::string now = MicroTime(clock_.WallNow());
   json::object patch{{"spec", json::object{{"renewTime", now}}}};
   auto patched = client_.Patch(api::Kind::kLease, kLeaseNamespace, node, json::serialize(patch));
   if (patched.ok()) return Status::Ok();
@@ -209,15 +212,23 @@ Status SimNodes::RenewLease(const std::string& node) {
 }
 
 Status SimNodes::ReportReady(const api::ObjectPtr& node) {
-  const auto* ready = FindCondition(StatusOf(*node), "Ready");
-  if (ready && StringAt(*ready, "status") == "True") return Status::Ok();
+  const auto* ready = api::FindCondition(api::StatusOf(*node), "Ready");
+  if (ready && api::StringAt(*ready, "status") == "True") return Status::Ok();
   json::object next = node->json();
-  json::object& status = MutableObject(next, "status");
-  std::string now = api::NowRfc3339();
-  SetCondition(status, "MemoryPressure", "False", "KubeletHasSufficientMemory", "kubelet has sufficient memory available", now, true);
-  SetCondition(status, "DiskPressure", "False", "KubeletHasNoDiskPressure", "kubelet has no disk pressure", now, true);
-  SetCondition(status, "PIDPressure", "False", "KubeletHasSufficientPID", "kubelet has sufficient PID available", now, true);
-  SetCondition(status, "Ready", "True", "KubeletReady", "kubelet is posting ready status", now, true);
+  json::object& status = api::MutableObject(next, "status");
+  std::string now = api::FormatRfc3339(clock_.WallNow());
+  api::SetCondition(status, {"MemoryPressure", "False", "KubeletHasSufficientMemory",
+                            "kubelet has sufficient memory available"},
+                    now, {.heartbeat = true});
+  api::SetCondition(status, {"DiskPressure", "False", "KubeletHasNoDiskPressure",
+                            "kubelet has no disk pressure"},
+                    now, {.heartbeat = true});
+  api::SetCondition(status, {"PIDPressure", "False", "KubeletHasSufficientPID",
+                            "kubelet has sufficient PID available"},
+                    now, {.heartbeat = true});
+  api::SetCondition(status, {"Ready", "True", "KubeletReady",
+                            "kubelet is posting ready status"},
+                    now, {.heartbeat = true});
   auto written = client_.UpdateStatus(api::Kind::kNode, next);
   if (!written.ok()) return written.status();
   // The kubelet records each condition it changed.
@@ -232,20 +243,15 @@ Status SimNodes::ReportReady(const api::ObjectPtr& node) {
 }
 
 void SimNodes::Heartbeat() {
-  std::unique_lock lock(mu_);
-  while (!cv_.wait_for(lock, options_.heartbeat_period, [this] { return stopping_; })) {
-    lock.unlock();
-    for (const auto& name : names_) {
-      if (Down(name)) continue;
-      Status s = RenewLease(name);
-      if (s.ok()) {
-        if (auto node = nodes_.Get(name)) s = ReportReady(node);
-      }
-      if (!s.ok() && s.code() != StatusCode::kConflict) {
-        std::fprintf(stderr, "berth: simulated kubelet %s: %s\n", name.c_str(), s.message().c_str());
-      }
+  for (const auto& name : names_) {
+    if (Down(name)) continue;
+    Status s = RenewLease(name);
+    if (s.ok()) {
+      if (auto node = nodes_.Get(name)) s = ReportReady(node);
     }
-    lock.lock();
+    if (!s.ok() && s.code() != StatusCode::kConflict) {
+      std::fprintf(stderr, "berth: simulated kubelet %s: %s\n", name.c_str(), s.message().c_str());
+    }
   }
 }
 
@@ -254,11 +260,11 @@ Status SimNodes::Reconcile(const std::string& key) {
   if (!pod) return Status::Ok();
   const auto* view = pod->As<api::PodView>();
   if (!view || !Ours(view->node_name) || Down(view->node_name)) return Status::Ok();
-  if (BeingDeleted(*pod)) {
+  if (api::BeingDeleted(*pod)) {
     // The simulated containers stop at once: the kubelet's final, immediate delete.
     Status s = client_.Delete(api::Kind::kPod, pod->namespace_name(), pod->name(),
                               {.grace_period_seconds = 0, .uid_precondition = pod->uid()});
-    if (s.ok() && StringAt(StatusOf(*pod), "phase") == "Running") {
+    if (s.ok() && api::StringAt(api::StatusOf(*pod), "phase") == "Running") {
       ContainerEvents(*pod, "Killing", [](std::string_view name, std::string_view) {
         return "Stopping container " + std::string(name);
       });
@@ -269,22 +275,22 @@ Status SimNodes::Reconcile(const std::string& key) {
 }
 
 Status SimNodes::RunPod(const api::ObjectPtr& pod) {
-  std::string_view phase = StringAt(StatusOf(*pod), "phase");
+  std::string_view phase = api::StringAt(api::StatusOf(*pod), "phase");
   if (phase == "Succeeded" || phase == "Failed") return Status::Ok();
   std::optional<std::chrono::milliseconds> run_for;
-  if (auto d = Annotation(*pod, kSimRunDurationAnnotation); !d.empty()) run_for = ParseGoDuration(d);
+  if (auto d = api::Annotation(*pod, kSimRunDurationAnnotation); !d.empty()) run_for = api::ParseGoDuration(d);
   json::object next = pod->json();
-  json::object& status = MutableObject(next, "status");
-  std::string now = api::NowRfc3339();
-  const auto* spec = Spec(*pod);
-  const json::array* containers = spec ? ArrayAt(*spec, "containers") : nullptr;
+  json::object& status = api::MutableObject(next, "status");
+  std::string now = api::FormatRfc3339(clock_.WallNow());
+  const auto* spec = api::Spec(*pod);
+  const json::array* containers = spec ? api::ArrayAt(*spec, "containers") : nullptr;
 
   if (phase == "Running") {
     if (!run_for) return Status::Ok();
-    auto started = api::ParseRfc3339(StringAt(status, "startTime"));
+    auto started = api::ParseRfc3339(api::StringAt(status, "startTime"));
     if (!started) return Status::Ok();
     auto done_at = *started + *run_for;
-    auto wall = std::chrono::system_clock::now();
+    auto wall = clock_.WallNow();
     if (wall < done_at) {
       EnqueueAfter(client::ObjectKey(*pod),
                    std::chrono::duration_cast<std::chrono::milliseconds>(done_at - wall) + std::chrono::milliseconds(10));
@@ -292,13 +298,13 @@ Status SimNodes::RunPod(const api::ObjectPtr& pod) {
     }
     // Completed: containers exit 0.
     status["phase"] = "Succeeded";
-    SetCondition(status, "Ready", "False", "PodCompleted", "", now);
-    SetCondition(status, "ContainersReady", "False", "PodCompleted", "", now);
-    for (auto& c : MutableArray(status, "containerStatuses")) {
+    api::SetCondition(status, {"Ready", "False", "PodCompleted", ""}, now);
+    api::SetCondition(status, {"ContainersReady", "False", "PodCompleted", ""}, now);
+    for (auto& c : api::MutableArray(status, "containerStatuses")) {
       if (!c.is_object()) continue;
       json::object& o = c.get_object();
-      const json::object* state = ObjectAt(o, "state");
-      std::string started_at(StringAt(state ? ObjectAt(*state, "running") : nullptr, "startedAt"));
+      const json::object* state = api::ObjectAt(o, "state");
+      std::string started_at(api::StringAt(state ? api::ObjectAt(*state, "running") : nullptr, "startedAt"));
       o["ready"] = false;
       o["started"] = false;
       o["state"] = json::object{{"terminated", json::object{{"exitCode", 0},
@@ -313,9 +319,9 @@ Status SimNodes::RunPod(const api::ObjectPtr& pod) {
     auto node = nodes_.Get(pod->As<api::PodView>()->node_name);
     std::string host_ip;
     if (node) {
-      const auto* addresses = StatusOf(*node) ? ArrayAt(*StatusOf(*node), "addresses") : nullptr;
+      const auto* addresses = api::StatusOf(*node) ? api::ArrayAt(*api::StatusOf(*node), "addresses") : nullptr;
       if (addresses && !addresses->empty() && addresses->at(0).is_object()) {
-        host_ip = std::string(StringAt(addresses->at(0).get_object(), "address"));
+        host_ip = std::string(api::StringAt(addresses->at(0).get_object(), "address"));
       }
     }
     status["phase"] = "Running";
@@ -326,17 +332,17 @@ Status SimNodes::RunPod(const api::ObjectPtr& pod) {
       status["hostIPs"] = json::array{json::object{{"ip", host_ip}}};
     }
     status["startTime"] = now;
-    SetCondition(status, "PodReadyToStartContainers", "True", "", "", now);
-    SetCondition(status, "Initialized", "True", "", "", now);
-    SetCondition(status, "Ready", "True", "", "", now);
-    SetCondition(status, "ContainersReady", "True", "", "", now);
-    SetCondition(status, "PodScheduled", "True", "", "", now);
+    api::SetCondition(status, {"PodReadyToStartContainers", "True", "", ""}, now);
+    api::SetCondition(status, {"Initialized", "True", "", ""}, now);
+    api::SetCondition(status, {"Ready", "True", "", ""}, now);
+    api::SetCondition(status, {"ContainersReady", "True", "", ""}, now);
+    api::SetCondition(status, {"PodScheduled", "True", "", ""}, now);
     json::array statuses;
     if (containers) {
       for (const auto& c : *containers) {
         if (!c.is_object()) continue;
-        std::string name(StringAt(c.get_object(), "name"));
-        std::string image(StringAt(c.get_object(), "image"));
+        std::string name(api::StringAt(c.get_object(), "name"));
+        std::string image(api::StringAt(c.get_object(), "image"));
         statuses.push_back(json::object{{"name", name},
                                         {"image", image},
                                         {"imageID", "sim://" + image},
@@ -373,14 +379,14 @@ void SimNodes::ContainerEvents(
     const std::function<std::string(std::string_view, std::string_view)>& message) {
   const auto* view = pod.As<api::PodView>();
   auto recorder = view ? kubelet_events_.find(view->node_name) : kubelet_events_.end();
-  const auto* spec = Spec(pod);
-  const json::array* containers = spec ? ArrayAt(*spec, "containers") : nullptr;
+  const auto* spec = api::Spec(pod);
+  const json::array* containers = spec ? api::ArrayAt(*spec, "containers") : nullptr;
   if (recorder == kubelet_events_.end() || !containers) return;
   for (const auto& c : *containers) {
     if (!c.is_object()) continue;
     recorder->second.Event(
         pod, "Normal", reason,
-        message(StringAt(c.get_object(), "name"), StringAt(c.get_object(), "image")));
+        message(api::StringAt(c.get_object(), "name"), api::StringAt(c.get_object(), "image")));
   }
 }
 

@@ -15,15 +15,17 @@
 // Failure injection: a node annotated sim.berth.dev/down="true" (what
 // `berth sim node-down` sets) stops heartbeating and working; removing the
 // annotation (`berth sim node-up`) brings it back Ready.
+//
+// Time comes from the context's clock: its alarm paces the heartbeats, its
+// wall time stamps leases, conditions and pod start times.
 
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <string_view>
-#include <thread>
 #include <unordered_map>
 #include <vector>
 
@@ -72,6 +74,7 @@ class SimNodes final : public Controller {
  private:
   bool Ours(const std::string& node) const;
   bool Down(const std::string& node) const;
+  // Renews every up node's lease and reports it ready; the heartbeat alarm's function.
   void Heartbeat();
   Status RenewLease(const std::string& node);
   Status ReportReady(const api::ObjectPtr& node);
@@ -89,10 +92,8 @@ class SimNodes final : public Controller {
   // Each node's kubelet's recorder (source kubelet, host the node).
   std::unordered_map<std::string, client::EventRecorder> kubelet_events_;
   std::atomic<uint32_t> next_ip_{0};
-  std::mutex mu_;
-  std::condition_variable cv_;
-  bool stopping_ = false;  // guarded by mu_
-  std::thread heartbeat_;
+  // Calls Heartbeat every heartbeat period; set by Start.
+  std::unique_ptr<api::Ticker> heartbeat_;
 };
 
 }  // namespace berth::controllers

@@ -55,8 +55,10 @@ struct SchedulerConfig {
 PluginSet DefaultMultiPoint();
 
 // Parses a KubeSchedulerConfiguration YAML document. Errors (BadRequest)
-// name the field path ("profiles[0].plugins.score.enabled[1].name") or, for
-// malformed YAML, the line. Unknown plugin names are checked later, against
+// name the field path ("profiles[0].plugins.score.enabled[1].weight: Invalid
+// value: -1: must be greater than or equal to 0", worded by api::FieldErrors),
+// or an unknown field, or for malformed YAML and repeated keys the line.
+// Several errors are reported together, "[a, b]", each also as a cause. Unknown plugin names are checked later, against
 // the registry, by BuildFramework.
 Result<SchedulerConfig> ParseSchedulerConfig(std::string_view yaml_text);
 

@@ -21,6 +21,7 @@
 #include <utility>
 #include <vector>
 
+#include "api/validation.h"
 #include "scheduler/framework/config.h"
 
 namespace berth::scheduler {
@@ -187,14 +188,11 @@ json::value ScalarToJson(const YAML::Node& n) {
   return json::value(s);
 }
 
-// A node as it appears after "Invalid value: " (Go's %v of the decoded value, roughly).
-std::string Render(const YAML::Node& n) {
+// How kube would show a value that api::FieldErrors cannot: a float as written
+// (FieldErrors writes numbers as JSON, 1.5E0), a map or a list elided.
+std::string ShowUnquoted(const YAML::Node& n) {
   if (n.IsMap()) return "{...}";
   if (n.IsSequence()) return "[...]";
-  if (n.IsNull() || !n.IsDefined()) return "null";
-  json::value v = ScalarToJson(n);
-  if (v.is_string()) return Quote(n.Scalar());
-  if (v.is_number() && !v.is_double()) return json::serialize(v);  // 0x10 shows as 16, as kube would
   return n.Scalar();
 }
 
@@ -245,35 +243,61 @@ class ConfigParser {
       NotSupported("kind", *kind, kKind);
     }
     if (config.pod_initial_backoff_seconds <= 0) {
-      Add("FieldValueInvalid", "podInitialBackoffSeconds",
-          "Invalid value: " + std::to_string(config.pod_initial_backoff_seconds) + ": must be greater than 0");
+      Invalid("podInitialBackoffSeconds", config.pod_initial_backoff_seconds, "must be greater than 0");
     }
     if (config.pod_max_backoff_seconds < config.pod_initial_backoff_seconds) {
-      Add("FieldValueInvalid", "podMaxBackoffSeconds",
-          "Invalid value: " + std::to_string(config.pod_max_backoff_seconds) +
-              ": must be greater than or equal to PodInitialBackoffSeconds");
+      Invalid("podMaxBackoffSeconds", config.pod_max_backoff_seconds,
+              "must be greater than or equal to PodInitialBackoffSeconds");
     }
     if (!causes_.empty()) return ToStatus();
     return config;
   }
 
  private:
-  // ---- Errors, in kube's words ----
+  // ---- Errors ----
+  //
+  // Field errors are worded by api::FieldErrors (kube's "Required value",
+  // "Invalid value", "Duplicate value", "Unsupported value"); the strict
+  // decoder's own errors (unknown fields, repeated keys) are not field-value
+  // errors and keep kube's decoder wording. Both are kept in document order.
 
-  void Add(std::string type, std::string field, std::string message) {
-    texts_.push_back(field.empty() ? message : field + ": " + message);
-    causes_.push_back({std::move(type), std::move(message), std::move(field)});
+  // Takes the cause FieldErrors just recorded into the document-ordered lists.
+  void TakeNewestFieldError() {
+    const StatusCause& cause = field_errors_.causes().back();
+    texts_.push_back(cause.field.empty() ? cause.message : cause.field + ": " + cause.message);
+    causes_.push_back(cause);
   }
-  void Required(std::string field) { Add("FieldValueRequired", std::move(field), "Required value"); }
+  void Required(std::string field) {
+    field_errors_.Required(std::move(field));
+    TakeNewestFieldError();
+  }
+  // `value` as kube shows it: a string quoted, a number, bool or null as
+  // decoded (0x10 shows as 16).
   void Invalid(std::string field, const YAML::Node& value, std::string_view detail) {
-    Add("FieldValueInvalid", std::move(field), "Invalid value: " + Render(value) + ": " + std::string(detail));
+    json::value decoded = value.IsScalar() ? ScalarToJson(value) : json::value();
+    if (value.IsScalar() && decoded.is_string()) {
+      field_errors_.Invalid(std::move(field), value.Scalar(), detail);
+    } else if ((value.IsScalar() && !decoded.is_double()) || value.IsNull() || !value.IsDefined()) {
+      field_errors_.InvalidValue(std::move(field), decoded, detail);
+    } else {
+      std::string message = "Invalid value: " + ShowUnquoted(value) + ": " + std::string(detail);
+      texts_.push_back(field.empty() ? message : field + ": " + message);
+      causes_.push_back({"FieldValueInvalid", std::move(message), std::move(field)});
+      return;
+    }
+    TakeNewestFieldError();
+  }
+  void Invalid(std::string field, int64_t value, std::string_view detail) {
+    field_errors_.InvalidValue(std::move(field), json::value(value), detail);
+    TakeNewestFieldError();
   }
   void Duplicate(std::string field, std::string_view value) {
-    Add("FieldValueDuplicate", std::move(field), "Duplicate value: " + Quote(value));
+    field_errors_.Duplicate(std::move(field), value);
+    TakeNewestFieldError();
   }
   void NotSupported(std::string field, std::string_view value, std::string_view supported) {
-    Add("FieldValueNotSupported", std::move(field),
-        "Unsupported value: " + Quote(value) + ": supported values: " + Quote(supported));
+    field_errors_.NotSupported(std::move(field), value, {std::string(supported)});
+    TakeNewestFieldError();
   }
   void UnknownField(const std::string& field) {
     texts_.push_back("unknown field " + Quote(field));
@@ -564,8 +588,11 @@ class ConfigParser {
     return object;
   }
 
+  api::FieldErrors field_errors_;
+  // Every problem in document order: its cause, and how the message shows it
+  // ("field: message" for field errors).
   std::vector<StatusCause> causes_;
-  std::vector<std::string> texts_;  // "field: message", in document order
+  std::vector<std::string> texts_;
   size_t nodes_converted_ = 0;
 };
 

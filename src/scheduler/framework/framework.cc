@@ -1,7 +1,12 @@
 #include "scheduler/framework/framework.h"
 
 #include <algorithm>
+#include <atomic>
 #include <map>
+#include <mutex>
+
+#include "api/validation.h"
+#include "scheduler/parallelizer.h"
 
 namespace berth::scheduler {
 
@@ -51,6 +56,22 @@ struct Entry {
   bool from_multi_point;
 };
 
+// The extension_point label of each Framework::Point, and the status label of each Code.
+constexpr const char* kPointNames[] = {"PreFilter", "Filter", "PreScore", "Score",
+                                       "Reserve",   "Permit", "PreBind",  "Bind"};
+constexpr const char* kCodeNames[] = {"Success", "Error", "Unschedulable", "UnschedulableAndUnresolvable",
+                                      "Wait",    "Skip",  "Pending"};
+
+// The first of `errors` as Build reports a field error: BadRequest
+// "<field>: <message>", with the error as its cause.
+Status FieldError(const api::FieldErrors& errors) {
+  const StatusCause& cause = errors.causes().front();
+  return Status(StatusCode::kBadRequest, cause.field + ": " + cause.message, errors.causes());
+}
+
+const PluginStatus& StatusOf(const PluginStatus& status) { return status; }
+const PluginStatus& StatusOf(const PermitDecision& decision) { return decision.status; }
+
 }  // namespace
 
 PluginSet DefaultMultiPoint() {
@@ -74,10 +95,19 @@ PluginSet DefaultMultiPoint() {
 }
 
 Result<std::unique_ptr<Framework>> Framework::Build(const ProfileConfig& profile, const Registry& registry,
-                                                    const Handle& handle, std::string_view field_path) {
+                                                    const Handle& handle, std::string_view field_path,
+                                                    const FrameworkMetrics& metrics) {
   auto fw = std::unique_ptr<Framework>(new Framework());
   fw->scheduler_name_ = profile.scheduler_name;
   fw->percentage_of_nodes_to_score_ = profile.percentage_of_nodes_to_score;
+  fw->clock_ = metrics.clock ? metrics.clock : &api::RealClock::Instance();
+  fw->extension_point_duration_ = metrics.extension_point_duration;
+  if (fw->extension_point_duration_) {
+    for (int p = 0; p < kPointCount; ++p) {
+      fw->point_success_[p] =
+          &fw->extension_point_duration_->WithLabels({kPointNames[p], "Success", fw->scheduler_name_});
+    }
+  }
   std::string base = std::string(field_path) + ".plugins";
 
   // multiPoint: the defaults, minus the user's disabled, plus the user's enabled.
@@ -153,7 +183,9 @@ Result<std::unique_ptr<Framework>> Framework::Build(const ProfileConfig& profile
       if (p == "preEnqueue") fw->pre_enqueue_.push_back(dynamic_cast<const PreEnqueuePlugin*>(plugin));
       if (p == "queueSort") {
         if (fw->queue_sort_ && !e.from_multi_point) {
-          return Status::BadRequest(e.field + ": only one queueSort plugin can be enabled");
+          api::FieldErrors errors;
+          errors.Invalid(e.field, e.name, "only one queueSort plugin can be enabled");
+          return FieldError(errors);
         }
         if (!fw->queue_sort_) fw->queue_sort_ = dynamic_cast<const QueueSortPlugin*>(plugin);
       }
@@ -162,7 +194,11 @@ Result<std::unique_ptr<Framework>> Framework::Build(const ProfileConfig& profile
       if (p == "postFilter") fw->post_filter_.push_back(dynamic_cast<const PostFilterPlugin*>(plugin));
       if (p == "preScore") fw->pre_score_.push_back(dynamic_cast<const PreScorePlugin*>(plugin));
       if (p == "score") {
-        if (e.weight < 0) return Status::BadRequest(e.field + ".weight: Invalid value: must not be negative");
+        if (e.weight < 0) {
+          api::FieldErrors errors;
+          errors.InvalidValue(e.field + ".weight", boost::json::value(e.weight), "must not be negative");
+          return FieldError(errors);
+        }
         fw->score_.push_back({dynamic_cast<const ScorePlugin*>(plugin), e.weight > 0 ? e.weight : 1});
       }
       if (p == "reserve") fw->reserve_.push_back(dynamic_cast<const ReservePlugin*>(plugin));
@@ -189,9 +225,27 @@ Result<std::unique_ptr<Framework>> Framework::Build(const ProfileConfig& profile
     }
     fw->pre_score_to_score_.push_back(index);
   }
-  if (!fw->queue_sort_) return Status::BadRequest(base + ".queueSort: Required value: one queueSort plugin");
-  if (fw->bind_.empty()) return Status::BadRequest(base + ".bind: Required value: at least one bind plugin");
+  api::FieldErrors errors;
+  if (!fw->queue_sort_) errors.Required(base + ".queueSort", "one queueSort plugin");
+  if (fw->bind_.empty()) errors.Required(base + ".bind", "at least one bind plugin");
+  if (!errors.empty()) return FieldError(errors);
   return fw;
+}
+
+template <typename Run>
+auto Framework::Timed(Point point, Run&& run) const {
+  if (!extension_point_duration_) return run();
+  api::Clock::time_point since = clock_->Now();
+  auto result = run();
+  ObservePoint(point, StatusOf(result).code(), since);
+  return result;
+}
+
+void Framework::ObservePoint(Point point, Code code, api::Clock::time_point since) const {
+  double seconds = std::chrono::duration<double>(clock_->Now() - since).count();
+  if (code == Code::kSuccess) return point_success_[point]->Observe(seconds);
+  extension_point_duration_->WithLabels({kPointNames[point], kCodeNames[static_cast<int>(code)], scheduler_name_})
+      .Observe(seconds);
 }
 
 PluginStatus Framework::RunPreEnqueue(const PodInfo& pod) const {
@@ -203,16 +257,18 @@ PluginStatus Framework::RunPreEnqueue(const PodInfo& pod) const {
 }
 
 PluginStatus Framework::RunPreFilter(CycleState& state, const PodInfo& pod) const {
-  for (size_t i = 0; i < pre_filter_.size(); ++i) {
-    const PreFilterPlugin* p = pre_filter_[i];
-    PluginStatus s = p->PreFilter(state, pod);
-    if (s.IsSkip()) {
-      if (pre_filter_to_filter_[i] >= 0) state.SkipFilterAt(static_cast<size_t>(pre_filter_to_filter_[i]));
-      continue;
+  return Timed(kPreFilter, [&]() -> PluginStatus {
+    for (size_t i = 0; i < pre_filter_.size(); ++i) {
+      const PreFilterPlugin* p = pre_filter_[i];
+      PluginStatus s = p->PreFilter(state, pod);
+      if (s.IsSkip()) {
+        if (pre_filter_to_filter_[i] >= 0) state.SkipFilterAt(static_cast<size_t>(pre_filter_to_filter_[i]));
+        continue;
+      }
+      if (!s.ok()) return s.WithPlugin(p->Name());
     }
-    if (!s.ok()) return s.WithPlugin(p->Name());
-  }
-  return {};
+    return {};
+  });
 }
 
 PluginStatus Framework::RunFilter(const CycleState& state, const PodInfo& pod, const NodeInfo& node) const {
@@ -223,6 +279,43 @@ PluginStatus Framework::RunFilter(const CycleState& state, const PodInfo& pod, c
     if (!s.ok()) return s.WithPlugin(p->Name());
   }
   return {};
+}
+
+size_t Framework::RunFilterOverNodes(const CycleState& state, const PodInfo& pod,
+                                     std::span<const std::shared_ptr<const NodeInfo>> nodes, size_t start,
+                                     size_t wanted, Parallelizer* parallelizer,
+                                     std::vector<const NodeInfo*>& feasible,
+                                     std::vector<NodeStatus>& rejected) const {
+  const size_t n = nodes.size();
+  // Passing nodes take slots by an atomic counter (most nodes pass: no lock
+  // per node); the rejected ones are few and appended under a lock.
+  feasible.resize(wanted);
+  rejected.clear();
+  std::mutex rejected_mu;
+  std::atomic<bool> enough{false};
+  std::atomic<size_t> found{0};
+  auto check = [&](size_t i) {
+    const NodeInfo& node = *nodes[(start + i) % n];
+    PluginStatus s = RunFilter(state, pod, node);
+    if (s.ok()) {
+      const size_t slot = found.fetch_add(1, std::memory_order_relaxed);
+      if (slot < wanted) feasible[slot] = &node;
+      if (slot + 1 >= wanted) enough.store(true, std::memory_order_relaxed);
+    } else {
+      std::lock_guard lock(rejected_mu);
+      rejected.push_back({&node, std::move(s)});
+    }
+  };
+  api::Clock::time_point since{};
+  if (extension_point_duration_) since = clock_->Now();
+  if (parallelizer) {
+    parallelizer->Until(n, check, &enough);
+  } else {
+    for (size_t i = 0; i < n && !enough.load(std::memory_order_relaxed); ++i) check(i);
+  }
+  feasible.resize(std::min(found.load(), wanted));
+  if (extension_point_duration_) ObservePoint(kFilter, feasible.empty() ? Code::kUnschedulable : Code::kSuccess, since);
+  return found.load();
 }
 
 PluginStatus Framework::RunPostFilter(CycleState& state, const PodInfo& pod, std::span<const NodeStatus> rejected,
@@ -239,51 +332,57 @@ PluginStatus Framework::RunPostFilter(CycleState& state, const PodInfo& pod, std
 
 PluginStatus Framework::RunPreScore(CycleState& state, const PodInfo& pod,
                                     std::span<const NodeInfo* const> nodes) const {
-  for (size_t i = 0; i < pre_score_.size(); ++i) {
-    const PreScorePlugin* p = pre_score_[i];
-    PluginStatus s = p->PreScore(state, pod, nodes);
-    if (s.IsSkip()) {
-      if (pre_score_to_score_[i] >= 0) state.SkipScoreAt(static_cast<size_t>(pre_score_to_score_[i]));
-      continue;
+  return Timed(kPreScore, [&]() -> PluginStatus {
+    for (size_t i = 0; i < pre_score_.size(); ++i) {
+      const PreScorePlugin* p = pre_score_[i];
+      PluginStatus s = p->PreScore(state, pod, nodes);
+      if (s.IsSkip()) {
+        if (pre_score_to_score_[i] >= 0) state.SkipScoreAt(static_cast<size_t>(pre_score_to_score_[i]));
+        continue;
+      }
+      if (!s.ok()) return s.WithPlugin(p->Name());
     }
-    if (!s.ok()) return s.WithPlugin(p->Name());
-  }
-  return {};
+    return {};
+  });
 }
 
 PluginStatus Framework::RunScore(const CycleState& state, const PodInfo& pod, std::span<const NodeInfo* const> nodes,
                                  std::span<int64_t> totals, std::vector<NodeScore>& scratch) const {
-  scratch.resize(nodes.size());
-  for (size_t p = 0; p < score_.size(); ++p) {
-    if (state.ScoreSkippedAt(p)) continue;
-    const auto& [plugin, weight] = score_[p];
-    for (size_t i = 0; i < nodes.size(); ++i) {
-      scratch[i].node = nodes[i];
-      PluginStatus s = plugin->Score(state, pod, *nodes[i], &scratch[i].score);
-      if (!s.ok()) return s.WithPlugin(plugin->Name());
-    }
-    if (plugin->HasNormalizeScore()) {
-      PluginStatus s = plugin->NormalizeScore(state, pod, std::span<NodeScore>(scratch.data(), nodes.size()));
-      if (!s.ok()) return s.WithPlugin(plugin->Name());
-    }
-    for (size_t i = 0; i < nodes.size(); ++i) {
-      int64_t score = scratch[i].score;
-      if (score < kMinNodeScore || score > kMaxNodeScore) {
-        return PluginStatus::Error("plugin " + std::string(plugin->Name()) + " returns an invalid score " +
-                                   std::to_string(score) + ", it should in the range of [0, 100] after normalizing");
+  return Timed(kScore, [&]() -> PluginStatus {
+    scratch.resize(nodes.size());
+    for (size_t p = 0; p < score_.size(); ++p) {
+      if (state.ScoreSkippedAt(p)) continue;
+      const auto& [plugin, weight] = score_[p];
+      for (size_t i = 0; i < nodes.size(); ++i) {
+        scratch[i].node = nodes[i];
+        PluginStatus s = plugin->Score(state, pod, *nodes[i], &scratch[i].score);
+        if (!s.ok()) return s.WithPlugin(plugin->Name());
       }
-      totals[i] += score * weight;
+      if (plugin->HasNormalizeScore()) {
+        PluginStatus s = plugin->NormalizeScore(state, pod, std::span<NodeScore>(scratch.data(), nodes.size()));
+        if (!s.ok()) return s.WithPlugin(plugin->Name());
+      }
+      for (size_t i = 0; i < nodes.size(); ++i) {
+        int64_t score = scratch[i].score;
+        if (score < kMinNodeScore || score > kMaxNodeScore) {
+          return PluginStatus::Error("plugin " + std::string(plugin->Name()) + " returns an invalid score " +
+                                     std::to_string(score) + ", it should in the range of [0, 100] after normalizing");
+        }
+        totals[i] += score * weight;
+      }
     }
-  }
-  return {};
+    return {};
+  });
 }
 
 PluginStatus Framework::RunReserve(CycleState& state, const PodInfo& pod, const std::string& node) const {
-  for (const auto* p : reserve_) {
-    PluginStatus s = p->Reserve(state, pod, node);
-    if (!s.ok()) return s.WithPlugin(p->Name());
-  }
-  return {};
+  return Timed(kReserve, [&]() -> PluginStatus {
+    for (const auto* p : reserve_) {
+      PluginStatus s = p->Reserve(state, pod, node);
+      if (!s.ok()) return s.WithPlugin(p->Name());
+    }
+    return {};
+  });
 }
 
 void Framework::RunUnreserve(CycleState& state, const PodInfo& pod, const std::string& node) const {
@@ -291,38 +390,44 @@ void Framework::RunUnreserve(CycleState& state, const PodInfo& pod, const std::s
 }
 
 PermitDecision Framework::RunPermit(CycleState& state, const PodInfo& pod, const std::string& node) const {
-  PermitDecision out;
-  for (const auto* p : permit_) {
-    PermitDecision d = p->Permit(state, pod, node);
-    if (d.status.code() == Code::kWait) {
-      if (out.status.code() != Code::kWait || d.timeout < out.timeout) out.timeout = d.timeout;
-      out.status = std::move(d.status.WithPlugin(p->Name()));
-      continue;
+  return Timed(kPermit, [&]() -> PermitDecision {
+    PermitDecision out;
+    for (const auto* p : permit_) {
+      PermitDecision d = p->Permit(state, pod, node);
+      if (d.status.code() == Code::kWait) {
+        if (out.status.code() != Code::kWait || d.timeout < out.timeout) out.timeout = d.timeout;
+        out.status = std::move(d.status.WithPlugin(p->Name()));
+        continue;
+      }
+      if (!d.status.ok()) {
+        d.status.WithPlugin(p->Name());
+        return d;
+      }
     }
-    if (!d.status.ok()) {
-      d.status.WithPlugin(p->Name());
-      return d;
-    }
-  }
-  return out;
+    return out;
+  });
 }
 
 PluginStatus Framework::RunPreBind(CycleState& state, const PodInfo& pod, const std::string& node) const {
-  for (const auto* p : pre_bind_) {
-    PluginStatus s = p->PreBind(state, pod, node);
-    if (!s.ok()) return s.WithPlugin(p->Name());
-  }
-  return {};
+  return Timed(kPreBind, [&]() -> PluginStatus {
+    for (const auto* p : pre_bind_) {
+      PluginStatus s = p->PreBind(state, pod, node);
+      if (!s.ok()) return s.WithPlugin(p->Name());
+    }
+    return {};
+  });
 }
 
 PluginStatus Framework::RunBind(CycleState& state, const PodInfo& pod, const std::string& node) const {
-  for (const auto* p : bind_) {
-    PluginStatus s = p->Bind(state, pod, node);
-    if (s.IsSkip()) continue;
-    if (!s.ok()) s.WithPlugin(p->Name());
-    return s;
-  }
-  return PluginStatus::Error("no bind plugin bound the pod");
+  return Timed(kBind, [&]() -> PluginStatus {
+    for (const auto* p : bind_) {
+      PluginStatus s = p->Bind(state, pod, node);
+      if (s.IsSkip()) continue;
+      if (!s.ok()) s.WithPlugin(p->Name());
+      return s;
+    }
+    return PluginStatus::Error("no bind plugin bound the pod");
+  });
 }
 
 void Framework::RunPostBind(CycleState& state, const PodInfo& pod, const std::string& node) const {

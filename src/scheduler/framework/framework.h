@@ -2,26 +2,52 @@
 // One scheduling profile: the configured plugins of each extension point,
 // run in order (kube-scheduler's frameworkImpl). Built once from a
 // ProfileConfig; immutable afterwards, so concurrent cycles share it.
+//
+// The framework times its own extension points: each run of PreFilter,
+// Filter (over nodes, once per cycle), PreScore, Score, Reserve, Permit,
+// PreBind and Bind is observed in
+// scheduler_framework_extension_point_duration_seconds when Build was given
+// that family (FrameworkMetrics). Without it nothing is timed and no clock is
+// read.
 
+#include <array>
 #include <memory>
 #include <optional>
 #include <span>
 #include <string>
 #include <vector>
 
+#include "api/clock.h"
+#include "metrics/metrics.h"
 #include "scheduler/framework/config.h"
 #include "scheduler/framework/interface.h"
 #include "scheduler/framework/registry.h"
 
 namespace berth::scheduler {
 
+class Parallelizer;
+
+// Where a framework records how long its extension points take.
+struct FrameworkMetrics {
+  // scheduler_framework_extension_point_duration_seconds, labelled
+  // {extension_point, status, profile}. nullptr: nothing is recorded.
+  // REQUIRES: outlives the framework.
+  metrics::Family<metrics::Histogram>* extension_point_duration = nullptr;
+  // The durations' time source. nullptr: api::RealClock. REQUIRES: outlives the framework.
+  const api::Clock* clock = nullptr;
+};
+
 class Framework {
  public:
-  // Instantiates the profile's plugins. Errors name the field: an unknown
-  // plugin ("profiles[0].plugins.score.enabled: unknown plugin \"X\""), bad
-  // args, a weight on a plugin without Score, or no QueueSort/Bind plugin.
+  // Instantiates the profile's plugins. Errors (BadRequest) name the field:
+  // an unknown plugin ("profiles[0].plugins.score.enabled[0]: plugin \"X\"
+  // does not exist"), bad args, a plugin at a point it does not extend, and
+  // in api::FieldErrors' words a negative weight
+  // ("….enabled[1].weight: Invalid value: -1: must not be negative"), a second
+  // queueSort plugin, or no queueSort or bind plugin ("Required value").
   static Result<std::unique_ptr<Framework>> Build(const ProfileConfig& profile, const Registry& registry,
-                                                  const Handle& handle, std::string_view field_path = "profiles[0]");
+                                                  const Handle& handle, std::string_view field_path = "profiles[0]",
+                                                  const FrameworkMetrics& metrics = {});
 
   const std::string& scheduler_name() const { return scheduler_name_; }
   std::optional<int32_t> percentage_of_nodes_to_score() const { return percentage_of_nodes_to_score_; }
@@ -31,8 +57,21 @@ class Framework {
 
   PluginStatus RunPreEnqueue(const PodInfo& pod) const;
   PluginStatus RunPreFilter(CycleState& state, const PodInfo& pod) const;
-  // Stops at the first rejection; its status names the plugin.
+  // Filter on one node. Stops at the first rejection; its status names the
+  // plugin. Not timed (it runs per node); see RunFilterOverNodes.
   PluginStatus RunFilter(const CycleState& state, const PodInfo& pod, const NodeInfo& node) const;
+  // Filter over nodes (kube's findNodesThatPassFilters loop): RunFilter on
+  // nodes[(start + i) % n] for i = 0, 1, … until `wanted` nodes passed or
+  // every node was tried; on `parallelizer`'s threads too when it is not
+  // null. `feasible` receives up to `wanted` passing nodes (in no fixed order
+  // when parallel), `rejected` every failing node with its status. Returns
+  // how many nodes passed (counted beyond `wanted` when parallel). The Filter
+  // point is timed once per call: Success when a node passed, else
+  // Unschedulable. REQUIRES: start < nodes.size() when nodes is not empty.
+  size_t RunFilterOverNodes(const CycleState& state, const PodInfo& pod,
+                            std::span<const std::shared_ptr<const NodeInfo>> nodes, size_t start, size_t wanted,
+                            Parallelizer* parallelizer, std::vector<const NodeInfo*>& feasible,
+                            std::vector<NodeStatus>& rejected) const;
   PluginStatus RunPostFilter(CycleState& state, const PodInfo& pod, std::span<const NodeStatus> rejected,
                              PostFilterResult* result) const;
   PluginStatus RunPreScore(CycleState& state, const PodInfo& pod, std::span<const NodeInfo* const> nodes) const;
@@ -53,6 +92,14 @@ class Framework {
   int32_t ScoreWeight(std::string_view plugin) const;
 
  private:
+  // The timed extension points, in the order of kPointNames in framework.cc.
+  enum Point { kPreFilter, kFilter, kPreScore, kScore, kReserve, kPermit, kPreBind, kBind, kPointCount };
+  // Runs `run` and, when durations are recorded, observes how long it took
+  // under `point` and the status `run` returned.
+  template <typename Run>
+  auto Timed(Point point, Run&& run) const;
+  void ObservePoint(Point point, Code code, api::Clock::time_point since) const;
+
   struct WeightedScore {
     const ScorePlugin* plugin;
     int64_t weight;
@@ -76,6 +123,11 @@ class Framework {
   // filter_ / score_ (-1: none), so a Skip costs one bit per cycle.
   std::vector<int> pre_filter_to_filter_;
   std::vector<int> pre_score_to_score_;
+
+  const api::Clock* clock_ = nullptr;
+  metrics::Family<metrics::Histogram>* extension_point_duration_ = nullptr;  // nullptr: not timed
+  // Success children of extension_point_duration_ (the common case), looked up once.
+  std::array<metrics::Histogram*, kPointCount> point_success_{};
 };
 
 }  // namespace berth::scheduler

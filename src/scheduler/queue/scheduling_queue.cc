@@ -24,7 +24,10 @@ size_t& CountOf(SchedulingQueue::Counts& c, int where) {
 }  // namespace
 
 SchedulingQueue::SchedulingQueue(Less less, Admit admit, Options options)
-    : less_(std::move(less)), admit_(std::move(admit)), options_(std::move(options)) {}
+    : less_(std::move(less)),
+      admit_(std::move(admit)),
+      options_(std::move(options)),
+      clock_(options_.clock ? *options_.clock : api::RealClock::Instance()) {}
 
 bool SchedulingQueue::ActiveLess(const HeapItem& a, const HeapItem& b) const {
   // std heaps are max-heaps: the "largest" leaves first, so invert the sort.
@@ -82,7 +85,7 @@ void SchedulingQueue::ToActiveOrBackoff(Entry& e, Clock::time_point now) {
 void SchedulingQueue::Add(PodInfoPtr pod) {
   std::lock_guard lock(mu_);
   if (closed_) return;
-  auto now = options_.now();
+  auto now = clock_.Now();
   auto [it, inserted] = entries_.try_emplace(pod->key);
   Entry& e = it->second;
   if (!inserted) {
@@ -169,7 +172,7 @@ std::optional<QueuedPodInfo> SchedulingQueue::Pop(Clock::time_point deadline) {
   auto heap_less = [this](const HeapItem& a, const HeapItem& b) { return ActiveLess(a, b); };
   while (true) {
     if (closed_) return std::nullopt;
-    auto now = options_.now();
+    auto now = clock_.Now();
     FlushLocked(now);
     while (!active_.empty()) {
       std::pop_heap(active_.begin(), active_.end(), heap_less);
@@ -190,7 +193,9 @@ std::optional<QueuedPodInfo> SchedulingQueue::Pop(Clock::time_point deadline) {
     // unschedulable pool's timeout), the deadline, or a notification.
     auto wake = std::min(deadline, now + std::chrono::seconds(1));
     if (!backoff_.empty()) wake = std::min(wake, backoff_.front().first);
-    cv_.wait_until(lock, wake);
+    // A wait for a duration, not until a time point: the point is on the
+    // queue's clock, which need not be steady_clock.
+    cv_.wait_for(lock, wake - now);
   }
 }
 
@@ -204,7 +209,7 @@ void SchedulingQueue::Requeue(QueuedPodInfo info, bool unschedulable) {
     entries_.erase(it);
     return;
   }
-  auto now = options_.now();
+  auto now = clock_.Now();
   e.info = std::move(info);
   e.info.timestamp = now;
   e.backoff_expiry = BackoffExpiry(e.info);
@@ -236,7 +241,7 @@ void SchedulingQueue::MoveAllToActiveOrBackoff() {
   std::lock_guard lock(mu_);
   ++move_cycle_;
   if (counts_.unschedulable == 0) return;
-  auto now = options_.now();
+  auto now = clock_.Now();
   for (auto& [key, e] : entries_) {
     if (e.where == Where::kUnschedulable) ToActiveOrBackoff(e, now);
   }

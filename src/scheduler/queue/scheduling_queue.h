@@ -9,6 +9,11 @@
 // Every pod is in at most one place, and a popped pod is "in flight" until
 // Done: an update or delete that arrives meanwhile is remembered, so no pod is
 // lost or handed out twice. Thread-safe; Pop blocks.
+//
+// Time (timestamps, backoff, the unschedulable timeout) comes from an
+// api::Clock. The queue reads it and sets no alarm: a Pop that waits
+// re-reads the clock when woken, at least once a second of real time. With
+// a FakeClock, tests pop with a deadline of clock.Now() rather than block.
 
 #include <chrono>
 #include <condition_variable>
@@ -20,18 +25,20 @@
 #include <unordered_map>
 #include <vector>
 
+#include "api/clock.h"
 #include "scheduler/framework/interface.h"
 
 namespace berth::scheduler {
 
 class SchedulingQueue {
  public:
-  using Clock = std::chrono::steady_clock;
+  using Clock = api::Clock;
   struct Options {
     std::chrono::milliseconds initial_backoff{1000};
     std::chrono::milliseconds max_backoff{10000};
     std::chrono::milliseconds max_unschedulable{5 * 60 * 1000};
-    std::function<Clock::time_point()> now = [] { return Clock::now(); };
+    // nullptr: api::RealClock. REQUIRES: outlives the queue.
+    const Clock* clock = nullptr;
     // When set, the active queue orders pods by this key instead of calling
     // Less (see QueueSortPlugin::HasSortKey). REQUIRES: the same order as Less.
     std::function<QueueSortKey(const QueuedPodInfo&)> sort_key;
@@ -51,7 +58,7 @@ class SchedulingQueue {
   void Delete(const std::string& key);
 
   // Blocks until a pod is active (and marks it in flight), or returns nullopt
-  // once the queue is closed or `deadline` passes.
+  // once the queue is closed or `deadline` (on the queue's clock) passes.
   std::optional<QueuedPodInfo> Pop(Clock::time_point deadline = Clock::time_point::max());
   // The attempt for `info` failed. Unschedulable (rejected by plugins) goes to
   // the unschedulable pool, unless a cluster event arrived while it was in
@@ -104,6 +111,7 @@ class SchedulingQueue {
   Less less_;
   Admit admit_;
   Options options_;
+  const Clock& clock_;
   mutable std::mutex mu_;
   std::condition_variable cv_;
   bool closed_ = false;                            // guarded by mu_

@@ -1,0 +1,38 @@
+#pragma once
+// Validation of pod specs (a Pod's, or a workload's pod template) and of
+// updates to a Pod, with kube's field paths and messages.
+
+#include <boost/json/object.hpp>
+#include <map>
+#include <string>
+
+#include "api/field_errors.h"
+#include "api/object.h"
+#include "api/quantity.h"
+#include "api/status.h"
+
+namespace berth::api {
+
+// Checks a resource list's quantities (parsable, not negative), reporting
+// under `path` ("spec.containers[0].resources.requests"); returns the valid
+// ones by resource name. A null `list` is valid and empty.
+std::map<std::string, Quantity> ValidateResourceList(const boost::json::object* list,
+                                                     const std::string& path, FieldErrors& errors);
+
+// Checks a pod spec at `path` ("spec", "spec.template.spec"): containers
+// (required) and init containers (names, images, resources, ports) and the
+// restart policy. A null `spec` is reported as required.
+void ValidatePodSpec(const boost::json::object* spec, const std::string& path, FieldErrors& errors);
+
+// kube's ValidatePodUpdate for a write of the pod itself (not a subresource),
+// `next` defaulted as a create would be: a pod's spec is fixed once created
+// but for its containers' and init containers' images, activeDeadlineSeconds
+// (set, or lowered), tolerations (only additions; tolerationSeconds may
+// change), scheduling gates (only removals), a gated pod's nodeSelector (only
+// additions), and terminationGracePeriodSeconds from negative to 1. So a PUT
+// or PATCH cannot move a bound pod (spec.nodeName: that is what
+// pods/binding is for). A gated pod's node affinity stays fixed here (kube
+// lets it be narrowed).
+Status ValidatePodUpdate(const Object& next, const Object& current);
+
+}  // namespace berth::api

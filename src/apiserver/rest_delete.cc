@@ -1,0 +1,273 @@
+// DELETE of an object and of a collection: finalizers, graceful termination
+// of pods, propagation policies and namespace lifecycle.
+
+#include <algorithm>
+#include <boost/json.hpp>
+#include <optional>
+
+#include "api/json_fields.h"
+#include "api/pod_view.h"
+#include "api/rfc3339.h"
+#include "apiserver/api_server.h"
+#include "apiserver/finalizers.h"
+
+namespace berth::apiserver {
+
+namespace json = boost::json;
+
+bool ApiServer::NodeHasKubelet(const std::string& node) {
+  return store_.Get(api::StorageKey(api::Kind::kLease, "kube-node-lease", node)).ok();
+}
+
+Result<api::ObjectPtr> ApiServer::DeleteObject(const api::ObjectPtr& object, std::optional<int64_t> grace_seconds,
+                                               std::string_view finalizer) {
+  const api::KindInfo& kind = object->info();
+  api::ObjectPtr current = object;
+  for (int attempt = 0; attempt < kMaxAttempts; ++attempt) {
+    // A pod bound to a node with a kubelet terminates gracefully: it is marked
+    // and the kubelet deletes it (with grace 0) once its containers stopped.
+    // kube's rule: no grace for unbound or finished pods.
+    int64_t grace = 0;
+    if (current->kind() == api::Kind::kPod) {
+      const auto* pod = current->As<api::PodView>();
+      bool finished = pod && (pod->phase == "Succeeded" || pod->phase == "Failed");
+      if (pod && !pod->node_name.empty() && !finished) {
+        const auto* spec = current->json().if_contains("spec");
+        int64_t fallback = 30;
+        if (spec && spec->is_object()) {
+          if (const auto* t = spec->get_object().if_contains("terminationGracePeriodSeconds"); t && t->is_int64()) {
+            fallback = t->get_int64();
+          }
+        }
+        grace = grace_seconds.value_or(fallback);
+        if (grace > 0 && !NodeHasKubelet(pod->node_name)) grace = 0;
+      }
+    }
+    bool add_finalizer = !finalizer.empty() && !api::BeingDeleted(*current);
+    if (add_finalizer || HasFinalizers(current->json()) || grace > 0) {
+      // Finalizers or a kubelet hold the object: mark it; the last finalizer's
+      // removal (or the kubelet's final delete) deletes it.
+      if (api::BeingDeleted(*current)) {
+        const auto* meta = current->json().if_contains("metadata");
+        const auto* was = meta && meta->is_object() ? meta->get_object().if_contains("deletionGracePeriodSeconds")
+                                                    : nullptr;
+        // A shorter grace period than the one in progress (e.g. --force, 0) takes over.
+        bool shorter = grace_seconds && was && was->is_int64() && *grace_seconds < was->get_int64();
+        if (!shorter) return current;
+        if (*grace_seconds == 0 && !HasFinalizers(current->json())) {
+          auto deleted = store_.Delete(current->StorageKey(), current->resource_version());
+          if (deleted.ok() || deleted.status().code() != StatusCode::kConflict) return deleted;
+          auto reread = store_.Get(current->StorageKey());
+          if (!reread.ok()) return NotFoundFor(kind, current->name());
+          current = reread.value();
+          continue;
+        }
+        grace = *grace_seconds;
+      }
+      auto marked = current->Edit([&](json::object& o) {
+        json::object& meta = api::MutableObject(o, "metadata");
+        meta["deletionTimestamp"] = api::FormatRfc3339(std::chrono::system_clock::now() + std::chrono::seconds(grace));
+        meta["deletionGracePeriodSeconds"] = grace;
+        if (add_finalizer) {
+          json::value& f = meta["finalizers"];
+          if (!f.is_array()) f = json::array();
+          bool present = false;
+          for (const auto& v : f.get_array()) present = present || (v.is_string() && v.get_string() == finalizer);
+          if (!present) f.get_array().emplace_back(finalizer);
+        }
+      });
+      if (!marked.ok()) return marked.status();
+      auto written = store_.Update(marked.value(), current->resource_version());
+      if (written.ok() || written.status().code() != StatusCode::kConflict) return written;
+    } else {
+      auto deleted = store_.Delete(current->StorageKey(), current->resource_version());
+      if (deleted.ok() || deleted.status().code() != StatusCode::kConflict) {
+        if (!deleted.ok() && deleted.status().code() == StatusCode::kNotFound) {
+          return NotFoundFor(kind, current->name());
+        }
+        return deleted;
+      }
+    }
+    auto reread = store_.Get(current->StorageKey());
+    if (!reread.ok()) return NotFoundFor(kind, current->name());
+    current = reread.value();
+  }
+  return ConflictFor(kind, object->name(), "too many concurrent updates");
+}
+
+// Namespace deletion, kube's lifecycle: the namespace is marked Terminating
+// (deletionTimestamp, status.phase) and from then on takes nothing new; its
+// contents are deleted; once none is left and no finalizer but "kubernetes"
+// holds it, it goes. The API server drains in the DELETE itself and purges at
+// once when nothing was held back (gracefully terminating pods, finalizers);
+// otherwise the namespace controller finishes: it deletes what is left,
+// removes "kubernetes" through /finalize and deletes the namespace again.
+Result<bool> ApiServer::DeleteNamespaceContents(const std::string& ns) {
+  bool empty = true;
+  for (const auto& info : api::AllKinds()) {
+    if (!info.namespaced || info.kind == api::Kind::kBinding) continue;
+    auto list = store_.List({.prefix = api::StoragePrefix(info.kind, ns)});
+    if (!list.ok()) return list.status();
+    for (const auto& object : list->items) {
+      auto deleted = DeleteObject(object);
+      if (deleted.ok() && store_.Get(object->StorageKey()).ok()) empty = false;
+      if (!deleted.ok() && deleted.status().code() != StatusCode::kNotFound) return deleted.status();
+    }
+  }
+  return empty;
+}
+
+Result<api::ObjectPtr> ApiServer::DeleteNamespace(api::ObjectPtr current) {
+  const api::KindInfo& kind = current->info();
+  const std::string name = current->name();
+  const std::string key = current->StorageKey();
+  bool terminating = api::BeingDeleted(*current);
+  if (terminating && !Finalized(current->json())) {
+    return ConflictFor(kind, name,
+                       "The system is ensuring all content is removed from this namespace.  Upon completion, "
+                       "this namespace will automatically be purged by the system.");
+  }
+  bool purge = terminating;
+  if (!terminating) {
+    for (int attempt = 0;; ++attempt) {
+      if (attempt == kMaxAttempts) return ConflictFor(kind, name, "too many concurrent updates");
+      auto marked = current->Edit([](json::object& o) {
+        json::object& meta = api::MutableObject(o, "metadata");
+        meta["deletionTimestamp"] = api::FormatRfc3339(std::chrono::system_clock::now());
+        meta["deletionGracePeriodSeconds"] = 0;
+        json::value& status = o["status"];
+        if (!status.is_object()) status = json::object();
+        status.get_object()["phase"] = "Terminating";
+      });
+      if (!marked.ok()) return marked.status();
+      auto written = store_.Update(marked.value(), current->resource_version());
+      if (written.ok()) {
+        current = written.value();
+        break;
+      }
+      if (written.status().code() != StatusCode::kConflict) return written.status();
+      auto reread = store_.Get(key);
+      if (!reread.ok()) return NotFoundFor(kind, name);
+      current = reread.value();
+    }
+    auto empty = DeleteNamespaceContents(name);
+    if (!empty.ok()) return empty.status();
+    purge = empty.value() && OnlyKubernetesFinalizer(current->json());
+  }
+  if (!purge) return current;
+  for (int attempt = 0; attempt < kMaxAttempts; ++attempt) {
+    auto deleted = store_.Delete(key, current->resource_version());
+    if (deleted.ok()) return deleted;
+    if (deleted.status().code() == StatusCode::kNotFound) return NotFoundFor(kind, name);
+    if (deleted.status().code() != StatusCode::kConflict) return deleted.status();
+    auto reread = store_.Get(key);
+    if (!reread.ok()) return NotFoundFor(kind, name);
+    current = reread.value();
+  }
+  return ConflictFor(kind, name, "too many concurrent updates");
+}
+
+Response ApiServer::Delete(Request& request, const RequestInfo& info) {
+  const api::KindInfo& kind = api::Info(*info.kind);
+  // DeleteOptions: JSON only; other encodings (kubectl drain sends protobuf) are ignored.
+  std::string uid_precondition;
+  int64_t rv_precondition = 0;
+  std::optional<int64_t> grace_seconds;
+  std::string_view finalizer;
+  bool dry_run = request.Query("dryRun").has_value();
+  if (auto g = request.Query("gracePeriodSeconds")) {
+    try {
+      grace_seconds = std::stoll(std::string(*g));
+    } catch (const std::exception&) {
+      return ErrorResponse(Status::BadRequest("invalid gracePeriodSeconds: " + std::string(*g)));
+    }
+  }
+  std::string policy(request.Query("propagationPolicy").value_or(""));
+  if (!request.body.empty() && IsJsonContentType(request.content_type)) {
+    json::error_code ec;
+    json::value options = json::parse(request.body, ec);
+    if (ec || !options.is_object()) {
+      return ErrorResponse(Status::BadRequest("invalid DeleteOptions: " + (ec ? ec.message() : "not an object")));
+    }
+    const json::object& o = options.get_object();
+    if (auto p = o.find("preconditions"); p != o.end() && p->value().is_object()) {
+      uid_precondition = api::StringAt(p->value().get_object(), "uid");
+      auto rv = api::StringAt(p->value().get_object(), "resourceVersion");
+      if (!rv.empty()) {
+        auto parsed = api::ParseResourceVersion(rv);
+        if (!parsed) return ErrorResponse(Status::BadRequest("invalid preconditions.resourceVersion"));
+        rv_precondition = *parsed;
+      }
+    }
+    if (auto d = o.find("dryRun"); d != o.end() && d->value().is_array() && !d->value().get_array().empty()) {
+      dry_run = true;
+    }
+    if (auto p = api::StringAt(o, "propagationPolicy"); !p.empty()) policy = std::string(p);
+    if (auto g = o.find("gracePeriodSeconds"); g != o.end() && g->value().is_int64()) {
+      grace_seconds = g->value().get_int64();
+    }
+    // Deprecated orphanDependents: true means the Orphan policy.
+    if (auto od = o.find("orphanDependents"); od != o.end() && od->value().is_bool() && policy.empty()) {
+      policy = od->value().get_bool() ? "Orphan" : "Background";
+    }
+  }
+  if (!policy.empty() && policy != "Orphan" && policy != "Background" && policy != "Foreground") {
+    return ErrorResponse(Status::Invalid(
+        "DeleteOptions.propagationPolicy: Unsupported value: \"" + policy + "\"",
+        {{"FieldValueNotSupported",
+          "Unsupported value: \"" + policy + "\": supported values: \"Foreground\", \"Background\", \"Orphan\"",
+          "propagationPolicy"}}));
+  }
+  if (grace_seconds && *grace_seconds < 0) grace_seconds = 0;
+  if (*info.kind != api::Kind::kNamespace) {
+    if (policy == "Orphan") finalizer = "orphan";
+    if (policy == "Foreground") finalizer = "foregroundDeletion";
+  }
+  auto current = store_.Get(api::StorageKey(*info.kind, info.ns, info.name));
+  if (!current.ok()) return ErrorResponse(NotFoundFor(kind, info.name), DetailsFor(kind, info.name));
+  if (!uid_precondition.empty() && uid_precondition != current.value()->uid()) {
+    return ErrorResponse(ConflictFor(kind, info.name,
+                                     "Precondition failed: UID in precondition: " + uid_precondition +
+                                         ", UID in object meta: " + current.value()->uid()),
+                         DetailsFor(kind, info.name));
+  }
+  if (rv_precondition > 0 && rv_precondition != current.value()->resource_version()) {
+    return ErrorResponse(ConflictFor(kind, info.name,
+                                     "Precondition failed: ResourceVersion in precondition: " +
+                                         std::to_string(rv_precondition) +
+                                         ", ResourceVersion in object meta: " +
+                                         std::to_string(current.value()->resource_version())),
+                         DetailsFor(kind, info.name));
+  }
+  if (dry_run) return JsonResponse(200, std::string(current.value()->Encoded()));
+  auto deleted = *info.kind == api::Kind::kNamespace ? DeleteNamespace(current.value())
+                                                      : DeleteObject(current.value(), grace_seconds, finalizer);
+  if (!deleted.ok()) return ErrorResponse(deleted.status(), DetailsFor(kind, info.name));
+  return JsonResponse(200, std::string(deleted.value()->Encoded()));
+}
+
+Response ApiServer::DeleteCollection(Request& request, const RequestInfo& info) {
+  const api::KindInfo& kind = api::Info(*info.kind);
+  auto predicate = SelectorPredicate(request, *info.kind);
+  if (!predicate.ok()) return ErrorResponse(predicate.status());
+  auto list = store_.List({.prefix = api::StoragePrefix(*info.kind, info.ns),
+                           .predicate = std::move(predicate).value()});
+  if (!list.ok()) return ErrorResponse(list.status());
+  std::string body = R"({"kind":")" + std::string(kind.name) + R"(List","apiVersion":")" +
+                     kind.ApiVersion() + R"(","metadata":{},"items":[)";
+  bool first = true;
+  for (const auto& object : list->items) {
+    auto deleted = *info.kind == api::Kind::kNamespace ? DeleteNamespace(object) : DeleteObject(object);
+    if (!deleted.ok()) {
+      if (deleted.status().code() == StatusCode::kNotFound) continue;
+      return ErrorResponse(deleted.status());
+    }
+    if (!first) body += ',';
+    first = false;
+    body += deleted.value()->Encoded();
+  }
+  body += "]}";
+  return JsonResponse(200, std::move(body));
+}
+
+}  // namespace berth::apiserver

@@ -1,0 +1,220 @@
+// MemoryStore's recovery from its data directory (the log and snapshots in
+// wal/), and the check of the objects it recovered.
+
+#include <algorithm>
+#include <condition_variable>
+#include <cstdio>
+#include <deque>
+#include <filesystem>
+#include <functional>
+#include <mutex>
+#include <thread>
+
+#include "store/memory/memory_store.h"
+
+namespace berth::store {
+namespace {
+
+// Hands items from the thread that makes them to one consumer thread, in
+// order, in batches: recovery reads, checks and frames log records on one core
+// while the index is built on another.
+template <typename T>
+class Pipeline {
+ public:
+  explicit Pipeline(std::function<void(std::vector<T>&)> consume) : consume_(std::move(consume)) {
+    batch_.reserve(kBatch);
+    thread_ = std::thread([this] { Run(); });
+  }
+  ~Pipeline() { Finish(); }
+
+  void Push(T item) {
+    batch_.push_back(std::move(item));
+    if (batch_.size() == kBatch) Hand();
+  }
+  // Hands over what is left and returns once everything has been consumed.
+  void Finish() {
+    if (!thread_.joinable()) return;
+    Hand();
+    {
+      std::lock_guard lk(mu_);
+      done_ = true;
+    }
+    cv_.notify_all();
+    thread_.join();
+  }
+
+ private:
+  static constexpr size_t kBatch = 4096;
+  static constexpr size_t kMaxQueued = 4;
+
+  void Hand() {
+    if (batch_.empty()) return;
+    {
+      std::unique_lock lk(mu_);
+      cv_.wait(lk, [&] { return queue_.size() < kMaxQueued; });
+      queue_.push_back(std::move(batch_));
+    }
+    cv_.notify_all();
+    batch_ = {};
+    batch_.reserve(kBatch);
+  }
+
+  void Run() {
+    for (;;) {
+      std::vector<T> batch;
+      {
+        std::unique_lock lk(mu_);
+        cv_.wait(lk, [&] { return !queue_.empty() || done_; });
+        if (queue_.empty()) return;
+        batch = std::move(queue_.front());
+        queue_.pop_front();
+      }
+      cv_.notify_all();
+      consume_(batch);
+    }
+  }
+
+  const std::function<void(std::vector<T>&)> consume_;
+  std::vector<T> batch_;  // the producer's
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<std::vector<T>> queue_;  // guarded by mu_
+  bool done_ = false;                 // guarded by mu_
+  std::thread thread_;
+};
+
+}  // namespace
+
+Status MemoryStore::Recover() {
+  const std::string& dir = options_.data_dir;
+  std::error_code ec;
+  if (options_.read_only) {
+    if (!std::filesystem::is_directory(dir, ec)) {
+      return Status::NotFound("data directory " + dir + " does not exist");
+    }
+  } else {
+    std::filesystem::create_directories(dir, ec);
+    if (ec) return Status::Internal("cannot create data directory " + dir + ": " + ec.message());
+  }
+
+  std::unique_lock lk(mu_);
+  Status failure;
+  bool first_record = true;
+  // Log records are turned into objects here and applied to the index by the
+  // pipeline's thread, which works under this thread's hold of mu_ (nothing
+  // else can reach the store before Open returns).
+  struct Applied {
+    std::string key;
+    ObjectPtr object;  // nullptr: a delete
+    int64_t revision;
+  };
+  Pipeline<Applied> apply([this](std::vector<Applied>& batch) {
+    for (Applied& a : batch) {
+      ApplyLocked(index_.FindOrInsert(a.key), std::move(a.object), a.revision);
+      revision_ = a.revision;
+    }
+  });
+  wal::RecoverOptions recover_options;
+  recover_options.repair = !options_.read_only;
+  if (options_.recover_to_revision > 0) recover_options.max_revision = options_.recover_to_revision;
+  // Snapshot values and kPutAtRevision records are the objects' Encoded()
+  // text at their revision: served from the mapped files as they are, and
+  // parsed on first use.
+  auto report = wal::RecoverMapped(
+      dir, recover_options,
+      [&](wal::SnapshotEntry entry) {
+        std::string key(entry.key);
+        CountLocked(key, 1);
+        ObjectPtr object =
+            api::Object::FromStored(key, entry.value, std::move(entry.file), entry.revision);
+        index_.Load(key)->value = Versions{{entry.revision, std::move(object)}};
+      },
+      [&](const wal::MappedRecord& record) {
+        if (!failure.ok()) return;
+        if (first_record) {
+          index_.FinishLoad();  // the snapshot's keys, before any record can look one up
+          first_record = false;
+          revision_ = compacted_ = record.revision - 1;
+        }
+        ObjectPtr object;
+        if (record.type == wal::Record::Type::kPutAtRevision) {
+          object = api::Object::FromStored(std::string(record.key), record.value, record.file,
+                                           record.revision);
+        } else if (record.type == wal::Record::Type::kPut) {
+          // Written before records carried their revision's text: decoded now.
+          auto decoded = api::Object::Decode(record.value);
+          if (!decoded.ok()) {
+            failure = Status::Internal("log record at revision " + std::to_string(record.revision) +
+                                       ": " + decoded.status().message());
+            return;
+          }
+          object = decoded.value()->WithResourceVersion(record.revision);
+        }
+        apply.Push({std::string(record.key), std::move(object), record.revision});
+      });
+  apply.Finish();
+  index_.FinishLoad();  // a snapshot with no record after it
+  if (!report.ok()) return report.status();
+  if (!failure.ok()) return failure;
+  recovery_ = report.value();
+  if (first_record) revision_ = compacted_ = recovery_.snapshot_revision;
+  revision_ = std::max(revision_, recovery_.last_revision);
+  committed_.store(revision_);
+
+  if (options_.recover_to_revision > 0 && revision_ != options_.recover_to_revision) {
+    return Status::BadRequest("revision " + std::to_string(options_.recover_to_revision) +
+                              " is not in the data directory (it holds up to revision " +
+                              std::to_string(revision_) + ")");
+  }
+  if (options_.read_only) return Status::Ok();
+
+  auto files = wal::ListFiles(dir);
+  if (!files.ok()) return files.status();
+  for (const auto& f : files.value()) {
+    if (f.snapshot) last_snapshot_revision_ = std::max(last_snapshot_revision_, f.revision);
+  }
+
+  wal::LogWriter::Options log_options;
+  log_options.dir = dir;
+  log_options.sync = options_.sync;
+  log_options.on_fsync = options_.on_fsync;
+  log_options.on_durable = [this](uint64_t position) { OnDurable(position); };
+  auto log = wal::LogWriter::Open(std::move(log_options), revision_ + 1);
+  if (!log.ok()) return log.status();
+  log_ = std::move(log).value();
+  return Status::Ok();
+}
+
+std::vector<std::string> MemoryStore::CheckObjects() {
+  std::vector<ObjectPtr> objects;
+  {
+    std::shared_lock lk(mu_);
+    index_.ForEach([&](const Entry& entry) {
+      for (const Version& v : entry.value) {
+        if (v.object) objects.push_back(v.object);
+      }
+    });
+  }
+  const size_t threads = std::clamp<size_t>(std::thread::hardware_concurrency(), 1, 16);
+  std::vector<std::vector<std::string>> problems(threads);
+  std::vector<std::thread> workers;
+  for (size_t t = 0; t < threads; ++t) {
+    workers.emplace_back([&, t] {
+      for (size_t i = t; i < objects.size(); i += threads) {
+        Status s = objects[i]->CheckDecodes();
+        if (!s.ok()) {
+          problems[t].push_back(objects[i]->StorageKey() + " at revision " +
+                                std::to_string(objects[i]->resource_version()) + ": " +
+                                s.message());
+        }
+      }
+    });
+  }
+  for (auto& w : workers) w.join();
+  std::vector<std::string> out;
+  for (auto& p : problems) out.insert(out.end(), p.begin(), p.end());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+}  // namespace berth::store
