@@ -12,6 +12,7 @@
 #include <set>
 #include <thread>
 
+#include "api/duration.h"
 #include "cluster/in_process_cluster.h"
 #include "perf/histogram.h"
 #include "perf/process_stats.h"
@@ -196,9 +197,12 @@ class Runner {
 
   Status RunOp(const Op& op, WorkloadResult& r) {
     if (op.opcode == "sleep") {
-      auto d = ParseGoDuration(op.node["duration"] ? op.node["duration"].as<std::string>() : "0s");
-      if (!d.ok()) return Status::BadRequest("sleep.duration " + d.status().message());
-      std::this_thread::sleep_for(d.value());
+      const std::string text = op.node["duration"] ? op.node["duration"].as<std::string>() : "0";
+      const auto duration = api::ParseGoDuration(text);
+      if (!duration)
+        return Status::BadRequest("sleep.duration " + text +
+                                  ": expected a duration such as 500ms or 5s");
+      std::this_thread::sleep_for(*duration);
       return Status::Ok();
     }
     if (op.opcode == "barrier") {
@@ -328,38 +332,6 @@ class Runner {
 };
 
 }  // namespace
-
-Result<std::chrono::nanoseconds> ParseGoDuration(const std::string& text) {
-  static const std::vector<std::pair<std::string, double>> kUnits = {
-      {"ns", 1}, {"us", 1e3}, {"µs", 1e3}, {"ms", 1e6}, {"s", 1e9}, {"m", 60e9}, {"h", 3600e9}};
-  if (text == "0") return std::chrono::nanoseconds(0);
-  double total = 0;
-  size_t i = 0;
-  if (text.empty()) return Status::BadRequest("\"\": expected a duration such as 500ms or 5s");
-  while (i < text.size()) {
-    size_t used = 0;
-    double value = 0;
-    try {
-      value = std::stod(text.substr(i), &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (used == 0 || value < 0)
-      return Status::BadRequest(text + ": expected a duration such as 500ms or 5s");
-    i += used;
-    // The longest unit that matches ("ms" before "m").
-    const std::pair<std::string, double>* unit = nullptr;
-    for (const auto& u : kUnits) {
-      if (text.compare(i, u.first.size(), u.first) == 0 &&
-          (!unit || u.first.size() > unit->first.size()))
-        unit = &u;
-    }
-    if (!unit) return Status::BadRequest(text + ": expected a duration such as 500ms or 5s");
-    total += value * unit->second;
-    i += unit->first.size();
-  }
-  return std::chrono::nanoseconds(std::llround(total));
-}
 
 WorkloadResult RunWorkload(const PerfOptions& options, const Workload& workload) {
   return Runner(options, workload).Run();

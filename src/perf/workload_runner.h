@@ -75,7 +75,4 @@ struct WorkloadResult {
 
 WorkloadResult RunWorkload(const PerfOptions& options, const Workload& workload);
 
-// A Go duration ("500ms", "5s", "1m30s"); BadRequest naming it otherwise.
-Result<std::chrono::nanoseconds> ParseGoDuration(const std::string& text);
-
 }  // namespace berth::perf

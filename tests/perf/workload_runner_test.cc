@@ -294,5 +294,18 @@ TEST_F(WorkloadRunnerTest, AMissingTemplateIsNamed) {
   EXPECT_NE(r.error.find("template config/nope.yaml not found"), std::string::npos) << r.error;
 }
 
+TEST_F(WorkloadRunnerTest, ASleepThatIsNotADurationIsNamed) {
+  WorkloadResult r = Run(R"(
+- name: Sleepy
+  workloadTemplate:
+  - opcode: sleep
+    duration: a while
+  workloads:
+  - name: Tiny
+)");
+  EXPECT_NE(r.error.find("sleep.duration a while: expected a duration"), std::string::npos)
+      << r.error;
+}
+
 }  // namespace
 }  // namespace berth::perf

@@ -8,8 +8,6 @@
 #include <filesystem>
 #include <fstream>
 
-#include "perf/workload_runner.h"
-
 namespace berth::perf {
 namespace {
 
@@ -143,18 +141,6 @@ TEST(YamlToJson, ScalarsAsKubernetesReadsThem) {
   EXPECT_EQ(o.at("e").as_string(), "100m");
   EXPECT_TRUE(o.at("f").is_null());
   EXPECT_TRUE(o.at("g").is_string());
-}
-
-TEST(ParseGoDuration, GoSyntax) {
-  using namespace std::chrono_literals;
-  EXPECT_EQ(ParseGoDuration("500ms").value(), 500ms);
-  EXPECT_EQ(ParseGoDuration("5s").value(), 5s);
-  EXPECT_EQ(ParseGoDuration("1m30s").value(), 90s);
-  EXPECT_EQ(ParseGoDuration("1.5h").value(), 90min);
-  EXPECT_EQ(ParseGoDuration("0").value(), 0s);
-  EXPECT_FALSE(ParseGoDuration("5").ok());
-  EXPECT_FALSE(ParseGoDuration("fast").ok());
-  EXPECT_FALSE(ParseGoDuration("").ok());
 }
 
 }  // namespace
