@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "cmd/commands.h"
-#include "cmd/sample_objects.h"
+#include "perf/synthetic.h"
 #include "store/memory/memory_store.h"
 
 namespace berth::cmd {
@@ -49,7 +49,7 @@ std::vector<api::ObjectPtr> MakePods(int64_t n, const std::string& prefix) {
   std::vector<api::ObjectPtr> pods;
   pods.reserve(static_cast<size_t>(n));
   for (int64_t i = 0; i < n; ++i) {
-    pods.push_back(SamplePod("bench", prefix + std::to_string(i), 100, 128 << 20));
+    pods.push_back(perf::SyntheticPod("bench", prefix + std::to_string(i), perf::PodShape{"100m", "128Mi"}));
   }
   return pods;
 }

@@ -13,7 +13,7 @@
 
 #include "api/kinds.h"
 #include "cmd/commands.h"
-#include "cmd/sample_objects.h"
+#include "perf/synthetic.h"
 #include "store/memory/memory_store.h"
 #include "store/wal/wal.h"
 
@@ -142,10 +142,10 @@ int Demo(const std::string& dir) {
               static_cast<long long>(store.CurrentRevision()));
   int created = 0;
   for (int i = 0; i < 16; ++i) {
-    if (store.Create(SampleNode("node-" + std::to_string(i), 4000, 16LL << 30)).ok()) ++created;
+    if (store.Create(perf::SyntheticNode(perf::SyntheticNodeName(i), i, perf::NodeShape{"4", "16Gi", 110})).ok()) ++created;
   }
   for (int i = 0; i < 100; ++i) {
-    if (store.Create(SamplePod("default", "web-" + std::to_string(i), 100, 128LL << 20)).ok()) {
+    if (store.Create(perf::SyntheticPod("default", "web-" + std::to_string(i), perf::PodShape{"100m", "128Mi"})).ok()) {
       ++created;
     }
   }
@@ -179,7 +179,7 @@ int StressWriter(const std::string& dir, const std::string& ack_file, int thread
     workers.emplace_back([&, t] {
       for (int64_t i = 0;; ++i) {
         std::string name = "s" + std::to_string(base) + "-" + std::to_string(t) + "-" + std::to_string(i);
-        auto pod = SamplePod("crash", name, 10, 1 << 20);
+        auto pod = perf::SyntheticPod("crash", name, perf::PodShape{"10m", "1Mi"});
         auto created = store.Create(pod);
         if (!created.ok()) std::abort();
         ack('C', pod->StorageKey(), created.value()->resource_version());

@@ -49,6 +49,7 @@ struct Scheduler::Binding {
   std::string node;
   std::unique_ptr<CycleState> state;
   Clock::time_point cycle_start;
+  Clock::time_point reserved;  // the end of the scheduling cycle
 };
 
 Scheduler::Scheduler(SchedulerOptions options, SchedulerClient* client)
@@ -618,7 +619,8 @@ Scheduler::ReserveOutcome Scheduler::AssumeAndReserve(const Framework& fw, Cycle
 
 void Scheduler::HandOffToBinding(const Framework& fw, QueuedPodInfo info, std::string node,
                                  std::unique_ptr<CycleState> state, Clock::time_point cycle_start) {
-  double cycle_seconds = Seconds(cycle_start, clock_.Now());
+  const Clock::time_point reserved = clock_.Now();
+  double cycle_seconds = Seconds(cycle_start, reserved);
   algorithm_duration_.Observe(cycle_seconds);
   {
     std::lock_guard lock(stats_mu_);
@@ -629,6 +631,7 @@ void Scheduler::HandOffToBinding(const Framework& fw, QueuedPodInfo info, std::s
   binding->node = std::move(node);
   binding->state = std::move(state);
   binding->cycle_start = cycle_start;
+  binding->reserved = reserved;
   binding->info = std::move(info);
   binding_in_flight_++;
   {
@@ -723,6 +726,9 @@ void Scheduler::FinishBinding(Binding& b) {
     std::lock_guard lock(stats_mu_);
     stats_.scheduled++;
     wake = scheduled_wake_at_ != 0 && stats_.scheduled >= scheduled_wake_at_;
+    if (options_.record_bound_pods && bound_pods_.size() < 10'000'000) {
+      bound_pods_.push_back({pod.key, b.info.initial_attempt, b.cycle_start, b.reserved, now});
+    }
   }
   if (wake) scheduled_cv_.notify_all();
   if (client_) client_->ReportScheduled(*pod.object, b.node);
@@ -769,6 +775,11 @@ std::vector<double> Scheduler::TakeCycleLatencies() {
 std::vector<double> Scheduler::TakeAttemptLatencies() {
   std::lock_guard lock(stats_mu_);
   return std::exchange(latencies_, {});
+}
+
+std::vector<Scheduler::BoundPod> Scheduler::TakeBoundPods() {
+  std::lock_guard lock(stats_mu_);
+  return std::exchange(bound_pods_, {});
 }
 
 }  // namespace berth::scheduler

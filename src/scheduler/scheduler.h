@@ -69,6 +69,9 @@ struct SchedulerOptions {
   // latency metrics and the assumed pods' expiry. nullptr: api::RealClock.
   // REQUIRES: outlives the scheduler.
   api::Clock* clock = nullptr;
+  // Keep a BoundPod record per binding for TakeBoundPods (bench, perf); off
+  // elsewhere, so that a long-running scheduler does not accumulate them.
+  bool record_bound_pods = false;
 };
 
 class Scheduler final : public Handle {
@@ -125,6 +128,16 @@ class Scheduler final : public Handle {
   // whole attempts (to the end of binding, kube's scheduling_attempt_duration).
   std::vector<double> TakeCycleLatencies();
   std::vector<double> TakeAttemptLatencies();
+  // One record per pod bound since the last call, when
+  // SchedulerOptions::record_bound_pods is set (else none): when the pod was
+  // first queued, when the cycle that placed it popped it and reserved
+  // its node, and when its binding finished. Kept like the latencies (at
+  // most 10 million between two calls).
+  struct BoundPod {
+    std::string key;  // namespace/name
+    api::Clock::time_point queued, popped, reserved, bound;
+  };
+  std::vector<BoundPod> TakeBoundPods();
   std::string RenderMetrics() const { return metrics_.Render(); }
   const Framework* Profile(std::string_view scheduler_name) const;
 
@@ -270,6 +283,7 @@ class Scheduler final : public Handle {
   std::condition_variable scheduled_cv_;
   std::vector<double> latencies_;        // guarded by stats_mu_
   std::vector<double> cycle_latencies_;  // guarded by stats_mu_
+  std::vector<BoundPod> bound_pods_;     // guarded by stats_mu_
 
   metrics::Registry metrics_;
   metrics::Family<metrics::Counter>& attempts_;

@@ -31,16 +31,26 @@ class PerfTest(unittest.TestCase):
         doc = json.loads(p.stdout)
         self.assertEqual(doc["version"], "v1")
         self.assertNotIn("unsupported", doc, doc.get("unsupported"))
-        throughput = {i["labels"]["Name"]: i for i in doc["dataItems"]
-                      if i["labels"]["Metric"] == "SchedulingThroughput"}
+        # At smoke sizes a measured phase lasts milliseconds: kube's
+        # SchedulingThroughput (1 s windows) has no sample, and says so;
+        # PhaseThroughput, the phase's own rate, is always there.
+        phase = {i["labels"]["Name"]: i for i in doc["dataItems"] if i["labels"]["Metric"] == "PhaseThroughput"}
+        windows = {i["labels"]["Name"]: i for i in doc["dataItems"]
+                   if i["labels"]["Metric"] == "SchedulingThroughput"}
+        notes = {n["Name"]: n["note"] for n in doc.get("notes", [])}
         for name in MUST_RUN:
-            matches = [n for n in throughput if n.startswith(name + "/500Nodes")]
-            self.assertTrue(matches, f"{name}: no SchedulingThroughput item")
+            matches = [n for n in phase if n.startswith(name + "/500Nodes")]
+            self.assertTrue(matches, f"{name}: no PhaseThroughput item")
             for n in matches:
-                item = throughput[n]
+                item = phase[n]
                 self.assertEqual(item["unit"], "pods/s")
-                self.assertEqual(set(item["data"]), {"Average", "Perc50", "Perc90", "Perc95", "Perc99"})
-                self.assertGreater(item["data"]["Average"], 0, n)
+                self.assertGreater(item["data"]["Value"], 0, n)
+                self.assertGreater(item["data"]["Pods"], 0, n)
+                if n in windows:
+                    self.assertEqual(set(windows[n]["data"]), {"Average", "Perc50", "Perc90", "Perc95", "Perc99"})
+                    self.assertEqual(windows[n]["unit"], "pods/s")
+                else:
+                    self.assertIn("no complete 1 s window", notes[n])
         metrics = {i["labels"]["Metric"] for i in doc["dataItems"]}
         self.assertTrue({"scheduler_scheduling_attempt_duration_seconds",
                          "scheduler_pod_scheduling_duration_seconds", "PeakRSS"} <= metrics, metrics)
@@ -58,11 +68,26 @@ class PerfTest(unittest.TestCase):
         self.assertIn("preemption", reasons["PreemptionBasic/500Nodes"])
         self.assertIn("churn", reasons["SchedulingWithMixedChurn/1000Nodes"])
 
+    def test_feature_gates_berth_cannot_honour_are_refused(self):
+        p = perf("--json", "--scale", "0.05", "--workload", "SchedulingMigratedInTreePVs/500Nodes")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        reasons = {u["Name"]: u["reason"] for u in json.loads(p.stdout)["unsupported"]}
+        self.assertIn("unsupported: featureGates CSIMigration", reasons["SchedulingMigratedInTreePVs/500Nodes"])
+
+    def test_measure_scale_multiplies_the_measured_pods(self):
+        # SchedulingBasic/500Nodes at --scale 0.05 measures 50 pods; ×4 is 200.
+        p = perf("--json", "--scale", "0.05", "--measure-scale", "4", "--workload", "SchedulingBasic/500Nodes")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        phase = [i for i in json.loads(p.stdout)["dataItems"] if i["labels"]["Metric"] == "PhaseThroughput"]
+        self.assertEqual([i["data"]["Pods"] for i in phase], [200])
+
     def test_table_output(self):
         p = perf("--scale", "0.02", "--workload", "SchedulingBasic/500Nodes")
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertIn("SchedulingBasic/500Nodes", p.stdout)
-        self.assertIn("avg pod/s", p.stdout)
+        self.assertIn("SchedulingThroughput", p.stdout)
+        self.assertIn("no complete 1 s window", p.stdout)
+        self.assertIn("Phase pods/s", p.stdout)
 
     def test_errors_name_the_flag(self):
         p = perf("--workload", "NoSuchWorkload")
@@ -74,6 +99,9 @@ class PerfTest(unittest.TestCase):
         p = perf("--scale", "3")
         self.assertEqual(p.returncode, 2)
         self.assertIn("--scale", p.stderr)
+        p = perf("--measure-scale", "0.5")
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("--measure-scale", p.stderr)
 
 
 if __name__ == "__main__":

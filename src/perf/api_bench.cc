@@ -1,0 +1,319 @@
+#include "perf/api_bench.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <boost/asio.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <chrono>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <thread>
+#include <vector>
+
+#include "perf/process_stats.h"
+#include "perf/summary.h"
+#include "perf/synthetic.h"
+
+namespace berth::perf {
+namespace {
+
+namespace beast = boost::beast;
+namespace http = beast::http;
+namespace net = boost::asio;
+using tcp = net::ip::tcp;
+using Clock = std::chrono::steady_clock;
+
+// The nodes --nodes registers.
+const NodeShape kNode{"4", "32Gi", 110};
+
+double Seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
+
+class Connection {
+ public:
+  explicit Connection(uint16_t port) : socket_(ioc_) {
+    socket_.connect(tcp::endpoint(net::ip::make_address("127.0.0.1"), port));
+    socket_.set_option(tcp::no_delay(true));
+  }
+  int Request(http::verb verb, const std::string& target, const std::string& body,
+              std::string* out = nullptr) {
+    http::request<http::string_body> req(verb, target, 11);
+    req.set(http::field::host, "127.0.0.1");
+    req.set(http::field::content_type, "application/json");
+    req.keep_alive(true);
+    req.body() = body;
+    req.prepare_payload();
+    http::write(socket_, req);
+    http::response_parser<http::string_body> parser;
+    parser.body_limit(boost::none);  // a LIST of many pods is large
+    http::read(socket_, buffer_, parser);
+    auto& res = parser.get();
+    if (out) *out = std::move(res.body());
+    return res.result_int();
+  }
+  tcp::socket& socket() { return socket_; }
+
+ private:
+  net::io_context ioc_;
+  tcp::socket socket_;
+  beast::flat_buffer buffer_;
+};
+
+// Runs `work(connection, index)` for indices [0, n) over `connections` connections;
+// returns per-request latencies in ms.
+std::vector<double> Drive(uint16_t port, int connections, int64_t n,
+                          const std::function<void(Connection&, int64_t)>& work) {
+  std::atomic<int64_t> next{0};
+  std::vector<std::vector<double>> latencies(static_cast<size_t>(connections));
+  std::vector<std::thread> threads;
+  for (int c = 0; c < connections; ++c) {
+    threads.emplace_back([&, c] {
+      Connection conn(port);
+      for (int64_t i; (i = next.fetch_add(1)) < n;) {
+        auto start = Clock::now();
+        work(conn, i);
+        latencies[static_cast<size_t>(c)].push_back(Seconds(Clock::now() - start) * 1000);
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  std::vector<double> all;
+  for (auto& l : latencies) all.insert(all.end(), l.begin(), l.end());
+  return all;
+}
+
+void Row(std::FILE* out, const std::string& metric, double value, const std::string& unit) {
+  std::fprintf(out, "%-56s %14.2f %s\n", metric.c_str(), value, unit.c_str());
+  std::fflush(out);
+}
+
+}  // namespace
+
+int ApiBench(const ApiBenchOptions& o, std::FILE* out, std::FILE* err) {
+  namespace fs = std::filesystem;
+  fs::remove_all(o.dir);
+  fs::create_directories(o.dir);
+  uint16_t port;
+  {
+    net::io_context ioc;
+    tcp::acceptor a(ioc, tcp::endpoint(net::ip::make_address("127.0.0.1"), 0));
+    port = a.local_endpoint().port();
+  }
+  std::string listen = "127.0.0.1:" + std::to_string(port);
+  std::string data = o.dir + "/data";
+  pid_t server = fork();
+  if (server == 0) {
+    int devnull = ::open("/dev/null", O_WRONLY);
+    dup2(devnull, 2);
+    std::vector<const char*> argv = {"berth",
+                                     "serve",
+                                     "--listen",
+                                     listen.c_str(),
+                                     "--data-dir",
+                                     data.c_str(),
+                                     "--max-requests-inflight",
+                                     "10000"};
+    if (o.in_memory) argv.push_back("--in-memory");
+    if (o.api_only) {
+      argv.push_back("--no-scheduler");
+      argv.push_back("--no-controllers");
+    } else if (o.external_scheduler) {
+      argv.push_back("--no-scheduler");
+    }
+    argv.push_back(nullptr);
+    execv(o.binary.c_str(), const_cast<char* const*>(argv.data()));
+    _exit(127);
+  }
+  // Wait for it to answer.
+  for (int i = 0; i < 200; ++i) {
+    try {
+      Connection c(port);
+      if (c.Request(http::verb::get, "/healthz", "") == 200) break;
+    } catch (const std::exception&) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(25));
+    }
+  }
+  pid_t scheduler = -1;
+  const std::string server_url = "http://" + listen;
+  if (o.external_scheduler) {
+    scheduler = fork();
+    if (scheduler == 0) {
+      int devnull = ::open("/dev/null", O_WRONLY);
+      dup2(devnull, 2);
+      const char* argv[] = {"berth", "scheduler", "--server", server_url.c_str(), nullptr};
+      execv(o.binary.c_str(), const_cast<char* const*>(argv));
+      _exit(127);
+    }
+  }
+  auto stop = [&] {
+    int status;
+    if (scheduler > 0) {
+      kill(scheduler, SIGTERM);
+      waitpid(scheduler, &status, 0);
+    }
+    kill(server, SIGTERM);
+    waitpid(server, &status, 0);
+  };
+  try {
+    std::fprintf(out, "%-56s %14s %s\n", "metric", "value", "unit");
+    Connection setup(port);
+    setup.Request(http::verb::post, "/api/v1/namespaces",
+                  R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":"bench"}})");
+    std::atomic<int64_t> failures{0};
+    if (o.nodes > 0) {
+      Drive(port, o.connections, o.nodes, [&](Connection& c, int64_t i) {
+        if (c.Request(http::verb::post, "/api/v1/nodes",
+                      SyntheticNodeJson(SyntheticNodeName(i), i, kNode)) != 201)
+          failures++;
+      });
+    }
+    int64_t rss_before = RssBytesOf(server);
+
+    const double server_cpu_before = ProcessCpuSecondsOf(server);
+    const double client_cpu_before = ProcessCpuSeconds();
+    auto start = Clock::now();
+    auto create_lat = Drive(port, o.connections, o.creates, [&](Connection& c, int64_t i) {
+      if (c.Request(http::verb::post, "/api/v1/namespaces/bench/pods",
+                    SyntheticPodJson("bench", "p" + std::to_string(i), PodShape{})) != 201)
+        failures++;
+    });
+    double elapsed = Seconds(Clock::now() - start);
+    const double server_cpu = ProcessCpuSecondsOf(server) - server_cpu_before;
+    const double client_cpu = ProcessCpuSeconds() - client_cpu_before;
+    if (o.nodes > 0) {
+      // Until no pod is left unbound (the scheduler of `berth serve`, or
+      // `berth scheduler` over HTTP, binds them).
+      bool all_bound = false;
+      for (int i = 0; i < 6000 && !all_bound; ++i) {
+        std::string unbound;
+        setup.Request(http::verb::get,
+                      "/api/v1/namespaces/bench/pods?fieldSelector=spec.nodeName%3D&limit=1", "",
+                      &unbound);
+        all_bound = unbound.find("\"items\":[]") != std::string::npos;
+        if (!all_bound) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      }
+      double scheduled = Seconds(Clock::now() - start);
+      if (!all_bound) failures++;
+      Row(out,
+          "pods created over HTTP and bound on " + std::to_string(o.nodes) + " nodes, end to end" +
+              (o.external_scheduler ? " (berth scheduler)" : ""),
+          static_cast<double>(o.creates) / scheduled,
+          all_bound ? "pods/s" : "pods/s (NOT all bound)");
+    }
+    Row(out,
+        "pod creates/s, " + std::to_string(o.connections) + " connections" +
+            (o.in_memory ? " (in memory)" : " (durable)") + (o.api_only ? ", API only" : ""),
+        static_cast<double>(o.creates) / elapsed, "creates/s");
+    // CPU per create, steadier than the rate on a shared machine. The server's
+    // includes whatever else serve did meanwhile (its scheduler and
+    // controllers unless --api-only); the client's is this benchmark's.
+    Row(out, "  server CPU per create", 1e6 * server_cpu / static_cast<double>(o.creates), "us");
+    Row(out, "  benchmark client CPU per create", 1e6 * client_cpu / static_cast<double>(o.creates),
+        "us");
+    Row(out, "  create latency p50", Summarize(create_lat).p50, "ms");
+    Row(out, "  create latency p99", Summarize(create_lat).p99, "ms");
+    int64_t rss_after = RssBytesOf(server);
+    Row(out, "server RSS with " + std::to_string(o.creates) + " pods",
+        static_cast<double>(rss_after) / (1 << 20), "MiB");
+    Row(out, "server RSS growth per 100k pods",
+        static_cast<double>(rss_after - rss_before) / static_cast<double>(o.creates) * 100'000 /
+            (1 << 20),
+        "MiB");
+
+    start = Clock::now();
+    auto get_lat = Drive(port, o.connections, o.gets, [&](Connection& c, int64_t i) {
+      if (c.Request(http::verb::get,
+                    "/api/v1/namespaces/bench/pods/p" + std::to_string((i * 7919) % o.creates),
+                    "") != 200)
+        failures++;
+    });
+    // The same connections and client for the cheapest request there is: what
+    // HTTP over loopback alone allows on this machine (the ceiling for creates).
+    Row(out, "GET pod/s (" + std::to_string(o.connections) + " connections)",
+        static_cast<double>(o.gets) / Seconds(Clock::now() - start), "gets/s");
+    Row(out, "GET pod latency p50 (" + std::to_string(o.connections) + " connections)",
+        Summarize(get_lat).p50, "ms");
+    Row(out, "GET pod latency p99", Summarize(get_lat).p99, "ms");
+
+    std::vector<double> list_lat;
+    for (int i = 0; i < 5; ++i) {
+      auto t = Clock::now();
+      std::string body;
+      setup.Request(http::verb::get, "/api/v1/namespaces/bench/pods", "", &body);
+      list_lat.push_back(Seconds(Clock::now() - t) * 1000);
+    }
+    Row(out, "LIST " + std::to_string(o.creates) + " pods latency (median of 5)",
+        Summarize(list_lat).p50, "ms");
+    std::vector<double> page_lat;
+    for (int i = 0; i < 20; ++i) {
+      auto t = Clock::now();
+      setup.Request(http::verb::get, "/api/v1/namespaces/bench/pods?limit=500", "");
+      page_lat.push_back(Seconds(Clock::now() - t) * 1000);
+    }
+    Row(out, "LIST ?limit=500 latency (median of 20)", Summarize(page_lat).p50, "ms");
+
+    // Watch fan-out: every watcher must see every event.
+    std::string body;
+    setup.Request(http::verb::get, "/api/v1/namespaces/bench/pods?limit=1", "", &body);
+    auto rv_pos = body.find("\"resourceVersion\":\"");
+    std::string rv = body.substr(rv_pos + 19, body.find('"', rv_pos + 19) - rv_pos - 19);
+    std::vector<std::unique_ptr<Connection>> watches;
+    for (int w = 0; w < o.watchers; ++w) {
+      watches.push_back(std::make_unique<Connection>(port));
+      std::string req = "GET /api/v1/namespaces/bench/pods?watch=true&resourceVersion=" + rv +
+                        " HTTP/1.1\r\nHost: x\r\n\r\n";
+      net::write(watches.back()->socket(), net::buffer(req));
+    }
+    std::atomic<int> complete{0};
+    std::vector<std::thread> readers;
+    const std::string marker = "\"type\":\"ADDED\"";
+    for (int w = 0; w < o.watchers; ++w) {
+      readers.emplace_back([&, w] {
+        int64_t seen = 0;
+        std::string tail;
+        char buf[65536];
+        while (seen < o.watch_events) {
+          boost::system::error_code ec;
+          size_t n = watches[static_cast<size_t>(w)]->socket().read_some(net::buffer(buf), ec);
+          if (ec) break;
+          tail.append(buf, n);
+          size_t pos = 0;
+          while ((pos = tail.find(marker, pos)) != std::string::npos) {
+            ++seen;
+            pos += marker.size();
+          }
+          tail.erase(0, tail.size() > marker.size() ? tail.size() - marker.size() : 0);
+        }
+        if (seen >= o.watch_events) complete++;
+      });
+    }
+    start = Clock::now();
+    Drive(port, 4, o.watch_events, [&](Connection& c, int64_t i) {
+      if (c.Request(http::verb::post, "/api/v1/namespaces/bench/pods",
+                    SyntheticPodJson("bench", "w" + std::to_string(i), PodShape{})) != 201)
+        failures++;
+    });
+    for (auto& r : readers) r.join();
+    elapsed = Seconds(Clock::now() - start);
+    Row(out, "watch fan-out: watchers that saw every event", complete.load(),
+        "of " + std::to_string(o.watchers));
+    Row(out, "watch fan-out: events delivered/s (" + std::to_string(o.watchers) + " watchers)",
+        static_cast<double>(o.watch_events) * o.watchers / elapsed, "events/s");
+    Row(out, "failed requests", static_cast<double>(failures.load()), "");
+    stop();
+    fs::remove_all(o.dir);
+    return failures.load() == 0 && complete.load() == o.watchers ? 0 : 1;
+  } catch (const std::exception& e) {
+    std::fprintf(err, "berth api-bench: %s\n", e.what());
+    stop();
+    return 1;
+  }
+}
+
+}  // namespace berth::perf

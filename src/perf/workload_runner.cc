@@ -1,0 +1,340 @@
+#include "perf/workload_runner.h"
+
+#include <pthread.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <random>
+#include <set>
+#include <thread>
+
+#include "api/duration.h"
+#include "cluster/in_process_cluster.h"
+#include "perf/histogram.h"
+#include "perf/process_stats.h"
+#include "perf/temporary_directory.h"
+#include "perf/throughput.h"
+
+namespace berth::perf {
+namespace {
+
+namespace json = boost::json;
+using Clock = std::chrono::steady_clock;
+
+constexpr char kAttemptDuration[] = "scheduler_scheduling_attempt_duration_seconds";
+constexpr char kPodSchedulingDuration[] = "scheduler_pod_scheduling_duration_seconds";
+constexpr int kCreateThreads = 16;  // scheduler_perf's createPodsRapidly uses 16 workers
+
+class Runner {
+ public:
+  Runner(const PerfOptions& o, const Workload& w) : o_(o), w_(w), templates_(o.config) {
+    rng_.seed(o.seed);
+  }
+
+  WorkloadResult Run() {
+    WorkloadResult r;
+    r.name = w_.Name();
+    r.unsupported = Unsupported(w_, templates_);
+    if (!r.unsupported.empty()) return r;
+    ResetPeakRss();
+    auto dir = TemporaryDirectory::Create("berth-perf-");
+    if (!dir.ok()) return Fail(r, dir.status().message());
+    cluster::ClusterOptions options;
+    options.data_dir = dir.value().path() + "/data";
+    options.watch_history = 1'000'000;
+    options.api.seed = o_.seed;
+    options.scheduler_options.concurrent = o_.concurrent;
+    options.scheduler_options.seed = o_.seed;
+    options.scheduler_options.record_bound_pods = true;
+    options.controllers.controllers.clear();  // scheduler_perf runs no controllers
+    auto created = cluster::InProcessCluster::Create(std::move(options));
+    if (!created.ok()) return Fail(r, created.status().message());
+    cluster_ = std::move(created).value();
+    if (Status s = cluster_->Start(); !s.ok()) return Fail(r, s.message());
+    Status status;
+    for (const auto& op : w_.ops) {
+      status = RunOp(op, r);
+      if (!status.ok()) break;
+      if (o_.after_op) o_.after_op(op, *cluster_);
+    }
+    cluster_->Stop();
+    r.peak_rss_bytes = PeakRssBytes();
+    if (!status.ok()) return Fail(r, status.message());
+    return r;
+  }
+
+ private:
+  WorkloadResult Fail(WorkloadResult& r, const std::string& message) {
+    r.error = message;
+    if (cluster_) cluster_->Stop();
+    return r;
+  }
+
+  scheduler::Scheduler& Sched() { return *cluster_->scheduler(); }
+
+  Result<int64_t> Count(const Op& op) const {
+    int64_t count = 0;
+    if (op.node["countParam"]) {
+      const std::string param = op.node["countParam"].as<std::string>();
+      if (param.empty() || param[0] != '$')
+        return Status::BadRequest("countParam " + param + ": expected $name");
+      auto it = w_.params.find(param.substr(1));
+      if (it == w_.params.end())
+        return Status::BadRequest("countParam " + param + ": no such param in " + w_.size);
+      count = it->second;
+    } else if (op.node["count"]) {
+      count = op.node["count"].as<int64_t>();
+    } else {
+      return Status::BadRequest(op.opcode + ": count or countParam is required");
+    }
+    // --scale shrinks every count (smoke runs); never below one.
+    return std::max<int64_t>(1, std::llround(static_cast<double>(count) * o_.scale));
+  }
+
+  Status Post(const std::string& path, const json::value& body) {
+    apiserver::Request request;
+    request.method = "POST";
+    request.path = path;
+    request.content_type = "application/json";
+    request.accept = "application/json";
+    request.body = json::serialize(body);
+    request.trusted = true;
+    auto response = cluster_->api().Handle(request);
+    if (response.status != 201 && response.status != 200) {
+      return Status::Internal("POST " + path + ": HTTP " + std::to_string(response.status) + ": " +
+                              response.body.substr(0, 300));
+    }
+    return Status::Ok();
+  }
+
+  // Creates objects from several threads, as scheduler_perf does: a durable
+  // store commits concurrent writes together, so creation keeps ahead of the
+  // scheduler instead of pacing it.
+  Status PostMany(int64_t n, const std::function<Status(int64_t)>& post) {
+    std::atomic<int64_t> next{0};
+    std::mutex mu;
+    Status first;
+    std::vector<std::thread> threads;
+    for (int t = 0; t < kCreateThreads; ++t) {
+      threads.emplace_back([&] {
+        pthread_setname_np(pthread_self(), "perf-create");
+        for (int64_t i; (i = next.fetch_add(1)) < n;) {
+          Status s = post(i);
+          if (!s.ok()) {
+            std::lock_guard lock(mu);
+            if (first.ok()) first = s;
+            next = n;
+          }
+        }
+      });
+    }
+    for (auto& t : threads) t.join();
+    return first;
+  }
+
+  Status EnsureNamespace(const std::string& ns, const json::value* tmpl = nullptr) {
+    if (namespaces_.count(ns)) return Status::Ok();
+    json::object body =
+        tmpl ? tmpl->as_object() : json::object{{"apiVersion", "v1"}, {"kind", "Namespace"}};
+    json::value& meta = body["metadata"];
+    if (!meta.is_object()) meta = json::object();
+    meta.as_object()["name"] = ns;
+    meta.as_object().erase("generateName");
+    Status s = Post("/api/v1/namespaces", body);
+    if (!s.ok() && s.message().find("HTTP 409") == std::string::npos) return s;
+    namespaces_.insert(ns);
+    return Status::Ok();
+  }
+
+  // Moves the scheduler's bound-pod records into bound_, by namespace.
+  // Returns the scheduler's bound count read before taking them (so that
+  // every binding it counts is in bound_).
+  uint64_t Refresh() {
+    const uint64_t scheduled = Sched().stats().scheduled;
+    for (auto& b : Sched().TakeBoundPods()) {
+      bound_[b.key.substr(0, b.key.find('/'))].push_back(b.bound);
+    }
+    return scheduled;
+  }
+
+  size_t Bound(const std::string& ns) const {
+    auto it = bound_.find(ns);
+    return it == bound_.end() ? 0 : it->second.size();
+  }
+
+  // Until every pod created in `namespaces` is bound.
+  Status WaitBound(const std::vector<std::string>& namespaces, const std::string& what) {
+    const auto deadline = Clock::now() + o_.timeout;
+    while (true) {
+      const uint64_t scheduled = Refresh();
+      uint64_t missing = 0;
+      for (const auto& ns : namespaces) {
+        const int64_t want = expected_[ns];
+        missing +=
+            static_cast<uint64_t>(std::max<int64_t>(0, want - static_cast<int64_t>(Bound(ns))));
+      }
+      if (missing == 0) return Status::Ok();
+      if (Clock::now() >= deadline) {
+        std::string detail;
+        for (const auto& ns : namespaces) {
+          detail += (detail.empty() ? "" : ", ") + ns + ": " + std::to_string(Bound(ns)) + " of " +
+                    std::to_string(expected_[ns]);
+        }
+        return Status::Internal(what + ": pods still unbound after " +
+                                std::to_string(o_.timeout.count()) +
+                                " s (bound by namespace: " + detail + ")");
+      }
+      // The scheduler wakes this waiter only when its count reaches the
+      // target, so waiting costs its threads nothing.
+      Sched().WaitForScheduled(scheduled + missing,
+                               std::min(deadline, Clock::now() + std::chrono::milliseconds(100)));
+    }
+  }
+
+  Status RunOp(const Op& op, WorkloadResult& r) {
+    if (op.opcode == "sleep") {
+      const std::string text = op.node["duration"] ? op.node["duration"].as<std::string>() : "0";
+      const auto duration = api::ParseGoDuration(text);
+      if (!duration)
+        return Status::BadRequest("sleep.duration " + text +
+                                  ": expected a duration such as 500ms or 5s");
+      std::this_thread::sleep_for(*duration);
+      return Status::Ok();
+    }
+    if (op.opcode == "barrier") {
+      std::vector<std::string> namespaces;
+      for (const auto& [ns, count] : expected_) namespaces.push_back(ns);
+      return WaitBound(namespaces, "barrier");
+    }
+    auto count = Count(op);
+    if (!count.ok()) return count.status();
+    if (op.opcode == "createNamespaces") return CreateNamespaces(op, count.value());
+    if (op.opcode == "createNodes") return CreateNodes(op, count.value());
+    return CreatePods(op, count.value(), r);
+  }
+
+  Status CreateNamespaces(const Op& op, int64_t count) {
+    const std::string prefix =
+        op.node["prefix"] ? op.node["prefix"].as<std::string>() : "namespace";
+    json::value tmpl;
+    if (op.node["namespaceTemplatePath"]) {
+      auto t = templates_.Load(op.node["namespaceTemplatePath"].as<std::string>());
+      if (!t.ok()) return t.status();
+      tmpl = t.value();
+    }
+    // Namespace counts are part of a workload's shape: never scaled.
+    const int64_t n = op.node["count"] ? op.node["count"].as<int64_t>() : count;
+    for (int64_t i = 0; i < n; ++i) {
+      if (Status s =
+              EnsureNamespace(prefix + "-" + std::to_string(i), tmpl.is_null() ? nullptr : &tmpl);
+          !s.ok()) {
+        return s;
+      }
+    }
+    return Status::Ok();
+  }
+
+  Status CreateNodes(const Op& op, int64_t count) {
+    const std::string path = op.node["nodeTemplatePath"]
+                                 ? op.node["nodeTemplatePath"].as<std::string>()
+                                 : "config/node-default.yaml";
+    auto tmpl = templates_.Load(path);
+    if (!tmpl.ok()) return tmpl.status();
+    std::string unique_key, label_key;
+    std::vector<std::string> label_values;
+    if (auto u = op.node["uniqueNodeLabelStrategy"]) unique_key = u["labelKey"].as<std::string>();
+    if (auto l = op.node["labelNodePrepareStrategy"]) {
+      label_key = l["labelKey"].as<std::string>();
+      label_values = l["labelValues"].as<std::vector<std::string>>();
+      if (label_values.empty())
+        return Status::BadRequest("labelNodePrepareStrategy.labelValues is empty");
+    }
+    std::vector<json::value> nodes;
+    for (int64_t i = 0; i < count; ++i) {
+      json::value node = tmpl.value();
+      json::value& meta = node.as_object()["metadata"];
+      if (!meta.is_object()) meta = json::object();
+      json::value& labels = meta.as_object()["labels"];
+      if (!labels.is_object()) labels = json::object();
+      if (!unique_key.empty()) labels.as_object()[unique_key] = "node-" + std::to_string(nodes_++);
+      if (!label_key.empty()) {
+        labels.as_object()[label_key] =
+            label_values[std::uniform_int_distribution<size_t>(0, label_values.size() - 1)(rng_)];
+      }
+      nodes.push_back(std::move(node));
+    }
+    return PostMany(
+        count, [&](int64_t i) { return Post("/api/v1/nodes", nodes[static_cast<size_t>(i)]); });
+  }
+
+  Status CreatePods(const Op& op, int64_t count, WorkloadResult& r) {
+    auto tmpl = templates_.Load(PodTemplatePath(w_, op));
+    if (!tmpl.ok()) return tmpl.status();
+    const std::string ns = op.node["namespace"] ? op.node["namespace"].as<std::string>()
+                                                : "namespace-" + std::to_string(op.index);
+    if (Status s = EnsureNamespace(ns); !s.ok()) return s;
+    const bool measure = op.node["collectMetrics"] && op.node["collectMetrics"].as<bool>();
+    const bool wait =
+        !(op.node["skipWaitToCompletion"] && op.node["skipWaitToCompletion"].as<bool>());
+    if (measure)
+      count = std::max<int64_t>(1, std::llround(static_cast<double>(count) * o_.measure_scale));
+
+    // The phase starts before its pods are created, as kube's collectors do;
+    // nothing earlier is waited for (skipWaitToCompletion pods keep being
+    // attempted meanwhile).
+    std::string before;
+    if (measure) {
+      Refresh();
+      before = Sched().RenderMetrics();
+    }
+    const Clock::time_point start = Clock::now();
+    const size_t bound_before = Bound(ns);
+    expected_[ns] += count;
+    const std::string path = "/api/v1/namespaces/" + ns + "/pods";
+    Status status = PostMany(count, [&](int64_t) { return Post(path, tmpl.value()); });
+    if (!status.ok()) return status;
+    // A measured op is waited for even with skipWaitToCompletion: its phase
+    // ends with its last pod.
+    if (wait || measure) status = WaitBound({ns}, "createPods in " + ns);
+    if (!status.ok() || !measure) return status;
+
+    const std::string after = Sched().RenderMetrics();
+    std::vector<Clock::time_point> bound(
+        bound_[ns].begin() + static_cast<std::ptrdiff_t>(bound_before), bound_[ns].end());
+    const Clock::time_point end =
+        bound.empty() ? start : *std::max_element(bound.begin(), bound.end());
+    r.throughput_windows = ThroughputWindows(start, end, bound);
+    r.scheduling_throughput = Summarize(r.throughput_windows);
+    r.measured_pods = count;
+    r.measured_seconds = std::chrono::duration<double>(end - start).count();
+    if (r.measured_seconds > 0)
+      r.phase_throughput = static_cast<double>(count) / r.measured_seconds;
+    r.attempt_ms = HistogramSummary(HistogramBuckets(before, kAttemptDuration),
+                                    HistogramBuckets(after, kAttemptDuration));
+    r.pod_scheduling_ms = HistogramSummary(HistogramBuckets(before, kPodSchedulingDuration),
+                                           HistogramBuckets(after, kPodSchedulingDuration));
+    return Status::Ok();
+  }
+
+  const PerfOptions& o_;
+  const Workload& w_;
+  Templates templates_;
+  std::unique_ptr<cluster::InProcessCluster> cluster_;
+  std::set<std::string> namespaces_{"default", "kube-system", "kube-public", "kube-node-lease"};
+  std::map<std::string, int64_t> expected_;                      // namespace → pods created
+  std::map<std::string, std::vector<Clock::time_point>> bound_;  // namespace → bound times
+  std::mt19937_64 rng_;
+  int64_t nodes_ = 0;
+};
+
+}  // namespace
+
+WorkloadResult RunWorkload(const PerfOptions& options, const Workload& workload) {
+  return Runner(options, workload).Run();
+}
+
+}  // namespace berth::perf
