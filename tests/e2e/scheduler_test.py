@@ -94,7 +94,8 @@ class SchedulerScenarios(unittest.TestCase):
         self.assertEqual(
             message,
             "0/4 nodes are available: 1 node(s) had untolerated taint {dedicated: gpu}, "
-            "3 node(s) didn't match Pod's node affinity/selector.")
+            "3 node(s) didn't match Pod's node affinity/selector. preemption: 0/4 nodes are available: "
+            "4 Preemption is not helpful for scheduling..")
 
     def test_node_affinity_operators(self):
         affinity = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
@@ -141,7 +142,8 @@ class SchedulerScenarios(unittest.TestCase):
         message = self.wait_for_failed_scheduling("too-big")
         self.assertEqual(message,
                          "0/4 nodes are available: 1 node(s) had untolerated taint {dedicated: gpu}, "
-                         "3 Insufficient cpu.")
+                         "3 Insufficient cpu. preemption: 0/4 nodes are available: 1 Preemption is not helpful "
+                         "for scheduling, 3 No preemption victims found for incoming pod..")
         status = json.loads(self.server.kubectl("get", "pod", "too-big", "-o", "json").stdout)["status"]
         condition = [c for c in status["conditions"] if c["type"] == "PodScheduled"][0]
         self.assertEqual(condition["status"], "False")
