@@ -19,6 +19,11 @@ namespace berth::apiserver {
 struct AdmissionOptions {
   int64_t default_not_ready_toleration_seconds = 300;
   int64_t default_unreachable_toleration_seconds = 300;
+  // kube's Priority admission plugin: a pod's priority comes from its
+  // PriorityClass (or the global default) and may not be set by hand. Off, a
+  // pod keeps the spec.priority it was created with (kube-apiserver with
+  // --disable-admission-plugins=Priority, as scheduler_perf runs it).
+  bool priority = true;
 };
 
 using api::NowRfc3339;
@@ -26,6 +31,7 @@ using api::NowRfc3339;
 class Admission {
  public:
   explicit Admission(AdmissionOptions options, uint64_t seed);
+  const AdmissionOptions& options() const { return options_; }
 
   // A random RFC 4122 version 4 UUID. Thread-safe.
   std::string NewUid();

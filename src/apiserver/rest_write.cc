@@ -220,7 +220,7 @@ Response ApiServer::Create(Request& request, const RequestInfo& info) {
     }
   }
   admission_.PrepareCreate(*info.kind, object);
-  if (*info.kind == api::Kind::kPod) {
+  if (*info.kind == api::Kind::kPod && admission_.options().priority) {
     Status priority = ApplyPriority(object);
     if (!priority.ok()) return ErrorResponse(priority, DetailsFor(kind, name));
   }

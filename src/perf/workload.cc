@@ -183,16 +183,6 @@ std::string Unsupported(const Workload& w, Templates& templates) {
       }
       if (!kFields.count(key)) return op.opcode + "." + key;
     }
-    if (op.opcode == "createPods") {
-      auto tmpl = templates.Load(PodTemplatePath(w, op));
-      if (!tmpl.ok()) continue;  // an error of the file, reported when the op runs
-      const auto* spec = tmpl.value().as_object().if_contains("spec");
-      if (spec && spec->is_object() &&
-          (spec->as_object().contains("priority") ||
-           spec->as_object().contains("priorityClassName"))) {
-        return "pod priority (preemption is not in berth's scheduler yet)";
-      }
-    }
   }
   return "";
 }

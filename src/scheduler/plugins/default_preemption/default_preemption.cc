@@ -4,6 +4,7 @@
 #include <chrono>
 #include <climits>
 #include <functional>
+#include <thread>
 
 #include "api/conditions.h"
 #include "api/json_fields.h"
@@ -240,9 +241,20 @@ PluginStatus DefaultPreemption::PostFilter(CycleState& state, const PodInfo& pod
   }
 
   const auto& [node, victims] = candidates[PickOneNode(candidates)];
-  for (const auto& victim : victims.pods) {
-    if (Status s = handle_.PreemptPod(*victim, pod, node); !s.ok()) {
-      return PluginStatus::Error(WithPrefix("evicting " + victim->key + ": " + s.message()));
+  // The victims are evicted at once (each is two API writes), as kube's
+  // parallelizer does; the first failure is reported.
+  std::vector<Status> evicted(victims.pods.size());
+  {
+    std::vector<std::thread> threads;
+    for (size_t i = 1; i < victims.pods.size(); ++i) {
+      threads.emplace_back([&, i] { evicted[i] = handle_.PreemptPod(*victims.pods[i], pod, node); });
+    }
+    evicted[0] = handle_.PreemptPod(*victims.pods[0], pod, node);
+    for (auto& t : threads) t.join();
+  }
+  for (size_t i = 0; i < evicted.size(); ++i) {
+    if (!evicted[i].ok()) {
+      return PluginStatus::Error(WithPrefix("evicting " + victims.pods[i]->key + ": " + evicted[i].message()));
     }
   }
   // Pods of lower priority nominated to this node may not fit there any more:
