@@ -205,6 +205,23 @@ TEST_F(EvictionTest, ProtobufEvictionAsKubectlDrainSendsIt) {
   EXPECT_FALSE(PodExists("web-1"));
 }
 
+// kubectl drain --dry-run=server's DELETE: protobuf DeleteOptions{dryRun: [All]},
+// which was ignored (the pod deleted for real).
+TEST_F(EvictionTest, ProtobufDeleteOptionsAreHonoured) {
+  RunningPod("web-1");
+  std::string dry_run("k8s\0\n\x13\n\x02v1\x12\rDeleteOptions\x12\x05*\x03"
+                      "All\x1a\x00\"\x00",
+                      36);
+  Response r = Call("DELETE", "/api/v1/namespaces/default/pods/web-1", dry_run, "application/vnd.kubernetes.protobuf");
+  ASSERT_EQ(r.status, 200) << r.body;
+  EXPECT_TRUE(PodExists("web-1"));
+  // Without dryRun (DeleteOptions{gracePeriodSeconds: 0}) it deletes.
+  std::string now = std::string("k8s\0\n\x13\n\x02v1\x12\rDeleteOptions\x12\x02\x08", 28) + std::string(1, '\0');
+  r = Call("DELETE", "/api/v1/namespaces/default/pods/web-1", now, "application/vnd.kubernetes.protobuf");
+  ASSERT_EQ(r.status, 200) << r.body;
+  EXPECT_FALSE(PodExists("web-1"));
+}
+
 TEST_F(EvictionTest, DiscoveryServesPodsEvictionAsPolicyV1) {
   Response r = Call("GET", "/api/v1");
   ASSERT_EQ(r.status, 200);
