@@ -12,10 +12,13 @@
 //   recorded in status.disruptedPods in one write guarded by the budget's
 //   resourceVersion, and the pod deleted gracefully. A budget that forbids it
 //   answers 429 TooManyRequests with a DisruptionBudget cause.
+// A pod evicted gets the condition DisruptionTarget (EvictionByEvictionAPI)
+// before its deletion, as kube's PodDisruptionConditions have it.
 // Success is 201 with a v1 Status "Success".
 
 #include <boost/json.hpp>
 
+#include "api/conditions.h"
 #include "api/disruption_budget.h"
 #include "api/json_fields.h"
 #include "api/pod_view.h"
@@ -97,27 +100,45 @@ Response ApiServer::Evict(Request& request, const RequestInfo& info) {
   }
 
   const std::string pod_key = api::StorageKey(api::Kind::kPod, info.ns, info.name);
-  auto delete_pod = [&](const api::ObjectPtr& pod) -> Response {
-    if (!options.uid_precondition.empty() && options.uid_precondition != pod->uid()) {
-      return ErrorResponse(ConflictFor(pods, info.name,
-                                       "Precondition failed: UID in precondition: " + options.uid_precondition +
-                                           ", UID in object meta: " + pod->uid()),
-                           DetailsFor(pods, info.name));
+  // kube's addConditionAndDeletePod: the pod is marked DisruptionTarget
+  // (on its latest version, preconditions checked against it), then deleted.
+  auto delete_pod = [&](api::ObjectPtr pod) -> Response {
+    for (int attempt = 0;; ++attempt) {
+      if (!options.uid_precondition.empty() && options.uid_precondition != pod->uid()) {
+        return ErrorResponse(ConflictFor(pods, info.name,
+                                         "Precondition failed: UID in precondition: " + options.uid_precondition +
+                                             ", UID in object meta: " + pod->uid()),
+                             DetailsFor(pods, info.name));
+      }
+      if (options.resource_version_precondition > 0 &&
+          options.resource_version_precondition != pod->resource_version()) {
+        return ErrorResponse(ConflictFor(pods, info.name,
+                                         "Precondition failed: ResourceVersion in precondition: " +
+                                             std::to_string(options.resource_version_precondition) +
+                                             ", ResourceVersion in object meta: " +
+                                             std::to_string(pod->resource_version())),
+                             DetailsFor(pods, info.name));
+      }
+      if (options.dry_run) return JsonResponse(201, json::serialize(SuccessStatus(201)));
+      auto marked = pod->Edit([&](json::object& o) {
+        api::SetCondition(api::MutableObject(o, "status"),
+                          {"DisruptionTarget", "True", "EvictionByEvictionAPI", "Eviction API: evicting"},
+                          api::FormatRfc3339(std::chrono::system_clock::now()), {.null_probe_time = true});
+      });
+      if (!marked.ok()) return ErrorResponse(marked.status());
+      auto written = store_.Update(marked.value(), pod->resource_version());
+      if (written.ok()) {
+        auto deleted = DeleteObject(written.value(), options.grace_period_seconds);
+        if (!deleted.ok()) return ErrorResponse(deleted.status(), DetailsFor(pods, info.name));
+        return JsonResponse(201, json::serialize(SuccessStatus(201)));
+      }
+      if (written.status().code() != StatusCode::kConflict || attempt + 1 >= kMaxAttempts) {
+        return ErrorResponse(written.status(), DetailsFor(pods, info.name));
+      }
+      auto reread = store_.Get(pod_key);
+      if (!reread.ok()) return ErrorResponse(NotFoundFor(pods, info.name), DetailsFor(pods, info.name));
+      pod = reread.value();
     }
-    if (options.resource_version_precondition > 0 &&
-        options.resource_version_precondition != pod->resource_version()) {
-      return ErrorResponse(ConflictFor(pods, info.name,
-                                       "Precondition failed: ResourceVersion in precondition: " +
-                                           std::to_string(options.resource_version_precondition) +
-                                           ", ResourceVersion in object meta: " +
-                                           std::to_string(pod->resource_version())),
-                           DetailsFor(pods, info.name));
-    }
-    if (!options.dry_run) {
-      auto deleted = DeleteObject(pod, options.grace_period_seconds);
-      if (!deleted.ok()) return ErrorResponse(deleted.status(), DetailsFor(pods, info.name));
-    }
-    return JsonResponse(201, json::serialize(SuccessStatus(201)));
   };
 
   for (int attempt = 0; attempt < kMaxAttempts; ++attempt) {

@@ -99,6 +99,33 @@ TEST_F(EvictionTest, AllowedEvictionTakesFromTheBudgetAndDeletesThePod) {
   EXPECT_EQ(condition.at("reason"), "InsufficientPods");
 }
 
+TEST_F(EvictionTest, EvictedPodOnANodeWithAKubeletTerminatesGracefullyAsADisruptionTarget) {
+  ASSERT_EQ(Call("POST", "/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases",
+                 R"({"metadata":{"name":"node-a"},"spec":{"holderIdentity":"node-a"}})")
+                .status,
+            201);
+  RunningPod("web-1");
+  Budget("web", R"("minAvailable":2)", kTwoAllowed);
+  Response r = Call("POST", "/api/v1/namespaces/default/pods/web-1/eviction",
+                    R"({"metadata":{"name":"web-1"},"deleteOptions":{"gracePeriodSeconds":7}})");
+  ASSERT_EQ(r.status, 201) << r.body;
+  json::object pod = Body(Call("GET", "/api/v1/namespaces/default/pods/web-1"));
+  EXPECT_EQ(pod["metadata"].as_object()["deletionGracePeriodSeconds"], 7);
+  bool marked = false;
+  for (const auto& c : pod["status"].as_object()["conditions"].as_array()) {
+    const json::object& o = c.as_object();
+    if (o.at("type").as_string() != "DisruptionTarget") continue;
+    marked = true;
+    EXPECT_EQ(o.at("status"), "True");
+    EXPECT_EQ(o.at("reason"), "EvictionByEvictionAPI");
+    EXPECT_EQ(o.at("message"), "Eviction API: evicting");
+  }
+  EXPECT_TRUE(marked) << json::serialize(pod);
+  // Evicting a pod already being deleted uses no budget.
+  EXPECT_EQ(Evict("web-1").status, 201);
+  EXPECT_EQ(BudgetStatus("web")["disruptionsAllowed"], 0);
+}
+
 TEST_F(EvictionTest, BudgetWithoutDisruptionsAnswersTooManyRequestsWithItsNumbers) {
   RunningPod("web-1");
   Budget("web", R"("minAvailable":2)", kNoneAllowed);
