@@ -18,7 +18,8 @@ LabelSelector BudgetSelector(const Object& budget) {
 }
 
 bool BudgetCoversPod(const Object& budget, const Object& pod) {
-  return budget.namespace_name() == pod.namespace_name() && BudgetSelector(budget).Matches(pod.labels());
+  return budget.namespace_name() == pod.namespace_name() &&
+         BudgetSelector(budget).Matches(pod.labels());
 }
 
 namespace {
@@ -43,22 +44,29 @@ void SetDisruptionAllowedCondition(json::object& status, std::string_view now) {
   }
 }
 
-void SetDisruptionSyncFailedCondition(json::object& status, std::string_view message, std::string_view now) {
-  SetBudgetCondition(status, {"DisruptionAllowed", "False", "SyncFailed", std::string(message)}, now);
+void SetDisruptionSyncFailedCondition(json::object& status, std::string_view message,
+                                      std::string_view now) {
+  SetBudgetCondition(status, {"DisruptionAllowed", "False", "SyncFailed", std::string(message)},
+                     now);
 }
 
-Result<int64_t> ScaledValueFromIntOrPercent(const json::value& value, int64_t total, bool round_up) {
+Result<int64_t> ScaledValueFromIntOrPercent(const json::value& value, int64_t total,
+                                            bool round_up) {
   if (value.is_int64()) return value.get_int64();
   if (value.is_uint64()) return static_cast<int64_t>(value.get_uint64());
-  if (!value.is_string()) return Status::Invalid("invalid value for IntOrString: invalid type: neither int nor percentage");
+  if (!value.is_string())
+    return Status::Invalid(
+        "invalid value for IntOrString: invalid type: neither int nor percentage");
   std::string_view s = value.get_string();
   if (s.size() < 2 || s.back() != '%') {
-    return Status::Invalid("invalid value for IntOrString: invalid type: string is not a percentage");
+    return Status::Invalid(
+        "invalid value for IntOrString: invalid type: string is not a percentage");
   }
   int64_t percent = 0;
   for (char c : s.substr(0, s.size() - 1)) {
     if (c < '0' || c > '9' || percent > 1'000'000'000) {
-      return Status::Invalid("invalid value for IntOrString: invalid value \"" + std::string(s) + "\"");
+      return Status::Invalid("invalid value for IntOrString: invalid value \"" + std::string(s) +
+                             "\"");
     }
     percent = percent * 10 + (c - '0');
   }

@@ -3,12 +3,11 @@
 // and the disruption controller: which pods a budget covers, the
 // DisruptionAllowed condition, and kube's int-or-percent scaling.
 
+#include <boost/json/object.hpp>
+#include <boost/json/value.hpp>
 #include <chrono>
 #include <cstdint>
 #include <string_view>
-
-#include <boost/json/object.hpp>
-#include <boost/json/value.hpp>
 
 #include "api/object.h"
 #include "api/selector.h"
@@ -35,10 +34,12 @@ bool BudgetCoversPod(const Object& budget, const Object& pod);
 // status.observedGeneration, as kube's UpdateDisruptionAllowedCondition.
 void SetDisruptionAllowedCondition(boost::json::object& status, std::string_view now);
 // The failure form: False/SyncFailed with the error as message.
-void SetDisruptionSyncFailedCondition(boost::json::object& status, std::string_view message, std::string_view now);
+void SetDisruptionSyncFailedCondition(boost::json::object& status, std::string_view message,
+                                      std::string_view now);
 
 // kube's GetScaledValueFromIntOrPercent: an integer as is, "N%" of `total`
 // rounded up or down. Invalid for anything else (kube's message).
-Result<int64_t> ScaledValueFromIntOrPercent(const boost::json::value& value, int64_t total, bool round_up);
+Result<int64_t> ScaledValueFromIntOrPercent(const boost::json::value& value, int64_t total,
+                                            bool round_up);
 
 }  // namespace berth::api

@@ -3,11 +3,10 @@
 // (JSON or kube's protobuf; kubectl drain sends protobuf) and query, or from
 // an Eviction's deleteOptions.
 
+#include <boost/json/object.hpp>
 #include <cstdint>
 #include <optional>
 #include <string>
-
-#include <boost/json/object.hpp>
 
 #include "api/status.h"
 #include "apiserver/http.h"
@@ -15,10 +14,10 @@
 namespace berth::apiserver {
 
 struct DeleteOptions {
-  std::string uid_precondition;                // preconditions.uid
-  int64_t resource_version_precondition = 0;   // preconditions.resourceVersion (0: none)
+  std::string uid_precondition;                 // preconditions.uid
+  int64_t resource_version_precondition = 0;    // preconditions.resourceVersion (0: none)
   std::optional<int64_t> grace_period_seconds;  // negative values become 0
-  std::string propagation_policy;              // "", "Orphan", "Background", "Foreground"
+  std::string propagation_policy;               // "", "Orphan", "Background", "Foreground"
   bool dry_run = false;
 };
 

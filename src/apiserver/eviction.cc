@@ -36,7 +36,8 @@ namespace {
 constexpr char kViolation[] = "Cannot evict pod as it would violate the pod's disruption budget.";
 
 Status TooManyRequests(std::string cause) {
-  return Status(StatusCode::kTooManyRequests, kViolation, {{"DisruptionBudget", std::move(cause), ""}});
+  return Status(StatusCode::kTooManyRequests, kViolation,
+                {{"DisruptionBudget", std::move(cause), ""}});
 }
 
 // kube's canIgnorePDB.
@@ -54,18 +55,22 @@ Result<json::object> DecodeEviction(const Request& request) {
   } else if (IsJsonContentType(request.content_type)) {
     json::error_code ec;
     value = json::parse(request.body, ec);
-    if (ec) return Status::BadRequest("couldn't get version/kind; json parse error: " + ec.message());
+    if (ec)
+      return Status::BadRequest("couldn't get version/kind; json parse error: " + ec.message());
   } else {
-    return Status(StatusCode::kUnsupportedMediaType,
-                  "the body of the request was in an unknown format - accepted media types include: "
-                  "application/json, application/vnd.kubernetes.protobuf");
+    return Status(
+        StatusCode::kUnsupportedMediaType,
+        "the body of the request was in an unknown format - accepted media types include: "
+        "application/json, application/vnd.kubernetes.protobuf");
   }
-  if (!value.is_object()) return Status::BadRequest("the body of an eviction must be an Eviction object");
+  if (!value.is_object())
+    return Status::BadRequest("the body of an eviction must be an Eviction object");
   json::object& o = value.get_object();
   std::string_view kind = api::StringAt(o, "kind");
   std::string_view api_version = api::StringAt(o, "apiVersion");
   if (!kind.empty() && kind != "Eviction") {
-    return Status::BadRequest("the kind in the data (" + std::string(kind) + ") does not match the expected kind (Eviction)");
+    return Status::BadRequest("the kind in the data (" + std::string(kind) +
+                              ") does not match the expected kind (Eviction)");
   }
   if (!api_version.empty() && api_version != "policy/v1" && api_version != "policy/v1beta1") {
     return Status::BadRequest("the API version in the data (" + std::string(api_version) +
@@ -105,10 +110,11 @@ Response ApiServer::Evict(Request& request, const RequestInfo& info) {
   auto delete_pod = [&](api::ObjectPtr pod) -> Response {
     for (int attempt = 0;; ++attempt) {
       if (!options.uid_precondition.empty() && options.uid_precondition != pod->uid()) {
-        return ErrorResponse(ConflictFor(pods, info.name,
-                                         "Precondition failed: UID in precondition: " + options.uid_precondition +
-                                             ", UID in object meta: " + pod->uid()),
-                             DetailsFor(pods, info.name));
+        return ErrorResponse(
+            ConflictFor(pods, info.name,
+                        "Precondition failed: UID in precondition: " + options.uid_precondition +
+                            ", UID in object meta: " + pod->uid()),
+            DetailsFor(pods, info.name));
       }
       if (options.resource_version_precondition > 0 &&
           options.resource_version_precondition != pod->resource_version()) {
@@ -121,9 +127,10 @@ Response ApiServer::Evict(Request& request, const RequestInfo& info) {
       }
       if (options.dry_run) return JsonResponse(201, json::serialize(SuccessStatus(201)));
       auto marked = pod->Edit([&](json::object& o) {
-        api::SetCondition(api::MutableObject(o, "status"),
-                          {"DisruptionTarget", "True", "EvictionByEvictionAPI", "Eviction API: evicting"},
-                          api::FormatRfc3339(std::chrono::system_clock::now()), {.null_probe_time = true});
+        api::SetCondition(
+            api::MutableObject(o, "status"),
+            {"DisruptionTarget", "True", "EvictionByEvictionAPI", "Eviction API: evicting"},
+            api::FormatRfc3339(std::chrono::system_clock::now()), {.null_probe_time = true});
       });
       if (!marked.ok()) return ErrorResponse(marked.status());
       auto written = store_.Update(marked.value(), pod->resource_version());
@@ -136,7 +143,8 @@ Response ApiServer::Evict(Request& request, const RequestInfo& info) {
         return ErrorResponse(written.status(), DetailsFor(pods, info.name));
       }
       auto reread = store_.Get(pod_key);
-      if (!reread.ok()) return ErrorResponse(NotFoundFor(pods, info.name), DetailsFor(pods, info.name));
+      if (!reread.ok())
+        return ErrorResponse(NotFoundFor(pods, info.name), DetailsFor(pods, info.name));
       pod = reread.value();
     }
   };
@@ -146,7 +154,8 @@ Response ApiServer::Evict(Request& request, const RequestInfo& info) {
     if (!pod.ok()) return ErrorResponse(NotFoundFor(pods, info.name), DetailsFor(pods, info.name));
     if (CanIgnoreBudget(*pod.value())) return delete_pod(pod.value());
 
-    auto budgets = store_.List({.prefix = api::StoragePrefix(api::Kind::kPodDisruptionBudget, info.ns)});
+    auto budgets =
+        store_.List({.prefix = api::StoragePrefix(api::Kind::kPodDisruptionBudget, info.ns)});
     if (!budgets.ok()) return ErrorResponse(budgets.status());
     std::vector<api::ObjectPtr> covering;
     for (const auto& b : budgets->items) {
@@ -154,8 +163,9 @@ Response ApiServer::Evict(Request& request, const RequestInfo& info) {
     }
     if (covering.empty()) return delete_pod(pod.value());
     if (covering.size() > 1) {
-      return ErrorResponse(Status::Internal(
-          "This pod has more than one PodDisruptionBudget, which the eviction subresource does not support."));
+      return ErrorResponse(
+          Status::Internal("This pod has more than one PodDisruptionBudget, which the eviction "
+                           "subresource does not support."));
     }
     const api::ObjectPtr& budget = covering.front();
     const json::object* status = api::StatusOf(*budget);
@@ -180,28 +190,29 @@ Response ApiServer::Evict(Request& request, const RequestInfo& info) {
     }
     // kube's checkAndDecrement.
     if (api::IntAt(status, "observedGeneration") < api::Generation(*budget)) {
-      return ErrorResponse(
-          TooManyRequests("The disruption budget " + budget->name() + " is still being processed by the server."));
+      return ErrorResponse(TooManyRequests("The disruption budget " + budget->name() +
+                                           " is still being processed by the server."));
     }
     const int64_t allowed = api::IntAt(status, "disruptionsAllowed");
     const api::KindInfo& budget_kind = budget->info();
     if (allowed < 0) {
-      return ErrorResponse(Status(StatusCode::kForbidden, QualifiedResource(budget_kind) + " \"" + budget->name() +
-                                                              "\" is forbidden: pdb disruptions allowed is negative"),
+      return ErrorResponse(Status(StatusCode::kForbidden,
+                                  QualifiedResource(budget_kind) + " \"" + budget->name() +
+                                      "\" is forbidden: pdb disruptions allowed is negative"),
                            DetailsFor(budget_kind, budget->name()));
     }
     const json::object* disrupted = api::ObjectAt(status, "disruptedPods");
     if (disrupted && disrupted->size() > api::kMaxDisruptedPods) {
       return ErrorResponse(
-          Status(StatusCode::kForbidden,
-                 QualifiedResource(budget_kind) + " \"" + budget->name() +
-                     "\" is forbidden: DisruptedPods map too big - too many evictions not confirmed by PDB controller"),
+          Status(StatusCode::kForbidden, QualifiedResource(budget_kind) + " \"" + budget->name() +
+                                             "\" is forbidden: DisruptedPods map too big - too "
+                                             "many evictions not confirmed by PDB controller"),
           DetailsFor(budget_kind, budget->name()));
     }
     if (allowed == 0) {
-      return ErrorResponse(TooManyRequests("The disruption budget " + budget->name() + " needs " +
-                                           std::to_string(desired_healthy) + " healthy pods and has " +
-                                           std::to_string(current_healthy) + " currently"));
+      return ErrorResponse(TooManyRequests(
+          "The disruption budget " + budget->name() + " needs " + std::to_string(desired_healthy) +
+          " healthy pods and has " + std::to_string(current_healthy) + " currently"));
     }
     if (!options.dry_run) {
       const std::string now = api::FormatRfc3339(std::chrono::system_clock::now());

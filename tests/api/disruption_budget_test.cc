@@ -16,7 +16,8 @@ namespace json = boost::json;
 
 ObjectPtr Budget(const std::string& spec) {
   return Object::Decode(R"({"apiVersion":"policy/v1","kind":"PodDisruptionBudget",
-      "metadata":{"name":"web","namespace":"default"},"spec":)" + spec + "}")
+      "metadata":{"name":"web","namespace":"default"},"spec":)" +
+                        spec + "}")
       .value();
 }
 
@@ -28,16 +29,20 @@ TEST(DisruptionBudgetValidation, KubesRulesAndMessages) {
       {R"({"minAvailable":2,"selector":{}})", ""},
       {R"({"maxUnavailable":"25%","selector":{}})", ""},
       {R"({"minAvailable":1,"maxUnavailable":1})",
-       "PodDisruptionBudget \"web\" is invalid: spec.minAvailable: Invalid value: 1: minAvailable and maxUnavailable "
+       "PodDisruptionBudget \"web\" is invalid: spec.minAvailable: Invalid value: 1: minAvailable "
+       "and maxUnavailable "
        "cannot be both set"},
       {R"({"minAvailable":-1})",
-       "PodDisruptionBudget \"web\" is invalid: spec.minAvailable: Invalid value: -1: must be greater than or equal "
+       "PodDisruptionBudget \"web\" is invalid: spec.minAvailable: Invalid value: -1: must be "
+       "greater than or equal "
        "to 0"},
       {R"({"maxUnavailable":"150%"})",
-       "PodDisruptionBudget \"web\" is invalid: spec.maxUnavailable: Invalid value: \"150%\": must not be greater "
+       "PodDisruptionBudget \"web\" is invalid: spec.maxUnavailable: Invalid value: \"150%\": must "
+       "not be greater "
        "than 100%"},
       {R"({"minAvailable":1,"unhealthyPodEvictionPolicy":"Sometimes"})",
-       "PodDisruptionBudget \"web\" is invalid: spec.unhealthyPodEvictionPolicy: Unsupported value: \"Sometimes\": "
+       "PodDisruptionBudget \"web\" is invalid: spec.unhealthyPodEvictionPolicy: Unsupported "
+       "value: \"Sometimes\": "
        "supported values: \"AlwaysAllow\", \"IfHealthyBudget\""},
   };
   for (const auto& c : cases) {
@@ -51,17 +56,22 @@ TEST(DisruptionBudgetValidation, KubesRulesAndMessages) {
 }
 
 TEST(DisruptionBudget, NullSelectorCoversNothingAndEmptyCoversEverything) {
-  auto pod = Object::Decode(R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","namespace":"default",
+  auto pod = Object::Decode(
+                 R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","namespace":"default",
       "labels":{"app":"web"}},"spec":{"containers":[{"name":"c","image":"i"}]}})")
                  .value();
   EXPECT_FALSE(BudgetCoversPod(*Budget(R"({"minAvailable":1})"), *pod));
   EXPECT_TRUE(BudgetCoversPod(*Budget(R"({"minAvailable":1,"selector":{}})"), *pod));
-  EXPECT_TRUE(BudgetCoversPod(*Budget(R"({"minAvailable":1,"selector":{"matchLabels":{"app":"web"}}})"), *pod));
-  EXPECT_FALSE(BudgetCoversPod(*Budget(R"({"minAvailable":1,"selector":{"matchLabels":{"app":"db"}}})"), *pod));
+  EXPECT_TRUE(BudgetCoversPod(
+      *Budget(R"({"minAvailable":1,"selector":{"matchLabels":{"app":"web"}}})"), *pod));
+  EXPECT_FALSE(BudgetCoversPod(
+      *Budget(R"({"minAvailable":1,"selector":{"matchLabels":{"app":"db"}}})"), *pod));
 }
 
 TEST(DisruptionBudget, PercentagesScaleAsKubeRoundsThem) {
-  auto scaled = [](json::value v, int64_t total, bool up) { return ScaledValueFromIntOrPercent(v, total, up).value(); };
+  auto scaled = [](json::value v, int64_t total, bool up) {
+    return ScaledValueFromIntOrPercent(v, total, up).value();
+  };
   EXPECT_EQ(scaled("50%", 3, true), 2);
   EXPECT_EQ(scaled("50%", 3, false), 1);
   EXPECT_EQ(scaled("34%", 3, true), 2);

@@ -38,7 +38,8 @@ class EvictionTest : public ::testing::Test {
   static json::object Body(const Response& r) { return json::parse(r.body).as_object(); }
 
   // A pod labelled app=web on node-a in `phase`, Ready or not.
-  void RunningPod(const std::string& name, bool ready = true, const std::string& phase = "Running") {
+  void RunningPod(const std::string& name, bool ready = true,
+                  const std::string& phase = "Running") {
     Response created = Call("POST", "/api/v1/namespaces/default/pods",
                             R"({"metadata":{"name":")" + name + R"(","labels":{"app":"web"}},
                                "spec":{"nodeName":"node-a","containers":[{"name":"c","image":"nginx"}]}})");
@@ -46,21 +47,25 @@ class EvictionTest : public ::testing::Test {
     json::object pod = Body(created);
     pod["status"] = json::object{
         {"phase", phase},
-        {"conditions", json::array{json::object{{"type", "Ready"}, {"status", ready ? "True" : "False"}}}}};
-    Response updated = Call("PUT", "/api/v1/namespaces/default/pods/" + name + "/status", json::serialize(pod));
+        {"conditions",
+         json::array{json::object{{"type", "Ready"}, {"status", ready ? "True" : "False"}}}}};
+    Response updated =
+        Call("PUT", "/api/v1/namespaces/default/pods/" + name + "/status", json::serialize(pod));
     ASSERT_EQ(updated.status, 200) << updated.body;
   }
 
   // A budget over app=web (`spec` its spec's other fields) whose status says `status`.
   void Budget(const std::string& name, const std::string& spec, const std::string& status) {
-    Response created = Call("POST", "/apis/policy/v1/namespaces/default/poddisruptionbudgets",
-                            R"({"metadata":{"name":")" + name + R"("},"spec":{"selector":{"matchLabels":{"app":"web"}},)" +
-                                spec + "}}");
+    Response created =
+        Call("POST", "/apis/policy/v1/namespaces/default/poddisruptionbudgets",
+             R"({"metadata":{"name":")" + name +
+                 R"("},"spec":{"selector":{"matchLabels":{"app":"web"}},)" + spec + "}}");
     ASSERT_EQ(created.status, 201) << created.body;
     json::object pdb = Body(created);
     pdb["status"] = json::parse(status);
     Response updated =
-        Call("PUT", "/apis/policy/v1/namespaces/default/poddisruptionbudgets/" + name + "/status", json::serialize(pdb));
+        Call("PUT", "/apis/policy/v1/namespaces/default/poddisruptionbudgets/" + name + "/status",
+             json::serialize(pdb));
     ASSERT_EQ(updated.status, 200) << updated.body;
   }
 
@@ -69,9 +74,13 @@ class EvictionTest : public ::testing::Test {
                 R"({"apiVersion":"policy/v1","kind":"Eviction","metadata":{"name":")" + name +
                     R"(","namespace":"default"}})");
   }
-  bool PodExists(const std::string& name) { return Call("GET", "/api/v1/namespaces/default/pods/" + name).status == 200; }
+  bool PodExists(const std::string& name) {
+    return Call("GET", "/api/v1/namespaces/default/pods/" + name).status == 200;
+  }
   json::object BudgetStatus(const std::string& name) {
-    return Body(Call("GET", "/apis/policy/v1/namespaces/default/poddisruptionbudgets/" + name))["status"].as_object();
+    return Body(Call("GET",
+                     "/apis/policy/v1/namespaces/default/poddisruptionbudgets/" + name))["status"]
+        .as_object();
   }
 
   std::unique_ptr<store::MemoryStore> store_;
@@ -88,7 +97,10 @@ TEST_F(EvictionTest, AllowedEvictionTakesFromTheBudgetAndDeletesThePod) {
   Budget("web", R"("minAvailable":2)", kTwoAllowed);
   Response r = Evict("web-1");
   ASSERT_EQ(r.status, 201) << r.body;
-  EXPECT_EQ(Body(r), json::parse(R"({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Success","code":201})"));
+  EXPECT_EQ(
+      Body(r),
+      json::parse(
+          R"({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Success","code":201})"));
   EXPECT_FALSE(PodExists("web-1"));
   json::object status = BudgetStatus("web");
   EXPECT_EQ(status["disruptionsAllowed"], 0);
@@ -131,7 +143,8 @@ TEST_F(EvictionTest, BudgetWithoutDisruptionsAnswersTooManyRequestsWithItsNumber
   Budget("web", R"("minAvailable":2)", kNoneAllowed);
   Response r = Evict("web-1");
   ASSERT_EQ(r.status, 429) << r.body;
-  EXPECT_EQ(Body(r), json::parse(R"({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure",
+  EXPECT_EQ(Body(r),
+            json::parse(R"({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure",
     "message":"Cannot evict pod as it would violate the pod's disruption budget.","reason":"TooManyRequests",
     "details":{"causes":[{"reason":"DisruptionBudget",
       "message":"The disruption budget web needs 2 healthy pods and has 2 currently"}]},"code":429})"))
@@ -141,8 +154,9 @@ TEST_F(EvictionTest, BudgetWithoutDisruptionsAnswersTooManyRequestsWithItsNumber
 
 TEST_F(EvictionTest, BudgetStatusOlderThanItsGenerationIsStillBeingProcessed) {
   RunningPod("web-1");
-  Budget("web", R"("minAvailable":2)",
-         R"({"observedGeneration":0,"disruptionsAllowed":1,"currentHealthy":3,"desiredHealthy":2,"expectedPods":3})");
+  Budget(
+      "web", R"("minAvailable":2)",
+      R"({"observedGeneration":0,"disruptionsAllowed":1,"currentHealthy":3,"desiredHealthy":2,"expectedPods":3})");
   Response r = Evict("web-1");
   ASSERT_EQ(r.status, 429) << r.body;
   EXPECT_EQ(Body(r)["details"].as_object()["causes"].as_array()[0].as_object()["message"],
@@ -157,7 +171,8 @@ TEST_F(EvictionTest, MoreThanOneBudgetIsRefusedAsKubeDoes) {
   Response r = Evict("web-1");
   ASSERT_EQ(r.status, 500) << r.body;
   EXPECT_EQ(Body(r)["message"],
-            "This pod has more than one PodDisruptionBudget, which the eviction subresource does not support.");
+            "This pod has more than one PodDisruptionBudget, which the eviction subresource does "
+            "not support.");
   EXPECT_TRUE(PodExists("web-1"));
 }
 
@@ -172,8 +187,9 @@ TEST_F(EvictionTest, TerminalPodsIgnoreTheBudget) {
 
 TEST_F(EvictionTest, UnreadyPodGoesWithoutUsingASatisfiedBudget) {
   RunningPod("sick", false);
-  Budget("web", R"("minAvailable":2)",
-         R"({"observedGeneration":1,"disruptionsAllowed":0,"currentHealthy":2,"desiredHealthy":2,"expectedPods":3})");
+  Budget(
+      "web", R"("minAvailable":2)",
+      R"({"observedGeneration":1,"disruptionsAllowed":0,"currentHealthy":2,"desiredHealthy":2,"expectedPods":3})");
   Response r = Evict("sick");
   ASSERT_EQ(r.status, 201) << r.body;
   EXPECT_FALSE(PodExists("sick"));
@@ -182,13 +198,16 @@ TEST_F(EvictionTest, UnreadyPodGoesWithoutUsingASatisfiedBudget) {
 
 TEST_F(EvictionTest, UnreadyPodOfAnUnsatisfiedBudgetNeedsAlwaysAllow) {
   RunningPod("sick", false);
-  Budget("web", R"("minAvailable":3)",
-         R"({"observedGeneration":1,"disruptionsAllowed":0,"currentHealthy":2,"desiredHealthy":3,"expectedPods":3})");
+  Budget(
+      "web", R"("minAvailable":3)",
+      R"({"observedGeneration":1,"disruptionsAllowed":0,"currentHealthy":2,"desiredHealthy":3,"expectedPods":3})");
   EXPECT_EQ(Evict("sick").status, 429);
   RunningPod("sick2", false);
-  ASSERT_EQ(Call("DELETE", "/apis/policy/v1/namespaces/default/poddisruptionbudgets/web").status, 200);
-  Budget("web", R"("minAvailable":3,"unhealthyPodEvictionPolicy":"AlwaysAllow")",
-         R"({"observedGeneration":1,"disruptionsAllowed":0,"currentHealthy":2,"desiredHealthy":3,"expectedPods":3})");
+  ASSERT_EQ(Call("DELETE", "/apis/policy/v1/namespaces/default/poddisruptionbudgets/web").status,
+            200);
+  Budget(
+      "web", R"("minAvailable":3,"unhealthyPodEvictionPolicy":"AlwaysAllow")",
+      R"({"observedGeneration":1,"disruptionsAllowed":0,"currentHealthy":2,"desiredHealthy":3,"expectedPods":3})");
   EXPECT_EQ(Evict("sick2").status, 201);
   EXPECT_FALSE(PodExists("sick2"));
 }
@@ -220,12 +239,15 @@ TEST_F(EvictionTest, DryRunChangesNothing) {
 
 TEST_F(EvictionTest, ProtobufEvictionAsKubectlDrainSendsIt) {
   RunningPod("web-1");
-  // Envelope {TypeMeta{policy/v1, Eviction}, raw Eviction{metadata{name, namespace}, deleteOptions{}}}.
+  // Envelope {TypeMeta{policy/v1, Eviction}, raw Eviction{metadata{name, namespace},
+  // deleteOptions{}}}.
   std::string meta = std::string("\x0a\x05web-1\x1a\x07") + "default";
-  std::string raw = "\x0a" + std::string(1, static_cast<char>(meta.size())) + meta + std::string("\x12\x00", 2);
+  std::string raw =
+      "\x0a" + std::string(1, static_cast<char>(meta.size())) + meta + std::string("\x12\x00", 2);
   std::string type_meta = std::string("\x0a\x09policy/v1\x12\x08") + "Eviction";
-  std::string body = std::string("k8s\0", 4) + "\x0a" + std::string(1, static_cast<char>(type_meta.size())) +
-                     type_meta + "\x12" + std::string(1, static_cast<char>(raw.size())) + raw;
+  std::string body = std::string("k8s\0", 4) + "\x0a" +
+                     std::string(1, static_cast<char>(type_meta.size())) + type_meta + "\x12" +
+                     std::string(1, static_cast<char>(raw.size())) + raw;
   Response r = Call("POST", "/api/v1/namespaces/default/pods/web-1/eviction", body,
                     "application/vnd.kubernetes.protobuf");
   ASSERT_EQ(r.status, 201) << r.body;
@@ -236,15 +258,19 @@ TEST_F(EvictionTest, ProtobufEvictionAsKubectlDrainSendsIt) {
 // which was ignored (the pod deleted for real).
 TEST_F(EvictionTest, ProtobufDeleteOptionsAreHonoured) {
   RunningPod("web-1");
-  std::string dry_run("k8s\0\n\x13\n\x02v1\x12\rDeleteOptions\x12\x05*\x03"
-                      "All\x1a\x00\"\x00",
-                      36);
-  Response r = Call("DELETE", "/api/v1/namespaces/default/pods/web-1", dry_run, "application/vnd.kubernetes.protobuf");
+  std::string dry_run(
+      "k8s\0\n\x13\n\x02v1\x12\rDeleteOptions\x12\x05*\x03"
+      "All\x1a\x00\"\x00",
+      36);
+  Response r = Call("DELETE", "/api/v1/namespaces/default/pods/web-1", dry_run,
+                    "application/vnd.kubernetes.protobuf");
   ASSERT_EQ(r.status, 200) << r.body;
   EXPECT_TRUE(PodExists("web-1"));
   // Without dryRun (DeleteOptions{gracePeriodSeconds: 0}) it deletes.
-  std::string now = std::string("k8s\0\n\x13\n\x02v1\x12\rDeleteOptions\x12\x02\x08", 28) + std::string(1, '\0');
-  r = Call("DELETE", "/api/v1/namespaces/default/pods/web-1", now, "application/vnd.kubernetes.protobuf");
+  std::string now =
+      std::string("k8s\0\n\x13\n\x02v1\x12\rDeleteOptions\x12\x02\x08", 28) + std::string(1, '\0');
+  r = Call("DELETE", "/api/v1/namespaces/default/pods/web-1", now,
+           "application/vnd.kubernetes.protobuf");
   ASSERT_EQ(r.status, 200) << r.body;
   EXPECT_FALSE(PodExists("web-1"));
 }
@@ -272,15 +298,17 @@ TEST_F(EvictionTest, SystemPriorityClassesExistAndResolve) {
   ASSERT_EQ(r.status, 200) << r.body;
   EXPECT_EQ(Body(r)["value"], 2000001000);
   EXPECT_EQ(Body(r)["preemptionPolicy"], "PreemptLowerPriority");
-  Response pod = Call("POST", "/api/v1/namespaces/kube-system/pods",
-                      R"({"metadata":{"name":"dns"},"spec":{"priorityClassName":"system-cluster-critical",
+  Response pod =
+      Call("POST", "/api/v1/namespaces/kube-system/pods",
+           R"({"metadata":{"name":"dns"},"spec":{"priorityClassName":"system-cluster-critical",
                           "containers":[{"name":"c","image":"coredns"}]}})");
   ASSERT_EQ(pod.status, 201) << pod.body;
   EXPECT_EQ(Body(pod)["spec"].as_object()["priority"], 2000000000);
   Response del = Call("DELETE", "/apis/scheduling.k8s.io/v1/priorityclasses/system-node-critical");
   EXPECT_EQ(del.status, 403);
-  EXPECT_EQ(Body(del)["message"], "priorityclasses.scheduling.k8s.io \"system-node-critical\" is forbidden: "
-                                  "this is a system priority class and cannot be deleted");
+  EXPECT_EQ(Body(del)["message"],
+            "priorityclasses.scheduling.k8s.io \"system-node-critical\" is forbidden: "
+            "this is a system priority class and cannot be deleted");
 }
 
 TEST_F(EvictionTest, PriorityClassValidationUsesKubesMessages) {
@@ -293,18 +321,23 @@ TEST_F(EvictionTest, PriorityClassValidationUsesKubesMessages) {
     std::string message;
   } cases[] = {
       {R"({"metadata":{"name":"huge"},"value":1000000001})", 422,
-       "PriorityClass \"huge\" is invalid: value: Forbidden: maximum allowed value of a user defined priority is "
+       "PriorityClass \"huge\" is invalid: value: Forbidden: maximum allowed value of a user "
+       "defined priority is "
        "1000000000"},
       {R"({"metadata":{"name":"system-mine"},"value":10})", 422,
-       "PriorityClass \"system-mine\" is invalid: metadata.name: Forbidden: priority class names with 'system-' "
-       "prefix are reserved for system use only. error: system-mine is not a known system priority class"},
+       "PriorityClass \"system-mine\" is invalid: metadata.name: Forbidden: priority class names "
+       "with 'system-' "
+       "prefix are reserved for system use only. error: system-mine is not a known system priority "
+       "class"},
       {R"({"metadata":{"name":"odd"},"value":10,"preemptionPolicy":"Sometimes"})", 422,
-       "PriorityClass \"odd\" is invalid: preemptionPolicy: Unsupported value: \"Sometimes\": supported values: "
+       "PriorityClass \"odd\" is invalid: preemptionPolicy: Unsupported value: \"Sometimes\": "
+       "supported values: "
        "\"Never\", \"PreemptLowerPriority\""},
       {R"({"metadata":{"name":"top"},"value":1000000000,"preemptionPolicy":"Never"})", 201, ""},
       {R"({"metadata":{"name":"first"},"value":5,"globalDefault":true})", 201, ""},
       {R"({"metadata":{"name":"second"},"value":6,"globalDefault":true})", 403,
-       "priorityclasses.scheduling.k8s.io \"second\" is forbidden: PriorityClass first is already marked as "
+       "priorityclasses.scheduling.k8s.io \"second\" is forbidden: PriorityClass first is already "
+       "marked as "
        "default. Only one default can exist"},
   };
   for (const auto& c : cases) {
@@ -317,9 +350,11 @@ TEST_F(EvictionTest, PriorityClassValidationUsesKubesMessages) {
   Response top = Call("GET", "/apis/scheduling.k8s.io/v1/priorityclasses/top");
   json::object changed = Body(top);
   changed["value"] = 7;
-  Response r = Call("PUT", "/apis/scheduling.k8s.io/v1/priorityclasses/top", json::serialize(changed));
+  Response r =
+      Call("PUT", "/apis/scheduling.k8s.io/v1/priorityclasses/top", json::serialize(changed));
   ASSERT_EQ(r.status, 422) << r.body;
-  EXPECT_EQ(Body(r)["message"], "PriorityClass \"top\" is invalid: value: Forbidden: may not be changed in an update.");
+  EXPECT_EQ(Body(r)["message"],
+            "PriorityClass \"top\" is invalid: value: Forbidden: may not be changed in an update.");
 }
 
 }  // namespace

@@ -27,12 +27,14 @@ class SimTerminationTest : public ::testing::Test {
     api_ = std::make_unique<apiserver::ApiServer>(*store_, apiserver::ApiServer::Options{});
     ASSERT_TRUE(api_->Bootstrap().ok());
     client_ = std::make_unique<client::RestClient>(cluster::InProcessTransport(*api_));
-    informers_ = std::make_unique<client::InformerFactory>([this](api::Kind kind, client::InformerHandlers h) {
-      return std::make_unique<client::StoreInformer>(*store_, kind, std::move(h));
-    });
+    informers_ = std::make_unique<client::InformerFactory>(
+        [this](api::Kind kind, client::InformerHandlers h) {
+          return std::make_unique<client::StoreInformer>(*store_, kind, std::move(h));
+        });
     SimNodesOptions options;
     options.groups.push_back({.count = 1, .name_prefix = "sim-"});
-    sim_ = std::make_unique<SimNodes>(ControllerContext{*client_, *informers_, nullptr, nullptr, &clock_}, options);
+    sim_ = std::make_unique<SimNodes>(
+        ControllerContext{*client_, *informers_, nullptr, nullptr, &clock_}, options);
     ASSERT_TRUE(sim_->Register().ok());
     ASSERT_TRUE(informers_->Start().ok());
   }
@@ -43,12 +45,13 @@ class SimTerminationTest : public ::testing::Test {
 
   // A pod running on sim-0, then asked to be deleted.
   void RunThenDelete(const std::string& name, const std::string& annotations, int64_t grace) {
-    auto created = client_->Create(api::Kind::kPod, "default",
-                                   json::parse(R"({"metadata":{"name":")" + name + R"(","annotations":)" +
-                                               annotations + R"(},"spec":{"nodeName":"sim-0",
-        "terminationGracePeriodSeconds":)" + std::to_string(grace) +
-                                               R"(,"containers":[{"name":"c","image":"nginx"}]}})")
-                                       .as_object());
+    auto created = client_->Create(
+        api::Kind::kPod, "default",
+        json::parse(R"({"metadata":{"name":")" + name + R"(","annotations":)" + annotations +
+                    R"(},"spec":{"nodeName":"sim-0",
+        "terminationGracePeriodSeconds":)" +
+                    std::to_string(grace) + R"(,"containers":[{"name":"c","image":"nginx"}]}})")
+            .as_object());
     ASSERT_TRUE(created.ok()) << created.status().message();
     WaitUntil(name, [](const api::ObjectPtr& p) { return p != nullptr; });
     ASSERT_TRUE(sim_->ReconcileForTest("default/" + name).ok());  // Running
@@ -56,11 +59,14 @@ class SimTerminationTest : public ::testing::Test {
     WaitUntil(name, [](const api::ObjectPtr& p) { return p && api::BeingDeleted(*p); });
   }
   void WaitUntil(const std::string& name, const std::function<bool(const api::ObjectPtr&)>& done) {
-    for (int i = 0; i < 2000 && !done(informers_->For(api::Kind::kPod).Get("default/" + name)); ++i) {
+    for (int i = 0; i < 2000 && !done(informers_->For(api::Kind::kPod).Get("default/" + name));
+         ++i) {
       std::this_thread::sleep_for(std::chrono::milliseconds(1));
     }
   }
-  bool Exists(const std::string& name) { return client_->Get(api::Kind::kPod, "default", name).ok(); }
+  bool Exists(const std::string& name) {
+    return client_->Get(api::Kind::kPod, "default", name).ok();
+  }
 
   api::FakeClock clock_;  // outlives the kubelets
   std::unique_ptr<store::MemoryStore> store_;

@@ -1,8 +1,7 @@
 #include "controllers/disruption/disruption_controller.h"
 
-#include <map>
-
 #include <boost/json.hpp>
+#include <map>
 
 #include "api/conditions.h"
 #include "api/disruption_budget.h"
@@ -71,7 +70,8 @@ DisruptionController::DisruptionController(const ControllerContext& context, int
 
 Result<DisruptionController::BudgetStatus> DisruptionController::Compute(
     const api::Object& budget, const std::vector<api::ObjectPtr>& pods,
-    const std::function<Result<int64_t>()>& expected_scale, std::chrono::system_clock::time_point now) {
+    const std::function<Result<int64_t>()>& expected_scale,
+    std::chrono::system_clock::time_point now) {
   BudgetStatus out;
   for (const auto& pod : pods) {
     if (!ControllerOf(*pod)) out.unmanaged_pods.push_back(pod->name());
@@ -124,7 +124,8 @@ Result<DisruptionController::BudgetStatus> DisruptionController::Compute(
   // kube's countHealthyPods.
   for (const auto& pod : pods) {
     if (api::BeingDeleted(*pod)) continue;
-    if (auto d = disrupted.find(pod->name()); d != disrupted.end() && d->second + api::kDisruptedPodTimeout > now) {
+    if (auto d = disrupted.find(pod->name());
+        d != disrupted.end() && d->second + api::kDisruptedPodTimeout > now) {
       continue;
     }
     if (api::IsPodReady(*pod)) ++out.current_healthy;
@@ -183,18 +184,23 @@ Status DisruptionController::Reconcile(const std::string& key) {
   }
   if (pods.empty()) events_.Event(*budget, "Normal", "NoPods", "No matching pods found");
   const auto now = clock_.WallNow();
-  auto computed = Compute(*budget, pods, [&] { return ExpectedScale(pods); }, now);
+  auto computed = Compute(
+      *budget, pods, [&] { return ExpectedScale(pods); }, now);
   if (!computed.ok()) {
-    events_.Event(*budget, "Warning", "CalculateExpectedPodCountFailed",
-                  "Failed to calculate the number of expected pods: " + computed.status().message());
+    events_.Event(
+        *budget, "Warning", "CalculateExpectedPodCountFailed",
+        "Failed to calculate the number of expected pods: " + computed.status().message());
     return FailSafe(*budget, computed.status());
   }
   if (!computed->unmanaged_pods.empty() && SpecField(*budget, "minAvailable") &&
       SpecField(*budget, "minAvailable")->is_string()) {
-    events_.Event(*budget, "Warning", "UnmanagedPods",
-                  "Pods selected by this PodDisruptionBudget were found to be unmanaged. As a result, the status of "
-                  "the PDB cannot be calculated correctly, which may result in undefined behavior. To account for "
-                  "these pods please set \".spec.minAvailable\" field of the PDB to an integer value.");
+    events_.Event(
+        *budget, "Warning", "UnmanagedPods",
+        "Pods selected by this PodDisruptionBudget were found to be unmanaged. As a result, the "
+        "status of "
+        "the PDB cannot be calculated correctly, which may result in undefined behavior. To "
+        "account for "
+        "these pods please set \".spec.minAvailable\" field of the PDB to an integer value.");
   }
   for (const auto& name : computed->expired_pods) {
     for (const auto& pod : pods) {
@@ -209,7 +215,8 @@ Status DisruptionController::Reconcile(const std::string& key) {
   if (!written.ok()) return FailSafe(*budget, written);
   if (computed->recheck_at) {
     auto delay = std::chrono::duration_cast<std::chrono::milliseconds>(*computed->recheck_at - now);
-    EnqueueAfter(key, std::max(delay, std::chrono::milliseconds(0)) + std::chrono::milliseconds(10));
+    EnqueueAfter(key,
+                 std::max(delay, std::chrono::milliseconds(0)) + std::chrono::milliseconds(10));
   }
   return Status::Ok();
 }
@@ -218,7 +225,8 @@ Status DisruptionController::WriteStatus(const api::Object& budget, const Budget
   const json::object* status = api::StatusOf(budget);
   const int64_t generation = api::Generation(budget);
   const json::object* recorded = api::ObjectAt(status, "disruptedPods");
-  const bool same_disrupted = recorded ? *recorded == computed.disrupted_pods : computed.disrupted_pods.empty();
+  const bool same_disrupted =
+      recorded ? *recorded == computed.disrupted_pods : computed.disrupted_pods.empty();
   if (status && api::IntAt(status, "currentHealthy") == computed.current_healthy &&
       api::IntAt(status, "desiredHealthy") == computed.desired_healthy &&
       api::IntAt(status, "expectedPods") == computed.expected_pods &&

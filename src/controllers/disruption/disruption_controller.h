@@ -27,12 +27,11 @@
 // resourceVersion (controllers::ForUpdate); unchanged status is not written.
 // Time (disruptedPods expiry, condition stamps) comes from the context's clock.
 
+#include <boost/json/object.hpp>
 #include <chrono>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <boost/json/object.hpp>
 
 #include "controllers/controller.h"
 
@@ -57,7 +56,8 @@ class DisruptionController final : public Controller {
   // kube's arithmetic for `budget` over the pods it selects. `expected_scale`
   // sums the scale of the pods' controllers (called only when the budget
   // needs it). Exposed for tests.
-  static Result<BudgetStatus> Compute(const api::Object& budget, const std::vector<api::ObjectPtr>& pods,
+  static Result<BudgetStatus> Compute(const api::Object& budget,
+                                      const std::vector<api::ObjectPtr>& pods,
                                       const std::function<Result<int64_t>()>& expected_scale,
                                       std::chrono::system_clock::time_point now);
 
