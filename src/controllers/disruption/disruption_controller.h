@@ -29,6 +29,7 @@
 
 #include <boost/json/object.hpp>
 #include <chrono>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -65,8 +66,10 @@ class DisruptionController final : public Controller {
   Status Reconcile(const std::string& key) override;
 
  private:
-  // The summed scale of the controllers of `pods` (managed pods only; the
-  // others are added to `unmanaged`).
+  // kube's getExpectedScale: the summed scale of the controllers of `pods`,
+  // each counted once; pods without a controller are left out. NotFound
+  // ("found no controllers for pod ...") when a controller is missing or of
+  // a kind without a scale berth knows (ReplicaSet, Deployment).
   Result<int64_t> ExpectedScale(const std::vector<api::ObjectPtr>& pods) const;
   Status WriteStatus(const api::Object& budget, const BudgetStatus& computed);
   Status FailSafe(const api::Object& budget, const Status& error);
