@@ -71,7 +71,118 @@ void ValidateWorkload(const Object& object, FieldErrors& errors) {
   ValidatePodSpec(ObjectAt(tmpl, "spec"), "spec.template.spec", errors);
 }
 
+// kube's ValidatePriorityClass: "system-" names are the built-in classes
+// only, with their values; user classes stop at HighestUserDefinablePriority;
+// preemptionPolicy is one of kube's two.
+void ValidatePriorityClass(const Object& object, FieldErrors& errors) {
+  const json::object& o = object.json();
+  auto v = o.find("value");
+  if (v == o.end() || !v->value().is_number()) {
+    errors.Required("value");
+    return;
+  }
+  const int64_t value = v->value().to_number<int64_t>();
+  const bool global_default = BoolAt(&o, "globalDefault");
+  if (object.name().starts_with(kSystemPriorityClassPrefix)) {
+    std::string problem;
+    const SystemPriorityClass* known = nullptr;
+    for (const auto& c : SystemPriorityClasses()) {
+      if (object.name() == c.name) known = &c;
+    }
+    if (!known) {
+      problem = object.name() + " is not a known system priority class";
+    } else if (known->value != value) {
+      problem = "value of " + std::string(known->name) + " PriorityClass must be " + std::to_string(known->value);
+    } else if (global_default) {
+      problem = "globalDefault of " + std::string(known->name) + " PriorityClass must be false";
+    }
+    if (!problem.empty()) {
+      errors.Forbidden("metadata.name", "priority class names with '" + std::string(kSystemPriorityClassPrefix) +
+                                            "' prefix are reserved for system use only. error: " + problem);
+    }
+  } else if (value > kHighestUserDefinablePriority) {
+    errors.Forbidden("value", "maximum allowed value of a user defined priority is " +
+                                  std::to_string(kHighestUserDefinablePriority));
+  }
+  if (auto p = o.find("preemptionPolicy"); p != o.end() && !p->value().is_null()) {
+    std::string_view policy = p->value().is_string() ? std::string_view(p->value().get_string()) : "";
+    if (policy != "PreemptLowerPriority" && policy != "Never") {
+      errors.NotSupported("preemptionPolicy", policy, {"Never", "PreemptLowerPriority"});
+    }
+  }
+}
+
+// kube's ValidatePodDisruptionBudgetSpec: one of minAvailable and
+// maxUnavailable, each a non-negative integer or a percentage up to 100%.
+void ValidateDisruptionBudget(const Object& object, FieldErrors& errors) {
+  const json::object* spec = ObjectAt(&object.json(), "spec");
+  auto present = [&](std::string_view field) {
+    const json::value* v = spec ? spec->if_contains(field) : nullptr;
+    return v && !v->is_null() ? v : nullptr;
+  };
+  const json::value* min_available = present("minAvailable");
+  const json::value* max_unavailable = present("maxUnavailable");
+  if (min_available && max_unavailable) {
+    errors.InvalidValue("spec.minAvailable", *min_available, "minAvailable and maxUnavailable cannot be both set");
+  }
+  for (const auto& [field, value] : {std::pair{"minAvailable", min_available}, {"maxUnavailable", max_unavailable}}) {
+    if (!value) continue;
+    const std::string path = std::string("spec.") + field;
+    if (value->is_int64() || value->is_uint64()) {
+      if (value->is_int64() && value->get_int64() < 0) {
+        errors.InvalidValue(path, *value, "must be greater than or equal to 0");
+      }
+    } else if (value->is_string()) {
+      std::string_view s = value->get_string();
+      bool digits = s.size() >= 2 && s.back() == '%';
+      int64_t percent = 0;
+      for (char c : s.substr(0, s.empty() ? 0 : s.size() - 1)) {
+        digits = digits && c >= '0' && c <= '9';
+        if (digits && percent <= 1000) percent = percent * 10 + (c - '0');
+      }
+      if (!digits) {
+        errors.InvalidValue(path, *value, "a valid percent string must be a numeric string followed by an ending '%' "
+                                          "(e.g. '1%',  or '93%', regex used for validation is '[0-9]+%')");
+      } else if (percent > 100) {
+        errors.InvalidValue(path, *value, "must not be greater than 100%");
+      }
+    } else {
+      errors.InvalidValue(path, *value, "must be an integer or percentage (e.g '5%')");
+    }
+  }
+  if (auto policy = StringAt(spec, "unhealthyPodEvictionPolicy");
+      !policy.empty() && policy != "IfHealthyBudget" && policy != "AlwaysAllow") {
+    errors.NotSupported("spec.unhealthyPodEvictionPolicy", policy, {"AlwaysAllow", "IfHealthyBudget"});
+  }
+}
+
 }  // namespace
+
+std::span<const SystemPriorityClass> SystemPriorityClasses() {
+  static constexpr SystemPriorityClass kClasses[] = {
+      {"system-node-critical", kSystemCriticalPriority + 1000,
+       "Used for system critical pods that must not be moved from their current node."},
+      {"system-cluster-critical", kSystemCriticalPriority,
+       "Used for system critical pods that must run in the cluster, but can be moved to another node if "
+       "necessary."},
+  };
+  return kClasses;
+}
+
+Status ValidatePriorityClassUpdate(const Object& next, const Object& current) {
+  FieldErrors errors;
+  const json::object& n = next.json();
+  const json::object& c = current.json();
+  auto value_of = [](const json::object& o) {
+    auto v = o.find("value");
+    return v != o.end() && v->value().is_number() ? v->value().to_number<int64_t>() : int64_t{0};
+  };
+  if (value_of(n) != value_of(c)) errors.Forbidden("value", "may not be changed in an update.");
+  if (StringAt(n, "preemptionPolicy") != StringAt(c, "preemptionPolicy")) {
+    errors.Invalid("preemptionPolicy", StringAt(n, "preemptionPolicy"), "field is immutable");
+  }
+  return errors.ToStatus(next.info().name, next.name());
+}
 
 Status ValidateObject(const Object& object) {
   FieldErrors errors;
@@ -113,16 +224,12 @@ Status ValidateObject(const Object& object) {
       }
       break;
     }
-    case Kind::kPriorityClass: {
-      auto v = o.find("value");
-      if (v == o.end() || !v->value().is_number()) {
-        errors.Required("value");
-      } else if (v->value().to_number<int64_t>() > 1'000'000'000 && !object.name().starts_with("system-")) {
-        errors.InvalidValue("value", v->value(),
-                            "maximum allowed value of a user defined priority is 1000000000");
-      }
+    case Kind::kPriorityClass:
+      ValidatePriorityClass(object, errors);
       break;
-    }
+    case Kind::kPodDisruptionBudget:
+      ValidateDisruptionBudget(object, errors);
+      break;
     case Kind::kNode: {
       if (const json::object* allocatable = ObjectAt(ObjectAt(&o, "status"), "allocatable")) {
         ValidateResourceList(allocatable, "status.allocatable", errors);

@@ -4,6 +4,7 @@
 
 #include <boost/json.hpp>
 
+#include "api/validation.h"
 #include "apiserver/discovery.h"
 
 namespace berth::apiserver {
@@ -53,6 +54,22 @@ Status ApiServer::Bootstrap() {
     ns["metadata"] = std::move(meta);
     admission_.PrepareCreate(api::Kind::kNamespace, ns);
     auto object = api::Object::FromJson(json::value(std::move(ns)));
+    if (!object.ok()) return object.status();
+    auto created = store_.Create(object.value());
+    if (!created.ok() && created.status().code() != StatusCode::kAlreadyExists) {
+      return created.status();
+    }
+  }
+  // kube-apiserver's built-in PriorityClasses.
+  for (const auto& system : api::SystemPriorityClasses()) {
+    json::object pc;
+    pc["apiVersion"] = "scheduling.k8s.io/v1";
+    pc["kind"] = "PriorityClass";
+    pc["metadata"] = json::object{{"name", system.name}};
+    pc["value"] = system.value;
+    pc["description"] = system.description;
+    admission_.PrepareCreate(api::Kind::kPriorityClass, pc);
+    auto object = api::Object::FromJson(json::value(std::move(pc)));
     if (!object.ok()) return object.status();
     auto created = store_.Create(object.value());
     if (!created.ok() && created.status().code() != StatusCode::kAlreadyExists) {
@@ -159,6 +176,7 @@ Response ApiServer::HandleResource(Request& request, const RequestInfo& info) {
       }
       return Binding(request, info);
     }
+    if (sub == "eviction" && *info.kind == api::Kind::kPod) return Evict(request, info);
     if (sub == "scale" &&
         (*info.kind == api::Kind::kDeployment || *info.kind == api::Kind::kReplicaSet)) {
       return Scale(request, info);

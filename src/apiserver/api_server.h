@@ -39,7 +39,8 @@ class ApiServer {
   ApiServer(store::Store& store, Options options);
 
   // Creates the namespaces every cluster has (default, kube-system,
-  // kube-node-lease, kube-public) when missing.
+  // kube-node-lease, kube-public) and the built-in PriorityClasses
+  // (system-node-critical, system-cluster-critical) when missing.
   Status Bootstrap();
 
   Response Handle(Request& request);
@@ -103,6 +104,11 @@ class ApiServer {
   // NotFound when `ns` does not exist, Forbidden when it is terminating.
   Status CheckNamespaceAcceptsCreates(const std::string& ns, const api::KindInfo& kind, std::string_view name);
   Status ApplyPriority(boost::json::object& pod);
+  // kube's Priority admission for a PriorityClass write: at most one class
+  // has globalDefault (Forbidden naming the one that has it).
+  Status CheckSingleGlobalDefault(const boost::json::object& priority_class);
+  // POST pods/NAME/eviction (eviction.cc): kube's EvictionREST.
+  Response Evict(Request& request, const RequestInfo& info);
 
   store::Store& store_;
   Options options_;

@@ -23,6 +23,7 @@ struct Subresource {
 const std::vector<Subresource>& Subresources() {
   static const std::vector<Subresource> kSubresources = {
       {api::Kind::kPod, "binding", "", "v1", "Binding", {"create"}},
+      {api::Kind::kPod, "eviction", "policy", "v1", "Eviction", {"create"}},
       {api::Kind::kPod, "status", "", "v1", "Pod", {"get", "patch", "update"}},
       {api::Kind::kNode, "status", "", "v1", "Node", {"get", "patch", "update"}},
       {api::Kind::kNamespace, "status", "", "v1", "Namespace", {"get", "patch", "update"}},

@@ -168,6 +168,24 @@ const Message kPodDisruptionBudget{"PodDisruptionBudget",
                                     {2, "spec", T::kMessage, false, &kPdbSpec},
                                     {3, "status", T::kMessage, false, &kIgnoredStatus}}};
 
+// meta/v1 DeleteOptions and policy/v1 Eviction: request bodies, not stored
+// kinds (kubectl drain's typed client sends both). Every DeleteOptions field
+// is a pointer in Go, so a zero there was meant (gracePeriodSeconds: 0).
+const Message kPreconditions{"Preconditions",
+                             {{1, "uid", T::kString, false, nullptr, kKeep},
+                              {2, "resourceVersion", T::kString, false, nullptr, kKeep}}};
+const Message kDeleteOptions{"DeleteOptions",
+                             {{1, "gracePeriodSeconds", T::kInt, false, nullptr, kKeep},
+                              {2, "preconditions", T::kMessage, false, &kPreconditions},
+                              {3, "orphanDependents", T::kBool, false, nullptr, kKeep},
+                              {4, "propagationPolicy", T::kString, false, nullptr, kKeep},
+                              {5, "dryRun", T::kString, true},
+                              {6, "ignoreStoreReadErrorWithClusterBreakingPotential", T::kBool, false, nullptr,
+                               kKeep}}};
+const Message kEviction{"Eviction",
+                        {{1, "metadata", T::kMessage, false, &kObjectMeta},
+                         {2, "deleteOptions", T::kMessage, false, &kDeleteOptions}}};
+
 Status Unsupported(std::string what) {
   return Status(StatusCode::kUnsupportedMediaType,
                 "the body of the request was in an unknown format - berth decodes protobuf for some kinds and "
@@ -363,12 +381,14 @@ const Message* MessageFor(api::Kind kind) {
 
 }  // namespace
 
-Result<json::value> DecodeProtobuf(std::string_view body, api::Kind kind) {
-  const api::KindInfo& info = api::Info(kind);
+namespace {
+
+// Reads the "k8s\0" envelope and decodes its raw message by `message`;
+// apiVersion and kind come from the envelope, else the defaults given.
+Result<json::value> DecodeEnvelope(std::string_view body, const Message& message, std::string_view default_api_version,
+                                   std::string_view default_kind) {
   constexpr std::string_view kMagic("k8s\0", 4);
   if (!body.starts_with(kMagic)) return Status::BadRequest("protobuf body without the k8s envelope");
-  const Message* message = MessageFor(kind);
-  if (!message) return Unsupported(std::string(info.name) + " objects");
   // runtime.Unknown: 1 TypeMeta {1 apiVersion, 2 kind}, 2 raw, 3 contentEncoding, 4 contentType.
   Reader r(body.substr(kMagic.size()));
   std::string api_version, kind_name;
@@ -394,12 +414,29 @@ Result<json::value> DecodeProtobuf(std::string_view body, api::Kind kind) {
       return Unsupported("content encoding " + std::string(b));
     }
   }
-  auto decoded = DecodeMessage(raw, *message);
+  auto decoded = DecodeMessage(raw, message);
   if (!decoded.ok()) return decoded.status();
   json::object o = std::move(decoded).value();
-  o["apiVersion"] = api_version.empty() ? info.ApiVersion() : api_version;
-  o["kind"] = kind_name.empty() ? std::string(info.name) : kind_name;
+  o["apiVersion"] = api_version.empty() ? std::string(default_api_version) : api_version;
+  o["kind"] = kind_name.empty() ? std::string(default_kind) : kind_name;
   return json::value(std::move(o));
+}
+
+}  // namespace
+
+Result<json::value> DecodeProtobuf(std::string_view body, api::Kind kind) {
+  const api::KindInfo& info = api::Info(kind);
+  const Message* message = MessageFor(kind);
+  if (!message) return Unsupported(std::string(info.name) + " objects");
+  return DecodeEnvelope(body, *message, info.ApiVersion(), info.name);
+}
+
+Result<json::value> DecodeProtobufDeleteOptions(std::string_view body) {
+  return DecodeEnvelope(body, kDeleteOptions, "v1", "DeleteOptions");
+}
+
+Result<json::value> DecodeProtobufEviction(std::string_view body) {
+  return DecodeEnvelope(body, kEviction, "policy/v1", "Eviction");
 }
 
 }  // namespace berth::apiserver

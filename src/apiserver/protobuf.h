@@ -25,4 +25,10 @@ inline constexpr std::string_view kProtobufContentType = "application/vnd.kubern
 // (apiVersion and kind from the envelope's TypeMeta).
 Result<boost::json::value> DecodeProtobuf(std::string_view body, api::Kind kind);
 
+// Request bodies that are not stored kinds, as JSON: meta/v1 DeleteOptions
+// (kubectl's DELETEs from drain and other typed commands) and policy/v1
+// Eviction (its metadata and deleteOptions).
+Result<boost::json::value> DecodeProtobufDeleteOptions(std::string_view body);
+Result<boost::json::value> DecodeProtobufEviction(std::string_view body);
+
 }  // namespace berth::apiserver

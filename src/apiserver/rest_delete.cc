@@ -8,7 +8,9 @@
 #include "api/json_fields.h"
 #include "api/pod_view.h"
 #include "api/rfc3339.h"
+#include "api/validation.h"
 #include "apiserver/api_server.h"
+#include "apiserver/delete_options.h"
 #include "apiserver/finalizers.h"
 
 namespace berth::apiserver {
@@ -169,62 +171,30 @@ Result<api::ObjectPtr> ApiServer::DeleteNamespace(api::ObjectPtr current) {
 
 Response ApiServer::Delete(Request& request, const RequestInfo& info) {
   const api::KindInfo& kind = api::Info(*info.kind);
-  // DeleteOptions: JSON only; other encodings (kubectl drain sends protobuf) are ignored.
-  std::string uid_precondition;
-  int64_t rv_precondition = 0;
-  std::optional<int64_t> grace_seconds;
+  // DeleteOptions: query, then a JSON or protobuf body (kubectl drain sends protobuf).
+  auto options = DeleteOptionsFromRequest(request);
+  if (!options.ok()) return ErrorResponse(options.status());
+  const std::string& uid_precondition = options->uid_precondition;
+  const int64_t rv_precondition = options->resource_version_precondition;
+  const std::optional<int64_t> grace_seconds = options->grace_period_seconds;
+  const std::string& policy = options->propagation_policy;
+  const bool dry_run = options->dry_run;
   std::string_view finalizer;
-  bool dry_run = request.Query("dryRun").has_value();
-  if (auto g = request.Query("gracePeriodSeconds")) {
-    try {
-      grace_seconds = std::stoll(std::string(*g));
-    } catch (const std::exception&) {
-      return ErrorResponse(Status::BadRequest("invalid gracePeriodSeconds: " + std::string(*g)));
-    }
-  }
-  std::string policy(request.Query("propagationPolicy").value_or(""));
-  if (!request.body.empty() && IsJsonContentType(request.content_type)) {
-    json::error_code ec;
-    json::value options = json::parse(request.body, ec);
-    if (ec || !options.is_object()) {
-      return ErrorResponse(Status::BadRequest("invalid DeleteOptions: " + (ec ? ec.message() : "not an object")));
-    }
-    const json::object& o = options.get_object();
-    if (auto p = o.find("preconditions"); p != o.end() && p->value().is_object()) {
-      uid_precondition = api::StringAt(p->value().get_object(), "uid");
-      auto rv = api::StringAt(p->value().get_object(), "resourceVersion");
-      if (!rv.empty()) {
-        auto parsed = api::ParseResourceVersion(rv);
-        if (!parsed) return ErrorResponse(Status::BadRequest("invalid preconditions.resourceVersion"));
-        rv_precondition = *parsed;
-      }
-    }
-    if (auto d = o.find("dryRun"); d != o.end() && d->value().is_array() && !d->value().get_array().empty()) {
-      dry_run = true;
-    }
-    if (auto p = api::StringAt(o, "propagationPolicy"); !p.empty()) policy = std::string(p);
-    if (auto g = o.find("gracePeriodSeconds"); g != o.end() && g->value().is_int64()) {
-      grace_seconds = g->value().get_int64();
-    }
-    // Deprecated orphanDependents: true means the Orphan policy.
-    if (auto od = o.find("orphanDependents"); od != o.end() && od->value().is_bool() && policy.empty()) {
-      policy = od->value().get_bool() ? "Orphan" : "Background";
-    }
-  }
-  if (!policy.empty() && policy != "Orphan" && policy != "Background" && policy != "Foreground") {
-    return ErrorResponse(Status::Invalid(
-        "DeleteOptions.propagationPolicy: Unsupported value: \"" + policy + "\"",
-        {{"FieldValueNotSupported",
-          "Unsupported value: \"" + policy + "\": supported values: \"Foreground\", \"Background\", \"Orphan\"",
-          "propagationPolicy"}}));
-  }
-  if (grace_seconds && *grace_seconds < 0) grace_seconds = 0;
   if (*info.kind != api::Kind::kNamespace) {
     if (policy == "Orphan") finalizer = "orphan";
     if (policy == "Foreground") finalizer = "foregroundDeletion";
   }
   auto current = store_.Get(api::StorageKey(*info.kind, info.ns, info.name));
   if (!current.ok()) return ErrorResponse(NotFoundFor(kind, info.name), DetailsFor(kind, info.name));
+  if (*info.kind == api::Kind::kPriorityClass) {
+    for (const auto& system : api::SystemPriorityClasses()) {
+      if (system.name != info.name) continue;
+      return ErrorResponse(Status(StatusCode::kForbidden, QualifiedResource(kind) + " \"" + info.name +
+                                                              "\" is forbidden: this is a system priority class "
+                                                              "and cannot be deleted"),
+                           DetailsFor(kind, info.name));
+    }
+  }
   if (!uid_precondition.empty() && uid_precondition != current.value()->uid()) {
     return ErrorResponse(ConflictFor(kind, info.name,
                                      "Precondition failed: UID in precondition: " + uid_precondition +

@@ -136,14 +136,6 @@ Status ApiServer::ApplyPriority(json::object& pod) {
   std::string class_name(api::StringAt(spec, "priorityClassName"));
   int64_t priority = 0;
   std::string preemption = "PreemptLowerPriority";
-  bool found = false;
-  if (class_name == "system-node-critical") {
-    priority = 2000001000;
-    found = true;
-  } else if (class_name == "system-cluster-critical") {
-    priority = 2000000000;
-    found = true;
-  }
   auto read_class = [&](const api::ObjectPtr& pc) {
     const json::object& o = pc->json();
     if (auto v = o.find("value"); v != o.end() && v->value().is_number()) {
@@ -151,15 +143,22 @@ Status ApiServer::ApplyPriority(json::object& pod) {
     }
     if (auto p = api::StringAt(o, "preemptionPolicy"); !p.empty()) preemption = std::string(p);
   };
-  if (!class_name.empty() && !found) {
+  if (!class_name.empty()) {
     auto pc = store_.Get(api::StorageKey(api::Kind::kPriorityClass, "", class_name));
-    if (!pc.ok()) {
+    const api::SystemPriorityClass* system = nullptr;
+    for (const auto& c : api::SystemPriorityClasses()) {
+      if (c.name == class_name) system = &c;
+    }
+    if (!pc.ok() && system) {
+      priority = system->value;  // a store bootstrapped before the classes were
+    } else if (!pc.ok()) {
       return Status(StatusCode::kForbidden,
                     "pods \"" + std::string(api::StringAt(api::MutableObject(pod, "metadata"), "name")) +
                         "\" is forbidden: no PriorityClass with name " + class_name + " was found");
+    } else {
+      read_class(pc.value());
     }
-    read_class(pc.value());
-  } else if (class_name.empty()) {
+  } else {
     auto classes = store_.List({.prefix = api::StoragePrefix(api::Kind::kPriorityClass)});
     if (classes.ok()) {
       for (const auto& pc : classes->items) {
@@ -182,6 +181,24 @@ Status ApiServer::ApplyPriority(json::object& pod) {
   }
   spec["priority"] = priority;
   if (!spec.contains("preemptionPolicy")) spec["preemptionPolicy"] = preemption;
+  return Status::Ok();
+}
+
+Status ApiServer::CheckSingleGlobalDefault(const json::object& priority_class) {
+  auto g = priority_class.find("globalDefault");
+  if (g == priority_class.end() || g->value() != true) return Status::Ok();
+  const json::object* meta = api::ObjectAt(priority_class, "metadata");
+  std::string_view name = api::StringAt(meta, "name");
+  auto classes = store_.List({.prefix = api::StoragePrefix(api::Kind::kPriorityClass)});
+  if (!classes.ok()) return classes.status();
+  for (const auto& pc : classes->items) {
+    auto other = pc->json().find("globalDefault");
+    if (other == pc->json().end() || other->value() != true || pc->name() == name) continue;
+    return Status(StatusCode::kForbidden,
+                  QualifiedResource(api::Info(api::Kind::kPriorityClass)) + " \"" + std::string(name) +
+                      "\" is forbidden: PriorityClass " + pc->name() +
+                      " is already marked as default. Only one default can exist");
+  }
   return Status::Ok();
 }
 
@@ -223,6 +240,10 @@ Response ApiServer::Create(Request& request, const RequestInfo& info) {
   if (*info.kind == api::Kind::kPod && admission_.options().priority) {
     Status priority = ApplyPriority(object);
     if (!priority.ok()) return ErrorResponse(priority, DetailsFor(kind, name));
+  }
+  if (*info.kind == api::Kind::kPriorityClass) {
+    Status single = CheckSingleGlobalDefault(object);
+    if (!single.ok()) return ErrorResponse(single, DetailsFor(kind, name));
   }
   const bool dry_run = request.Query("dryRun").has_value();
 
@@ -303,6 +324,10 @@ Result<api::ObjectPtr> ApiServer::WriteUpdate(const RequestInfo& info, const api
   Status valid = api::ValidateObject(*built.value());
   if (valid.ok() && *info.kind == api::Kind::kPod && info.subresource.empty()) {
     valid = api::ValidatePodUpdate(*built.value(), *current);
+  }
+  if (valid.ok() && *info.kind == api::Kind::kPriorityClass) {
+    valid = api::ValidatePriorityClassUpdate(*built.value(), *current);
+    if (valid.ok()) valid = CheckSingleGlobalDefault(built.value()->json());
   }
   if (!valid.ok()) return valid;
   if (dry_run) return built.value()->WithResourceVersion(current->resource_version());

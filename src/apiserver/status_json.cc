@@ -17,7 +17,7 @@ json::object DetailsJson(const Status& status, const StatusDetails& details) {
       json::object cause;
       cause["reason"] = c.type;
       cause["message"] = c.message;
-      cause["field"] = c.field;
+      if (!c.field.empty()) cause["field"] = c.field;  // kube's omitempty
       causes.push_back(std::move(cause));
     }
     d["causes"] = std::move(causes);

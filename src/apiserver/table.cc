@@ -129,6 +129,9 @@ std::vector<Column> ColumnsFor(api::Kind kind) {
     case api::Kind::kPriorityClass:
       return {{"Name", "string", 0}, {"Value", "integer", 0}, {"Global-Default", "boolean", 0},
               {"Age", "string", 0}};
+    case api::Kind::kPodDisruptionBudget:
+      return {{"Name", "string", 0}, {"Min Available", "string", 0}, {"Max Unavailable", "string", 0},
+              {"Allowed Disruptions", "integer", 0}, {"Age", "string", 0}};
     default:
       return {{"Name", "string", 0}, {"Created At", "date", 0}};
   }
@@ -298,6 +301,21 @@ json::array Cells(api::Kind kind, const api::Object& object, std::chrono::system
       cells.emplace_back(Str(status, "phase"));
       cells.emplace_back(claim ? Str(claim, "namespace") + "/" + Str(claim, "name") : "");
       cells.emplace_back(Str(spec, "storageClassName"));
+      cells.emplace_back(Age(o, "creationTimestamp", now));
+      break;
+    }
+    case api::Kind::kPodDisruptionBudget: {
+      // kube's printer: the int-or-percent as written, N/A when unset.
+      auto int_or_percent = [&](std::string_view field) -> std::string {
+        const json::value* v = spec ? spec->if_contains(field) : nullptr;
+        if (!v || v->is_null()) return "N/A";
+        if (v->is_string()) return std::string(v->get_string());
+        return json::serialize(*v);
+      };
+      cells.emplace_back(object.name());
+      cells.emplace_back(int_or_percent("minAvailable"));
+      cells.emplace_back(int_or_percent("maxUnavailable"));
+      cells.emplace_back(Int(status, "disruptionsAllowed"));
       cells.emplace_back(Age(o, "creationTimestamp", now));
       break;
     }

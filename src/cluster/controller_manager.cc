@@ -6,6 +6,7 @@
 #include "cluster/informer_sources.h"
 #include "cluster/in_process_transport.h"
 #include "controllers/deployment/deployment_controller.h"
+#include "controllers/disruption/disruption_controller.h"
 #include "controllers/gc/garbage_collector.h"
 #include "api/duration.h"
 #include "controllers/namespace/namespace_controller.h"
@@ -63,6 +64,11 @@ const std::vector<Registration>& Registry() {
          auto lifecycle = std::make_unique<controllers::NodeLifecycleController>(c, o.lifecycle);
          auto* raw = lifecycle.get();
          return Built{std::move(lifecycle), [raw] { raw->Start(); }};
+       }},
+      // PodDisruptionBudget status, which the eviction subresource reads.
+      {"disruption-controller", "disruption",
+       [](const controllers::ControllerContext& c, const ControllerManagerOptions&) {
+         return Workers(std::make_unique<controllers::DisruptionController>(c));
        }},
   };
   return registry;

@@ -79,5 +79,45 @@ TEST(Protobuf, MalformedInputIsABadRequest) {
   EXPECT_EQ(DecodeProtobuf(truncated, api::Kind::kNamespace).status().code(), StatusCode::kBadRequest);
 }
 
+// What kubectl drain --dry-run=server sends with its DELETE (the bytes
+// observed, with the kind's length byte 13, "\r").
+TEST(Protobuf, DecodesDeleteOptionsAsKubectlDrainSendsThem) {
+  std::string body("k8s\0\n\x13\n\x02v1\x12\rDeleteOptions\x12\x05*\x03"
+                   "All\x1a\x00\"\x00",
+                   36);
+  auto decoded = DecodeProtobufDeleteOptions(body);
+  ASSERT_TRUE(decoded.ok()) << decoded.status().message();
+  EXPECT_EQ(decoded.value(), json::parse(R"({"dryRun":["All"],"apiVersion":"v1","kind":"DeleteOptions"})"))
+      << json::serialize(decoded.value());
+}
+
+TEST(Protobuf, DeleteOptionsKeepAZeroGracePeriodAndPreconditions) {
+  std::string options = Varint(1, 0) + Bytes(2, Bytes(1, "uid-1") + Bytes(2, "42")) + Bytes(4, "Foreground");
+  auto decoded = DecodeProtobufDeleteOptions(Envelope("v1", "DeleteOptions", options));
+  ASSERT_TRUE(decoded.ok()) << decoded.status().message();
+  EXPECT_EQ(decoded.value(), json::parse(R"({"gracePeriodSeconds":0,
+    "preconditions":{"uid":"uid-1","resourceVersion":"42"},"propagationPolicy":"Foreground",
+    "apiVersion":"v1","kind":"DeleteOptions"})"))
+      << json::serialize(decoded.value());
+}
+
+TEST(Protobuf, DecodesAnEvictionAsKubectlsTypedClientSendsIt) {
+  std::string meta = Bytes(1, "web-1") + Bytes(2, "") + Bytes(3, "default") + Bytes(8, "");
+  std::string options = Varint(1, 5) + Bytes(5, "All");
+  auto decoded = DecodeProtobufEviction(Envelope("policy/v1", "Eviction", Bytes(1, meta) + Bytes(2, options)));
+  ASSERT_TRUE(decoded.ok()) << decoded.status().message();
+  EXPECT_EQ(decoded.value(), json::parse(R"({
+    "metadata":{"name":"web-1","namespace":"default","creationTimestamp":null},
+    "deleteOptions":{"gracePeriodSeconds":5,"dryRun":["All"]},
+    "apiVersion":"policy/v1","kind":"Eviction"})"))
+      << json::serialize(decoded.value());
+}
+
+TEST(Protobuf, EvictionWithAnUnknownFieldIsUnsupportedMediaType) {
+  auto decoded = DecodeProtobufEviction(Envelope("policy/v1", "Eviction", Varint(9, 1)));
+  ASSERT_FALSE(decoded.ok());
+  EXPECT_EQ(decoded.status().code(), StatusCode::kUnsupportedMediaType);
+}
+
 }  // namespace
 }  // namespace berth::apiserver

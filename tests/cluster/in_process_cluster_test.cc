@@ -113,11 +113,12 @@ TEST(InProcessCluster, ControllersAreChosenByKubesNames) {
   EXPECT_EQ(KnownControllers(),
             (std::vector<std::string>{"replicaset-controller", "deployment-controller",
                                       "garbage-collector-controller", "namespace-controller",
-                                      "node-lifecycle-controller"}));
+                                      "node-lifecycle-controller", "disruption-controller"}));
   EXPECT_EQ(SelectControllers({"*"}).value(), KnownControllers());
   EXPECT_EQ(SelectControllers({"*", "-nodelifecycle"}).value(),
             (std::vector<std::string>{"replicaset-controller", "deployment-controller",
-                                      "garbage-collector-controller", "namespace-controller"}));
+                                      "garbage-collector-controller", "namespace-controller",
+                                      "disruption-controller"}));
   EXPECT_EQ(SelectControllers({"replicaset", "deployment-controller"}).value(),
             (std::vector<std::string>{"replicaset-controller", "deployment-controller"}));
   EXPECT_TRUE(SelectControllers({}).value().empty());
@@ -131,7 +132,8 @@ TEST(InProcessCluster, ControllersAreChosenByKubesNames) {
   ASSERT_TRUE(cluster->Start().ok());
   ASSERT_NE(cluster->controllers(), nullptr);
   EXPECT_EQ(cluster->controllers()->running(),
-            (std::vector<std::string>{"replicaset-controller", "deployment-controller", "namespace-controller"}));
+            (std::vector<std::string>{"replicaset-controller", "deployment-controller", "namespace-controller",
+                                      "disruption-controller"}));
 
   ClusterOptions none = InMemoryWithSimNodes(0);
   none.controllers.controllers.clear();

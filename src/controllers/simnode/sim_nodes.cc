@@ -261,7 +261,12 @@ Status SimNodes::Reconcile(const std::string& key) {
   const auto* view = pod->As<api::PodView>();
   if (!view || !Ours(view->node_name) || Down(view->node_name)) return Status::Ok();
   if (api::BeingDeleted(*pod)) {
-    // The simulated containers stop at once: the kubelet's final, immediate delete.
+    // The simulated containers stop after their stop duration, cut short at
+    // the end of the grace period; then the kubelet's final, immediate delete.
+    if (auto wait = TimeUntilStopped(*pod); wait.count() > 0) {
+      EnqueueAfter(key, wait + std::chrono::milliseconds(10));
+      return Status::Ok();
+    }
     Status s = client_.Delete(api::Kind::kPod, pod->namespace_name(), pod->name(),
                               {.grace_period_seconds = 0, .uid_precondition = pod->uid()});
     if (s.ok() && api::StringAt(api::StatusOf(*pod), "phase") == "Running") {
@@ -272,6 +277,22 @@ Status SimNodes::Reconcile(const std::string& key) {
     return s.ok() || s.code() == StatusCode::kNotFound || s.code() == StatusCode::kConflict ? Status::Ok() : s;
   }
   return RunPod(pod);
+}
+
+std::chrono::milliseconds SimNodes::TimeUntilStopped(const api::Object& pod) const {
+  const json::object* meta = api::Metadata(pod);
+  auto deadline = api::ParseRfc3339(api::StringAt(meta, "deletionTimestamp"));
+  if (!deadline) return std::chrono::milliseconds(0);
+  // Deletion was asked for a grace period before the deadline.
+  const auto requested = *deadline - std::chrono::seconds(api::IntAt(meta, "deletionGracePeriodSeconds"));
+  std::chrono::milliseconds stop_for{0};
+  if (auto d = api::Annotation(pod, kSimStopDurationAnnotation); !d.empty()) {
+    if (auto parsed = api::ParseGoDuration(d)) stop_for = *parsed;
+  }
+  const auto stopped_at = std::min(requested + stop_for, *deadline);
+  const auto wall = clock_.WallNow();
+  if (wall >= stopped_at) return std::chrono::milliseconds(0);
+  return std::chrono::ceil<std::chrono::milliseconds>(stopped_at - wall);
 }
 
 Status SimNodes::RunPod(const api::ObjectPtr& pod) {

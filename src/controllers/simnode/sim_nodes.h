@@ -9,8 +9,13 @@
 // - takes pods bound to it from Pending to Running (Initialized,
 //   ContainersReady and Ready conditions, a podIP, container statuses);
 //   a pod annotated sim.berth.dev/run-duration (e.g. "30s") then Succeeds;
-// - honours deletion: a pod marked for graceful deletion is removed (its
-//   simulated containers stop at once, so the grace period ends early).
+// - honours graceful deletion: a pod marked for deletion stays Terminating
+//   while its simulated containers stop, which takes the pod's
+//   sim.berth.dev/stop-duration (a Go duration; default 0s: at once, as
+//   nginx exits on SIGTERM) but never longer than the grace period (the
+//   deletionTimestamp, when a kubelet would kill them); then the kubelet's
+//   final delete. So terminationGracePeriodSeconds: 5 with stop-duration 1m
+//   keeps the pod Terminating for 5 s.
 //
 // Failure injection: a node annotated sim.berth.dev/down="true" (what
 // `berth sim node-down` sets) stops heartbeating and working; removing the
@@ -35,6 +40,7 @@ namespace berth::controllers {
 
 inline constexpr char kSimDownAnnotation[] = "sim.berth.dev/down";
 inline constexpr char kSimRunDurationAnnotation[] = "sim.berth.dev/run-duration";
+inline constexpr char kSimStopDurationAnnotation[] = "sim.berth.dev/stop-duration";
 inline constexpr char kSimManagedLabel[] = "sim.berth.dev/node";
 
 struct SimNodeGroup {
@@ -79,6 +85,10 @@ class SimNodes final : public Controller {
   Status RenewLease(const std::string& node);
   Status ReportReady(const api::ObjectPtr& node);
   Status RunPod(const api::ObjectPtr& pod);
+  // How long the simulated containers of `pod` (being deleted) still take to
+  // stop: its stop duration from the deletion request, at most until its
+  // deletionTimestamp. 0 when they have stopped.
+  std::chrono::milliseconds TimeUntilStopped(const api::Object& pod) const;
   // What a kubelet records about each of the pod's containers: `reason` and
   // `message(name, image)`.
   void ContainerEvents(

@@ -1,0 +1,237 @@
+// POST pods/NAME/eviction: a pod's deletion that respects its
+// PodDisruptionBudget, with kube's EvictionREST semantics.
+//
+// - A pod that cannot count against a budget (Succeeded, Failed, Pending, or
+//   already being deleted) is deleted at once.
+// - No budget covers the pod: deleted. More than one: refused (500, as kube).
+// - One budget: an unready pod is deleted without using the budget when
+//   the budget's unhealthyPodEvictionPolicy is AlwaysAllow, or (IfHealthyBudget,
+//   the default) when the budget is satisfied; otherwise the budget must allow
+//   a disruption: its status is current (observedGeneration) and
+//   disruptionsAllowed > 0. Then disruptionsAllowed is decremented and the pod
+//   recorded in status.disruptedPods in one write guarded by the budget's
+//   resourceVersion, and the pod deleted gracefully. A budget that forbids it
+//   answers 429 TooManyRequests with a DisruptionBudget cause.
+// A pod evicted gets the condition DisruptionTarget (EvictionByEvictionAPI)
+// before its deletion, as kube's PodDisruptionConditions have it.
+// Success is 201 with a v1 Status "Success".
+
+#include <boost/json.hpp>
+
+#include "api/conditions.h"
+#include "api/disruption_budget.h"
+#include "api/json_fields.h"
+#include "api/pod_view.h"
+#include "api/rfc3339.h"
+#include "apiserver/api_server.h"
+#include "apiserver/delete_options.h"
+#include "apiserver/protobuf.h"
+
+namespace berth::apiserver {
+
+namespace json = boost::json;
+
+namespace {
+
+constexpr char kViolation[] = "Cannot evict pod as it would violate the pod's disruption budget.";
+
+Status TooManyRequests(std::string cause) {
+  return Status(StatusCode::kTooManyRequests, kViolation,
+                {{"DisruptionBudget", std::move(cause), ""}});
+}
+
+// kube's canIgnorePDB.
+bool CanIgnoreBudget(const api::Object& pod) {
+  std::string_view phase = api::StringAt(api::StatusOf(pod), "phase");
+  return phase == "Succeeded" || phase == "Failed" || phase == "Pending" || api::BeingDeleted(pod);
+}
+
+Result<json::object> DecodeEviction(const Request& request) {
+  json::value value;
+  if (std::string_view(request.content_type).starts_with(kProtobufContentType)) {
+    auto decoded = DecodeProtobufEviction(request.body);
+    if (!decoded.ok()) return decoded.status();
+    value = std::move(decoded).value();
+  } else if (IsJsonContentType(request.content_type)) {
+    json::error_code ec;
+    value = json::parse(request.body, ec);
+    if (ec)
+      return Status::BadRequest("couldn't get version/kind; json parse error: " + ec.message());
+  } else {
+    return Status(
+        StatusCode::kUnsupportedMediaType,
+        "the body of the request was in an unknown format - accepted media types include: "
+        "application/json, application/vnd.kubernetes.protobuf");
+  }
+  if (!value.is_object())
+    return Status::BadRequest("the body of an eviction must be an Eviction object");
+  json::object& o = value.get_object();
+  std::string_view kind = api::StringAt(o, "kind");
+  std::string_view api_version = api::StringAt(o, "apiVersion");
+  if (!kind.empty() && kind != "Eviction") {
+    return Status::BadRequest("the kind in the data (" + std::string(kind) +
+                              ") does not match the expected kind (Eviction)");
+  }
+  if (!api_version.empty() && api_version != "policy/v1" && api_version != "policy/v1beta1") {
+    return Status::BadRequest("the API version in the data (" + std::string(api_version) +
+                              ") does not match the expected API version (policy/v1)");
+  }
+  return std::move(o);
+}
+
+}  // namespace
+
+Response ApiServer::Evict(Request& request, const RequestInfo& info) {
+  const api::KindInfo& pods = api::Info(api::Kind::kPod);
+  if (request.method != "POST") {
+    return ErrorResponse(Status(StatusCode::kMethodNotAllowed,
+                                "the server does not allow this method on the requested resource"));
+  }
+  auto eviction = DecodeEviction(request);
+  if (!eviction.ok()) return ErrorResponse(eviction.status());
+  const json::object* meta = api::ObjectAt(*eviction, "metadata");
+  if (api::StringAt(meta, "name") != info.name) {
+    return ErrorResponse(Status::BadRequest("name in URL does not match name in Eviction object"));
+  }
+  if (auto ns = api::StringAt(meta, "namespace"); !ns.empty() && ns != info.ns) {
+    return ErrorResponse(Status::BadRequest(
+        "the namespace of the provided object does not match the namespace sent on the request"));
+  }
+  DeleteOptions options;
+  options.dry_run = request.Query("dryRun").has_value();
+  if (const json::object* d = api::ObjectAt(*eviction, "deleteOptions")) {
+    Status read = ReadDeleteOptions(*d, options);
+    if (!read.ok()) return ErrorResponse(read);
+  }
+
+  const std::string pod_key = api::StorageKey(api::Kind::kPod, info.ns, info.name);
+  // kube's addConditionAndDeletePod: the pod is marked DisruptionTarget
+  // (on its latest version, preconditions checked against it), then deleted.
+  auto delete_pod = [&](api::ObjectPtr pod) -> Response {
+    for (int attempt = 0;; ++attempt) {
+      if (!options.uid_precondition.empty() && options.uid_precondition != pod->uid()) {
+        return ErrorResponse(
+            ConflictFor(pods, info.name,
+                        "Precondition failed: UID in precondition: " + options.uid_precondition +
+                            ", UID in object meta: " + pod->uid()),
+            DetailsFor(pods, info.name));
+      }
+      if (options.resource_version_precondition > 0 &&
+          options.resource_version_precondition != pod->resource_version()) {
+        return ErrorResponse(ConflictFor(pods, info.name,
+                                         "Precondition failed: ResourceVersion in precondition: " +
+                                             std::to_string(options.resource_version_precondition) +
+                                             ", ResourceVersion in object meta: " +
+                                             std::to_string(pod->resource_version())),
+                             DetailsFor(pods, info.name));
+      }
+      if (options.dry_run) return JsonResponse(201, json::serialize(SuccessStatus(201)));
+      auto marked = pod->Edit([&](json::object& o) {
+        api::SetCondition(
+            api::MutableObject(o, "status"),
+            {"DisruptionTarget", "True", "EvictionByEvictionAPI", "Eviction API: evicting"},
+            api::FormatRfc3339(std::chrono::system_clock::now()), {.null_probe_time = true});
+      });
+      if (!marked.ok()) return ErrorResponse(marked.status());
+      auto written = store_.Update(marked.value(), pod->resource_version());
+      if (written.ok()) {
+        auto deleted = DeleteObject(written.value(), options.grace_period_seconds);
+        if (!deleted.ok()) return ErrorResponse(deleted.status(), DetailsFor(pods, info.name));
+        return JsonResponse(201, json::serialize(SuccessStatus(201)));
+      }
+      if (written.status().code() != StatusCode::kConflict || attempt + 1 >= kMaxAttempts) {
+        return ErrorResponse(written.status(), DetailsFor(pods, info.name));
+      }
+      auto reread = store_.Get(pod_key);
+      if (!reread.ok())
+        return ErrorResponse(NotFoundFor(pods, info.name), DetailsFor(pods, info.name));
+      pod = reread.value();
+    }
+  };
+
+  for (int attempt = 0; attempt < kMaxAttempts; ++attempt) {
+    auto pod = store_.Get(pod_key);
+    if (!pod.ok()) return ErrorResponse(NotFoundFor(pods, info.name), DetailsFor(pods, info.name));
+    if (CanIgnoreBudget(*pod.value())) return delete_pod(pod.value());
+
+    auto budgets =
+        store_.List({.prefix = api::StoragePrefix(api::Kind::kPodDisruptionBudget, info.ns)});
+    if (!budgets.ok()) return ErrorResponse(budgets.status());
+    std::vector<api::ObjectPtr> covering;
+    for (const auto& b : budgets->items) {
+      if (api::BudgetCoversPod(*b, *pod.value())) covering.push_back(b);
+    }
+    if (covering.empty()) return delete_pod(pod.value());
+    if (covering.size() > 1) {
+      return ErrorResponse(
+          Status::Internal("This pod has more than one PodDisruptionBudget, which the eviction "
+                           "subresource does not support."));
+    }
+    const api::ObjectPtr& budget = covering.front();
+    const json::object* status = api::StatusOf(*budget);
+    const int64_t current_healthy = api::IntAt(status, "currentHealthy");
+    const int64_t desired_healthy = api::IntAt(status, "desiredHealthy");
+    if (!api::IsPodReady(*pod.value())) {
+      // An unready pod does not count as healthy: taking it uses no budget.
+      const bool always_allow =
+          api::StringAt(api::Spec(*budget), "unhealthyPodEvictionPolicy") == "AlwaysAllow";
+      if (always_allow || (current_healthy >= desired_healthy && desired_healthy > 0)) {
+        // Only while it is still that unready version.
+        if (options.resource_version_precondition == 0) {
+          options.resource_version_precondition = pod.value()->resource_version();
+        }
+        Response r = delete_pod(pod.value());
+        if (r.status == 409 && attempt + 1 < kMaxAttempts) {
+          options.resource_version_precondition = 0;
+          continue;
+        }
+        return r;
+      }
+    }
+    // kube's checkAndDecrement.
+    if (api::IntAt(status, "observedGeneration") < api::Generation(*budget)) {
+      return ErrorResponse(TooManyRequests("The disruption budget " + budget->name() +
+                                           " is still being processed by the server."));
+    }
+    const int64_t allowed = api::IntAt(status, "disruptionsAllowed");
+    const api::KindInfo& budget_kind = budget->info();
+    if (allowed < 0) {
+      return ErrorResponse(Status(StatusCode::kForbidden,
+                                  QualifiedResource(budget_kind) + " \"" + budget->name() +
+                                      "\" is forbidden: pdb disruptions allowed is negative"),
+                           DetailsFor(budget_kind, budget->name()));
+    }
+    const json::object* disrupted = api::ObjectAt(status, "disruptedPods");
+    if (disrupted && disrupted->size() > api::kMaxDisruptedPods) {
+      return ErrorResponse(
+          Status(StatusCode::kForbidden, QualifiedResource(budget_kind) + " \"" + budget->name() +
+                                             "\" is forbidden: DisruptedPods map too big - too "
+                                             "many evictions not confirmed by PDB controller"),
+          DetailsFor(budget_kind, budget->name()));
+    }
+    if (allowed == 0) {
+      return ErrorResponse(TooManyRequests(
+          "The disruption budget " + budget->name() + " needs " + std::to_string(desired_healthy) +
+          " healthy pods and has " + std::to_string(current_healthy) + " currently"));
+    }
+    if (!options.dry_run) {
+      const std::string now = api::FormatRfc3339(std::chrono::system_clock::now());
+      auto decremented = budget->Edit([&](json::object& o) {
+        json::object& st = api::MutableObject(o, "status");
+        st["disruptionsAllowed"] = allowed - 1;
+        if (allowed - 1 == 0) api::SetDisruptionAllowedCondition(st, now);
+        api::MutableObject(st, "disruptedPods")[info.name] = now;
+      });
+      if (!decremented.ok()) return ErrorResponse(decremented.status());
+      auto written = store_.Update(decremented.value(), budget->resource_version());
+      if (!written.ok()) {
+        if (written.status().code() == StatusCode::kConflict) continue;  // a fresher budget decides
+        return ErrorResponse(written.status());
+      }
+    }
+    return delete_pod(pod.value());
+  }
+  return ErrorResponse(ConflictFor(pods, info.name, "too many concurrent updates"));
+}
+
+}  // namespace berth::apiserver
