@@ -607,6 +607,9 @@ Scheduler::ReserveOutcome Scheduler::AssumeAndReserve(const Framework& fw, Cycle
     stats_.conflicts++;
     return ReserveOutcome::kConflict;
   }
+  // Assumed, it counts on its node as a pod: no longer as a nomination
+  // (kube drops the nomination at assume too), or it would count twice.
+  nominator_.Remove(pod.key);
   PluginStatus reserved = fw.RunReserve(state, pod, node_name);
   if (reserved.ok()) return ReserveOutcome::kReserved;
   fw.RunUnreserve(state, pod, node_name);
