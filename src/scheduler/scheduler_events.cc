@@ -1,0 +1,160 @@
+// The scheduler's inputs and what it offers plugins: informer events
+// (nodes, pods, namespaces, PodDisruptionBudgets) into the cache, the queue
+// and the nominator; the Handle methods plugins call (namespace labels,
+// binding, preemption's budgets, nominations and evictions).
+
+#include <algorithm>
+
+#include "api/json_fields.h"
+#include "scheduler/scheduler.h"
+
+namespace berth::scheduler {
+
+void Scheduler::OnNodeAdd(const api::ObjectPtr& node) {
+  cache_.AddNode(node);
+  queue_->MoveAllToActiveOrBackoff();
+}
+
+void Scheduler::OnNodeUpdate(const api::ObjectPtr& node) {
+  cache_.UpdateNode(node);
+  queue_->MoveAllToActiveOrBackoff();
+}
+
+void Scheduler::OnNodeDelete(const std::string& name) { cache_.RemoveNode(name); }
+
+void Scheduler::OnPodAdd(const api::ObjectPtr& pod) {
+  const auto* view = pod->As<api::PodView>();
+  PodInfoPtr info = MakePodInfo(pod);
+  if (!view->node_name.empty()) {
+    queue_->Delete(info->key);
+    nominator_.Remove(info->key);
+    if (view->phase != "Succeeded" && view->phase != "Failed") cache_.AddPod(std::move(info));
+    return;
+  }
+  if (!Profile(view->scheduler_name) || view->terminating) return;
+  if (!view->nominated_node_name.empty()) nominator_.Nominate(info, view->nominated_node_name);
+  incoming_pods_.WithLabels({"active", "PodAdd"}).Increment();
+  queue_->Add(std::move(info));
+}
+
+void Scheduler::OnPodUpdate(const api::ObjectPtr& pod) {
+  const auto* view = pod->As<api::PodView>();
+  if (!view->node_name.empty()) {
+    if (view->phase == "Succeeded" || view->phase == "Failed") {
+      OnPodDelete(pod);
+      return;
+    }
+    OnPodAdd(pod);
+    return;
+  }
+  if (!Profile(view->scheduler_name)) return;
+  if (view->terminating) {
+    queue_->Delete(PodKey(*pod));
+    nominator_.Remove(PodKey(*pod));
+    return;
+  }
+  PodInfoPtr info = MakePodInfo(pod);
+  // A nomination written back is taken; an update without one keeps a
+  // nomination this scheduler made and has not seen written yet (removals
+  // go through ClearNominatedNodeName).
+  if (!view->nominated_node_name.empty()) {
+    nominator_.Nominate(info, view->nominated_node_name);
+  } else if (std::string node = nominator_.NodeOf(info->key); !node.empty()) {
+    nominator_.Nominate(info, node);
+  }
+  queue_->Update(std::move(info));
+}
+
+void Scheduler::OnPodDelete(const api::ObjectPtr& pod) {
+  std::string key = PodKey(*pod);
+  queue_->Delete(key);
+  nominator_.Remove(key);
+  if (!cache_.NodeOf(key).empty()) {
+    cache_.RemovePod(key);
+    queue_->MoveAllToActiveOrBackoff();
+  }
+}
+
+void Scheduler::OnNamespace(const api::ObjectPtr& ns) {
+  std::lock_guard lock(ns_mu_);
+  namespaces_[ns->name()] = std::make_shared<const api::Labels>(ns->labels());
+}
+
+void Scheduler::OnNamespaceDelete(const std::string& name) {
+  std::lock_guard lock(ns_mu_);
+  namespaces_.erase(name);
+}
+
+std::shared_ptr<const api::Labels> Scheduler::NamespaceLabels(std::string_view ns) const {
+  std::lock_guard lock(ns_mu_);
+  auto it = namespaces_.find(std::string(ns));
+  return it == namespaces_.end() ? nullptr : it->second;
+}
+
+void Scheduler::OnPodDisruptionBudget(const api::ObjectPtr& pdb) {
+  DisruptionBudget b;
+  b.namespace_name = pdb->namespace_name();
+  b.name = pdb->name();
+  const boost::json::object* spec = api::Spec(*pdb);
+  if (spec) {
+    if (auto it = spec->find("selector"); it != spec->end() && !it->value().is_null()) {
+      auto selector = api::LabelSelector::FromJson(it->value());
+      // An invalid selector matches no pod (kube's rule).
+      b.selector = selector.ok() ? std::move(selector).value() : api::LabelSelector();
+    }
+  }
+  const boost::json::object* status = api::StatusOf(*pdb);
+  b.disruptions_allowed = static_cast<int32_t>(api::IntAt(status, "disruptionsAllowed"));
+  if (const boost::json::object* disrupted = api::ObjectAt(status, "disruptedPods")) {
+    for (const auto& entry : *disrupted) b.disrupted.emplace_back(entry.key());
+    std::sort(b.disrupted.begin(), b.disrupted.end());
+  }
+  std::lock_guard lock(pdb_mu_);
+  pdbs_[b.namespace_name + "/" + b.name] = std::move(b);
+  auto list = std::make_shared<std::vector<DisruptionBudget>>();
+  for (const auto& [key, budget] : pdbs_) list->push_back(budget);
+  pdb_list_ = std::move(list);
+}
+
+void Scheduler::OnPodDisruptionBudgetDelete(const api::ObjectPtr& pdb) {
+  std::lock_guard lock(pdb_mu_);
+  pdbs_.erase(pdb->namespace_name() + "/" + pdb->name());
+  auto list = std::make_shared<std::vector<DisruptionBudget>>();
+  for (const auto& [key, budget] : pdbs_) list->push_back(budget);
+  pdb_list_ = std::move(list);
+}
+
+std::shared_ptr<const std::vector<DisruptionBudget>> Scheduler::DisruptionBudgets() const {
+  std::lock_guard lock(pdb_mu_);
+  return pdb_list_;
+}
+
+std::vector<PodInfoPtr> Scheduler::NominatedPodsForNode(const std::string& node) const {
+  return nominator_.PodsOn(node);
+}
+
+Status Scheduler::PreemptPod(const PodInfo& victim, const PodInfo& preemptor, const std::string& node) const {
+  if (!client_) return Status::Internal("no client to evict pods through");
+  return client_->PreemptPod(*victim.object, *preemptor.object, node);
+}
+
+void Scheduler::ClearNominatedNodeName(std::span<const PodInfo* const> pods) const {
+  for (const PodInfo* p : pods) {
+    nominator_.Remove(p->key);
+    if (client_) client_->SetNominatedNodeName(*p->object, "");
+  }
+}
+
+uint64_t Scheduler::Random() const {
+  // splitmix64 over an atomic counter: reproducible from the seed, lock-free.
+  uint64_t z = random_state_.fetch_add(0x9e3779b97f4a7c15ull, std::memory_order_relaxed) + 0x9e3779b97f4a7c15ull;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+Status Scheduler::BindPod(const api::Object& pod, const std::string& node) const {
+  return client_->BindPod(pod, node);
+}
+
+}  // namespace berth::scheduler
