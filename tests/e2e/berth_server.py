@@ -13,6 +13,19 @@ BERTH = os.environ.get("BERTH_BINARY", "build/berth")
 KUBECTL = os.environ.get("KUBECTL", "/usr/bin/kubectl")
 
 
+def wait_for(test, server, what, predicate, timeout=30, interval=0.05):
+    """Polls `predicate` until it returns something true, and returns that; on
+    timeout fails `test` with the last answer and the tail of the server's log."""
+    deadline = time.time() + timeout
+    last = None
+    while time.time() < deadline:
+        last = predicate()
+        if last:
+            return last
+        time.sleep(interval)
+    test.fail(f"timed out waiting for {what}; last: {last}\n{server.logs()[-3000:]}")
+
+
 def free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

@@ -9,7 +9,7 @@ import time
 import unittest
 import urllib.request
 
-from berth_server import BERTH, BerthServer
+from berth_server import BERTH, BerthServer, wait_for
 
 
 def create_deployment(server, name, replicas, image="nginx", namespace="default"):
@@ -39,14 +39,7 @@ class ControllersTest(unittest.TestCase):
         self.server.kubectl("apply", "-f", "-", input=json.dumps(obj))
 
     def wait(self, what, predicate, timeout=30):
-        deadline = time.time() + timeout
-        last = None
-        while time.time() < deadline:
-            last = predicate()
-            if last:
-                return last
-            time.sleep(0.05)
-        self.fail(f"timed out waiting for {what}; last: {last}\n{self.server.logs()[-3000:]}")
+        return wait_for(self, self.server, what, predicate, timeout)
 
     def pods(self, namespace, selector):
         return self.get(f"/api/v1/namespaces/{namespace}/pods?labelSelector={selector}")["items"]

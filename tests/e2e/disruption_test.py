@@ -8,7 +8,7 @@ import time
 import unittest
 import urllib.request
 
-from berth_server import BerthServer
+from berth_server import BerthServer, wait_for
 
 VIOLATION = "Cannot evict pod as it would violate the pod's disruption budget."
 
@@ -31,14 +31,7 @@ class DisruptionTest(unittest.TestCase):
             raise
 
     def wait(self, what, predicate, timeout=30):
-        deadline = time.time() + timeout
-        last = None
-        while time.time() < deadline:
-            last = predicate()
-            if last:
-                return last
-            time.sleep(0.05)
-        self.fail(f"timed out waiting for {what}; last: {last}\n{self.server.logs()[-3000:]}")
+        return wait_for(self, self.server, what, predicate, timeout)
 
     def running(self, selector):
         pods = self.get(f"/api/v1/namespaces/default/pods?labelSelector={selector}")["items"]

@@ -8,7 +8,7 @@ import time
 import unittest
 import urllib.request
 
-from berth_server import BerthServer
+from berth_server import BerthServer, wait_for
 
 
 class PreemptionTest(unittest.TestCase):
@@ -38,14 +38,7 @@ class PreemptionTest(unittest.TestCase):
         return json.loads(self.k("get", "pods", "-l", f"app={app}", "-o", "json").stdout)["items"]
 
     def wait(self, what, predicate, timeout=60):
-        deadline = time.time() + timeout
-        last = None
-        while time.time() < deadline:
-            last = predicate()
-            if last:
-                return last
-            time.sleep(0.1)
-        self.fail(f"timed out waiting for {what}; last: {last}\n{self.server.logs()[-3000:]}")
+        return wait_for(self, self.server, what, predicate, timeout, interval=0.1)
 
     def test_a_high_priority_deployment_preempts_a_low_priority_one(self):
         self.k("create", "priorityclass", "low", "--value=100")

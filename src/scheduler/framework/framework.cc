@@ -369,28 +369,27 @@ PluginStatus Framework::RunFilterWithNominatedPods(const CycleState& state, cons
   return RunFilter(state, pod, node);
 }
 
-PluginStatus Framework::RunPreFilterAddPod(CycleState& state, const PodInfo& pod, const PodInfo& other,
-                                           const NodeInfo& node) const {
+PluginStatus Framework::RunPreFilterExtension(CycleState& state, bool add, const PodInfo& pod, const PodInfo& other,
+                                              const NodeInfo& node) const {
   for (size_t i = 0; i < pre_filter_.size(); ++i) {
     const PreFilterPlugin* p = pre_filter_[i];
     if (!p->HasPreFilterExtensions()) continue;
+    // A plugin whose PreFilter skipped this cycle has no state to keep true.
     if (pre_filter_to_filter_[i] >= 0 && state.FilterSkippedAt(static_cast<size_t>(pre_filter_to_filter_[i]))) continue;
-    PluginStatus s = p->AddPod(state, pod, other, node);
+    PluginStatus s = add ? p->AddPod(state, pod, other, node) : p->RemovePod(state, pod, other, node);
     if (!s.ok()) return PluginStatus::Error(s.Message()).WithPlugin(p->Name());
   }
   return {};
 }
 
+PluginStatus Framework::RunPreFilterAddPod(CycleState& state, const PodInfo& pod, const PodInfo& other,
+                                           const NodeInfo& node) const {
+  return RunPreFilterExtension(state, /*add=*/true, pod, other, node);
+}
+
 PluginStatus Framework::RunPreFilterRemovePod(CycleState& state, const PodInfo& pod, const PodInfo& other,
                                               const NodeInfo& node) const {
-  for (size_t i = 0; i < pre_filter_.size(); ++i) {
-    const PreFilterPlugin* p = pre_filter_[i];
-    if (!p->HasPreFilterExtensions()) continue;
-    if (pre_filter_to_filter_[i] >= 0 && state.FilterSkippedAt(static_cast<size_t>(pre_filter_to_filter_[i]))) continue;
-    PluginStatus s = p->RemovePod(state, pod, other, node);
-    if (!s.ok()) return PluginStatus::Error(s.Message()).WithPlugin(p->Name());
-  }
-  return {};
+  return RunPreFilterExtension(state, /*add=*/false, pod, other, node);
 }
 
 PluginStatus Framework::RunPreScore(CycleState& state, const PodInfo& pod,

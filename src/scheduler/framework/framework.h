@@ -111,6 +111,9 @@ class Framework final : public FilterRunner {
   template <typename Run>
   auto Timed(Point point, Run&& run) const;
   void ObservePoint(Point point, Code code, api::Clock::time_point since) const;
+  // AddPod (add) or RemovePod of every PreFilter plugin with extensions.
+  PluginStatus RunPreFilterExtension(CycleState& state, bool add, const PodInfo& pod, const PodInfo& other,
+                                     const NodeInfo& node) const;
 
   struct WeightedScore {
     const ScorePlugin* plugin;
