@@ -11,6 +11,7 @@
 #include "fake_cluster.h"
 #include "scheduler/framework/framework.h"
 #include "scheduler/framework/registry.h"
+#include "scheduler/plugins/pod_topology_spread/pod_topology_spread.h"
 #include "scheduler_test_util.h"
 
 namespace berth::scheduler {
@@ -133,6 +134,40 @@ TEST_F(DryRun, ANodeThatCannotFitEvenEmptiedIsNoCandidate) {
   PluginStatus s = DefaultPreemption::SelectVictimsOnNode(*state, *pod, copy, {}, *fw_, &victims);
   EXPECT_EQ(s.code(), Code::kUnschedulable);
   EXPECT_EQ(s.Message(), "Insufficient cpu");
+}
+
+// PodTopologySpread keeps its counts true as the dry run removes and returns
+// pods (its PreFilter extensions): without them the removed pods would still
+// count and no node would look like a candidate.
+TEST_F(DryRun, SpreadCountsFollowTheRemovedVictims) {
+  Build();
+  auto n1 = Node("n1", "3", "8Gi", R"({"kubernetes.io/hostname":"n1"})");
+  auto n2 = Node("n2", "2", "8Gi", R"({"kubernetes.io/hostname":"n2"})");
+  n1->AddPod(PrioPod("x-a", 0, "1", "", R"({"app":"x"})"));
+  n1->AddPod(PrioPod("x-b", 0, "1", "", R"({"app":"x"})"));
+  n2->AddPod(PrioPod("y-a", 0, "1", "", R"({"app":"y"})"));
+  n2->AddPod(PrioPod("y-b", 0, "1", "", R"({"app":"y"})"));
+  auto object = api::Object::Decode(
+      R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","namespace":"default","uid":"uid-p",
+          "labels":{"app":"x"}},"spec":{"priority":10,
+          "topologySpreadConstraints":[{"maxSkew":1,"topologyKey":"kubernetes.io/hostname",
+            "whenUnsatisfiable":"DoNotSchedule","labelSelector":{"matchLabels":{"app":"x"}}}],
+          "containers":[{"name":"c","image":"i","resources":{"requests":{"cpu":"1"}}}]}})");
+  ASSERT_TRUE(object.ok()) << object.status().message();
+  auto pod = MakePodInfo(object.value());
+  auto state = Prepare(*pod, {n1, n2});
+  // As it is, n1 has room but is too skewed (2 + 1 - 0 > 1).
+  const std::string skewed = std::string(PodTopologySpread::kReason);
+  EXPECT_EQ(fw_->RunFilter(*state, *pod, *snapshot_.Get("n1")).Message(), skewed);
+  NodeInfo copy = *snapshot_.Get("n1");
+  std::unique_ptr<CycleState> trial = state->Clone();  // as PostFilter does
+  PreemptionVictims victims;
+  PluginStatus s = DefaultPreemption::SelectVictimsOnNode(*trial, *pod, copy, {}, *fw_, &victims);
+  ASSERT_TRUE(s.ok()) << s.Message();
+  // Either x pod returned would make the skew 2 again: both go.
+  EXPECT_EQ(Names(victims.pods), (std::vector<std::string>{"x-a", "x-b"}));
+  // The dry run changed its clone only.
+  EXPECT_EQ(fw_->RunFilter(*state, *pod, *snapshot_.Get("n1")).Message(), skewed);
 }
 
 // Nominated pods of equal or higher priority hold their room; lower ones do not.

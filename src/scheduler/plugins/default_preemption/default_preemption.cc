@@ -17,10 +17,12 @@ namespace {
 
 using TimePoint = std::chrono::system_clock::time_point;
 
-// status.startTime; a pod not started yet counts as starting now (kube's GetPodStartTime).
+// status.startTime. A pod not started yet counts as starting now, after
+// every pod that has started (kube's GetPodStartTime); one fixed value stands
+// for "now" so that the order stays consistent within a sort.
 TimePoint StartTime(const PodInfo& pod) {
   auto parsed = api::ParseRfc3339(api::StringAt(api::StatusOf(*pod.object), "startTime"));
-  return parsed ? *parsed : std::chrono::system_clock::now();
+  return parsed ? *parsed : TimePoint::max();
 }
 
 // Being deleted because preemption chose it (kube's podTerminatingByPreemption).

@@ -47,6 +47,9 @@ struct SpreadState : StateData {
   std::vector<Constraint> constraints;
   std::vector<char> ignored;  // scoring, by node slot: nodes missing a key
 
+  // The filter state changes in preemption's dry runs (AddPod/RemovePod).
+  std::unique_ptr<StateData> Clone() const override { return std::make_unique<SpreadState>(*this); }
+
   bool Ignored(const NodeInfo& node) const {
     auto slot = static_cast<size_t>(static_cast<uint32_t>(node.slot()));
     return slot < ignored.size() && ignored[slot];
@@ -175,6 +178,20 @@ void Accumulate(const PodTopologySpread& plugin, const Snapshot& snapshot, const
   }
 }
 
+// The smallest count among the domains with an eligible node (0 when fewer
+// domains than minDomains asks for).
+void UpdateMinCount(Constraint& c) {
+  int64_t min = std::numeric_limits<int64_t>::max();
+  int64_t domains = 0;
+  for (size_t d = 0; d < c.counts.size(); ++d) {
+    if (!c.present[d]) continue;
+    ++domains;
+    min = std::min(min, c.counts[d]);
+  }
+  c.min_count = domains == 0 ? 0 : min;
+  if (c.spec->min_domains && domains < *c.spec->min_domains) c.min_count = 0;
+}
+
 void Prepare(const Snapshot& snapshot, std::vector<Constraint>& constraints) {
   for (auto& c : constraints) {
     c.topology = snapshot.Topology(c.spec->topology_key);
@@ -200,17 +217,40 @@ PluginStatus PodTopologySpread::PreFilter(CycleState& state, const PodInfo& pod)
   Prepare(snapshot, data->constraints);
   for (auto& c : data->constraints) {
     Accumulate(*this, snapshot, pod, data->constraints, c, /*only_present=*/false);
-    int64_t min = std::numeric_limits<int64_t>::max();
-    int64_t domains = 0;
-    for (size_t d = 0; d < c.counts.size(); ++d) {
-      if (!c.present[d]) continue;
-      ++domains;
-      min = std::min(min, c.counts[d]);
-    }
-    c.min_count = domains == 0 ? 0 : min;
-    if (c.spec->min_domains && domains < *c.spec->min_domains) c.min_count = 0;
+    UpdateMinCount(c);
   }
   state.Write(kPreFilterKey, std::move(data));
+  return {};
+}
+
+namespace {
+
+// kube's updateWithPod: `other` on `node` counts (delta +1 or -1) in its
+// domain for each constraint whose matcher takes it, if the node is one the
+// constraint counts (all keys present, eligible for the pod).
+void UpdateWithPod(CycleState& state, const PodInfo& pod, const PodInfo& other, const NodeInfo& node, int delta) {
+  auto* data = state.GetMutable<SpreadState>(kPreFilterKey);
+  if (!data || !HasAllKeys(data->constraints, node)) return;
+  for (auto& c : data->constraints) {
+    if (!c.Counts(other, pod) || !Eligible(*c.spec, pod, node)) continue;
+    const auto domain = static_cast<size_t>(c.topology->DomainOf(node));
+    if (!c.present[domain]) continue;
+    c.counts[domain] += delta;
+    UpdateMinCount(c);
+  }
+}
+
+}  // namespace
+
+PluginStatus PodTopologySpread::AddPod(CycleState& state, const PodInfo& pod, const PodInfo& other,
+                                       const NodeInfo& node) const {
+  UpdateWithPod(state, pod, other, node, +1);
+  return {};
+}
+
+PluginStatus PodTopologySpread::RemovePod(CycleState& state, const PodInfo& pod, const PodInfo& other,
+                                          const NodeInfo& node) const {
+  UpdateWithPod(state, pod, other, node, -1);
   return {};
 }
 

@@ -36,6 +36,13 @@ class PodTopologySpread final : public PreFilterPlugin, public FilterPlugin, pub
 
   std::string_view Name() const override { return kName; }
   PluginStatus PreFilter(CycleState& state, const PodInfo& pod) const override;
+  // Preemption's dry runs: a pod added to or removed from `node` moves its
+  // domain's count (and the minimum) for every constraint that counts it.
+  bool HasPreFilterExtensions() const override { return true; }
+  PluginStatus AddPod(CycleState& state, const PodInfo& pod, const PodInfo& other,
+                      const NodeInfo& node) const override;
+  PluginStatus RemovePod(CycleState& state, const PodInfo& pod, const PodInfo& other,
+                         const NodeInfo& node) const override;
   PluginStatus Filter(const CycleState& state, const PodInfo& pod, const NodeInfo& node) const override;
   PluginStatus PreScore(CycleState& state, const PodInfo& pod, std::span<const NodeInfo* const> nodes) const override;
   PluginStatus Score(const CycleState& state, const PodInfo& pod, const NodeInfo& node,
