@@ -170,6 +170,32 @@ TEST_F(DryRun, SpreadCountsFollowTheRemovedVictims) {
   EXPECT_EQ(fw_->RunFilter(*state, *pod, *snapshot_.Get("n1")).Message(), skewed);
 }
 
+// InterPodAffinity's counts follow the dry run too: a low-priority pod whose
+// anti-affinity keeps the preemptor away is a victim that frees the node.
+TEST_F(DryRun, AVictimsAntiAffinityStopsCountingOnceRemoved) {
+  Build();
+  auto n1 = Node("n1", "4", "8Gi", R"({"kubernetes.io/hostname":"n1"})");
+  auto guard = api::Object::Decode(
+      R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"guard","namespace":"default","uid":"uid-guard"},
+          "spec":{"priority":0,"nodeName":"n1","affinity":{"podAntiAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":[
+            {"topologyKey":"kubernetes.io/hostname","labelSelector":{"matchLabels":{"app":"web"}}}]}},
+          "containers":[{"name":"c","image":"i","resources":{"requests":{"cpu":"1"}}}]}})");
+  ASSERT_TRUE(guard.ok()) << guard.status().message();
+  n1->AddPod(MakePodInfo(guard.value()));
+  n1->AddPod(PrioPod("bystander", 0, "1"));
+  auto pod = PrioPod("web", 10, "1", "", R"({"app":"web"})");
+  auto state = Prepare(*pod, {n1});
+  EXPECT_EQ(fw_->RunFilter(*state, *pod, *snapshot_.Get("n1")).Message(),
+            "node(s) didn't satisfy existing pods anti-affinity rules");
+  NodeInfo copy = *snapshot_.Get("n1");
+  std::unique_ptr<CycleState> trial = state->Clone();
+  PreemptionVictims victims;
+  PluginStatus s = DefaultPreemption::SelectVictimsOnNode(*trial, *pod, copy, {}, *fw_, &victims);
+  ASSERT_TRUE(s.ok()) << s.Message();
+  // Only the guard goes: the bystander returns without breaking anything.
+  EXPECT_EQ(Names(victims.pods), (std::vector<std::string>{"guard"}));
+}
+
 // Nominated pods of equal or higher priority hold their room; lower ones do not.
 TEST_F(DryRun, NominatedPodsHoldTheirRoomAgainstLowerPriority) {
   struct NominatingHandle : FakeHandle {

@@ -45,6 +45,9 @@ struct FilterState : StateData {
   std::vector<DomainCounts> affinity;                // by term of the pod: pods matching it
   std::vector<DomainCounts> anti_affinity;           // by term of the pod: pods matching it
   bool any_affinity_match = false;                   // some pod on a node with the key matches a term
+
+  // Changed by preemption's dry runs (AddPod/RemovePod).
+  std::unique_ptr<StateData> Clone() const override { return std::make_unique<FilterState>(*this); }
 };
 
 struct ScoreState : StateData {
@@ -202,6 +205,39 @@ PluginStatus InterPodAffinity::PreFilter(CycleState& state, const PodInfo& pod) 
     CountTermMatches(*this, snapshot, pod, term, data->anti_affinity.back(), 1);
   }
   state.Write(kName, std::move(data));
+  return {};
+}
+
+void InterPodAffinity::UpdateWithPod(CycleState& state, const PodInfo& pod, const PodInfo& other,
+                                     const NodeInfo& node, int64_t delta) const {
+  auto* data = state.GetMutable<FilterState>(kName);
+  if (!data || other.key == pod.key) return;
+  // The other pod's required anti-affinity terms that select the incoming pod.
+  for (const auto& term : other.view->pod_anti_affinity.required) {
+    if (!TermMatches(term, other, pod)) continue;
+    DomainCounts& d = Find(data->existing_anti_affinity, state.snapshot(), term.topology_key);
+    d.Add(node, delta);
+  }
+  // The incoming pod's required terms that select the other pod.
+  const auto& affinity = pod.view->pod_affinity.required;
+  for (size_t i = 0; i < affinity.size() && i < data->affinity.size(); ++i) {
+    if (TermMatches(affinity[i], pod, other)) data->affinity[i].Add(node, delta);
+  }
+  const auto& anti = pod.view->pod_anti_affinity.required;
+  for (size_t i = 0; i < anti.size() && i < data->anti_affinity.size(); ++i) {
+    if (TermMatches(anti[i], pod, other)) data->anti_affinity[i].Add(node, delta);
+  }
+}
+
+PluginStatus InterPodAffinity::AddPod(CycleState& state, const PodInfo& pod, const PodInfo& other,
+                                      const NodeInfo& node) const {
+  UpdateWithPod(state, pod, other, node, +1);
+  return {};
+}
+
+PluginStatus InterPodAffinity::RemovePod(CycleState& state, const PodInfo& pod, const PodInfo& other,
+                                         const NodeInfo& node) const {
+  UpdateWithPod(state, pod, other, node, -1);
   return {};
 }
 

@@ -32,6 +32,15 @@ class InterPodAffinity final : public PreFilterPlugin, public FilterPlugin, publ
   explicit InterPodAffinity(const Handle& handle) : handle_(handle) {}
   std::string_view Name() const override { return kName; }
   PluginStatus PreFilter(CycleState& state, const PodInfo& pod) const override;
+  // Preemption's dry runs (kube's updateWithPod): a pod added to or removed
+  // from `node` moves the counts of the incoming pod's required terms it
+  // matches, and of its own required anti-affinity terms that match the
+  // incoming pod.
+  bool HasPreFilterExtensions() const override { return true; }
+  PluginStatus AddPod(CycleState& state, const PodInfo& pod, const PodInfo& other,
+                      const NodeInfo& node) const override;
+  PluginStatus RemovePod(CycleState& state, const PodInfo& pod, const PodInfo& other,
+                         const NodeInfo& node) const override;
   PluginStatus Filter(const CycleState& state, const PodInfo& pod, const NodeInfo& node) const override;
   PluginStatus PreScore(CycleState& state, const PodInfo& pod, std::span<const NodeInfo* const> nodes) const override;
   PluginStatus Score(const CycleState& state, const PodInfo& pod, const NodeInfo& node,
@@ -50,6 +59,8 @@ class InterPodAffinity final : public PreFilterPlugin, public FilterPlugin, publ
   bool ignore_preferred_terms_of_existing_pods = false;
 
  private:
+  void UpdateWithPod(CycleState& state, const PodInfo& pod, const PodInfo& other, const NodeInfo& node,
+                     int64_t delta) const;
   const Handle& handle_;
   // The pods one of the incoming pod's terms matches, per domain, keyed by
   // TermKey (DomainSums); and, remembered per node version (NodeValueCache),
