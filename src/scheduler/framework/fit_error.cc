@@ -7,7 +7,8 @@
 namespace berth::scheduler {
 
 std::string FitErrorMessage(size_t num_nodes, const PluginStatus* pre_filter, std::span<const NodeStatus> rejected,
-                            const PluginStatus* absent, std::string_view post_filter) {
+                            const PluginStatus* absent, std::string_view post_filter,
+                            std::span<const ReasonCount> counted) {
   std::string message = "0/" + std::to_string(num_nodes) + " nodes are available:";
   if (pre_filter) {
     message += " " + pre_filter->Message() + ".";
@@ -16,8 +17,14 @@ std::string FitErrorMessage(size_t num_nodes, const PluginStatus* pre_filter, st
     for (const auto& r : rejected) {
       for (const auto& reason : r.status.reasons()) histogram[reason]++;
     }
-    if (absent && rejected.size() < num_nodes) {
-      for (const auto& reason : absent->reasons()) histogram[reason] += num_nodes - rejected.size();
+    size_t accounted = rejected.size();
+    for (const auto& c : counted) {
+      if (c.count == 0) continue;
+      histogram[std::string(c.reason)] += c.count;
+      accounted += c.count;
+    }
+    if (absent && accounted < num_nodes) {
+      for (const auto& reason : absent->reasons()) histogram[reason] += num_nodes - accounted;
     }
     std::vector<std::string> parts;
     for (const auto& [reason, count] : histogram) parts.push_back(std::to_string(count) + " " + reason);

@@ -12,10 +12,18 @@
 
 namespace berth::scheduler {
 
+// A reason that `count` nodes share, counted without a status per node.
+struct ReasonCount {
+  std::string_view reason;
+  size_t count;
+};
+
 // `pre_filter`: a PreFilter rejection (its message stands for every node).
-// `absent`: the status of the num_nodes - rejected.size() nodes not in
-// `rejected` (nullptr: none counted). `post_filter`: appended when not empty.
+// `counted`: reasons of further nodes, given as counts. `absent`: the status
+// of the nodes in neither (num_nodes - rejected.size() - the counts; nullptr:
+// none counted). `post_filter`: appended when not empty.
 std::string FitErrorMessage(size_t num_nodes, const PluginStatus* pre_filter, std::span<const NodeStatus> rejected,
-                            const PluginStatus* absent = nullptr, std::string_view post_filter = {});
+                            const PluginStatus* absent = nullptr, std::string_view post_filter = {},
+                            std::span<const ReasonCount> counted = {});
 
 }  // namespace berth::scheduler

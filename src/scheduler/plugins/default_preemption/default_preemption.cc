@@ -57,6 +57,8 @@ void SplitByBudget(const std::vector<PodInfoPtr>& pods, const std::vector<Disrup
 
 std::string WithPrefix(const std::string& message) { return "preemption: " + message; }
 
+constexpr std::string_view kNoVictims = "No preemption victims found for incoming pod";
+
 }  // namespace
 
 bool DefaultPreemption::MoreImportant(const PodInfo& a, const PodInfo& b) {
@@ -96,7 +98,7 @@ PluginStatus DefaultPreemption::SelectVictimsOnNode(CycleState& state, const Pod
   for (const auto& p : node.pods()) {
     if (p->view->priority < pod.view->priority) potential.push_back(p);
   }
-  if (potential.empty()) return PluginStatus::Unresolvable("No preemption victims found for incoming pod");
+  if (potential.empty()) return PluginStatus::Unresolvable(std::string(kNoVictims));
   for (const auto& p : potential) {
     node.RemovePod(p->key);
     if (PluginStatus s = runner.RunPreFilterRemovePod(state, pod, *p, node); !s.ok()) return s;
@@ -218,8 +220,17 @@ PluginStatus DefaultPreemption::PostFilter(CycleState& state, const PodInfo& pod
   // of them without PDB violations.
   std::vector<std::pair<std::string, PreemptionVictims>> not_violating, violating;
   std::vector<NodeStatus> failed;
+  size_t no_victims = 0;  // nodes without lower-priority pods, counted rather than listed
   for (size_t i = 0; i < potential.size(); ++i) {
     const NodeInfo& original = *potential[(offset + i) % potential.size()];
+    // A node without lower-priority pods has no victims: answered without
+    // copying the node and the cycle state (most nodes, when most pods share
+    // a priority).
+    if (std::none_of(original.pods().begin(), original.pods().end(),
+                     [&](const PodInfoPtr& p) { return p->view->priority < pod.view->priority; })) {
+      ++no_victims;
+      continue;
+    }
     NodeInfo node = original;
     std::unique_ptr<CycleState> trial = state.Clone();
     PreemptionVictims victims;
@@ -239,7 +250,9 @@ PluginStatus DefaultPreemption::PostFilter(CycleState& state, const PodInfo& pod
   for (auto& c : violating) candidates.push_back(std::move(c));
   if (candidates.empty()) {
     result->nominated_node = "";
-    return PluginStatus::Unschedulable(WithPrefix(FitErrorMessage(snapshot.size(), nullptr, failed, &not_helpful)));
+    const ReasonCount counted[] = {{kNoVictims, no_victims}};
+    return PluginStatus::Unschedulable(
+        WithPrefix(FitErrorMessage(snapshot.size(), nullptr, failed, &not_helpful, {}, counted)));
   }
 
   const auto& [node, victims] = candidates[PickOneNode(candidates)];
