@@ -69,6 +69,25 @@ profiles:
     percentageOfNodesToScore: 100
 )";
 
+TEST(ParseSchedulerConfig, RefusesExtendersRatherThanIgnoringThem) {
+  auto refused = ParseSchedulerConfig(R"(apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+extenders:
+- urlPrefix: http://127.0.0.1:8888/
+  filterVerb: filter
+)");
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("extenders: Forbidden: scheduler extenders are not supported by berth yet"),
+            std::string::npos)
+      << refused.status().message();
+  // An empty list asks for nothing and is accepted.
+  EXPECT_TRUE(ParseSchedulerConfig(R"(apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+extenders: []
+)")
+                  .ok());
+}
+
 TEST(ParseSchedulerConfig, ReadsAFullExample) {
   auto parsed = ParseSchedulerConfig(kFullExample);
   ASSERT_TRUE(parsed.ok()) << parsed.status().message();

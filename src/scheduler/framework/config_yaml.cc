@@ -37,10 +37,12 @@ constexpr std::string_view kKind = "KubeSchedulerConfiguration";
 constexpr int kMaxArgsDepth = 64;
 constexpr size_t kMaxArgsNodes = size_t{1} << 16;
 
-// Top-level fields of v1.KubeSchedulerConfiguration that berth accepts and ignores.
+// Top-level fields of v1.KubeSchedulerConfiguration that berth accepts and
+// ignores. `extenders` is not among them: a non-empty list is refused (berth
+// does not call extenders yet, and a scheduler that silently skipped them
+// would place pods the user's extender forbids).
 constexpr std::string_view kIgnoredTopLevel[] = {
-    "leaderElection", "clientConnection", "enableProfiling", "enableContentionProfiling",
-    "extenders",      "delayCacheUntilActive",
+    "leaderElection", "clientConnection", "enableProfiling", "enableContentionProfiling", "delayCacheUntilActive",
 };
 
 // Go's %q, enough for config values: quotes, backslashes and control characters escaped.
@@ -224,6 +226,12 @@ class ConfigParser {
         if (auto v = Int32(value, key)) config.pod_max_backoff_seconds = *v;
       } else if (key == "profiles") {
         Profiles(value, key, config.profiles);
+      } else if (key == "extenders") {
+        if (value.IsSequence() && value.size() > 0) {
+          Forbidden(key, "scheduler extenders are not supported by berth yet");
+        } else if (!value.IsNull() && !(value.IsSequence() && value.size() == 0)) {
+          Invalid(key, value, "must be a list");
+        }
       } else {
         for (std::string_view ignored : kIgnoredTopLevel) {
           if (key == ignored) return true;
@@ -289,6 +297,10 @@ class ConfigParser {
   }
   void Invalid(std::string field, int64_t value, std::string_view detail) {
     field_errors_.InvalidValue(std::move(field), json::value(value), detail);
+    TakeNewestFieldError();
+  }
+  void Forbidden(std::string field, std::string_view detail) {
+    field_errors_.Forbidden(std::move(field), detail);
     TakeNewestFieldError();
   }
   void Duplicate(std::string field, std::string_view value) {
