@@ -289,6 +289,10 @@ std::chrono::milliseconds SimNodes::TimeUntilStopped(const api::Object& pod) con
   if (auto d = api::Annotation(pod, kSimStopDurationAnnotation); !d.empty()) {
     if (auto parsed = api::ParseGoDuration(d)) stop_for = *parsed;
   }
+  // Containers that stop at once have stopped: no need to read the clock
+  // (deletionTimestamp has whole seconds, so "requested" can be up to a
+  // second after the moment the delete was asked).
+  if (stop_for.count() <= 0) return std::chrono::milliseconds(0);
   const auto stopped_at = std::min(requested + stop_for, *deadline);
   const auto wall = clock_.WallNow();
   if (wall >= stopped_at) return std::chrono::milliseconds(0);
