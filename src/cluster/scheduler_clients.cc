@@ -37,7 +37,12 @@ Status ApiSchedulerClient::BindPod(const api::Object& pod, const std::string& no
                                                  {"namespace", pod.namespace_name()},
                                                  {"uid", pod.uid()}}},
                        {"target", json::object{{"apiVersion", "v1"}, {"kind", "Node"}, {"name", node}}}};
-  auto r = transport_("POST", PodPath(pod) + "/binding", json::serialize(binding), "application/json");
+  return Send("POST", PodPath(pod) + "/binding", binding, "application/json");
+}
+
+Status ApiSchedulerClient::Send(const std::string& method, const std::string& target, const json::object& body,
+                                const std::string& content_type) {
+  auto r = transport_(method, target, json::serialize(body), content_type);
   if (!r.ok()) return r.status();
   if (r.value().status >= 300) return client::StatusFromResponse(r.value().status, r.value().body);
   return Status::Ok();
@@ -53,10 +58,9 @@ Status ApiSchedulerClient::ReportFailure(const api::Object& pod, std::string_vie
   api::SetCondition(status, {"PodScheduled", "False", std::string(reason), message}, apiserver::NowRfc3339());
   json::object patch{
       {"status", json::object{{"conditions", json::array{*api::FindCondition(&status, "PodScheduled")}}}}};
-  auto patched = rest_.Patch(api::Kind::kPod, pod.namespace_name(), pod.name(), json::serialize(patch),
-                             "application/strategic-merge-patch+json", "status");
+  Status patched = Send("PATCH", PodPath(pod) + "/status", patch, "application/strategic-merge-patch+json");
   events_.Event(pod, "Warning", "FailedScheduling", message);
-  return patched.ok() ? Status::Ok() : patched.status();
+  return patched;
 }
 
 Status ApiSchedulerClient::PreemptPod(const api::Object& victim, const api::Object& preemptor,
@@ -73,9 +77,8 @@ Status ApiSchedulerClient::PreemptPod(const api::Object& victim, const api::Obje
   if (changed) {
     json::object patch{
         {"status", json::object{{"conditions", json::array{*api::FindCondition(&status, "DisruptionTarget")}}}}};
-    auto patched = rest_.Patch(api::Kind::kPod, victim.namespace_name(), victim.name(), json::serialize(patch),
-                               "application/strategic-merge-patch+json", "status");
-    if (!patched.ok()) return patched.status().code() == StatusCode::kNotFound ? Status::Ok() : patched.status();
+    Status patched = Send("PATCH", PodPath(victim) + "/status", patch, "application/strategic-merge-patch+json");
+    if (!patched.ok()) return patched.code() == StatusCode::kNotFound ? Status::Ok() : patched;
   }
   client::DeleteOptions options;
   options.uid_precondition = victim.uid();
@@ -91,9 +94,7 @@ Status ApiSchedulerClient::PreemptPod(const api::Object& victim, const api::Obje
 Status ApiSchedulerClient::SetNominatedNodeName(const api::Object& pod, const std::string& node) {
   json::object patch{{"status", json::object{{"nominatedNodeName", node.empty() ? json::value(nullptr)
                                                                                  : json::value(node)}}}};
-  auto patched = rest_.Patch(api::Kind::kPod, pod.namespace_name(), pod.name(), json::serialize(patch),
-                             "application/merge-patch+json", "status");
-  return patched.ok() ? Status::Ok() : patched.status();
+  return Send("PATCH", PodPath(pod) + "/status", patch, "application/merge-patch+json");
 }
 
 void ApiSchedulerClient::ReportScheduled(const api::Object& pod, const std::string& node) {

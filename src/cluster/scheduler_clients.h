@@ -11,6 +11,8 @@
 
 #include <memory>
 
+#include <boost/json.hpp>
+
 #include "apiserver/api_server.h"
 #include "client/event_recorder.h"
 #include "client/rest_client.h"
@@ -33,6 +35,11 @@ class ApiSchedulerClient : public scheduler::SchedulerClient {
   void StopEvents();
 
  private:
+  // A write whose answer needs no decoding: OK on 2xx, else the Status the
+  // answer carries.
+  Status Send(const std::string& method, const std::string& target, const boost::json::object& body,
+              const std::string& content_type);
+
   client::Transport transport_;
   client::RestClient rest_;
   client::EventBroadcaster broadcaster_;

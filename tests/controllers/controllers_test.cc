@@ -11,7 +11,7 @@
 #include "api/conditions.h"
 #include "api/json_fields.h"
 #include "api/rfc3339.h"
-#include "client/store_informer.h"
+#include "in_process_api.h"
 #include "cluster/in_process_transport.h"
 #include "controllers/deployment/deployment_controller.h"
 #include "controllers/gc/garbage_collector.h"
@@ -121,17 +121,12 @@ TEST(Expectations, ExpireAfterTheTimeoutOnTheInjectedClock) {
 
 // A real API server over a memory store, informers over the store, and the
 // controllers under test (their workers not running: tests call Reconcile).
-class ControllerEnv : public ::testing::Test {
+class ControllerEnv : public InProcessApiTest {
  protected:
   void SetUp() override {
-    store_ = store::MemoryStore::Open({}).value();
-    api_ = std::make_unique<apiserver::ApiServer>(*store_, apiserver::ApiServer::Options{});
-    ASSERT_TRUE(api_->Bootstrap().ok());
-    client_ = std::make_unique<client::RestClient>(cluster::InProcessTransport(*api_));
+    InProcessApiTest::SetUp();
+    if (HasFatalFailure()) return;
     events_ = std::make_unique<client::EventBroadcaster>(*client_);
-    informers_ = std::make_unique<client::InformerFactory>([this](api::Kind kind, client::InformerHandlers h) {
-      return std::make_unique<client::StoreInformer>(*store_, kind, std::move(h));
-    });
   }
   // Informers first: their threads call the controllers' handlers.
   void TearDown() override { informers_->Stop(); }
@@ -176,11 +171,7 @@ class ControllerEnv : public ::testing::Test {
     ASSERT_EQ(informers_->For(kind).Size(), count);
   }
 
-  std::unique_ptr<store::MemoryStore> store_;
-  std::unique_ptr<apiserver::ApiServer> api_;
-  std::unique_ptr<client::RestClient> client_;
   std::unique_ptr<client::EventBroadcaster> events_;
-  std::unique_ptr<client::InformerFactory> informers_;
   api::FakeClock fake_clock_;  // for tests that inject it; outlives the controllers
   std::vector<std::unique_ptr<Controller>> controllers_;
 };

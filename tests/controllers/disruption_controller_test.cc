@@ -12,7 +12,7 @@
 #include "api/conditions.h"
 #include "api/json_fields.h"
 #include "api/rfc3339.h"
-#include "client/store_informer.h"
+#include "in_process_api.h"
 #include "cluster/in_process_transport.h"
 #include "store/memory/memory_store.h"
 
@@ -147,17 +147,11 @@ TEST(DisruptionMath, ScaleFailuresAreErrorsUnlessMinAvailableIsAnInteger) {
 
 // A real API server over a memory store and store informers; the controller's
 // workers do not run (tests call Reconcile), its clock is a FakeClock.
-class DisruptionEnv : public ::testing::Test {
+class DisruptionEnv : public InProcessApiTest {
  protected:
   void SetUp() override {
-    store_ = store::MemoryStore::Open({}).value();
-    api_ = std::make_unique<apiserver::ApiServer>(*store_, apiserver::ApiServer::Options{});
-    ASSERT_TRUE(api_->Bootstrap().ok());
-    client_ = std::make_unique<client::RestClient>(cluster::InProcessTransport(*api_));
-    informers_ = std::make_unique<client::InformerFactory>(
-        [this](api::Kind kind, client::InformerHandlers h) {
-          return std::make_unique<client::StoreInformer>(*store_, kind, std::move(h));
-        });
+    InProcessApiTest::SetUp();
+    if (HasFatalFailure()) return;
     controller_ = std::make_unique<DisruptionController>(
         ControllerContext{*client_, *informers_, nullptr, nullptr, &clock_});
     ASSERT_TRUE(informers_->Start().ok());
@@ -212,10 +206,6 @@ class DisruptionEnv : public ::testing::Test {
   }
 
   api::FakeClock clock_;  // outlives the controller
-  std::unique_ptr<store::MemoryStore> store_;
-  std::unique_ptr<apiserver::ApiServer> api_;
-  std::unique_ptr<client::RestClient> client_;
-  std::unique_ptr<client::InformerFactory> informers_;
   std::unique_ptr<DisruptionController> controller_;
 };
 

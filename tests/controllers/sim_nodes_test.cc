@@ -11,7 +11,7 @@
 #include <thread>
 
 #include "api/json_fields.h"
-#include "client/store_informer.h"
+#include "in_process_api.h"
 #include "cluster/in_process_transport.h"
 #include "store/memory/memory_store.h"
 
@@ -20,17 +20,11 @@ namespace {
 
 namespace json = boost::json;
 
-class SimTerminationTest : public ::testing::Test {
+class SimTerminationTest : public InProcessApiTest {
  protected:
   void SetUp() override {
-    store_ = store::MemoryStore::Open({}).value();
-    api_ = std::make_unique<apiserver::ApiServer>(*store_, apiserver::ApiServer::Options{});
-    ASSERT_TRUE(api_->Bootstrap().ok());
-    client_ = std::make_unique<client::RestClient>(cluster::InProcessTransport(*api_));
-    informers_ = std::make_unique<client::InformerFactory>(
-        [this](api::Kind kind, client::InformerHandlers h) {
-          return std::make_unique<client::StoreInformer>(*store_, kind, std::move(h));
-        });
+    InProcessApiTest::SetUp();
+    if (HasFatalFailure()) return;
     SimNodesOptions options;
     options.groups.push_back({.count = 1, .name_prefix = "sim-"});
     sim_ = std::make_unique<SimNodes>(
@@ -69,10 +63,6 @@ class SimTerminationTest : public ::testing::Test {
   }
 
   api::FakeClock clock_;  // outlives the kubelets
-  std::unique_ptr<store::MemoryStore> store_;
-  std::unique_ptr<apiserver::ApiServer> api_;
-  std::unique_ptr<client::RestClient> client_;
-  std::unique_ptr<client::InformerFactory> informers_;
   std::unique_ptr<SimNodes> sim_;
 };
 

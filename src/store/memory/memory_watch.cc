@@ -34,13 +34,8 @@ class MemoryStore::WatchImpl final : public Watch {
                                size_t max) override {
     while (true) {
       if (Done()) return {};
-      auto out = Collect(max);
-      auto now = std::chrono::steady_clock::now();
-      if (!out.empty()) {
-        last_emit_ = now;
-        return out;
-      }
-      if (auto bookmark = BookmarkIfDue(now)) return {*bookmark};
+      std::chrono::steady_clock::time_point now;
+      if (auto ready = Ready(max, &now); !ready.empty()) return ready;
       if (now >= deadline) return {};
       auto wake = deadline;
       if (options_.bookmark_interval.count() > 0) {
@@ -58,13 +53,20 @@ class MemoryStore::WatchImpl final : public Watch {
   std::vector<WatchEvent> Poll(size_t max) override {
     if (notify_state_) notify_state_->pending.store(false);
     if (Done()) return {};
+    std::chrono::steady_clock::time_point now;
+    return Ready(max, &now);
+  }
+
+  // What can be handed out now: the events collected (up to `max`), else a
+  // bookmark when one is due, else nothing. *now: the time it looked.
+  std::vector<WatchEvent> Ready(size_t max, std::chrono::steady_clock::time_point* now) {
     auto out = Collect(max);
-    auto now = std::chrono::steady_clock::now();
+    *now = std::chrono::steady_clock::now();
     if (!out.empty()) {
-      last_emit_ = now;
+      last_emit_ = *now;
       return out;
     }
-    if (auto bookmark = BookmarkIfDue(now)) return {*bookmark};
+    if (auto bookmark = BookmarkIfDue(*now)) return {*bookmark};
     return out;
   }
 
