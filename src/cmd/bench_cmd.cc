@@ -42,7 +42,7 @@ void AddBenchCommand(CLI::App& app) {
                     "A KubeSchedulerConfiguration file (default: kube's default profile)");
   bench->add_option("--seed", f.seed, "Seed for every random choice")->capture_default_str();
   bench->add_flag("--weighted-random", f.weighted_random,
-                  "Select nodes with probability proportional to score");
+                  "Every profile selects nodes with probability proportional to score (NodeSelection: WeightedRandom)");
   bench
       ->add_option("--filter-threads", f.filter_threads,
                    "Helper threads for Filter/Score of large clusters")

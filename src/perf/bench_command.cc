@@ -147,8 +147,16 @@ int Bench(const BenchFlags& f, std::FILE* out, std::FILE* err) {
     if (!loaded.ok()) return fail(loaded.status().message());
     base.config = std::move(loaded).value();
   }
+  if (f.weighted_random) {
+    // The profiles' own setting, as a config file would say it.
+    if (base.config.profiles.empty()) base.config.profiles.emplace_back();
+    for (auto& profile : base.config.profiles) {
+      std::erase_if(profile.plugin_config, [](const auto& entry) { return entry.first == scheduler::kNodeSelection; });
+      profile.plugin_config.emplace_back(std::string(scheduler::kNodeSelection),
+                                         boost::json::object{{"strategy", "WeightedRandom"}});
+    }
+  }
   base.seed = f.seed;
-  base.weighted_random = f.weighted_random;
   base.filter_threads = f.filter_threads;
   base.binding_workers = f.binding_workers;
   base.cycle_yield_after = std::chrono::microseconds(f.cycle_yield_us);

@@ -95,7 +95,6 @@ BenchRun RunBench(const BenchOptions& o) {
   scheduler::SchedulerOptions& options = cluster_options.scheduler_options;
   options.concurrent = o.concurrent;
   options.seed = o.seed;
-  options.weighted_random = o.weighted_random;
   options.filter_threads = o.filter_threads;
   options.binding_workers =
       o.binding_workers > 0 ? o.binding_workers : (o.store == StoreKind::kDurable ? 16 : 4);

@@ -56,7 +56,6 @@ struct BenchOptions {
   int concurrent = 8;
   scheduler::SchedulerConfig config;
   uint64_t seed = 1;
-  bool weighted_random = false;
   int filter_threads = 1;
   // 0: 16 on the durable store (a binding waits for its fsync, so the
   // workers mostly sleep), 4 in memory.

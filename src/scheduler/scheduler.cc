@@ -319,12 +319,17 @@ void Scheduler::ScheduleOne(Worker& w, QueuedPodInfo info) {
 std::optional<Scheduler::CycleFailure> Scheduler::SchedulePod(Worker& w, const Framework& fw, CycleState& state,
                                                               const PodInfo& pod, const NodeInfo** selected) {
   if (std::optional<CycleFailure> failure = FindNodesThatFitPod(w, fw, state, pod)) return failure;
-  if (w.feasible.size() == 1 || !fw.HasScorePlugins()) {
+  if (w.feasible.size() == 1) {
     *selected = w.feasible.front();
     return std::nullopt;
   }
-  if (std::optional<CycleFailure> failure = PrioritizeNodes(w, fw, state, pod)) return failure;
-  *selected = SelectHost(w);
+  if (!fw.HasScorePlugins()) {
+    // kube scores every node 1 when no plugin scores: the choice among them is random.
+    w.totals.assign(w.feasible.size(), 1);
+  } else if (std::optional<CycleFailure> failure = PrioritizeNodes(w, fw, state, pod)) {
+    return failure;
+  }
+  *selected = SelectHost(w, fw);
   return std::nullopt;
 }
 
@@ -434,9 +439,9 @@ std::optional<Scheduler::CycleFailure> Scheduler::PrioritizeNodes(Worker& w, con
   return std::nullopt;
 }
 
-const NodeInfo* Scheduler::SelectHost(Worker& w) {
+const NodeInfo* Scheduler::SelectHost(Worker& w, const Framework& fw) {
   size_t index;
-  if (options_.weighted_random) {
+  if (fw.node_selection() == NodeSelectionStrategy::kWeightedRandom) {
     w.sampler.Build(w.totals);
     index = w.sampler.Sample(w.rng);
   } else {

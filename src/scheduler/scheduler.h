@@ -54,7 +54,6 @@ struct SchedulerOptions {
   int binding_workers = 16;
   int filter_threads = 1;    // helper threads for Filter/Score (0: the cycle's own thread only)
   uint64_t seed = 0;         // 0: from std::random_device
-  bool weighted_random = false;  // select with probability ∝ score (Walker's alias method)
   // Filter and Score run in parallel only above this many nodes.
   size_t parallel_threshold = 256;
   // With more scheduling cycles than CPUs, a cycle thread yields the CPU
@@ -177,7 +176,8 @@ class Scheduler final : public Handle {
   // with hard inter-pod constraints) throughout.
   void ScheduleOne(Worker& worker, QueuedPodInfo info);
   // kube's schedulePod: FindNodesThatFitPod, then (with more than one
-  // feasible node and any Score plugin) PrioritizeNodes and SelectHost.
+  // feasible node) PrioritizeNodes (every node scoring 1 when the profile
+  // has no Score plugin, as kube) and SelectHost.
   // Sets *selected, or returns why no node was chosen.
   std::optional<CycleFailure> SchedulePod(Worker& worker, const Framework& fw, CycleState& state,
                                           const PodInfo& pod, const NodeInfo** selected);
@@ -205,10 +205,11 @@ class Scheduler final : public Handle {
   // PreScore and Score of worker.feasible into worker.totals; a failure is an error.
   std::optional<CycleFailure> PrioritizeNodes(Worker& worker, const Framework& fw, CycleState& state,
                                               const PodInfo& pod);
-  // The node to run on, from worker.totals: the top score with ties broken
-  // at random (kube's selectHost), or with weighted_random, a node drawn
-  // with probability proportional to its score. Uses worker.rng only.
-  const NodeInfo* SelectHost(Worker& worker);
+  // The node to run on, from worker.totals, by the profile's NodeSelection:
+  // the top score with ties broken at random (kube's selectHost), or with
+  // WeightedRandom a node drawn with probability proportional to its total.
+  // Uses worker.rng only.
+  const NodeInfo* SelectHost(Worker& worker, const Framework& fw);
   enum class ReserveOutcome { kReserved, kConflict, kFailed };
   // Assumes the pod on `node` in the cache (kConflict, with nothing changed,
   // when a concurrent cycle changed the node so that the pod no longer

@@ -23,10 +23,10 @@ podInitialBackoffSeconds: 2
 podMaxBackoffSeconds: 20
 leaderElection:
   leaderElect: false
+  resourceNamespace: kube-system
 clientConnection:
-  kubeconfig: /etc/kubernetes/scheduler.conf
-  qps: 50
-enableProfiling: true
+  contentType: application/json
+enableProfiling: false
 profiles:
   - schedulerName: default-scheduler
     plugins:
@@ -248,6 +248,30 @@ TEST(ParseSchedulerConfig, RejectsMistakesWithKubesFieldPaths) {
       {"profiles that are not a list", "profiles: default-scheduler\n",
        R"(profiles: Invalid value: "default-scheduler": must be a list)"},
       {"misspelt top-level field", "parallelsim: 4\n", R"(unknown field "parallelsim")"},
+      // Settings berth's scheduler does not act on are refused, not dropped.
+      {"leader election asked for", "leaderElection:\n  leaderElect: true\n",
+       "leaderElection.leaderElect: Forbidden: must be false: berth's scheduler does not do leader election yet "
+       "(kube's default is true)"},
+      {"leader election by default", "leaderElection:\n  leaseDuration: 15s\n",
+       "leaderElection.leaderElect: Forbidden: must be false: berth's scheduler does not do leader election yet "
+       "(kube's default is true)"},
+      {"misspelt lease field", "leaderElection:\n  leaderElect: false\n  leaseDuraton: 15s\n",
+       R"(unknown field "leaderElection.leaseDuraton")"},
+      {"a kubeconfig to read", "clientConnection:\n  kubeconfig: /etc/kubernetes/scheduler.conf\n",
+       "clientConnection.kubeconfig: Forbidden: berth's scheduler does not read kubeconfig files yet: use --server"},
+      {"client rate limits", "clientConnection:\n  qps: 50\n",
+       "clientConnection.qps: Forbidden: berth's scheduler does not rate-limit its requests; leave it unset"},
+      {"protobuf content", "clientConnection:\n  contentType: application/vnd.kubernetes.protobuf\n",
+       R"(clientConnection.contentType: Unsupported value: "application/vnd.kubernetes.protobuf": supported )"
+       R"(values: "application/json")"},
+      {"profiling asked for", "enableProfiling: true\n",
+       "enableProfiling: Forbidden: may only be false: berth does not serve profiling endpoints from the "
+       "scheduler yet"},
+      {"contention profiling that is not a bool", "enableContentionProfiling: sometimes\n",
+       R"(enableContentionProfiling: Invalid value: "sometimes": must be a boolean)"},
+      {"cache delayed until active", "delayCacheUntilActive: true\n",
+       "delayCacheUntilActive: Forbidden: may only be false: it applies only with leader election, which "
+       "berth's scheduler does not do yet"},
       {"misspelt extension point", "profiles:\n- plugins:\n    scroe:\n      enabled: [{name: A}]\n",
        R"(unknown field "profiles[0].plugins.scroe")"},
       {"unknown field in a plugin entry", "profiles:\n- plugins:\n    score:\n      enabled: [{name: A, wieght: 2}]\n",

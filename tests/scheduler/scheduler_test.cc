@@ -157,8 +157,10 @@ TEST(Scheduler, WeightedRandomSelectionIsReproducibleToo) {
   auto run = [](uint64_t seed) {
     SchedulerOptions options;
     options.seed = seed;
-    options.weighted_random = true;
-    FakeCluster c(options);
+    SchedulerConfig config;
+    config.profiles.emplace_back().plugin_config.emplace_back("NodeSelection",
+                                                              boost::json::object{{"strategy", "WeightedRandom"}});
+    FakeCluster c(options, config);
     for (int i = 0; i < 8; ++i) c.scheduler->OnNodeAdd(NodeObject("n" + std::to_string(i), std::to_string(8 + i), "64Gi"));
     for (int i = 0; i < 40; ++i) c.scheduler->OnPodAdd(PodObject("p" + std::to_string(i)));
     c.scheduler->Start();

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -31,6 +32,15 @@ struct PluginsConfig {
       pre_bind, bind, post_bind;
   // Enabled at every extension point the plugin implements.
   PluginSet multi_point;
+};
+
+// How a profile picks one node among the scored feasible nodes: berth's own
+// pluginConfig entry "NodeSelection" (args {strategy: TopScore|WeightedRandom}),
+// which names no plugin. TopScore is kube's selectHost and the default.
+inline constexpr std::string_view kNodeSelection = "NodeSelection";
+enum class NodeSelectionStrategy {
+  kTopScore,        // the highest total, ties broken at random
+  kWeightedRandom,  // a node drawn with probability proportional to its total (Walker's alias method)
 };
 
 struct ProfileConfig {

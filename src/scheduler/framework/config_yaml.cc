@@ -37,13 +37,11 @@ constexpr std::string_view kKind = "KubeSchedulerConfiguration";
 constexpr int kMaxArgsDepth = 64;
 constexpr size_t kMaxArgsNodes = size_t{1} << 16;
 
-// Top-level fields of v1.KubeSchedulerConfiguration that berth accepts and
-// ignores. `extenders` is not among them: a non-empty list is refused (berth
-// does not call extenders yet, and a scheduler that silently skipped them
-// would place pods the user's extender forbids).
-constexpr std::string_view kIgnoredTopLevel[] = {
-    "leaderElection", "clientConnection", "enableProfiling", "enableContentionProfiling", "delayCacheUntilActive",
-};
+// Top-level fields of v1.KubeSchedulerConfiguration that ask for what berth's
+// scheduler does not do (yet) are accepted only with the values that describe
+// what it does, and refused otherwise with their path: a setting silently
+// dropped would let a user believe it took effect. See LeaderElection,
+// ClientConnection and OnlyFalse below.
 
 // Go's %q, enough for config values: quotes, backslashes and control characters escaped.
 std::string Quote(std::string_view s) {
@@ -232,10 +230,15 @@ class ConfigParser {
         } else if (!value.IsNull() && !(value.IsSequence() && value.size() == 0)) {
           Invalid(key, value, "must be a list");
         }
+      } else if (key == "leaderElection") {
+        LeaderElection(value, key);
+      } else if (key == "clientConnection") {
+        ClientConnection(value, key);
+      } else if (key == "enableProfiling" || key == "enableContentionProfiling") {
+        OnlyFalse(value, key, "berth does not serve profiling endpoints from the scheduler yet");
+      } else if (key == "delayCacheUntilActive") {
+        OnlyFalse(value, key, "it applies only with leader election, which berth's scheduler does not do yet");
       } else {
-        for (std::string_view ignored : kIgnoredTopLevel) {
-          if (key == ignored) return true;
-        }
         return false;
       }
       return true;
@@ -401,6 +404,66 @@ class ConfigParser {
       return std::nullopt;
     }
     return v;
+  }
+
+  // ---- settings berth accepts only as what it does ----
+
+  // A bool that must be false (absent or null: kube's default, also accepted).
+  void OnlyFalse(const YAML::Node& n, const std::string& field, std::string_view why) {
+    if (n.IsNull()) return;
+    json::value v = n.IsScalar() ? ScalarToJson(n) : json::value();
+    if (!v.is_bool()) {
+      Invalid(field, n, "must be a boolean");
+    } else if (v.get_bool()) {
+      Forbidden(field, "may only be false: " + std::string(why));
+    }
+  }
+
+  // leaderElection: berth's scheduler does not elect a leader (yet), so
+  // leaderElect must say false; the lease settings are accepted with it, as
+  // kube ignores them when it does not elect either.
+  void LeaderElection(const YAML::Node& n, const std::string& path) {
+    if (!ExpectMap(n, path) || n.IsNull()) return;
+    bool said_false = false;
+    ForEachField(n, path, [&](const std::string& key, const YAML::Node& value) {
+      if (key == "leaderElect") {
+        json::value v = value.IsScalar() ? ScalarToJson(value) : json::value();
+        said_false = v.is_bool() && !v.get_bool();
+        if (!v.is_bool()) Invalid(Child(path, key), value, "must be a boolean");
+        return true;
+      }
+      return key == "leaseDuration" || key == "renewDeadline" || key == "retryPeriod" || key == "resourceLock" ||
+             key == "resourceName" || key == "resourceNamespace";
+    });
+    if (!said_false) {
+      Forbidden(Child(path, "leaderElect"),
+                "must be false: berth's scheduler does not do leader election yet (kube's default is true)");
+    }
+  }
+
+  // clientConnection: berth's scheduler reaches its API server by --server,
+  // in JSON, without client-side rate limits; only settings that say so pass.
+  void ClientConnection(const YAML::Node& n, const std::string& path) {
+    if (!ExpectMap(n, path) || n.IsNull()) return;
+    ForEachField(n, path, [&](const std::string& key, const YAML::Node& value) {
+      const std::string field = Child(path, key);
+      if (key == "kubeconfig") {
+        if (auto v = String(value, field); v && !v->empty()) {
+          Forbidden(field, "berth's scheduler does not read kubeconfig files yet: use --server");
+        }
+      } else if (key == "contentType" || key == "acceptContentType") {
+        if (auto v = String(value, field); v && !v->empty() && *v != "application/json") {
+          NotSupported(field, *v, "application/json");
+        }
+      } else if (key == "qps" || key == "burst") {
+        if (!value.IsNull()) {
+          Forbidden(field, "berth's scheduler does not rate-limit its requests; leave it unset");
+        }
+      } else {
+        return false;
+      }
+      return true;
+    });
   }
 
   // ---- profiles ----

@@ -5,6 +5,8 @@
 #include <map>
 #include <mutex>
 
+#include <boost/json/serialize.hpp>
+
 #include "api/validation.h"
 #include "scheduler/parallelizer.h"
 
@@ -71,6 +73,24 @@ Status FieldError(const api::FieldErrors& errors) {
 
 const PluginStatus& StatusOf(const PluginStatus& status) { return status; }
 const PluginStatus& StatusOf(const PermitDecision& decision) { return decision.status; }
+
+// NodeSelection's args: {strategy: TopScore | WeightedRandom}; {} is TopScore.
+Result<NodeSelectionStrategy> ParseNodeSelection(const boost::json::object& args) {
+  NodeSelectionStrategy strategy = NodeSelectionStrategy::kTopScore;
+  for (const auto& [key, value] : args) {
+    if (key != "strategy") return Status::BadRequest(std::string(key) + ": unknown field");
+    const boost::json::string* name = value.if_string();
+    if (name && *name == "TopScore") {
+      strategy = NodeSelectionStrategy::kTopScore;
+    } else if (name && *name == "WeightedRandom") {
+      strategy = NodeSelectionStrategy::kWeightedRandom;
+    } else {
+      return Status::BadRequest("strategy: Unsupported value: " + boost::json::serialize(value) +
+                                ": supported values: \"TopScore\", \"WeightedRandom\"");
+    }
+  }
+  return strategy;
+}
 
 }  // namespace
 
@@ -226,6 +246,31 @@ Result<std::unique_ptr<Framework>> Framework::Build(const ProfileConfig& profile
       if (fw->score_[i].plugin->Name() == p->Name()) index = static_cast<int>(i);
     }
     fw->pre_score_to_score_.push_back(index);
+  }
+  // pluginConfig: NodeSelection is read here; every other entry must name a
+  // plugin, and the args of plugins not enabled are checked all the same
+  // (a misspelt name or a bad value is an error, never silently unused).
+  for (size_t i = 0; i < profile.plugin_config.size(); ++i) {
+    const auto& [name, args] = profile.plugin_config[i];
+    if (name == kNodeSelection) {
+      auto strategy = ParseNodeSelection(args);
+      if (!strategy.ok()) {
+        return Status::BadRequest(std::string(field_path) + ".pluginConfig[" + name + "].args: " +
+                                  strategy.status().message());
+      }
+      fw->node_selection_ = strategy.value();
+      continue;
+    }
+    if (instances.count(name)) continue;
+    const PluginFactory* factory = registry.Find(name);
+    if (!factory) {
+      return Status::BadRequest(std::string(field_path) + ".pluginConfig[" + std::to_string(i) + "].name: plugin \"" +
+                                name + "\" does not exist");
+    }
+    if (auto unused = (*factory)(args, handle); !unused.ok()) {
+      return Status::BadRequest(std::string(field_path) + ".pluginConfig[" + name + "].args: " +
+                                unused.status().message());
+    }
   }
   api::FieldErrors errors;
   if (!fw->queue_sort_) errors.Required(base + ".queueSort", "one queueSort plugin");

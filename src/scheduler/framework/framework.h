@@ -39,9 +39,11 @@ struct FrameworkMetrics {
 
 class Framework final : public FilterRunner {
  public:
-  // Instantiates the profile's plugins. Errors (BadRequest) name the field:
-  // an unknown plugin ("profiles[0].plugins.score.enabled[0]: plugin \"X\"
-  // does not exist"), bad args, a plugin at a point it does not extend, and
+  // Instantiates the profile's plugins and reads its NodeSelection. Errors
+  // (BadRequest) name the field: an unknown plugin
+  // ("profiles[0].plugins.score.enabled[0]: plugin \"X\" does not exist"), a
+  // pluginConfig entry naming no plugin, bad args (of every plugin that has a
+  // pluginConfig entry, enabled or not, as kube validates them), a plugin at a point it does not extend, and
   // in api::FieldErrors' words a negative weight
   // ("….enabled[1].weight: Invalid value: -1: must not be negative"), a second
   // queueSort plugin, or no queueSort or bind plugin ("Required value").
@@ -50,6 +52,7 @@ class Framework final : public FilterRunner {
                                                   const FrameworkMetrics& metrics = {});
 
   const std::string& scheduler_name() const { return scheduler_name_; }
+  NodeSelectionStrategy node_selection() const { return node_selection_; }
   std::optional<int32_t> percentage_of_nodes_to_score() const { return percentage_of_nodes_to_score_; }
   const QueueSortPlugin& queue_sort() const { return *queue_sort_; }
   bool HasFilterPlugins() const { return !filter_.empty(); }
@@ -121,6 +124,7 @@ class Framework final : public FilterRunner {
   };
   const Handle* handle_ = nullptr;
   std::string scheduler_name_;
+  NodeSelectionStrategy node_selection_ = NodeSelectionStrategy::kTopScore;
   std::optional<int32_t> percentage_of_nodes_to_score_;
   std::vector<std::shared_ptr<Plugin>> owned_;
   const QueueSortPlugin* queue_sort_ = nullptr;

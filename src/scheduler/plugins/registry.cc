@@ -4,6 +4,7 @@
 #include "scheduler/plugins/default_preemption/default_preemption.h"
 #include "scheduler/plugins/inter_pod_affinity/inter_pod_affinity.h"
 #include "scheduler/plugins/node_affinity/node_affinity.h"
+#include "scheduler/plugins/node_label_weights/node_label_weights.h"
 #include "scheduler/plugins/node_resources/node_resources_fit.h"
 #include "scheduler/plugins/pod_topology_spread/pod_topology_spread.h"
 
@@ -42,6 +43,7 @@ Registry InTreeRegistry() {
   r.Register("PodTopologySpread", NewPodTopologySpread);
   r.Register("InterPodAffinity", NewInterPodAffinity);
   r.Register("DefaultPreemption", NewDefaultPreemption);
+  r.Register("NodeLabelWeights", NewNodeLabelWeights);
   return r;
 }
 
