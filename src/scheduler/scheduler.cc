@@ -196,7 +196,7 @@ void Scheduler::Start() {
 }
 
 void Scheduler::Stop() {
-  queue_->Close();
+  if (queue_) queue_->Close();  // none when Create failed before making it
   {
     std::lock_guard lock(bind_mu_);
     stopping_ = true;

@@ -87,6 +87,19 @@ TEST(NodeSelection, MistakesInPluginConfigNameTheirField) {
   }
 }
 
+TEST(NodeSelection, ASchedulerWithAMistakenProfileIsNotCreated) {
+  // The error reaches Scheduler::Create's caller (berth serve / berth
+  // scheduler print it and exit 1); the half-made scheduler is destroyed cleanly.
+  SchedulerConfig config;
+  config.profiles.push_back(WithPluginConfig("NodeSelection", {{"strategy", "Weighted"}}));
+  testing::FakeCluster* no_client = nullptr;
+  auto made = Scheduler::Create(config, InTreeRegistry(), SchedulerOptions{}, no_client);
+  ASSERT_FALSE(made.ok());
+  EXPECT_EQ(made.status().message(),
+            R"(profiles[0].pluginConfig[NodeSelection].args: strategy: Unsupported value: "Weighted": supported )"
+            R"(values: "TopScore", "WeightedRandom")");
+}
+
 json::object TierArgs() {
   return json::parse(
              R"({"labels":[{"label":"example.com/memory-bandwidth","values":{"high":10,"medium":5}},
