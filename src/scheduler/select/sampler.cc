@@ -66,26 +66,18 @@ size_t SelectTopScore(std::span<const int64_t> scores, std::mt19937_64& rng) {
 
 // Vose's construction in exact integers: with T = Σ w, column i starts with
 // w[i]·n against a full column of T, so nothing is rounded, and a zero-weight
-// index keeps a threshold of exactly 0.
-void AliasSampler::Build(std::span<const int64_t> weights) {
+// index keeps a threshold of exactly 0. `Wide` holds w[i]·n: 64 bits when
+// that cannot overflow (scheduler scores always), else 128.
+template <typename Wide>
+void AliasSampler::FillColumns(std::span<const int64_t> weights, int shift, uint64_t total,
+                               std::vector<Wide>& scaled) {
   const size_t n = weights.size();
-  assert(n <= std::numeric_limits<uint32_t>::max());
-  threshold_.assign(n, 0);
-  total_ = 0;
-  alias_.resize(n);
-  for (size_t i = 0; i < n; ++i) alias_[i] = static_cast<uint32_t>(i);
-  const int shift = FitShift(weights);
-  uint64_t total = 0;
-  for (int64_t w : weights) total += EffectiveWeight(w, shift);
-  if (total == 0) return;  // uniform: every column keeps itself
-  total_ = total;
-
-  scaled_.resize(n);
+  scaled.resize(n);
   small_.clear();
   large_.clear();
   for (size_t i = 0; i < n; ++i) {
-    scaled_[i] = static_cast<uint128>(EffectiveWeight(weights[i], shift)) * n;
-    (scaled_[i] < total ? small_ : large_).push_back(static_cast<uint32_t>(i));
+    scaled[i] = static_cast<Wide>(EffectiveWeight(weights[i], shift)) * n;
+    (scaled[i] < total ? small_ : large_).push_back(static_cast<uint32_t>(i));
   }
   // Each step fills one short column with the excess of a tall one. The sums
   // are exact, so when either list empties every remaining column is exactly full.
@@ -93,15 +85,47 @@ void AliasSampler::Build(std::span<const int64_t> weights) {
     uint32_t s = small_.back();
     small_.pop_back();
     uint32_t l = large_.back();
-    threshold_[s] = static_cast<uint64_t>(scaled_[s]);  // < total, which fits in 64 bits
+    threshold_[s] = static_cast<uint64_t>(scaled[s]);  // < total, which fits in 64 bits
     alias_[s] = l;
-    scaled_[l] -= total - scaled_[s];
-    if (scaled_[l] < total) {
+    scaled[l] -= total - scaled[s];
+    if (scaled[l] < total) {
       large_.pop_back();
       small_.push_back(l);
     }
   }
   assert(small_.empty());
+}
+
+void AliasSampler::Build(std::span<const int64_t> weights) {
+  const size_t n = weights.size();
+  assert(n <= std::numeric_limits<uint32_t>::max());
+  threshold_.assign(n, 0);
+  total_ = 0;
+  alias_.resize(n);
+  for (size_t i = 0; i < n; ++i) alias_[i] = static_cast<uint32_t>(i);
+  // One pass for the total and the largest weight; the scaling search
+  // (FitShift) only for weights too large to sum in 64 bits.
+  uint128 sum = 0;
+  uint64_t largest = 0;
+  for (int64_t w : weights) {
+    if (w <= 0) continue;
+    sum += static_cast<uint64_t>(w);
+    largest = std::max(largest, static_cast<uint64_t>(w));
+  }
+  const int shift = sum <= kMax64 ? 0 : FitShift(weights);
+  uint64_t total = 0;
+  if (shift == 0) {
+    total = static_cast<uint64_t>(sum);
+  } else {
+    for (int64_t w : weights) total += EffectiveWeight(w, shift);
+  }
+  if (total == 0) return;  // uniform: every column keeps itself
+  total_ = total;
+  if (shift == 0 && largest <= kMax64 / n) {
+    FillColumns(weights, shift, total, scaled64_);
+  } else {
+    FillColumns(weights, shift, total, scaled_);
+  }
 }
 
 size_t AliasSampler::Sample(std::mt19937_64& rng) const {

@@ -47,7 +47,11 @@ class AliasSampler {
   std::vector<uint64_t> threshold_;
   std::vector<uint32_t> alias_;
   uint64_t total_ = 0;  // Σ weights (scaled to fit 64 bits); 0: uniform
+  // Vose's construction with weights[i]·n held in `scaled` (64 or 128 bits).
+  template <typename Wide>
+  void FillColumns(std::span<const int64_t> weights, int shift, uint64_t total, std::vector<Wide>& scaled);
   // Build's scratch space, kept so that rebuilding does not allocate.
+  std::vector<uint64_t> scaled64_;
   std::vector<unsigned __int128> scaled_;
   std::vector<uint32_t> small_, large_;
 };
