@@ -155,5 +155,78 @@ TEST(SchedulingQueue, StatusOnlyUpdatesDoNotRetryAnUnschedulablePod) {
   EXPECT_EQ(f.queue.counts().unschedulable, 0u);
 }
 
+TEST(SchedulingQueue, WithNothingActiveABackingOffPodIsTakenAtOnce) {
+  // kube's SchedulerPopFromBackoffQ: an idle scheduler retries the pod whose
+  // backoff ends first instead of waiting it out.
+  QueueFixture f;
+  f.queue.Add(Pod("first"));
+  f.clock.Step(1ms);
+  f.queue.Add(Pod("second"));
+  auto first = f.PopNow();
+  auto second = f.PopNow();
+  f.queue.MoveAllToActiveOrBackoff();  // an event during both attempts: both go to backoff
+  f.queue.Requeue(*second, /*unschedulable=*/true);
+  f.clock.Step(1ms);
+  f.queue.Requeue(*first, /*unschedulable=*/true);
+  ASSERT_EQ(f.queue.counts().backoff, 2u);
+  auto again = f.PopNow();
+  ASSERT_TRUE(again.has_value());
+  EXPECT_EQ(again->pod->name(), "second");  // its backoff ends first
+  EXPECT_EQ(again->attempts, 2);
+  // An active pod still goes first.
+  f.queue.Add(Pod("new"));
+  EXPECT_EQ(f.PopNow()->pod->name(), "new");
+  EXPECT_EQ(f.PopNow()->pod->name(), "first");
+}
+
+TEST(SchedulingQueue, PodsBackingOffAfterAnErrorWaitItOut) {
+  QueueFixture f;
+  f.queue.Add(Pod("p"));
+  f.queue.Requeue(*f.PopNow(), /*unschedulable=*/false);
+  EXPECT_FALSE(f.PopNow().has_value());
+  f.clock.Step(1000ms);
+  EXPECT_TRUE(f.PopNow().has_value());
+}
+
+TEST(SchedulingQueue, TheStrictBackoffWhenPopFromBackoffIsOff) {
+  api::FakeClock clock{std::chrono::steady_clock::time_point() + 1000h};
+  SchedulingQueue::Options o{1000ms, 10000ms, 300000ms, &clock};
+  o.pop_from_backoff = false;
+  PrioritySort sort;
+  SchedulingQueue queue([&](const QueuedPodInfo& a, const QueuedPodInfo& b) { return sort.Less(a, b); },
+                        [](const PodInfo&) { return true; }, o);
+  queue.Add(Pod("p"));
+  auto info = queue.Pop(clock.Now());
+  queue.MoveAllToActiveOrBackoff();
+  queue.Requeue(*info, /*unschedulable=*/true);
+  EXPECT_FALSE(queue.Pop(clock.Now()).has_value());
+  clock.Step(1000ms);
+  EXPECT_TRUE(queue.Pop(clock.Now()).has_value());
+}
+
+TEST(SchedulingQueue, AHeldPodWaitsForItsReleaseWhateverHappens) {
+  QueueFixture f;
+  f.queue.Add(Pod("p"));
+  auto info = f.PopNow();
+  f.queue.Hold("default/p");  // e.g. its preemption's victims are being evicted
+  f.queue.MoveAllToActiveOrBackoff();
+  f.queue.Requeue(*info, /*unschedulable=*/true);
+  EXPECT_EQ(f.queue.counts().gated, 1u);
+  f.queue.MoveAllToActiveOrBackoff();
+  f.queue.Update(Pod("p", R"({"containers":[],"nodeSelector":{"a":"b"}})"));
+  f.clock.Step(10min);
+  EXPECT_FALSE(f.PopNow().has_value());
+  f.queue.Release("default/p");
+  auto again = f.PopNow();  // backing off, and nothing else is active
+  ASSERT_TRUE(again.has_value());
+  EXPECT_EQ(again->pod->view->node_selector.size(), 1u);  // the update was kept
+  // A release that comes during the attempt leaves the requeue as usual.
+  f.queue.Hold("default/p");
+  f.queue.Release("default/p");
+  f.queue.Requeue(*again, /*unschedulable=*/true);
+  EXPECT_EQ(f.queue.counts().unschedulable, 1u);
+  f.queue.Release("default/unknown");  // no-op
+}
+
 }  // namespace
 }  // namespace berth::scheduler

@@ -51,14 +51,39 @@ void SchedulingQueue::PushActive(Entry& e) {
   cv_.notify_one();
 }
 
+namespace {
+bool ExpiresLater(const auto& a, const auto& b) { return a.first > b.first; }
+}  // namespace
+
 void SchedulingQueue::PushBackoff(Entry& e) {
   CountOf(counts_, static_cast<int>(e.where))--;
   e.where = Where::kBackoff;
   counts_.backoff++;
   e.seq = ++next_seq_;
-  backoff_.push_back({e.backoff_expiry, {e.info.pod->key, e.seq, {}, nullptr}});
-  std::push_heap(backoff_.begin(), backoff_.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
-  cv_.notify_one();  // a waiting Pop must recompute its deadline
+  auto& heap = e.error_backoff ? error_backoff_ : backoff_;
+  heap.push_back({e.backoff_expiry, {e.info.pod->key, e.seq, {}, nullptr}});
+  std::push_heap(heap.begin(), heap.end(), [](const auto& a, const auto& b) { return ExpiresLater(a, b); });
+  cv_.notify_one();  // a waiting Pop must recompute its deadline (or take it)
+}
+
+SchedulingQueue::Entry* SchedulingQueue::TopOf(std::vector<std::pair<Clock::time_point, HeapItem>>& heap) {
+  while (!heap.empty()) {
+    const HeapItem& item = heap.front().second;
+    auto it = entries_.find(item.key);
+    if (it != entries_.end() && it->second.seq == item.seq && it->second.where == Where::kBackoff) return &it->second;
+    std::pop_heap(heap.begin(), heap.end(), [](const auto& a, const auto& b) { return ExpiresLater(a, b); });
+    heap.pop_back();
+  }
+  return nullptr;
+}
+
+QueuedPodInfo SchedulingQueue::HandOut(Entry& e) {
+  CountOf(counts_, static_cast<int>(e.where))--;
+  counts_.in_flight++;
+  e.where = Where::kInFlight;
+  e.info.attempts++;
+  e.move_cycle_at_pop = move_cycle_;
+  return e.info;
 }
 
 SchedulingQueue::Clock::time_point SchedulingQueue::BackoffExpiry(const QueuedPodInfo& info) const {
@@ -69,7 +94,7 @@ SchedulingQueue::Clock::time_point SchedulingQueue::BackoffExpiry(const QueuedPo
 }
 
 void SchedulingQueue::ToActiveOrBackoff(Entry& e, Clock::time_point now) {
-  if (!admit_(*e.info.pod)) {
+  if (e.held || !admit_(*e.info.pod)) {
     CountOf(counts_, static_cast<int>(e.where))--;
     e.where = Where::kGated;
     counts_.gated++;
@@ -148,14 +173,13 @@ void SchedulingQueue::Delete(const std::string& key) {
 }
 
 void SchedulingQueue::FlushLocked(Clock::time_point now) {
-  auto later = [](const auto& a, const auto& b) { return a.first > b.first; };
-  while (!backoff_.empty() && backoff_.front().first <= now) {
-    std::pop_heap(backoff_.begin(), backoff_.end(), later);
-    HeapItem item = std::move(backoff_.back().second);
-    backoff_.pop_back();
-    auto it = entries_.find(item.key);
-    if (it == entries_.end() || it->second.seq != item.seq || it->second.where != Where::kBackoff) continue;
-    PushActive(it->second);
+  for (auto* heap : {&backoff_, &error_backoff_}) {
+    while (Entry* e = TopOf(*heap)) {
+      if (heap->front().first > now) break;
+      std::pop_heap(heap->begin(), heap->end(), [](const auto& a, const auto& b) { return ExpiresLater(a, b); });
+      heap->pop_back();
+      PushActive(*e);
+    }
   }
   // The unschedulable pool's timeout needs no finer grain than a second.
   if (counts_.unschedulable == 0 || now - last_unschedulable_scan_ < std::chrono::seconds(1)) return;
@@ -180,19 +204,22 @@ std::optional<QueuedPodInfo> SchedulingQueue::Pop(Clock::time_point deadline) {
       active_.pop_back();
       auto it = entries_.find(item.key);
       if (it == entries_.end() || it->second.seq != item.seq || it->second.where != Where::kActive) continue;
-      Entry& e = it->second;
-      counts_.active--;
-      counts_.in_flight++;
-      e.where = Where::kInFlight;
-      e.info.attempts++;
-      e.move_cycle_at_pop = move_cycle_;
-      return e.info;
+      return HandOut(it->second);
+    }
+    // Nothing active: the pod whose backoff ends first, rather than nothing.
+    if (options_.pop_from_backoff) {
+      if (Entry* e = TopOf(backoff_)) {
+        std::pop_heap(backoff_.begin(), backoff_.end(), [](const auto& a, const auto& b) { return ExpiresLater(a, b); });
+        backoff_.pop_back();
+        return HandOut(*e);
+      }
     }
     if (now >= deadline) return std::nullopt;
     // Sleep until the next backoff expiry (or at most a second, for the
     // unschedulable pool's timeout), the deadline, or a notification.
     auto wake = std::min(deadline, now + std::chrono::seconds(1));
     if (!backoff_.empty()) wake = std::min(wake, backoff_.front().first);
+    if (!error_backoff_.empty()) wake = std::min(wake, error_backoff_.front().first);
     // A wait for a duration, not until a time point: the point is on the
     // queue's clock, which need not be steady_clock.
     cv_.wait_for(lock, wake - now);
@@ -213,6 +240,15 @@ void SchedulingQueue::Requeue(QueuedPodInfo info, bool unschedulable) {
   e.info = std::move(info);
   e.info.timestamp = now;
   e.backoff_expiry = BackoffExpiry(e.info);
+  e.error_backoff = !unschedulable;
+  if (e.held) {
+    if (e.updated_in_flight) e.info.pod = std::move(e.updated_in_flight);
+    e.updated_in_flight.reset();
+    counts_.in_flight--;
+    e.where = Where::kGated;
+    counts_.gated++;
+    return;
+  }
   if (e.updated_in_flight) {
     e.info.pod = std::move(e.updated_in_flight);
     e.updated_in_flight.reset();
@@ -235,6 +271,28 @@ void SchedulingQueue::Done(const std::string& key) {
   if (it == entries_.end() || it->second.where != Where::kInFlight) return;
   counts_.in_flight--;
   entries_.erase(it);
+}
+
+void SchedulingQueue::Hold(const std::string& key) {
+  std::lock_guard lock(mu_);
+  auto it = entries_.find(key);
+  if (it == entries_.end()) return;
+  Entry& e = it->second;
+  e.held = true;
+  if (e.where == Where::kInFlight || e.where == Where::kGated) return;
+  // Queued (not the usual case): out of every heap until Release.
+  CountOf(counts_, static_cast<int>(e.where))--;
+  e.where = Where::kGated;
+  counts_.gated++;
+}
+
+void SchedulingQueue::Release(const std::string& key) {
+  std::lock_guard lock(mu_);
+  auto it = entries_.find(key);
+  if (it == entries_.end() || !it->second.held) return;
+  Entry& e = it->second;
+  e.held = false;
+  if (e.where == Where::kGated) ToActiveOrBackoff(e, clock_.Now());
 }
 
 void SchedulingQueue::MoveAllToActiveOrBackoff() {

@@ -10,6 +10,15 @@
 // Done: an update or delete that arrives meanwhile is remembered, so no pod is
 // lost or handed out twice. Thread-safe; Pop blocks.
 //
+// As kube-scheduler since 1.33 (SchedulerPopFromBackoffQ, on by default):
+// when no pod is active, Pop takes the pod whose backoff ends first rather
+// than leave the scheduler idle; pods backing off after an error are not
+// taken early. Options::pop_from_backoff = false restores the strict wait.
+//
+// A pod may be held (Hold): it is not retried, whatever happens, until
+// Release — kube's DefaultPreemption keeps a preemptor out of the queue
+// while its victims are being evicted.
+//
 // Time (timestamps, backoff, the unschedulable timeout) comes from an
 // api::Clock. The queue reads it and sets no alarm: a Pop that waits
 // re-reads the clock when woken, at least once a second of real time. With
@@ -42,6 +51,9 @@ class SchedulingQueue {
     // When set, the active queue orders pods by this key instead of calling
     // Less (see QueueSortPlugin::HasSortKey). REQUIRES: the same order as Less.
     std::function<QueueSortKey(const QueuedPodInfo&)> sort_key;
+    // Pop takes a backing-off pod (not one backing off after an error) when
+    // no pod is active (kube's SchedulerPopFromBackoffQ).
+    bool pop_from_backoff = true;
   };
   using Less = std::function<bool(const QueuedPodInfo&, const QueuedPodInfo&)>;
   // Whether the pod may enter the active queue (PreEnqueue plugins).
@@ -67,6 +79,13 @@ class SchedulingQueue {
   // The attempt succeeded (the pod is assumed/bound): ends the in-flight state.
   void Done(const std::string& key);
 
+  // Holds the pod (normally in flight): when its attempt ends, and until
+  // Release, it waits with the gated pods and nothing moves it.
+  void Hold(const std::string& key);
+  // Ends the hold: a waiting pod goes to backoff or active (in flight: its
+  // Requeue then proceeds as usual). No-op for unknown pods.
+  void Release(const std::string& key);
+
   // A cluster event (node added or changed, pod deleted...) that may make
   // unschedulable pods schedulable: they move to backoff or active.
   void MoveAllToActiveOrBackoff();
@@ -89,6 +108,8 @@ class SchedulingQueue {
     Clock::time_point backoff_expiry;
     Clock::time_point unschedulable_since;
     uint64_t move_cycle_at_pop = 0;
+    bool error_backoff = false;  // backing off after an error, not a rejection
+    bool held = false;           // Hold without Release yet
     bool deleted_in_flight = false;
     PodInfoPtr updated_in_flight;
   };
@@ -103,6 +124,10 @@ class SchedulingQueue {
 
   void PushActive(Entry& e);   // REQUIRES: mu_ held
   void PushBackoff(Entry& e);  // REQUIRES: mu_ held
+  // Marks `e` (active) in flight and returns what Pop hands out. REQUIRES: mu_ held.
+  QueuedPodInfo HandOut(Entry& e);
+  // The valid entry at the top of `heap` (stale items dropped), or nullptr. REQUIRES: mu_ held.
+  Entry* TopOf(std::vector<std::pair<Clock::time_point, HeapItem>>& heap);
   void ToActiveOrBackoff(Entry& e, Clock::time_point now);  // REQUIRES: mu_ held
   void FlushLocked(Clock::time_point now);  // REQUIRES: mu_ held
   Clock::time_point BackoffExpiry(const QueuedPodInfo& info) const;
@@ -120,7 +145,10 @@ class SchedulingQueue {
   Clock::time_point last_unschedulable_scan_;      // guarded by mu_
   std::unordered_map<std::string, Entry> entries_;  // guarded by mu_
   std::vector<HeapItem> active_;                    // guarded by mu_; heap, stale items skipped
-  std::vector<std::pair<Clock::time_point, HeapItem>> backoff_;  // guarded by mu_; min-heap by expiry
+  // Min-heaps by expiry (stale items skipped): pods rejected by plugins, and
+  // pods that failed with an error (never popped before their backoff ends).
+  std::vector<std::pair<Clock::time_point, HeapItem>> backoff_;        // guarded by mu_
+  std::vector<std::pair<Clock::time_point, HeapItem>> error_backoff_;  // guarded by mu_
   Counts counts_;                                   // guarded by mu_
 };
 
