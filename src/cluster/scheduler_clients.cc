@@ -48,17 +48,27 @@ Status ApiSchedulerClient::Send(const std::string& method, const std::string& ta
   return Status::Ok();
 }
 
-Status ApiSchedulerClient::ReportFailure(const api::Object& pod, std::string_view reason,
-                                         const std::string& message) {
+Status ApiSchedulerClient::ReportFailure(const api::Object& pod, std::string_view reason, const std::string& message,
+                                         const std::optional<std::string>& nominated_node) {
   // kube-scheduler's condition, set on the conditions the scheduler saw:
   // lastTransitionTime moves only when the condition's status does (it stays
-  // as it was while the pod keeps failing). The patch sends that condition alone.
+  // as it was while the pod keeps failing). The patch sends that condition
+  // alone, with the nomination, and only what changed (kube's updatePod
+  // writes nothing when the pod fails again for the same reason).
   json::object status;
   if (const json::array* seen = api::ArrayAt(api::StatusOf(pod), "conditions")) status["conditions"] = *seen;
-  api::SetCondition(status, {"PodScheduled", "False", std::string(reason), message}, apiserver::NowRfc3339());
-  json::object patch{
-      {"status", json::object{{"conditions", json::array{*api::FindCondition(&status, "PodScheduled")}}}}};
-  Status patched = Send("PATCH", PodPath(pod) + "/status", patch, "application/strategic-merge-patch+json");
+  const bool changed =
+      api::SetCondition(status, {"PodScheduled", "False", std::string(reason), message}, apiserver::NowRfc3339());
+  json::object written;
+  if (changed) written["conditions"] = json::array{*api::FindCondition(&status, "PodScheduled")};
+  if (nominated_node && *nominated_node != pod.As<api::PodView>()->nominated_node_name) {
+    written["nominatedNodeName"] = nominated_node->empty() ? json::value(nullptr) : json::value(*nominated_node);
+  }
+  Status patched = Status::Ok();
+  if (!written.empty()) {
+    patched = Send("PATCH", PodPath(pod) + "/status", json::object{{"status", std::move(written)}},
+                   "application/strategic-merge-patch+json");
+  }
   events_.Event(pod, "Warning", "FailedScheduling", message);
   return patched;
 }

@@ -27,7 +27,8 @@ class ApiSchedulerClient : public scheduler::SchedulerClient {
   ~ApiSchedulerClient() override;
 
   Status BindPod(const api::Object& pod, const std::string& node) override;
-  Status ReportFailure(const api::Object& pod, std::string_view reason, const std::string& message) override;
+  Status ReportFailure(const api::Object& pod, std::string_view reason, const std::string& message,
+                       const std::optional<std::string>& nominated_node) override;
   void ReportScheduled(const api::Object& pod, const std::string& node) override;
   Status PreemptPod(const api::Object& victim, const api::Object& preemptor, const std::string& node) override;
   Status SetNominatedNodeName(const api::Object& pod, const std::string& node) override;

@@ -43,6 +43,7 @@
 #include "scheduler/queue/nominator.h"
 #include "scheduler/queue/scheduling_queue.h"
 #include "scheduler/scheduler_client.h"
+#include "scheduler/task_pool.h"
 
 namespace berth::scheduler {
 
@@ -95,8 +96,8 @@ class Scheduler final : public Handle {
 
   void Start();
   void Stop();
-  // Waits until nothing is queued as active or backing off, no cycle and no
-  // binding is in flight. False at the deadline. The deadlines of the Wait*
+  // Waits until nothing is queued as active or backing off, no cycle, no
+  // binding and no API task (an eviction) is in flight. False at the deadline. The deadlines of the Wait*
   // methods are real time (steady_clock), whatever SchedulerOptions::clock is.
   bool WaitForIdle(std::chrono::steady_clock::time_point deadline);
 
@@ -106,7 +107,12 @@ class Scheduler final : public Handle {
   std::shared_ptr<const std::vector<DisruptionBudget>> DisruptionBudgets() const override;
   std::vector<PodInfoPtr> NominatedPodsForNode(const std::string& node) const override;
   bool HasNominatedPods() const override { return nominator_.Any(); }
+  // Asynchronous, as kube-scheduler's preemption since 1.33: the eviction
+  // is sent from the API task threads; meanwhile the victim counts as gone
+  // for other preemptions (BeingEvicted) and the preemptor is held in the
+  // queue until every victim it waits for is seen terminating or deleted.
   Status PreemptPod(const PodInfo& victim, const PodInfo& preemptor, const std::string& node) const override;
+  bool BeingEvicted(const std::string& pod_key) const override;
   void ClearNominatedNodeName(std::span<const PodInfo* const> pods) const override;
   uint64_t Random() const override;
 
@@ -221,10 +227,16 @@ class Scheduler final : public Handle {
   // queues the binding cycle; the next scheduling cycle need not wait.
   void HandOffToBinding(const Framework& fw, QueuedPodInfo info, std::string node, std::unique_ptr<CycleState> state,
                         api::Clock::time_point cycle_start);
-  // HandleFailure and the attempt's metrics.
+  // HandleFailure and the attempt's metrics. Called without the cycle lock:
+  // what it writes to the API must not hold other cycles up.
   void FailCycle(const Framework& fw, QueuedPodInfo info, CycleFailure failure, api::Clock::time_point cycle_start);
+  // The failure's nomination, in memory: made while the cycle still holds
+  // the cycle lock, so that no other cycle sees the victims counted as gone
+  // without the preemptor counted on their node.
+  void RecordNomination(const PodInfoPtr& pod, const std::optional<std::string>& nominated_node);
   // Requeues a failed pod (unschedulable: to the unschedulable pool; else backoff) and
-  // reports it (PodScheduled=False and a FailedScheduling event) through the client.
+  // reports it (PodScheduled=False, its nomination and a FailedScheduling
+  // event) through the client.
   void HandleFailure(const Framework& fw, QueuedPodInfo info, const PluginStatus& status, std::string message,
                      bool unschedulable, const std::optional<std::string>& nominated_node = std::nullopt);
 
@@ -260,6 +272,36 @@ class Scheduler final : public Handle {
   mutable std::atomic<uint64_t> random_state_;  // Random()'s sequence, from the seed
 
   mutable Nominator nominator_;  // changed by const Handle methods (ClearNominatedNodeName)
+
+  // Asynchronous preemption. A victim whose eviction was sent and not yet
+  // seen to take effect maps to the preemptors waiting for it; each such
+  // preemptor to how many of its victims are left (it is held in the queue
+  // until none is).
+  void VictimGone(const std::string& victim_key) const;
+  mutable std::mutex preempt_mu_;
+  mutable std::unordered_map<std::string, std::vector<std::string>> evicting_;  // guarded by preempt_mu_
+  mutable std::unordered_map<std::string, size_t> awaiting_victims_;           // guarded by preempt_mu_
+  // Evictions, nomination clearings and failure reports: sent without
+  // holding a cycle up (kube's asynchronous preemption and API calls).
+  std::unique_ptr<TaskPool> api_tasks_;
+
+  // Failure reports go out from api_tasks_, at most one at a time per pod, a
+  // newer report replacing one not yet sent (kube's API dispatcher merges
+  // them too). A report for a pod assumed since is dropped, and binding a pod
+  // first waits for a report of it being sent, so a stale PodScheduled=False
+  // never lands after the binding.
+  struct FailureReport {
+    api::ObjectPtr pod;
+    std::string reason;
+    std::string message;
+    std::optional<std::string> nominated_node;
+  };
+  void SendFailureReport(FailureReport report);
+  void WaitForFailureReport(const std::string& pod_key) const;
+  mutable std::mutex report_mu_;
+  mutable std::condition_variable report_cv_;
+  // Pods with a report task; the value is the report it sends next (none: it is done).
+  std::unordered_map<std::string, std::optional<FailureReport>> reports_;  // guarded by report_mu_
   mutable std::mutex pdb_mu_;
   std::unordered_map<std::string, DisruptionBudget> pdbs_;        // by namespace/name; guarded by pdb_mu_
   std::shared_ptr<const std::vector<DisruptionBudget>> pdb_list_;  // guarded by pdb_mu_

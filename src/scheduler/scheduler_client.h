@@ -4,6 +4,7 @@
 // API server's own binding logic, no HTTP, no JSON on the way); standalone,
 // over HTTP. Called from binding and scheduling threads concurrently.
 
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -18,9 +19,12 @@ class SchedulerClient {
   // POST pods/{name}/binding. Conflict when the pod is already bound or gone.
   virtual Status BindPod(const api::Object& pod, const std::string& node) = 0;
   // Sets the pod's PodScheduled condition to False with `reason`
-  // ("Unschedulable", "SchedulerError") and `message`, and records a Warning
-  // Event FailedScheduling with the same message.
-  virtual Status ReportFailure(const api::Object& pod, std::string_view reason, const std::string& message) = 0;
+  // ("Unschedulable", "SchedulerError") and `message` and, when
+  // `nominated_node` is set, status.nominatedNodeName ("" removes it), in one
+  // write as kube's updatePod does (none when neither changed); and records a
+  // Warning Event FailedScheduling with the same message.
+  virtual Status ReportFailure(const api::Object& pod, std::string_view reason, const std::string& message,
+                               const std::optional<std::string>& nominated_node) = 0;
   // After a successful binding: records kube's Normal event Scheduled
   // ("Successfully assigned NS/NAME to NODE"). Must not block on the API.
   virtual void ReportScheduled(const api::Object& pod, const std::string& node) = 0;
@@ -28,7 +32,8 @@ class SchedulerClient {
   // `node`, as kube-scheduler does it: the condition DisruptionTarget
   // (reason PreemptionByScheduler), a graceful delete, and a Normal event
   // Preempted ("Preempted by pod UID on node NODE"). A client that cannot
-  // evict says so (preemption then fails with its message).
+  // evict says so. Called from the scheduler's API task threads, after the
+  // cycle that chose the victim (kube's asynchronous preemption).
   virtual Status PreemptPod(const api::Object& victim, const api::Object& preemptor, const std::string& node) {
     return Status::Internal("this scheduler client cannot evict pods");
   }

@@ -45,6 +45,9 @@ void Scheduler::OnPodUpdate(const api::ObjectPtr& pod) {
       return;
     }
     OnPodAdd(pod);
+    // A victim seen terminating: its preemptor need not wait longer (kube's
+    // preemption is done once the last victim has a deletionTimestamp).
+    if (view->terminating) VictimGone(PodKey(*pod));
     return;
   }
   if (!Profile(view->scheduler_name)) return;
@@ -73,6 +76,7 @@ void Scheduler::OnPodDelete(const api::ObjectPtr& pod) {
     cache_.RemovePod(key);
     queue_->MoveAllToActiveOrBackoff();
   }
+  VictimGone(key);
 }
 
 void Scheduler::OnNamespace(const api::ObjectPtr& ns) {
@@ -135,13 +139,52 @@ std::vector<PodInfoPtr> Scheduler::NominatedPodsForNode(const std::string& node)
 
 Status Scheduler::PreemptPod(const PodInfo& victim, const PodInfo& preemptor, const std::string& node) const {
   if (!client_) return Status::Internal("no client to evict pods through");
-  return client_->PreemptPod(*victim.object, *preemptor.object, node);
+  {
+    std::lock_guard lock(preempt_mu_);
+    // Gone already (its delete was observed after the cycle's snapshot):
+    // nothing to evict or wait for. OnPodDelete removes from the cache
+    // before it takes preempt_mu_, so a victim still in the cache here will
+    // be seen going by VictimGone.
+    if (cache_.NodeOf(victim.key).empty()) return Status::Ok();
+    std::vector<std::string>& waiting = evicting_[victim.key];
+    if (std::find(waiting.begin(), waiting.end(), preemptor.key) == waiting.end()) {
+      waiting.push_back(preemptor.key);
+      awaiting_victims_[preemptor.key]++;
+      // Under preempt_mu_, so that VictimGone's Release cannot come first.
+      queue_->Hold(preemptor.key);
+    }
+  }
+  api_tasks_->Submit([this, victim = victim.object, preemptor = preemptor.object, key = victim.key, node] {
+    Status evicted = client_->PreemptPod(*victim, *preemptor, node);
+    // The preemptor must not wait for an eviction that failed (kube
+    // activates it again); it will find out what is left.
+    if (!evicted.ok()) VictimGone(key);
+  });
+  return Status::Ok();
+}
+
+bool Scheduler::BeingEvicted(const std::string& pod_key) const {
+  std::lock_guard lock(preempt_mu_);
+  return evicting_.count(pod_key) > 0;
+}
+
+void Scheduler::VictimGone(const std::string& victim_key) const {
+  std::lock_guard lock(preempt_mu_);
+  auto it = evicting_.find(victim_key);
+  if (it == evicting_.end()) return;
+  for (const std::string& preemptor : it->second) {
+    auto left = awaiting_victims_.find(preemptor);
+    if (left == awaiting_victims_.end() || --left->second > 0) continue;
+    awaiting_victims_.erase(left);
+    queue_->Release(preemptor);
+  }
+  evicting_.erase(it);
 }
 
 void Scheduler::ClearNominatedNodeName(std::span<const PodInfo* const> pods) const {
   for (const PodInfo* p : pods) {
     nominator_.Remove(p->key);
-    if (client_) client_->SetNominatedNodeName(*p->object, "");
+    if (client_) api_tasks_->Submit([this, pod = p->object] { client_->SetNominatedNodeName(*pod, ""); });
   }
 }
 
@@ -154,6 +197,8 @@ uint64_t Scheduler::Random() const {
 }
 
 Status Scheduler::BindPod(const api::Object& pod, const std::string& node) const {
+  // A failure report of this pod being sent must land first.
+  WaitForFailureReport(PodKey(pod));
   return client_->BindPod(pod, node);
 }
 

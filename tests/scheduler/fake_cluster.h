@@ -34,25 +34,40 @@ class FakeCluster : public SchedulerClient {
     scheduler->OnPodUpdate(bound.value());
     return Status::Ok();
   }
-  Status ReportFailure(const api::Object& pod, std::string_view reason, const std::string& message) override {
+  Status ReportFailure(const api::Object& pod, std::string_view reason, const std::string& message,
+                       const std::optional<std::string>& nominated_node) override {
     std::lock_guard lock(mu);
     failures[PodKey(pod)] = std::string(reason) + ": " + message;
+    if (nominated_node) nominations[PodKey(pod)] = *nominated_node;
     return Status::Ok();
   }
   void ReportScheduled(const api::Object& pod, const std::string& node) override {
     std::lock_guard lock(mu);
     scheduled_reports[PodKey(pod)].push_back(node);
   }
-  // Eviction as an API server with no kubelet does it: the pod is gone at once.
+  // Eviction as an API server with no kubelet does it: the pod is gone at
+  // once; with hold_evictions, when the test calls DeliverEvictions.
   Status PreemptPod(const api::Object& victim, const api::Object& preemptor, const std::string& node) override {
+    auto gone = victim.Edit([](boost::json::object&) {});  // an ObjectPtr of the same pod
+    if (!gone.ok()) return gone.status();
     {
       std::lock_guard lock(mu);
       preempted.push_back(PodKey(victim) + " for " + PodKey(preemptor) + " on " + node);
+      if (hold_evictions) {
+        held_evictions.push_back(gone.value());
+        return Status::Ok();
+      }
     }
-    auto gone = victim.Edit([](boost::json::object&) {});  // an ObjectPtr of the same pod
-    if (!gone.ok()) return gone.status();
     scheduler->OnPodDelete(gone.value());
     return Status::Ok();
+  }
+  void DeliverEvictions() {
+    std::vector<api::ObjectPtr> victims;
+    {
+      std::lock_guard lock(mu);
+      victims.swap(held_evictions);
+    }
+    for (const auto& v : victims) scheduler->OnPodDelete(v);
   }
   Status SetNominatedNodeName(const api::Object& pod, const std::string& node) override {
     std::lock_guard lock(mu);
@@ -82,6 +97,8 @@ class FakeCluster : public SchedulerClient {
   std::map<std::string, std::vector<std::string>> scheduled_reports;  // guarded by mu
   std::vector<std::string> preempted;                                 // guarded by mu
   std::map<std::string, std::string> nominations;                     // guarded by mu
+  bool hold_evictions = false;                                        // guarded by mu
+  std::vector<api::ObjectPtr> held_evictions;                         // guarded by mu
 };
 
 }  // namespace berth::scheduler::testing

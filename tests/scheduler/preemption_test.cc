@@ -299,11 +299,12 @@ TEST(DefaultPreemptionArgs, CandidatesAndValidation) {
 }
 
 // The whole path: a full node, a pod of higher priority, the victim evicted,
-// the node nominated, the pod bound there once the room is free.
+// the node nominated, the pod held until the victim is gone, then bound there.
 TEST(Preemption, AHigherPriorityPodEvictsAndIsBoundOnTheNominatedNode) {
   SchedulerOptions options;
   options.seed = 1;
   FakeCluster cluster(options);
+  cluster.hold_evictions = true;  // the API server takes its time to delete
   auto& s = *cluster.scheduler;
   s.OnNodeAdd(NodeObject("n1", "2"));
   s.OnPodAdd(PrioPod("low-a", 0, "1", "2026-01-01T00:00:01Z", "{}", "n1")->object);
@@ -315,9 +316,52 @@ TEST(Preemption, AHigherPriorityPodEvictsAndIsBoundOnTheNominatedNode) {
     std::lock_guard lock(cluster.mu);
     // The later-started of the two equal victims goes (the earlier one is more important).
     EXPECT_EQ(cluster.preempted, (std::vector<std::string>{"default/low-b for default/high on n1"}));
-    EXPECT_EQ(cluster.nominations["default/high"], "n1");
+    EXPECT_EQ(cluster.nominations["default/high"], "n1");  // written with the failure
   }
+  // Held while its victim is still there: one attempt, no second eviction.
+  EXPECT_EQ(s.queue().counts().gated, 1u);
+  EXPECT_EQ(s.stats().unschedulable, 1u);
+  EXPECT_TRUE(s.BeingEvicted("default/low-b"));
+  EXPECT_TRUE(cluster.Placements().empty());
+
+  cluster.DeliverEvictions();
+  ASSERT_TRUE(cluster.WaitIdle());
+  EXPECT_FALSE(s.BeingEvicted("default/low-b"));
   EXPECT_EQ(cluster.Placements()["default/high"], "n1");
+  EXPECT_EQ(s.stats().unschedulable, 1u);
+  std::lock_guard lock(cluster.mu);
+  EXPECT_EQ(cluster.preempted.size(), 1u);
+}
+
+// While one preemptor's victims are being evicted, another preemptor counts
+// them as gone and the first one as already there: it evicts only what it
+// needs itself, never the same pods again.
+TEST(Preemption, AVictimBeingEvictedIsNotChosenAgain) {
+  SchedulerOptions options;
+  options.seed = 1;
+  FakeCluster cluster(options);
+  cluster.hold_evictions = true;
+  auto& s = *cluster.scheduler;
+  s.OnNodeAdd(NodeObject("n1", "4"));
+  for (int i = 0; i < 4; ++i) {
+    s.OnPodAdd(PrioPod("low-" + std::to_string(i), 0, "1", "2026-01-01T00:00:0" + std::to_string(i) + "Z", "{}", "n1")
+                   ->object);
+  }
+  s.Start();
+  s.OnPodAdd(PrioPod("high-a", 10, "1")->object);
+  ASSERT_TRUE(cluster.WaitIdle());
+  s.OnPodAdd(PrioPod("high-b", 10, "1")->object);
+  ASSERT_TRUE(cluster.WaitIdle());
+  {
+    std::lock_guard lock(cluster.mu);
+    // Latest-started first: low-3 for high-a, then low-2 (not low-3 again) for high-b.
+    EXPECT_EQ(cluster.preempted, (std::vector<std::string>{"default/low-3 for default/high-a on n1",
+                                                           "default/low-2 for default/high-b on n1"}));
+  }
+  cluster.DeliverEvictions();
+  ASSERT_TRUE(cluster.WaitIdle());
+  EXPECT_EQ(cluster.Placements()["default/high-a"], "n1");
+  EXPECT_EQ(cluster.Placements()["default/high-b"], "n1");
 }
 
 TEST(Preemption, MessagesAreKubes) {

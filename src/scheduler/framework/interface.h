@@ -117,10 +117,16 @@ class Handle {
   virtual std::vector<PodInfoPtr> NominatedPodsForNode(const std::string& node) const { return {}; }
   virtual bool HasNominatedPods() const { return false; }
   // Evicts `victim` for `preemptor`: the DisruptionTarget condition, a
-  // graceful delete and the Preempted event, as kube-scheduler does.
+  // graceful delete and the Preempted event, as kube-scheduler does. The
+  // scheduler sends them after the call returns (kube's asynchronous
+  // preemption); an error here means the eviction could not even be started.
   virtual Status PreemptPod(const PodInfo& victim, const PodInfo& preemptor, const std::string& node) const {
     return Status::Internal("this scheduler cannot preempt");
   }
+  // Whether `pod_key`'s eviction has been started and not yet seen to take
+  // effect: preemption counts such a pod as gone already (choosing it again
+  // would evict more than needed).
+  virtual bool BeingEvicted(const std::string& pod_key) const { return false; }
   // Takes the nomination of each pod away (status.nominatedNodeName cleared).
   virtual void ClearNominatedNodeName(std::span<const PodInfo* const> pods) const {}
   // Seeded randomness for plugins (preemption's candidate offset): the same

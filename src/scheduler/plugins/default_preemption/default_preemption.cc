@@ -4,7 +4,6 @@
 #include <chrono>
 #include <climits>
 #include <functional>
-#include <thread>
 
 #include "api/conditions.h"
 #include "api/json_fields.h"
@@ -67,7 +66,7 @@ bool DefaultPreemption::MoreImportant(const PodInfo& a, const PodInfo& b) {
 }
 
 std::string DefaultPreemption::EligibleToPreempt(const PodInfo& pod, const Snapshot& snapshot,
-                                                 const PluginStatus* nominated_node_status) {
+                                                 const PluginStatus* nominated_node_status, const Handle* handle) {
   if (pod.view->preemption_policy == "Never") return "not eligible due to preemptionPolicy=Never.";
   const std::string& nominated = pod.view->nominated_node_name;
   if (nominated.empty()) return "";
@@ -75,7 +74,8 @@ std::string DefaultPreemption::EligibleToPreempt(const PodInfo& pod, const Snaps
   if (nominated_node_status && nominated_node_status->code() == Code::kUnschedulableAndUnresolvable) return "";
   if (const NodeInfo* node = snapshot.Get(nominated)) {
     for (const auto& p : node->pods()) {
-      if (p->view->priority < pod.view->priority && TerminatingByPreemption(*p)) {
+      if (p->view->priority < pod.view->priority &&
+          (TerminatingByPreemption(*p) || (handle && handle->BeingEvicted(p->key)))) {
         return "not eligible due to a terminating pod on the nominated node.";
       }
     }
@@ -91,17 +91,24 @@ size_t DefaultPreemption::NumCandidates(size_t nodes) const {
 
 PluginStatus DefaultPreemption::SelectVictimsOnNode(CycleState& state, const PodInfo& pod, NodeInfo& node,
                                                     const std::vector<DisruptionBudget>& budgets,
-                                                    const FilterRunner& runner, PreemptionVictims* victims) {
+                                                    const FilterRunner& runner, PreemptionVictims* victims,
+                                                    const Handle* handle) {
   // Every lower-priority pod out first: if the pod does not fit even then,
-  // preempting here cannot help.
-  std::vector<PodInfoPtr> potential;
+  // preempting here cannot help. Pods already being evicted stay out.
+  std::vector<PodInfoPtr> potential, leaving;
   for (const auto& p : node.pods()) {
-    if (p->view->priority < pod.view->priority) potential.push_back(p);
+    if (handle && handle->BeingEvicted(p->key)) {
+      leaving.push_back(p);
+    } else if (p->view->priority < pod.view->priority) {
+      potential.push_back(p);
+    }
   }
   if (potential.empty()) return PluginStatus::Unresolvable(std::string(kNoVictims));
-  for (const auto& p : potential) {
-    node.RemovePod(p->key);
-    if (PluginStatus s = runner.RunPreFilterRemovePod(state, pod, *p, node); !s.ok()) return s;
+  for (const auto* group : {&leaving, &potential}) {
+    for (const auto& p : *group) {
+      node.RemovePod(p->key);
+      if (PluginStatus s = runner.RunPreFilterRemovePod(state, pod, *p, node); !s.ok()) return s;
+    }
   }
   if (PluginStatus s = runner.RunFilterWithNominatedPods(state, pod, node); !s.ok()) return s;
 
@@ -196,7 +203,7 @@ PluginStatus DefaultPreemption::PostFilter(CycleState& state, const PodInfo& pod
       nominated_status = &r.status;
     }
   }
-  if (std::string why = EligibleToPreempt(pod, snapshot, nominated_status); !why.empty()) {
+  if (std::string why = EligibleToPreempt(pod, snapshot, nominated_status, &handle_); !why.empty()) {
     return PluginStatus::Unschedulable(WithPrefix(why));
   }
 
@@ -234,7 +241,7 @@ PluginStatus DefaultPreemption::PostFilter(CycleState& state, const PodInfo& pod
     NodeInfo node = original;
     std::unique_ptr<CycleState> trial = state.Clone();
     PreemptionVictims victims;
-    PluginStatus s = SelectVictimsOnNode(*trial, pod, node, budgets, runner, &victims);
+    PluginStatus s = SelectVictimsOnNode(*trial, pod, node, budgets, runner, &victims, &handle_);
     if (s.ok() && victims.pods.empty()) {
       s = PluginStatus::Error("expected at least one victim pod on node \"" + original.name() + "\"");
     }
@@ -256,20 +263,11 @@ PluginStatus DefaultPreemption::PostFilter(CycleState& state, const PodInfo& pod
   }
 
   const auto& [node, victims] = candidates[PickOneNode(candidates)];
-  // The victims are evicted at once (each is two API writes), as kube's
-  // parallelizer does; the first failure is reported.
-  std::vector<Status> evicted(victims.pods.size());
-  {
-    std::vector<std::thread> threads;
-    for (size_t i = 1; i < victims.pods.size(); ++i) {
-      threads.emplace_back([&, i] { evicted[i] = handle_.PreemptPod(*victims.pods[i], pod, node); });
-    }
-    evicted[0] = handle_.PreemptPod(*victims.pods[0], pod, node);
-    for (auto& t : threads) t.join();
-  }
-  for (size_t i = 0; i < evicted.size(); ++i) {
-    if (!evicted[i].ok()) {
-      return PluginStatus::Error(WithPrefix("evicting " + victims.pods[i]->key + ": " + evicted[i].message()));
+  // The evictions are started here and sent by the scheduler after this
+  // cycle (kube's asynchronous preemption).
+  for (const auto& victim : victims.pods) {
+    if (Status started = handle_.PreemptPod(*victim, pod, node); !started.ok()) {
+      return PluginStatus::Error(WithPrefix("evicting " + victim->key + ": " + started.message()));
     }
   }
   // Pods of lower priority nominated to this node may not fit there any more:

@@ -4,7 +4,8 @@
 // fit, choose one by kube's rules, evict those pods and nominate the node.
 //
 // - Eligibility: preemptionPolicy Never never preempts; a pod nominated to a
-//   node that still has a lower-priority pod terminating by preemption waits.
+//   node that still has a lower-priority pod terminating by preemption (or
+//   whose eviction has been started) waits.
 // - Candidates: nodes whose filter status is Unschedulable (not
 //   UnschedulableAndUnresolvable), tried from a random offset (the handle's
 //   seeded randomness) until max(minCandidateNodesAbsolute,
@@ -17,6 +18,9 @@
 // - The node: fewest PDB violations, lowest highest-victim priority, smallest
 //   sum of priorities, fewest victims, latest start of the highest-priority
 //   victims, then the first.
+// - Eviction: asynchronous, as kube's since 1.33 (Handle::PreemptPod starts
+//   it; the victims count as gone for later preemptions meanwhile, and the
+//   preemptor waits in the queue until they are).
 // Thread-safe (its state is per call).
 
 #include <cstdint>
@@ -51,15 +55,18 @@ class DefaultPreemption final : public PostFilterPlugin {
                           const FilterRunner& runner, PostFilterResult* result) const override;
 
   // ---- the steps, for tests ----
-  // "" when `pod` may preempt; otherwise kube's reason.
+  // "" when `pod` may preempt; otherwise kube's reason. With `handle`, a
+  // pod whose eviction it has started counts as terminating.
   static std::string EligibleToPreempt(const PodInfo& pod, const Snapshot& snapshot,
-                                       const PluginStatus* nominated_node_status);
+                                       const PluginStatus* nominated_node_status, const Handle* handle = nullptr);
   // How many candidates to look for among `nodes` potential nodes.
   size_t NumCandidates(size_t nodes) const;
   // The victims on `node` (a copy this changes) with `state` (a clone).
+  // With `handle`, pods whose eviction it has started are out of the node
+  // already and never chosen again.
   static PluginStatus SelectVictimsOnNode(CycleState& state, const PodInfo& pod, NodeInfo& node,
                                           const std::vector<DisruptionBudget>& budgets, const FilterRunner& runner,
-                                          PreemptionVictims* victims);
+                                          PreemptionVictims* victims, const Handle* handle = nullptr);
   // kube's pickOneNodeForPreemption over (node, victims) in order.
   static size_t PickOneNode(const std::vector<std::pair<std::string, PreemptionVictims>>& candidates);
   // Higher priority first; equal priority: the earlier started first.
