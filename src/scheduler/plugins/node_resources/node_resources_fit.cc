@@ -24,23 +24,34 @@ bool IsIgnored(const NodeResourcesFit& fit, std::string_view name) {
   return false;
 }
 
-// For scoring: cpu and memory count the pod's non-zero requests, as kube does.
-int64_t Requested(const NodeInfo& node, const PodInfo& pod, std::string_view name) {
-  if (name == api::kResourceCpu) return node.non_zero_requested().milli_cpu + pod.view->non_zero_requests.milli_cpu;
-  if (name == api::kResourceMemory) return node.non_zero_requested().memory + pod.view->non_zero_requests.memory;
-  return node.requested().Get(name) + pod.view->requests.Get(name);
-}
+// What kube's resource scorers compare for one resource: the node's
+// allocatable and its requests with the pod placed. Allocatable 0 leaves the
+// resource out of the score: the node does not have it, the pod does not ask
+// for an extended resource, or the resource is not one a scorer counts
+// ("pods").
+struct ScoredAmount {
+  int64_t allocatable = 0;
+  int64_t requested = 0;
+};
 
-int64_t Requested(const NodeInfo& node, const PodInfo& pod, const ResourceWeight& r) {
-  if (r.field == nullptr) return Requested(node, pod, r.name);
-  if (r.field == &api::ResourceList::milli_cpu || r.field == &api::ResourceList::memory) {
-    return node.non_zero_requested().*r.field + pod.view->non_zero_requests.*r.field;
+// `non_zero`: cpu and memory count a container without a request as 100m /
+// 200Mi, on the node (NodeInfo's non-zero sums) and for the pod, as
+// NodeResourcesFit's strategies do; BalancedAllocation counts real requests.
+ScoredAmount AmountOf(const NodeInfo& node, const PodInfo& pod, const ResourceWeight& r, bool non_zero) {
+  const api::ResourceList& pod_requests = non_zero ? pod.view->non_zero_requests : pod.view->requests;
+  const api::ResourceList& node_requests = non_zero ? node.non_zero_requested() : node.requested();
+  int64_t api::ResourceList::*field = r.field ? r.field : api::CommonResourceField(r.name);
+  if (field == &api::ResourceList::milli_cpu || field == &api::ResourceList::memory) {
+    return {node.allocatable().*field, node_requests.*field + pod_requests.*field};
   }
-  return node.requested().*r.field + pod.view->requests.*r.field;
-}
-
-int64_t Allocatable(const NodeInfo& node, const ResourceWeight& r) {
-  return r.field ? node.allocatable().*r.field : node.allocatable().Get(r.name);
+  if (field == &api::ResourceList::ephemeral_storage) {
+    return {node.allocatable().ephemeral_storage,
+            node.requested().ephemeral_storage + pod.view->requests.ephemeral_storage};
+  }
+  if (field != nullptr) return {};  // pods
+  int64_t wanted = pod.view->requests.Get(r.name);
+  if (wanted == 0) return {};
+  return {node.allocatable().Get(r.name), node.requested().Get(r.name) + wanted};
 }
 
 int64_t Interpolate(const std::vector<ShapePoint>& shape, int64_t utilization) {
@@ -134,9 +145,8 @@ PluginStatus NodeResourcesFit::Score(const CycleState&, const PodInfo& pod, cons
                                      int64_t* score) const {
   int64_t weighted = 0, weights = 0;
   for (const auto& r : resources) {
-    int64_t capacity = Allocatable(node, r);
+    const auto [capacity, requested] = AmountOf(node, pod, r, /*non_zero=*/true);
     if (capacity == 0) continue;
-    int64_t requested = Requested(node, pod, r);
     int64_t s = 0;
     switch (strategy) {
       case Strategy::kLeastAllocated:
@@ -164,9 +174,9 @@ PluginStatus NodeResourcesBalancedAllocation::Score(const CycleState&, const Pod
   size_t n = 0;
   for (const auto& r : resources) {
     if (n == 8) break;
-    int64_t capacity = Allocatable(node, r);
+    const auto [capacity, requested] = AmountOf(node, pod, r, /*non_zero=*/false);
     if (capacity == 0) continue;
-    double f = static_cast<double>(Requested(node, pod, r)) / static_cast<double>(capacity);
+    double f = static_cast<double>(requested) / static_cast<double>(capacity);
     fractions[n++] = std::min(f, 1.0);
   }
   double std_dev = 0;

@@ -10,6 +10,11 @@
 //
 // NodeResourcesBalancedAllocation: Score favours nodes whose resource usage
 // fractions stay close to each other after placing the pod.
+//
+// What the scores read, as kube's: the strategies count a container without a
+// cpu or memory request as 100m / 200Mi (the pod's and the node's pods'
+// non-zero requests); BalancedAllocation counts real requests. Both leave out
+// an extended resource the pod does not request or the node does not have.
 
 #include <boost/json/object.hpp>
 #include <string>
