@@ -158,13 +158,22 @@ PluginStatus NodeResourcesFit::Score(const CycleState&, const PodInfo& pod, cons
       case Strategy::kRequestedToCapacityRatio: {
         int64_t utilization = requested > capacity ? 100 : requested * 100 / capacity;
         s = Interpolate(shape, utilization);
+        // kube averages only the resources that score above zero.
+        if (s == 0) continue;
         break;
       }
     }
     weighted += s * r.weight;
     weights += r.weight;
   }
-  *score = weights == 0 ? 0 : weighted / weights;
+  if (weights == 0) {
+    *score = 0;
+  } else if (strategy == Strategy::kRequestedToCapacityRatio) {
+    // Rounded to the nearest (halves away from zero), where the other strategies truncate.
+    *score = std::llround(static_cast<double>(weighted) / static_cast<double>(weights));
+  } else {
+    *score = weighted / weights;
+  }
   return {};
 }
 
