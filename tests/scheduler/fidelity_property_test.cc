@@ -49,7 +49,10 @@ struct PortModel {
 struct ContainerModel {
   std::optional<int64_t> cpu;     // millicores; nullopt: no cpu request at all
   std::optional<int64_t> memory;  // bytes
+  std::optional<int64_t> ephemeral;  // bytes of ephemeral-storage
   int64_t gpu = 0;
+  // cpu and memory written as limits only (the API then requests the limits)
+  bool limits_only = false;
   bool sidecar = false;  // an init container with restartPolicy Always
   std::vector<PortModel> ports;
   std::string image = "pause:3";
@@ -97,6 +100,7 @@ struct NodeModel {
   std::string name;
   int64_t cpu = 0, memory = 0, pods = 0;
   std::optional<int64_t> gpu;  // nullopt: the node has no such resource
+  std::optional<int64_t> ephemeral;
   std::map<std::string, std::string> labels;
   std::vector<TaintModel> taints;
   bool unschedulable = false;
@@ -132,14 +136,17 @@ json::object TermJson(const TermModel& t) {
 json::object ContainerJson(const ContainerModel& c, const std::string& name) {
   json::object o{{"name", name}, {"image", c.image}};
   json::object requests, limits;
-  if (c.cpu) requests["cpu"] = std::to_string(*c.cpu) + "m";
-  if (c.memory) requests["memory"] = std::to_string(*c.memory);
+  json::object& cpu_and_memory = c.limits_only ? limits : requests;
+  if (c.cpu) cpu_and_memory["cpu"] = std::to_string(*c.cpu) + "m";
+  if (c.memory) cpu_and_memory["memory"] = std::to_string(*c.memory);
+  if (c.ephemeral) requests["ephemeral-storage"] = std::to_string(*c.ephemeral);
   if (c.gpu > 0) {
     requests[kGpu] = std::to_string(c.gpu);
     limits[kGpu] = std::to_string(c.gpu);
   }
   if (!requests.empty() || !limits.empty()) {
-    json::object resources{{"requests", std::move(requests)}};
+    json::object resources;
+    if (!requests.empty()) resources["requests"] = std::move(requests);
     if (!limits.empty()) resources["limits"] = std::move(limits);
     o["resources"] = std::move(resources);
   }
@@ -216,6 +223,7 @@ json::object NodeJson(const NodeModel& n) {
                            {"memory", std::to_string(n.memory)},
                            {"pods", std::to_string(n.pods)}};
   if (n.gpu) allocatable[kGpu] = std::to_string(*n.gpu);
+  if (n.ephemeral) allocatable["ephemeral-storage"] = std::to_string(*n.ephemeral);
   json::object spec;
   if (n.unschedulable) spec["unschedulable"] = true;
   if (!n.taints.empty()) {
@@ -260,16 +268,18 @@ std::shared_ptr<NodeInfo> NodeInfoOf(const NodeModel& n) {
 // ---- The reference: kube-scheduler 1.32's rules, written plainly ----
 
 struct Amounts {
-  int64_t cpu = 0, memory = 0, gpu = 0;
+  int64_t cpu = 0, memory = 0, gpu = 0, ephemeral = 0;
   void Add(const Amounts& o) {
     cpu += o.cpu;
     memory += o.memory;
     gpu += o.gpu;
+    ephemeral += o.ephemeral;
   }
   void Max(const Amounts& o) {
     cpu = std::max(cpu, o.cpu);
     memory = std::max(memory, o.memory);
     gpu = std::max(gpu, o.gpu);
+    ephemeral = std::max(ephemeral, o.ephemeral);
   }
 };
 
@@ -283,6 +293,7 @@ Amounts PodRequests(const PodModel& p, bool non_zero) {
     a.cpu = c.cpu.value_or(non_zero ? 100 : 0);
     a.memory = c.memory.value_or(non_zero ? 200 * kMi : 0);
     a.gpu = c.gpu;
+    a.ephemeral = c.ephemeral.value_or(0);
     return a;
   };
   Amounts sum, sidecars, init_floor;
@@ -299,7 +310,7 @@ Amounts PodRequests(const PodModel& p, bool non_zero) {
     init_floor.Max(step);
   }
   sum.Max(init_floor);
-  if (p.overhead) sum.Add({p.overhead->first, p.overhead->second, 0});
+  if (p.overhead) sum.Add({p.overhead->first, p.overhead->second, 0, 0});
   return sum;
 }
 
@@ -403,7 +414,8 @@ bool PortConflicts(const PortModel& want, const std::vector<PortModel>& used) {
 // The filters of kube's default profile in their order (the volume plugins
 // berth lacks, and PodTopologySpread / InterPodAffinity, which pass pods
 // without such constraints, left out). The first that fails decides.
-Verdict ReferenceFilter(const PodModel& pod, const NodeModel& node) {
+// `added`: NodeAffinity's addedAffinity (required terms), checked before the pod's own.
+Verdict ReferenceFilter(const PodModel& pod, const NodeModel& node, const std::vector<TermModel>* added = nullptr) {
   if (node.unschedulable &&
       !ToleratedBy(pod.tolerations, {"node.kubernetes.io/unschedulable", "", "NoSchedule"})) {
     return {"NodeUnschedulable", Code::kUnschedulableAndUnresolvable, {"node(s) were unschedulable"}};
@@ -417,6 +429,9 @@ Verdict ReferenceFilter(const PodModel& pod, const NodeModel& node) {
     return {"TaintToleration",
             Code::kUnschedulableAndUnresolvable,
             {"node(s) had untolerated taint {" + taint.key + ": " + taint.value + "}"}};
+  }
+  if (added && std::none_of(added->begin(), added->end(), [&](const TermModel& t) { return TermMatches(t, node); })) {
+    return {"NodeAffinity", Code::kUnschedulableAndUnresolvable, {"node(s) didn't match scheduler-enforced node affinity"}};
   }
   bool selected = std::all_of(pod.node_selector.begin(), pod.node_selector.end(), [&](const auto& kv) {
     auto it = node.labels.find(kv.first);
@@ -441,10 +456,13 @@ Verdict ReferenceFilter(const PodModel& pod, const NodeModel& node) {
   std::vector<std::string> reasons;
   if (static_cast<int64_t>(node.pods_on.size()) + 1 > node.pods) reasons.emplace_back("Too many pods");
   Amounts want = PodRequests(pod, false), used_amounts = NodeRequested(node, false);
-  if (want.cpu > 0 || want.memory > 0 || want.gpu > 0) {
+  if (want.cpu > 0 || want.memory > 0 || want.gpu > 0 || want.ephemeral > 0) {
     if (want.cpu > 0 && want.cpu > node.cpu - used_amounts.cpu) reasons.emplace_back("Insufficient cpu");
     if (want.memory > 0 && want.memory > node.memory - used_amounts.memory) {
       reasons.emplace_back("Insufficient memory");
+    }
+    if (want.ephemeral > 0 && want.ephemeral > node.ephemeral.value_or(0) - used_amounts.ephemeral) {
+      reasons.emplace_back("Insufficient ephemeral-storage");
     }
     if (want.gpu > 0 && want.gpu > node.gpu.value_or(0) - used_amounts.gpu) {
       reasons.emplace_back(std::string("Insufficient ") + kGpu);
@@ -486,7 +504,7 @@ void Normalize(std::vector<int64_t>& scores, bool reverse) {
 }
 
 struct ScoredResource {
-  std::string name;  // "cpu", "memory" or kGpu
+  std::string name;  // "cpu", "memory", "ephemeral-storage" or kGpu
   int64_t weight;
 };
 
@@ -512,6 +530,9 @@ int64_t ReferenceResourceScore(Strategy strategy, const std::vector<ScoredResour
     } else if (r.name == "memory") {
       alloc = node.memory;
       req = used.memory + want.memory;
+    } else if (r.name == "ephemeral-storage") {
+      alloc = node.ephemeral.value_or(0);
+      req = real_used.ephemeral + real_want.ephemeral;
     } else if (real_want.gpu > 0 && node.gpu) {
       alloc = *node.gpu;
       req = real_used.gpu + real_want.gpu;
@@ -584,10 +605,15 @@ int64_t ReferenceTaintScore(const PodModel& pod, const NodeModel& node) {
   return count;
 }
 
-int64_t ReferenceAffinityScore(const PodModel& pod, const NodeModel& node) {
+// `added`: NodeAffinity's addedAffinity (preferred terms), scored with the pod's.
+int64_t ReferenceAffinityScore(const PodModel& pod, const NodeModel& node,
+                               const std::vector<std::pair<int32_t, TermModel>>* added = nullptr) {
   int64_t sum = 0;
-  for (const auto& [weight, term] : pod.preferred) {
-    if (weight != 0 && TermMatches(term, node)) sum += weight;
+  for (const auto* terms : {&pod.preferred, added}) {
+    if (!terms) continue;
+    for (const auto& [weight, term] : *terms) {
+      if (weight != 0 && TermMatches(term, node)) sum += weight;
+    }
   }
   return sum;
 }
@@ -732,8 +758,9 @@ class Generator {
     n.name = name;
     n.cpu = Pick<int64_t>({500, 1000, 2000, 3500, 4000, 8000, 16000});
     n.memory = Pick<int64_t>({512 * kMi, 1 * kGi, 2 * kGi, 4 * kGi, 6 * kGi, 8 * kGi, 16 * kGi});
-    n.pods = Pick<int64_t>({2, 4, 8, 110});
+    n.pods = Pick<int64_t>({1, 2, 4, 8, 110});
     if (Chance(0.3)) n.gpu = Pick<int64_t>({0, 1, 2, 4});
+    if (Chance(0.7)) n.ephemeral = Pick<int64_t>({1 * kGi, 10 * kGi, 50 * kGi});
     n.labels["kubernetes.io/hostname"] = name;
     if (Chance(0.9)) n.labels["topology.kubernetes.io/zone"] = Pick(kZones);
     if (Chance(0.6)) n.labels["disk"] = Pick<std::string>({"ssd", "hdd"});
@@ -786,6 +813,8 @@ class Generator {
         if (Chance(0.5)) c.memory = 128 * kMi;
         break;
     }
+    if (Chance(0.1)) c.limits_only = c.cpu || c.memory;
+    if (Chance(0.15)) c.ephemeral = Pick<int64_t>({512 * kMi, 2 * kGi, 20 * kGi});
     if (Chance(pending ? 0.15 : 0.1)) c.gpu = Int(1, 3);
     if (Chance(0.12)) {
       c.ports.push_back({Pick<int32_t>({8080, 9090}), Pick<std::string>({"", "TCP", "UDP"}),
@@ -883,9 +912,9 @@ constexpr int kMaxReports = 15;
 TEST(FidelityProperty, FiltersScoresAndMessagesMatchKube) {
   FakeHandle handle;
   const std::vector<ScoredResource> kDefaultResources = {{"cpu", 1}, {"memory", 1}};
-  const std::vector<ScoredResource> kWeighted = {{"cpu", 3}, {"memory", 1}, {kGpu, 2}};
+  const std::vector<ScoredResource> kWeighted = {{"cpu", 3}, {"memory", 1}, {kGpu, 2}, {"ephemeral-storage", 1}};
   const std::string weighted_args = R"("resources":[{"name":"cpu","weight":3},{"name":"memory","weight":1},)"
-                                    R"({"name":"example.com/gpu","weight":2}])";
+                                    R"({"name":"example.com/gpu","weight":2},{"name":"ephemeral-storage","weight":1}])";
   const std::vector<ShapePoint> kShape = {{0, 0}, {30, 2}, {70, 9}, {100, 4}};
 
   std::unique_ptr<Framework> default_profile = Build(ProfileConfig{}, handle);
@@ -933,7 +962,7 @@ TEST(FidelityProperty, FiltersScoresAndMessagesMatchKube) {
                      }});
   for (const auto& c : scoring) ASSERT_TRUE(c.framework) << c.plugin;
 
-  constexpr int kClusters = 120;
+  constexpr int kClusters = 300;
   constexpr int kPodsPerCluster = 25;
   constexpr int kNodes = 30;
   int reports = 0;
@@ -1063,7 +1092,7 @@ std::string ReferencePreemptionMessage(size_t nodes, const std::vector<Verdict>&
 // lands on one of the nodes the reference scores highest (kube breaks ties
 // at random).
 TEST(FidelityProperty, SchedulerPlacesAndExplainsLikeKube) {
-  constexpr int kClusters = 30;
+  constexpr int kClusters = 40;
   constexpr int kPodsPerCluster = 15;
   int reports = 0, placed = 0, failed = 0;
   for (uint64_t seed = 1001; seed < 1001 + kClusters && reports < kMaxReports; ++seed) {
@@ -1131,6 +1160,77 @@ TEST(FidelityProperty, SchedulerPlacesAndExplainsLikeKube) {
   }
   EXPECT_GT(placed, kClusters * 5);
   EXPECT_GT(failed, kClusters / 2);
+}
+
+// NodeAffinity's addedAffinity (a profile's node affinity for every pod):
+// its required terms reject a node before the pod's own, in their own
+// words; its preferred terms score with the pod's.
+TEST(FidelityProperty, AddedNodeAffinityFiltersAndScoresLikeKube) {
+  FakeHandle handle;
+  const std::vector<TermModel> required = {{{{"tier", "Lt", {"8"}}}, {}}, {{{"pool", "In", {"b"}}}, {}}};
+  const std::vector<std::pair<int32_t, TermModel>> preferred = {{40, {{{"disk", "In", {"ssd"}}}, {}}},
+                                                               {7, {{{"tier", "Gt", {"3"}}}, {}}}};
+  json::object added;
+  json::array terms;
+  for (const auto& t : required) terms.emplace_back(TermJson(t));
+  added["requiredDuringSchedulingIgnoredDuringExecution"] = json::object{{"nodeSelectorTerms", terms}};
+  json::array weighted;
+  for (const auto& [w, t] : preferred) weighted.emplace_back(json::object{{"weight", w}, {"preference", TermJson(t)}});
+  added["preferredDuringSchedulingIgnoredDuringExecution"] = weighted;
+  ProfileConfig config;
+  config.plugin_config.emplace_back("NodeAffinity", json::object{{"addedAffinity", added}});
+  std::unique_ptr<Framework> profile = Build(config, handle);
+  config.plugins.score.disabled = {{"*", 0}};
+  config.plugins.score.enabled = {{"NodeAffinity", 1}};
+  std::unique_ptr<Framework> scoring = Build(config, handle);
+  ASSERT_TRUE(profile && scoring);
+
+  int reports = 0, enforced = 0;
+  for (uint64_t seed = 2001; seed <= 2040 && reports < kMaxReports; ++seed) {
+    Generator gen(seed);
+    std::vector<NodeModel> cluster = gen.Cluster(30);
+    std::vector<NodeInfoPtr> infos;
+    for (const auto& n : cluster) infos.push_back(NodeInfoOf(n));
+    Snapshot snapshot = Snapshot::FromNodes(infos);
+    for (int k = 0; k < 20 && reports < kMaxReports; ++k) {
+      PodModel pod = gen.Pod("p" + std::to_string(k), /*pending=*/true);
+      std::string where = "seed " + std::to_string(seed) + " pod " + PodText(pod);
+      PodInfoPtr info = MakePodInfo(Decode(PodJson(pod)));
+      CycleState state(&snapshot);
+      ASSERT_TRUE(profile->RunPreFilter(state, *info).ok()) << where;
+      std::vector<const NodeInfo*> feasible;
+      std::vector<const NodeModel*> feasible_models;
+      for (size_t i = 0; i < cluster.size(); ++i) {
+        Verdict want = ReferenceFilter(pod, cluster[i], &required);
+        enforced += want.reasons == std::vector<std::string>{"node(s) didn't match scheduler-enforced node affinity"};
+        PluginStatus got = profile->RunFilter(state, *info, *snapshot.nodes()[i]);
+        bool same = got.ok() ? want.plugin.empty()
+                             : got.plugin() == want.plugin && got.code() == want.code && got.reasons() == want.reasons;
+        if (!same) {
+          ADD_FAILURE() << where << "\nnode " << cluster[i].name << ": berth " << Describe(got) << ", kube "
+                        << Describe(want);
+          ++reports;
+        }
+        if (got.ok() && want.plugin.empty()) {
+          feasible.push_back(snapshot.nodes()[i].get());
+          feasible_models.push_back(&cluster[i]);
+        }
+      }
+      if (feasible.empty()) continue;
+      std::vector<int64_t> want;
+      for (const auto* n : feasible_models) want.push_back(ReferenceAffinityScore(pod, *n, &preferred));
+      Normalize(want, /*reverse=*/false);
+      std::vector<int64_t> got = Totals(*scoring, snapshot, *info, feasible);
+      if (got != want) {
+        std::ostringstream out;
+        out << where << "\nNodeAffinity with addedAffinity:";
+        for (size_t i = 0; i < got.size(); ++i) out << " " << feasible[i]->name() << " " << got[i] << "/" << want[i];
+        ADD_FAILURE() << out.str();
+        ++reports;
+      }
+    }
+  }
+  EXPECT_GT(enforced, 100);
 }
 
 // Two nodes that differ only in memory, and a pod that requests only cpu:
