@@ -11,7 +11,16 @@ namespace json = boost::json;
 
 namespace {
 
+// kube's IsExtendedResourceName: a domain-prefixed name outside
+// kubernetes.io. Native resources (hugepages-*, kubernetes.io/…) are always
+// checked, whatever ignoredResources lists.
+bool IsExtendedResource(std::string_view name) {
+  return name.find('/') != std::string_view::npos && name.find("kubernetes.io/") == std::string_view::npos &&
+         !name.starts_with("requests.");
+}
+
 bool IsIgnored(const NodeResourcesFit& fit, std::string_view name) {
+  if (!IsExtendedResource(name)) return false;
   for (const auto& r : fit.ignored_resources) {
     if (r == name) return true;
   }
