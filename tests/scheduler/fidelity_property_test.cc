@@ -864,11 +864,6 @@ class Generator {
 
 // ---- Driving berth ----
 
-struct Profile {
-  std::string name;
-  std::unique_ptr<Framework> framework;
-};
-
 std::unique_ptr<Framework> Build(const ProfileConfig& config, const Handle& handle) {
   auto built = Framework::Build(config, InTreeRegistry(), handle);
   EXPECT_TRUE(built.ok()) << built.status().message();
@@ -1280,6 +1275,39 @@ TEST(FidelityProperty, RequestedToCapacityRatioRoundsOverScoringResources) {
   std::vector<const NodeInfo*> nodes{snapshot.nodes()[0].get()};
   EXPECT_EQ(Totals(*ratio, snapshot, *testing::PodRequesting("p", "2", "2Gi"), nodes), std::vector<int64_t>{38});
   EXPECT_EQ(Totals(*ratio, snapshot, *testing::PodRequesting("q", "2", "0"), nodes), std::vector<int64_t>{50});
+}
+
+// ignoredResources and ignoredResourceGroups name extended resources: kube
+// still checks a native resource (hugepages-*) listed there.
+TEST(FidelityProperty, OnlyExtendedResourcesAreIgnored) {
+  FakeHandle handle;
+  ProfileConfig config;
+  config.plugin_config.emplace_back(
+      "NodeResourcesFit",
+      json::parse(R"({"ignoredResources":["hugepages-2Mi","example.com/gpu"],"ignoredResourceGroups":["vendor.io"]})")
+          .as_object());
+  std::unique_ptr<Framework> profile = Build(config, handle);
+  ASSERT_TRUE(profile);
+  auto node = std::make_shared<NodeInfo>(testing::NodeObject("n"));
+  Snapshot snapshot = Snapshot::FromNodes({node});
+  auto requesting = [](const std::string& resource) {
+    return testing::Pod("p", R"({"containers":[{"name":"c","image":"i","resources":{"requests":{")" + resource +
+                                 R"(":"2Mi"},"limits":{")" + resource + R"(":"2Mi"}}}]})");
+  };
+  struct Case {
+    std::string resource;
+    std::vector<std::string> reasons;
+  } cases[] = {{"hugepages-2Mi", {"Insufficient hugepages-2Mi"}},
+               {"example.com/gpu", {}},
+               {"vendor.io/fpga", {}},
+               {"other.io/fpga", {"Insufficient other.io/fpga"}}};
+  for (const auto& c : cases) {
+    PodInfoPtr pod = requesting(c.resource);
+    CycleState state(&snapshot);
+    ASSERT_TRUE(profile->RunPreFilter(state, *pod).ok());
+    PluginStatus s = profile->RunFilter(state, *pod, *snapshot.nodes()[0]);
+    EXPECT_EQ(s.reasons(), c.reasons) << c.resource;
+  }
 }
 
 }  // namespace
