@@ -8,7 +8,10 @@
 // The reference reads the generator's own description of each cluster, never
 // berth's NodeInfo or PodView, so a wrong sum in either shows up here.
 
+#include <gtest/gtest.h>
+
 #include <algorithm>
+#include <boost/json.hpp>
 #include <cmath>
 #include <cstdint>
 #include <functional>
@@ -19,13 +22,10 @@
 #include <string>
 #include <vector>
 
-#include <boost/json.hpp>
-#include <gtest/gtest.h>
-
+#include "fake_cluster.h"
 #include "scheduler/framework/fit_error.h"
 #include "scheduler/framework/framework.h"
 #include "scheduler/framework/registry.h"
-#include "fake_cluster.h"
 #include "scheduler_test_util.h"
 
 namespace berth::scheduler {
@@ -47,8 +47,8 @@ struct PortModel {
 };
 
 struct ContainerModel {
-  std::optional<int64_t> cpu;     // millicores; nullopt: no cpu request at all
-  std::optional<int64_t> memory;  // bytes
+  std::optional<int64_t> cpu;        // millicores; nullopt: no cpu request at all
+  std::optional<int64_t> memory;     // bytes
   std::optional<int64_t> ephemeral;  // bytes of ephemeral-storage
   int64_t gpu = 0;
   // cpu and memory written as limits only (the API then requests the limits)
@@ -199,7 +199,8 @@ json::object PodJson(const PodModel& p) {
   if (p.required) {
     json::array terms;
     for (const auto& t : *p.required) terms.emplace_back(TermJson(t));
-    node_affinity["requiredDuringSchedulingIgnoredDuringExecution"] = json::object{{"nodeSelectorTerms", terms}};
+    node_affinity["requiredDuringSchedulingIgnoredDuringExecution"] =
+        json::object{{"nodeSelectorTerms", terms}};
   }
   if (!p.preferred.empty()) {
     json::array preferred;
@@ -208,12 +209,15 @@ json::object PodJson(const PodModel& p) {
     }
     node_affinity["preferredDuringSchedulingIgnoredDuringExecution"] = std::move(preferred);
   }
-  if (!node_affinity.empty()) spec["affinity"] = json::object{{"nodeAffinity", std::move(node_affinity)}};
+  if (!node_affinity.empty())
+    spec["affinity"] = json::object{{"nodeAffinity", std::move(node_affinity)}};
   if (!p.node_name.empty()) spec["nodeName"] = p.node_name;
-  return json::object{{"apiVersion", "v1"},
-                      {"kind", "Pod"},
-                      {"metadata", json::object{{"name", p.name}, {"namespace", "default"}, {"uid", "uid-" + p.name}}},
-                      {"spec", std::move(spec)}};
+  return json::object{
+      {"apiVersion", "v1"},
+      {"kind", "Pod"},
+      {"metadata",
+       json::object{{"name", p.name}, {"namespace", "default"}, {"uid", "uid-" + p.name}}},
+      {"spec", std::move(spec)}};
 }
 
 json::object NodeJson(const NodeModel& n) {
@@ -241,12 +245,13 @@ json::object NodeJson(const NodeModel& n) {
     for (const auto& name : image.names) names.emplace_back(name);
     images.emplace_back(json::object{{"names", std::move(names)}, {"sizeBytes", image.size}});
   }
-  return json::object{
-      {"apiVersion", "v1"},
-      {"kind", "Node"},
-      {"metadata", json::object{{"name", n.name}, {"labels", std::move(labels)}}},
-      {"spec", std::move(spec)},
-      {"status", json::object{{"capacity", allocatable}, {"allocatable", allocatable}, {"images", std::move(images)}}}};
+  return json::object{{"apiVersion", "v1"},
+                      {"kind", "Node"},
+                      {"metadata", json::object{{"name", n.name}, {"labels", std::move(labels)}}},
+                      {"spec", std::move(spec)},
+                      {"status", json::object{{"capacity", allocatable},
+                                              {"allocatable", allocatable},
+                                              {"images", std::move(images)}}}};
 }
 
 api::ObjectPtr Decode(json::object o) {
@@ -327,7 +332,8 @@ bool Tolerates(const TolerationModel& t, const TaintModel& taint) {
 }
 
 bool ToleratedBy(const std::vector<TolerationModel>& tolerations, const TaintModel& taint) {
-  return std::any_of(tolerations.begin(), tolerations.end(), [&](const auto& t) { return Tolerates(t, taint); });
+  return std::any_of(tolerations.begin(), tolerations.end(),
+                     [&](const auto& t) { return Tolerates(t, taint); });
 }
 
 std::optional<int64_t> ParseInt(const std::string& s) {
@@ -342,10 +348,13 @@ std::optional<int64_t> ParseInt(const std::string& s) {
   }
 }
 
-bool RequirementMatches(const RequirementModel& r, const std::map<std::string, std::string>& labels) {
+bool RequirementMatches(const RequirementModel& r,
+                        const std::map<std::string, std::string>& labels) {
   auto it = labels.find(r.key);
   bool has = it != labels.end();
-  auto in = [&] { return has && std::find(r.values.begin(), r.values.end(), it->second) != r.values.end(); };
+  auto in = [&] {
+    return has && std::find(r.values.begin(), r.values.end(), it->second) != r.values.end();
+  };
   if (r.op == "In") return in();
   if (r.op == "NotIn") return !in();
   if (r.op == "Exists") return has;
@@ -406,7 +415,8 @@ std::vector<PortModel> HostPorts(const PodModel& p) {
 bool PortConflicts(const PortModel& want, const std::vector<PortModel>& used) {
   for (const auto& u : used) {
     if (u.port != want.port || u.protocol != want.protocol) continue;
-    if (want.host_ip == "0.0.0.0" || u.host_ip == "0.0.0.0" || u.host_ip == want.host_ip) return true;
+    if (want.host_ip == "0.0.0.0" || u.host_ip == "0.0.0.0" || u.host_ip == want.host_ip)
+      return true;
   }
   return false;
 }
@@ -415,13 +425,17 @@ bool PortConflicts(const PortModel& want, const std::vector<PortModel>& used) {
 // berth lacks, and PodTopologySpread / InterPodAffinity, which pass pods
 // without such constraints, left out). The first that fails decides.
 // `added`: NodeAffinity's addedAffinity (required terms), checked before the pod's own.
-Verdict ReferenceFilter(const PodModel& pod, const NodeModel& node, const std::vector<TermModel>* added = nullptr) {
+Verdict ReferenceFilter(const PodModel& pod, const NodeModel& node,
+                        const std::vector<TermModel>* added = nullptr) {
   if (node.unschedulable &&
       !ToleratedBy(pod.tolerations, {"node.kubernetes.io/unschedulable", "", "NoSchedule"})) {
-    return {"NodeUnschedulable", Code::kUnschedulableAndUnresolvable, {"node(s) were unschedulable"}};
+    return {
+        "NodeUnschedulable", Code::kUnschedulableAndUnresolvable, {"node(s) were unschedulable"}};
   }
   if (!pod.node_name.empty() && pod.node_name != node.name) {
-    return {"NodeName", Code::kUnschedulableAndUnresolvable, {"node(s) didn't match the requested node name"}};
+    return {"NodeName",
+            Code::kUnschedulableAndUnresolvable,
+            {"node(s) didn't match the requested node name"}};
   }
   for (const auto& taint : node.taints) {
     if (taint.effect != "NoSchedule" && taint.effect != "NoExecute") continue;
@@ -430,19 +444,25 @@ Verdict ReferenceFilter(const PodModel& pod, const NodeModel& node, const std::v
             Code::kUnschedulableAndUnresolvable,
             {"node(s) had untolerated taint {" + taint.key + ": " + taint.value + "}"}};
   }
-  if (added && std::none_of(added->begin(), added->end(), [&](const TermModel& t) { return TermMatches(t, node); })) {
-    return {"NodeAffinity", Code::kUnschedulableAndUnresolvable, {"node(s) didn't match scheduler-enforced node affinity"}};
+  if (added && std::none_of(added->begin(), added->end(),
+                            [&](const TermModel& t) { return TermMatches(t, node); })) {
+    return {"NodeAffinity",
+            Code::kUnschedulableAndUnresolvable,
+            {"node(s) didn't match scheduler-enforced node affinity"}};
   }
-  bool selected = std::all_of(pod.node_selector.begin(), pod.node_selector.end(), [&](const auto& kv) {
-    auto it = node.labels.find(kv.first);
-    return it != node.labels.end() && it->second == kv.second;
-  });
+  bool selected =
+      std::all_of(pod.node_selector.begin(), pod.node_selector.end(), [&](const auto& kv) {
+        auto it = node.labels.find(kv.first);
+        return it != node.labels.end() && it->second == kv.second;
+      });
   if (selected && pod.required) {
     selected = std::any_of(pod.required->begin(), pod.required->end(),
                            [&](const TermModel& t) { return TermMatches(t, node); });
   }
   if (!selected) {
-    return {"NodeAffinity", Code::kUnschedulableAndUnresolvable, {"node(s) didn't match Pod's node affinity/selector"}};
+    return {"NodeAffinity",
+            Code::kUnschedulableAndUnresolvable,
+            {"node(s) didn't match Pod's node affinity/selector"}};
   }
   std::vector<PortModel> used;
   for (const auto& p : node.pods_on) {
@@ -450,18 +470,23 @@ Verdict ReferenceFilter(const PodModel& pod, const NodeModel& node, const std::v
   }
   for (const auto& want : HostPorts(pod)) {
     if (PortConflicts(want, used)) {
-      return {"NodePorts", Code::kUnschedulable, {"node(s) didn't have free ports for the requested pod ports"}};
+      return {"NodePorts",
+              Code::kUnschedulable,
+              {"node(s) didn't have free ports for the requested pod ports"}};
     }
   }
   std::vector<std::string> reasons;
-  if (static_cast<int64_t>(node.pods_on.size()) + 1 > node.pods) reasons.emplace_back("Too many pods");
+  if (static_cast<int64_t>(node.pods_on.size()) + 1 > node.pods)
+    reasons.emplace_back("Too many pods");
   Amounts want = PodRequests(pod, false), used_amounts = NodeRequested(node, false);
   if (want.cpu > 0 || want.memory > 0 || want.gpu > 0 || want.ephemeral > 0) {
-    if (want.cpu > 0 && want.cpu > node.cpu - used_amounts.cpu) reasons.emplace_back("Insufficient cpu");
+    if (want.cpu > 0 && want.cpu > node.cpu - used_amounts.cpu)
+      reasons.emplace_back("Insufficient cpu");
     if (want.memory > 0 && want.memory > node.memory - used_amounts.memory) {
       reasons.emplace_back("Insufficient memory");
     }
-    if (want.ephemeral > 0 && want.ephemeral > node.ephemeral.value_or(0) - used_amounts.ephemeral) {
+    if (want.ephemeral > 0 &&
+        want.ephemeral > node.ephemeral.value_or(0) - used_amounts.ephemeral) {
       reasons.emplace_back("Insufficient ephemeral-storage");
     }
     if (want.gpu > 0 && want.gpu > node.gpu.value_or(0) - used_amounts.gpu) {
@@ -516,7 +541,8 @@ struct ShapePoint {
 
 // resourceAllocationScorer.score with each strategy's scorer.
 int64_t ReferenceResourceScore(Strategy strategy, const std::vector<ScoredResource>& resources,
-                               const std::vector<ShapePoint>& shape, const PodModel& pod, const NodeModel& node) {
+                               const std::vector<ShapePoint>& shape, const PodModel& pod,
+                               const NodeModel& node) {
   const bool non_zero = strategy != Strategy::kBalanced;
   Amounts want = PodRequests(pod, non_zero), used = NodeRequested(node, non_zero);
   // Extended resources are counted from real requests either way.
@@ -545,7 +571,8 @@ int64_t ReferenceResourceScore(Strategy strategy, const std::vector<ScoredResour
     double total = 0;
     for (size_t i = 0; i < resources.size(); ++i) {
       if (allocatable[i] == 0) continue;
-      double f = std::min(1.0, static_cast<double>(requested[i]) / static_cast<double>(allocatable[i]));
+      double f =
+          std::min(1.0, static_cast<double>(requested[i]) / static_cast<double>(allocatable[i]));
       total += f;
       fractions.push_back(f);
     }
@@ -565,7 +592,8 @@ int64_t ReferenceResourceScore(Strategy strategy, const std::vector<ScoredResour
       if (p <= shape[i].utilization) {
         if (i == 0) return shape[0].score * 10;
         int64_t a = shape[i - 1].score * 10, b = shape[i].score * 10;
-        return a + (b - a) * (p - shape[i - 1].utilization) / (shape[i].utilization - shape[i - 1].utilization);
+        return a + (b - a) * (p - shape[i - 1].utilization) /
+                       (shape[i].utilization - shape[i - 1].utilization);
       }
     }
     return shape.back().score * 10;
@@ -588,7 +616,8 @@ int64_t ReferenceResourceScore(Strategy strategy, const std::vector<ScoredResour
   }
   if (weights == 0) return 0;
   if (strategy == Strategy::kRatio) {
-    return static_cast<int64_t>(std::round(static_cast<double>(total) / static_cast<double>(weights)));
+    return static_cast<int64_t>(
+        std::round(static_cast<double>(total) / static_cast<double>(weights)));
   }
   return total / weights;
 }
@@ -626,7 +655,8 @@ std::string NormalizedImage(const std::string& name) {
 
 // ImageLocality: each container's image present on the node under that exact
 // (normalised) name adds its size scaled by the share of nodes that have it.
-int64_t ReferenceImageScore(const PodModel& pod, const NodeModel& node, const std::vector<NodeModel>& cluster) {
+int64_t ReferenceImageScore(const PodModel& pod, const NodeModel& node,
+                            const std::vector<NodeModel>& cluster) {
   auto nodes_with = [&](const std::string& name) {
     int64_t count = 0;
     for (const auto& n : cluster) {
@@ -650,7 +680,8 @@ int64_t ReferenceImageScore(const PodModel& pod, const NodeModel& node, const st
   for (const auto& c : pod.init_containers) add(c);
   for (const auto& c : pod.containers) add(c);
   const int64_t min_threshold = 23 * kMi;
-  const int64_t max_threshold = 1000 * kMi * static_cast<int64_t>(pod.containers.size() + pod.init_containers.size());
+  const int64_t max_threshold =
+      1000 * kMi * static_cast<int64_t>(pod.containers.size() + pod.init_containers.size());
   sum = std::clamp(sum, min_threshold, max_threshold);
   return 100 * (sum - min_threshold) / (max_threshold - min_threshold);
 }
@@ -660,7 +691,8 @@ int64_t ReferenceImageScore(const PodModel& pod, const NodeModel& node, const st
 // (LeastAllocated) ×1, NodeResourcesBalancedAllocation ×1, ImageLocality ×1.
 // PodTopologySpread and InterPodAffinity add nothing for pods without such
 // terms on nodes whose pods have none.
-std::vector<int64_t> ReferenceDefaultTotals(const PodModel& pod, const std::vector<const NodeModel*>& nodes,
+std::vector<int64_t> ReferenceDefaultTotals(const PodModel& pod,
+                                            const std::vector<const NodeModel*>& nodes,
                                             const std::vector<NodeModel>& cluster) {
   const std::vector<ScoredResource> resources = {{"cpu", 1}, {"memory", 1}};
   std::vector<int64_t> taints, affinity;
@@ -711,7 +743,8 @@ class Generator {
       if (init.cpu) *init.cpu *= 2;
       p.init_containers.push_back(init);
     }
-    if (Chance(0.1)) p.overhead = {{Pick<int64_t>({50, 250}), Pick<int64_t>({64 * kMi, 128 * kMi})}};
+    if (Chance(0.1))
+      p.overhead = {{Pick<int64_t>({50, 250}), Pick<int64_t>({64 * kMi, 128 * kMi})}};
     if (!pending) return p;
     int tolerations = Int(0, 3);
     for (int i = 0; i < tolerations; ++i) {
@@ -731,7 +764,8 @@ class Generator {
       p.required = terms;
     }
     int preferred = Chance(0.35) ? Int(1, 3) : 0;
-    for (int i = 0; i < preferred; ++i) p.preferred.emplace_back(Chance(0.05) ? 0 : Int(1, 100), Term(false));
+    for (int i = 0; i < preferred; ++i)
+      p.preferred.emplace_back(Chance(0.05) ? 0 : Int(1, 100), Term(false));
     if (Chance(0.03)) p.node_name = "n" + std::to_string(Int(0, 40));
     return p;
   }
@@ -744,13 +778,12 @@ class Generator {
   const std::vector<std::string> kZones = {"z0", "z1", "z2"};
   // Images with one size each (as every kubelet reports them); some nodes
   // also list a digest name that others lack, so the names' spreads differ.
-  const std::vector<ImageModel> kImages = {{{"app:1", "app@sha256:1"}, 300 * kMi},
-                                           {{"app:2", "app@sha256:2"}, 800 * kMi},
-                                           {{"db:5", "db@sha256:5"}, 500 * kMi},
-                                           {{"big:1", "big@sha256:1"}, 2000 * kMi},
-                                           {{"tiny:1", "tiny@sha256:1"}, 10 * kMi},
-                                           {{"lib/web:latest", "lib/web@sha256:7"}, 600 * kMi}};
-  const std::vector<std::string> kPodImages = {"app:1", "app:2", "db:5", "big:1", "tiny:1", "lib/web",
+  const std::vector<ImageModel> kImages = {
+      {{"app:1", "app@sha256:1"}, 300 * kMi},  {{"app:2", "app@sha256:2"}, 800 * kMi},
+      {{"db:5", "db@sha256:5"}, 500 * kMi},    {{"big:1", "big@sha256:1"}, 2000 * kMi},
+      {{"tiny:1", "tiny@sha256:1"}, 10 * kMi}, {{"lib/web:latest", "lib/web@sha256:7"}, 600 * kMi}};
+  const std::vector<std::string> kPodImages = {"app:1",        "app:2",       "db:5",
+                                               "big:1",        "tiny:1",      "lib/web",
                                                "app@sha256:1", "db@sha256:5", "pause:3"};
 
   NodeModel Node(const std::string& name) {
@@ -769,8 +802,9 @@ class Generator {
     int taints = Chance(0.5) ? Int(1, 3) : 0;
     for (int i = 0; i < taints; ++i) {
       TaintModel t{Pick(kTaintKeys), Pick(kTaintValues), Pick(kEffects)};
-      bool repeated = std::any_of(n.taints.begin(), n.taints.end(),
-                                  [&](const TaintModel& o) { return o.key == t.key && o.effect == t.effect; });
+      bool repeated = std::any_of(n.taints.begin(), n.taints.end(), [&](const TaintModel& o) {
+        return o.key == t.key && o.effect == t.effect;
+      });
       if (!repeated) n.taints.push_back(t);
     }
     n.unschedulable = Chance(0.1);
@@ -884,7 +918,8 @@ struct ScoringCase {
   std::string plugin;
   std::unique_ptr<Framework> framework;
   // The reference: raw scores for the feasible nodes, then normalised.
-  std::function<std::vector<int64_t>(const PodModel&, const std::vector<const NodeModel*>&)> reference;
+  std::function<std::vector<int64_t>(const PodModel&, const std::vector<const NodeModel*>&)>
+      reference;
 };
 
 std::vector<int64_t> Totals(const Framework& fw, const Snapshot& snapshot, const PodInfo& pod,
@@ -907,9 +942,11 @@ constexpr int kMaxReports = 15;
 TEST(FidelityProperty, FiltersScoresAndMessagesMatchKube) {
   FakeHandle handle;
   const std::vector<ScoredResource> kDefaultResources = {{"cpu", 1}, {"memory", 1}};
-  const std::vector<ScoredResource> kWeighted = {{"cpu", 3}, {"memory", 1}, {kGpu, 2}, {"ephemeral-storage", 1}};
-  const std::string weighted_args = R"("resources":[{"name":"cpu","weight":3},{"name":"memory","weight":1},)"
-                                    R"({"name":"example.com/gpu","weight":2},{"name":"ephemeral-storage","weight":1}])";
+  const std::vector<ScoredResource> kWeighted = {
+      {"cpu", 3}, {"memory", 1}, {kGpu, 2}, {"ephemeral-storage", 1}};
+  const std::string weighted_args =
+      R"("resources":[{"name":"cpu","weight":3},{"name":"memory","weight":1},)"
+      R"({"name":"example.com/gpu","weight":2},{"name":"ephemeral-storage","weight":1}])";
   const std::vector<ShapePoint> kShape = {{0, 0}, {30, 2}, {70, 9}, {100, 4}};
 
   std::unique_ptr<Framework> default_profile = Build(ProfileConfig{}, handle);
@@ -920,25 +957,30 @@ TEST(FidelityProperty, FiltersScoresAndMessagesMatchKube) {
     ScoringCase c{plugin + " " + args, ScoringOnly(plugin, handle, args), nullptr};
     c.reference = [=](const PodModel& pod, const std::vector<const NodeModel*>& nodes) {
       std::vector<int64_t> out;
-      for (const auto* n : nodes) out.push_back(ReferenceResourceScore(strategy, resources, kShape, pod, *n));
+      for (const auto* n : nodes)
+        out.push_back(ReferenceResourceScore(strategy, resources, kShape, pod, *n));
       return out;
     };
     scoring.push_back(std::move(c));
   };
   resource_case("NodeResourcesFit", "", Strategy::kLeast, kDefaultResources);
-  resource_case("NodeResourcesFit", R"({"scoringStrategy":{"type":"LeastAllocated",)" + weighted_args + "}}",
-                Strategy::kLeast, kWeighted);
-  resource_case("NodeResourcesFit", R"({"scoringStrategy":{"type":"MostAllocated"}})", Strategy::kMost,
-                kDefaultResources);
-  resource_case("NodeResourcesFit", R"({"scoringStrategy":{"type":"MostAllocated",)" + weighted_args + "}}",
-                Strategy::kMost, kWeighted);
   resource_case("NodeResourcesFit",
-                R"({"scoringStrategy":{"type":"RequestedToCapacityRatio",)" + weighted_args +
-                    R"(,"requestedToCapacityRatio":{"shape":[{"utilization":0,"score":0},{"utilization":30,"score":2},)"
-                    R"({"utilization":70,"score":9},{"utilization":100,"score":4}]}}})",
-                Strategy::kRatio, kWeighted);
+                R"({"scoringStrategy":{"type":"LeastAllocated",)" + weighted_args + "}}",
+                Strategy::kLeast, kWeighted);
+  resource_case("NodeResourcesFit", R"({"scoringStrategy":{"type":"MostAllocated"}})",
+                Strategy::kMost, kDefaultResources);
+  resource_case("NodeResourcesFit",
+                R"({"scoringStrategy":{"type":"MostAllocated",)" + weighted_args + "}}",
+                Strategy::kMost, kWeighted);
+  resource_case(
+      "NodeResourcesFit",
+      R"({"scoringStrategy":{"type":"RequestedToCapacityRatio",)" + weighted_args +
+          R"(,"requestedToCapacityRatio":{"shape":[{"utilization":0,"score":0},{"utilization":30,"score":2},)"
+          R"({"utilization":70,"score":9},{"utilization":100,"score":4}]}}})",
+      Strategy::kRatio, kWeighted);
   resource_case("NodeResourcesBalancedAllocation", "", Strategy::kBalanced, kDefaultResources);
-  resource_case("NodeResourcesBalancedAllocation", R"({"resources":[{"name":"cpu","weight":1},)"
+  resource_case("NodeResourcesBalancedAllocation",
+                R"({"resources":[{"name":"cpu","weight":1},)"
                 R"({"name":"memory","weight":1},{"name":"example.com/gpu","weight":1}]})",
                 Strategy::kBalanced, {{"cpu", 1}, {"memory", 1}, {kGpu, 1}});
   scoring.push_back({"TaintToleration", ScoringOnly("TaintToleration", handle),
@@ -955,7 +997,11 @@ TEST(FidelityProperty, FiltersScoresAndMessagesMatchKube) {
                        Normalize(out, /*reverse=*/false);
                        return out;
                      }});
-  for (const auto& c : scoring) ASSERT_TRUE(c.framework) << c.plugin;
+  ScoringCase image_locality{"ImageLocality", ScoringOnly("ImageLocality", handle), nullptr};
+  std::vector<const ScoringCase*> all_scoring;
+  for (const auto& c : scoring) all_scoring.push_back(&c);
+  all_scoring.push_back(&image_locality);
+  for (const auto* c : all_scoring) ASSERT_TRUE(c->framework) << c->plugin;
 
   constexpr int kClusters = 300;
   constexpr int kPodsPerCluster = 25;
@@ -970,14 +1016,13 @@ TEST(FidelityProperty, FiltersScoresAndMessagesMatchKube) {
   for (uint64_t seed = 1; seed <= kClusters; ++seed) {
     Generator gen(seed);
     std::vector<NodeModel> cluster = gen.Cluster(kNodes);
-    // The image-locality reference needs the whole cluster; added here.
-    scoring.resize(9);
-    scoring.push_back({"ImageLocality", ScoringOnly("ImageLocality", handle),
-                       [&cluster](const PodModel& pod, const std::vector<const NodeModel*>& nodes) {
-                         std::vector<int64_t> out;
-                         for (const auto* n : nodes) out.push_back(ReferenceImageScore(pod, *n, cluster));
-                         return out;
-                       }});
+    // ImageLocality's reference reads the whole cluster (the images' spread).
+    image_locality.reference = [&cluster](const PodModel& pod,
+                                          const std::vector<const NodeModel*>& nodes) {
+      std::vector<int64_t> out;
+      for (const auto* n : nodes) out.push_back(ReferenceImageScore(pod, *n, cluster));
+      return out;
+    };
     std::vector<NodeInfoPtr> infos;
     for (const auto& n : cluster) infos.push_back(NodeInfoOf(n));
     for (int k = 0; k < kPodsPerCluster; ++k) {
@@ -997,9 +1042,11 @@ TEST(FidelityProperty, FiltersScoresAndMessagesMatchKube) {
         Verdict want = ReferenceFilter(pod, cluster[i]);
         PluginStatus got = default_profile->RunFilter(state, *info, *snapshot.nodes()[i]);
         bool same = got.ok() ? want.plugin.empty()
-                             : got.plugin() == want.plugin && got.code() == want.code && got.reasons() == want.reasons;
-        if (!same && report(where + "\nnode " + cluster[i].name + ": berth " + Describe(got) + ", kube " +
-                            Describe(want) + "\nnode " + json::serialize(NodeJson(cluster[i])))) {
+                             : got.plugin() == want.plugin && got.code() == want.code &&
+                                   got.reasons() == want.reasons;
+        if (!same &&
+            report(where + "\nnode " + cluster[i].name + ": berth " + Describe(got) + ", kube " +
+                   Describe(want) + "\nnode " + json::serialize(NodeJson(cluster[i])))) {
           return;
         }
         if (want.plugin.empty()) {
@@ -1010,9 +1057,14 @@ TEST(FidelityProperty, FiltersScoresAndMessagesMatchKube) {
       }
       std::vector<const NodeInfo*> feasible;
       std::vector<NodeStatus> rejected;
-      default_profile->RunFilterOverNodes(state, *info, snapshot.nodes(), 0, snapshot.size(), nullptr, feasible,
-                                          rejected);
-      if (feasible.size() != feasible_models.size()) continue;  // reported above
+      default_profile->RunFilterOverNodes(state, *info, snapshot.nodes(), 0, snapshot.size(),
+                                          nullptr, feasible, rejected);
+      std::vector<std::string> feasible_names, want_names;
+      for (const auto* n : feasible) feasible_names.push_back(n->name());
+      for (const auto* n : feasible_models) want_names.push_back(n->name);
+      std::sort(feasible_names.begin(), feasible_names.end());
+      std::sort(want_names.begin(), want_names.end());
+      if (feasible_names != want_names) continue;  // the differing nodes were reported above
       if (feasible.empty()) {
         ++unschedulable;
         std::string got = FitErrorMessage(snapshot.size(), nullptr, rejected);
@@ -1027,15 +1079,15 @@ TEST(FidelityProperty, FiltersScoresAndMessagesMatchKube) {
       });
 
       // Each score plugin alone, normalised, against the reference.
-      std::vector<int64_t> total(feasible.size(), 0);
-      for (const auto& c : scoring) {
-        std::vector<int64_t> got = Totals(*c.framework, snapshot, *info, feasible);
-        std::vector<int64_t> want = c.reference(pod, feasible_models);
+      for (const auto* c : all_scoring) {
+        std::vector<int64_t> got = Totals(*c->framework, snapshot, *info, feasible);
+        std::vector<int64_t> want = c->reference(pod, feasible_models);
         if (got != want) {
           std::ostringstream out;
-          out << where << "\n" << c.plugin << ":";
+          out << where << "\n" << c->plugin << ":";
           for (size_t i = 0; i < feasible.size(); ++i) {
-            if (got[i] != want[i]) out << "\n  " << feasible[i]->name() << " berth " << got[i] << " kube " << want[i];
+            if (got[i] != want[i])
+              out << "\n  " << feasible[i]->name() << " berth " << got[i] << " kube " << want[i];
           }
           if (report(out.str())) return;
         }
@@ -1048,7 +1100,8 @@ TEST(FidelityProperty, FiltersScoresAndMessagesMatchKube) {
       if (got != want) {
         std::ostringstream out;
         out << where << "\ndefault profile totals:";
-        for (size_t i = 0; i < feasible.size(); ++i) out << " " << feasible[i]->name() << " " << got[i] << "/" << want[i];
+        for (size_t i = 0; i < feasible.size(); ++i)
+          out << " " << feasible[i]->name() << " " << got[i] << "/" << want[i];
         if (report(out.str())) return;
       }
 
@@ -1073,7 +1126,8 @@ TEST(FidelityProperty, FiltersScoresAndMessagesMatchKube) {
 std::string ReferencePreemptionMessage(size_t nodes, const std::vector<Verdict>& verdicts) {
   std::vector<Verdict> preemption;
   for (const auto& v : verdicts) {
-    preemption.push_back({"DefaultPreemption", Code::kUnschedulableAndUnresolvable,
+    preemption.push_back({"DefaultPreemption",
+                          Code::kUnschedulableAndUnresolvable,
                           {v.code == Code::kUnschedulableAndUnresolvable
                                ? "Preemption is not helpful for scheduling"
                                : "No preemption victims found for incoming pod"}});
@@ -1162,15 +1216,18 @@ TEST(FidelityProperty, SchedulerPlacesAndExplainsLikeKube) {
 // words; its preferred terms score with the pod's.
 TEST(FidelityProperty, AddedNodeAffinityFiltersAndScoresLikeKube) {
   FakeHandle handle;
-  const std::vector<TermModel> required = {{{{"tier", "Lt", {"8"}}}, {}}, {{{"pool", "In", {"b"}}}, {}}};
-  const std::vector<std::pair<int32_t, TermModel>> preferred = {{40, {{{"disk", "In", {"ssd"}}}, {}}},
-                                                               {7, {{{"tier", "Gt", {"3"}}}, {}}}};
+  const std::vector<TermModel> required = {{{{"tier", "Lt", {"8"}}}, {}},
+                                           {{{"pool", "In", {"b"}}}, {}}};
+  const std::vector<std::pair<int32_t, TermModel>> preferred = {
+      {40, {{{"disk", "In", {"ssd"}}}, {}}}, {7, {{{"tier", "Gt", {"3"}}}, {}}}};
   json::object added;
   json::array terms;
   for (const auto& t : required) terms.emplace_back(TermJson(t));
-  added["requiredDuringSchedulingIgnoredDuringExecution"] = json::object{{"nodeSelectorTerms", terms}};
+  added["requiredDuringSchedulingIgnoredDuringExecution"] =
+      json::object{{"nodeSelectorTerms", terms}};
   json::array weighted;
-  for (const auto& [w, t] : preferred) weighted.emplace_back(json::object{{"weight", w}, {"preference", TermJson(t)}});
+  for (const auto& [w, t] : preferred)
+    weighted.emplace_back(json::object{{"weight", w}, {"preference", TermJson(t)}});
   added["preferredDuringSchedulingIgnoredDuringExecution"] = weighted;
   ProfileConfig config;
   config.plugin_config.emplace_back("NodeAffinity", json::object{{"addedAffinity", added}});
@@ -1197,13 +1254,15 @@ TEST(FidelityProperty, AddedNodeAffinityFiltersAndScoresLikeKube) {
       std::vector<const NodeModel*> feasible_models;
       for (size_t i = 0; i < cluster.size(); ++i) {
         Verdict want = ReferenceFilter(pod, cluster[i], &required);
-        enforced += want.reasons == std::vector<std::string>{"node(s) didn't match scheduler-enforced node affinity"};
+        enforced += want.reasons == std::vector<std::string>{
+                                        "node(s) didn't match scheduler-enforced node affinity"};
         PluginStatus got = profile->RunFilter(state, *info, *snapshot.nodes()[i]);
         bool same = got.ok() ? want.plugin.empty()
-                             : got.plugin() == want.plugin && got.code() == want.code && got.reasons() == want.reasons;
+                             : got.plugin() == want.plugin && got.code() == want.code &&
+                                   got.reasons() == want.reasons;
         if (!same) {
-          ADD_FAILURE() << where << "\nnode " << cluster[i].name << ": berth " << Describe(got) << ", kube "
-                        << Describe(want);
+          ADD_FAILURE() << where << "\nnode " << cluster[i].name << ": berth " << Describe(got)
+                        << ", kube " << Describe(want);
           ++reports;
         }
         if (got.ok() && want.plugin.empty()) {
@@ -1213,13 +1272,15 @@ TEST(FidelityProperty, AddedNodeAffinityFiltersAndScoresLikeKube) {
       }
       if (feasible.empty()) continue;
       std::vector<int64_t> want;
-      for (const auto* n : feasible_models) want.push_back(ReferenceAffinityScore(pod, *n, &preferred));
+      for (const auto* n : feasible_models)
+        want.push_back(ReferenceAffinityScore(pod, *n, &preferred));
       Normalize(want, /*reverse=*/false);
       std::vector<int64_t> got = Totals(*scoring, snapshot, *info, feasible);
       if (got != want) {
         std::ostringstream out;
         out << where << "\nNodeAffinity with addedAffinity:";
-        for (size_t i = 0; i < got.size(); ++i) out << " " << feasible[i]->name() << " " << got[i] << "/" << want[i];
+        for (size_t i = 0; i < got.size(); ++i)
+          out << " " << feasible[i]->name() << " " << got[i] << "/" << want[i];
         ADD_FAILURE() << out.str();
         ++reports;
       }
@@ -1244,7 +1305,8 @@ TEST(FidelityProperty, CpuOnlyPodSeesMemoryThroughNonZeroRequests) {
   // cpu (4000-1000)*100/4000 = 75; memory (1024-200)*100/1024 = 80 and
   // (2048-200)*100/2048 = 90 → (75+80)/2 = 77 and (75+90)/2 = 82.
   EXPECT_EQ(Totals(*least, snapshot, *pod, nodes), (std::vector<int64_t>{77, 82}));
-  auto most = ScoringOnly("NodeResourcesFit", handle, R"({"scoringStrategy":{"type":"MostAllocated"}})");
+  auto most =
+      ScoringOnly("NodeResourcesFit", handle, R"({"scoringStrategy":{"type":"MostAllocated"}})");
   // cpu 25; memory 200*100/1024 = 19 and 200*100/2048 = 9 → 22 and 17.
   EXPECT_EQ(Totals(*most, snapshot, *pod, nodes), (std::vector<int64_t>{22, 17}));
   auto balanced = ScoringOnly("NodeResourcesBalancedAllocation", handle);
@@ -1267,14 +1329,17 @@ TEST(FidelityProperty, CpuOnlyPodSeesMemoryThroughNonZeroRequests) {
 // memory at 0% (score 0) cpu alone decides → 50.
 TEST(FidelityProperty, RequestedToCapacityRatioRoundsOverScoringResources) {
   FakeHandle handle;
-  auto ratio = ScoringOnly("NodeResourcesFit", handle,
-                           R"({"scoringStrategy":{"type":"RequestedToCapacityRatio","requestedToCapacityRatio":)"
-                           R"({"shape":[{"utilization":0,"score":0},{"utilization":100,"score":10}]}}})");
+  auto ratio = ScoringOnly(
+      "NodeResourcesFit", handle,
+      R"({"scoringStrategy":{"type":"RequestedToCapacityRatio","requestedToCapacityRatio":)"
+      R"({"shape":[{"utilization":0,"score":0},{"utilization":100,"score":10}]}}})");
   auto node = std::make_shared<NodeInfo>(testing::NodeObject("n", "4", "8Gi"));
   Snapshot snapshot = Snapshot::FromNodes({node});
   std::vector<const NodeInfo*> nodes{snapshot.nodes()[0].get()};
-  EXPECT_EQ(Totals(*ratio, snapshot, *testing::PodRequesting("p", "2", "2Gi"), nodes), std::vector<int64_t>{38});
-  EXPECT_EQ(Totals(*ratio, snapshot, *testing::PodRequesting("q", "2", "0"), nodes), std::vector<int64_t>{50});
+  EXPECT_EQ(Totals(*ratio, snapshot, *testing::PodRequesting("p", "2", "2Gi"), nodes),
+            std::vector<int64_t>{38});
+  EXPECT_EQ(Totals(*ratio, snapshot, *testing::PodRequesting("q", "2", "0"), nodes),
+            std::vector<int64_t>{50});
 }
 
 // ignoredResources and ignoredResourceGroups name extended resources: kube
@@ -1284,15 +1349,17 @@ TEST(FidelityProperty, OnlyExtendedResourcesAreIgnored) {
   ProfileConfig config;
   config.plugin_config.emplace_back(
       "NodeResourcesFit",
-      json::parse(R"({"ignoredResources":["hugepages-2Mi","example.com/gpu"],"ignoredResourceGroups":["vendor.io"]})")
+      json::parse(
+          R"({"ignoredResources":["hugepages-2Mi","example.com/gpu"],"ignoredResourceGroups":["vendor.io"]})")
           .as_object());
   std::unique_ptr<Framework> profile = Build(config, handle);
   ASSERT_TRUE(profile);
   auto node = std::make_shared<NodeInfo>(testing::NodeObject("n"));
   Snapshot snapshot = Snapshot::FromNodes({node});
   auto requesting = [](const std::string& resource) {
-    return testing::Pod("p", R"({"containers":[{"name":"c","image":"i","resources":{"requests":{")" + resource +
-                                 R"(":"2Mi"},"limits":{")" + resource + R"(":"2Mi"}}}]})");
+    return testing::Pod(
+        "p", R"({"containers":[{"name":"c","image":"i","resources":{"requests":{")" + resource +
+                 R"(":"2Mi"},"limits":{")" + resource + R"(":"2Mi"}}}]})");
   };
   struct Case {
     std::string resource;
