@@ -1342,6 +1342,27 @@ TEST(FidelityProperty, RequestedToCapacityRatioRoundsOverScoringResources) {
             std::vector<int64_t>{50});
 }
 
+// "pods" in a scorer's resources counts for nothing (kube scores cpu,
+// memory, ephemeral-storage and extended resources only): the score is the
+// cpu-only one.
+TEST(FidelityProperty, PodsIsNoScoredResource) {
+  FakeHandle handle;
+  auto cpu_only = ScoringOnly("NodeResourcesFit", handle,
+                              R"({"scoringStrategy":{"type":"MostAllocated","resources":[)"
+                              R"({"name":"cpu","weight":1}]}})");
+  auto with_pods = ScoringOnly("NodeResourcesFit", handle,
+                               R"({"scoringStrategy":{"type":"MostAllocated","resources":[)"
+                               R"({"name":"cpu","weight":1},{"name":"pods","weight":5}]}})");
+  auto node = std::make_shared<NodeInfo>(testing::NodeObject("n", "4", "8Gi", "{}", "{}", "4"));
+  node->AddPod(testing::PodRequesting("a", "1", ""));
+  Snapshot snapshot = Snapshot::FromNodes({node});
+  std::vector<const NodeInfo*> nodes{snapshot.nodes()[0].get()};
+  auto pod = testing::PodRequesting("p", "1", "");
+  // cpu (1000+1000)*100/4000 = 50.
+  EXPECT_EQ(Totals(*cpu_only, snapshot, *pod, nodes), std::vector<int64_t>{50});
+  EXPECT_EQ(Totals(*with_pods, snapshot, *pod, nodes), std::vector<int64_t>{50});
+}
+
 // ignoredResources and ignoredResourceGroups name extended resources: kube
 // still checks a native resource (hugepages-*) listed there.
 TEST(FidelityProperty, OnlyExtendedResourcesAreIgnored) {
