@@ -1363,6 +1363,30 @@ TEST(FidelityProperty, PodsIsNoScoredResource) {
   EXPECT_EQ(Totals(*with_pods, snapshot, *pod, nodes), std::vector<int64_t>{50});
 }
 
+// kube's defaulting of the scorers' resources: a weight of 0 is 1, and an
+// empty list is the default cpu and memory.
+TEST(FidelityProperty, ResourceWeightsAreDefaultedLikeKube) {
+  FakeHandle handle;
+  auto node = std::make_shared<NodeInfo>(testing::NodeObject("n", "4", "8Gi"));
+  Snapshot snapshot = Snapshot::FromNodes({node});
+  std::vector<const NodeInfo*> nodes{snapshot.nodes()[0].get()};
+  auto pod = testing::PodRequesting("p", "2", "2Gi");
+  // Most allocated: cpu 50, memory 25.
+  auto zero_weight = ScoringOnly("NodeResourcesFit", handle,
+                                 R"({"scoringStrategy":{"type":"MostAllocated","resources":[)"
+                                 R"({"name":"cpu","weight":0},{"name":"memory","weight":3}]}})");
+  ASSERT_TRUE(zero_weight);
+  EXPECT_EQ(Totals(*zero_weight, snapshot, *pod, nodes), std::vector<int64_t>{(50 + 25 * 3) / 4});
+  auto empty = ScoringOnly("NodeResourcesFit", handle,
+                           R"({"scoringStrategy":{"type":"MostAllocated","resources":[]}})");
+  ASSERT_TRUE(empty);
+  EXPECT_EQ(Totals(*empty, snapshot, *pod, nodes), std::vector<int64_t>{(50 + 25) / 2});
+  auto balanced = ScoringOnly("NodeResourcesBalancedAllocation", handle, R"({"resources":[]})");
+  ASSERT_TRUE(balanced);
+  // cpu .5, memory .25 → std .125 → 87.
+  EXPECT_EQ(Totals(*balanced, snapshot, *pod, nodes), std::vector<int64_t>{87});
+}
+
 // ignoredResources and ignoredResourceGroups name extended resources: kube
 // still checks a native resource (hugepages-*) listed there.
 TEST(FidelityProperty, OnlyExtendedResourcesAreIgnored) {

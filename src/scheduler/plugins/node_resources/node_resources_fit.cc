@@ -89,9 +89,11 @@ Result<std::vector<ResourceWeight>> ParseResources(const json::value& v, std::st
     if (auto it = o.find("weight"); it != o.end()) {
       if (!it->value().is_int64()) return Status::BadRequest(here + ".weight: expected an integer");
       r.weight = it->value().get_int64();
+      // kube's defaulting turns an unset or zero weight into 1 before validating.
+      if (r.weight == 0) r.weight = 1;
       if (r.weight < 1 || r.weight > 100) {
         return Status::BadRequest(here + ".weight: Invalid value: " + std::to_string(r.weight) +
-                                  ": resource weight of " + r.name + " should be in the range [1, 100]");
+                                  ": resource weight of " + r.name + " not in valid range (0, 100]");
       }
     }
     r.field = api::CommonResourceField(r.name);
@@ -251,7 +253,8 @@ Result<std::shared_ptr<Plugin>> NewNodeResourcesFit(const json::object& args, co
         } else if (skey == "resources") {
           auto list = ParseResources(s.value(), "scoringStrategy.resources");
           if (!list.ok()) return list.status();
-          fit->resources = std::move(list).value();
+          // An empty list keeps the default resources, as kube's defaulting does.
+          if (!list.value().empty()) fit->resources = std::move(list).value();
         } else if (skey == "requestedToCapacityRatio") {
           const json::value* shape = s.value().is_object() ? s.value().get_object().if_contains("shape") : nullptr;
           if (!shape || !shape->is_array()) {
@@ -297,7 +300,7 @@ Result<std::shared_ptr<Plugin>> NewNodeResourcesBalancedAllocation(const json::o
     if (entry.key() == "resources") {
       auto list = ParseResources(entry.value(), "resources");
       if (!list.ok()) return list.status();
-      plugin->resources = std::move(list).value();
+      if (!list.value().empty()) plugin->resources = std::move(list).value();
     } else {
       return Status::BadRequest(std::string(entry.key()) + ": unknown field");
     }
