@@ -2,7 +2,9 @@
 // NodeResourcesFit (kube's noderesources Fit): Filter on cpu, memory,
 // ephemeral-storage, pods and extended resources; Score by a strategy:
 // LeastAllocated (the default, spreading), MostAllocated (bin packing) or
-// RequestedToCapacityRatio (a utilisation → score curve).
+// RequestedToCapacityRatio (a utilisation → score curve). Each averages its
+// resources' scores by weight, truncated; RequestedToCapacityRatio averages
+// only the resources its curve scores above 0, rounded to the nearest.
 //
 // berth's argument `headroomPercent` (0–99, default 0) keeps that share of
 // every resource but pods free on each node: a pod fits only if requests stay
