@@ -885,9 +885,10 @@ class Generator {
     if (Chance(0.15)) {
       // One value: kube's validation allows no more for a field selector.
       std::vector<std::string> names{"n" + std::to_string(Int(0, 29))};
-      // Required terms name nodes only with NotIn: an In list makes kube's
-      // NodeAffinity PreFilter narrow the nodes, which berth does not model
-      // (see the report in this test's commit).
+      // Required terms name nodes only with NotIn. With In, kube's
+      // NodeAffinity PreFilter returns those names and kube filters only
+      // them, counting every other node as "node(s) didn't satisfy plugin(s)
+      // [NodeAffinity]"; berth's PreFilter cannot return a node set yet.
       t.fields.push_back({"metadata.name", required || Chance(0.5) ? "NotIn" : "In", names});
     }
     return t;
