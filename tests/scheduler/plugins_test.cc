@@ -93,8 +93,8 @@ TEST(NodeResourcesFit, ArgumentsAreCheckedNamingTheField) {
       {R"({"scoringStrategy":{"type":"Random"}})",
        "scoringStrategy.type: Unsupported value: \"Random\": supported values: \"LeastAllocated\", "
        "\"MostAllocated\", \"RequestedToCapacityRatio\""},
-      {R"({"scoringStrategy":{"type":"MostAllocated","resources":[{"name":"cpu","weight":0}]}})",
-       "scoringStrategy.resources[0].weight: Invalid value: 0: resource weight of cpu should be in the range [1, 100]"},
+      {R"({"scoringStrategy":{"type":"MostAllocated","resources":[{"name":"cpu","weight":101}]}})",
+       "scoringStrategy.resources[0].weight: Invalid value: 101: resource weight of cpu not in valid range (0, 100]"},
       {R"({"scoringStrategy":{"type":"RequestedToCapacityRatio"}})",
        "scoringStrategy.requestedToCapacityRatio.shape: Required value"},
       {R"({"nonsense":1})", "nonsense: unknown field"},

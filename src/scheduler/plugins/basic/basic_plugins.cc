@@ -117,12 +117,11 @@ PluginStatus ImageLocality::Score(const CycleState& state, const PodInfo& pod, c
   if (node.has_images() && total_nodes > 0) {
     for (const auto& image : pod.view->images) {
       std::string wanted = NormalizedImageName(image);
+      // kube looks the normalised name up among the names the node reports,
+      // as written, and spreads it over the nodes that report that same name.
       for (const auto& present : node.view()->images) {
-        bool match = std::any_of(present.names.begin(), present.names.end(), [&](const std::string& n) {
-          return n == wanted || NormalizedImageName(n) == wanted;
-        });
-        if (!match) continue;
-        int64_t spread = snapshot.ImageNodeCount(present.names.empty() ? wanted : present.names[0]);
+        if (std::find(present.names.begin(), present.names.end(), wanted) == present.names.end()) continue;
+        int64_t spread = snapshot.ImageNodeCount(wanted);
         sum += static_cast<int64_t>(static_cast<double>(present.size_bytes) *
                                     (static_cast<double>(spread) / static_cast<double>(total_nodes)));
         break;

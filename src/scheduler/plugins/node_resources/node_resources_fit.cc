@@ -11,7 +11,16 @@ namespace json = boost::json;
 
 namespace {
 
+// kube's IsExtendedResourceName: a domain-prefixed name outside
+// kubernetes.io. Native resources (hugepages-*, kubernetes.io/…) are always
+// checked, whatever ignoredResources lists.
+bool IsExtendedResource(std::string_view name) {
+  return name.find('/') != std::string_view::npos && name.find("kubernetes.io/") == std::string_view::npos &&
+         !name.starts_with("requests.");
+}
+
 bool IsIgnored(const NodeResourcesFit& fit, std::string_view name) {
+  if (!IsExtendedResource(name)) return false;
   for (const auto& r : fit.ignored_resources) {
     if (r == name) return true;
   }
@@ -24,23 +33,34 @@ bool IsIgnored(const NodeResourcesFit& fit, std::string_view name) {
   return false;
 }
 
-// For scoring: cpu and memory count the pod's non-zero requests, as kube does.
-int64_t Requested(const NodeInfo& node, const PodInfo& pod, std::string_view name) {
-  if (name == api::kResourceCpu) return node.non_zero_requested().milli_cpu + pod.view->non_zero_requests.milli_cpu;
-  if (name == api::kResourceMemory) return node.non_zero_requested().memory + pod.view->non_zero_requests.memory;
-  return node.requested().Get(name) + pod.view->requests.Get(name);
-}
+// What kube's resource scorers compare for one resource: the node's
+// allocatable and its requests with the pod placed. Allocatable 0 leaves the
+// resource out of the score: the node does not have it, the pod does not ask
+// for an extended resource, or the resource is not one a scorer counts
+// ("pods").
+struct ScoredAmount {
+  int64_t allocatable = 0;
+  int64_t requested = 0;
+};
 
-int64_t Requested(const NodeInfo& node, const PodInfo& pod, const ResourceWeight& r) {
-  if (r.field == nullptr) return Requested(node, pod, r.name);
-  if (r.field == &api::ResourceList::milli_cpu || r.field == &api::ResourceList::memory) {
-    return node.non_zero_requested().*r.field + pod.view->non_zero_requests.*r.field;
+// `non_zero`: cpu and memory count a container without a request as 100m /
+// 200Mi, on the node (NodeInfo's non-zero sums) and for the pod, as
+// NodeResourcesFit's strategies do; BalancedAllocation counts real requests.
+ScoredAmount AmountOf(const NodeInfo& node, const PodInfo& pod, const ResourceWeight& r, bool non_zero) {
+  const api::ResourceList& pod_requests = non_zero ? pod.view->non_zero_requests : pod.view->requests;
+  const api::ResourceList& node_requests = non_zero ? node.non_zero_requested() : node.requested();
+  int64_t api::ResourceList::*field = r.field ? r.field : api::CommonResourceField(r.name);
+  if (field == &api::ResourceList::milli_cpu || field == &api::ResourceList::memory) {
+    return {node.allocatable().*field, node_requests.*field + pod_requests.*field};
   }
-  return node.requested().*r.field + pod.view->requests.*r.field;
-}
-
-int64_t Allocatable(const NodeInfo& node, const ResourceWeight& r) {
-  return r.field ? node.allocatable().*r.field : node.allocatable().Get(r.name);
+  if (field == &api::ResourceList::ephemeral_storage) {
+    return {node.allocatable().ephemeral_storage,
+            node.requested().ephemeral_storage + pod.view->requests.ephemeral_storage};
+  }
+  if (field != nullptr) return {};  // pods
+  int64_t wanted = pod.view->requests.Get(r.name);
+  if (wanted == 0) return {};
+  return {node.allocatable().Get(r.name), node.requested().Get(r.name) + wanted};
 }
 
 int64_t Interpolate(const std::vector<ShapePoint>& shape, int64_t utilization) {
@@ -69,9 +89,11 @@ Result<std::vector<ResourceWeight>> ParseResources(const json::value& v, std::st
     if (auto it = o.find("weight"); it != o.end()) {
       if (!it->value().is_int64()) return Status::BadRequest(here + ".weight: expected an integer");
       r.weight = it->value().get_int64();
+      // kube's defaulting turns an unset or zero weight into 1 before validating.
+      if (r.weight == 0) r.weight = 1;
       if (r.weight < 1 || r.weight > 100) {
         return Status::BadRequest(here + ".weight: Invalid value: " + std::to_string(r.weight) +
-                                  ": resource weight of " + r.name + " should be in the range [1, 100]");
+                                  ": resource weight of " + r.name + " not in valid range (0, 100]");
       }
     }
     r.field = api::CommonResourceField(r.name);
@@ -134,9 +156,8 @@ PluginStatus NodeResourcesFit::Score(const CycleState&, const PodInfo& pod, cons
                                      int64_t* score) const {
   int64_t weighted = 0, weights = 0;
   for (const auto& r : resources) {
-    int64_t capacity = Allocatable(node, r);
+    const auto [capacity, requested] = AmountOf(node, pod, r, /*non_zero=*/true);
     if (capacity == 0) continue;
-    int64_t requested = Requested(node, pod, r);
     int64_t s = 0;
     switch (strategy) {
       case Strategy::kLeastAllocated:
@@ -148,13 +169,22 @@ PluginStatus NodeResourcesFit::Score(const CycleState&, const PodInfo& pod, cons
       case Strategy::kRequestedToCapacityRatio: {
         int64_t utilization = requested > capacity ? 100 : requested * 100 / capacity;
         s = Interpolate(shape, utilization);
+        // kube averages only the resources that score above zero.
+        if (s == 0) continue;
         break;
       }
     }
     weighted += s * r.weight;
     weights += r.weight;
   }
-  *score = weights == 0 ? 0 : weighted / weights;
+  if (weights == 0) {
+    *score = 0;
+  } else if (strategy == Strategy::kRequestedToCapacityRatio) {
+    // Rounded to the nearest (halves away from zero), where the other strategies truncate.
+    *score = std::llround(static_cast<double>(weighted) / static_cast<double>(weights));
+  } else {
+    *score = weighted / weights;
+  }
   return {};
 }
 
@@ -164,9 +194,9 @@ PluginStatus NodeResourcesBalancedAllocation::Score(const CycleState&, const Pod
   size_t n = 0;
   for (const auto& r : resources) {
     if (n == 8) break;
-    int64_t capacity = Allocatable(node, r);
+    const auto [capacity, requested] = AmountOf(node, pod, r, /*non_zero=*/false);
     if (capacity == 0) continue;
-    double f = static_cast<double>(Requested(node, pod, r)) / static_cast<double>(capacity);
+    double f = static_cast<double>(requested) / static_cast<double>(capacity);
     fractions[n++] = std::min(f, 1.0);
   }
   double std_dev = 0;
@@ -223,7 +253,8 @@ Result<std::shared_ptr<Plugin>> NewNodeResourcesFit(const json::object& args, co
         } else if (skey == "resources") {
           auto list = ParseResources(s.value(), "scoringStrategy.resources");
           if (!list.ok()) return list.status();
-          fit->resources = std::move(list).value();
+          // An empty list keeps the default resources, as kube's defaulting does.
+          if (!list.value().empty()) fit->resources = std::move(list).value();
         } else if (skey == "requestedToCapacityRatio") {
           const json::value* shape = s.value().is_object() ? s.value().get_object().if_contains("shape") : nullptr;
           if (!shape || !shape->is_array()) {
@@ -269,7 +300,7 @@ Result<std::shared_ptr<Plugin>> NewNodeResourcesBalancedAllocation(const json::o
     if (entry.key() == "resources") {
       auto list = ParseResources(entry.value(), "resources");
       if (!list.ok()) return list.status();
-      plugin->resources = std::move(list).value();
+      if (!list.value().empty()) plugin->resources = std::move(list).value();
     } else {
       return Status::BadRequest(std::string(entry.key()) + ": unknown field");
     }

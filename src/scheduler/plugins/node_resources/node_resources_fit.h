@@ -2,7 +2,9 @@
 // NodeResourcesFit (kube's noderesources Fit): Filter on cpu, memory,
 // ephemeral-storage, pods and extended resources; Score by a strategy:
 // LeastAllocated (the default, spreading), MostAllocated (bin packing) or
-// RequestedToCapacityRatio (a utilisation → score curve).
+// RequestedToCapacityRatio (a utilisation → score curve). Each averages its
+// resources' scores by weight, truncated; RequestedToCapacityRatio averages
+// only the resources its curve scores above 0, rounded to the nearest.
 //
 // berth's argument `headroomPercent` (0–99, default 0) keeps that share of
 // every resource but pods free on each node: a pod fits only if requests stay
@@ -10,6 +12,11 @@
 //
 // NodeResourcesBalancedAllocation: Score favours nodes whose resource usage
 // fractions stay close to each other after placing the pod.
+//
+// What the scores read, as kube's: the strategies count a container without a
+// cpu or memory request as 100m / 200Mi (the pod's and the node's pods'
+// non-zero requests); BalancedAllocation counts real requests. Both leave out
+// an extended resource the pod does not request or the node does not have.
 
 #include <boost/json/object.hpp>
 #include <string>
