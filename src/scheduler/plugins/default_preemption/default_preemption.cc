@@ -255,6 +255,11 @@ PluginStatus DefaultPreemption::PostFilter(CycleState& state, const PodInfo& pod
         WithPrefix(FitErrorMessage(snapshot.size(), nullptr, failed, &not_helpful, {}, counted)));
   }
 
+  // Scheduler extenders that preempt may drop candidates or change their victims.
+  if (Status s = handle_.NarrowPreemptionCandidates(pod, snapshot, candidates); !s.ok()) {
+    return PluginStatus::Error(WithPrefix(s.message()));
+  }
+  if (candidates.empty()) return PluginStatus::Unschedulable(WithPrefix("no candidate node for preemption"));
   const auto& [node, victims] = candidates[PickOneNode(candidates)];
   // The victims are evicted at once (each is two API writes), as kube's
   // parallelizer does; the first failure is reported.
