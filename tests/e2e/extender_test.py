@@ -2,10 +2,15 @@
 written here in Python (http.server) as one would write them for
 kube-scheduler; pods created with kubectl land where they say, a pod the
 filter turns down everywhere waits with the extender's reason, and a binder
-extender binds the pods whose resource it manages through the API."""
+extender binds the pods whose resource it manages through the API. Over
+HTTPS, the extender's certificate is verified against tlsConfig's CA."""
 
+import base64
 import json
 import os
+import ssl
+import subprocess
+import tempfile
 import threading
 import time
 import unittest
@@ -24,8 +29,10 @@ class Extender:
     RESERVED = "node is reserved by the test extender"
     REJECTED = "the test extender turns this pod down"
 
-    def __init__(self):
+    def __init__(self, tls_files=None):
+        """tls_files: (certificate, key) to serve HTTPS with."""
         self.calls = []  # (verb, args)
+        self.scheme = "https" if tls_files else "http"
         self.connections = 0
         self.api = None  # the API server's URL, for bind
         extender = self
@@ -54,12 +61,16 @@ class Extender:
 
         self.port = free_port()
         self.server = ThreadingHTTPServer(("127.0.0.1", self.port), Handler)
+        if tls_files:
+            context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+            context.load_cert_chain(*tls_files)
+            self.server.socket = context.wrap_socket(self.server.socket, server_side=True)
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
         self.thread.start()
 
     @property
     def url(self):
-        return f"http://127.0.0.1:{self.port}/scheduler"
+        return f"{self.scheme}://127.0.0.1:{self.port}/scheduler"
 
     def stop(self):
         self.server.shutdown()
@@ -218,6 +229,92 @@ extenders:
             return 0
 
         self.assertGreaterEqual(wait_for(self, self.server, "filter calls counted", count), 1)
+
+
+def self_signed(directory, name):
+    """A certificate for 127.0.0.1 and localhost, and its key: (cert, key) paths."""
+    cert, key = os.path.join(directory, name + ".crt"), os.path.join(directory, name + ".key")
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
+                    "-subj", "/CN=extender", "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost",
+                    "-keyout", key, "-out", cert], check=True, capture_output=True)
+    return cert, key
+
+
+class HttpsExtenderTest(unittest.TestCase):
+    """An extender served over HTTPS: verified against caData (base64, as Go
+    reads []byte) it filters as over HTTP; one whose certificate is not
+    signed by the configured CA fails every attempt of the pods it is
+    interested in, with the TLS error."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp(prefix="berth-e2e-tls-")
+        cert, key = self_signed(cls.tmp, "extender")
+        other_cert, _ = self_signed(cls.tmp, "other")
+        cls.extender = Extender(tls_files=(cert, key))
+        cls.untrusted = Extender(tls_files=(cert, key))
+        with open(cert, "rb") as f:
+            ca_data = base64.b64encode(f.read()).decode()
+        cls.server = BerthServer(["--in-memory", "--config", "PLACEHOLDER"], scheduler=True)
+        config = os.path.join(cls.server.tmp, "scheduler.yaml")
+        with open(config, "w") as f:
+            f.write(f"""apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+extenders:
+- urlPrefix: {cls.extender.url}
+  filterVerb: filter
+  tlsConfig:
+    caData: {ca_data}
+- urlPrefix: {cls.untrusted.url}
+  filterVerb: filter
+  tlsConfig:
+    caFile: {other_cert}
+  managedResources:
+  - name: example.com/untrusted
+    ignoredByScheduler: true
+""")
+        cls.server.extra_args[cls.server.extra_args.index("PLACEHOLDER")] = config
+        cls.server.start()
+        for n in [node("plain"), node("reserved", {"reserved": "true"})]:
+            cls.server.kubectl("apply", "-f", "-", input=json.dumps(n))
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.server.stop()
+        cls.server.cleanup()
+        cls.extender.stop()
+        cls.untrusted.stop()
+        subprocess.run(["rm", "-rf", cls.tmp])
+
+    def get(self, name):
+        return json.loads(self.server.kubectl("get", "pod", name, "-o", "json").stdout)
+
+    def test_a_verified_https_extender_filters(self):
+        for i in range(2):
+            self.server.kubectl("apply", "-f", "-", input=json.dumps(pod(f"tls-{i}")))
+        for i in range(2):
+            self.assertEqual(wait_for(self, self.server, "bound",
+                                      lambda: self.get(f"tls-{i}")["spec"].get("nodeName"), timeout=20), "plain")
+        self.assertTrue([v for v, _ in self.extender.calls if v == "filter"])
+        self.assertFalse(self.untrusted.calls)  # not interested in these pods
+
+    def test_an_extender_whose_certificate_is_not_trusted_fails_the_attempt(self):
+        p = pod("untrusted")
+        p["spec"]["containers"][0]["resources"] = {"requests": {"example.com/untrusted": "1"},
+                                                   "limits": {"example.com/untrusted": "1"}}
+        self.server.kubectl("apply", "-f", "-", input=json.dumps(p))
+
+        def failed():
+            for c in self.get("untrusted")["status"].get("conditions", []):
+                if c["type"] == "PodScheduled" and c["status"] == "False":
+                    return c
+            return None
+
+        c = wait_for(self, self.server, "PodScheduled=False", failed, timeout=20)
+        self.assertEqual(c["reason"], "SchedulerError")
+        self.assertIn(f'Post "{self.untrusted.url}/filter": tls handshake', c["message"])
+        self.assertIn("certificate verify failed", c["message"])
+        self.assertFalse(self.untrusted.calls)  # no request got through
 
 
 if __name__ == "__main__":
