@@ -25,6 +25,7 @@
 // {extender, verb, result}. Thread-safe: calls from concurrent cycles each
 // use their own connection.
 
+#include <array>
 #include <chrono>
 #include <memory>
 #include <optional>

@@ -34,10 +34,17 @@ struct ExtenderClient::Connection {
   beast::tcp_stream& tcp_layer() { return secure ? secure->next_layer() : *plain; }
 
   // Runs the operation `start` begins (given its completion handler) until it
-  // completes or `deadline` passes; then the socket is closed, which ends the
-  // operation, and the result is a timeout.
+  // completes or `deadline` passes; then `cancel` ends the operation (by
+  // default the socket is closed) and the result is a timeout.
   template <typename Start>
   beast::error_code Await(Deadline deadline, Start&& start) {
+    return Await(deadline, std::forward<Start>(start), [this] {
+      beast::error_code ignored;
+      tcp_layer().socket().close(ignored);
+    });
+  }
+  template <typename Start, typename Cancel>
+  beast::error_code Await(Deadline deadline, Start&& start, Cancel&& cancel) {
     beast::error_code result;
     bool done = false;
     start([&](beast::error_code ec, auto&&...) {
@@ -47,8 +54,7 @@ struct ExtenderClient::Connection {
     ioc.restart();
     ioc.run_until(deadline);
     if (done) return result;
-    beast::error_code ignored;
-    tcp_layer().socket().close(ignored);
+    cancel();
     ioc.restart();
     ioc.run();  // the cancelled operation's handler
     return beast::error::timeout;
@@ -161,14 +167,18 @@ Status ExtenderClient::Open(Connection& c, Deadline deadline) const {
   }
   tcp::resolver resolver(c.ioc);
   tcp::resolver::results_type endpoints;
-  beast::error_code ec = c.Await(deadline, [&](auto handler) {
-    resolver.async_resolve(
-        host_, port_, [&, handler](beast::error_code e, tcp::resolver::results_type r) mutable {
-          endpoints = std::move(r);
-          handler(e);
-        });
-  });
-  if (ec == beast::error::timeout) resolver.cancel();
+  // A name lookup cannot be interrupted: past the deadline it is cancelled,
+  // but its answer is still waited for (numeric hosts need none).
+  beast::error_code ec = c.Await(
+      deadline,
+      [&](auto handler) {
+        resolver.async_resolve(
+            host_, port_, [&, handler](beast::error_code e, tcp::resolver::results_type r) mutable {
+              endpoints = std::move(r);
+              handler(e);
+            });
+      },
+      [&] { resolver.cancel(); });
   if (ec) return Status::Unavailable("resolving " + host_ + ": " + ec.message());
   ec = c.Await(deadline, [&](auto handler) {
     c.tcp_layer().socket().async_connect(*endpoints.begin(), handler);

@@ -1,6 +1,8 @@
 #include "scheduler/extender/extender_wire.h"
 
 #include <boost/json.hpp>
+#include <cctype>
+#include <cstdint>
 
 namespace berth::scheduler {
 
