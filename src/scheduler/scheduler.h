@@ -10,6 +10,10 @@
 // Permit runs first in the binding cycle (kube runs it last in the scheduling
 // cycle and waits in the binding cycle; berth has no waiting plugin yet).
 //
+// Scheduler extenders (the config's `extenders:`, scheduler/extender/)
+// narrow the feasible nodes after Filter, add to the scores, may bind
+// instead of the Bind plugins and narrow preemption's candidates.
+//
 // Each profile's Framework times its own extension points; the scheduler
 // times attempts and cycles. All of it, and the queue, read
 // SchedulerOptions::clock.
