@@ -532,6 +532,25 @@ TEST(SchedulerWithExtenders, PodsLandWhereTheExtenderSays) {
       << s.RenderMetrics();
 }
 
+TEST(SchedulerWithExtenders, APrioritizerScoresEvenWithoutScorePlugins) {
+  TestExtenderServer server(LabelExtender());
+  SchedulerConfig config =
+      WithExtender({.url_prefix = server.url(), .prioritize_verb = "prioritize", .weight = 1});
+  ProfileConfig profile;
+  profile.plugins.score.disabled.push_back({"*"});
+  config.profiles.push_back(profile);
+  FakeCluster cluster({}, config);
+  auto& s = *cluster.scheduler;
+  s.OnNodeAdd(NodeObject("a"));
+  s.OnNodeAdd(NodeObject("b"));
+  s.OnNodeAdd(NodeObject("c"));
+  s.Start();
+  for (int i = 0; i < 3; ++i) s.OnPodAdd(Pod("p" + std::to_string(i))->object);
+  ASSERT_TRUE(cluster.WaitIdle());
+  auto placements = cluster.Placements();
+  for (int i = 0; i < 3; ++i) EXPECT_EQ(placements["default/p" + std::to_string(i)], "b");
+}
+
 TEST(SchedulerWithExtenders, TheExtendersReasonsAreInTheFailure) {
   TestExtenderServer server(LabelExtender());
   FakeCluster cluster({}, WithExtender({.url_prefix = server.url(), .filter_verb = "filter"}));
