@@ -44,7 +44,10 @@ class InstantClient : public SchedulerClient {
     bound.fetch_add(1, std::memory_order_relaxed);
     return Status::Ok();
   }
-  Status ReportFailure(const api::Object&, std::string_view, const std::string&) override { return Status::Ok(); }
+  Status ReportFailure(const api::Object&, std::string_view, const std::string&,
+                       const std::optional<std::string>&) override {
+    return Status::Ok();
+  }
   void ReportScheduled(const api::Object&, const std::string&) override {}
 };
 

@@ -102,6 +102,9 @@ Scheduler::Scheduler(SchedulerOptions options, SchedulerClient* client)
 Result<std::unique_ptr<Scheduler>> Scheduler::Create(const SchedulerConfig& config, const Registry& registry,
                                                      SchedulerOptions options, SchedulerClient* client) {
   auto s = std::unique_ptr<Scheduler>(new Scheduler(options, client));
+  auto extenders = Extenders::Create(config.extenders, s->metrics_);
+  if (!extenders.ok()) return extenders.status();
+  s->extenders_ = std::move(extenders).value();
   if (Status built = s->AddProfiles(config, registry); !built.ok()) return built;
   s->percentage_of_nodes_to_score_ = config.percentage_of_nodes_to_score;
   s->CreateQueue(config);
@@ -120,6 +123,17 @@ Result<std::unique_ptr<Scheduler>> Scheduler::Create(const SchedulerConfig& conf
 Status Scheduler::AddProfiles(const SchedulerConfig& config, const Registry& registry) {
   std::vector<ProfileConfig> profiles = config.profiles;
   if (profiles.empty()) profiles.emplace_back();
+  // Resources an extender manages and the scheduler ignores: NodeResourcesFit
+  // does not check them (they replace its ignoredResources, as in kube).
+  if (std::vector<std::string> ignored = extenders_->IgnoredResources(); !ignored.empty()) {
+    boost::json::array names(ignored.begin(), ignored.end());
+    for (auto& profile : profiles) {
+      auto it = std::find_if(profile.plugin_config.begin(), profile.plugin_config.end(),
+                             [](const auto& c) { return c.first == "NodeResourcesFit"; });
+      if (it == profile.plugin_config.end()) it = profile.plugin_config.insert(it, {"NodeResourcesFit", {}});
+      it->second["ignoredResources"] = names;
+    }
+  }
   for (size_t i = 0; i < profiles.size(); ++i) {
     auto fw = Framework::Build(profiles[i], registry, *this, "profiles[" + std::to_string(i) + "]",
                                {&extension_point_duration_, &clock_});
@@ -202,7 +216,8 @@ void Scheduler::Start() {
 }
 
 void Scheduler::Stop() {
-  if (queue_) queue_->Close();  // none when Create failed before making it
+  if (!queue_) return;  // Create failed before the queue existed: nothing started
+  queue_->Close();
   {
     std::lock_guard lock(bind_mu_);
     stopping_ = true;
@@ -246,6 +261,13 @@ void Scheduler::RunWorker(Worker& worker) {
       running_since = RealTime::now();
     }
   }
+}
+
+std::optional<Scheduler::CycleFailure> Scheduler::FilterByExtenders(Worker& w, const PodInfo& pod) {
+  if (extenders_->empty() || w.feasible.empty()) return std::nullopt;
+  Status s = extenders_->Filter(pod, w.snapshot, w.feasible, w.rejected);
+  if (s.ok()) return std::nullopt;
+  return CycleFailure{PluginStatus::Error(s.message()), s.message(), false};
 }
 
 size_t Scheduler::NumNodesToFind(const Framework& fw, size_t nodes) const {
@@ -341,7 +363,7 @@ std::optional<Scheduler::CycleFailure> Scheduler::SchedulePod(Worker& w, const F
     *selected = w.feasible.front();
     return std::nullopt;
   }
-  if (!fw.HasScorePlugins()) {
+  if (!fw.HasScorePlugins() && !extenders_->HasPrioritizers()) {
     // kube scores every node 1 when no plugin scores: the choice among them is random.
     w.totals.assign(w.feasible.size(), 1);
   } else if (std::optional<CycleFailure> failure = PrioritizeNodes(w, fw, state, pod)) {
@@ -381,11 +403,13 @@ std::optional<Scheduler::CycleFailure> Scheduler::FindNodesThatFitPod(Worker& w,
     if (const NodeInfo* node = snapshot.Get(nominated); node && fw.RunFilterWithNominatedPods(state, pod, *node).ok()) {
       w.feasible.assign(1, node);
       w.rejected.clear();
-      return std::nullopt;
+      if (std::optional<CycleFailure> failure = FilterByExtenders(w, pod)) return failure;
+      if (!w.feasible.empty()) return std::nullopt;
     }
   }
 
   FindNodesThatPassFilters(w, fw, state, pod);
+  if (std::optional<CycleFailure> failure = FilterByExtenders(w, pod)) return failure;
   if (!w.feasible.empty()) return std::nullopt;
 
   // An internal error in a filter is not "unschedulable".
@@ -454,6 +478,7 @@ std::optional<Scheduler::CycleFailure> Scheduler::PrioritizeNodes(Worker& w, con
     std::string message = s.Message();
     return CycleFailure{std::move(s), std::move(message), false};
   }
+  extenders_->Prioritize(pod, w.feasible, w.totals);
   return std::nullopt;
 }
 
@@ -609,13 +634,23 @@ void Scheduler::RunBindingCycle(std::unique_ptr<Binding> b) {
   CycleState& state = *b->state;
   PluginStatus status = WaitOnPermit(*b);
   if (status.ok()) status = fw.RunPreBind(state, pod, b->node);
-  if (status.ok()) status = fw.RunBind(state, pod, b->node);
+  if (status.ok()) status = Bind(fw, state, pod, b->node);
   if (status.ok()) {
     FinishBinding(*b);
   } else {
     FailBinding(*b, status);
   }
   binding_in_flight_--;
+}
+
+PluginStatus Scheduler::Bind(const Framework& fw, CycleState& state, const PodInfo& pod, const std::string& node) {
+  // A failure report of this pod being sent must land first (the bind
+  // plugins' path waits in BindPod too; an extender's binding skips it).
+  WaitForFailureReport(pod.key);
+  if (std::optional<Status> bound = extenders_->Bind(pod, node)) {
+    return bound->ok() ? PluginStatus::Success() : PluginStatus::Error(bound->message());
+  }
+  return fw.RunBind(state, pod, node);
 }
 
 PluginStatus Scheduler::WaitOnPermit(Binding& b) {

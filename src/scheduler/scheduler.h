@@ -10,6 +10,10 @@
 // Permit runs first in the binding cycle (kube runs it last in the scheduling
 // cycle and waits in the binding cycle; berth has no waiting plugin yet).
 //
+// Scheduler extenders (the config's `extenders:`, scheduler/extender/)
+// narrow the feasible nodes after Filter, add to the scores, may bind
+// instead of the Bind plugins and narrow preemption's candidates.
+//
 // Each profile's Framework times its own extension points; the scheduler
 // times attempts and cycles. All of it, and the queue, read
 // SchedulerOptions::clock.
@@ -38,6 +42,7 @@
 #include "api/clock.h"
 #include "metrics/metrics.h"
 #include "scheduler/cache/cache.h"
+#include "scheduler/extender/extender.h"
 #include "scheduler/framework/framework.h"
 #include "scheduler/parallelizer.h"
 #include "scheduler/queue/nominator.h"
@@ -115,6 +120,8 @@ class Scheduler final : public Handle {
   bool BeingEvicted(const std::string& pod_key) const override;
   void ClearNominatedNodeName(std::span<const PodInfo* const> pods) const override;
   uint64_t Random() const override;
+  Status NarrowPreemptionCandidates(const PodInfo& pod, const Snapshot& snapshot,
+                                    std::vector<std::pair<std::string, PreemptionVictims>>& candidates) const override;
 
   struct Stats {
     uint64_t scheduled = 0, unschedulable = 0, errors = 0, conflicts = 0, bind_failures = 0;
@@ -206,6 +213,9 @@ class Scheduler final : public Handle {
   // parallel_threshold nodes. Fills worker.feasible and worker.rejected and
   // moves the start node past the nodes visited. REQUIRES: a non-empty snapshot.
   void FindNodesThatPassFilters(Worker& worker, const Framework& fw, const CycleState& state, const PodInfo& pod);
+  // The filtering extenders over worker.feasible (kube's
+  // findNodesThatPassExtenders): a failure when a non-ignorable one failed.
+  std::optional<CycleFailure> FilterByExtenders(Worker& worker, const PodInfo& pod);
   // How many feasible nodes Filter looks for among `nodes` (kube's numFeasibleNodesToFind).
   size_t NumNodesToFind(const Framework& fw, size_t nodes) const;
   // PreScore and Score of worker.feasible into worker.totals; a failure is an error.
@@ -244,6 +254,8 @@ class Scheduler final : public Handle {
 
   // Permit, PreBind, Bind; then FinishBinding or FailBinding.
   void RunBindingCycle(std::unique_ptr<Binding> binding);
+  // The interested binder extender's bind, else the Bind plugins.
+  PluginStatus Bind(const Framework& fw, CycleState& state, const PodInfo& pod, const std::string& node);
   // Runs Permit; a Wait is waited out and, as no plugin allows a waiting
   // pod yet, ends in a timeout rejection.
   PluginStatus WaitOnPermit(Binding& binding);
@@ -262,6 +274,7 @@ class Scheduler final : public Handle {
   const api::Clock& clock_;
   SchedulerClient* client_;
   std::vector<std::unique_ptr<Framework>> profiles_;
+  std::unique_ptr<Extenders> extenders_;  // the config's extenders (possibly none)
   int32_t percentage_of_nodes_to_score_ = 0;
   Cache cache_;
   std::unique_ptr<SchedulingQueue> queue_;

@@ -202,4 +202,9 @@ Status Scheduler::BindPod(const api::Object& pod, const std::string& node) const
   return client_->BindPod(pod, node);
 }
 
+Status Scheduler::NarrowPreemptionCandidates(const PodInfo& pod, const Snapshot& snapshot,
+                                             std::vector<std::pair<std::string, PreemptionVictims>>& candidates) const {
+  return extenders_->NarrowPreemptionCandidates(pod, snapshot, candidates);
+}
+
 }  // namespace berth::scheduler

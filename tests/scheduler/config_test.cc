@@ -69,23 +69,24 @@ profiles:
     percentageOfNodesToScore: 100
 )";
 
-TEST(ParseSchedulerConfig, RefusesExtendersRatherThanIgnoringThem) {
-  auto refused = ParseSchedulerConfig(R"(apiVersion: kubescheduler.config.k8s.io/v1
+TEST(ParseSchedulerConfig, ReadsExtenders) {
+  auto parsed = ParseSchedulerConfig(R"(apiVersion: kubescheduler.config.k8s.io/v1
 kind: KubeSchedulerConfiguration
 extenders:
 - urlPrefix: http://127.0.0.1:8888/
   filterVerb: filter
 )");
-  ASSERT_FALSE(refused.ok());
-  EXPECT_NE(refused.status().message().find("extenders: Forbidden: scheduler extenders are not supported by berth yet"),
-            std::string::npos)
-      << refused.status().message();
-  // An empty list asks for nothing and is accepted.
-  EXPECT_TRUE(ParseSchedulerConfig(R"(apiVersion: kubescheduler.config.k8s.io/v1
+  ASSERT_TRUE(parsed.ok()) << parsed.status().message();
+  ASSERT_EQ(parsed->extenders.size(), 1u);
+  EXPECT_EQ(parsed->extenders[0].url_prefix, "http://127.0.0.1:8888/");
+  EXPECT_EQ(parsed->extenders[0].filter_verb, "filter");
+  // An empty list asks for nothing. (Every field and its validation: extender_test.)
+  auto empty = ParseSchedulerConfig(R"(apiVersion: kubescheduler.config.k8s.io/v1
 kind: KubeSchedulerConfiguration
 extenders: []
-)")
-                  .ok());
+)");
+  ASSERT_TRUE(empty.ok());
+  EXPECT_TRUE(empty->extenders.empty());
 }
 
 TEST(ParseSchedulerConfig, ReadsAFullExample) {

@@ -21,6 +21,8 @@
 #include <utility>
 #include <vector>
 
+#include "api/duration.h"
+#include "api/name_validation.h"
 #include "api/validation.h"
 #include "scheduler/framework/config.h"
 
@@ -77,6 +79,48 @@ std::string Index(const std::string& path, size_t i) { return path + "[" + std::
 std::string Where(const YAML::Mark& mark) {
   if (mark.is_null()) return "";
   return "line " + std::to_string(mark.line + 1) + ", column " + std::to_string(mark.column + 1) + ": ";
+}
+
+// Go's encoding/json reads a []byte field (certData...) as standard base64
+// with padding. nullopt for anything else.
+std::optional<std::string> DecodeBase64(std::string_view text) {
+  auto value = [](char c) -> int {
+    if (c >= 'A' && c <= 'Z') return c - 'A';
+    if (c >= 'a' && c <= 'z') return c - 'a' + 26;
+    if (c >= '0' && c <= '9') return c - '0' + 52;
+    if (c == '+') return 62;
+    if (c == '/') return 63;
+    return -1;
+  };
+  if (text.size() % 4 != 0) return std::nullopt;
+  std::string out;
+  out.reserve(text.size() / 4 * 3);
+  for (size_t i = 0; i < text.size(); i += 4) {
+    int v[4];
+    int padding = 0;
+    for (int j = 0; j < 4; ++j) {
+      char c = text[i + j];
+      if (c == '=' && i + 4 == text.size() && j >= 2) {
+        ++padding;
+        v[j] = 0;
+        continue;
+      }
+      if (padding > 0 || (v[j] = value(c)) < 0) return std::nullopt;
+    }
+    uint32_t bits = static_cast<uint32_t>(v[0] << 18 | v[1] << 12 | v[2] << 6 | v[3]);
+    out += static_cast<char>(bits >> 16);
+    if (padding < 2) out += static_cast<char>(bits >> 8 & 0xff);
+    if (padding < 1) out += static_cast<char>(bits & 0xff);
+  }
+  return out;
+}
+
+// kube's v1helper.IsExtendedResourceName: a name with a domain other than
+// kubernetes.io, not a quota name ("requests."), valid as a quota name.
+bool IsExtendedResourceName(std::string_view name) {
+  if (name.find('/') == std::string_view::npos || name.find("kubernetes.io/") != std::string_view::npos) return false;
+  if (name.rfind("requests.", 0) == 0) return false;
+  return api::IsQualifiedName("requests." + std::string(name)).empty();
 }
 
 // ---- Scalar resolution (go-yaml v2's resolve table) ----
@@ -225,11 +269,7 @@ class ConfigParser {
       } else if (key == "profiles") {
         Profiles(value, key, config.profiles);
       } else if (key == "extenders") {
-        if (value.IsSequence() && value.size() > 0) {
-          Forbidden(key, "scheduler extenders are not supported by berth yet");
-        } else if (!value.IsNull() && !(value.IsSequence() && value.size() == 0)) {
-          Invalid(key, value, "must be a list");
-        }
+        Extenders(value, key, config.extenders);
       } else if (key == "leaderElection") {
         LeaderElection(value, key);
       } else if (key == "clientConnection") {
@@ -260,6 +300,7 @@ class ConfigParser {
       Invalid("podMaxBackoffSeconds", config.pod_max_backoff_seconds,
               "must be greater than or equal to PodInitialBackoffSeconds");
     }
+    ValidateExtenders(config.extenders);
     if (!causes_.empty()) return ToStatus();
     return config;
   }
@@ -300,6 +341,10 @@ class ConfigParser {
   }
   void Invalid(std::string field, int64_t value, std::string_view detail) {
     field_errors_.InvalidValue(std::move(field), json::value(value), detail);
+    TakeNewestFieldError();
+  }
+  void InvalidString(std::string field, std::string_view value, std::string_view detail) {
+    field_errors_.Invalid(std::move(field), value, detail);
     TakeNewestFieldError();
   }
   void Forbidden(std::string field, std::string_view detail) {
@@ -395,6 +440,26 @@ class ConfigParser {
       return std::nullopt;
     }
     return static_cast<int32_t>(i);
+  }
+
+  std::optional<int64_t> Int64(const YAML::Node& n, const std::string& field) {
+    if (n.IsNull()) return std::nullopt;
+    json::value v = n.IsScalar() ? ScalarToJson(n) : json::value();
+    if (!v.is_int64()) {
+      Invalid(field, n, "must be an integer");
+      return std::nullopt;
+    }
+    return v.get_int64();
+  }
+
+  std::optional<bool> Bool(const YAML::Node& n, const std::string& field) {
+    if (n.IsNull()) return std::nullopt;
+    json::value v = n.IsScalar() ? ScalarToJson(n) : json::value();
+    if (!v.is_bool()) {
+      Invalid(field, n, "must be a boolean");
+      return std::nullopt;
+    }
+    return v.get_bool();
   }
 
   std::optional<int32_t> Percentage(const YAML::Node& n, const std::string& field) {
@@ -613,6 +678,155 @@ class ConfigParser {
         Duplicate(here, name);
       }
       out.emplace_back(std::move(name), std::move(args));
+    }
+  }
+
+  // ---- extenders ----
+
+  void Extenders(const YAML::Node& list, const std::string& path, std::vector<ExtenderConfig>& out) {
+    if (!ExpectList(list, path) || list.IsNull()) return;
+    for (size_t i = 0; i < list.size(); ++i) {
+      std::string here = Index(path, i);
+      ExtenderConfig extender;
+      if (!list[i].IsMap()) {
+        Invalid(here, list[i], "must be a map");
+      } else {
+        Extender(list[i], here, extender);
+      }
+      out.push_back(std::move(extender));
+    }
+  }
+
+  void Extender(const YAML::Node& node, const std::string& path, ExtenderConfig& e) {
+    const std::pair<std::string_view, std::string*> strings[] = {
+        {"urlPrefix", &e.url_prefix},         {"filterVerb", &e.filter_verb}, {"preemptVerb", &e.preempt_verb},
+        {"prioritizeVerb", &e.prioritize_verb}, {"bindVerb", &e.bind_verb},
+    };
+    const std::pair<std::string_view, bool*> bools[] = {
+        {"enableHTTPS", &e.enable_https}, {"nodeCacheCapable", &e.node_cache_capable}, {"ignorable", &e.ignorable}};
+    ForEachField(node, path, [&](const std::string& key, const YAML::Node& value) {
+      std::string field = Child(path, key);
+      for (const auto& [name, target] : strings) {
+        if (key == name) {
+          if (auto v = String(value, field)) *target = *v;
+          return true;
+        }
+      }
+      for (const auto& [name, target] : bools) {
+        if (key == name) {
+          if (auto v = Bool(value, field)) *target = *v;
+          return true;
+        }
+      }
+      if (key == "weight") {
+        if (auto v = Int64(value, field)) e.weight = *v;
+      } else if (key == "httpTimeout") {
+        if (auto v = String(value, field)) {
+          auto d = api::ParseGoDuration(*v);
+          if (!d || d->count() < 0) {
+            Invalid(field, value, "must be a duration such as \"30s\"");
+          } else {
+            e.http_timeout = *d;
+          }
+        }
+      } else if (key == "tlsConfig") {
+        if (ExpectMap(value, field) && !value.IsNull()) e.tls_config = TlsConfig(value, field);
+      } else if (key == "managedResources") {
+        ManagedResources(value, field, e.managed_resources);
+      } else {
+        return false;
+      }
+      return true;
+    });
+  }
+
+  ExtenderTlsConfig TlsConfig(const YAML::Node& node, const std::string& path) {
+    ExtenderTlsConfig tls;
+    const std::pair<std::string_view, std::string*> strings[] = {
+        {"serverName", &tls.server_name}, {"certFile", &tls.cert_file}, {"keyFile", &tls.key_file},
+        {"caFile", &tls.ca_file}};
+    const std::pair<std::string_view, std::string*> bytes[] = {
+        {"certData", &tls.cert_data}, {"keyData", &tls.key_data}, {"caData", &tls.ca_data}};
+    ForEachField(node, path, [&](const std::string& key, const YAML::Node& value) {
+      std::string field = Child(path, key);
+      if (key == "insecure") {
+        if (auto v = Bool(value, field)) tls.insecure = *v;
+        return true;
+      }
+      for (const auto& [name, target] : strings) {
+        if (key == name) {
+          if (auto v = String(value, field)) *target = *v;
+          return true;
+        }
+      }
+      for (const auto& [name, target] : bytes) {
+        if (key == name) {
+          if (auto v = String(value, field)) {
+            if (auto decoded = DecodeBase64(*v)) {
+              *target = std::move(*decoded);
+            } else {
+              Invalid(field, value, "must be base64-encoded bytes");
+            }
+          }
+          return true;
+        }
+      }
+      return false;
+    });
+    return tls;
+  }
+
+  void ManagedResources(const YAML::Node& list, const std::string& path, std::vector<ExtenderManagedResource>& out) {
+    if (!ExpectList(list, path) || list.IsNull()) return;
+    for (size_t i = 0; i < list.size(); ++i) {
+      std::string here = Index(path, i);
+      ExtenderManagedResource resource;
+      if (!list[i].IsMap()) {
+        Invalid(here, list[i], "must be a map");
+      } else {
+        ForEachField(list[i], here, [&](const std::string& key, const YAML::Node& value) {
+          std::string field = Child(here, key);
+          if (key == "name") {
+            if (auto v = String(value, field)) resource.name = *v;
+          } else if (key == "ignoredByScheduler") {
+            if (auto v = Bool(value, field)) resource.ignored_by_scheduler = *v;
+          } else {
+            return false;
+          }
+          return true;
+        });
+      }
+      out.push_back(std::move(resource));
+    }
+  }
+
+  // kube's validateExtenders: a positive weight for a prioritizer, managed
+  // resources with valid extended resource names, each managed once (across
+  // all extenders), and at most one binder.
+  void ValidateExtenders(const std::vector<ExtenderConfig>& extenders) {
+    int binders = 0;
+    std::set<std::string> managed;
+    for (size_t i = 0; i < extenders.size(); ++i) {
+      const ExtenderConfig& e = extenders[i];
+      std::string path = Index("extenders", i);
+      if (!e.prioritize_verb.empty() && e.weight <= 0) {
+        Invalid(path + ".weight", e.weight, "must have a positive weight applied to it");
+      }
+      if (!e.bind_verb.empty()) ++binders;
+      for (size_t j = 0; j < e.managed_resources.size(); ++j) {
+        const std::string& name = e.managed_resources[j].name;
+        std::string field = Index(path + ".managedResources", j) + ".name";
+        std::vector<std::string> problems = api::IsQualifiedName(name);
+        for (const auto& problem : problems) InvalidString(field, name, problem);
+        if (problems.empty() && !IsExtendedResourceName(name)) {
+          InvalidString(field, name, "is an invalid extended resource name");
+        }
+        if (!managed.insert(name).second) InvalidString(field, name, "duplicate extender managed resource name");
+      }
+    }
+    if (binders > 1) {
+      InvalidString("extenders", "found " + std::to_string(binders) + " extenders implementing bind",
+                    "only one extender can implement bind");
     }
   }
 

@@ -98,6 +98,12 @@ struct DisruptionBudget {
   std::vector<std::string> disrupted;   // status.disruptedPods' names, sorted
 };
 
+// The pods to evict on one node for the preemptor to fit.
+struct PreemptionVictims {
+  std::vector<PodInfoPtr> pods;  // most important first
+  int64_t pdb_violations = 0;
+};
+
 // What plugins may use beyond their arguments. Implemented by the scheduler.
 class Handle {
  public:
@@ -132,6 +138,14 @@ class Handle {
   // Seeded randomness for plugins (preemption's candidate offset): the same
   // seed gives the same sequence. Thread-safe.
   virtual uint64_t Random() const { return 0; }
+  // Preemption's candidates (node, victims) through the scheduler extenders
+  // that preempt and are interested in `pod`, in order: each may drop nodes
+  // or change their victims. An error (from an extender that is not
+  // ignorable) leaves `candidates` unspecified.
+  virtual Status NarrowPreemptionCandidates(const PodInfo& pod, const Snapshot& snapshot,
+                                            std::vector<std::pair<std::string, PreemptionVictims>>& candidates) const {
+    return Status::Ok();
+  }
 };
 
 

@@ -262,6 +262,11 @@ PluginStatus DefaultPreemption::PostFilter(CycleState& state, const PodInfo& pod
         WithPrefix(FitErrorMessage(snapshot.size(), nullptr, failed, &not_helpful, {}, counted)));
   }
 
+  // Scheduler extenders that preempt may drop candidates or change their victims.
+  if (Status s = handle_.NarrowPreemptionCandidates(pod, snapshot, candidates); !s.ok()) {
+    return PluginStatus::Error(WithPrefix(s.message()));
+  }
+  if (candidates.empty()) return PluginStatus::Unschedulable(WithPrefix("no candidate node for preemption"));
   const auto& [node, victims] = candidates[PickOneNode(candidates)];
   // The evictions are started here and sent by the scheduler after this
   // cycle (kube's asynchronous preemption).

@@ -39,12 +39,6 @@ struct DefaultPreemptionArgs {
   int32_t min_candidate_nodes_absolute = 100;
 };
 
-// The pods to evict on one node for the preemptor to fit.
-struct PreemptionVictims {
-  std::vector<PodInfoPtr> pods;  // most important first
-  int64_t pdb_violations = 0;
-};
-
 class DefaultPreemption final : public PostFilterPlugin {
  public:
   static constexpr std::string_view kName = "DefaultPreemption";
