@@ -41,6 +41,7 @@ struct Scheduler::Worker {
   std::vector<int64_t> totals;
   std::vector<NodeScore> scratch;
   AliasSampler sampler;
+  std::vector<NodeInfoPtr> restricted;  // the nodes PreFilter left, when it named them
 };
 
 struct Scheduler::Binding {
@@ -448,7 +449,15 @@ Scheduler::CycleFailure Scheduler::RunPostFilter(Worker& w, const Framework& fw,
     nominated = result.nominated_node;
     if (post.ok() && result.victims > 0) preemption_victims_.Observe(static_cast<double>(result.victims));
   }
-  std::string message = FitErrorMessage(nodes, pre_filter, w.rejected, nullptr, post_message);
+  // Nodes PreFilter left out (it named the others) count with kube's reason.
+  std::optional<PluginStatus> left_out;
+  if (!pre_filter && state.node_restriction()) {
+    std::vector<std::string> by = state.restricting_plugins();
+    std::sort(by.begin(), by.end());
+    by.erase(std::unique(by.begin(), by.end()), by.end());
+    left_out = PluginStatus::Unresolvable("node(s) didn't satisfy plugin(s) " + GoList(by));
+  }
+  std::string message = FitErrorMessage(nodes, pre_filter, w.rejected, left_out ? &*left_out : nullptr, post_message);
   CycleFailure failure{PluginStatus::Unschedulable(message), message, true};
   failure.nominated_node = std::move(nominated);
   return failure;
@@ -456,6 +465,17 @@ Scheduler::CycleFailure Scheduler::RunPostFilter(Worker& w, const Framework& fw,
 
 void Scheduler::FindNodesThatPassFilters(Worker& w, const Framework& fw, const CycleState& state,
                                          const PodInfo& pod) {
+  if (const auto& only = state.node_restriction()) {
+    // PreFilter named the only nodes (kube's PreFilterResult): those that
+    // exist are filtered, from the first; the rotation is left alone.
+    w.restricted.clear();
+    for (const std::string& name : *only) {
+      if (NodeInfoPtr node = w.snapshot.GetShared(name)) w.restricted.push_back(std::move(node));
+    }
+    fw.RunFilterOverNodes(state, pod, w.restricted, 0, NumNodesToFind(fw, w.restricted.size()), nullptr, w.feasible,
+                          w.rejected);
+    return;
+  }
   const auto& nodes = w.snapshot.nodes();
   size_t n = nodes.size();
   size_t start_index = next_start_node_.load(std::memory_order_relaxed) % n;

@@ -885,10 +885,12 @@ class Generator {
     if (Chance(0.15)) {
       // One value: kube's validation allows no more for a field selector.
       std::vector<std::string> names{"n" + std::to_string(Int(0, 29))};
-      // Required terms name nodes only with NotIn. With In, kube's
-      // NodeAffinity PreFilter returns those names and kube filters only
-      // them, counting every other node as "node(s) didn't satisfy plugin(s)
-      // [NodeAffinity]"; berth's PreFilter cannot return a node set yet.
+      // Required terms name nodes only with NotIn here. With In, kube's
+      // NodeAffinity PreFilter returns those names and only they are
+      // filtered, every other node counting as "node(s) didn't satisfy
+      // plugin(s) [NodeAffinity]": berth does the same (PreFilter's node
+      // restriction, tested in prefilter_nodes_test.cc), but the reference
+      // below does not model it.
       t.fields.push_back({"metadata.name", required || Chance(0.5) ? "NotIn" : "In", names});
     }
     return t;

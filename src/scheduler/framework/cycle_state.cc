@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <iterator>
 
 #include "scheduler/framework/interface.h"
 
@@ -18,6 +19,8 @@ std::unique_ptr<CycleState> CycleState::Clone() const {
   auto copy = std::make_unique<CycleState>(snapshot_);
   copy->skip_filter_ = skip_filter_;
   copy->skip_score_ = skip_score_;
+  copy->node_restriction_ = node_restriction_;
+  copy->restricting_plugins_ = restricting_plugins_;
   copy->data_.reserve(data_.size());
   for (const auto& [key, data] : data_) {
     std::unique_ptr<StateData> cloned = data ? data->Clone() : nullptr;
@@ -31,6 +34,19 @@ const StateData* CycleState::Read(std::string_view key) const {
     if (k == key) return v.get();
   }
   return nullptr;
+}
+
+void CycleState::RestrictNodes(std::string_view plugin, std::vector<std::string> node_names) {
+  std::sort(node_names.begin(), node_names.end());
+  node_names.erase(std::unique(node_names.begin(), node_names.end()), node_names.end());
+  if (node_restriction_) {
+    std::vector<std::string> both;
+    std::set_intersection(node_restriction_->begin(), node_restriction_->end(), node_names.begin(), node_names.end(),
+                          std::back_inserter(both));
+    node_names = std::move(both);
+  }
+  node_restriction_ = std::move(node_names);
+  restricting_plugins_.emplace_back(plugin);
 }
 
 void DefaultNormalizeScore(std::span<NodeScore> scores, bool reverse) {

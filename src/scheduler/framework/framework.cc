@@ -74,6 +74,20 @@ Status FieldError(const api::FieldErrors& errors) {
 const PluginStatus& StatusOf(const PluginStatus& status) { return status; }
 const PluginStatus& StatusOf(const PermitDecision& decision) { return decision.status; }
 
+}  // namespace
+
+// Go's %v of a []string: "[a b c]".
+std::string GoList(const std::vector<std::string>& items) {
+  std::string out = "[";
+  for (size_t i = 0; i < items.size(); ++i) {
+    if (i) out += ' ';
+    out += items[i];
+  }
+  return out + "]";
+}
+
+namespace {
+
 // NodeSelection's args: {strategy: TopScore | WeightedRandom}; {} is TopScore.
 Result<NodeSelectionStrategy> ParseNodeSelection(const boost::json::object& args) {
   NodeSelectionStrategy strategy = NodeSelectionStrategy::kTopScore;
@@ -313,6 +327,13 @@ PluginStatus Framework::RunPreFilter(CycleState& state, const PodInfo& pod) cons
         continue;
       }
       if (!s.ok()) return s.WithPlugin(p->Name());
+      if (state.node_restriction() && state.node_restriction()->empty()) {
+        // The plugins' node names have nothing in common (kube's words).
+        const auto& by = state.restricting_plugins();
+        std::string message = by.size() == 1 ? "node(s) didn't satisfy plugin " + by.front()
+                                             : "node(s) didn't satisfy plugin(s) " + GoList(by) + " simultaneously";
+        return PluginStatus::Unresolvable(std::move(message)).WithPlugin(p->Name());
+      }
     }
     return {};
   });

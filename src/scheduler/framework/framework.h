@@ -27,6 +27,9 @@ namespace berth::scheduler {
 
 class Parallelizer;
 
+// Go's %v of a []string, "[a b c]", as kube's messages print plugin lists.
+std::string GoList(const std::vector<std::string>& items);
+
 // Where a framework records how long its extension points take.
 struct FrameworkMetrics {
   // scheduler_framework_extension_point_duration_seconds, labelled

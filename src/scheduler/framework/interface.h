@@ -64,6 +64,15 @@ class CycleState {
   // plugin's data is cloned (StateData::Clone) or, when it never changes,
   // shared. Same snapshot, same skip bits.
   std::unique_ptr<CycleState> Clone() const;
+  // kube's PreFilterResult: a PreFilter plugin that knows the only nodes
+  // the pod can run on names them; the framework keeps the intersection of
+  // every such plugin's names, and Filter runs on those nodes only (the
+  // others count as "node(s) didn't satisfy plugin(s) [NAMES]").
+  void RestrictNodes(std::string_view plugin, std::vector<std::string> node_names);
+  // The nodes left (sorted, unique); nullopt: every node.
+  const std::optional<std::vector<std::string>>& node_restriction() const { return node_restriction_; }
+  // The plugins that restricted the nodes, in the order they did.
+  const std::vector<std::string>& restricting_plugins() const { return restricting_plugins_; }
   // Plugins whose PreFilter/PreScore returned Skip: their Filter/Score are
   // not called. By position in the profile's filter / score list (bit i).
   void SkipFilterAt(size_t index) { skip_filter_ |= uint64_t{1} << index; }
@@ -75,6 +84,8 @@ class CycleState {
   const Snapshot* snapshot_;
   std::vector<std::pair<std::string, std::shared_ptr<StateData>>> data_;
   uint64_t skip_filter_ = 0, skip_score_ = 0;
+  std::optional<std::vector<std::string>> node_restriction_;
+  std::vector<std::string> restricting_plugins_;
 };
 
 // A pod in the scheduling queue.

@@ -9,6 +9,11 @@ const NodeInfo* Snapshot::Get(std::string_view name) const {
   return it == index_.end() ? nullptr : nodes_[it->second].get();
 }
 
+NodeInfoPtr Snapshot::GetShared(std::string_view name) const {
+  auto it = index_.find(std::string(name));
+  return it == index_.end() ? nullptr : nodes_[it->second];
+}
+
 int Snapshot::ImageNodeCount(const std::string& image) const {
   if (!image_nodes_) return 0;
   auto it = image_nodes_->find(image);

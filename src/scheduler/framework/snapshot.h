@@ -23,6 +23,8 @@ class Snapshot {
   size_t size() const { return nodes_.size(); }
   // nullptr when the node is unknown.
   const NodeInfo* Get(std::string_view name) const;
+  // The same node, shared (nullptr when unknown).
+  NodeInfoPtr GetShared(std::string_view name) const;
   // Nodes with at least one pod that has (anti-)affinity terms / required anti-affinity.
   // (In no particular order.)
   const std::vector<const NodeInfo*>& have_pods_with_affinity() const { return have_pods_with_affinity_.nodes; }

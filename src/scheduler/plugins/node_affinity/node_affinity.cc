@@ -1,5 +1,9 @@
 #include "scheduler/plugins/node_affinity/node_affinity.h"
 
+#include <algorithm>
+#include <iterator>
+#include <optional>
+
 namespace berth::scheduler {
 
 namespace json = boost::json;
@@ -17,6 +21,33 @@ bool NodeAffinity::RequiredMatches(const PodInfo& pod, const NodeInfo& node) {
 PluginStatus NodeAffinity::PreFilter(CycleState& state, const PodInfo& pod) const {
   if (pod.view->node_selector.empty() && !pod.view->required_node_affinity && !added_required) {
     return PluginStatus::Skip();
+  }
+  // Required terms that each name their nodes (matchFields metadata.name In,
+  // as DaemonSet pods have) restrict the pod to the union of those names,
+  // each term's names being the intersection of its In requirements. One
+  // term without such a requirement lets every node through (terms are ORed).
+  if (const auto& required = pod.view->required_node_affinity; required && !required->terms.empty()) {
+    std::vector<std::string> names;
+    for (const auto& term : required->terms) {
+      std::optional<std::vector<std::string>> term_names;
+      for (const auto& r : term.match_fields) {
+        if (r.key != "metadata.name" || r.op != api::NodeSelectorRequirement::Op::kIn) continue;
+        std::vector<std::string> values = r.values;
+        std::sort(values.begin(), values.end());
+        values.erase(std::unique(values.begin(), values.end()), values.end());
+        if (term_names) {
+          std::vector<std::string> both;
+          std::set_intersection(term_names->begin(), term_names->end(), values.begin(), values.end(),
+                                std::back_inserter(both));
+          values = std::move(both);
+        }
+        term_names = std::move(values);
+      }
+      if (!term_names) return {};
+      names.insert(names.end(), term_names->begin(), term_names->end());
+    }
+    if (names.empty()) return PluginStatus::Unresolvable(std::string(kConflictReason));
+    state.RestrictNodes(kName, std::move(names));
   }
   return {};
 }

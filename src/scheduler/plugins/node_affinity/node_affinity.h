@@ -1,6 +1,8 @@
 #pragma once
 // NodeAffinity (kube's nodeaffinity plugin): Filter by spec.nodeSelector and
 // required node affinity; Score by the weights of matching preferred terms.
+// PreFilter restricts the pod to the nodes its required terms name by
+// metadata.name (kube's PreFilterResult), so only those are filtered.
 // Args: addedAffinity, a NodeAffinity applied to every pod of the profile.
 
 #include <optional>
@@ -16,6 +18,8 @@ class NodeAffinity final : public PreFilterPlugin, public FilterPlugin, public P
  public:
   static constexpr std::string_view kName = "NodeAffinity";
   static constexpr std::string_view kReason = "node(s) didn't match Pod's node affinity/selector";
+  // Required terms naming nodes by metadata.name that have none in common.
+  static constexpr std::string_view kConflictReason = "pod affinity terms conflict";
 
   std::string_view Name() const override { return kName; }
   PluginStatus PreFilter(CycleState& state, const PodInfo& pod) const override;
