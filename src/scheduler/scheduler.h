@@ -111,6 +111,10 @@ class Scheduler final : public Handle {
   Status BindPod(const api::Object& pod, const std::string& node) const override;
   std::shared_ptr<const std::vector<DisruptionBudget>> DisruptionBudgets() const override;
   std::vector<PodInfoPtr> NominatedPodsForNode(const std::string& node) const override;
+  void ForEachNominatedPod(const std::string& node,
+                           const std::function<void(const PodInfoPtr&)>& fn) const override {
+    nominator_.ForEachOn(node, fn);
+  }
   bool HasNominatedPods() const override { return nominator_.Any(); }
   // Asynchronous, as kube-scheduler's preemption since 1.33: the eviction
   // is sent from the API task threads; meanwhile the victim counts as gone

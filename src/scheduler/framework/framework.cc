@@ -418,9 +418,9 @@ PluginStatus Framework::RunFilterWithNominatedPods(const CycleState& state, cons
   // (a filter such as pod affinity may pass only with them).
   std::vector<PodInfoPtr> nominated;
   if (handle_ && handle_->HasNominatedPods()) {
-    for (auto& p : handle_->NominatedPodsForNode(node.name())) {
-      if (p->uid() != pod.uid() && p->view->priority >= pod.view->priority) nominated.push_back(std::move(p));
-    }
+    handle_->ForEachNominatedPod(node.name(), [&](const PodInfoPtr& p) {
+      if (p->view->priority >= pod.view->priority && p->uid() != pod.uid()) nominated.push_back(p);
+    });
   }
   if (nominated.empty()) return RunFilter(state, pod, node);
   std::unique_ptr<CycleState> with_state = state.Clone();

@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <compare>
+#include <functional>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -132,6 +133,11 @@ class Handle {
   // this scheduler's preemption and not yet written back), and whether any
   // pod is nominated anywhere (so filters skip the look-up when none is).
   virtual std::vector<PodInfoPtr> NominatedPodsForNode(const std::string& node) const { return {}; }
+  // The same pods, each passed to `fn` (without copying the list; `fn` must
+  // not call the handle's nomination methods).
+  virtual void ForEachNominatedPod(const std::string& node, const std::function<void(const PodInfoPtr&)>& fn) const {
+    for (const PodInfoPtr& p : NominatedPodsForNode(node)) fn(p);
+  }
   virtual bool HasNominatedPods() const { return false; }
   // Evicts `victim` for `preemptor`: the DisruptionTarget condition, a
   // graceful delete and the Preempted event, as kube-scheduler does. The

@@ -25,6 +25,17 @@ class Nominator {
   // The node `pod_key` is nominated to; "" when none.
   std::string NodeOf(const std::string& pod_key) const;
   std::vector<PodInfoPtr> PodsOn(const std::string& node) const;
+  // Calls fn(pod) for each pod nominated to `node`, under the nominator's
+  // lock (no copy: Filter asks this for every node while pods are
+  // nominated). `fn` must not call back into the nominator.
+  template <typename F>
+  void ForEachOn(const std::string& node, F&& fn) const {
+    if (!Any()) return;
+    std::lock_guard lock(mu_);
+    auto it = by_node_.find(node);
+    if (it == by_node_.end()) return;
+    for (const PodInfoPtr& p : it->second) fn(p);
+  }
   // Lock-free: whether any pod is nominated (the common answer is no).
   bool Any() const { return count_.load(std::memory_order_relaxed) > 0; }
 
