@@ -330,11 +330,22 @@ void Scheduler::ScheduleOne(Worker& w, QueuedPodInfo info) {
     const NodeInfo* selected = nullptr;
     if (std::optional<CycleFailure> failure = SchedulePod(w, *fw, *state, pod, &selected)) {
       if (failure->needs_exclusive && !w.exclusive) {
-        // Preemption may evict pods: again from the start, alone.
+        // Preemption may evict pods: again, alone. When neither the cache nor
+        // the nominations changed while the lock changed hands, the filters'
+        // answers stand and only PostFilter runs again (a preempting pod
+        // would otherwise filter every node twice).
+        const int64_t seen = w.snapshot.generation();
+        const uint64_t nominations = nominator_.version();
         shared.unlock();
         unique.lock();
         w.exclusive = true;
-        continue;
+        if (failure->after_filters) {
+          cache_.UpdateSnapshot(w.snapshot);
+          if (w.snapshot.generation() == seen && nominator_.version() == nominations) {
+            failure = RunPostFilter(w, *fw, *state, pod, nullptr);
+          }
+        }
+        if (failure->needs_exclusive) continue;
       }
       RecordNomination(info.pod, failure->nominated_node);
       unlock();
@@ -440,6 +451,7 @@ Scheduler::CycleFailure Scheduler::RunPostFilter(Worker& w, const Framework& fw,
     if (!w.exclusive && MayPreempt(w, pod)) {
       CycleFailure again{PluginStatus::Unschedulable("preemption needs the cycle lock"), "", true};
       again.needs_exclusive = true;
+      again.after_filters = pre_filter == nullptr;
       return again;
     }
     preemption_attempts_.Increment();

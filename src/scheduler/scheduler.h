@@ -124,6 +124,7 @@ class Scheduler final : public Handle {
   bool BeingEvicted(const std::string& pod_key) const override;
   void ClearNominatedNodeName(std::span<const PodInfo* const> pods) const override;
   uint64_t Random() const override;
+  void Parallelize(size_t n, const std::function<void(size_t)>& fn) const override { parallelizer_->Until(n, fn); }
   Status NarrowPreemptionCandidates(const PodInfo& pod, const Snapshot& snapshot,
                                     std::vector<std::pair<std::string, PreemptionVictims>>& candidates) const override;
 
@@ -185,6 +186,9 @@ class Scheduler final : public Handle {
     // lock exclusively, so that concurrent cycles never choose overlapping
     // victims or take the room being freed.
     bool needs_exclusive = false;
+    // With needs_exclusive: the Filter plugins ran (not a PreFilter rejection),
+    // so their answers in the worker can be kept if nothing changes meanwhile.
+    bool after_filters = false;
   };
   // One pod's scheduling cycle: SchedulePod on a fresh snapshot, then
   // AssumeAndReserve on the chosen node (retried on a fresh snapshot when a

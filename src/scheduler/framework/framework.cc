@@ -423,16 +423,30 @@ PluginStatus Framework::RunFilterWithNominatedPods(const CycleState& state, cons
     });
   }
   if (nominated.empty()) return RunFilter(state, pod, node);
-  std::unique_ptr<CycleState> with_state = state.Clone();
   NodeInfo with_node = node;
-  for (const auto& p : nominated) {
-    with_node.AddPod(p);
-    PluginStatus added = RunPreFilterAddPod(*with_state, pod, *p, with_node);
-    if (!added.ok()) return added;
+  for (const auto& p : nominated) with_node.AddPod(p);
+  // The state needs a copy only for plugins whose PreFilter data counts
+  // pods (their extensions add the nominated ones); else it is read as is.
+  std::unique_ptr<CycleState> with_state;
+  if (HasActivePreFilterExtensions(state)) {
+    with_state = state.Clone();
+    for (const auto& p : nominated) {
+      PluginStatus added = RunPreFilterAddPod(*with_state, pod, *p, with_node);
+      if (!added.ok()) return added;
+    }
   }
-  PluginStatus first = RunFilter(*with_state, pod, with_node);
+  PluginStatus first = RunFilter(with_state ? *with_state : state, pod, with_node);
   if (!first.ok()) return first;
   return RunFilter(state, pod, node);
+}
+
+bool Framework::HasActivePreFilterExtensions(const CycleState& state) const {
+  for (size_t i = 0; i < pre_filter_.size(); ++i) {
+    if (!pre_filter_[i]->HasPreFilterExtensions()) continue;
+    if (pre_filter_to_filter_[i] >= 0 && state.FilterSkippedAt(static_cast<size_t>(pre_filter_to_filter_[i]))) continue;
+    return true;
+  }
+  return false;
 }
 
 PluginStatus Framework::RunPreFilterExtension(CycleState& state, bool add, const PodInfo& pod, const PodInfo& other,

@@ -117,6 +117,9 @@ class Framework final : public FilterRunner {
   template <typename Run>
   auto Timed(Point point, Run&& run) const;
   void ObservePoint(Point point, Code code, api::Clock::time_point since) const;
+  // Whether a PreFilter plugin with extensions has data this cycle (its
+  // Filter is not skipped): RunPreFilterExtension would call it.
+  bool HasActivePreFilterExtensions(const CycleState& state) const;
   // AddPod (add) or RemovePod of every PreFilter plugin with extensions.
   PluginStatus RunPreFilterExtension(CycleState& state, bool add, const PodInfo& pod, const PodInfo& other,
                                      const NodeInfo& node) const;

@@ -155,6 +155,12 @@ class Handle {
   // Seeded randomness for plugins (preemption's candidate offset): the same
   // seed gives the same sequence. Thread-safe.
   virtual uint64_t Random() const { return 0; }
+  // kube's Parallelizer().Until: fn(i) for every i in [0, n), on the
+  // scheduler's filter threads and the caller's; returns when all are done.
+  // `fn` must be thread-safe. The default runs them in order on the caller.
+  virtual void Parallelize(size_t n, const std::function<void(size_t)>& fn) const {
+    for (size_t i = 0; i < n; ++i) fn(i);
+  }
   // Preemption's candidates (node, victims) through the scheduler extenders
   // that preempt and are interested in `pod`, in order: each may drop nodes
   // or change their victims. An error (from an extender that is not

@@ -18,6 +18,7 @@ void Nominator::Nominate(PodInfoPtr pod, const std::string& node) {
     by_node_[node].push_back(std::move(pod));
   }
   count_.store(node_of_.size(), std::memory_order_relaxed);
+  version_.fetch_add(1, std::memory_order_release);
 }
 
 void Nominator::Remove(const std::string& pod_key) {
@@ -30,6 +31,7 @@ void Nominator::Remove(const std::string& pod_key) {
   if (pods.empty()) by_node_.erase(old->second);
   node_of_.erase(old);
   count_.store(node_of_.size(), std::memory_order_relaxed);
+  version_.fetch_add(1, std::memory_order_release);
 }
 
 std::string Nominator::NodeOf(const std::string& pod_key) const {

@@ -38,12 +38,15 @@ class Nominator {
   }
   // Lock-free: whether any pod is nominated (the common answer is no).
   bool Any() const { return count_.load(std::memory_order_relaxed) > 0; }
+  // Changes with every nomination made or removed (equal versions: the same nominations).
+  uint64_t version() const { return version_.load(std::memory_order_acquire); }
 
  private:
   mutable std::mutex mu_;
   std::unordered_map<std::string, std::vector<PodInfoPtr>> by_node_;  // guarded by mu_
   std::unordered_map<std::string, std::string> node_of_;              // pod key → node; guarded by mu_
   std::atomic<size_t> count_{0};
+  std::atomic<uint64_t> version_{0};
 };
 
 }  // namespace berth::scheduler

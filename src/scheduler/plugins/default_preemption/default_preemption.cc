@@ -28,13 +28,15 @@ TimePoint StartTime(const PodInfo& pod) {
 bool TerminatingByPreemption(const PodInfo& pod) {
   if (!pod.view->terminating) return false;
   const boost::json::object* c = api::FindCondition(api::StatusOf(*pod.object), "DisruptionTarget");
-  return c && api::StringAt(*c, "status") == "True" && api::StringAt(*c, "reason") == "PreemptionByScheduler";
+  return c && api::StringAt(*c, "status") == "True" &&
+         api::StringAt(*c, "reason") == "PreemptionByScheduler";
 }
 
 // Splits `pods` into those whose eviction would break a budget and the rest,
 // each in the given order (kube's filterPodsWithPDBViolation).
-void SplitByBudget(const std::vector<PodInfoPtr>& pods, const std::vector<DisruptionBudget>& budgets,
-                   std::vector<PodInfoPtr>* violating, std::vector<PodInfoPtr>* not_violating) {
+void SplitByBudget(const std::vector<PodInfoPtr>& pods,
+                   const std::vector<DisruptionBudget>& budgets, std::vector<PodInfoPtr>* violating,
+                   std::vector<PodInfoPtr>* not_violating) {
   std::vector<int64_t> allowed;
   allowed.reserve(budgets.size());
   for (const auto& b : budgets) allowed.push_back(b.disruptions_allowed);
@@ -66,12 +68,14 @@ bool DefaultPreemption::MoreImportant(const PodInfo& a, const PodInfo& b) {
 }
 
 std::string DefaultPreemption::EligibleToPreempt(const PodInfo& pod, const Snapshot& snapshot,
-                                                 const PluginStatus* nominated_node_status, const Handle* handle) {
+                                                 const PluginStatus* nominated_node_status,
+                                                 const Handle* handle) {
   if (pod.view->preemption_policy == "Never") return "not eligible due to preemptionPolicy=Never.";
   const std::string& nominated = pod.view->nominated_node_name;
   if (nominated.empty()) return "";
   // Its nominated node cannot take it any more: it may preempt elsewhere.
-  if (nominated_node_status && nominated_node_status->code() == Code::kUnschedulableAndUnresolvable) return "";
+  if (nominated_node_status && nominated_node_status->code() == Code::kUnschedulableAndUnresolvable)
+    return "";
   if (const NodeInfo* node = snapshot.Get(nominated)) {
     for (const auto& p : node->pods()) {
       if (p->view->priority < pod.view->priority &&
@@ -89,9 +93,11 @@ size_t DefaultPreemption::NumCandidates(size_t nodes) const {
   return std::min(n, nodes);
 }
 
-PluginStatus DefaultPreemption::SelectVictimsOnNode(CycleState& state, const PodInfo& pod, NodeInfo& node,
+PluginStatus DefaultPreemption::SelectVictimsOnNode(CycleState& state, const PodInfo& pod,
+                                                    NodeInfo& node,
                                                     const std::vector<DisruptionBudget>& budgets,
-                                                    const FilterRunner& runner, PreemptionVictims* victims,
+                                                    const FilterRunner& runner,
+                                                    PreemptionVictims* victims,
                                                     const Handle* handle) {
   // Every lower-priority pod out first: if the pod does not fit even then,
   // preempting here cannot help. Pods already being evicted stay out.
@@ -122,7 +128,8 @@ PluginStatus DefaultPreemption::SelectVictimsOnNode(CycleState& state, const Pod
   victims->pdb_violations = 0;
   auto reprieve = [&](const PodInfoPtr& p) -> Result<bool> {
     node.AddPod(p);
-    if (PluginStatus s = runner.RunPreFilterAddPod(state, pod, *p, node); !s.ok()) return Status::Internal(s.Message());
+    if (PluginStatus s = runner.RunPreFilterAddPod(state, pod, *p, node); !s.ok())
+      return Status::Internal(s.Message());
     if (runner.RunFilterWithNominatedPods(state, pod, node).ok()) return true;
     node.RemovePod(p->key);
     if (PluginStatus s = runner.RunPreFilterRemovePod(state, pod, *p, node); !s.ok()) {
@@ -141,13 +148,15 @@ PluginStatus DefaultPreemption::SelectVictimsOnNode(CycleState& state, const Pod
     if (!fits.ok()) return PluginStatus::Error(fits.status().message());
   }
   if (!violating.empty() && !not_violating.empty()) {
-    std::stable_sort(victims->pods.begin(), victims->pods.end(),
-                     [](const PodInfoPtr& a, const PodInfoPtr& b) { return MoreImportant(*a, *b); });
+    std::stable_sort(
+        victims->pods.begin(), victims->pods.end(),
+        [](const PodInfoPtr& a, const PodInfoPtr& b) { return MoreImportant(*a, *b); });
   }
   return {};
 }
 
-size_t DefaultPreemption::PickOneNode(const std::vector<std::pair<std::string, PreemptionVictims>>& candidates) {
+size_t DefaultPreemption::PickOneNode(
+    const std::vector<std::pair<std::string, PreemptionVictims>>& candidates) {
   if (candidates.empty()) return 0;
   std::vector<size_t> remaining(candidates.size());
   for (size_t i = 0; i < remaining.size(); ++i) remaining[i] = i;
@@ -173,7 +182,8 @@ size_t DefaultPreemption::PickOneNode(const std::vector<std::pair<std::string, P
           if (p->view->priority == top) earliest = std::min(earliest, StartTime(*p));
         }
         return static_cast<int64_t>(
-            std::chrono::duration_cast<std::chrono::nanoseconds>(earliest.time_since_epoch()).count());
+            std::chrono::duration_cast<std::chrono::nanoseconds>(earliest.time_since_epoch())
+                .count());
       },
   };
   for (const auto& score : criteria) {
@@ -194,7 +204,8 @@ size_t DefaultPreemption::PickOneNode(const std::vector<std::pair<std::string, P
 }
 
 PluginStatus DefaultPreemption::PostFilter(CycleState& state, const PodInfo& pod,
-                                           std::span<const NodeStatus> rejected, const FilterRunner& runner,
+                                           std::span<const NodeStatus> rejected,
+                                           const FilterRunner& runner,
                                            PostFilterResult* result) const {
   const Snapshot& snapshot = state.snapshot();
   const PluginStatus* nominated_status = nullptr;
@@ -203,18 +214,21 @@ PluginStatus DefaultPreemption::PostFilter(CycleState& state, const PodInfo& pod
       nominated_status = &r.status;
     }
   }
-  if (std::string why = EligibleToPreempt(pod, snapshot, nominated_status, &handle_); !why.empty()) {
+  if (std::string why = EligibleToPreempt(pod, snapshot, nominated_status, &handle_);
+      !why.empty()) {
     return PluginStatus::Unschedulable(WithPrefix(why));
   }
 
-  const PluginStatus not_helpful = PluginStatus::Unresolvable("Preemption is not helpful for scheduling");
+  const PluginStatus not_helpful =
+      PluginStatus::Unresolvable("Preemption is not helpful for scheduling");
   std::vector<const NodeInfo*> potential;
   for (const auto& r : rejected) {
     if (r.status.code() == Code::kUnschedulable) potential.push_back(r.node);
   }
   if (potential.empty()) {
     result->nominated_node = "";  // a nomination it had is of no use now
-    return PluginStatus::Unschedulable(WithPrefix(FitErrorMessage(snapshot.size(), nullptr, {}, &not_helpful)));
+    return PluginStatus::Unschedulable(
+        WithPrefix(FitErrorMessage(snapshot.size(), nullptr, {}, &not_helpful)));
   }
 
   auto shared_budgets = handle_.DisruptionBudgets();
@@ -224,34 +238,66 @@ PluginStatus DefaultPreemption::PostFilter(CycleState& state, const PodInfo& pod
   const size_t wanted = NumCandidates(potential.size());
 
   // Dry runs from the offset until enough candidates are found, at least one
-  // of them without PDB violations.
+  // of them without PDB violations. They run in parallel (kube's
+  // parallelizer), a batch of nodes at a time, and their answers are read in
+  // order: the candidates are exactly those of a run node by node.
+  struct DryRun {
+    enum Kind : unsigned char { kNoVictims, kFailed, kCandidate } kind = kNoVictims;
+    PluginStatus status;
+    PreemptionVictims victims;
+  };
   std::vector<std::pair<std::string, PreemptionVictims>> not_violating, violating;
   std::vector<NodeStatus> failed;
   size_t no_victims = 0;  // nodes without lower-priority pods, counted rather than listed
-  for (size_t i = 0; i < potential.size(); ++i) {
-    const NodeInfo& original = *potential[(offset + i) % potential.size()];
+  std::vector<DryRun> runs;
+  // Node `begin + i` from the offset, into runs[i].
+  auto dry_run = [&](size_t begin, size_t i) {
+    const NodeInfo& original = *potential[(offset + begin + i) % potential.size()];
+    DryRun& r = runs[i];
     // A node without lower-priority pods has no victims: answered without
     // copying the node and the cycle state (most nodes, when most pods share
     // a priority).
     if (std::none_of(original.pods().begin(), original.pods().end(),
                      [&](const PodInfoPtr& p) { return p->view->priority < pod.view->priority; })) {
-      ++no_victims;
-      continue;
+      r.kind = DryRun::kNoVictims;
+      return;
     }
     NodeInfo node = original;
     std::unique_ptr<CycleState> trial = state.Clone();
-    PreemptionVictims victims;
-    PluginStatus s = SelectVictimsOnNode(*trial, pod, node, budgets, runner, &victims, &handle_);
-    if (s.ok() && victims.pods.empty()) {
-      s = PluginStatus::Error("expected at least one victim pod on node \"" + original.name() + "\"");
+    r.status = SelectVictimsOnNode(*trial, pod, node, budgets, runner, &r.victims, &handle_);
+    if (r.status.ok() && r.victims.pods.empty()) {
+      r.status = PluginStatus::Error("expected at least one victim pod on node \"" +
+                                     original.name() + "\"");
     }
-    if (!s.ok()) {
-      if (s.code() == Code::kError) return PluginStatus::Error(WithPrefix(s.Message()));
-      failed.push_back({&original, std::move(s)});
-      continue;
+    r.kind = r.status.ok() ? DryRun::kCandidate : DryRun::kFailed;
+  };
+  bool enough = false;
+  for (size_t begin = 0; begin < potential.size() && !enough;) {
+    // As many nodes as candidates are still wanted (most nodes of a full
+    // cluster are candidates), at least 16.
+    const size_t found = not_violating.size() + violating.size();
+    const size_t batch = std::min(potential.size() - begin,
+                                  std::max<size_t>(16, wanted > found ? wanted - found : 0));
+    runs.assign(batch, {});
+    handle_.Parallelize(batch, [&](size_t i) { dry_run(begin, i); });
+    for (size_t i = 0; i < batch && !enough; ++i) {
+      DryRun& r = runs[i];
+      const NodeInfo& original = *potential[(offset + begin + i) % potential.size()];
+      if (r.kind == DryRun::kNoVictims) {
+        ++no_victims;
+        continue;
+      }
+      if (r.kind == DryRun::kFailed) {
+        if (r.status.code() == Code::kError)
+          return PluginStatus::Error(WithPrefix(r.status.Message()));
+        failed.push_back({&original, std::move(r.status)});
+        continue;
+      }
+      (r.victims.pdb_violations == 0 ? not_violating : violating)
+          .emplace_back(original.name(), std::move(r.victims));
+      enough = !not_violating.empty() && not_violating.size() + violating.size() >= wanted;
     }
-    (victims.pdb_violations == 0 ? not_violating : violating).emplace_back(original.name(), std::move(victims));
-    if (!not_violating.empty() && not_violating.size() + violating.size() >= wanted) break;
+    begin += batch;
   }
   std::vector<std::pair<std::string, PreemptionVictims>> candidates = std::move(not_violating);
   for (auto& c : violating) candidates.push_back(std::move(c));
@@ -266,7 +312,8 @@ PluginStatus DefaultPreemption::PostFilter(CycleState& state, const PodInfo& pod
   if (Status s = handle_.NarrowPreemptionCandidates(pod, snapshot, candidates); !s.ok()) {
     return PluginStatus::Error(WithPrefix(s.message()));
   }
-  if (candidates.empty()) return PluginStatus::Unschedulable(WithPrefix("no candidate node for preemption"));
+  if (candidates.empty())
+    return PluginStatus::Unschedulable(WithPrefix("no candidate node for preemption"));
   const auto& [node, victims] = candidates[PickOneNode(candidates)];
   // The evictions are started here and sent by the scheduler after this
   // cycle (kube's asynchronous preemption).
@@ -288,28 +335,32 @@ PluginStatus DefaultPreemption::PostFilter(CycleState& state, const PodInfo& pod
   return {};
 }
 
-Result<std::shared_ptr<Plugin>> NewDefaultPreemption(const boost::json::object& args, const Handle& handle) {
+Result<std::shared_ptr<Plugin>> NewDefaultPreemption(const boost::json::object& args,
+                                                     const Handle& handle) {
   DefaultPreemptionArgs a;
   for (const auto& entry : args) {
     std::string_view key(entry.key().data(), entry.key().size());
     if (key == "apiVersion" || key == "kind") continue;
-    int32_t* field = key == "minCandidateNodesPercentage"  ? &a.min_candidate_nodes_percentage
+    int32_t* field = key == "minCandidateNodesPercentage" ? &a.min_candidate_nodes_percentage
                      : key == "minCandidateNodesAbsolute" ? &a.min_candidate_nodes_absolute
-                                                           : nullptr;
+                                                          : nullptr;
     if (!field) return Status::BadRequest(std::string(key) + ": unknown field");
-    if (!entry.value().is_int64() || entry.value().get_int64() < INT32_MIN || entry.value().get_int64() > INT32_MAX) {
-      return Status::BadRequest(std::string(key) + ": Invalid value: " + boost::json::serialize(entry.value()) +
-                                ": must be an integer");
+    if (!entry.value().is_int64() || entry.value().get_int64() < INT32_MIN ||
+        entry.value().get_int64() > INT32_MAX) {
+      return Status::BadRequest(std::string(key) + ": Invalid value: " +
+                                boost::json::serialize(entry.value()) + ": must be an integer");
     }
     *field = static_cast<int32_t>(entry.value().get_int64());
   }
   if (a.min_candidate_nodes_percentage < 0 || a.min_candidate_nodes_percentage > 100) {
     return Status::BadRequest("minCandidateNodesPercentage: Invalid value: " +
-                              std::to_string(a.min_candidate_nodes_percentage) + ": not in valid range [0, 100]");
+                              std::to_string(a.min_candidate_nodes_percentage) +
+                              ": not in valid range [0, 100]");
   }
   if (a.min_candidate_nodes_absolute < 0) {
     return Status::BadRequest("minCandidateNodesAbsolute: Invalid value: " +
-                              std::to_string(a.min_candidate_nodes_absolute) + ": not in valid range [0, inf)");
+                              std::to_string(a.min_candidate_nodes_absolute) +
+                              ": not in valid range [0, inf)");
   }
   if (a.min_candidate_nodes_percentage == 0 && a.min_candidate_nodes_absolute == 0) {
     return Status::BadRequest(
