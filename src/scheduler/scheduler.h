@@ -299,7 +299,7 @@ class Scheduler final : public Handle {
   // preemptor to how many of its victims are left (it is held in the queue
   // until none is).
   void VictimGone(const std::string& victim_key) const;
-  mutable std::mutex preempt_mu_;
+  mutable std::shared_mutex preempt_mu_;  // shared for BeingEvicted (dry runs, in parallel)
   mutable std::unordered_map<std::string, std::vector<std::string>> evicting_;  // guarded by preempt_mu_
   mutable std::unordered_map<std::string, size_t> awaiting_victims_;           // guarded by preempt_mu_
   // Evictions, nomination clearings and failure reports: sent without

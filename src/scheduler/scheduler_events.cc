@@ -164,7 +164,7 @@ Status Scheduler::PreemptPod(const PodInfo& victim, const PodInfo& preemptor, co
 }
 
 bool Scheduler::BeingEvicted(const std::string& pod_key) const {
-  std::lock_guard lock(preempt_mu_);
+  std::shared_lock lock(preempt_mu_);
   return evicting_.count(pod_key) > 0;
 }
 

@@ -36,14 +36,14 @@ void Nominator::Remove(const std::string& pod_key) {
 
 std::string Nominator::NodeOf(const std::string& pod_key) const {
   if (!Any()) return "";
-  std::lock_guard lock(mu_);
+  std::shared_lock lock(mu_);
   auto it = node_of_.find(pod_key);
   return it == node_of_.end() ? "" : it->second;
 }
 
 std::vector<PodInfoPtr> Nominator::PodsOn(const std::string& node) const {
   if (!Any()) return {};
-  std::lock_guard lock(mu_);
+  std::shared_lock lock(mu_);
   auto it = by_node_.find(node);
   return it == by_node_.end() ? std::vector<PodInfoPtr>{} : it->second;
 }

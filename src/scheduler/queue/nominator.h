@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <mutex>
+#include <shared_mutex>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -31,7 +32,7 @@ class Nominator {
   template <typename F>
   void ForEachOn(const std::string& node, F&& fn) const {
     if (!Any()) return;
-    std::lock_guard lock(mu_);
+    std::shared_lock lock(mu_);
     auto it = by_node_.find(node);
     if (it == by_node_.end()) return;
     for (const PodInfoPtr& p : it->second) fn(p);
@@ -42,7 +43,8 @@ class Nominator {
   uint64_t version() const { return version_.load(std::memory_order_acquire); }
 
  private:
-  mutable std::mutex mu_;
+  // Shared for reading: Filter reads it for every node, from several threads.
+  mutable std::shared_mutex mu_;
   std::unordered_map<std::string, std::vector<PodInfoPtr>> by_node_;  // guarded by mu_
   std::unordered_map<std::string, std::string> node_of_;              // pod key → node; guarded by mu_
   std::atomic<size_t> count_{0};

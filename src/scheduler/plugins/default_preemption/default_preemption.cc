@@ -120,8 +120,19 @@ PluginStatus DefaultPreemption::SelectVictimsOnNode(CycleState& state, const Pod
 
   // Then back in, most important first, PDB-violating pods before the rest:
   // a pod whose return breaks the fit is a victim.
-  std::stable_sort(potential.begin(), potential.end(),
-                   [](const PodInfoPtr& a, const PodInfoPtr& b) { return MoreImportant(*a, *b); });
+  // MoreImportant's order, each start time read once (not per comparison).
+  {
+    std::vector<std::pair<TimePoint, PodInfoPtr>> keyed;
+    keyed.reserve(potential.size());
+    for (auto& p : potential) keyed.emplace_back(StartTime(*p), std::move(p));
+    std::stable_sort(keyed.begin(), keyed.end(), [](const auto& a, const auto& b) {
+      if (a.second->view->priority != b.second->view->priority) {
+        return a.second->view->priority > b.second->view->priority;
+      }
+      return a.first < b.first;
+    });
+    for (size_t i = 0; i < keyed.size(); ++i) potential[i] = std::move(keyed[i].second);
+  }
   std::vector<PodInfoPtr> violating, not_violating;
   SplitByBudget(potential, budgets, &violating, &not_violating);
   victims->pods.clear();
