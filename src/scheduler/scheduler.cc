@@ -733,8 +733,13 @@ std::optional<PluginStatus> Scheduler::WaitOnPermit(std::unique_ptr<Binding>& b)
   std::optional<PluginStatus> outcome =
       waiting_pods_->Park(uid, [this, parked](PluginStatus s) { ResumeBinding(parked, std::move(s)); });
   if (outcome) {
-    std::lock_guard lock(bind_mu_);
-    b = std::move(parked_.extract(parked).mapped());
+    bool none_parked;
+    {
+      std::lock_guard lock(bind_mu_);
+      b = std::move(parked_.extract(parked).mapped());
+      none_parked = parked_.empty();
+    }
+    if (none_parked) parked_cv_.notify_all();  // Stop may be waiting for this
     return outcome;
   }
   binding_in_flight_--;  // waiting: not in flight for WaitForIdle (see there)
