@@ -30,6 +30,20 @@ bool HasHardInterPodConstraints(const api::PodView& pod) {
 }
 
 // kube's FitError message: "0/N nodes are available: <count reason>, ...."
+
+// A status code as kube's metrics label it.
+const char* CodeLabel(Code code) {
+  switch (code) {
+    case Code::kSuccess:
+      return "Success";
+    case Code::kUnschedulable:
+      return "Unschedulable";
+    case Code::kUnschedulableAndUnresolvable:
+      return "UnschedulableAndUnresolvable";
+    default:
+      return "Error";
+  }
+}
 }  // namespace
 
 struct Scheduler::Worker {
@@ -96,7 +110,10 @@ Scheduler::Scheduler(SchedulerOptions options, SchedulerClient* client)
       preemption_victims_(metrics_
                               .AddHistogram("scheduler_preemption_victims", "Number of selected preemption victims",
                                             metrics::ExponentialBuckets(1, 2, 7), {})
-                              .WithLabels({})) {
+                              .WithLabels({})),
+      permit_wait_duration_(metrics_.AddHistogram("scheduler_permit_wait_duration_seconds",
+                                                  "Duration of waiting on permit.",
+                                                  metrics::ExponentialBuckets(0.001, 2, 15), {"result"})) {
   uint64_t seed = options_.seed ? options_.seed : std::random_device{}();
   seed_sequence_ = seed;
   random_state_ = seed ^ 0x5bd1e995u;
@@ -696,6 +713,9 @@ void Scheduler::RunBindingCycle(std::unique_ptr<Binding> b) {
   std::optional<PluginStatus> permit = std::move(b->permit);
   if (!permit) permit = WaitOnPermit(b);
   if (!permit) return;  // parked until the pod is allowed or rejected
+  if (b->waiting) {
+    permit_wait_duration_.WithLabels({CodeLabel(permit->code())}).Observe(Seconds(b->reserved, clock_.Now()));
+  }
   const Framework& fw = *b->framework;
   const PodInfo& pod = *b->info.pod;
   CycleState& state = *b->state;

@@ -397,6 +397,8 @@ class Scheduler final : public Handle {
   metrics::Counter& schedule_failed_;
   metrics::Counter& preemption_attempts_;
   metrics::Histogram& preemption_victims_;
+  // scheduler_permit_wait_duration_seconds{result}: from Permit's Wait to the outcome.
+  metrics::Family<metrics::Histogram>& permit_wait_duration_;
 
   // Pods waiting at Permit. Declared last: destroyed first, after Stop
   // settled them all. Its alarm thread settles timed-out pods.

@@ -121,6 +121,12 @@ TEST(Permit, EachPluginTimesOutOnItsOwnClockInKubesWords) {
             "Unschedulable: rejected due to timeout after waiting 20s at plugin Long");
   ASSERT_TRUE(c.cluster.WaitIdle());
   EXPECT_EQ(c.s().cache().NodeOf("default/p"), "");
+  // kube's permit wait metric, on the scheduler's clock: 20 seconds.
+  const std::string metrics = c.s().RenderMetrics();
+  for (const char* line : {R"(scheduler_permit_wait_duration_seconds_count{result="Unschedulable"} 1)",
+                           R"(scheduler_permit_wait_duration_seconds_sum{result="Unschedulable"} 20)"}) {
+    EXPECT_NE(metrics.find(line), std::string::npos) << line << "\n" << metrics;
+  }
 }
 
 TEST(Permit, AWaitIsCutToFifteenMinutes) {
@@ -238,6 +244,19 @@ TEST(WaitingPods, AnAllowBeforeTheBindingParksIsCollectedAtPark) {
   auto none = pods.Park("other", [](PluginStatus) {});
   ASSERT_TRUE(none.has_value());
   EXPECT_TRUE(none->ok());
+}
+
+TEST(WaitingPods, ANewerWaitOfTheSamePodSettlesTheOlderOne) {
+  api::FakeClock clock;
+  WaitingPods pods(clock);
+  PodInfoPtr pod = testing::Pod("p");
+  pods.Add(pod, {{"A", seconds(1)}});
+  std::vector<PluginStatus> outcomes;
+  EXPECT_FALSE(pods.Park(pod->uid(), [&](PluginStatus s) { outcomes.push_back(std::move(s)); }).has_value());
+  auto newer = pods.Add(pod, {{"A", seconds(1)}});
+  ASSERT_EQ(outcomes.size(), 1u);
+  EXPECT_EQ(outcomes[0].Message(), "replaced by a newer wait of the same pod");
+  EXPECT_EQ(pods.Get(pod->uid()), newer);  // the older one left without taking the newer along
 }
 
 TEST(WaitingPods, AParkedPodResumesOnceOnTheSettlingThread) {

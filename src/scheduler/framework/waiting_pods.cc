@@ -89,13 +89,21 @@ std::shared_ptr<WaitingPod> WaitingPods::Add(
       timers.push_back({now + timeout, waiting, plugin});
     }
   }
-  std::lock_guard lock(mu_);
-  pods_[waiting->pod_->uid()] = waiting;
-  for (Timer& t : timers) timers_.push(std::move(t));
-  if (!timers_.empty() && timers_.top().deadline < armed_for_) {
-    armed_for_ = timers_.top().deadline;
-    alarm_->Set(armed_for_);
+  std::shared_ptr<WaitingPod> replaced;
+  {
+    std::lock_guard lock(mu_);
+    std::shared_ptr<WaitingPod>& entry = pods_[waiting->pod_->uid()];
+    replaced = std::move(entry);
+    entry = waiting;
+    for (Timer& t : timers) timers_.push(std::move(t));
+    if (!timers_.empty() && timers_.top().deadline < armed_for_) {
+      armed_for_ = timers_.top().deadline;
+      alarm_->Set(armed_for_);
+    }
   }
+  // Never expected (a pod is in one cycle at a time), but a continuation
+  // parked on a replaced pod must still run: settle it.
+  if (replaced) replaced->Reject("", "replaced by a newer wait of the same pod");
   return waiting;
 }
 

@@ -95,8 +95,8 @@ class WaitingPods {
   WaitingPods& operator=(const WaitingPods&) = delete;
 
   // `pod` waits for each of `plugins` (name, timeout; a timeout above
-  // kMaxPermitWait is cut to it, a negative one counts as zero). Replaces a
-  // pod of the same uid. REQUIRES: `plugins` is not empty.
+  // kMaxPermitWait is cut to it, a negative one counts as zero). Rejects and
+  // replaces a pod of the same uid. REQUIRES: `plugins` is not empty.
   std::shared_ptr<WaitingPod> Add(
       PodInfoPtr pod,
       const std::vector<std::pair<std::string, std::chrono::milliseconds>>& plugins);
