@@ -72,7 +72,16 @@ WaitingPods::WaitingPods(api::Clock& clock) : clock_(clock) {
   alarm_ = clock_.NewAlarm([this] { Fire(); });
 }
 
-WaitingPods::~WaitingPods() { alarm_.reset(); }
+WaitingPods::~WaitingPods() {
+  // Taken out under the lock (the alarm's own Fire reads it), then destroyed
+  // outside it: that waits for a running Fire, which takes the lock.
+  std::unique_ptr<api::Clock::Alarm> alarm;
+  {
+    std::lock_guard lock(mu_);
+    alarm.swap(alarm_);
+  }
+  alarm.reset();
+}
 
 std::shared_ptr<WaitingPod> WaitingPods::Add(
     PodInfoPtr pod, const std::vector<std::pair<std::string, std::chrono::milliseconds>>& plugins) {
@@ -96,7 +105,7 @@ std::shared_ptr<WaitingPod> WaitingPods::Add(
     replaced = std::move(entry);
     entry = waiting;
     for (Timer& t : timers) timers_.push(std::move(t));
-    if (!timers_.empty() && timers_.top().deadline < armed_for_) {
+    if (alarm_ && !timers_.empty() && timers_.top().deadline < armed_for_) {
       armed_for_ = timers_.top().deadline;
       alarm_->Set(armed_for_);
     }
@@ -172,7 +181,7 @@ void WaitingPods::Fire() {
       timers_.pop();
     }
     armed_for_ = timers_.empty() ? api::Clock::time_point::max() : timers_.top().deadline;
-    if (!timers_.empty()) alarm_->Set(armed_for_);
+    if (alarm_ && !timers_.empty()) alarm_->Set(armed_for_);
   }
   for (const Timer& t : due) {
     if (std::shared_ptr<WaitingPod> pod = t.pod.lock()) pod->TimeOut(t.plugin, t.deadline);

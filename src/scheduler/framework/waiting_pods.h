@@ -139,7 +139,7 @@ class WaitingPods {
   // Every timer set and not yet due (an allowed plugin's stays until due and is ignored then).
   std::priority_queue<Timer, std::vector<Timer>, std::greater<>> timers_;  // guarded by mu_
   api::Clock::time_point armed_for_ = api::Clock::time_point::max();       // guarded by mu_
-  std::unique_ptr<api::Clock::Alarm> alarm_;  // set in the constructor, then constant
+  std::unique_ptr<api::Clock::Alarm> alarm_;  // guarded by mu_; null once destruction began
 };
 
 }  // namespace berth::scheduler
