@@ -30,6 +30,7 @@ bool HasHardInterPodConstraints(const api::PodView& pod) {
 }
 
 // kube's FitError message: "0/N nodes are available: <count reason>, ...."
+// is made by FitErrorMessage (framework/fit_error.h).
 
 // A status code as kube's metrics label it.
 const char* CodeLabel(Code code) {
