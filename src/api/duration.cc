@@ -36,6 +36,40 @@ std::optional<std::chrono::milliseconds> ParseGoDuration(std::string_view text) 
   return std::chrono::milliseconds(static_cast<int64_t>(total));
 }
 
+namespace {
+
+// `whole` followed by the significant digits of `fraction` (of `digits`
+// digits), as Go prints a duration in one unit: 1, 500000, 6 → "1.5".
+std::string WithFraction(int64_t whole, int64_t fraction, int digits) {
+  std::string out = std::to_string(whole);
+  if (fraction == 0) return out;
+  std::string decimals(static_cast<size_t>(digits), '0');
+  for (int i = digits - 1; i >= 0; --i, fraction /= 10) decimals[static_cast<size_t>(i)] = static_cast<char>('0' + fraction % 10);
+  while (!decimals.empty() && decimals.back() == '0') decimals.pop_back();
+  return out + "." + decimals;
+}
+
+}  // namespace
+
+std::string FormatGoDuration(std::chrono::nanoseconds d) {
+  int64_t ns = d.count();
+  if (ns == 0) return "0s";
+  std::string sign = ns < 0 ? "-" : "";
+  // |INT64_MIN| does not fit; Go prints it too, but no caller waits 292 years.
+  uint64_t abs = ns < 0 ? static_cast<uint64_t>(-(ns + 1)) + 1 : static_cast<uint64_t>(ns);
+  if (abs < 1000) return sign + std::to_string(abs) + "ns";
+  const auto u = [](uint64_t v) { return static_cast<int64_t>(v); };
+  if (abs < 1'000'000) return sign + WithFraction(u(abs / 1000), u(abs % 1000), 3) + "\u00b5s";
+  if (abs < 1'000'000'000) return sign + WithFraction(u(abs / 1'000'000), u(abs % 1'000'000), 6) + "ms";
+  const uint64_t seconds = abs / 1'000'000'000;
+  std::string out = WithFraction(u(seconds % 60), u(abs % 1'000'000'000), 9) + "s";
+  if (seconds >= 60) {
+    out = std::to_string((seconds / 60) % 60) + "m" + out;
+    if (seconds >= 3600) out = std::to_string(seconds / 3600) + "h" + out;
+  }
+  return sign + out;
+}
+
 std::string HumanDuration(std::chrono::seconds d) {
   const int64_t seconds = d.count();
   if (seconds < -1) return "<invalid>";

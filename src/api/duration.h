@@ -16,6 +16,10 @@ namespace berth::api {
 // a malformed number.
 std::optional<std::chrono::milliseconds> ParseGoDuration(std::string_view text);
 
+// Go's time.Duration.String, as kube's messages print durations: "10s",
+// "1m30s", "15m0s", "1h0m0s", "1.5s", "250ms", "0s".
+std::string FormatGoDuration(std::chrono::nanoseconds d);
+
 // Kubernetes' duration.HumanDuration, as kubectl prints ages: "45s", "3m20s",
 // "5h", "2d3h", "3y45d"; "0s" for slightly negative (clock skew) and
 // "<invalid>" below -1s.

@@ -36,7 +36,8 @@ Status InProcessCluster::Start() {
   if (options_.scheduler) {
     auto runner = SchedulerRunner::Create(options_.scheduler_config, options_.scheduler_options,
                                           StoreInformerSources(*store_),
-                                          std::make_unique<InProcessSchedulerClient>(*api_));
+                                          std::make_unique<InProcessSchedulerClient>(*api_),
+                                          options_.scheduler_registry);
     if (!runner.ok()) return runner.status();
     scheduler_ = std::move(runner).value();
     if (Status s = scheduler_->Start(); !s.ok()) return Status(s.code(), "scheduler: " + s.message());

@@ -29,6 +29,7 @@
 #include "apiserver/server_metrics.h"
 #include "cluster/controller_manager.h"
 #include "cluster/scheduler_runner.h"
+#include "scheduler/framework/registry.h"
 #include "scheduler/scheduler.h"
 #include "store/store.h"
 
@@ -52,6 +53,8 @@ struct ClusterOptions {
   bool scheduler = true;
   scheduler::SchedulerConfig scheduler_config;
   scheduler::SchedulerOptions scheduler_options;
+  // The plugins the scheduler's configuration may name.
+  scheduler::Registry scheduler_registry = scheduler::InTreeRegistry();
 
   // Controllers by name (kube's --controllers) and simulated nodes.
   ControllerManagerOptions controllers;

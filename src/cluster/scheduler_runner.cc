@@ -3,17 +3,17 @@
 #include <fstream>
 #include <sstream>
 
-#include "scheduler/framework/registry.h"
 
 namespace berth::cluster {
 
 Result<std::unique_ptr<SchedulerRunner>> SchedulerRunner::Create(const scheduler::SchedulerConfig& config,
                                                                  scheduler::SchedulerOptions options,
                                                                  client::InformerFactory::KindSourceFactory sources,
-                                                                 std::unique_ptr<scheduler::SchedulerClient> client) {
+                                                                 std::unique_ptr<scheduler::SchedulerClient> client,
+                                                                 const scheduler::Registry& registry) {
   std::unique_ptr<SchedulerRunner> r(new SchedulerRunner());
   r->client_ = std::move(client);
-  auto created = scheduler::Scheduler::Create(config, scheduler::InTreeRegistry(), options, r->client_.get());
+  auto created = scheduler::Scheduler::Create(config, registry, options, r->client_.get());
   if (!created.ok()) return created.status();
   r->scheduler_ = std::move(created).value();
   scheduler::Scheduler* s = r->scheduler_.get();

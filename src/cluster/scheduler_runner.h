@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "client/informer_factory.h"
+#include "scheduler/framework/registry.h"
 #include "scheduler/scheduler.h"
 #include "scheduler/scheduler_client.h"
 
@@ -17,12 +18,14 @@ namespace berth::cluster {
 
 class SchedulerRunner {
  public:
-  // Builds the scheduler; nothing is listed or watched before Start. Errors
-  // come from the configuration (plugins, args).
+  // Builds the scheduler with the plugins of `registry` (the in-tree ones,
+  // plus any a custom binary added: see cmd/app.h); nothing is listed or
+  // watched before Start. Errors come from the configuration (plugins, args).
   static Result<std::unique_ptr<SchedulerRunner>> Create(const scheduler::SchedulerConfig& config,
                                                          scheduler::SchedulerOptions options,
                                                          client::InformerFactory::KindSourceFactory sources,
-                                                         std::unique_ptr<scheduler::SchedulerClient> client);
+                                                         std::unique_ptr<scheduler::SchedulerClient> client,
+                                                         const scheduler::Registry& registry = scheduler::InTreeRegistry());
   ~SchedulerRunner();
 
   // Lists namespaces, nodes, PodDisruptionBudgets and pods (in that order: a

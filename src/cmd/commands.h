@@ -4,13 +4,18 @@
 
 #include <CLI/App.hpp>
 
+#include "scheduler/framework/registry.h"
+
 namespace berth::cmd {
 
 void AddStoreCommands(CLI::App& app);
-void AddServeCommand(CLI::App& app);
+// `serve` and `scheduler` build their schedulers from `registry` (the
+// in-tree plugins and any a custom binary added). REQUIRES: `registry`
+// outlives the app's parse.
+void AddServeCommand(CLI::App& app, const scheduler::Registry& registry);
 void AddApiBenchCommand(CLI::App& app);
 void AddBenchCommand(CLI::App& app);
-void AddSchedulerCommand(CLI::App& app);
+void AddSchedulerCommand(CLI::App& app, const scheduler::Registry& registry);
 void AddSimCommand(CLI::App& app);
 void AddPerfCommand(CLI::App& app);
 void AddControllerManagerCommand(CLI::App& app);

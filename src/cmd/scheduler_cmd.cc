@@ -26,7 +26,7 @@ int Fail(const std::string& message) {
   return 1;
 }
 
-int RunScheduler(const SchedulerFlags& f) {
+int RunScheduler(const SchedulerFlags& f, const scheduler::Registry& registry) {
   scheduler::SchedulerConfig config;
   if (!f.config.empty()) {
     auto loaded = cluster::LoadSchedulerConfig(f.config);
@@ -44,7 +44,7 @@ int RunScheduler(const SchedulerFlags& f) {
   options.seed = f.seed;
   auto runner = cluster::SchedulerRunner::Create(
       config, options, cluster::HttpInformerSources(*reader.value()),
-      std::make_unique<cluster::ApiSchedulerClient>(client::HttpTransport(*writer.value())));
+      std::make_unique<cluster::ApiSchedulerClient>(client::HttpTransport(*writer.value())), registry);
   if (!runner.ok()) return Fail((f.config.empty() ? "" : "--config " + f.config + ": ") + runner.status().message());
   if (Status s = runner.value()->Start(); !s.ok()) return Fail(s.message());
   std::fprintf(stderr, "berth scheduler: scheduling for %s\n", f.server.c_str());
@@ -57,7 +57,7 @@ int RunScheduler(const SchedulerFlags& f) {
 
 }  // namespace
 
-void AddSchedulerCommand(CLI::App& app) {
+void AddSchedulerCommand(CLI::App& app, const scheduler::Registry& registry) {
   static SchedulerFlags f;
   auto* cmd = app.add_subcommand("scheduler", "Run the scheduler against a Kubernetes-compatible API server");
   cmd->add_option("--server", f.server, "The API server (http://HOST:PORT)")->capture_default_str();
@@ -66,7 +66,7 @@ void AddSchedulerCommand(CLI::App& app) {
       ->capture_default_str()
       ->check(CLI::Range(1, 256));
   cmd->add_option("--seed", f.seed, "Seed for every random choice (0: random)");
-  cmd->callback([] { SetExitCode(RunScheduler(f)); });
+  cmd->callback([&registry] { SetExitCode(RunScheduler(f, registry)); });
 }
 
 }  // namespace berth::cmd

@@ -47,8 +47,9 @@ int Fail(const std::string& message) {
 }
 
 // The flags as the cluster's options; BadRequest naming a wrong flag.
-Result<cluster::ClusterOptions> ClusterOptionsFrom(const ServeFlags& f) {
+Result<cluster::ClusterOptions> ClusterOptionsFrom(const ServeFlags& f, const scheduler::Registry& registry) {
   cluster::ClusterOptions o;
+  o.scheduler_registry = registry;
   auto listen = apiserver::ParseListenAddress(f.listen);
   if (!listen.ok()) return listen.status();
   if (!listen->loopback && (f.token_file.empty() || f.tls_cert_file.empty() || f.tls_key_file.empty())) {
@@ -122,8 +123,8 @@ Result<cluster::ClusterOptions> ClusterOptionsFrom(const ServeFlags& f) {
   return o;
 }
 
-int Serve(const ServeFlags& f) {
-  auto options = ClusterOptionsFrom(f);
+int Serve(const ServeFlags& f, const scheduler::Registry& registry) {
+  auto options = ClusterOptionsFrom(f, registry);
   if (!options.ok()) return Fail(options.status().message());
   const bool tls = options->http->tls != nullptr;
   const std::string host = options->http->address;
@@ -150,7 +151,7 @@ int Serve(const ServeFlags& f) {
 
 }  // namespace
 
-void AddServeCommand(CLI::App& app) {
+void AddServeCommand(CLI::App& app, const scheduler::Registry& registry) {
   static ServeFlags f;
   auto* serve = app.add_subcommand("serve", "Run the API server with its embedded store, the scheduler and the controllers");
   serve->add_option("--listen", f.listen, "Address to listen on (HOST:PORT)")->capture_default_str();
@@ -211,7 +212,7 @@ void AddServeCommand(CLI::App& app) {
       ->add_option("--sim-heartbeat-period", f.sim.heartbeat_period,
                    "How often simulated kubelets renew their Lease (at most a quarter of the grace period)")
       ->capture_default_str();
-  serve->callback([] { SetExitCode(Serve(f)); });
+  serve->callback([&registry] { SetExitCode(Serve(f, registry)); });
 }
 
 }  // namespace berth::cmd

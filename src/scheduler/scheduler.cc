@@ -30,6 +30,21 @@ bool HasHardInterPodConstraints(const api::PodView& pod) {
 }
 
 // kube's FitError message: "0/N nodes are available: <count reason>, ...."
+// is made by FitErrorMessage (framework/fit_error.h).
+
+// A status code as kube's metrics label it.
+const char* CodeLabel(Code code) {
+  switch (code) {
+    case Code::kSuccess:
+      return "Success";
+    case Code::kUnschedulable:
+      return "Unschedulable";
+    case Code::kUnschedulableAndUnresolvable:
+      return "UnschedulableAndUnresolvable";
+    default:
+      return "Error";
+  }
+}
 }  // namespace
 
 struct Scheduler::Worker {
@@ -51,6 +66,8 @@ struct Scheduler::Binding {
   std::unique_ptr<CycleState> state;
   Clock::time_point cycle_start;
   Clock::time_point reserved;  // the end of the scheduling cycle
+  bool waiting = false;        // Permit asked it to wait (it is among the waiting pods)
+  std::optional<PluginStatus> permit;  // set when resumed: the waiting pod's outcome
 };
 
 Scheduler::Scheduler(SchedulerOptions options, SchedulerClient* client)
@@ -94,10 +111,14 @@ Scheduler::Scheduler(SchedulerOptions options, SchedulerClient* client)
       preemption_victims_(metrics_
                               .AddHistogram("scheduler_preemption_victims", "Number of selected preemption victims",
                                             metrics::ExponentialBuckets(1, 2, 7), {})
-                              .WithLabels({})) {
+                              .WithLabels({})),
+      permit_wait_duration_(metrics_.AddHistogram("scheduler_permit_wait_duration_seconds",
+                                                  "Duration of waiting on permit.",
+                                                  metrics::ExponentialBuckets(0.001, 2, 15), {"result"})) {
   uint64_t seed = options_.seed ? options_.seed : std::random_device{}();
   seed_sequence_ = seed;
   random_state_ = seed ^ 0x5bd1e995u;
+  waiting_pods_ = std::make_unique<WaitingPods>(options.clock ? *options.clock : api::RealClock::Instance());
 }
 
 Result<std::unique_ptr<Scheduler>> Scheduler::Create(const SchedulerConfig& config, const Registry& registry,
@@ -210,7 +231,7 @@ void Scheduler::Start() {
       pthread_setname_np(pthread_self(), "sched-cycle");
       RunWorker(*w);
     });
-  for (int i = 0; i < std::max(1, options_.binding_workers); ++i) threads_.emplace_back([this] {
+  for (int i = 0; i < std::max(1, options_.binding_workers); ++i) binding_threads_.emplace_back([this] {
       pthread_setname_np(pthread_self(), "sched-bind");
       BindingLoop();
     });
@@ -218,23 +239,40 @@ void Scheduler::Start() {
 
 void Scheduler::Stop() {
   if (!queue_) return;  // Create failed before the queue existed: nothing started
+  shutting_down_ = true;
   queue_->Close();
-  {
-    std::lock_guard lock(bind_mu_);
-    stopping_ = true;
-  }
-  bind_cv_.notify_all();
+  // The cycles first: no pod starts waiting after this.
   for (auto& t : threads_) {
     if (t.joinable()) t.join();
   }
   threads_.clear();
-  if (api_tasks_) api_tasks_->Stop();  // the evictions already chosen are sent
+  // Waiting pods are rejected (their bindings fail: Unreserve, forgotten,
+  // not reported) and the binding threads finish every binding queued, so
+  // nothing stays parked.
+  waiting_pods_->RejectAll("rejected: the scheduler is stopping");
+  {
+    std::unique_lock lock(bind_mu_);
+    parked_cv_.wait(lock, [&] { return parked_.empty(); });
+    stopping_ = true;
+  }
+  bind_cv_.notify_all();
+  for (auto& t : binding_threads_) {
+    if (t.joinable()) t.join();
+  }
+  binding_threads_.clear();
+  if (api_tasks_) api_tasks_->Stop();  // the evictions and reports already chosen are sent
 }
 
 bool Scheduler::WaitForIdle(std::chrono::steady_clock::time_point deadline) {
   while (std::chrono::steady_clock::now() < deadline) {
+    // Pods waiting at Permit stay in flight in the queue; they do not count.
+    size_t parked;
+    {
+      std::lock_guard lock(bind_mu_);
+      parked = parked_.size();
+    }
     auto c = queue_->counts();
-    if (c.active == 0 && c.backoff == 0 && c.in_flight == 0 && in_cycle_.load() == 0 &&
+    if (c.active == 0 && c.backoff == 0 && c.in_flight <= parked && in_cycle_.load() == 0 &&
         binding_in_flight_.load() == 0 && (!api_tasks_ || api_tasks_->pending() == 0)) {
       return true;
     }
@@ -353,8 +391,16 @@ void Scheduler::ScheduleOne(Worker& w, QueuedPodInfo info) {
     }
     CycleFailure failure;
     switch (AssumeAndReserve(*fw, *state, info, *selected, &failure)) {
-      case ReserveOutcome::kReserved:
-        return HandOffToBinding(*fw, std::move(info), selected->name(), std::move(state), start);
+      case ReserveOutcome::kReserved: {
+        PluginStatus permit = fw->RunPermit(*state, info.pod, selected->name(), *waiting_pods_);
+        const bool waiting = permit.code() == Code::kWait;
+        if (!permit.ok() && !waiting) {
+          CycleFailure rejected = FailPermit(*fw, *state, pod, *selected, std::move(permit));
+          unlock();
+          return FailCycle(*fw, std::move(info), std::move(rejected), start);
+        }
+        return HandOffToBinding(*fw, std::move(info), selected->name(), std::move(state), start, waiting);
+      }
       case ReserveOutcome::kConflict:
         if (attempt + 1 < kMaxConflicts) continue;  // re-evaluate with a fresh snapshot
         unlock();
@@ -551,8 +597,23 @@ Scheduler::ReserveOutcome Scheduler::AssumeAndReserve(const Framework& fw, Cycle
   return ReserveOutcome::kFailed;
 }
 
+Scheduler::CycleFailure Scheduler::FailPermit(const Framework& fw, CycleState& state, const PodInfo& pod,
+                                              const NodeInfo& node, PluginStatus status) {
+  fw.RunUnreserve(state, pod, node.name());
+  cache_.ForgetPod(pod.key);
+  if (!status.IsRejected()) {
+    std::string message = status.Message();
+    return CycleFailure{std::move(status), std::move(message), false};
+  }
+  // A rejection reads as kube's FitError on the one node tried: "0/1 nodes
+  // are available: 1 <reason>."
+  const NodeStatus rejected[] = {{&node, status}};
+  std::string message = FitErrorMessage(1, nullptr, rejected);
+  return CycleFailure{std::move(status), std::move(message), true};
+}
+
 void Scheduler::HandOffToBinding(const Framework& fw, QueuedPodInfo info, std::string node,
-                                 std::unique_ptr<CycleState> state, Clock::time_point cycle_start) {
+                                 std::unique_ptr<CycleState> state, Clock::time_point cycle_start, bool waiting) {
   const Clock::time_point reserved = clock_.Now();
   double cycle_seconds = Seconds(cycle_start, reserved);
   algorithm_duration_.Observe(cycle_seconds);
@@ -567,6 +628,7 @@ void Scheduler::HandOffToBinding(const Framework& fw, QueuedPodInfo info, std::s
   binding->cycle_start = cycle_start;
   binding->reserved = reserved;
   binding->info = std::move(info);
+  binding->waiting = waiting;
   binding_in_flight_++;
   {
     std::lock_guard lock(bind_mu_);
@@ -661,10 +723,16 @@ void Scheduler::BindingLoop() {
 }
 
 void Scheduler::RunBindingCycle(std::unique_ptr<Binding> b) {
+  std::optional<PluginStatus> permit = std::move(b->permit);
+  if (!permit) permit = WaitOnPermit(b);
+  if (!permit) return;  // parked until the pod is allowed or rejected
+  if (b->waiting) {
+    permit_wait_duration_.WithLabels({CodeLabel(permit->code())}).Observe(Seconds(b->reserved, clock_.Now()));
+  }
   const Framework& fw = *b->framework;
   const PodInfo& pod = *b->info.pod;
   CycleState& state = *b->state;
-  PluginStatus status = WaitOnPermit(*b);
+  PluginStatus status = std::move(*permit);
   if (status.ok()) status = fw.RunPreBind(state, pod, b->node);
   if (status.ok()) status = Bind(fw, state, pod, b->node);
   if (status.ok()) {
@@ -685,13 +753,44 @@ PluginStatus Scheduler::Bind(const Framework& fw, CycleState& state, const PodIn
   return fw.RunBind(state, pod, node);
 }
 
-PluginStatus Scheduler::WaitOnPermit(Binding& b) {
-  PermitDecision permit = b.framework->RunPermit(*b.state, *b.info.pod, b.node);
-  if (permit.status.code() != Code::kWait) return permit.status;
-  // No in-tree plugin waits yet; a waiting pod times out as kube's do.
-  std::this_thread::sleep_for(permit.timeout);
-  return PluginStatus::Unschedulable("rejected due to timeout after waiting " + std::to_string(permit.timeout.count()) +
-                                     "ms at plugin " + permit.status.plugin());
+std::optional<PluginStatus> Scheduler::WaitOnPermit(std::unique_ptr<Binding>& b) {
+  if (!b->waiting) return PluginStatus::Success();
+  Binding* parked = b.get();
+  const std::string uid = b->info.pod->uid();
+  // Parked before Park: the pod may be settled on another thread as soon as
+  // the continuation is registered.
+  {
+    std::lock_guard lock(bind_mu_);
+    parked_.emplace(parked, std::move(b));
+  }
+  std::optional<PluginStatus> outcome =
+      waiting_pods_->Park(uid, [this, parked](PluginStatus s) { ResumeBinding(parked, std::move(s)); });
+  if (outcome) {
+    bool none_parked;
+    {
+      std::lock_guard lock(bind_mu_);
+      b = std::move(parked_.extract(parked).mapped());
+      none_parked = parked_.empty();
+    }
+    if (none_parked) parked_cv_.notify_all();  // Stop may be waiting for this
+    return outcome;
+  }
+  binding_in_flight_--;  // waiting: not in flight for WaitForIdle (see there)
+  return std::nullopt;
+}
+
+void Scheduler::ResumeBinding(Binding* parked, PluginStatus outcome) {
+  binding_in_flight_++;
+  bool none_parked;
+  {
+    std::lock_guard lock(bind_mu_);
+    std::unique_ptr<Binding> b = std::move(parked_.extract(parked).mapped());
+    b->permit = std::move(outcome);
+    bindings_.push_back(std::move(b));
+    none_parked = parked_.empty();
+  }
+  bind_cv_.notify_one();
+  if (none_parked) parked_cv_.notify_all();
 }
 
 void Scheduler::FinishBinding(Binding& b) {
@@ -725,12 +824,23 @@ void Scheduler::FailBinding(Binding& b, const PluginStatus& status) {
     std::lock_guard lock(stats_mu_);
     stats_.bind_failures++;
   }
-  ObserveAttempt(fw, kError, Seconds(b.cycle_start, clock_.Now()));
+  const bool rejected = status.IsRejected();
+  ObserveAttempt(fw, rejected ? kUnschedulable : kError, Seconds(b.cycle_start, clock_.Now()));
   api::ObjectPtr object = pod.object;
-  queue_->Requeue(std::move(b.info), status.IsRejected());
-  // The node's resources are free again: pods waiting for them may fit.
-  queue_->MoveAllToActiveOrBackoff();
-  if (client_) SendFailureReport({object, "SchedulerError", "binding rejected: " + status.Message(), std::nullopt});
+  const std::string key = pod.key;
+  queue_->Requeue(std::move(b.info), rejected);
+  // The node's resources are free again: pods waiting for them may fit
+  // (not this pod, when rejected: it waits for a cluster event).
+  queue_->MoveAllToActiveOrBackoff(rejected ? std::string_view(key) : std::string_view());
+  // Stopping: the pod stays Pending in the API for the next scheduler.
+  if (!client_ || shutting_down_) return;
+  if (rejected) {
+    // A rejection at Permit (or by PreBind/Bind) as kube reports it: the
+    // plugin's message, reason Unschedulable.
+    SendFailureReport({object, "Unschedulable", status.Message(), std::nullopt});
+  } else {
+    SendFailureReport({object, "SchedulerError", "binding rejected: " + status.Message(), std::nullopt});
+  }
 }
 
 bool Scheduler::WaitForScheduled(uint64_t n, std::chrono::steady_clock::time_point deadline) {

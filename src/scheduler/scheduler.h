@@ -5,10 +5,18 @@
 // percentageOfNodesToScore), PostFilter when nothing fits, PreScore, Score,
 // select, then Reserve on the cache with an optimistic per-node version check
 // (a node changed by a concurrent cycle is re-filtered before the pod is
-// assumed, so no node is ever over-committed). Binding runs asynchronously on
-// a pool of binding threads; a failed bind forgets the pod and requeues it.
-// Permit runs first in the binding cycle (kube runs it last in the scheduling
-// cycle and waits in the binding cycle; berth has no waiting plugin yet).
+// assumed, so no node is ever over-committed), then Permit. Binding runs
+// asynchronously on a pool of binding threads; a failed bind forgets the pod
+// and requeues it.
+//
+// Permit runs last in the scheduling cycle, as in kube. A pod some plugin
+// asked to Wait joins the waiting pods (WaitingPods; the Handle's
+// GetWaitingPod / IterateOverWaitingPods / RejectWaitingPod reach them) and
+// stays assumed on its node. Its binding cycle does not hold a thread while
+// it waits: it is parked and resumes on a binding thread once every waiting
+// plugin allowed the pod; a rejection or a plugin's timeout fails the
+// binding (Unreserve, the pod forgotten and requeued as unschedulable, the
+// rejection's message reported as kube reports it).
 //
 // Scheduler extenders (the config's `extenders:`, scheduler/extender/)
 // narrow the feasible nodes after Filter, add to the scores, may bind
@@ -102,7 +110,10 @@ class Scheduler final : public Handle {
   void Start();
   void Stop();
   // Waits until nothing is queued as active or backing off, no cycle, no
-  // binding and no API task (an eviction) is in flight. False at the deadline. The deadlines of the Wait*
+  // binding and no API task (an eviction) is in flight. A pod waiting at
+  // Permit does not count: it waits for something outside the scheduler
+  // (another pod, a controller's Allow) or its timeout, and would otherwise
+  // hold WaitForIdle for up to 15 minutes. False at the deadline. The deadlines of the Wait*
   // methods are real time (steady_clock), whatever SchedulerOptions::clock is.
   bool WaitForIdle(std::chrono::steady_clock::time_point deadline);
 
@@ -127,6 +138,13 @@ class Scheduler final : public Handle {
   void Parallelize(size_t n, const std::function<void(size_t)>& fn) const override { parallelizer_->Until(n, fn); }
   Status NarrowPreemptionCandidates(const PodInfo& pod, const Snapshot& snapshot,
                                     std::vector<std::pair<std::string, PreemptionVictims>>& candidates) const override;
+  // The waiting pods: plugins reach them through the Handle; code outside
+  // plugins may call these too (GetWaitingPod(uid)->Allow(plugin) approves).
+  void IterateOverWaitingPods(const std::function<void(WaitingPod&)>& callback) const override;
+  std::shared_ptr<WaitingPod> GetWaitingPod(std::string_view uid) const override;
+  bool RejectWaitingPod(std::string_view uid) const override;
+  // The registry RenderMetrics renders: plugins' own families appear there.
+  metrics::Registry* MetricsRegistry() const override { return &metrics_; }
 
   struct Stats {
     uint64_t scheduled = 0, unschedulable = 0, errors = 0, conflicts = 0, bind_failures = 0;
@@ -243,8 +261,9 @@ class Scheduler final : public Handle {
                                   const NodeInfo& node, CycleFailure* failure);
   // Ends the scheduling cycle of a reserved pod (its algorithm latency) and
   // queues the binding cycle; the next scheduling cycle need not wait.
+  // `waiting`: Permit asked the pod to wait (it is among waiting_pods_).
   void HandOffToBinding(const Framework& fw, QueuedPodInfo info, std::string node, std::unique_ptr<CycleState> state,
-                        api::Clock::time_point cycle_start);
+                        api::Clock::time_point cycle_start, bool waiting = false);
   // HandleFailure and the attempt's metrics. Called without the cycle lock:
   // what it writes to the API must not hold other cycles up.
   void FailCycle(const Framework& fw, QueuedPodInfo info, CycleFailure failure, api::Clock::time_point cycle_start);
@@ -260,13 +279,21 @@ class Scheduler final : public Handle {
 
   // ---- the binding cycle (on a binding thread) ----
 
-  // Permit, PreBind, Bind; then FinishBinding or FailBinding.
+  // WaitOnPermit, PreBind, Bind; then FinishBinding or FailBinding.
   void RunBindingCycle(std::unique_ptr<Binding> binding);
   // The interested binder extender's bind, else the Bind plugins.
   PluginStatus Bind(const Framework& fw, CycleState& state, const PodInfo& pod, const std::string& node);
-  // Runs Permit; a Wait is waited out and, as no plugin allows a waiting
-  // pod yet, ends in a timeout rejection.
-  PluginStatus WaitOnPermit(Binding& binding);
+  // Permit's outcome for a binding: Success when Permit allowed the pod in
+  // its cycle, the outcome when the pod was settled already, or nullopt:
+  // the binding is parked (moved into parked_) until the pod is settled,
+  // when ResumeBinding queues it again with the outcome.
+  std::optional<PluginStatus> WaitOnPermit(std::unique_ptr<Binding>& binding);
+  // A parked binding's pod was settled: back to the binding threads.
+  void ResumeBinding(Binding* parked, PluginStatus outcome);
+  // A Permit rejection or error in the scheduling cycle: Unreserve, the pod
+  // forgotten, and the failure to report.
+  CycleFailure FailPermit(const Framework& fw, CycleState& state, const PodInfo& pod, const NodeInfo& node,
+                          PluginStatus status);
   // The pod is bound: the cache, PostBind, stats, the report and metrics, and the queue.
   void FinishBinding(Binding& binding);
   // Binding failed: Unreserve, forget the assumed pod, requeue it and report.
@@ -334,11 +361,18 @@ class Scheduler final : public Handle {
   std::condition_variable bind_cv_;
   std::deque<std::unique_ptr<Binding>> bindings_;  // guarded by bind_mu_
   bool stopping_ = false;                          // guarded by bind_mu_
+  // Bindings of pods waiting at Permit, by address; ResumeBinding moves
+  // them back to bindings_. Stop waits on parked_cv_ until none is left.
+  std::unordered_map<Binding*, std::unique_ptr<Binding>> parked_;  // guarded by bind_mu_
+  std::condition_variable parked_cv_;
+  // Set by Stop: failed bindings are no longer reported to the API.
+  std::atomic<bool> shutting_down_{false};
   std::atomic<int> in_cycle_{0};
   std::atomic<int> binding_in_flight_{0};
 
   std::vector<std::unique_ptr<Worker>> workers_;
-  std::vector<std::thread> threads_;
+  std::vector<std::thread> threads_;          // the cycle threads
+  std::vector<std::thread> binding_threads_;
 
   mutable std::mutex stats_mu_;
   Stats stats_;                    // guarded by stats_mu_
@@ -349,7 +383,8 @@ class Scheduler final : public Handle {
   std::vector<double> cycle_latencies_;  // guarded by stats_mu_
   std::vector<BoundPod> bound_pods_;     // guarded by stats_mu_
 
-  metrics::Registry metrics_;
+  // Mutable: plugins add their families through the const Handle.
+  mutable metrics::Registry metrics_;
   metrics::Family<metrics::Counter>& attempts_;
   metrics::Family<metrics::Histogram>& attempt_duration_;
   metrics::Histogram& pod_scheduling_duration_;
@@ -366,6 +401,12 @@ class Scheduler final : public Handle {
   metrics::Counter& schedule_failed_;
   metrics::Counter& preemption_attempts_;
   metrics::Histogram& preemption_victims_;
+  // scheduler_permit_wait_duration_seconds{result}: from Permit's Wait to the outcome.
+  metrics::Family<metrics::Histogram>& permit_wait_duration_;
+
+  // Pods waiting at Permit. Declared last: destroyed first, after Stop
+  // settled them all. Its alarm thread settles timed-out pods.
+  std::unique_ptr<WaitingPods> waiting_pods_;
 };
 
 }  // namespace berth::scheduler

@@ -1,7 +1,8 @@
 // The scheduler's inputs and what it offers plugins: informer events
 // (nodes, pods, namespaces, PodDisruptionBudgets) into the cache, the queue
 // and the nominator; the Handle methods plugins call (namespace labels,
-// binding, preemption's budgets, nominations and evictions).
+// binding, preemption's budgets, nominations and evictions, Permit's waiting
+// pods).
 
 #include <algorithm>
 
@@ -70,6 +71,8 @@ void Scheduler::OnPodUpdate(const api::ObjectPtr& pod) {
 
 void Scheduler::OnPodDelete(const api::ObjectPtr& pod) {
   std::string key = PodKey(*pod);
+  // A pod waiting at Permit is gone: its binding fails (kube rejects it too).
+  waiting_pods_->Reject(pod->uid());
   queue_->Delete(key);
   nominator_.Remove(key);
   if (!cache_.NodeOf(key).empty()) {
@@ -206,5 +209,13 @@ Status Scheduler::NarrowPreemptionCandidates(const PodInfo& pod, const Snapshot&
                                              std::vector<std::pair<std::string, PreemptionVictims>>& candidates) const {
   return extenders_->NarrowPreemptionCandidates(pod, snapshot, candidates);
 }
+
+void Scheduler::IterateOverWaitingPods(const std::function<void(WaitingPod&)>& callback) const {
+  waiting_pods_->Iterate(callback);
+}
+
+std::shared_ptr<WaitingPod> Scheduler::GetWaitingPod(std::string_view uid) const { return waiting_pods_->Get(uid); }
+
+bool Scheduler::RejectWaitingPod(std::string_view uid) const { return waiting_pods_->Reject(uid); }
 
 }  // namespace berth::scheduler

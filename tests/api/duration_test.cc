@@ -20,6 +20,28 @@ TEST(GoDuration, ParsesKubesFlagValuesAndRefusesTheRest) {
   }
 }
 
+TEST(GoDuration, FormatsAsGoPrintsDurations) {
+  using std::chrono::nanoseconds;
+  struct Case {
+    nanoseconds d;
+    const char* want;
+  };
+  const Case cases[] = {
+      {nanoseconds(0), "0s"},
+      {milliseconds(10000), "10s"},
+      {milliseconds(1500), "1.5s"},
+      {milliseconds(250), "250ms"},
+      {milliseconds(90000), "1m30s"},
+      {std::chrono::minutes(15), "15m0s"},
+      {std::chrono::hours(1), "1h0m0s"},
+      {milliseconds(3723004), "1h2m3.004s"},
+      {nanoseconds(1500), "1.5\u00b5s"},
+      {nanoseconds(7), "7ns"},
+      {milliseconds(-2000), "-2s"},
+  };
+  for (const Case& c : cases) EXPECT_EQ(FormatGoDuration(c.d), c.want) << c.d.count();
+}
+
 TEST(GoDuration, EdgeCases) {
   struct Case {
     const char* text;

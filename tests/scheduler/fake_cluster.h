@@ -17,8 +17,9 @@ namespace berth::scheduler::testing {
 
 class FakeCluster : public SchedulerClient {
  public:
-  explicit FakeCluster(SchedulerOptions options = {}, SchedulerConfig config = {}) {
-    auto s = Scheduler::Create(config, InTreeRegistry(), options, this);
+  explicit FakeCluster(SchedulerOptions options = {}, SchedulerConfig config = {},
+                       const Registry& registry = InTreeRegistry()) {
+    auto s = Scheduler::Create(config, registry, options, this);
     EXPECT_TRUE(s.ok()) << s.status().message();
     scheduler = std::move(s).value();
   }

@@ -72,7 +72,6 @@ Status FieldError(const api::FieldErrors& errors) {
 }
 
 const PluginStatus& StatusOf(const PluginStatus& status) { return status; }
-const PluginStatus& StatusOf(const PermitDecision& decision) { return decision.status; }
 
 }  // namespace
 
@@ -531,22 +530,26 @@ void Framework::RunUnreserve(CycleState& state, const PodInfo& pod, const std::s
   for (auto it = reserve_.rbegin(); it != reserve_.rend(); ++it) (*it)->Unreserve(state, pod, node);
 }
 
-PermitDecision Framework::RunPermit(CycleState& state, const PodInfo& pod, const std::string& node) const {
-  return Timed(kPermit, [&]() -> PermitDecision {
-    PermitDecision out;
+PluginStatus Framework::RunPermit(CycleState& state, const PodInfoPtr& pod, const std::string& node,
+                                   WaitingPods& waiting) const {
+  return Timed(kPermit, [&]() -> PluginStatus {
+    std::vector<std::pair<std::string, std::chrono::milliseconds>> waits;
     for (const auto* p : permit_) {
-      PermitDecision d = p->Permit(state, pod, node);
+      PermitDecision d = p->Permit(state, *pod, node);
+      if (d.status.ok()) continue;
+      if (d.status.IsRejected()) return std::move(d.status.WithPlugin(p->Name()));
       if (d.status.code() == Code::kWait) {
-        if (out.status.code() != Code::kWait || d.timeout < out.timeout) out.timeout = d.timeout;
-        out.status = std::move(d.status.WithPlugin(p->Name()));
+        waits.emplace_back(p->Name(), std::min(d.timeout, kMaxPermitWait));
         continue;
       }
-      if (!d.status.ok()) {
-        d.status.WithPlugin(p->Name());
-        return d;
-      }
+      return std::move(PluginStatus::Error("running Permit plugin \"" + std::string(p->Name()) +
+                                           "\": " + d.status.Message())
+                           .WithPlugin(p->Name()));
     }
-    return out;
+    if (waits.empty()) return {};
+    waiting.Add(pod, waits);
+    return PluginStatus(Code::kWait,
+                        "one or more plugins asked to wait and no plugin rejected pod \"" + pod->object->name() + "\"");
   });
 }
 

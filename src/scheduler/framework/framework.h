@@ -22,6 +22,7 @@
 #include "scheduler/framework/config.h"
 #include "scheduler/framework/interface.h"
 #include "scheduler/framework/registry.h"
+#include "scheduler/framework/waiting_pods.h"
 
 namespace berth::scheduler {
 
@@ -99,8 +100,12 @@ class Framework final : public FilterRunner {
                         std::span<int64_t> totals, std::vector<NodeScore>& scratch) const;
   PluginStatus RunReserve(CycleState& state, const PodInfo& pod, const std::string& node) const;
   void RunUnreserve(CycleState& state, const PodInfo& pod, const std::string& node) const;
-  // Success, or Wait with the shortest timeout any plugin asked for, or a rejection.
-  PermitDecision RunPermit(CycleState& state, const PodInfo& pod, const std::string& node) const;
+  // kube's RunPermitPlugins: a rejection by any plugin (its status, naming
+  // it), an error ("running Permit plugin \"P\": …"), or Wait when some
+  // plugins asked to wait: the pod is then added to `waiting` with each such
+  // plugin's timeout (cut to kMaxPermitWait). Else Success.
+  PluginStatus RunPermit(CycleState& state, const PodInfoPtr& pod, const std::string& node,
+                         WaitingPods& waiting) const;
   PluginStatus RunPreBind(CycleState& state, const PodInfo& pod, const std::string& node) const;
   PluginStatus RunBind(CycleState& state, const PodInfo& pod, const std::string& node) const;
   void RunPostBind(CycleState& state, const PodInfo& pod, const std::string& node) const;

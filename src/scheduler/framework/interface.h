@@ -7,8 +7,8 @@
 
 #include <chrono>
 #include <compare>
-#include <functional>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -24,7 +24,13 @@
 #include "scheduler/framework/snapshot.h"
 #include "scheduler/framework/status.h"
 
+namespace berth::metrics {
+class Registry;
+}
+
 namespace berth::scheduler {
+
+class WaitingPod;  // scheduler/framework/waiting_pods.h
 
 inline constexpr int64_t kMaxNodeScore = 100;
 inline constexpr int64_t kMinNodeScore = 0;
@@ -169,6 +175,20 @@ class Handle {
                                             std::vector<std::pair<std::string, PreemptionVictims>>& candidates) const {
     return Status::Ok();
   }
+
+  // ---- pods waiting at Permit (kube's Handle; see waiting_pods.h) ----
+  // Each may be called from any thread, from any extension point (a
+  // PostBind allowing a sibling, a Permit allowing the pods it completes).
+  // Calls `callback` with every waiting pod (of every profile).
+  virtual void IterateOverWaitingPods(const std::function<void(WaitingPod&)>& callback) const {}
+  // The waiting pod with `uid`, or nullptr.
+  virtual std::shared_ptr<WaitingPod> GetWaitingPod(std::string_view uid) const { return nullptr; }
+  // Rejects the waiting pod with `uid` ("removed"); false when none waits.
+  virtual bool RejectWaitingPod(std::string_view uid) const { return false; }
+
+  // The scheduler's metrics, where a plugin may add its own families (they
+  // appear on /metrics). nullptr: this handle keeps none. Thread-safe.
+  virtual metrics::Registry* MetricsRegistry() const { return nullptr; }
 };
 
 
@@ -308,11 +328,15 @@ class ReservePlugin : public virtual Plugin {
 
 struct PermitDecision {
   PluginStatus status;                   // Success, Wait, or a rejection
-  std::chrono::milliseconds timeout{0};  // with Wait
+  std::chrono::milliseconds timeout{0};  // with Wait: how long at most (cut to 15 minutes)
 };
 
 class PermitPlugin : public virtual Plugin {
  public:
+  // Last step of the scheduling cycle, after Reserve, on the cycle's thread.
+  // Wait holds the pod, assumed on `node`, until this plugin allows it
+  // through the Handle's waiting pods (WaitingPod::Allow, from any thread
+  // later) or `timeout` passes; no thread is held meanwhile.
   virtual PermitDecision Permit(CycleState& state, const PodInfo& pod, const std::string& node) const = 0;
 };
 

@@ -31,6 +31,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -88,7 +89,9 @@ class SchedulingQueue {
 
   // A cluster event (node added or changed, pod deleted...) that may make
   // unschedulable pods schedulable: they move to backoff or active.
-  void MoveAllToActiveOrBackoff();
+  // `except_key`: a pod left where it is (kube's preCheck excluding the pod
+  // whose rejected binding freed the room).
+  void MoveAllToActiveOrBackoff(std::string_view except_key = {});
 
   void Close();
 
