@@ -50,6 +50,7 @@ const char* CodeLabel(Code code) {
 struct Scheduler::Worker {
   Snapshot snapshot;
   bool exclusive = false;  // this cycle holds cycle_mu_ exclusively
+  bool preempted = false;  // this cycle's PostFilter evicted pods
   std::mt19937_64 rng;
   std::vector<const NodeInfo*> feasible;
   std::vector<NodeStatus> rejected;
@@ -347,7 +348,26 @@ void Scheduler::ScheduleOne(Worker& w, QueuedPodInfo info) {
   }
   std::shared_lock<std::shared_mutex> shared(cycle_mu_, std::defer_lock);
   std::unique_lock<std::shared_mutex> unique(cycle_mu_, std::defer_lock);
-  w.exclusive = HasHardInterPodConstraints(*pod.view);
+  // While pods keep preempting, a pod that may preempt takes the cycle lock
+  // exclusively from the start, rather than filter every node and then again
+  // alone. Only the locking changes, never a decision; the first cycle that
+  // guessed so and did not preempt ends the streak.
+  const bool hard = HasHardInterPodConstraints(*pod.view);
+  // (A pod nominated by its own preemption is not expected to preempt again:
+  // its node is likely free for it now.)
+  const bool expect_preemption = !hard && preempting_streak_.load(std::memory_order_relaxed) &&
+                                 pod.view->preemption_policy != "Never" && pod.view->nominated_node_name.empty() &&
+                                 nominator_.NodeOf(pod.key).empty();
+  w.preempted = false;
+  struct StreakEnd {
+    Scheduler& s;
+    const Worker& w;
+    bool expected;
+    ~StreakEnd() {
+      if (expected && !w.preempted) s.preempting_streak_.store(false, std::memory_order_relaxed);
+    }
+  } streak_end{*this, w, expect_preemption};
+  w.exclusive = hard || expect_preemption;
   if (w.exclusive) {
     unique.lock();
   } else {
@@ -505,7 +525,11 @@ Scheduler::CycleFailure Scheduler::RunPostFilter(Worker& w, const Framework& fw,
     PluginStatus post = fw.RunPostFilter(state, pod, w.rejected, &result);
     if (!post.ok()) post_message = post.Message();
     nominated = result.nominated_node;
-    if (post.ok() && result.victims > 0) preemption_victims_.Observe(static_cast<double>(result.victims));
+    if (post.ok() && result.victims > 0) {
+      preemption_victims_.Observe(static_cast<double>(result.victims));
+      w.preempted = true;
+      preempting_streak_.store(true, std::memory_order_relaxed);
+    }
   }
   // Nodes PreFilter left out (it named the others) count with kube's reason.
   std::optional<PluginStatus> left_out;
@@ -639,9 +663,11 @@ void Scheduler::HandOffToBinding(const Framework& fw, QueuedPodInfo info, std::s
 
 void Scheduler::FailCycle(const Framework& fw, QueuedPodInfo info, CycleFailure failure,
                           Clock::time_point cycle_start) {
+  // The attempt is counted before HandleFailure's stats, so that a reader who
+  // sees the failure in stats() finds it in the metrics too.
+  ObserveAttempt(fw, failure.unschedulable ? kUnschedulable : kError, Seconds(cycle_start, clock_.Now()));
   HandleFailure(fw, std::move(info), failure.status, std::move(failure.message), failure.unschedulable,
                 failure.nominated_node);
-  ObserveAttempt(fw, failure.unschedulable ? kUnschedulable : kError, Seconds(cycle_start, clock_.Now()));
 }
 
 void Scheduler::HandleFailure(const Framework& fw, QueuedPodInfo info, const PluginStatus& status,

@@ -316,6 +316,9 @@ class Scheduler final : public Handle {
   std::unique_ptr<Parallelizer> parallelizer_;
   std::shared_mutex cycle_mu_;  // shared: ordinary cycles; exclusive: pods with hard inter-pod constraints
   std::atomic<size_t> next_start_node_{0};
+  // The last cycle that expected to preempt, or ran PostFilter, evicted pods:
+  // cycles of pods that may preempt start exclusive (see ScheduleOne).
+  std::atomic<bool> preempting_streak_{false};
   std::atomic<uint64_t> seed_sequence_;
   mutable std::atomic<uint64_t> random_state_;  // Random()'s sequence, from the seed
 
