@@ -93,6 +93,7 @@ class Framework final : public FilterRunner {
                                   const NodeInfo& node) const override;
   PluginStatus RunPreFilterRemovePod(CycleState& state, const PodInfo& pod, const PodInfo& other,
                                      const NodeInfo& node) const override;
+  bool ChangesStateForPods(const CycleState& state) const override { return HasActivePreFilterExtensions(state); }
   PluginStatus RunPreScore(CycleState& state, const PodInfo& pod, std::span<const NodeInfo* const> nodes) const;
   // Adds each plugin's normalised, weighted score of nodes[i] into totals[i].
   // `scratch` is reused between calls (no allocation per node once warm).

@@ -280,6 +280,10 @@ class FilterRunner {
                                           const NodeInfo& node) const = 0;
   virtual PluginStatus RunPreFilterRemovePod(CycleState& state, const PodInfo& pod, const PodInfo& other,
                                              const NodeInfo& node) const = 0;
+  // Whether RunPreFilterAddPod/RemovePod would change `state` (a PreFilter
+  // plugin with extensions has data this cycle). When not, a dry run may
+  // read the cycle's own state instead of a copy.
+  virtual bool ChangesStateForPods(const CycleState& state) const { return true; }
 };
 
 class PostFilterPlugin : public virtual Plugin {

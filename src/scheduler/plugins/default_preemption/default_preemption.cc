@@ -261,6 +261,7 @@ PluginStatus DefaultPreemption::PostFilter(CycleState& state, const PodInfo& pod
   std::vector<NodeStatus> failed;
   size_t no_victims = 0;  // nodes without lower-priority pods, counted rather than listed
   std::vector<DryRun> runs;
+  const bool copy_state = runner.ChangesStateForPods(state);
   // Node `begin + i` from the offset, into runs[i].
   auto dry_run = [&](size_t begin, size_t i) {
     const NodeInfo& original = *potential[(offset + begin + i) % potential.size()];
@@ -274,8 +275,10 @@ PluginStatus DefaultPreemption::PostFilter(CycleState& state, const PodInfo& pod
       return;
     }
     NodeInfo node = original;
-    std::unique_ptr<CycleState> trial = state.Clone();
-    r.status = SelectVictimsOnNode(*trial, pod, node, budgets, runner, &r.victims, &handle_);
+    // A copy of the state only when the dry run changes it (else the
+    // parallel dry runs all read the cycle's, unchanged).
+    std::unique_ptr<CycleState> trial = copy_state ? state.Clone() : nullptr;
+    r.status = SelectVictimsOnNode(copy_state ? *trial : state, pod, node, budgets, runner, &r.victims, &handle_);
     if (r.status.ok() && r.victims.pods.empty()) {
       r.status = PluginStatus::Error("expected at least one victim pod on node \"" +
                                      original.name() + "\"");
