@@ -110,11 +110,13 @@ class Scheduler final : public Handle {
   void Start();
   void Stop();
   // Waits until nothing is queued as active or backing off, no cycle, no
-  // binding and no API task (an eviction) is in flight. A pod waiting at
-  // Permit does not count: it waits for something outside the scheduler
-  // (another pod, a controller's Allow) or its timeout, and would otherwise
-  // hold WaitForIdle for up to 15 minutes. False at the deadline. The deadlines of the Wait*
-  // methods are real time (steady_clock), whatever SchedulerOptions::clock is.
+  // binding and no API task (an eviction, a failure report) is in flight. A
+  // pod waiting at Permit does not count: it waits for something outside the
+  // scheduler (another pod, a controller's Allow) or its timeout, and would
+  // otherwise hold WaitForIdle for up to 15 minutes; nor does a preemptor
+  // held until the API server's watch shows its victims going. False at the
+  // deadline. The deadlines of the Wait* methods are real time
+  // (steady_clock), whatever SchedulerOptions::clock is.
   bool WaitForIdle(std::chrono::steady_clock::time_point deadline);
 
   // Handle.
