@@ -142,7 +142,10 @@ std::vector<PodInfoPtr> Scheduler::NominatedPodsForNode(const std::string& node)
 
 Status Scheduler::PreemptPod(const PodInfo& victim, const PodInfo& preemptor, const std::string& node) const {
   if (!client_) return Status::Internal("no client to evict pods through");
-  {
+  // Terminating already: evicted again (kube does too), but nothing to wait
+  // for: kube's preemption counts as done once a victim has a
+  // deletionTimestamp, and no further event may come before it is deleted.
+  if (!victim.view->terminating) {
     std::lock_guard lock(preempt_mu_);
     // Gone already (its delete was observed after the cycle's snapshot):
     // nothing to evict or wait for. OnPodDelete removes from the cache

@@ -4,13 +4,12 @@
 // nominated pods' room, and the whole path through the scheduler with kube's
 // messages.
 
-#include "scheduler/plugins/default_preemption/default_preemption.h"
-
 #include <gtest/gtest.h>
 
 #include "fake_cluster.h"
 #include "scheduler/framework/framework.h"
 #include "scheduler/framework/registry.h"
+#include "scheduler/plugins/default_preemption/default_preemption.h"
 #include "scheduler/plugins/pod_topology_spread/pod_topology_spread.h"
 #include "scheduler_test_util.h"
 
@@ -23,15 +22,18 @@ using testing::Node;
 using testing::NodeObject;
 
 // A pod with a priority, cpu request, start time and labels.
-PodInfoPtr PrioPod(const std::string& name, int priority, const std::string& cpu, const std::string& started = "",
-                   const std::string& labels = "{}", const std::string& node = "") {
+PodInfoPtr PrioPod(const std::string& name, int priority, const std::string& cpu,
+                   const std::string& started = "", const std::string& labels = "{}",
+                   const std::string& node = "") {
   std::string spec = R"({"priority":)" + std::to_string(priority) +
                      (node.empty() ? "" : R"(,"nodeName":")" + node + "\"") +
-                     R"(,"containers":[{"name":"c","image":"i","resources":{"requests":{"cpu":")" + cpu + R"("}}}]})";
+                     R"(,"containers":[{"name":"c","image":"i","resources":{"requests":{"cpu":")" +
+                     cpu + R"("}}}]})";
   std::string status = started.empty() ? "{}" : R"({"startTime":")" + started + "\"}";
-  auto object = api::Object::Decode(R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":")" + name +
-                                    R"(","namespace":"default","uid":"uid-)" + name + R"(","labels":)" + labels +
-                                    R"(},"spec":)" + spec + R"(,"status":)" + status + "}");
+  auto object =
+      api::Object::Decode(R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":")" + name +
+                          R"(","namespace":"default","uid":"uid-)" + name + R"(","labels":)" +
+                          labels + R"(},"spec":)" + spec + R"(,"status":)" + status + "}");
   EXPECT_TRUE(object.ok()) << object.status().message();
   return MakePodInfo(object.value());
 }
@@ -94,7 +96,8 @@ TEST_F(DryRun, BudgetViolatingPodsAreReprievedFirst) {
   auto state = Prepare(*pod, {node});
   NodeInfo copy = *snapshot_.Get("n");
   PreemptionVictims victims;
-  ASSERT_TRUE(DefaultPreemption::SelectVictimsOnNode(*state, *pod, copy, {budget}, *fw_, &victims).ok());
+  ASSERT_TRUE(
+      DefaultPreemption::SelectVictimsOnNode(*state, *pod, copy, {budget}, *fw_, &victims).ok());
   // "free" started earlier (more important), but the guarded pod is reprieved first.
   EXPECT_EQ(Names(victims.pods), (std::vector<std::string>{"free"}));
   EXPECT_EQ(victims.pdb_violations, 0);
@@ -105,7 +108,9 @@ TEST_F(DryRun, BudgetViolatingPodsAreReprievedFirst) {
   small->AddPod(PrioPod("free", 0, "1", "", R"({"app":"web"})"));
   state = Prepare(*pod, {small});
   NodeInfo small_copy = *snapshot_.Get("s");
-  ASSERT_TRUE(DefaultPreemption::SelectVictimsOnNode(*state, *pod, small_copy, {budget}, *fw_, &victims).ok());
+  ASSERT_TRUE(
+      DefaultPreemption::SelectVictimsOnNode(*state, *pod, small_copy, {budget}, *fw_, &victims)
+          .ok());
   EXPECT_EQ(victims.pods.size(), 2u);
   EXPECT_EQ(victims.pdb_violations, 1);
 }
@@ -200,7 +205,9 @@ TEST_F(DryRun, AVictimsAntiAffinityStopsCountingOnceRemoved) {
 TEST_F(DryRun, NominatedPodsHoldTheirRoomAgainstLowerPriority) {
   struct NominatingHandle : FakeHandle {
     std::vector<PodInfoPtr> nominated;
-    std::vector<PodInfoPtr> NominatedPodsForNode(const std::string&) const override { return nominated; }
+    std::vector<PodInfoPtr> NominatedPodsForNode(const std::string&) const override {
+      return nominated;
+    }
     bool HasNominatedPods() const override { return !nominated.empty(); }
   } handle;
   auto fw = Framework::Build(ProfileConfig{}, InTreeRegistry(), handle).value();
@@ -230,15 +237,18 @@ TEST(PickOneNode, FollowsKubesOrderOfTieBreaks) {
                                                       {"b", victims({PrioPod("y", 5, "1")}, 0)}}),
             1u);
   // 2. lowest highest-victim priority
-  EXPECT_EQ(DefaultPreemption::PickOneNode(Candidates{{"a", victims({PrioPod("x", 5, "1")})},
-                                                      {"b", victims({PrioPod("y", 3, "1"), PrioPod("z", 3, "1")})}}),
+  EXPECT_EQ(DefaultPreemption::PickOneNode(
+                Candidates{{"a", victims({PrioPod("x", 5, "1")})},
+                           {"b", victims({PrioPod("y", 3, "1"), PrioPod("z", 3, "1")})}}),
             1u);
   // 3. smallest sum of priorities (shifted: more pods of priority -5 still sum higher)
-  EXPECT_EQ(DefaultPreemption::PickOneNode(Candidates{{"a", victims({PrioPod("x", 3, "1"), PrioPod("w", 2, "1")})},
-                                                      {"b", victims({PrioPod("y", 3, "1"), PrioPod("z", 1, "1")})}}),
+  EXPECT_EQ(DefaultPreemption::PickOneNode(
+                Candidates{{"a", victims({PrioPod("x", 3, "1"), PrioPod("w", 2, "1")})},
+                           {"b", victims({PrioPod("y", 3, "1"), PrioPod("z", 1, "1")})}}),
             1u);
-  EXPECT_EQ(DefaultPreemption::PickOneNode(Candidates{{"a", victims({PrioPod("x", -5, "1"), PrioPod("w", -5, "1")})},
-                                                      {"b", victims({PrioPod("y", -5, "1")})}}),
+  EXPECT_EQ(DefaultPreemption::PickOneNode(
+                Candidates{{"a", victims({PrioPod("x", -5, "1"), PrioPod("w", -5, "1")})},
+                           {"b", victims({PrioPod("y", -5, "1")})}}),
             1u);
   // 4. fewest victims (equal sums need equal priorities: covered by 3's shift); 5. latest start
   //    of the highest-priority victims
@@ -276,13 +286,16 @@ TEST(EligibleToPreempt, NeverAndATerminatingVictimOnTheNominatedNode) {
   EXPECT_EQ(DefaultPreemption::EligibleToPreempt(*info, snapshot, nullptr),
             "not eligible due to a terminating pod on the nominated node.");
   // Its nominated node can no longer take it at all: it may preempt elsewhere.
-  PluginStatus unresolvable = PluginStatus::Unresolvable("node(s) didn't match Pod's node affinity/selector");
+  PluginStatus unresolvable =
+      PluginStatus::Unresolvable("node(s) didn't match Pod's node affinity/selector");
   EXPECT_EQ(DefaultPreemption::EligibleToPreempt(*info, snapshot, &unresolvable), "");
 }
 
 TEST(DefaultPreemptionArgs, CandidatesAndValidation) {
   FakeHandle handle;
-  auto plugin = [&](const std::string& args) { return NewDefaultPreemption(boost::json::parse(args).as_object(), handle); };
+  auto plugin = [&](const std::string& args) {
+    return NewDefaultPreemption(boost::json::parse(args).as_object(), handle);
+  };
   auto defaults = std::dynamic_pointer_cast<DefaultPreemption>(plugin("{}").value());
   EXPECT_EQ(defaults->NumCandidates(50), 50u);     // fewer than 100: all
   EXPECT_EQ(defaults->NumCandidates(5000), 500u);  // 10%
@@ -315,7 +328,8 @@ TEST(Preemption, AHigherPriorityPodEvictsAndIsBoundOnTheNominatedNode) {
   {
     std::lock_guard lock(cluster.mu);
     // The later-started of the two equal victims goes (the earlier one is more important).
-    EXPECT_EQ(cluster.preempted, (std::vector<std::string>{"default/low-b for default/high on n1"}));
+    EXPECT_EQ(cluster.preempted,
+              (std::vector<std::string>{"default/low-b for default/high on n1"}));
     EXPECT_EQ(cluster.nominations["default/high"], "n1");  // written with the failure
   }
   // Held while its victim is still there: one attempt, no second eviction.
@@ -333,6 +347,38 @@ TEST(Preemption, AHigherPriorityPodEvictsAndIsBoundOnTheNominatedNode) {
   EXPECT_EQ(cluster.preempted.size(), 1u);
 }
 
+// A victim already terminating (a deletionTimestamp) is evicted again but not
+// waited for: kube counts such a preemption as done. The preemptor is not
+// held; it waits in the unschedulable pool for the victim's deletion, as any
+// pod nominated to a node with a terminating victim.
+TEST(Preemption, ATerminatingVictimIsNotWaitedFor) {
+  SchedulerOptions options;
+  options.seed = 1;
+  FakeCluster cluster(options);
+  cluster.hold_evictions = true;
+  auto& s = *cluster.scheduler;
+  s.OnNodeAdd(NodeObject("n1", "1"));
+  auto terminating = PrioPod("low", 0, "1", "2026-01-01T00:00:01Z", "{}", "n1")
+                         ->object->Edit([](boost::json::object& o) {
+                           o["metadata"].as_object()["deletionTimestamp"] = "2026-01-01T00:01:00Z";
+                         });
+  ASSERT_TRUE(terminating.ok());
+  s.OnPodAdd(terminating.value());
+  s.Start();
+  s.OnPodAdd(PrioPod("high", 10, "1")->object);
+  ASSERT_TRUE(cluster.WaitIdle());
+  {
+    std::lock_guard lock(cluster.mu);
+    EXPECT_EQ(cluster.preempted, (std::vector<std::string>{"default/low for default/high on n1"}));
+  }
+  EXPECT_FALSE(s.BeingEvicted("default/low"));
+  EXPECT_EQ(s.queue().counts().gated, 0u);
+  EXPECT_EQ(s.queue().counts().unschedulable + s.queue().counts().backoff, 1u);
+  cluster.DeliverEvictions();
+  ASSERT_TRUE(cluster.WaitIdle());
+  EXPECT_EQ(cluster.Placements()["default/high"], "n1");
+}
+
 // While one preemptor's victims are being evicted, another preemptor counts
 // them as gone and the first one as already there: it evicts only what it
 // needs itself, never the same pods again.
@@ -344,7 +390,8 @@ TEST(Preemption, AVictimBeingEvictedIsNotChosenAgain) {
   auto& s = *cluster.scheduler;
   s.OnNodeAdd(NodeObject("n1", "4"));
   for (int i = 0; i < 4; ++i) {
-    s.OnPodAdd(PrioPod("low-" + std::to_string(i), 0, "1", "2026-01-01T00:00:0" + std::to_string(i) + "Z", "{}", "n1")
+    s.OnPodAdd(PrioPod("low-" + std::to_string(i), 0, "1",
+                       "2026-01-01T00:00:0" + std::to_string(i) + "Z", "{}", "n1")
                    ->object);
   }
   s.Start();
@@ -355,8 +402,9 @@ TEST(Preemption, AVictimBeingEvictedIsNotChosenAgain) {
   {
     std::lock_guard lock(cluster.mu);
     // Latest-started first: low-3 for high-a, then low-2 (not low-3 again) for high-b.
-    EXPECT_EQ(cluster.preempted, (std::vector<std::string>{"default/low-3 for default/high-a on n1",
-                                                           "default/low-2 for default/high-b on n1"}));
+    EXPECT_EQ(cluster.preempted,
+              (std::vector<std::string>{"default/low-3 for default/high-a on n1",
+                                        "default/low-2 for default/high-b on n1"}));
   }
   cluster.DeliverEvictions();
   ASSERT_TRUE(cluster.WaitIdle());
@@ -375,7 +423,8 @@ TEST(Preemption, MessagesAreKubes) {
   s.OnPodAdd(PrioPod("peer", 10, "1")->object);
   ASSERT_TRUE(cluster.WaitIdle());
   EXPECT_EQ(cluster.FailureOf("default/peer"),
-            "Unschedulable: 0/2 nodes are available: 2 Insufficient cpu. preemption: 0/2 nodes are available: "
+            "Unschedulable: 0/2 nodes are available: 2 Insufficient cpu. preemption: 0/2 nodes are "
+            "available: "
             "2 No preemption victims found for incoming pod..");
 
   auto never = api::Object::Decode(
@@ -384,9 +433,10 @@ TEST(Preemption, MessagesAreKubes) {
                   "containers":[{"name":"c","image":"i","resources":{"requests":{"cpu":"1"}}}]}})");
   s.OnPodAdd(never.value());
   ASSERT_TRUE(cluster.WaitIdle());
-  EXPECT_EQ(cluster.FailureOf("default/never"),
-            "Unschedulable: 0/2 nodes are available: 2 Insufficient cpu. preemption: not eligible due to "
-            "preemptionPolicy=Never..");
+  EXPECT_EQ(
+      cluster.FailureOf("default/never"),
+      "Unschedulable: 0/2 nodes are available: 2 Insufficient cpu. preemption: not eligible due to "
+      "preemptionPolicy=Never..");
 
   auto selective = api::Object::Decode(
       R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"picky","namespace":"default","uid":"u-picky"},
@@ -395,7 +445,8 @@ TEST(Preemption, MessagesAreKubes) {
   s.OnPodAdd(selective.value());
   ASSERT_TRUE(cluster.WaitIdle());
   EXPECT_EQ(cluster.FailureOf("default/picky"),
-            "Unschedulable: 0/2 nodes are available: 2 node(s) didn't match Pod's node affinity/selector. "
+            "Unschedulable: 0/2 nodes are available: 2 node(s) didn't match Pod's node "
+            "affinity/selector. "
             "preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling..");
 }
 
