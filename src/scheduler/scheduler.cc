@@ -8,6 +8,7 @@
 
 #include "api/json_fields.h"
 #include "scheduler/framework/fit_error.h"
+#include "scheduler/scheduler_internal.h"
 #include "scheduler/select/sampler.h"
 
 namespace berth::scheduler {
@@ -15,10 +16,6 @@ namespace berth::scheduler {
 namespace {
 
 using Clock = api::Clock;
-
-double Seconds(Clock::time_point since, Clock::time_point now) {
-  return std::chrono::duration<double>(now - since).count();
-}
 
 // Pods whose feasibility depends on other nodes' pods: they schedule alone.
 bool HasHardInterPodConstraints(const api::PodView& pod) {
@@ -32,19 +29,6 @@ bool HasHardInterPodConstraints(const api::PodView& pod) {
 // kube's FitError message: "0/N nodes are available: <count reason>, ...."
 // is made by FitErrorMessage (framework/fit_error.h).
 
-// A status code as kube's metrics label it.
-const char* CodeLabel(Code code) {
-  switch (code) {
-    case Code::kSuccess:
-      return "Success";
-    case Code::kUnschedulable:
-      return "Unschedulable";
-    case Code::kUnschedulableAndUnresolvable:
-      return "UnschedulableAndUnresolvable";
-    default:
-      return "Error";
-  }
-}
 }  // namespace
 
 struct Scheduler::Worker {
@@ -58,17 +42,6 @@ struct Scheduler::Worker {
   std::vector<NodeScore> scratch;
   AliasSampler sampler;
   std::vector<NodeInfoPtr> restricted;  // the nodes PreFilter left, when it named them
-};
-
-struct Scheduler::Binding {
-  const Framework* framework;
-  QueuedPodInfo info;
-  std::string node;
-  std::unique_ptr<CycleState> state;
-  Clock::time_point cycle_start;
-  Clock::time_point reserved;  // the end of the scheduling cycle
-  bool waiting = false;        // Permit asked it to wait (it is among the waiting pods)
-  std::optional<PluginStatus> permit;  // set when resumed: the waiting pod's outcome
 };
 
 Scheduler::Scheduler(SchedulerOptions options, SchedulerClient* client)
@@ -659,214 +632,6 @@ void Scheduler::HandOffToBinding(const Framework& fw, QueuedPodInfo info, std::s
     bindings_.push_back(std::move(binding));
   }
   bind_cv_.notify_one();
-}
-
-void Scheduler::FailCycle(const Framework& fw, QueuedPodInfo info, CycleFailure failure,
-                          Clock::time_point cycle_start) {
-  // The attempt is counted before HandleFailure's stats, so that a reader who
-  // sees the failure in stats() finds it in the metrics too.
-  ObserveAttempt(fw, failure.unschedulable ? kUnschedulable : kError, Seconds(cycle_start, clock_.Now()));
-  HandleFailure(fw, std::move(info), failure.status, std::move(failure.message), failure.unschedulable,
-                failure.nominated_node);
-}
-
-void Scheduler::HandleFailure(const Framework& fw, QueuedPodInfo info, const PluginStatus& status,
-                              std::string message, bool unschedulable,
-                              const std::optional<std::string>& nominated_node) {
-  {
-    std::lock_guard lock(stats_mu_);
-    (unschedulable ? stats_.unschedulable : stats_.errors)++;
-  }
-  if (unschedulable) schedule_failed_.Increment();
-  info.unschedulable_plugins.clear();
-  if (!status.plugin().empty()) info.unschedulable_plugins.push_back(status.plugin());
-  api::ObjectPtr pod = info.pod->object;
-  queue_->Requeue(std::move(info), unschedulable);
-  // kube writes the nomination with the failure, in one patch.
-  if (client_) {
-    SendFailureReport({std::move(pod), unschedulable ? "Unschedulable" : "SchedulerError", std::move(message),
-                       nominated_node});
-  }
-}
-
-void Scheduler::SendFailureReport(FailureReport report) {
-  std::string key = PodKey(*report.pod);
-  {
-    std::lock_guard lock(report_mu_);
-    auto [it, inserted] = reports_.try_emplace(key);
-    it->second = std::move(report);
-    if (!inserted) return;  // the pod's report task sends it next
-  }
-  api_tasks_->Submit([this, key] {
-    while (true) {
-      FailureReport next;
-      {
-        std::lock_guard lock(report_mu_);
-        auto it = reports_.find(key);
-        if (!it->second) {
-          reports_.erase(it);
-          report_cv_.notify_all();
-          return;
-        }
-        next = std::move(*it->second);
-        it->second.reset();
-        // Assumed (being bound) or bound since: the failure is history.
-        if (!cache_.NodeOf(key).empty()) continue;
-      }
-      client_->ReportFailure(*next.pod, next.reason, next.message, next.nominated_node);
-    }
-  });
-}
-
-void Scheduler::WaitForFailureReport(const std::string& pod_key) const {
-  std::unique_lock lock(report_mu_);
-  report_cv_.wait(lock, [&] { return !reports_.count(pod_key); });
-}
-
-void Scheduler::RecordNomination(const PodInfoPtr& pod, const std::optional<std::string>& nominated_node) {
-  if (!nominated_node) return;
-  // The pod waits for the room its preemption is freeing, which pods of
-  // lower priority leave alone.
-  if (nominated_node->empty()) {
-    nominator_.Remove(pod->key);
-  } else {
-    nominator_.Nominate(pod, *nominated_node);
-  }
-}
-
-void Scheduler::BindingLoop() {
-  while (true) {
-    std::unique_ptr<Binding> binding;
-    {
-      std::unique_lock lock(bind_mu_);
-      bind_cv_.wait(lock, [&] { return stopping_ || !bindings_.empty(); });
-      if (bindings_.empty()) return;
-      binding = std::move(bindings_.front());
-      bindings_.pop_front();
-    }
-    RunBindingCycle(std::move(binding));
-  }
-}
-
-void Scheduler::RunBindingCycle(std::unique_ptr<Binding> b) {
-  std::optional<PluginStatus> permit = std::move(b->permit);
-  if (!permit) permit = WaitOnPermit(b);
-  if (!permit) return;  // parked until the pod is allowed or rejected
-  if (b->waiting) {
-    permit_wait_duration_.WithLabels({CodeLabel(permit->code())}).Observe(Seconds(b->reserved, clock_.Now()));
-  }
-  const Framework& fw = *b->framework;
-  const PodInfo& pod = *b->info.pod;
-  CycleState& state = *b->state;
-  PluginStatus status = std::move(*permit);
-  if (status.ok()) status = fw.RunPreBind(state, pod, b->node);
-  if (status.ok()) status = Bind(fw, state, pod, b->node);
-  if (status.ok()) {
-    FinishBinding(*b);
-  } else {
-    FailBinding(*b, status);
-  }
-  binding_in_flight_--;
-}
-
-PluginStatus Scheduler::Bind(const Framework& fw, CycleState& state, const PodInfo& pod, const std::string& node) {
-  // A failure report of this pod being sent must land first (the bind
-  // plugins' path waits in BindPod too; an extender's binding skips it).
-  WaitForFailureReport(pod.key);
-  if (std::optional<Status> bound = extenders_->Bind(pod, node)) {
-    return bound->ok() ? PluginStatus::Success() : PluginStatus::Error(bound->message());
-  }
-  return fw.RunBind(state, pod, node);
-}
-
-std::optional<PluginStatus> Scheduler::WaitOnPermit(std::unique_ptr<Binding>& b) {
-  if (!b->waiting) return PluginStatus::Success();
-  Binding* parked = b.get();
-  const std::string uid = b->info.pod->uid();
-  // Parked before Park: the pod may be settled on another thread as soon as
-  // the continuation is registered.
-  {
-    std::lock_guard lock(bind_mu_);
-    parked_.emplace(parked, std::move(b));
-  }
-  std::optional<PluginStatus> outcome =
-      waiting_pods_->Park(uid, [this, parked](PluginStatus s) { ResumeBinding(parked, std::move(s)); });
-  if (outcome) {
-    bool none_parked;
-    {
-      std::lock_guard lock(bind_mu_);
-      b = std::move(parked_.extract(parked).mapped());
-      none_parked = parked_.empty();
-    }
-    if (none_parked) parked_cv_.notify_all();  // Stop may be waiting for this
-    return outcome;
-  }
-  binding_in_flight_--;  // waiting: not in flight for WaitForIdle (see there)
-  return std::nullopt;
-}
-
-void Scheduler::ResumeBinding(Binding* parked, PluginStatus outcome) {
-  binding_in_flight_++;
-  bool none_parked;
-  {
-    std::lock_guard lock(bind_mu_);
-    std::unique_ptr<Binding> b = std::move(parked_.extract(parked).mapped());
-    b->permit = std::move(outcome);
-    bindings_.push_back(std::move(b));
-    none_parked = parked_.empty();
-  }
-  bind_cv_.notify_one();
-  if (none_parked) parked_cv_.notify_all();
-}
-
-void Scheduler::FinishBinding(Binding& b) {
-  const Framework& fw = *b.framework;
-  const PodInfo& pod = *b.info.pod;
-  const Clock::time_point now = clock_.Now();
-  cache_.FinishBinding(pod.key, now);
-  fw.RunPostBind(*b.state, pod, b.node);
-  bool wake = false;
-  {
-    std::lock_guard lock(stats_mu_);
-    stats_.scheduled++;
-    wake = scheduled_wake_at_ != 0 && stats_.scheduled >= scheduled_wake_at_;
-    if (options_.record_bound_pods && bound_pods_.size() < 10'000'000) {
-      bound_pods_.push_back({pod.key, b.info.initial_attempt, b.cycle_start, b.reserved, now});
-    }
-  }
-  if (wake) scheduled_cv_.notify_all();
-  if (client_) client_->ReportScheduled(*pod.object, b.node);
-  pod_scheduling_duration_.Observe(Seconds(b.info.initial_attempt, now));
-  ObserveAttempt(fw, kScheduled, Seconds(b.cycle_start, now));
-  queue_->Done(pod.key);
-}
-
-void Scheduler::FailBinding(Binding& b, const PluginStatus& status) {
-  const Framework& fw = *b.framework;
-  const PodInfo& pod = *b.info.pod;
-  fw.RunUnreserve(*b.state, pod, b.node);
-  cache_.ForgetPod(pod.key);
-  {
-    std::lock_guard lock(stats_mu_);
-    stats_.bind_failures++;
-  }
-  const bool rejected = status.IsRejected();
-  ObserveAttempt(fw, rejected ? kUnschedulable : kError, Seconds(b.cycle_start, clock_.Now()));
-  api::ObjectPtr object = pod.object;
-  const std::string key = pod.key;
-  queue_->Requeue(std::move(b.info), rejected);
-  // The node's resources are free again: pods waiting for them may fit
-  // (not this pod, when rejected: it waits for a cluster event).
-  queue_->MoveAllToActiveOrBackoff(rejected ? std::string_view(key) : std::string_view());
-  // Stopping: the pod stays Pending in the API for the next scheduler.
-  if (!client_ || shutting_down_) return;
-  if (rejected) {
-    // A rejection at Permit (or by PreBind/Bind) as kube reports it: the
-    // plugin's message, reason Unschedulable.
-    SendFailureReport({object, "Unschedulable", status.Message(), std::nullopt});
-  } else {
-    SendFailureReport({object, "SchedulerError", "binding rejected: " + status.Message(), std::nullopt});
-  }
 }
 
 bool Scheduler::WaitForScheduled(uint64_t n, std::chrono::steady_clock::time_point deadline) {
