@@ -45,6 +45,13 @@ class BerthServer:
         self.proc = None
         self.log_path = os.path.join(self.tmp, "berth.log")
 
+    def write_file(self, name, text):
+        """Writes `text` to NAME in the server's temporary directory; returns the path."""
+        path = os.path.join(self.tmp, name)
+        with open(path, "w") as f:
+            f.write(text)
+        return path
+
     @property
     def url(self):
         return f"http://127.0.0.1:{self.port}"

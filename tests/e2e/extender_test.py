@@ -132,10 +132,8 @@ class ExtenderTest(unittest.TestCase):
     def setUpClass(cls):
         cls.extender = Extender()
         cls.binder = Extender()
-        cls.server = BerthServer(["--in-memory", "--seed", "1", "--config", "PLACEHOLDER"], scheduler=True)
-        config = os.path.join(cls.server.tmp, "scheduler.yaml")
-        with open(config, "w") as f:
-            f.write(f"""apiVersion: kubescheduler.config.k8s.io/v1
+        cls.server = BerthServer(["--in-memory", "--seed", "1"], scheduler=True)
+        config = cls.server.write_file("scheduler.yaml", f"""apiVersion: kubescheduler.config.k8s.io/v1
 kind: KubeSchedulerConfiguration
 extenders:
 - urlPrefix: {cls.extender.url}
@@ -149,7 +147,7 @@ extenders:
   - name: example.com/widget
     ignoredByScheduler: true
 """)
-        cls.server.extra_args[cls.server.extra_args.index("PLACEHOLDER")] = config
+        cls.server.extra_args += ["--config", config]
         cls.server.start()
         cls.binder.api = cls.server.url
         for n in [node("plain"), node("favourite"), node("reserved", {"reserved": "true"})]:
@@ -255,10 +253,8 @@ class HttpsExtenderTest(unittest.TestCase):
         cls.untrusted = Extender(tls_files=(cert, key))
         with open(cert, "rb") as f:
             ca_data = base64.b64encode(f.read()).decode()
-        cls.server = BerthServer(["--in-memory", "--config", "PLACEHOLDER"], scheduler=True)
-        config = os.path.join(cls.server.tmp, "scheduler.yaml")
-        with open(config, "w") as f:
-            f.write(f"""apiVersion: kubescheduler.config.k8s.io/v1
+        cls.server = BerthServer(["--in-memory"], scheduler=True)
+        config = cls.server.write_file("scheduler.yaml", f"""apiVersion: kubescheduler.config.k8s.io/v1
 kind: KubeSchedulerConfiguration
 extenders:
 - urlPrefix: {cls.extender.url}
@@ -273,7 +269,7 @@ extenders:
   - name: example.com/untrusted
     ignoredByScheduler: true
 """)
-        cls.server.extra_args[cls.server.extra_args.index("PLACEHOLDER")] = config
+        cls.server.extra_args += ["--config", config]
         cls.server.start()
         for n in [node("plain"), node("reserved", {"reserved": "true"})]:
             cls.server.kubectl("apply", "-f", "-", input=json.dumps(n))
