@@ -573,17 +573,20 @@ Scheduler::ReserveOutcome Scheduler::AssumeAndReserve(const Framework& fw, Cycle
                                                       CycleFailure* failure) {
   const PodInfo& pod = *info.pod;
   const std::string& node_name = node.name();
-  auto assumed = cache_.AssumePod(info.pod, node_name, node.generation(), [&](const NodeInfo& current) {
-    return fw.RunFilter(state, pod, current).ok();
-  });
+  // Assumed, the pod counts on its node as a pod, no longer as a nomination
+  // (kube drops the nomination at assume too). Both change under the
+  // cache's lock: a concurrent cycle whose snapshot already holds the pod
+  // would otherwise count it twice, fail a pod that fits, and leave it
+  // unschedulable with no event to retry it.
+  auto assumed = cache_.AssumePod(
+      info.pod, node_name, node.generation(),
+      [&](const NodeInfo& current) { return fw.RunFilter(state, pod, current).ok(); },
+      [&] { nominator_.Remove(pod.key); });
   if (assumed != Cache::AssumeResult::kAssumed) {
     std::lock_guard lock(stats_mu_);
     stats_.conflicts++;
     return ReserveOutcome::kConflict;
   }
-  // Assumed, it counts on its node as a pod: no longer as a nomination
-  // (kube drops the nomination at assume too), or it would count twice.
-  nominator_.Remove(pod.key);
   PluginStatus reserved = fw.RunReserve(state, pod, node_name);
   if (reserved.ok()) return ReserveOutcome::kReserved;
   fw.RunUnreserve(state, pod, node_name);

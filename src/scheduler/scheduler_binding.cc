@@ -79,12 +79,17 @@ void Scheduler::RecordNomination(const PodInfoPtr& pod,
                                  const std::optional<std::string>& nominated_node) {
   if (!nominated_node) return;
   // The pod waits for the room its preemption is freeing, which pods of
-  // lower priority leave alone.
+  // lower priority leave alone. A nomination dropped or moved frees the
+  // room it held for the pods of equal or lower priority that respected it
+  // (kube moves them when it sees nominatedNodeName change).
+  bool freed = false;
   if (nominated_node->empty()) {
-    nominator_.Remove(pod->key);
+    freed = nominator_.Remove(pod->key);
   } else {
-    nominator_.Nominate(pod, *nominated_node);
+    std::string before = nominator_.Nominate(pod, *nominated_node);
+    freed = !before.empty() && before != *nominated_node;
   }
+  if (freed) queue_->MoveAllToActiveOrBackoff({}, pod->view->priority);
 }
 
 void Scheduler::BindingLoop() {

@@ -28,8 +28,12 @@ void Scheduler::OnPodAdd(const api::ObjectPtr& pod) {
   PodInfoPtr info = MakePodInfo(pod);
   if (!view->node_name.empty()) {
     queue_->Delete(info->key);
-    nominator_.Remove(info->key);
+    const bool was_nominated = nominator_.Remove(info->key);
     if (view->phase != "Succeeded" && view->phase != "Failed") cache_.AddPod(std::move(info));
+    // A nomination seen after the pod was assumed (a failure report's
+    // watch event arriving late) held room twice until now: pods it turned
+    // away may fit (kube moves pods on an assigned pod's add too).
+    if (was_nominated) queue_->MoveAllToActiveOrBackoff();
     return;
   }
   if (!Profile(view->scheduler_name) || view->terminating) return;
@@ -54,15 +58,24 @@ void Scheduler::OnPodUpdate(const api::ObjectPtr& pod) {
   if (!Profile(view->scheduler_name)) return;
   if (view->terminating) {
     queue_->Delete(PodKey(*pod));
-    nominator_.Remove(PodKey(*pod));
+    if (nominator_.Remove(PodKey(*pod))) queue_->MoveAllToActiveOrBackoff({}, view->priority);
     return;
   }
+  // Assumed already: this update (a failure report's, say) is older than
+  // the cycle that placed the pod (kube skips it too); its nomination must
+  // not come back.
+  if (cache_.IsAssumed(PodKey(*pod))) return;
   PodInfoPtr info = MakePodInfo(pod);
   // A nomination written back is taken; an update without one keeps a
   // nomination this scheduler made and has not seen written yet (removals
   // go through ClearNominatedNodeName).
   if (!view->nominated_node_name.empty()) {
-    nominator_.Nominate(info, view->nominated_node_name);
+    std::string before = nominator_.Nominate(info, view->nominated_node_name);
+    // Moved to another node: the room it held is free for the pods that
+    // respected it, those of equal or lower priority (kube's rule).
+    if (!before.empty() && before != view->nominated_node_name) {
+      queue_->MoveAllToActiveOrBackoff({}, view->priority);
+    }
   } else if (std::string node = nominator_.NodeOf(info->key); !node.empty()) {
     nominator_.Nominate(info, node);
   }
@@ -74,10 +87,14 @@ void Scheduler::OnPodDelete(const api::ObjectPtr& pod) {
   // A pod waiting at Permit is gone: its binding fails (kube rejects it too).
   waiting_pods_->Reject(pod->uid());
   queue_->Delete(key);
-  nominator_.Remove(key);
+  const bool was_nominated = nominator_.Remove(key);
   if (!cache_.NodeOf(key).empty()) {
     cache_.RemovePod(key);
     queue_->MoveAllToActiveOrBackoff();
+  } else if (was_nominated) {
+    // The room it was nominated to is free for the pods that left it alone
+    // (kube: those of equal or lower priority).
+    queue_->MoveAllToActiveOrBackoff({}, pod->As<api::PodView>()->priority);
   }
   VictimGone(key);
 }
@@ -189,7 +206,7 @@ void Scheduler::VictimGone(const std::string& victim_key) const {
 
 void Scheduler::ClearNominatedNodeName(std::span<const PodInfo* const> pods) const {
   for (const PodInfo* p : pods) {
-    nominator_.Remove(p->key);
+    if (nominator_.Remove(p->key)) queue_->MoveAllToActiveOrBackoff({}, p->view->priority);
     if (client_) api_tasks_->Submit([this, pod = p->object] { client_->SetNominatedNodeName(*pod, ""); });
   }
 }

@@ -194,6 +194,25 @@ TEST(Permit, ADeletedWaitingPodIsRejectedAndNotRequeued) {
   EXPECT_FALSE(c.Bound("p"));
 }
 
+// An update of a pod already assumed (here waiting at Permit) is older than
+// the cycle that placed it: a nomination it carries must not come back, or
+// the pod would count twice on its node (kube skips such updates).
+TEST(Permit, AnUpdateOfAnAssumedPodBringsBackNoNomination) {
+  PermitCluster c({{"WaitA", seconds(60)}});
+  api::ObjectPtr pod = PermitPod("p", "wait");
+  c.s().OnPodAdd(pod);
+  ASSERT_TRUE(c.cluster.WaitIdle());
+  ASSERT_NE(c.s().GetWaitingPod("u-p"), nullptr);
+  const size_t queued = c.s().queue().size();
+  auto late = pod->Edit([](boost::json::object& o) { o["status"] = {{"nominatedNodeName", "n1"}}; });
+  ASSERT_TRUE(late.ok());
+  c.s().OnPodUpdate(late.value());
+  EXPECT_TRUE(c.s().NominatedPodsForNode("n1").empty());
+  EXPECT_EQ(c.s().queue().size(), queued);
+  c.s().GetWaitingPod("u-p")->Allow("WaitA");
+  ASSERT_TRUE(Eventually([&] { return c.Bound("p"); }));
+}
+
 TEST(Permit, RejectWaitingPodByUid) {
   PermitCluster c({{"WaitA", seconds(60)}});
   c.s().OnPodAdd(PermitPod("p", "wait"));

@@ -59,7 +59,14 @@ TEST(PreemptionStress, ConcurrentPreemptorsNeverShareVictimsOrOvercommit) {
   ASSERT_TRUE(cluster.WaitIdle());
 
   std::map<std::string, std::string> placements = cluster.Placements();
-  ASSERT_EQ(placements.size(), 16u);
+  std::string unplaced;  // what a failure shows: each pod left and its last failure
+  for (int t = 0; t < 4; ++t) {
+    for (int i = 0; i < 4; ++i) {
+      const std::string key = "default/high-" + std::to_string(t) + "-" + std::to_string(i);
+      if (!placements.count(key)) unplaced += key + " (" + cluster.FailureOf(key) + ") ";
+    }
+  }
+  ASSERT_EQ(placements.size(), 16u) << "left: " << unplaced;
   std::map<std::string, int> high_per_node;
   for (const auto& [pod, node] : placements) high_per_node[node]++;
   std::lock_guard lock(cluster.mu);

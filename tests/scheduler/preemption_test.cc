@@ -412,6 +412,44 @@ TEST(Preemption, AVictimBeingEvictedIsNotChosenAgain) {
   EXPECT_EQ(cluster.Placements()["default/high-b"], "n1");
 }
 
+// A nominated pod holds its node's room against pods of lower priority; once
+// it is deleted they are retried at once (kube moves them on that delete),
+// not after the unschedulable pool's five minutes.
+TEST(Preemption, ANominatedPodsDeletionRetriesThePodsItKeptOut) {
+  FakeCluster cluster;
+  auto& s = *cluster.scheduler;
+  s.OnNodeAdd(NodeObject("n1", "2"));
+  // A pod on the node terminating because of a preemption: the nominee may
+  // not preempt more, it waits for it.
+  auto terminating = PrioPod("old", 0, "1", "2026-01-01T00:00:01Z", "{}", "n1")
+                         ->object->Edit([](boost::json::object& o) {
+                           o["metadata"].as_object()["deletionTimestamp"] = "2026-01-01T00:01:00Z";
+                           o["status"].as_object()["conditions"] = boost::json::array{
+                               {{"type", "DisruptionTarget"}, {"status", "True"}, {"reason", "PreemptionByScheduler"}}};
+                         });
+  ASSERT_TRUE(terminating.ok());
+  s.OnPodAdd(terminating.value());
+  auto nominee = PrioPod("nominee", 10, "2")->object->Edit([](boost::json::object& o) {
+    o["status"].as_object()["nominatedNodeName"] = "n1";
+  });
+  ASSERT_TRUE(nominee.ok());
+  s.Start();
+  s.OnPodAdd(nominee.value());
+  ASSERT_TRUE(cluster.WaitIdle());
+  EXPECT_EQ(cluster.FailureOf("default/nominee"),
+            "Unschedulable: 0/1 nodes are available: 1 Insufficient cpu. preemption: not eligible due "
+            "to a terminating pod on the nominated node..");
+  s.OnPodAdd(PrioPod("low", 5, "1")->object);
+  ASSERT_TRUE(cluster.WaitIdle());
+  EXPECT_EQ(s.NominatedPodsForNode("n1").size(), 1u);
+  EXPECT_EQ(s.queue().counts().unschedulable, 2u);
+  EXPECT_TRUE(cluster.Placements().empty());
+
+  s.OnPodDelete(nominee.value());
+  ASSERT_TRUE(cluster.WaitIdle());
+  EXPECT_EQ(cluster.Placements()["default/low"], "n1");
+}
+
 TEST(Preemption, MessagesAreKubes) {
   FakeCluster cluster;
   auto& s = *cluster.scheduler;

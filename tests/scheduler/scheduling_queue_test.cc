@@ -131,6 +131,25 @@ TEST(SchedulingQueue, DeletedPodsLeaveEveryPartOfTheQueue) {
   EXPECT_EQ(f.queue.size(), 1u);  // only b, in flight
 }
 
+// A nomination going away frees room only for the pods that respected it:
+// those of equal or lower priority move, the others stay.
+TEST(SchedulingQueue, AMoveCanBeLimitedToPodsOfAPriorityOrLower) {
+  QueueFixture f;
+  for (auto [name, priority] : {std::pair{"low", 1}, {"equal", 5}, {"high", 9}}) {
+    f.queue.Add(WithPriority(name, priority));
+    auto popped = f.PopNow();
+    ASSERT_TRUE(popped.has_value());
+    f.queue.Requeue(*popped, /*unschedulable=*/true);
+  }
+  ASSERT_EQ(f.queue.counts().unschedulable, 3u);
+  f.queue.MoveAllToActiveOrBackoff({}, 5);
+  EXPECT_EQ(f.queue.counts().unschedulable, 1u);
+  f.clock.Step(2s);  // past the first backoff, short of the unschedulable pool's timeout
+  std::vector<std::string> popped;
+  while (auto p = f.PopNow()) popped.push_back(p->pod->name());
+  EXPECT_EQ(popped, (std::vector<std::string>{"equal", "low"}));
+}
+
 TEST(SchedulingQueue, GatedPodsWaitForTheirGatesToBeRemoved) {
   QueueFixture f;
   f.queue.Add(Pod("p", R"({"schedulingGates":[{"name":"g"}],"containers":[]})"));

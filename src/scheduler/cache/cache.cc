@@ -140,7 +140,8 @@ void Cache::RemovePod(const std::string& key) {
 }
 
 Cache::AssumeResult Cache::AssumePod(PodInfoPtr pod, const std::string& node, int64_t seen_generation,
-                                     const std::function<bool(const NodeInfo&)>& still_fits) {
+                                     const std::function<bool(const NodeInfo&)>& still_fits,
+                                     const std::function<void()>& on_assumed) {
   std::lock_guard lock(mu_);
   auto it = nodes_.find(node);
   if (it == nodes_.end() || !it->second.info->node()) return AssumeResult::kNodeGone;
@@ -151,6 +152,7 @@ Cache::AssumeResult Cache::AssumePod(PodInfoPtr pod, const std::string& node, in
   Mutable(node).AddPod(pod);
   std::string key = pod->key;
   pods_[key] = PodEntry{std::move(pod), node, true, false, {}};
+  if (on_assumed) on_assumed();
   return AssumeResult::kAssumed;
 }
 

@@ -45,8 +45,12 @@ class Cache {
   // Reserve: places `pod` on `node` unless the node changed since the cycle's
   // snapshot (`seen_generation`) and `still_fits` (called under the cache's
   // lock with the node's current NodeInfo) says it no longer fits.
+  // `on_assumed`, when set, runs under the lock once the pod is placed: what
+  // must change at the same instant for every later snapshot (the scheduler
+  // drops the pod's nomination there, so that no cycle counts it twice).
   AssumeResult AssumePod(PodInfoPtr pod, const std::string& node, int64_t seen_generation,
-                         const std::function<bool(const NodeInfo&)>& still_fits);
+                         const std::function<bool(const NodeInfo&)>& still_fits,
+                         const std::function<void()>& on_assumed = nullptr);
   // Binding failed or was abandoned: returns the pod's resources.
   void ForgetPod(const std::string& key);
   // Binding succeeded; the assumed pod waits for its informer event.

@@ -4,10 +4,12 @@
 
 namespace berth::scheduler {
 
-void Nominator::Nominate(PodInfoPtr pod, const std::string& node) {
+std::string Nominator::Nominate(PodInfoPtr pod, const std::string& node) {
   std::lock_guard lock(mu_);
+  std::string before;
   auto old = node_of_.find(pod->key);
   if (old != node_of_.end()) {
+    before = old->second;
     auto& pods = by_node_[old->second];
     std::erase_if(pods, [&](const PodInfoPtr& p) { return p->key == pod->key; });
     if (pods.empty()) by_node_.erase(old->second);
@@ -19,19 +21,21 @@ void Nominator::Nominate(PodInfoPtr pod, const std::string& node) {
   }
   count_.store(node_of_.size(), std::memory_order_relaxed);
   version_.fetch_add(1, std::memory_order_release);
+  return before;
 }
 
-void Nominator::Remove(const std::string& pod_key) {
-  if (!Any()) return;
+bool Nominator::Remove(const std::string& pod_key) {
+  if (!Any()) return false;
   std::lock_guard lock(mu_);
   auto old = node_of_.find(pod_key);
-  if (old == node_of_.end()) return;
+  if (old == node_of_.end()) return false;
   auto& pods = by_node_[old->second];
   std::erase_if(pods, [&](const PodInfoPtr& p) { return p->key == pod_key; });
   if (pods.empty()) by_node_.erase(old->second);
   node_of_.erase(old);
   count_.store(node_of_.size(), std::memory_order_relaxed);
   version_.fetch_add(1, std::memory_order_release);
+  return true;
 }
 
 std::string Nominator::NodeOf(const std::string& pod_key) const {

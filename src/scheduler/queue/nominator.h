@@ -19,10 +19,12 @@ namespace berth::scheduler {
 class Nominator {
  public:
   // Nominates `pod` to `node`, replacing an earlier nomination of the same
-  // pod; an empty `node` removes it.
-  void Nominate(PodInfoPtr pod, const std::string& node);
+  // pod; an empty `node` removes it. Returns the node it was nominated to
+  // before ("" when none).
+  std::string Nominate(PodInfoPtr pod, const std::string& node);
   // Removes the pod's nomination (it was bound, deleted, or lost it).
-  void Remove(const std::string& pod_key);
+  // Returns whether it had one: the room it held is free again.
+  bool Remove(const std::string& pod_key);
   // The node `pod_key` is nominated to; "" when none.
   std::string NodeOf(const std::string& pod_key) const;
   std::vector<PodInfoPtr> PodsOn(const std::string& node) const;

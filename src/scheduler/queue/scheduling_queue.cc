@@ -295,13 +295,15 @@ void SchedulingQueue::Release(const std::string& key) {
   if (e.where == Where::kGated) ToActiveOrBackoff(e, clock_.Now());
 }
 
-void SchedulingQueue::MoveAllToActiveOrBackoff(std::string_view except_key) {
+void SchedulingQueue::MoveAllToActiveOrBackoff(std::string_view except_key, std::optional<int32_t> max_priority) {
   std::lock_guard lock(mu_);
   ++move_cycle_;
   if (counts_.unschedulable == 0) return;
   auto now = clock_.Now();
   for (auto& [key, e] : entries_) {
-    if (e.where == Where::kUnschedulable && key != except_key) ToActiveOrBackoff(e, now);
+    if (e.where != Where::kUnschedulable || key == except_key) continue;
+    if (max_priority && e.info.pod->view->priority > *max_priority) continue;
+    ToActiveOrBackoff(e, now);
   }
 }
 

@@ -90,8 +90,11 @@ class SchedulingQueue {
   // A cluster event (node added or changed, pod deleted...) that may make
   // unschedulable pods schedulable: they move to backoff or active.
   // `except_key`: a pod left where it is (kube's preCheck excluding the pod
-  // whose rejected binding freed the room).
-  void MoveAllToActiveOrBackoff(std::string_view except_key = {});
+  // whose rejected binding freed the room); `max_priority`: only pods of
+  // this priority or lower move (kube's preCheck when a nomination, which
+  // only such pods respect, goes away).
+  void MoveAllToActiveOrBackoff(std::string_view except_key = {},
+                                std::optional<int32_t> max_priority = std::nullopt);
 
   void Close();
 
