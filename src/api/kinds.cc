@@ -1,46 +1,146 @@
 #include "api/kinds.h"
 
 #include <array>
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <shared_mutex>
 
 namespace berth::api {
 namespace {
 
-constexpr std::string_view kNsShort[] = {"ns"};
-constexpr std::string_view kNoShort[] = {"no"};
-constexpr std::string_view kPoShort[] = {"po"};
-constexpr std::string_view kEvShort[] = {"ev"};
-constexpr std::string_view kPvShort[] = {"pv"};
-constexpr std::string_view kPvcShort[] = {"pvc"};
-constexpr std::string_view kRsShort[] = {"rs"};
-constexpr std::string_view kDeployShort[] = {"deploy"};
-constexpr std::string_view kScShort[] = {"sc"};
-constexpr std::string_view kPcShort[] = {"pc"};
-constexpr std::string_view kPdbShort[] = {"pdb"};
+using SV = std::string_view;
 
-const std::array<KindInfo, kKindCount> kKinds = {{
-    {Kind::kNamespace, "", "v1", "Namespace", "namespaces", "namespace", false, kNsShort},
-    {Kind::kNode, "", "v1", "Node", "nodes", "node", false, kNoShort},
-    {Kind::kPod, "", "v1", "Pod", "pods", "pod", true, kPoShort},
-    {Kind::kBinding, "", "v1", "Binding", "bindings", "binding", true, {}},
-    {Kind::kEvent, "", "v1", "Event", "events", "event", true, kEvShort},
-    {Kind::kPersistentVolume, "", "v1", "PersistentVolume", "persistentvolumes",
-     "persistentvolume", false, kPvShort},
+constexpr SV kAll[] = {"all"};
+constexpr SV kNsShort[] = {"ns"};
+constexpr SV kNoShort[] = {"no"};
+constexpr SV kPoShort[] = {"po"};
+constexpr SV kEvShort[] = {"ev"};
+constexpr SV kPvShort[] = {"pv"};
+constexpr SV kPvcShort[] = {"pvc"};
+constexpr SV kRsShort[] = {"rs"};
+constexpr SV kDeployShort[] = {"deploy"};
+constexpr SV kScShort[] = {"sc"};
+constexpr SV kPcShort[] = {"pc"};
+constexpr SV kPdbShort[] = {"pdb"};
+constexpr SV kCmShort[] = {"cm"};
+constexpr SV kSvcShort[] = {"svc"};
+constexpr SV kEpShort[] = {"ep"};
+constexpr SV kSaShort[] = {"sa"};
+constexpr SV kLimitsShort[] = {"limits"};
+constexpr SV kQuotaShort[] = {"quota"};
+constexpr SV kRcShort[] = {"rc"};
+constexpr SV kStsShort[] = {"sts"};
+constexpr SV kDsShort[] = {"ds"};
+constexpr SV kCjShort[] = {"cj"};
+constexpr SV kHpaShort[] = {"hpa"};
+constexpr SV kIngShort[] = {"ing"};
+constexpr SV kNetpolShort[] = {"netpol"};
+constexpr SV kCrdShort[] = {"crd", "crds"};
+
+// In Kind's order. Short names and categories as kube-apiserver 1.32 serves them.
+const std::array<KindInfo, kBuiltinKindCount> kBuiltins = {{
+    {Kind::kNamespace, "", "v1", "Namespace", "namespaces", "namespace", false, kNsShort, {}},
+    {Kind::kNode, "", "v1", "Node", "nodes", "node", false, kNoShort, {}},
+    {Kind::kPod, "", "v1", "Pod", "pods", "pod", true, kPoShort, kAll},
+    {Kind::kBinding, "", "v1", "Binding", "bindings", "binding", true, {}, {}},
+    {Kind::kEvent, "", "v1", "Event", "events", "event", true, kEvShort, {}},
+    {Kind::kPersistentVolume, "", "v1", "PersistentVolume", "persistentvolumes", "persistentvolume", false, kPvShort, {}},
     {Kind::kPersistentVolumeClaim, "", "v1", "PersistentVolumeClaim", "persistentvolumeclaims",
-     "persistentvolumeclaim", true, kPvcShort},
-    {Kind::kReplicaSet, "apps", "v1", "ReplicaSet", "replicasets", "replicaset", true, kRsShort},
-    {Kind::kDeployment, "apps", "v1", "Deployment", "deployments", "deployment", true,
-     kDeployShort},
-    {Kind::kStorageClass, "storage.k8s.io", "v1", "StorageClass", "storageclasses",
-     "storageclass", false, kScShort},
-    {Kind::kPriorityClass, "scheduling.k8s.io", "v1", "PriorityClass", "priorityclasses",
-     "priorityclass", false, kPcShort},
-    {Kind::kPodDisruptionBudget, "policy", "v1", "PodDisruptionBudget", "poddisruptionbudgets",
-     "poddisruptionbudget", true, kPdbShort},
-    {Kind::kLease, "coordination.k8s.io", "v1", "Lease", "leases", "lease", true, {}},
+     "persistentvolumeclaim", true, kPvcShort, {}},
+    {Kind::kReplicaSet, "apps", "v1", "ReplicaSet", "replicasets", "replicaset", true, kRsShort, kAll},
+    {Kind::kDeployment, "apps", "v1", "Deployment", "deployments", "deployment", true, kDeployShort, kAll},
+    {Kind::kStorageClass, "storage.k8s.io", "v1", "StorageClass", "storageclasses", "storageclass", false, kScShort, {}},
+    {Kind::kPriorityClass, "scheduling.k8s.io", "v1", "PriorityClass", "priorityclasses", "priorityclass", false,
+     kPcShort, {}},
+    {Kind::kPodDisruptionBudget, "policy", "v1", "PodDisruptionBudget", "poddisruptionbudgets", "poddisruptionbudget",
+     true, kPdbShort, {}},
+    {Kind::kLease, "coordination.k8s.io", "v1", "Lease", "leases", "lease", true, {}, {}},
+    {Kind::kConfigMap, "", "v1", "ConfigMap", "configmaps", "configmap", true, kCmShort, {}},
+    {Kind::kSecret, "", "v1", "Secret", "secrets", "secret", true, {}, {}},
+    {Kind::kService, "", "v1", "Service", "services", "service", true, kSvcShort, kAll},
+    {Kind::kEndpoints, "", "v1", "Endpoints", "endpoints", "endpoints", true, kEpShort, {}},
+    {Kind::kServiceAccount, "", "v1", "ServiceAccount", "serviceaccounts", "serviceaccount", true, kSaShort, {}},
+    {Kind::kLimitRange, "", "v1", "LimitRange", "limitranges", "limitrange", true, kLimitsShort, {}},
+    {Kind::kResourceQuota, "", "v1", "ResourceQuota", "resourcequotas", "resourcequota", true, kQuotaShort, {}},
+    {Kind::kPodTemplate, "", "v1", "PodTemplate", "podtemplates", "podtemplate", true, {}, {}},
+    {Kind::kReplicationController, "", "v1", "ReplicationController", "replicationcontrollers",
+     "replicationcontroller", true, kRcShort, kAll},
+    {Kind::kStatefulSet, "apps", "v1", "StatefulSet", "statefulsets", "statefulset", true, kStsShort, kAll},
+    {Kind::kDaemonSet, "apps", "v1", "DaemonSet", "daemonsets", "daemonset", true, kDsShort, kAll},
+    {Kind::kControllerRevision, "apps", "v1", "ControllerRevision", "controllerrevisions", "controllerrevision", true,
+     {}, {}},
+    {Kind::kJob, "batch", "v1", "Job", "jobs", "job", true, {}, kAll},
+    {Kind::kCronJob, "batch", "v1", "CronJob", "cronjobs", "cronjob", true, kCjShort, kAll},
+    {Kind::kHorizontalPodAutoscaler, "autoscaling", "v2", "HorizontalPodAutoscaler", "horizontalpodautoscalers",
+     "horizontalpodautoscaler", true, kHpaShort, kAll},
+    {Kind::kEndpointSlice, "discovery.k8s.io", "v1", "EndpointSlice", "endpointslices", "endpointslice", true, {}, {}},
+    {Kind::kIngress, "networking.k8s.io", "v1", "Ingress", "ingresses", "ingress", true, kIngShort, {}},
+    {Kind::kIngressClass, "networking.k8s.io", "v1", "IngressClass", "ingressclasses", "ingressclass", false, {}, {}},
+    {Kind::kNetworkPolicy, "networking.k8s.io", "v1", "NetworkPolicy", "networkpolicies", "networkpolicy", true,
+     kNetpolShort, {}},
+    {Kind::kRole, "rbac.authorization.k8s.io", "v1", "Role", "roles", "role", true, {}, {}},
+    {Kind::kClusterRole, "rbac.authorization.k8s.io", "v1", "ClusterRole", "clusterroles", "clusterrole", false, {}, {}},
+    {Kind::kRoleBinding, "rbac.authorization.k8s.io", "v1", "RoleBinding", "rolebindings", "rolebinding", true, {}, {}},
+    {Kind::kClusterRoleBinding, "rbac.authorization.k8s.io", "v1", "ClusterRoleBinding", "clusterrolebindings",
+     "clusterrolebinding", false, {}, {}},
+    {Kind::kRuntimeClass, "node.k8s.io", "v1", "RuntimeClass", "runtimeclasses", "runtimeclass", false, {}, {}},
+    {Kind::kCSIDriver, "storage.k8s.io", "v1", "CSIDriver", "csidrivers", "csidriver", false, {}, {}},
+    {Kind::kCSINode, "storage.k8s.io", "v1", "CSINode", "csinodes", "csinode", false, {}, {}},
+    {Kind::kCSIStorageCapacity, "storage.k8s.io", "v1", "CSIStorageCapacity", "csistoragecapacities",
+     "csistoragecapacity", true, {}, {}},
+    {Kind::kVolumeAttachment, "storage.k8s.io", "v1", "VolumeAttachment", "volumeattachments", "volumeattachment",
+     false, {}, {}},
+    {Kind::kCustomResourceDefinition, "apiextensions.k8s.io", "v1", "CustomResourceDefinition",
+     "customresourcedefinitions", "customresourcedefinition", false, kCrdShort, {}},
 }};
 
-std::string_view GroupSegment(const KindInfo& info) {
-  return info.group.empty() ? std::string_view("core") : info.group;
+// A registered kind: its strings, and the KindInfo viewing them. Never freed
+// (Info() hands out references); a re-registration with other names makes a
+// new one and keeps the old.
+struct Registered {
+  KindSpec spec;
+  std::vector<SV> short_views, category_views;
+  KindInfo info{};
+};
+
+struct Table {
+  // Indexed by Kind; built-ins point into kBuiltins. Written under mu, read lock-free.
+  std::array<std::atomic<const KindInfo*>, kMaxKinds> infos{};
+  std::shared_mutex mu;
+  int count = kBuiltinKindCount;                       // guarded by mu
+  std::vector<bool> served;                            // by Kind - kBuiltinKindCount; guarded by mu
+  std::vector<std::unique_ptr<Registered>> registered;  // every version ever; guarded by mu
+  std::atomic<bool> any_registered{false};
+
+  Table() {
+    for (const KindInfo& info : kBuiltins) infos[static_cast<int>(info.kind)].store(&info, std::memory_order_relaxed);
+  }
+};
+
+Table& Kinds() {
+  static Table table;
+  return table;
+}
+
+std::string_view GroupSegment(const KindInfo& info) { return info.group.empty() ? SV("core") : info.group; }
+
+void SplitApiVersion(SV api_version, SV& group, SV& version) {
+  group = {};
+  version = api_version;
+  if (auto slash = api_version.find('/'); slash != SV::npos) {
+    group = api_version.substr(0, slash);
+    version = api_version.substr(slash + 1);
+  }
+}
+
+// Registered kinds served now, in order. REQUIRES: t.mu held (shared or unique).
+template <typename F>
+void ForEachServed(Table& t, F&& f) {
+  for (int i = kBuiltinKindCount; i < t.count; ++i) {
+    if (!t.served[i - kBuiltinKindCount]) continue;
+    if (f(*t.infos[i].load(std::memory_order_relaxed))) return;
+  }
 }
 
 }  // namespace
@@ -53,26 +153,106 @@ std::string KindInfo::ApiVersion() const {
   return s;
 }
 
-const KindInfo& Info(Kind kind) { return kKinds[static_cast<int>(kind)]; }
-std::span<const KindInfo> AllKinds() { return kKinds; }
+const KindInfo& Info(Kind kind) { return *Kinds().infos[static_cast<int>(kind)].load(std::memory_order_acquire); }
+
+std::vector<KindInfo> AllKinds() {
+  std::vector<KindInfo> out(kBuiltins.begin(), kBuiltins.end());
+  Table& t = Kinds();
+  if (!t.any_registered.load(std::memory_order_acquire)) return out;
+  std::shared_lock lock(t.mu);
+  ForEachServed(t, [&](const KindInfo& info) {
+    out.push_back(info);
+    return false;
+  });
+  return out;
+}
 
 std::optional<Kind> KindFromApiVersion(std::string_view api_version, std::string_view kind) {
-  std::string_view group, version = api_version;
-  if (auto slash = api_version.find('/'); slash != std::string_view::npos) {
-    group = api_version.substr(0, slash);
-    version = api_version.substr(slash + 1);
-  }
-  for (const auto& info : kKinds) {
+  SV group, version;
+  SplitApiVersion(api_version, group, version);
+  for (const auto& info : kBuiltins) {
     if (info.name == kind && info.group == group && info.version == version) return info.kind;
   }
-  return std::nullopt;
+  Table& t = Kinds();
+  if (!t.any_registered.load(std::memory_order_acquire)) return std::nullopt;
+  std::optional<Kind> found;
+  std::shared_lock lock(t.mu);
+  ForEachServed(t, [&](const KindInfo& info) {
+    if (info.name == kind && info.group == group && info.version == version) found = info.kind;
+    return found.has_value();
+  });
+  return found;
 }
 
 std::optional<Kind> KindFromResource(std::string_view group, std::string_view resource) {
-  for (const auto& info : kKinds) {
+  for (const auto& info : kBuiltins) {
     if (info.resource == resource && info.group == group) return info.kind;
   }
-  return std::nullopt;
+  Table& t = Kinds();
+  if (!t.any_registered.load(std::memory_order_acquire)) return std::nullopt;
+  std::optional<Kind> found;
+  std::shared_lock lock(t.mu);
+  ForEachServed(t, [&](const KindInfo& info) {
+    if (info.resource == resource && info.group == group) found = info.kind;
+    return found.has_value();
+  });
+  return found;
+}
+
+std::optional<Kind> KindFromResource(std::string_view group, std::string_view version, std::string_view resource) {
+  for (const auto& info : kBuiltins) {
+    if (info.resource == resource && info.group == group && info.version == version) return info.kind;
+  }
+  Table& t = Kinds();
+  if (!t.any_registered.load(std::memory_order_acquire)) return std::nullopt;
+  std::optional<Kind> found;
+  std::shared_lock lock(t.mu);
+  ForEachServed(t, [&](const KindInfo& info) {
+    if (info.resource == resource && info.group == group && info.version == version) found = info.kind;
+    return found.has_value();
+  });
+  return found;
+}
+
+Result<Kind> RegisterKind(const KindSpec& spec) {
+  for (const auto& info : kBuiltins) {
+    if (info.group == spec.group && (info.name == spec.name || info.resource == spec.resource)) {
+      return Status::Invalid("the group and kind or resource of built-in " + std::string(info.name) +
+                             " cannot be registered again");
+    }
+  }
+  Table& t = Kinds();
+  std::unique_lock lock(t.mu);
+  int number = -1;
+  for (int i = kBuiltinKindCount; i < t.count; ++i) {
+    const KindInfo& info = *t.infos[i].load(std::memory_order_relaxed);
+    if (info.group == spec.group && info.version == spec.version && info.name == spec.name) number = i;
+  }
+  if (number < 0) {
+    if (t.count == kMaxKinds) return Status::Invalid("too many kinds registered");
+    number = t.count++;
+    t.served.push_back(true);
+  }
+  auto r = std::make_unique<Registered>();
+  r->spec = spec;
+  for (const auto& s : r->spec.short_names) r->short_views.push_back(s);
+  for (const auto& c : r->spec.categories) r->category_views.push_back(c);
+  r->info = KindInfo{static_cast<Kind>(number), r->spec.group,   r->spec.version,  r->spec.name,
+                     r->spec.resource,          r->spec.singular, r->spec.namespaced, r->short_views,
+                     r->category_views,         false};
+  t.infos[number].store(&r->info, std::memory_order_release);
+  t.served[number - kBuiltinKindCount] = true;
+  t.registered.push_back(std::move(r));
+  t.any_registered.store(true, std::memory_order_release);
+  return static_cast<Kind>(number);
+}
+
+void UnregisterKind(Kind kind) {
+  if (IsBuiltin(kind)) return;
+  Table& t = Kinds();
+  std::unique_lock lock(t.mu);
+  const int i = static_cast<int>(kind);
+  if (i < t.count) t.served[i - kBuiltinKindCount] = false;
 }
 
 std::string StorageKey(Kind kind, std::string_view ns, std::string_view name) {

@@ -49,10 +49,6 @@ json::array ToArray(std::span<const std::string_view> items) {
   return a;
 }
 
-bool HasCategoryAll(api::Kind kind) {
-  return kind == api::Kind::kPod || kind == api::Kind::kDeployment || kind == api::Kind::kReplicaSet;
-}
-
 // The groups berth serves, core ("") first, in registry order.
 std::vector<std::string_view> Groups() {
   std::vector<std::string_view> groups;
@@ -70,7 +66,7 @@ json::object AggregatedResource(const api::KindInfo& info) {
   r["singularResource"] = info.singular;
   r["verbs"] = Verbs(info);
   if (!info.short_names.empty()) r["shortNames"] = ToArray(info.short_names);
-  if (HasCategoryAll(info.kind)) r["categories"] = json::array{"all"};
+  if (!info.categories.empty()) r["categories"] = ToArray(info.categories);
   json::array subs;
   for (const auto& s : Subresources()) {
     if (s.kind != info.kind) continue;
@@ -205,7 +201,7 @@ std::optional<json::object> ResourceList(std::string_view group, std::string_vie
     r["kind"] = info.name;
     r["verbs"] = Verbs(info);
     if (!info.short_names.empty()) r["shortNames"] = ToArray(info.short_names);
-    if (HasCategoryAll(info.kind)) r["categories"] = json::array{"all"};
+    if (!info.categories.empty()) r["categories"] = ToArray(info.categories);
     resources.push_back(std::move(r));
     for (const auto& s : Subresources()) {
       if (s.kind != info.kind) continue;
