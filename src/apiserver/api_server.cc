@@ -150,7 +150,8 @@ Response ApiServer::Handle(Request& request) {
     }
     return NotFoundPath();
   }
-  if (!info->kind) return NotFoundPath();
+  // A custom resource's kind is registered a moment before its strategy is set.
+  if (!info->kind || !registry_.Has(*info->kind) || !registry_.For(*info->kind).Served()) return NotFoundPath();
   return HandleResource(request, *info);
 }
 
@@ -177,18 +178,13 @@ Response ApiServer::HandleResource(Request& request, const RequestInfo& info) {
       return Binding(request, info);
     }
     if (sub == "eviction" && *info.kind == api::Kind::kPod) return Evict(request, info);
-    if (sub == "scale" &&
-        (*info.kind == api::Kind::kDeployment || *info.kind == api::Kind::kReplicaSet)) {
-      return Scale(request, info);
-    }
+    const ResourceStrategy& strategy = registry_.For(*info.kind);
+    if (sub == "scale" && strategy.HasScale()) return Scale(request, info);
     if (sub == "finalize" && *info.kind == api::Kind::kNamespace) {
       if (method == "PUT") return Update(request, info);
       return ErrorResponse(Status(StatusCode::kMethodNotAllowed, "the server does not allow this method on the requested resource"));
     }
-    bool has_status = *info.kind != api::Kind::kEvent && *info.kind != api::Kind::kLease &&
-                      *info.kind != api::Kind::kStorageClass &&
-                      *info.kind != api::Kind::kPriorityClass;
-    if (sub != "status" || !has_status) return NotFoundPath();
+    if (sub != "status" || !strategy.HasStatus()) return NotFoundPath();
     if (method == "GET") return Get(request, info);
     if (method == "PUT") return Update(request, info);
     if (method == "PATCH") return Patch(request, info);

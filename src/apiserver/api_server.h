@@ -15,6 +15,7 @@
 #include "api/object.h"
 #include "apiserver/admission.h"
 #include "apiserver/http.h"
+#include "apiserver/registry.h"
 #include "apiserver/request_info.h"
 #include "apiserver/status_json.h"
 #include "store/store.h"
@@ -113,6 +114,7 @@ class ApiServer {
   store::Store& store_;
   Options options_;
   Admission admission_;
+  ResourceRegistry registry_;
 };
 
 // Response helpers shared by the handlers.

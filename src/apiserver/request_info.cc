@@ -51,8 +51,7 @@ std::optional<RequestInfo> ParseResourcePath(std::string_view path) {
   if (rest.size() >= 2) info.name = rest[1];
   if (rest.size() >= 3) info.subresource = rest[2];
   if (rest.size() > 3) return std::nullopt;
-  info.kind = api::KindFromResource(info.group, info.resource);
-  if (info.kind && api::Info(*info.kind).version != info.version) info.kind.reset();
+  info.kind = api::KindFromResource(info.group, info.version, info.resource);
   return info;
 }
 

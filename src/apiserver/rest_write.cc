@@ -74,22 +74,6 @@ Status ReconcileNamespace(json::object& object, const api::KindInfo& kind, const
   return Status::Ok();
 }
 
-bool HasStatusSubresource(api::Kind kind) {
-  switch (kind) {
-    case api::Kind::kPod:
-    case api::Kind::kNode:
-    case api::Kind::kNamespace:
-    case api::Kind::kPersistentVolume:
-    case api::Kind::kPersistentVolumeClaim:
-    case api::Kind::kDeployment:
-    case api::Kind::kReplicaSet:
-    case api::Kind::kPodDisruptionBudget:
-      return true;
-    default:
-      return false;
-  }
-}
-
 // The current object's JSON with its real resourceVersion (the stored JSON
 // carries the one it was written with).
 json::value WithCurrentRevision(const api::ObjectPtr& object) {
@@ -237,6 +221,7 @@ Response ApiServer::Create(Request& request, const RequestInfo& info) {
     }
   }
   admission_.PrepareCreate(*info.kind, object);
+  registry_.For(*info.kind).PrepareForCreate(object);
   if (*info.kind == api::Kind::kPod && admission_.options().priority) {
     Status priority = ApplyPriority(object);
     if (!priority.ok()) return ErrorResponse(priority, DetailsFor(kind, name));
@@ -257,7 +242,7 @@ Response ApiServer::Create(Request& request, const RequestInfo& info) {
     }
     auto built = api::Object::FromJson(std::move(source));
     if (!built.ok()) return ErrorResponse(built.status());
-    Status valid = api::ValidateObject(*built.value());
+    Status valid = registry_.For(*info.kind).Validate(*built.value());
     if (!valid.ok()) return ErrorResponse(valid, {name, std::string(kind.group), std::string(kind.name)});
     if (dry_run) return JsonResponse(201, std::string(built.value()->Encoded()));
     // Over HTTP the answer waits for durability without holding the thread.
@@ -306,7 +291,7 @@ Result<api::ObjectPtr> ApiServer::WriteUpdate(const RequestInfo& info, const api
       spec.get_object().erase("finalizers");
     }
     next_value = std::move(merged);
-  } else if (HasStatusSubresource(*info.kind)) {
+  } else if (registry_.For(*info.kind).HasStatus()) {
     // The main resource keeps the stored status.
     if (auto s = cur.find("status"); s != cur.end()) {
       next["status"] = s->value();
@@ -318,17 +303,16 @@ Result<api::ObjectPtr> ApiServer::WriteUpdate(const RequestInfo& info, const api
   if (*info.kind == api::Kind::kPod && info.subresource.empty())
     admission_.DefaultPodUpdate(result);
   admission_.PrepareUpdate(*info.kind, cur, result);
+  if (info.subresource.empty()) registry_.For(*info.kind).PrepareForUpdate(result, cur);
   api::MutableObject(result, "metadata").erase("resourceVersion");
   auto built = api::Object::FromJson(std::move(next_value));
   if (!built.ok()) return built.status();
-  Status valid = api::ValidateObject(*built.value());
-  if (valid.ok() && *info.kind == api::Kind::kPod && info.subresource.empty()) {
-    valid = api::ValidatePodUpdate(*built.value(), *current);
-  }
-  if (valid.ok() && *info.kind == api::Kind::kPriorityClass) {
-    valid = api::ValidatePriorityClassUpdate(*built.value(), *current);
-    if (valid.ok()) valid = CheckSingleGlobalDefault(built.value()->json());
-  }
+  const ResourceStrategy& strategy = registry_.For(*info.kind);
+  // A pod's /status may change what its spec rules forbid an update of the pod to.
+  Status valid = *info.kind == api::Kind::kPod && !info.subresource.empty()
+                     ? strategy.Validate(*built.value())
+                     : strategy.ValidateUpdate(*built.value(), *current);
+  if (valid.ok() && *info.kind == api::Kind::kPriorityClass) valid = CheckSingleGlobalDefault(built.value()->json());
   if (!valid.ok()) return valid;
   if (dry_run) return built.value()->WithResourceVersion(current->resource_version());
   // Removing the last finalizer of an object being deleted completes the deletion.

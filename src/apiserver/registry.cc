@@ -1,0 +1,77 @@
+#include "apiserver/registry.h"
+
+#include "api/validation.h"
+
+namespace berth::apiserver {
+namespace {
+
+class Builtin final : public ResourceStrategy {
+ public:
+  explicit Builtin(api::Kind kind) : kind_(kind) {}
+
+  bool HasStatus() const override {
+    switch (kind_) {
+      case api::Kind::kPod:
+      case api::Kind::kNode:
+      case api::Kind::kNamespace:
+      case api::Kind::kPersistentVolume:
+      case api::Kind::kPersistentVolumeClaim:
+      case api::Kind::kDeployment:
+      case api::Kind::kReplicaSet:
+      case api::Kind::kPodDisruptionBudget:
+      case api::Kind::kService:
+      case api::Kind::kReplicationController:
+      case api::Kind::kResourceQuota:
+      case api::Kind::kStatefulSet:
+      case api::Kind::kDaemonSet:
+      case api::Kind::kJob:
+      case api::Kind::kCronJob:
+      case api::Kind::kHorizontalPodAutoscaler:
+      case api::Kind::kIngress:
+      case api::Kind::kVolumeAttachment:
+      case api::Kind::kCustomResourceDefinition:
+        return true;
+      default:
+        return false;
+    }
+  }
+
+  bool HasScale() const override {
+    return kind_ == api::Kind::kDeployment || kind_ == api::Kind::kReplicaSet || kind_ == api::Kind::kStatefulSet;
+  }
+
+  Status ValidateUpdate(const api::Object& next, const api::Object& current) const override {
+    Status valid = api::ValidateObject(next);
+    if (!valid.ok()) return valid;
+    if (kind_ == api::Kind::kPod) return api::ValidatePodUpdate(next, current);
+    if (kind_ == api::Kind::kPriorityClass) return api::ValidatePriorityClassUpdate(next, current);
+    return Status::Ok();
+  }
+
+ private:
+  const api::Kind kind_;
+};
+
+}  // namespace
+
+void ResourceStrategy::PrepareForCreate(boost::json::object&) const {}
+void ResourceStrategy::PrepareForUpdate(boost::json::object&, const boost::json::object&) const {}
+void ResourceStrategy::DropUnknownFields(boost::json::object&, std::vector<std::string>*) const {}
+Status ResourceStrategy::Validate(const api::Object& object) const { return api::ValidateObject(object); }
+Status ResourceStrategy::ValidateUpdate(const api::Object& next, const api::Object&) const {
+  return api::ValidateObject(next);
+}
+
+std::shared_ptr<const ResourceStrategy> BuiltinStrategy(api::Kind kind) { return std::make_shared<Builtin>(kind); }
+
+ResourceRegistry::ResourceRegistry() {
+  for (int i = 0; i < api::kBuiltinKindCount; ++i) Set(static_cast<api::Kind>(i), BuiltinStrategy(static_cast<api::Kind>(i)));
+}
+
+void ResourceRegistry::Set(api::Kind kind, std::shared_ptr<const ResourceStrategy> strategy) {
+  std::lock_guard lock(mu_);
+  strategies_[static_cast<size_t>(kind)].store(strategy.get(), std::memory_order_release);
+  owned_.push_back(std::move(strategy));
+}
+
+}  // namespace berth::apiserver

@@ -1,0 +1,74 @@
+#pragma once
+// One ResourceStrategy per served kind, as kube-apiserver's registry has one
+// per resource: which subresources the kind has, what happens to an object
+// before it is written (kube's PrepareForCreate / PrepareForUpdate and
+// defaulting), and how it is validated on create and on update. The REST
+// handlers, discovery and OpenAPI read it; built-in kinds get theirs when the
+// registry is made, custom resources when their definition is established.
+//
+// Thread-safe: For() is lock-free; Set/Reset may run concurrently with it. A
+// strategy replaced is kept alive for the registry's life (requests in flight
+// may still hold it), so a strategy must not own much more than its schema.
+
+#include <array>
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include <boost/json/object.hpp>
+
+#include "api/kinds.h"
+#include "api/object.h"
+#include "api/status.h"
+
+namespace berth::apiserver {
+
+class ResourceStrategy {
+ public:
+  virtual ~ResourceStrategy() = default;
+
+  // The status subresource: the main resource's writes keep the stored
+  // status, /status writes change only it.
+  virtual bool HasStatus() const = 0;
+  // The scale subresource (autoscaling/v1 Scale).
+  virtual bool HasScale() const { return false; }
+  // Served at this version over REST (a custom resource may list versions
+  // that are stored but no longer served).
+  virtual bool Served() const { return true; }
+
+  // Mutations before a create's validation (defaults, fields the server owns).
+  virtual void PrepareForCreate(boost::json::object& object) const;
+  // Mutations before an update's validation; `current` is the stored object.
+  virtual void PrepareForUpdate(boost::json::object& next, const boost::json::object& current) const;
+  // Fields of `object` the kind does not define, as paths ("spec.foo"),
+  // removed from it (kube's pruning, and fieldValidation's unknown fields).
+  // Kinds without a complete schema find none.
+  virtual void DropUnknownFields(boost::json::object& object, std::vector<std::string>* dropped) const;
+
+  virtual Status Validate(const api::Object& object) const;
+  virtual Status ValidateUpdate(const api::Object& next, const api::Object& current) const;
+};
+
+// The strategy of a built-in kind: kube's subresources for it, and the
+// validation in api/validation.h.
+std::shared_ptr<const ResourceStrategy> BuiltinStrategy(api::Kind kind);
+
+class ResourceRegistry {
+ public:
+  ResourceRegistry();
+  // REQUIRES: `kind` is built in or has a strategy set.
+  const ResourceStrategy& For(api::Kind kind) const {
+    return *strategies_[static_cast<size_t>(kind)].load(std::memory_order_acquire);
+  }
+  bool Has(api::Kind kind) const { return strategies_[static_cast<size_t>(kind)].load(std::memory_order_acquire); }
+  void Set(api::Kind kind, std::shared_ptr<const ResourceStrategy> strategy);
+
+ private:
+  std::array<std::atomic<const ResourceStrategy*>, api::kMaxKinds> strategies_{};
+  std::mutex mu_;
+  std::vector<std::shared_ptr<const ResourceStrategy>> owned_;  // guarded by mu_
+};
+
+}  // namespace berth::apiserver
