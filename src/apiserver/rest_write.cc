@@ -82,6 +82,31 @@ json::value WithCurrentRevision(const api::ObjectPtr& object) {
   return v;
 }
 
+// kube's no-op update rule: an update that changes nothing but the
+// resourceVersion it carries writes nothing.
+bool SameExceptResourceVersion(const json::object& a, const json::object& b) {
+  if (a.size() != b.size()) return false;
+  for (const auto& [key, value] : a) {
+    const json::value* other = b.if_contains(key);
+    if (!other) return false;
+    if (key != "metadata" || !value.is_object() || !other->is_object()) {
+      if (value != *other) return false;
+      continue;
+    }
+    const json::object& ma = value.get_object();
+    const json::object& mb = other->get_object();
+    size_t compared = 0;
+    for (const auto& [mkey, mvalue] : ma) {
+      if (mkey == "resourceVersion") continue;
+      const json::value* mother = mb.if_contains(mkey);
+      if (!mother || mvalue != *mother) return false;
+      ++compared;
+    }
+    if (compared != mb.size() - (mb.contains("resourceVersion") ? 1 : 0)) return false;
+  }
+  return true;
+}
+
 Result<int64_t> BodyRevision(const json::object& object) {
   auto meta = object.find("metadata");
   if (meta == object.end() || !meta->value().is_object()) return int64_t{0};
@@ -314,6 +339,7 @@ Result<api::ObjectPtr> ApiServer::WriteUpdate(const RequestInfo& info, const api
                      : strategy.ValidateUpdate(*built.value(), *current);
   if (valid.ok() && *info.kind == api::Kind::kPriorityClass) valid = CheckSingleGlobalDefault(built.value()->json());
   if (!valid.ok()) return valid;
+  if (SameExceptResourceVersion(built.value()->json(), cur)) return current;
   if (dry_run) return built.value()->WithResourceVersion(current->resource_version());
   // Removing the last finalizer of an object being deleted completes the deletion.
   // (A pod in graceful termination has none to begin with: its kubelet deletes it.)

@@ -597,3 +597,29 @@ TEST(AdmissionTest, UidsAreVersion4UuidsInLowerCaseHex) {
 
 }  // namespace
 }  // namespace berth::apiserver
+
+namespace berth::apiserver {
+namespace {
+
+// kube's no-op rule: an update, patch or apply that changes nothing writes
+// nothing and answers the object at the resourceVersion it had.
+TEST_F(ApiServerTest, AnUpdateThatChangesNothingWritesNothing) {
+  json::object created = Body(Call("POST", "/api/v1/namespaces/default/configmaps",
+                                   R"({"metadata":{"name":"c","labels":{"a":"b"}},"data":{"k":"v"}})"));
+  const std::string rv(created["metadata"].as_object()["resourceVersion"].as_string());
+  Response same = Call("PUT", "/api/v1/namespaces/default/configmaps/c", json::serialize(created));
+  ASSERT_EQ(same.status, 200) << same.body;
+  EXPECT_EQ(Body(same)["metadata"].as_object()["resourceVersion"].as_string(), rv);
+  Response patched = Call("PATCH", "/api/v1/namespaces/default/configmaps/c", R"({"data":{"k":"v"}})",
+                          "application/merge-patch+json");
+  ASSERT_EQ(patched.status, 200) << patched.body;
+  EXPECT_EQ(Body(patched)["metadata"].as_object()["resourceVersion"].as_string(), rv);
+  Response changed = Call("PATCH", "/api/v1/namespaces/default/configmaps/c", R"({"data":{"k":"w"}})",
+                          "application/merge-patch+json");
+  ASSERT_EQ(changed.status, 200) << changed.body;
+  EXPECT_NE(Body(changed)["metadata"].as_object()["resourceVersion"].as_string(), rv);
+  EXPECT_EQ(Body(changed)["data"].as_object()["k"], "w");
+}
+
+}  // namespace
+}  // namespace berth::apiserver
