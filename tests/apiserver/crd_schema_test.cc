@@ -527,5 +527,116 @@ TEST(CrdSchemaDefaults, NullIsReplacedOrDroppedUnlessNullable) {
   EXPECT_EQ(object, json::parse(R"({"spec":{"a":"x","c":null}})"));
 }
 
+// ---- A CRD as controller-gen writes it ----
+
+constexpr std::string_view kControllerGenSchema = R"({
+  "description": "Backup is the Schema for the backups API. It describes a scheduled backup of a database, where it is stored and for how long copies are kept.",
+  "type": "object",
+  "properties": {
+    "apiVersion": {"description": "APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources", "type": "string"},
+    "kind": {"description": "Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase.", "type": "string"},
+    "metadata": {"type": "object"},
+    "spec": {
+      "description": "BackupSpec defines the desired state of Backup",
+      "type": "object",
+      "required": ["schedule", "target"],
+      "properties": {
+        "schedule": {"description": "Schedule in cron format.", "type": "string", "minLength": 1, "pattern": "^(\\S+\\s){4}\\S+$"},
+        "retention": {"description": "How many copies to keep.", "type": "integer", "format": "int32", "default": 7, "minimum": 1, "maximum": 365},
+        "mode": {"description": "Mode of the copy.", "type": "string", "default": "Incremental", "enum": ["Full", "Incremental"]},
+        "suspend": {"type": "boolean", "default": false},
+        "maxUnavailable": {"anyOf": [{"type": "integer"}, {"type": "string"}], "x-kubernetes-int-or-string": true, "default": "25%"},
+        "target": {
+          "description": "Target says where copies go.",
+          "type": "object",
+          "required": ["bucket"],
+          "properties": {
+            "bucket": {"type": "string", "maxLength": 63},
+            "endpoint": {"type": "string", "default": "https://s3.example.com"},
+            "credentials": {"type": "object", "properties": {"secretRef": {"type": "object", "properties": {"name": {"type": "string"}}, "x-kubernetes-map-type": "atomic"}}}
+          }
+        },
+        "resources": {
+          "type": "object",
+          "properties": {
+            "limits": {"type": "object", "additionalProperties": {"anyOf": [{"type": "integer"}, {"type": "string"}], "pattern": "^(\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$", "x-kubernetes-int-or-string": true}}
+          }
+        },
+        "hooks": {
+          "type": "array",
+          "x-kubernetes-list-type": "map",
+          "x-kubernetes-list-map-keys": ["name"],
+          "items": {"type": "object", "required": ["name"], "properties": {"name": {"type": "string"}, "command": {"type": "array", "items": {"type": "string"}}, "timeoutSeconds": {"type": "integer", "format": "int64", "default": 30}}}
+        },
+        "extra": {"type": "object", "x-kubernetes-preserve-unknown-fields": true}
+      }
+    },
+    "status": {
+      "type": "object",
+      "properties": {
+        "lastBackupTime": {"type": "string", "format": "date-time"},
+        "conditions": {"type": "array", "items": {"type": "object", "required": ["type", "status"], "properties": {"type": {"type": "string"}, "status": {"type": "string", "enum": ["True", "False", "Unknown"]}}}}
+      }
+    }
+  }
+})";
+
+TEST(CrdSchemaControllerGen, PrunesDefaultsAndValidatesARealisticObject) {
+  auto schema = MustParse(kControllerGenSchema);
+  ASSERT_NE(schema, nullptr);
+  json::value object = json::parse(R"({
+    "apiVersion": "db.example.com/v1", "kind": "Backup", "metadata": {"name": "nightly", "namespace": "prod"},
+    "spec": {
+      "schedule": "0 3 * * *",
+      "unknownKnob": true,
+      "target": {"bucket": "backups", "region": "eu"},
+      "resources": {"limits": {"cpu": "500m", "memory": 1024}},
+      "hooks": [{"name": "pre", "command": ["sync"]}],
+      "extra": {"anything": ["goes"]}
+    },
+    "status": {"lastBackupTime": "2024-05-01T03:00:00Z", "conditions": [{"type": "Ready", "status": "True"}]}
+  })");
+
+  std::vector<std::string> pruned;
+  schema->Prune(object, &pruned);
+  EXPECT_EQ(pruned, (std::vector<std::string>{"spec.target.region", "spec.unknownKnob"}));
+  schema->ApplyDefaults(object);
+  const json::object& spec = object.at("spec").as_object();
+  EXPECT_EQ(spec.at("retention"), json::value(7));
+  EXPECT_EQ(spec.at("mode"), json::value("Incremental"));
+  EXPECT_EQ(spec.at("suspend"), json::value(false));
+  EXPECT_EQ(spec.at("maxUnavailable"), json::value("25%"));
+  EXPECT_EQ(spec.at("target").at("endpoint"), json::value("https://s3.example.com"));
+  EXPECT_EQ(spec.at("hooks").at(0).at("timeoutSeconds"), json::value(30));
+  EXPECT_EQ(Validate(*schema, json::serialize(object)), Errors{});
+
+  // The same object, broken in the ways users break it.
+  json::value broken = object;
+  json::object& s = broken.at("spec").as_object();
+  s["retention"] = 400;
+  s["mode"] = "Differential";
+  s["maxUnavailable"] = 1.5;
+  s["schedule"] = "daily";
+  s["target"].as_object().erase("bucket");
+  s["resources"].at("limits").as_object()["cpu"] = "lots";
+  s["hooks"].as_array().push_back(json::parse(R"({"name":"pre"})"));
+  broken.at("status").as_object()["lastBackupTime"] = "yesterday";
+  EXPECT_EQ(
+      Validate(*schema, json::serialize(broken)),
+      (Errors{
+          R"(spec.schedule: Invalid value: "daily": spec.schedule in body should match '^(\S+\s){4}\S+$')",
+          R"(spec.retention: Invalid value: 400: spec.retention in body should be less than or equal to 365)",
+          R"(spec.mode: Unsupported value: "Differential": supported values: "Full", "Incremental")",
+          R"(spec.maxUnavailable: Invalid value: "number": spec.maxUnavailable in body must be of type integer,string: "number")",
+          R"(<nil>: Invalid value: "": "spec.maxUnavailable" must validate at least one schema (anyOf))",
+          R"(spec.maxUnavailable: Invalid value: "number": spec.maxUnavailable in body must be of type integer: "number")",
+          R"(<nil>: Invalid value: "": Checked value must be of type integer (default format) in spec.maxUnavailable)",
+          R"(spec.target.bucket: Required value)",
+          R"(spec.resources.limits.cpu: Invalid value: "lots": spec.resources.limits.cpu in body should match '^(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?$')",
+          R"(status.lastBackupTime: Invalid value: "yesterday": status.lastBackupTime in body must be of type date-time: "yesterday")",
+          R"(spec.hooks[1]: Duplicate value: "{\"name\":\"pre\"}")",
+      }));
+}
+
 }  // namespace
 }  // namespace berth::apiserver::crd
