@@ -24,6 +24,15 @@ bool HasSpec(api::Kind kind) {
     case api::Kind::kDeployment:
     case api::Kind::kReplicaSet:
     case api::Kind::kPodDisruptionBudget:
+    case api::Kind::kStatefulSet:
+    case api::Kind::kDaemonSet:
+    case api::Kind::kReplicationController:
+    case api::Kind::kJob:
+    case api::Kind::kCronJob:
+    case api::Kind::kHorizontalPodAutoscaler:
+    case api::Kind::kIngress:
+    case api::Kind::kNetworkPolicy:
+    case api::Kind::kCustomResourceDefinition:
       return true;
     default:
       return false;

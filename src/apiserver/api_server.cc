@@ -39,7 +39,11 @@ Response NotFoundPath() {
 ApiServer::ApiServer(store::Store& store, Options options)
     : store_(store),
       options_(std::move(options)),
-      admission_(options_.admission, SeedOrRandom(options_.seed)) {}
+      admission_(options_.admission, SeedOrRandom(options_.seed)) {
+  registry_.Set(api::Kind::kCustomResourceDefinition, crd::CrdStrategy());
+}
+
+ApiServer::~ApiServer() = default;
 
 Status ApiServer::Bootstrap() {
   for (const char* name : {"default", "kube-system", "kube-public", "kube-node-lease"}) {
@@ -75,6 +79,10 @@ Status ApiServer::Bootstrap() {
     if (!created.ok() && created.status().code() != StatusCode::kAlreadyExists) {
       return created.status();
     }
+  }
+  if (!crds_) {
+    crds_ = std::make_unique<crd::CrdController>(store_, registry_);
+    return crds_->Start();
   }
   return Status::Ok();
 }

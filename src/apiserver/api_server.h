@@ -16,6 +16,7 @@
 #include "apiserver/admission.h"
 #include "apiserver/http.h"
 #include "apiserver/registry.h"
+#include "apiserver/crd/crd_controller.h"
 #include "apiserver/request_info.h"
 #include "apiserver/status_json.h"
 #include "store/store.h"
@@ -38,10 +39,12 @@ class ApiServer {
   };
 
   ApiServer(store::Store& store, Options options);
+  ~ApiServer();
 
   // Creates the namespaces every cluster has (default, kube-system,
   // kube-node-lease, kube-public) and the built-in PriorityClasses
-  // (system-node-critical, system-cluster-critical) when missing.
+  // (system-node-critical, system-cluster-critical) when missing, and
+  // starts serving the CustomResourceDefinitions in the store.
   Status Bootstrap();
 
   Response Handle(Request& request);
@@ -115,6 +118,8 @@ class ApiServer {
   Options options_;
   Admission admission_;
   ResourceRegistry registry_;
+  // Serves CustomResourceDefinitions; started by Bootstrap.
+  std::unique_ptr<crd::CrdController> crds_;
 };
 
 // Response helpers shared by the handlers.

@@ -277,6 +277,8 @@ Response ApiServer::Create(Request& request, const RequestInfo& info) {
     const int64_t deferred = defer ? defer->revision() : 0;
     defer.reset();
     if (created.ok()) {
+      // A definition is served by the time its creation is answered.
+      if (*info.kind == api::Kind::kCustomResourceDefinition && crds_) crds_->Sync(created.value());
       return AnswerWhenVisible(JsonResponse(201, std::string(created.value()->Encoded())),
                                deferred);
     }

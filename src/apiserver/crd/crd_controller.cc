@@ -1,0 +1,405 @@
+#include "apiserver/crd/crd_controller.h"
+
+#include <algorithm>
+#include <cctype>
+#include <chrono>
+
+#include <boost/json.hpp>
+
+#include "api/field_errors.h"
+#include "api/json_fields.h"
+#include "api/name_validation.h"
+#include "api/rfc3339.h"
+#include "api/validation.h"
+#include "apiserver/crd/structural_schema.h"
+
+namespace berth::apiserver::crd {
+
+namespace json = boost::json;
+
+namespace {
+
+std::string Lower(std::string_view s) {
+  std::string out(s);
+  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return std::tolower(c); });
+  return out;
+}
+
+std::vector<std::string> Strings(const json::array* a) {
+  std::vector<std::string> out;
+  if (!a) return out;
+  for (const auto& v : *a) {
+    if (v.is_string()) out.emplace_back(v.get_string());
+  }
+  return out;
+}
+
+// kube's CRD defaulting: singular from kind, listKind from kind.
+void DefaultNames(json::object& crd) {
+  json::object& names = api::MutableObject(api::MutableObject(crd, "spec"), "names");
+  std::string kind(api::StringAt(names, "kind"));
+  if (api::StringAt(names, "singular").empty() && !kind.empty()) names["singular"] = Lower(kind);
+  if (api::StringAt(names, "listKind").empty() && !kind.empty()) names["listKind"] = kind + "List";
+}
+
+void ValidateDnsLabel(std::string_view value, const std::string& path, api::FieldErrors& errors) {
+  for (const std::string& problem : api::IsDns1123Label(value)) errors.Invalid(path, value, problem);
+}
+
+// kube's ValidateCustomResourceDefinition, for what berth serves.
+Status ValidateCrd(const api::Object& object) {
+  api::FieldErrors errors;
+  const json::object& crd = object.json();
+  const json::object* spec = api::ObjectAt(crd, "spec");
+  std::string_view group = api::StringAt(spec, "group");
+  const json::object* names = api::ObjectAt(spec, "names");
+  std::string_view plural = api::StringAt(names, "plural");
+  if (object.name() != std::string(plural) + "." + std::string(group)) {
+    errors.Invalid("metadata.name", object.name(), "must be spec.names.plural+\".\"+spec.group");
+  }
+  if (group.empty()) {
+    errors.Required("spec.group");
+  } else {
+    for (const std::string& problem : api::IsDns1123Subdomain(group)) errors.Invalid("spec.group", group, problem);
+    if (group.find('.') == std::string_view::npos) {
+      errors.Invalid("spec.group", group, "should be a domain with at least one dot");
+    }
+  }
+  std::string_view scope = api::StringAt(spec, "scope");
+  if (scope.empty()) {
+    errors.Required("spec.scope");
+  } else if (scope != "Cluster" && scope != "Namespaced") {
+    errors.NotSupported("spec.scope", scope, {"Cluster", "Namespaced"});
+  }
+  if (plural.empty()) {
+    errors.Required("spec.names.plural");
+  } else {
+    ValidateDnsLabel(plural, "spec.names.plural", errors);
+  }
+  std::string_view singular = api::StringAt(names, "singular");
+  if (!singular.empty()) ValidateDnsLabel(singular, "spec.names.singular", errors);
+  if (api::StringAt(names, "kind").empty()) errors.Required("spec.names.kind");
+  if (api::StringAt(names, "listKind").empty()) errors.Required("spec.names.listKind");
+  for (const std::string& s : Strings(api::ArrayAt(names, "shortNames"))) {
+    ValidateDnsLabel(s, "spec.names.shortNames", errors);
+  }
+  const json::array* versions = api::ArrayAt(spec, "versions");
+  if (!versions || versions->empty()) {
+    errors.Required("spec.versions", "must have exactly one version marked as storage version");
+  } else {
+    int storage = 0;
+    std::vector<std::string> seen;
+    for (size_t i = 0; i < versions->size(); ++i) {
+      const std::string path = "spec.versions[" + std::to_string(i) + "]";
+      const json::object* v = (*versions)[i].if_object();
+      std::string_view name = api::StringAt(v, "name");
+      if (name.empty()) {
+        errors.Required(path + ".name");
+      } else {
+        for (const std::string& problem : api::IsDns1123Label(name)) errors.Invalid(path + ".name", name, problem);
+        if (std::find(seen.begin(), seen.end(), name) != seen.end()) errors.Duplicate(path + ".name", name);
+        seen.emplace_back(name);
+      }
+      if (api::BoolAt(v, "storage")) ++storage;
+      const json::object* schema = api::ObjectAt(api::ObjectAt(v, "schema"), "openAPIV3Schema");
+      if (!schema) {
+        errors.Required(path + ".schema.openAPIV3Schema", "schemas are required");
+      } else {
+        (void)Schema::Parse(json::value(*schema), path + ".schema.openAPIV3Schema", errors);
+      }
+    }
+    if (storage != 1) {
+      errors.InvalidValue("spec.versions", *versions, "must have exactly one version marked as storage version");
+    }
+  }
+  return errors.ToStatus("CustomResourceDefinition", object.name());
+}
+
+class CrdKindStrategy final : public ResourceStrategy {
+ public:
+  bool HasStatus() const override { return true; }
+  void PrepareForCreate(json::object& crd) const override {
+    crd.erase("status");
+    DefaultNames(crd);
+    json::array& finalizers = api::MutableArray(api::MutableObject(crd, "metadata"), "finalizers");
+    bool present = false;
+    for (const auto& f : finalizers) present = present || (f.is_string() && f.get_string() == kCleanupFinalizer);
+    if (!present) finalizers.emplace_back(json::string(kCleanupFinalizer));
+  }
+  void PrepareForUpdate(json::object& next, const json::object&) const override { DefaultNames(next); }
+  Status Validate(const api::Object& object) const override {
+    Status meta = api::ValidateObject(object);
+    if (!meta.ok()) return meta;
+    return ValidateCrd(object);
+  }
+  Status ValidateUpdate(const api::Object& next, const api::Object& current) const override {
+    Status valid = Validate(next);
+    if (!valid.ok()) return valid;
+    api::FieldErrors errors;
+    const json::object* n = api::Spec(next);
+    const json::object* c = api::Spec(current);
+    if (api::StringAt(n, "group") != api::StringAt(c, "group")) {
+      errors.Invalid("spec.group", api::StringAt(n, "group"), "field is immutable");
+    }
+    if (api::StringAt(n, "scope") != api::StringAt(c, "scope")) {
+      errors.Invalid("spec.scope", api::StringAt(n, "scope"), "field is immutable");
+    }
+    return errors.ToStatus("CustomResourceDefinition", next.name());
+  }
+};
+
+// A custom resource of one served version.
+class CustomResourceStrategy final : public ResourceStrategy {
+ public:
+  struct Scale {
+    std::string spec_replicas, status_replicas, label_selector;
+  };
+  CustomResourceStrategy(std::string kind_name, std::shared_ptr<const Schema> schema, bool status,
+                         std::optional<Scale> scale)
+      : kind_name_(std::move(kind_name)), schema_(std::move(schema)), status_(status), scale_(std::move(scale)) {}
+
+  bool HasStatus() const override { return status_; }
+  // The scale subresource of custom resources reads other paths than the
+  // built-in one serves; not served yet.
+  bool HasScale() const override { return false; }
+
+  void PrepareForCreate(json::object& object) const override {
+    if (status_) object.erase("status");
+    Shape(object, nullptr);
+    api::MutableObject(object, "metadata")["generation"] = 1;
+  }
+  void PrepareForUpdate(json::object& next, const json::object& current) const override {
+    Shape(next, nullptr);
+    // kube: the generation moves with every change outside metadata (and
+    // outside status when status is a subresource).
+    bool changed = false;
+    for (const auto& [key, value] : next) {
+      if (key == "metadata" || (status_ && key == "status")) continue;
+      const json::value* before = current.if_contains(key);
+      changed = changed || !before || *before != value;
+    }
+    for (const auto& [key, value] : current) {
+      if (key == "metadata" || (status_ && key == "status")) continue;
+      changed = changed || !next.contains(key);
+    }
+    json::object& meta = api::MutableObject(next, "metadata");
+    int64_t generation = api::IntAt(api::ObjectAt(current, "metadata"), "generation", 1);
+    meta["generation"] = changed ? generation + 1 : generation;
+  }
+  void DropUnknownFields(json::object& object, std::vector<std::string>* dropped) const override {
+    json::value v(std::move(object));
+    schema_->Prune(v, dropped);
+    object = std::move(v.get_object());
+  }
+  Status Validate(const api::Object& object) const override {
+    Status meta = api::ValidateObject(object);
+    if (!meta.ok()) return meta;
+    api::FieldErrors errors;
+    schema_->Validate(json::value(object.json()), errors);
+    return errors.ToStatus(kind_name_, object.name());
+  }
+  Status ValidateUpdate(const api::Object& next, const api::Object&) const override { return Validate(next); }
+
+ private:
+  // Pruning, then defaults (kube's order when decoding a request).
+  void Shape(json::object& object, std::vector<std::string>* pruned) const {
+    json::value v(std::move(object));
+    schema_->Prune(v, pruned);
+    schema_->ApplyDefaults(v);
+    object = std::move(v.get_object());
+  }
+
+  const std::string kind_name_;
+  const std::shared_ptr<const Schema> schema_;
+  const bool status_;
+  const std::optional<Scale> scale_;
+};
+
+bool HasFinalizer(const json::object& crd, std::string_view finalizer) {
+  for (const std::string& f : Strings(api::ArrayAt(api::ObjectAt(crd, "metadata"), "finalizers"))) {
+    if (f == finalizer) return true;
+  }
+  return false;
+}
+
+json::object Condition(std::string_view type, std::string_view reason, std::string_view message,
+                       const json::object* previous) {
+  // The transition time stays while the condition keeps its status.
+  std::string since = api::FormatRfc3339(std::chrono::system_clock::now());
+  if (previous) {
+    for (const auto& c : *api::ArrayAt(previous, "conditions")) {
+      const json::object* o = c.if_object();
+      if (o && api::StringAt(o, "type") == type && api::StringAt(o, "status") == "True") {
+        since = std::string(api::StringAt(o, "lastTransitionTime"));
+      }
+    }
+  }
+  return json::object{{"type", type},
+                      {"status", "True"},
+                      {"lastTransitionTime", since},
+                      {"reason", reason},
+                      {"message", message}};
+}
+
+}  // namespace
+
+std::shared_ptr<const ResourceStrategy> CrdStrategy() { return std::make_shared<CrdKindStrategy>(); }
+
+CrdController::CrdController(store::Store& store, ResourceRegistry& registry) : store_(store), registry_(registry) {}
+
+CrdController::~CrdController() {
+  if (watch_) watch_->Stop();
+  if (thread_.joinable()) thread_.join();
+}
+
+Status CrdController::Start() {
+  auto listed = store_.List({.prefix = api::StoragePrefix(api::Kind::kCustomResourceDefinition)});
+  if (!listed.ok()) return listed.status();
+  for (const auto& crd : listed->items) Sync(crd);
+  store::WatchOptions options;
+  options.prefix = api::StoragePrefix(api::Kind::kCustomResourceDefinition);
+  options.resource_version = listed->revision;
+  auto watch = store_.WatchFrom(options);
+  if (!watch.ok()) return watch.status();
+  watch_ = std::move(watch).value();
+  thread_ = std::thread([this] { Run(0); });
+  return Status::Ok();
+}
+
+void CrdController::Run(int64_t) {
+  while (!watch_->Done()) {
+    auto events = watch_->Next(std::chrono::steady_clock::now() + std::chrono::seconds(1));
+    for (const auto& e : events) {
+      if (e.type == store::EventType::kDeleted && e.object) {
+        std::lock_guard lock(mu_);
+        Remove(e.object->name());
+      } else if ((e.type == store::EventType::kAdded || e.type == store::EventType::kModified) && e.object) {
+        // Act on the latest version only: the event may be stale.
+        auto latest = store_.Get(e.object->StorageKey());
+        if (latest.ok()) Sync(latest.value());
+      }
+    }
+  }
+}
+
+void CrdController::Sync(const api::ObjectPtr& crd) {
+  std::lock_guard lock(mu_);
+  if (api::BeingDeleted(*crd)) {
+    Terminate(*crd);
+    return;
+  }
+  Serve(*crd);
+  WriteStatus(crd);
+}
+
+void CrdController::Serve(const api::Object& crd) {
+  const json::object* spec = api::Spec(crd);
+  const json::object* names = api::ObjectAt(spec, "names");
+  const json::object* subresources_default = nullptr;
+  (void)subresources_default;
+  std::vector<api::Kind> kinds;
+  for (const auto& v : *api::ArrayAt(spec, "versions")) {
+    const json::object* version = v.if_object();
+    if (!version || !api::BoolAt(version, "served")) continue;
+    const json::object* schema_json = api::ObjectAt(api::ObjectAt(version, "schema"), "openAPIV3Schema");
+    if (!schema_json) continue;
+    api::FieldErrors ignored;
+    auto schema = Schema::Parse(json::value(*schema_json), "", ignored);
+    if (!schema.ok()) continue;  // validated on write; a stored one that fails is not served
+    api::KindSpec kind;
+    kind.group = api::StringAt(spec, "group");
+    kind.version = api::StringAt(version, "name");
+    kind.name = api::StringAt(names, "kind");
+    kind.resource = api::StringAt(names, "plural");
+    kind.singular = api::StringAt(names, "singular");
+    if (kind.singular.empty()) kind.singular = Lower(kind.name);
+    kind.namespaced = api::StringAt(spec, "scope") != "Cluster";
+    kind.short_names = Strings(api::ArrayAt(names, "shortNames"));
+    kind.categories = Strings(api::ArrayAt(names, "categories"));
+    auto registered = api::RegisterKind(kind);
+    if (!registered.ok()) continue;
+    const json::object* sub = api::ObjectAt(version, "subresources");
+    std::optional<CustomResourceStrategy::Scale> scale;
+    if (const json::object* s = api::ObjectAt(sub, "scale")) {
+      scale = CustomResourceStrategy::Scale{std::string(api::StringAt(s, "specReplicasPath")),
+                                            std::string(api::StringAt(s, "statusReplicasPath")),
+                                            std::string(api::StringAt(s, "labelSelectorPath"))};
+    }
+    registry_.Set(*registered, std::make_shared<CustomResourceStrategy>(kind.name, std::move(schema).value(),
+                                                                        sub && sub->contains("status"), scale));
+    kinds.push_back(*registered);
+  }
+  // Versions served before and not now.
+  for (api::Kind old : served_[crd.name()]) {
+    if (std::find(kinds.begin(), kinds.end(), old) == kinds.end()) api::UnregisterKind(old);
+  }
+  served_[crd.name()] = std::move(kinds);
+}
+
+void CrdController::Remove(const std::string& crd_name) {
+  auto it = served_.find(crd_name);
+  if (it == served_.end()) return;
+  for (api::Kind kind : it->second) api::UnregisterKind(kind);
+  served_.erase(it);
+}
+
+void CrdController::Terminate(const api::Object& crd) {
+  if (!HasFinalizer(crd.json(), kCleanupFinalizer)) return;
+  // Its objects go first (kube's finalizer), whatever version wrote them.
+  auto it = served_.find(crd.name());
+  if (it != served_.end() && !it->second.empty()) {
+    const std::string prefix = api::StoragePrefix(it->second.front());
+    auto objects = store_.List({.prefix = prefix});
+    if (objects.ok()) {
+      for (const auto& o : objects->items) (void)store_.Delete(o->StorageKey(), 0);
+    }
+  }
+  // Then the finalizer; the last one gone deletes the definition.
+  for (int attempt = 0; attempt < 16; ++attempt) {
+    auto current = store_.Get(crd.StorageKey());
+    if (!current.ok()) return;
+    json::value next = current.value()->json();
+    json::array& finalizers = api::MutableArray(api::MutableObject(next.get_object(), "metadata"), "finalizers");
+    api::EraseIf(finalizers, [](const json::value& f) { return f.is_string() && f.get_string() == kCleanupFinalizer; });
+    if (finalizers.empty()) {
+      auto deleted = store_.Delete(current.value()->StorageKey(), current.value()->resource_version());
+      if (deleted.ok()) Remove(crd.name());
+      if (deleted.ok() || deleted.status().code() != StatusCode::kConflict) return;
+      continue;
+    }
+    auto built = api::Object::FromJson(std::move(next));
+    if (!built.ok()) return;
+    auto written = store_.Update(built.value(), current.value()->resource_version());
+    if (written.ok() || written.status().code() != StatusCode::kConflict) return;
+  }
+}
+
+void CrdController::WriteStatus(const api::ObjectPtr& crd) {
+  const json::object* spec = api::Spec(*crd);
+  const json::object* status = api::StatusOf(*crd);
+  json::object next_status;
+  if (status) next_status = *status;
+  json::array conditions;
+  conditions.push_back(Condition("NamesAccepted", "NoConflicts", "no conflicts found", status));
+  conditions.push_back(Condition("Established", "InitialNamesAccepted", "the initial names have been accepted", status));
+  next_status["conditions"] = std::move(conditions);
+  if (const json::object* names = api::ObjectAt(spec, "names")) next_status["acceptedNames"] = *names;
+  json::array stored;
+  if (const json::array* before = api::ArrayAt(status, "storedVersions")) stored = *before;
+  for (const auto& v : *api::ArrayAt(spec, "versions")) {
+    const json::object* version = v.if_object();
+    if (!version || !api::BoolAt(version, "storage")) continue;
+    json::string name(api::StringAt(version, "name"));
+    if (std::find(stored.begin(), stored.end(), json::value(name)) == stored.end()) stored.emplace_back(name);
+  }
+  next_status["storedVersions"] = std::move(stored);
+  if (status && *status == next_status) return;
+  json::value next = crd->json();
+  next.get_object()["status"] = std::move(next_status);
+  auto built = api::Object::FromJson(std::move(next));
+  if (!built.ok()) return;
+  // A conflict means a newer version is on its way: its event syncs again.
+  (void)store_.Update(built.value(), crd->resource_version());
+}
+
+}  // namespace berth::apiserver::crd
