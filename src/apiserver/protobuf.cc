@@ -5,186 +5,19 @@
 #include <string>
 
 #include <boost/json.hpp>
+#include <openssl/evp.h>
 
 #include "api/rfc3339.h"
+#include "apiserver/protobuf_schema.h"
 
 namespace berth::apiserver {
 namespace {
 
 namespace json = boost::json;
-
-enum class T { kString, kInt, kBool, kMessage, kStringMap, kQuantityMap, kTime, kQuantity, kIntOrString };
-
-struct Message;
-struct Field {
-  int number;
-  const char* name;  // JSON name
-  T type;
-  bool repeated = false;
-  const Message* message = nullptr;
-  // Go writes every non-pointer scalar, zero or not, where its JSON would
-  // omit it (omitempty); zero values are dropped unless the field is a
-  // pointer or has no omitempty (then a zero was meant).
-  bool keep_zero = false;
-};
-constexpr bool kKeep = true;
-struct Message {
-  const char* name;
-  std::initializer_list<Field> fields;
-  // Skipped whole: what a client sends there is not stored (status on create).
-  bool ignored = false;
-};
-
-// Field numbers from k8s.io/api and k8s.io/apimachinery generated.proto.
-extern const Message kObjectMeta, kOwnerReference, kLabelSelector, kLabelSelectorRequirement, kPodTemplateSpec,
-    kPodSpec, kContainer, kContainerPort, kEnvVar, kResourceRequirements, kDeploymentSpec, kDeploymentStrategy,
-    kRollingUpdateDeployment, kEmpty, kIgnoredStatus, kNamespaceSpec, kNamespaceStatus, kPdbSpec, kToleration;
-
-const Message kEmpty{"PodSecurityContext", {}};
-// Go's protobuf writes every non-pointer scalar, so an empty status arrives
-// as zero-valued fields; the API server drops a created object's status anyway.
-const Message kIgnoredStatus{"Status", {}, true};
-const Message kOwnerReference{"OwnerReference",
-                              {{1, "kind", T::kString},
-                               {3, "name", T::kString},
-                               {4, "uid", T::kString},
-                               {5, "apiVersion", T::kString},
-                               {6, "controller", T::kBool, false, nullptr, kKeep},
-                               {7, "blockOwnerDeletion", T::kBool, false, nullptr, kKeep}}};
-const Message kObjectMeta{"ObjectMeta",
-                          {{1, "name", T::kString},
-                           {2, "generateName", T::kString},
-                           {3, "namespace", T::kString},
-                           {4, "selfLink", T::kString},
-                           {5, "uid", T::kString},
-                           {6, "resourceVersion", T::kString},
-                           {7, "generation", T::kInt},
-                           {8, "creationTimestamp", T::kTime},
-                           {9, "deletionTimestamp", T::kTime},
-                           {10, "deletionGracePeriodSeconds", T::kInt, false, nullptr, kKeep},
-                           {11, "labels", T::kStringMap},
-                           {12, "annotations", T::kStringMap},
-                           {13, "ownerReferences", T::kMessage, true, &kOwnerReference},
-                           {14, "finalizers", T::kString, true}}};
-const Message kLabelSelectorRequirement{
-    "LabelSelectorRequirement",
-    {{1, "key", T::kString, false, nullptr, kKeep}, {2, "operator", T::kString, false, nullptr, kKeep}, {3, "values", T::kString, true}}};
-const Message kLabelSelector{"LabelSelector",
-                             {{1, "matchLabels", T::kStringMap},
-                              {2, "matchExpressions", T::kMessage, true, &kLabelSelectorRequirement}}};
-const Message kContainerPort{"ContainerPort",
-                             {{1, "name", T::kString},
-                              {2, "hostPort", T::kInt},
-                              {3, "containerPort", T::kInt, false, nullptr, kKeep},
-                              {4, "protocol", T::kString},
-                              {5, "hostIP", T::kString}}};
-const Message kEnvVar{"EnvVar", {{1, "name", T::kString}, {2, "value", T::kString, false, nullptr, kKeep}}};
-const Message kResourceRequirements{"ResourceRequirements",
-                                    {{1, "limits", T::kQuantityMap}, {2, "requests", T::kQuantityMap}}};
-const Message kContainer{"Container",
-                         {{1, "name", T::kString},
-                          {2, "image", T::kString},
-                          {3, "command", T::kString, true},
-                          {4, "args", T::kString, true},
-                          {5, "workingDir", T::kString},
-                          {6, "ports", T::kMessage, true, &kContainerPort},
-                          {7, "env", T::kMessage, true, &kEnvVar},
-                          {8, "resources", T::kMessage, false, &kResourceRequirements},
-                          {13, "terminationMessagePath", T::kString},
-                          {14, "imagePullPolicy", T::kString},
-                          {16, "stdin", T::kBool},
-                          {17, "stdinOnce", T::kBool},
-                          {18, "tty", T::kBool},
-                          {20, "terminationMessagePolicy", T::kString}}};
-const Message kToleration{"Toleration",
-                          {{1, "key", T::kString, false, nullptr, kKeep},
-                           {2, "operator", T::kString, false, nullptr, kKeep},
-                           {3, "value", T::kString, false, nullptr, kKeep},
-                           {4, "effect", T::kString},
-                           {5, "tolerationSeconds", T::kInt, false, nullptr, kKeep}}};
-const Message kPodSpec{"PodSpec",
-                       {{2, "containers", T::kMessage, true, &kContainer},
-                        {3, "restartPolicy", T::kString},
-                        {4, "terminationGracePeriodSeconds", T::kInt, false, nullptr, kKeep},
-                        {5, "activeDeadlineSeconds", T::kInt, false, nullptr, kKeep},
-                        {6, "dnsPolicy", T::kString},
-                        {7, "nodeSelector", T::kStringMap},
-                        {8, "serviceAccountName", T::kString},
-                        {9, "serviceAccount", T::kString},
-                        {10, "nodeName", T::kString},
-                        {11, "hostNetwork", T::kBool},
-                        {12, "hostPID", T::kBool},
-                        {13, "hostIPC", T::kBool},
-                        {14, "securityContext", T::kMessage, false, &kEmpty},
-                        {16, "hostname", T::kString},
-                        {17, "subdomain", T::kString},
-                        {19, "schedulerName", T::kString},
-                        {20, "initContainers", T::kMessage, true, &kContainer},
-                        {22, "tolerations", T::kMessage, true, &kToleration},
-                        {24, "priorityClassName", T::kString},
-                        {25, "priority", T::kInt, false, nullptr, kKeep},
-                        {30, "enableServiceLinks", T::kBool, false, nullptr, kKeep}}};
-const Message kPodTemplateSpec{"PodTemplateSpec",
-                               {{1, "metadata", T::kMessage, false, &kObjectMeta},
-                                {2, "spec", T::kMessage, false, &kPodSpec}}};
-const Message kRollingUpdateDeployment{"RollingUpdateDeployment",
-                                       {{1, "maxUnavailable", T::kIntOrString}, {2, "maxSurge", T::kIntOrString}}};
-const Message kDeploymentStrategy{
-    "DeploymentStrategy",
-    {{1, "type", T::kString}, {2, "rollingUpdate", T::kMessage, false, &kRollingUpdateDeployment}}};
-const Message kDeploymentSpec{"DeploymentSpec",
-                              {{1, "replicas", T::kInt, false, nullptr, kKeep},
-                               {2, "selector", T::kMessage, false, &kLabelSelector},
-                               {3, "template", T::kMessage, false, &kPodTemplateSpec},
-                               {4, "strategy", T::kMessage, false, &kDeploymentStrategy},
-                               {5, "minReadySeconds", T::kInt},
-                               {6, "revisionHistoryLimit", T::kInt, false, nullptr, kKeep},
-                               {7, "paused", T::kBool},
-                               {9, "progressDeadlineSeconds", T::kInt, false, nullptr, kKeep}}};
-const Message kNamespaceSpec{"NamespaceSpec", {{1, "finalizers", T::kString, true}}};
-const Message kNamespaceStatus{"NamespaceStatus", {{1, "phase", T::kString}}};
-const Message kPdbSpec{"PodDisruptionBudgetSpec",
-                       {{1, "minAvailable", T::kIntOrString},
-                        {2, "selector", T::kMessage, false, &kLabelSelector},
-                        {3, "maxUnavailable", T::kIntOrString},
-                        {4, "unhealthyPodEvictionPolicy", T::kString}}};
-
-const Message kDeployment{"Deployment",
-                          {{1, "metadata", T::kMessage, false, &kObjectMeta},
-                           {2, "spec", T::kMessage, false, &kDeploymentSpec},
-                           {3, "status", T::kMessage, false, &kIgnoredStatus}}};
-const Message kNamespace{"Namespace",
-                         {{1, "metadata", T::kMessage, false, &kObjectMeta},
-                          {2, "spec", T::kMessage, false, &kNamespaceSpec},
-                          {3, "status", T::kMessage, false, &kNamespaceStatus}}};
-const Message kPriorityClass{"PriorityClass",
-                             {{1, "metadata", T::kMessage, false, &kObjectMeta},
-                              {2, "value", T::kInt, false, nullptr, kKeep},
-                              {3, "globalDefault", T::kBool},
-                              {4, "description", T::kString},
-                              {5, "preemptionPolicy", T::kString}}};
-const Message kPodDisruptionBudget{"PodDisruptionBudget",
-                                   {{1, "metadata", T::kMessage, false, &kObjectMeta},
-                                    {2, "spec", T::kMessage, false, &kPdbSpec},
-                                    {3, "status", T::kMessage, false, &kIgnoredStatus}}};
-
-// meta/v1 DeleteOptions and policy/v1 Eviction: request bodies, not stored
-// kinds (kubectl drain's typed client sends both). Every DeleteOptions field
-// is a pointer in Go, so a zero there was meant (gracePeriodSeconds: 0).
-const Message kPreconditions{"Preconditions",
-                             {{1, "uid", T::kString, false, nullptr, kKeep},
-                              {2, "resourceVersion", T::kString, false, nullptr, kKeep}}};
-const Message kDeleteOptions{"DeleteOptions",
-                             {{1, "gracePeriodSeconds", T::kInt, false, nullptr, kKeep},
-                              {2, "preconditions", T::kMessage, false, &kPreconditions},
-                              {3, "orphanDependents", T::kBool, false, nullptr, kKeep},
-                              {4, "propagationPolicy", T::kString, false, nullptr, kKeep},
-                              {5, "dryRun", T::kString, true},
-                              {6, "ignoreStoreReadErrorWithClusterBreakingPotential", T::kBool, false, nullptr,
-                               kKeep}}};
-const Message kEviction{"Eviction",
-                        {{1, "metadata", T::kMessage, false, &kObjectMeta},
-                         {2, "deleteOptions", T::kMessage, false, &kDeleteOptions}}};
+using protobuf_schema::Field;
+using protobuf_schema::FieldType;
+using protobuf_schema::Message;
+using T = FieldType;
 
 Status Unsupported(std::string what) {
   return Status(StatusCode::kUnsupportedMediaType,
@@ -276,6 +109,15 @@ bool ReadSmall(std::string_view bytes, Small* out) {
   return true;
 }
 
+// Standard base64 with padding, as Go's encoding/json writes a []byte.
+std::string Base64(std::string_view bytes) {
+  std::string out(4 * ((bytes.size() + 2) / 3), '\0');
+  int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()),
+                          reinterpret_cast<const unsigned char*>(bytes.data()), static_cast<int>(bytes.size()));
+  out.resize(static_cast<size_t>(n));
+  return out;
+}
+
 Result<json::object> DecodeMessage(std::string_view bytes, const Message& m);
 
 Result<json::value> DecodeValue(const Field& f, int wire, Reader& r, const Message& m) {
@@ -314,9 +156,57 @@ Result<json::value> DecodeValue(const Field& f, int wire, Reader& r, const Messa
       if (v.v1 == 1) return json::value(v.s3);  // type String
       return json::value(v.v2);
     }
+    case T::kFieldsV1: {
+      Small raw;
+      if (!ReadSmall(b, &raw)) return Malformed(m);
+      json::error_code ec;
+      json::value parsed = json::parse(raw.s1, ec);
+      if (ec) return Status::BadRequest(std::string(m.name) + " " + f.name + ": not JSON");
+      return parsed;
+    }
     default:
       return Malformed(m);
   }
+}
+
+// A map entry {1: key, 2: value} into out[field.name][key].
+Status DecodeMapEntry(const Field& field, std::string_view entry, json::object& out, const Message& m) {
+  Small e;
+  if (!ReadSmall(entry, &e)) return Malformed(m);
+  json::value value;
+  switch (field.type) {
+    case T::kStringMap: value = json::string(e.b2); break;
+    case T::kBytesMap: value = json::string(Base64(e.b2)); break;
+    default: {  // kQuantityMap
+      Small q;
+      if (!ReadSmall(e.b2, &q)) return Malformed(m);
+      value = json::string(q.s1);
+    }
+  }
+  json::value& map = out[field.name];
+  if (!map.is_object()) map = json::object();
+  map.get_object()[e.s1] = std::move(value);
+  return Status::Ok();
+}
+
+// A repeated integer field written packed (one length-delimited run of varints).
+Status DecodePackedInts(const Field& field, Reader& r, json::object& out, const Message& m) {
+  std::string_view packed;
+  if (!r.Bytes(&packed)) return Malformed(m);
+  json::value& list = out[field.name];
+  if (!list.is_array()) list = json::array();
+  Reader values(packed);
+  while (!values.done()) {
+    uint64_t v;
+    if (!values.Varint(&v)) return Malformed(m);
+    list.get_array().push_back(static_cast<int64_t>(v));
+  }
+  return Status::Ok();
+}
+
+bool IsZero(const json::value& v) {
+  return (v.is_string() && v.get_string().empty()) || (v.is_int64() && v.get_int64() == 0) ||
+         (v.is_bool() && !v.get_bool());
 }
 
 Result<json::object> DecodeMessage(std::string_view bytes, const Message& m) {
@@ -332,49 +222,56 @@ Result<json::object> DecodeMessage(std::string_view bytes, const Message& m) {
       if (f.number == number) field = &f;
     }
     if (!field) return Unsupported(std::string(m.name) + " field " + std::to_string(number));
-    if (field->type == T::kStringMap || field->type == T::kQuantityMap) {
-      // A map entry: {1: key, 2: value}.
+    const bool repeated = field->flags & protobuf_schema::kRepeated;
+    if (field->type == T::kStringMap || field->type == T::kBytesMap || field->type == T::kQuantityMap) {
       std::string_view entry;
       if (wire != 2 || !r.Bytes(&entry)) return Malformed(m);
-      Small e;
-      if (!ReadSmall(entry, &e)) return Malformed(m);
-      std::string value;
-      if (field->type == T::kStringMap) {
-        value = std::string(e.b2);
-      } else {
-        Small q;
-        if (!ReadSmall(e.b2, &q)) return Malformed(m);
-        value = q.s1;
-      }
-      json::value& map = out[field->name];
-      if (!map.is_object()) map = json::object();
-      map.get_object()[e.s1] = value;
+      if (Status s = DecodeMapEntry(*field, entry, out, m); !s.ok()) return s;
+      continue;
+    }
+    if (repeated && field->type == T::kInt && wire == 2) {
+      if (Status s = DecodePackedInts(*field, r, out, m); !s.ok()) return s;
       continue;
     }
     auto value = DecodeValue(*field, wire, r, m);
     if (!value.ok()) return value.status();
-    const json::value& v = value.value();
-    bool zero = (v.is_string() && v.get_string().empty()) || (v.is_int64() && v.get_int64() == 0) ||
-                (v.is_bool() && !v.get_bool());
+    json::value& v = value.value();
+    if (field->flags & protobuf_schema::kInline) {
+      for (auto& [k, inner] : v.get_object()) out[k] = std::move(inner);
+      continue;
+    }
     bool scalar = field->type == T::kString || field->type == T::kInt || field->type == T::kBool;
-    if (scalar && zero && !field->keep_zero && !field->repeated) continue;
-    if (field->repeated) {
+    if (scalar && !repeated && !(field->flags & protobuf_schema::kKeepZero) && IsZero(v)) continue;
+    if (repeated) {
       json::value& list = out[field->name];
       if (!list.is_array()) list = json::array();
-      list.get_array().push_back(std::move(value).value());
+      list.get_array().push_back(std::move(v));
     } else {
-      out[field->name] = std::move(value).value();
+      out[field->name] = std::move(v);
     }
   }
   return out;
 }
 
 const Message* MessageFor(api::Kind kind) {
+  namespace schema = protobuf_schema;
   switch (kind) {
-    case api::Kind::kDeployment: return &kDeployment;
-    case api::Kind::kNamespace: return &kNamespace;
-    case api::Kind::kPriorityClass: return &kPriorityClass;
-    case api::Kind::kPodDisruptionBudget: return &kPodDisruptionBudget;
+    case api::Kind::kNamespace: return &schema::kNamespace;
+    case api::Kind::kConfigMap: return &schema::kConfigMap;
+    case api::Kind::kSecret: return &schema::kSecret;
+    case api::Kind::kService: return &schema::kService;
+    case api::Kind::kServiceAccount: return &schema::kServiceAccount;
+    case api::Kind::kResourceQuota: return &schema::kResourceQuota;
+    case api::Kind::kDeployment: return &schema::kDeployment;
+    case api::Kind::kJob: return &schema::kJob;
+    case api::Kind::kCronJob: return &schema::kCronJob;
+    case api::Kind::kIngress: return &schema::kIngress;
+    case api::Kind::kPodDisruptionBudget: return &schema::kPodDisruptionBudget;
+    case api::Kind::kRole: return &schema::kRole;
+    case api::Kind::kClusterRole: return &schema::kClusterRole;
+    case api::Kind::kRoleBinding: return &schema::kRoleBinding;
+    case api::Kind::kClusterRoleBinding: return &schema::kClusterRoleBinding;
+    case api::Kind::kPriorityClass: return &schema::kPriorityClass;
     default: return nullptr;
   }
 }
@@ -432,11 +329,11 @@ Result<json::value> DecodeProtobuf(std::string_view body, api::Kind kind) {
 }
 
 Result<json::value> DecodeProtobufDeleteOptions(std::string_view body) {
-  return DecodeEnvelope(body, kDeleteOptions, "v1", "DeleteOptions");
+  return DecodeEnvelope(body, protobuf_schema::kDeleteOptions, "v1", "DeleteOptions");
 }
 
 Result<json::value> DecodeProtobufEviction(std::string_view body) {
-  return DecodeEnvelope(body, kEviction, "policy/v1", "Eviction");
+  return DecodeEnvelope(body, protobuf_schema::kEviction, "policy/v1", "Eviction");
 }
 
 }  // namespace berth::apiserver

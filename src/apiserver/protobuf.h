@@ -4,11 +4,13 @@
 // TypeMeta and the raw message), then the message by a schema of field
 // numbers, types and JSON names as k8s.io/api's generated.proto defines them.
 //
-// kubectl's typed commands send it (`kubectl create deployment`,
-// `create namespace`, `create priorityclass`, `create pdb` ...). The schema
-// covers those objects and the fields those commands write; a field berth's
-// schema does not know is an UnsupportedMediaType error naming the message
-// and field number (send JSON or YAML instead), never a silent drop.
+// kubectl's typed commands send it (`kubectl create deployment|configmap|
+// secret|service|serviceaccount|job|cronjob|ingress|role|rolebinding|
+// clusterrole|clusterrolebinding|quota|pdb|priorityclass|namespace`). The
+// schema (protobuf_schema.h, one table file per API group) covers those
+// kinds, their pod templates, and the fields their commands write; a field it
+// does not know is an UnsupportedMediaType error naming the message and field
+// number (send JSON or YAML instead), never a silent drop.
 
 #include <string_view>
 

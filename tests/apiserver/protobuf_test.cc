@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <boost/json.hpp>
+#include <string>
+#include <vector>
 
 namespace berth::apiserver {
 namespace {
@@ -51,6 +53,223 @@ TEST(Protobuf, DecodesADeploymentAsKubectlSendsIt) {
     "status":{},
     "apiVersion":"apps/v1","kind":"Deployment"})");
   EXPECT_EQ(decoded.value(), want) << json::serialize(decoded.value());
+}
+
+// Shorthands for the bodies below: a map entry, an IntOrString, a Quantity.
+std::string Entry(int field, const std::string& key, const std::string& value) {
+  return Bytes(field, Bytes(1, key) + Bytes(2, value));
+}
+std::string IntValue(uint64_t v) { return Varint(1, 0) + Varint(2, v) + Bytes(3, ""); }
+std::string NamedValue(const std::string& name) { return Varint(1, 1) + Varint(2, 0) + Bytes(3, name); }
+std::string Quantity(const std::string& q) { return Bytes(1, q); }
+// ObjectMeta as Go writes an object kubectl create builds: name and the
+// zero-valued non-pointer fields.
+std::string Meta(const std::string& name, const std::string& extra = "") {
+  return Bytes(1, Bytes(1, name) + Bytes(2, "") + Bytes(3, "") + Varint(7, 0) + Bytes(8, "") + extra);
+}
+// A pod template as kubectl create job / cronjob / deployment write it.
+std::string Template(const std::string& container_extra = "", const std::string& spec_extra = "") {
+  std::string container = Bytes(1, "c") + Bytes(2, "busybox") + Bytes(3, "sh") + Bytes(3, "-c") + Bytes(3, "echo hi") +
+                          Bytes(5, "") + Bytes(8, "") + Bytes(13, "") + Bytes(14, "") + Varint(16, 0) +
+                          Varint(17, 0) + Varint(18, 0) + Bytes(20, "") + container_extra;
+  return Bytes(1, Bytes(8, "")) + Bytes(2, Bytes(2, container) + Bytes(3, "Never") + Bytes(6, "") + Bytes(8, "") +
+                                           Bytes(9, "") + Bytes(10, "") + Varint(11, 0) + spec_extra);
+}
+constexpr const char* kTemplateJson =
+    R"({"metadata":{"creationTimestamp":null},"spec":{"containers":[{"name":"c","image":"busybox",)"
+    R"("command":["sh","-c","echo hi"],"resources":{}}],"restartPolicy":"Never"}})";
+
+struct KindCase {
+  const char* name;
+  api::Kind kind;
+  const char* api_version;
+  const char* kind_name;
+  std::string raw;
+  std::string want;  // JSON, without apiVersion and kind
+};
+
+// What kubectl's typed create commands send, kind by kind, and the JSON
+// kube-apiserver would store for it.
+std::vector<KindCase> KindCases() {
+  std::string tmpl = kTemplateJson;
+  return {
+      {"ConfigMapWithTextAndBinaryData", api::Kind::kConfigMap, "v1", "ConfigMap",
+       Meta("cm") + Entry(2, "k", "v") + Entry(2, "empty", "") + Entry(3, "blob", std::string("\xff\x00\xfe", 3)),
+       R"({"metadata":{"name":"cm","creationTimestamp":null},"data":{"k":"v","empty":""},"binaryData":{"blob":"/wD+"}})"},
+      {"SecretBytesAreBase64AndImmutableFalseIsKept", api::Kind::kSecret, "v1", "Secret",
+       Meta("s") + Entry(2, "user", "admin") + Entry(2, "one", "a") + Bytes(3, "Opaque") + Varint(5, 0) +
+           Entry(4, "plain", "text"),
+       R"({"metadata":{"name":"s","creationTimestamp":null},"data":{"user":"YWRtaW4=","one":"YQ=="},"type":"Opaque",)"
+       R"("immutable":false,"stringData":{"plain":"text"}})"},
+      {"ServiceWithIntAndNamedTargetPorts", api::Kind::kService, "v1", "Service",
+       Meta("web", Entry(11, "app", "web")) +
+           Bytes(2, Bytes(1, Bytes(1, "80-8080") + Bytes(2, "TCP") + Varint(3, 80) + Bytes(4, IntValue(8080)) +
+                                 Varint(5, 0)) +
+                        Bytes(1, Bytes(1, "443-https") + Bytes(2, "TCP") + Varint(3, 443) +
+                                 Bytes(4, NamedValue("https")) + Varint(5, 30443)) +
+                        Entry(2, "app", "web") + Bytes(3, "") + Bytes(4, "NodePort") + Bytes(7, "None") +
+                        Bytes(8, "") + Bytes(10, "") + Bytes(11, "Local") + Varint(12, 0) + Varint(13, 0) +
+                        Bytes(14, Bytes(1, Varint(1, 10800))) + Bytes(17, "SingleStack") + Bytes(19, "IPv4") +
+                        Varint(20, 0) + Bytes(22, "Cluster")) +
+           Bytes(3, Bytes(1, "")),
+       R"({"metadata":{"name":"web","labels":{"app":"web"},"creationTimestamp":null},"spec":{"ports":[
+         {"name":"80-8080","protocol":"TCP","port":80,"targetPort":8080},
+         {"name":"443-https","protocol":"TCP","port":443,"targetPort":"https","nodePort":30443}],
+         "selector":{"app":"web"},"type":"NodePort","sessionAffinity":"None","externalTrafficPolicy":"Local",
+         "sessionAffinityConfig":{"clientIP":{"timeoutSeconds":10800}},"ipFamilyPolicy":"SingleStack",
+         "ipFamilies":["IPv4"],"allocateLoadBalancerNodePorts":false,"internalTrafficPolicy":"Cluster"},"status":{}})"},
+      {"ExternalNameService", api::Kind::kService, "v1", "Service",
+       Meta("ext") + Bytes(2, Bytes(3, "") + Bytes(4, "ExternalName") + Bytes(10, "db.example.com")),
+       R"({"metadata":{"name":"ext","creationTimestamp":null},"spec":{"type":"ExternalName",)"
+       R"("externalName":"db.example.com"}})"},
+      {"ServiceAccount", api::Kind::kServiceAccount, "v1", "ServiceAccount",
+       Meta("robot") + Bytes(2, Bytes(3, "robot-token") + Bytes(1, "")) + Bytes(3, Bytes(1, "regcred")) + Varint(4, 0),
+       R"({"metadata":{"name":"robot","creationTimestamp":null},"secrets":[{"name":"robot-token"}],)"
+       R"("imagePullSecrets":[{"name":"regcred"}],"automountServiceAccountToken":false})"},
+      {"ResourceQuota", api::Kind::kResourceQuota, "v1", "ResourceQuota",
+       Meta("q") +
+           Bytes(2, Entry(1, "cpu", Quantity("1")) + Entry(1, "pods", Quantity("2")) + Bytes(2, "NotBestEffort") +
+                        Bytes(3, Bytes(1, Bytes(1, "PriorityClass") + Bytes(2, "In") + Bytes(3, "high")))) +
+           Bytes(3, ""),
+       R"({"metadata":{"name":"q","creationTimestamp":null},"spec":{"hard":{"cpu":"1","pods":"2"},)"
+       R"("scopes":["NotBestEffort"],"scopeSelector":{"matchExpressions":[{"scopeName":"PriorityClass",)"
+       R"("operator":"In","values":["high"]}]}},"status":{}})"},
+      {"JobPointersKeepTheirZeros", api::Kind::kJob, "batch/v1", "Job",
+       Meta("once") +
+           Bytes(2, Varint(1, 0) + Varint(2, 1) + Varint(7, 6) + Varint(5, 0) + Bytes(6, Template()) +
+                        Varint(8, 100) + Bytes(9, "NonIndexed") + Varint(10, 0) +
+                        Bytes(11, Bytes(1, Bytes(1, "FailJob") +
+                                               Bytes(2, Bytes(1, "c") + Bytes(2, "In") + Varint(3, 42) +
+                                                            Bytes(3, Raw(1) + Raw(2))) +
+                                               Bytes(3, Bytes(1, "DisruptionTarget") + Bytes(2, "True"))))) +
+           Bytes(3, ""),
+       R"({"metadata":{"name":"once","creationTimestamp":null},"spec":{"parallelism":0,"completions":1,)"
+       R"("backoffLimit":6,"manualSelector":false,"template":)" +
+           tmpl +
+           R"(,"ttlSecondsAfterFinished":100,"completionMode":"NonIndexed","suspend":false,)"
+           R"("podFailurePolicy":{"rules":[{"action":"FailJob","onExitCodes":{"containerName":"c","operator":"In",)"
+           R"("values":[42,1,2]},"onPodConditions":[{"type":"DisruptionTarget","status":"True"}]}]}},"status":{}})"},
+      {"CronJob", api::Kind::kCronJob, "batch/v1", "CronJob",
+       Meta("tick") +
+           Bytes(2, Bytes(1, "*/1 * * * *") + Bytes(8, "Etc/UTC") + Varint(2, 30) + Bytes(3, "Forbid") +
+                        Varint(4, 0) + Bytes(5, Meta("tick") + Bytes(2, Bytes(6, Template()))) + Varint(6, 3) +
+                        Varint(7, 1)) +
+           Bytes(3, ""),
+       R"({"metadata":{"name":"tick","creationTimestamp":null},"spec":{"schedule":"*/1 * * * *",)"
+       R"("timeZone":"Etc/UTC","startingDeadlineSeconds":30,"concurrencyPolicy":"Forbid","suspend":false,)"
+       R"("jobTemplate":{"metadata":{"name":"tick","creationTimestamp":null},"spec":{"template":)" +
+           tmpl + R"(}},"successfulJobsHistoryLimit":3,"failedJobsHistoryLimit":1},"status":{}})"},
+      {"IngressRulesInlineTheirHttpValue", api::Kind::kIngress, "networking.k8s.io/v1", "Ingress",
+       Meta("site") +
+           Bytes(2, Bytes(4, "nginx") +
+                        Bytes(1, Bytes(4, Bytes(1, "fallback") + Bytes(2, Bytes(1, "") + Varint(2, 80)))) +
+                        Bytes(2, Bytes(1, "shop.test") + Bytes(2, "shop-cert")) +
+                        Bytes(3, Bytes(1, "shop.test") +
+                                     Bytes(2, Bytes(1, Bytes(1, Bytes(1, "/cart") + Bytes(3, "Exact") +
+                                                                  Bytes(2, Bytes(4, Bytes(1, "cart") +
+                                                                                        Bytes(2, Bytes(1, "http") +
+                                                                                                     Varint(2, 0))))))))) +
+           Bytes(3, ""),
+       R"({"metadata":{"name":"site","creationTimestamp":null},"spec":{"ingressClassName":"nginx",)"
+       R"("defaultBackend":{"service":{"name":"fallback","port":{"number":80}}},)"
+       R"("tls":[{"hosts":["shop.test"],"secretName":"shop-cert"}],"rules":[{"host":"shop.test","http":{"paths":[)"
+       R"({"path":"/cart","pathType":"Exact","backend":{"service":{"name":"cart","port":{"name":"http"}}}}]}}]},)"
+       R"("status":{}})"},
+      {"Role", api::Kind::kRole, "rbac.authorization.k8s.io/v1", "Role",
+       Meta("reader") + Bytes(2, Bytes(1, "get") + Bytes(1, "list") + Bytes(2, "") + Bytes(3, "pods") +
+                                 Bytes(4, "one")),
+       R"({"metadata":{"name":"reader","creationTimestamp":null},"rules":[{"verbs":["get","list"],)"
+       R"("apiGroups":[""],"resources":["pods"],"resourceNames":["one"]}]})"},
+      {"ClusterRoleWithAggregationRule", api::Kind::kClusterRole, "rbac.authorization.k8s.io/v1", "ClusterRole",
+       Meta("logs") + Bytes(2, Bytes(1, "get") + Bytes(5, "/logs/*")) +
+           Bytes(3, Bytes(1, Entry(1, "example.com/aggregate", "true"))),
+       R"({"metadata":{"name":"logs","creationTimestamp":null},"rules":[{"verbs":["get"],)"
+       R"("nonResourceURLs":["/logs/*"]}],"aggregationRule":{"clusterRoleSelectors":[)"
+       R"({"matchLabels":{"example.com/aggregate":"true"}}]}})"},
+      {"RoleBindingSubjects", api::Kind::kRoleBinding, "rbac.authorization.k8s.io/v1", "RoleBinding",
+       Meta("readers") +
+           Bytes(2, Bytes(1, "User") + Bytes(2, "rbac.authorization.k8s.io") + Bytes(3, "ann") + Bytes(4, "")) +
+           Bytes(2, Bytes(1, "ServiceAccount") + Bytes(2, "") + Bytes(3, "robot") + Bytes(4, "made")) +
+           Bytes(3, Bytes(1, "rbac.authorization.k8s.io") + Bytes(2, "Role") + Bytes(3, "reader")),
+       R"({"metadata":{"name":"readers","creationTimestamp":null},"subjects":[)"
+       R"({"kind":"User","apiGroup":"rbac.authorization.k8s.io","name":"ann"},)"
+       R"({"kind":"ServiceAccount","name":"robot","namespace":"made"}],)"
+       R"("roleRef":{"apiGroup":"rbac.authorization.k8s.io","kind":"Role","name":"reader"}})"},
+      {"ClusterRoleBinding", api::Kind::kClusterRoleBinding, "rbac.authorization.k8s.io/v1", "ClusterRoleBinding",
+       Meta("ann-view") + Bytes(2, Bytes(1, "Group") + Bytes(2, "rbac.authorization.k8s.io") + Bytes(3, "devs")) +
+           Bytes(3, Bytes(1, "rbac.authorization.k8s.io") + Bytes(2, "ClusterRole") + Bytes(3, "view")),
+       R"({"metadata":{"name":"ann-view","creationTimestamp":null},"subjects":[)"
+       R"({"kind":"Group","apiGroup":"rbac.authorization.k8s.io","name":"devs"}],)"
+       R"("roleRef":{"apiGroup":"rbac.authorization.k8s.io","kind":"ClusterRole","name":"view"}})"},
+  };
+}
+
+TEST(Protobuf, DecodesEveryKindKubectlCreateSends) {
+  for (const KindCase& c : KindCases()) {
+    SCOPED_TRACE(c.name);
+    auto decoded = DecodeProtobuf(Envelope(c.api_version, c.kind_name, c.raw), c.kind);
+    ASSERT_TRUE(decoded.ok()) << decoded.status().message();
+    json::object want = json::parse(c.want).as_object();
+    want["apiVersion"] = c.api_version;
+    want["kind"] = c.kind_name;
+    EXPECT_EQ(decoded.value(), json::value(want)) << json::serialize(decoded.value());
+  }
+}
+
+// The pod template's embedded Go structs (json:",inline") arrive as nested
+// messages and land in their parent's JSON object.
+TEST(Protobuf, PodTemplateInlinesEmbeddedStructs) {
+  std::string env = Bytes(1, "MODE") + Bytes(2, "") +
+                    Bytes(3, Bytes(3, Bytes(1, Bytes(1, "settings")) + Bytes(2, "mode") + Varint(3, 1)));
+  std::string probe = Bytes(1, Bytes(2, Bytes(1, "/healthz") + Bytes(2, NamedValue("http")) + Bytes(3, "") +
+                                          Bytes(4, "HTTP"))) +
+                      Varint(2, 0) + Varint(3, 1) + Varint(4, 10);
+  std::string mount = Bytes(1, "config") + Varint(2, 1) + Bytes(3, "/etc/app") + Bytes(4, "") + Bytes(6, "");
+  std::string security = Bytes(1, Bytes(2, "ALL")) + Varint(5, 1) + Varint(7, 0);
+  std::string container = Bytes(7, env) + Bytes(11, probe) + Bytes(9, mount) + Bytes(15, security);
+  std::string volume = Bytes(1, "config") + Bytes(2, Bytes(19, Bytes(1, Bytes(1, "settings")) + Varint(3, 420)));
+  std::string affinity = Bytes(
+      1, Bytes(1, Bytes(1, Bytes(1, Bytes(1, "disk") + Bytes(2, "In") + Bytes(3, "ssd")))));
+  std::string pod_security = Varint(2, 1000) + Varint(4, 5) + Varint(4, 6) + Varint(5, 2000);
+  std::string spec = Bytes(2, Varint(1, 1) + Bytes(3, Template(container, Bytes(1, volume) + Bytes(18, affinity) +
+                                                                         Bytes(14, pod_security))));
+  auto decoded = DecodeProtobuf(Envelope("apps/v1", "Deployment", Meta("web") + spec), api::Kind::kDeployment);
+  ASSERT_TRUE(decoded.ok()) << decoded.status().message();
+  const json::value& pod = decoded.value().at("spec").at("template").at("spec");
+  const json::value& c = pod.at("containers").at(0);
+  EXPECT_EQ(c.at("env"), json::parse(R"([{"name":"MODE","valueFrom":{"configMapKeyRef":)"
+                                     R"({"name":"settings","key":"mode","optional":true}}}])"));
+  EXPECT_EQ(c.at("readinessProbe"), json::parse(R"({"httpGet":{"path":"/healthz","port":"http","scheme":"HTTP"},)"
+                                                R"("timeoutSeconds":1,"periodSeconds":10})"));
+  EXPECT_EQ(c.at("volumeMounts"), json::parse(R"([{"name":"config","readOnly":true,"mountPath":"/etc/app"}])"));
+  EXPECT_EQ(c.at("securityContext"),
+            json::parse(R"({"capabilities":{"drop":["ALL"]},"runAsNonRoot":true,"allowPrivilegeEscalation":false})"));
+  EXPECT_EQ(pod.at("volumes"), json::parse(R"([{"name":"config","configMap":{"name":"settings","defaultMode":420}}])"));
+  EXPECT_EQ(pod.at("affinity"), json::parse(R"({"nodeAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":)"
+                                            R"({"nodeSelectorTerms":[{"matchExpressions":[)"
+                                            R"({"key":"disk","operator":"In","values":["ssd"]}]}]}}})"));
+  EXPECT_EQ(pod.at("securityContext"),
+            json::parse(R"({"runAsUser":1000,"supplementalGroups":[5,6],"fsGroup":2000})"));
+}
+
+TEST(Protobuf, ManagedFieldsCarryTheirFieldSetAsJson) {
+  std::string entry = Bytes(1, "kubectl") + Bytes(2, "Update") + Bytes(3, "v1") + Bytes(4, Varint(1, 1700000000)) +
+                      Bytes(6, "FieldsV1") + Bytes(7, Bytes(1, R"({"f:data":{"f:k":{}}})")) + Bytes(8, "");
+  auto decoded = DecodeProtobuf(Envelope("v1", "ConfigMap", Bytes(1, Bytes(1, "cm") + Bytes(17, entry))),
+                                api::Kind::kConfigMap);
+  ASSERT_TRUE(decoded.ok()) << decoded.status().message();
+  EXPECT_EQ(decoded.value().at("metadata").at("managedFields"),
+            json::parse(R"([{"manager":"kubectl","operation":"Update","apiVersion":"v1",)"
+                        R"("time":"2023-11-14T22:13:20Z","fieldsType":"FieldsV1","fieldsV1":{"f:data":{"f:k":{}}}}])"));
+}
+
+TEST(Protobuf, AVolumeSourceBerthDoesNotKnowIsUnsupportedMediaType) {
+  std::string volume = Bytes(1, "disk") + Bytes(2, Bytes(3, Bytes(1, "pd-1")));  // gcePersistentDisk
+  auto decoded = DecodeProtobuf(Envelope("batch/v1", "Job", Bytes(2, Bytes(6, Template("", Bytes(1, volume))))),
+                                api::Kind::kJob);
+  ASSERT_FALSE(decoded.ok());
+  EXPECT_EQ(decoded.status().code(), StatusCode::kUnsupportedMediaType);
+  EXPECT_NE(decoded.status().message().find("VolumeSource field 3"), std::string::npos) << decoded.status().message();
 }
 
 TEST(Protobuf, ReplicasZeroIsKeptBecauseThePointerWasSet) {

@@ -1,0 +1,103 @@
+#pragma once
+// Internal to the protobuf decoder (protobuf.cc): the schema it reads by.
+// Each message is a table of field number -> JSON name and type, as
+// k8s.io/api's and k8s.io/apimachinery's generated.proto define them, with
+// the JSON rules of the Go types (omitempty, pointers, inlined structs).
+// The tables live in one file per API group: protobuf_schema_meta.cc (meta/v1),
+// protobuf_schema_core.cc (core/v1), _apps, _batch, _networking, _policy,
+// _rbac, _scheduling.
+
+#include <initializer_list>
+
+namespace berth::apiserver::protobuf_schema {
+
+enum class FieldType {
+  kString,
+  kInt,   // int32, int64 (repeated: packed or not)
+  kBool,
+  kMessage,
+  kStringMap,    // map<string, string>
+  kBytesMap,     // map<string, bytes>: values as base64, as Go's JSON writes []byte
+  kQuantityMap,  // map<string, resource.Quantity>
+  kTime,         // meta/v1 Time: RFC 3339, the zero time as null
+  kQuantity,     // resource.Quantity: its string
+  kIntOrString,  // util/intstr IntOrString
+  kFieldsV1,     // meta/v1 FieldsV1 {1: JSON bytes}: that JSON
+};
+
+enum FieldFlags : unsigned {
+  kRepeated = 1,
+  // Go's protobuf writes every non-pointer scalar, zero or not. Where Go's
+  // JSON would omit it (omitempty) a zero is dropped; a pointer field, or one
+  // without omitempty, keeps its zero (it was meant).
+  kKeepZero = 2,
+  // An embedded Go struct (json:",inline"): a nested message on the wire
+  // whose fields the JSON puts into the parent object.
+  kInline = 4,
+};
+
+struct Message;
+
+struct Field {
+  int number;
+  const char* name;  // JSON name
+  FieldType type;
+  unsigned flags = 0;
+  const Message* message = nullptr;  // kMessage only
+};
+
+struct Message {
+  const char* name;
+  std::initializer_list<Field> fields;
+  // Skipped whole: what a client sends there is not stored (status on create).
+  bool ignored = false;
+};
+
+// Table shorthands: String(1, "name"), Strings(3, "values"),
+// Nested(2, "spec", kJobSpec), NestedList(1, "rules", kPolicyRule) ...
+constexpr Field String(int number, const char* name, unsigned flags = 0) {
+  return {number, name, FieldType::kString, flags};
+}
+constexpr Field Strings(int number, const char* name) { return {number, name, FieldType::kString, kRepeated}; }
+constexpr Field Int(int number, const char* name, unsigned flags = 0) {
+  return {number, name, FieldType::kInt, flags};
+}
+constexpr Field Ints(int number, const char* name) { return {number, name, FieldType::kInt, kRepeated}; }
+constexpr Field Bool(int number, const char* name, unsigned flags = 0) {
+  return {number, name, FieldType::kBool, flags};
+}
+constexpr Field Nested(int number, const char* name, const Message& message) {
+  return {number, name, FieldType::kMessage, 0, &message};
+}
+constexpr Field NestedList(int number, const char* name, const Message& message) {
+  return {number, name, FieldType::kMessage, kRepeated, &message};
+}
+constexpr Field Inline(int number, const Message& message) {
+  return {number, "", FieldType::kMessage, kInline, &message};
+}
+constexpr Field StringMap(int number, const char* name) { return {number, name, FieldType::kStringMap}; }
+constexpr Field BytesMap(int number, const char* name) { return {number, name, FieldType::kBytesMap}; }
+constexpr Field QuantityMap(int number, const char* name) { return {number, name, FieldType::kQuantityMap}; }
+constexpr Field Time(int number, const char* name) { return {number, name, FieldType::kTime}; }
+constexpr Field Quantity(int number, const char* name) { return {number, name, FieldType::kQuantity}; }
+constexpr Field IntOrString(int number, const char* name) { return {number, name, FieldType::kIntOrString}; }
+constexpr Field FieldsV1(int number, const char* name) { return {number, name, FieldType::kFieldsV1}; }
+
+// Shorter flag for the tables.
+inline constexpr unsigned kKeep = kKeepZero;
+
+// meta/v1 and shared messages.
+extern const Message kObjectMeta, kLabelSelector, kIgnoredStatus, kDeleteOptions;
+// core/v1 messages other groups embed.
+extern const Message kPodTemplateSpec, kLocalObjectReference, kTypedLocalObjectReference;
+
+// Top-level messages, one per stored kind.
+extern const Message kNamespace, kConfigMap, kSecret, kService, kServiceAccount, kResourceQuota;  // core/v1
+extern const Message kDeployment;                                                                 // apps/v1
+extern const Message kJob, kCronJob;                                                              // batch/v1
+extern const Message kIngress;                                             // networking.k8s.io/v1
+extern const Message kPodDisruptionBudget, kEviction;                      // policy/v1
+extern const Message kRole, kClusterRole, kRoleBinding, kClusterRoleBinding;  // rbac.authorization.k8s.io/v1
+extern const Message kPriorityClass;                                          // scheduling.k8s.io/v1
+
+}  // namespace berth::apiserver::protobuf_schema

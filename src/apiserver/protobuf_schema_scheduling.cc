@@ -1,0 +1,11 @@
+// scheduling.k8s.io/v1 messages (k8s.io/api/scheduling/v1/generated.proto).
+
+#include "apiserver/protobuf_schema.h"
+
+namespace berth::apiserver::protobuf_schema {
+
+const Message kPriorityClass{"PriorityClass",
+                             {Nested(1, "metadata", kObjectMeta), Int(2, "value", kKeep), Bool(3, "globalDefault"),
+                              String(4, "description"), String(5, "preemptionPolicy", kKeep)}};
+
+}  // namespace berth::apiserver::protobuf_schema
