@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <array>
-
 #include <boost/json.hpp>
 
 #include "api/duration.h"
@@ -21,7 +20,8 @@ namespace table {
 std::string Text(const json::object* o, std::string_view key, std::string_view fallback) {
   const json::value* v = o ? o->if_contains(key) : nullptr;
   if (!v || v->is_null()) return std::string(fallback);
-  if (v->is_string()) return v->get_string().empty() ? std::string(fallback) : std::string(v->get_string());
+  if (v->is_string())
+    return v->get_string().empty() ? std::string(fallback) : std::string(v->get_string());
   return json::serialize(*v);
 }
 
@@ -35,7 +35,8 @@ std::string Age(const api::Object& object, std::chrono::system_clock::time_point
   return Since(api::StringAt(api::Metadata(object), "creationTimestamp"), now);
 }
 
-std::string Join(const std::vector<std::string>& parts, std::string_view separator, std::string_view empty) {
+std::string Join(const std::vector<std::string>& parts, std::string_view separator,
+                 std::string_view empty) {
   if (parts.empty()) return std::string(empty);
   std::string out;
   for (size_t i = 0; i < parts.size(); ++i) {
@@ -49,7 +50,8 @@ std::string FormatLabels(const json::object* labels) {
   std::vector<std::string> pairs;
   if (labels) {
     for (const auto& kv : *labels) {
-      pairs.push_back(std::string(kv.key()) + "=" + (kv.value().is_string() ? std::string(kv.value().get_string()) : ""));
+      pairs.push_back(std::string(kv.key()) + "=" +
+                      (kv.value().is_string() ? std::string(kv.value().get_string()) : ""));
     }
   }
   std::sort(pairs.begin(), pairs.end());
@@ -66,7 +68,8 @@ std::string FormatLabelSelector(const json::value* selector) {
 
 std::string QuantityText(const json::value* quantity) {
   if (!quantity || quantity->is_null()) return "0";
-  std::string text = quantity->is_string() ? std::string(quantity->get_string()) : json::serialize(*quantity);
+  std::string text =
+      quantity->is_string() ? std::string(quantity->get_string()) : json::serialize(*quantity);
   auto parsed = api::Quantity::Parse(text);
   return parsed.ok() ? parsed->ToString() : text;
 }
@@ -100,7 +103,8 @@ namespace {
 // kube's default table (rest.NewDefaultTableConvertor), for kinds without a printer.
 constexpr Column kDefaultColumns[] = {{"Name", "string", 0, "name"}, {"Created At", "date"}};
 
-void DefaultRow(const api::Object& object, std::chrono::system_clock::time_point, json::array& cells) {
+void DefaultRow(const api::Object& object, std::chrono::system_clock::time_point,
+                json::array& cells) {
   cells.emplace_back(object.name());
   cells.emplace_back(api::StringAt(api::Metadata(object), "creationTimestamp"));
 }
@@ -151,7 +155,8 @@ json::object MakeTable(api::Kind kind, std::span<const api::ObjectPtr> objects,
                                      {"priority", priority}});
     };
     if (custom) {
-      for (const TableColumn& c : custom->columns) add(c.name, c.type, c.format, c.description, c.priority);
+      for (const TableColumn& c : custom->columns)
+        add(c.name, c.type, c.format, c.description, c.priority);
     } else {
       for (const table::Column& c : builtin.columns) add(c.name, c.type, c.format, "", c.priority);
     }

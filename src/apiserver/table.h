@@ -5,15 +5,14 @@
 // Row cells always include the wide (priority 1) columns; kubectl hides them
 // unless asked for -o wide.
 
+#include <boost/json/array.hpp>
+#include <boost/json/object.hpp>
 #include <chrono>
 #include <functional>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <boost/json/array.hpp>
-#include <boost/json/object.hpp>
 
 #include "api/object.h"
 
@@ -23,18 +22,20 @@ enum class IncludeObject { kNone, kMetadata, kObject };  // ?includeObject=…, 
 
 // A column of a Table, as written in columnDefinitions.
 struct TableColumn {
-  std::string name;         // "Name", "Age"; kubectl upper-cases it
-  std::string type;         // string, integer, number, boolean, date
-  std::string format;       // "name" for the column rows are keyed by, else ""
+  std::string name;    // "Name", "Age"; kubectl upper-cases it
+  std::string type;    // string, integer, number, boolean, date
+  std::string format;  // "name" for the column rows are keyed by, else ""
   std::string description;
-  int priority = 0;         // 1: shown only with -o wide
+  int priority = 0;  // 1: shown only with -o wide
 };
 
 // The columns of a kind and how to fill one row of them.
 struct TablePrinter {
   std::vector<TableColumn> columns;
   // One cell per column, in column order.
-  std::function<boost::json::array(const api::Object& object, std::chrono::system_clock::time_point now)> row;
+  std::function<boost::json::array(const api::Object& object,
+                                   std::chrono::system_clock::time_point now)>
+      row;
 };
 
 struct TableOptions {

@@ -2,9 +2,8 @@
 // coordination kinds. Role, ClusterRole and CustomResourceDefinition have none
 // in kube: they print Name + Created At.
 
-#include <set>
-
 #include <boost/json.hpp>
+#include <set>
 
 #include "api/json_fields.h"
 #include "api/selector.h"
@@ -25,7 +24,8 @@ namespace {
 // rest, "<unset>" for none.
 std::string ListWithMore(const std::vector<std::string>& items, size_t max) {
   if (items.empty()) return "<unset>";
-  std::vector<std::string> shown(items.begin(), items.begin() + static_cast<ptrdiff_t>(std::min(max, items.size())));
+  std::vector<std::string> shown(
+      items.begin(), items.begin() + static_cast<ptrdiff_t>(std::min(max, items.size())));
   std::string out = Join(shown, ",");
   if (items.size() > max) out += " + " + std::to_string(items.size() - max) + " more...";
   return out;
@@ -33,9 +33,11 @@ std::string ListWithMore(const std::vector<std::string>& items, size_t max) {
 
 // ---- EndpointSlice ----
 
-constexpr Column kEndpointSliceColumns[] = {
-    {"Name", "string", 0, "name"}, {"AddressType", "string"}, {"Ports", "string"}, {"Endpoints", "string"},
-    {"Age", "string"}};
+constexpr Column kEndpointSliceColumns[] = {{"Name", "string", 0, "name"},
+                                            {"AddressType", "string"},
+                                            {"Ports", "string"},
+                                            {"Endpoints", "string"},
+                                            {"Age", "string"}};
 
 void EndpointSliceRow(const api::Object& object, Clock::time_point now, json::array& cells) {
   const json::object& o = object.json();
@@ -43,7 +45,8 @@ void EndpointSliceRow(const api::Object& object, Clock::time_point now, json::ar
   if (const json::array* list = ArrayAt(o, "ports")) {
     for (const auto& p : *list) {
       const json::object* port = p.if_object();
-      ports.push_back(Has(port, "port") ? std::to_string(IntAt(port, "port")) : Text(port, "name", "*"));
+      ports.push_back(Has(port, "port") ? std::to_string(IntAt(port, "port"))
+                                        : Text(port, "name", "*"));
     }
   }
   if (const json::array* endpoints = ArrayAt(o, "endpoints")) {
@@ -64,9 +67,9 @@ void EndpointSliceRow(const api::Object& object, Clock::time_point now, json::ar
 
 // ---- Ingress, IngressClass, NetworkPolicy ----
 
-constexpr Column kIngressColumns[] = {
-    {"Name", "string", 0, "name"}, {"Class", "string"}, {"Hosts", "string"}, {"Address", "string"},
-    {"Ports", "string"},           {"Age", "string"}};
+constexpr Column kIngressColumns[] = {{"Name", "string", 0, "name"}, {"Class", "string"},
+                                      {"Hosts", "string"},           {"Address", "string"},
+                                      {"Ports", "string"},           {"Age", "string"}};
 
 // kube's formatHosts: up to three rule hosts, "*" when no rule names one.
 std::string IngressHosts(const json::array* rules) {
@@ -76,7 +79,8 @@ std::string IngressHosts(const json::array* rules) {
   if (rules) {
     for (const auto& r : *rules) {
       if (hosts.size() == kMax) more = true;
-      if (!more && !StringAt(r.if_object(), "host").empty()) hosts.emplace_back(StringAt(r.if_object(), "host"));
+      if (!more && !StringAt(r.if_object(), "host").empty())
+        hosts.emplace_back(StringAt(r.if_object(), "host"));
     }
   }
   if (hosts.empty()) return "*";
@@ -88,7 +92,8 @@ std::string IngressHosts(const json::array* rules) {
 void IngressRow(const api::Object& object, Clock::time_point now, json::array& cells) {
   const json::object* spec = api::Spec(object);
   std::set<std::string> addresses;  // IPs, else hostnames; sorted, each once
-  if (const json::array* ingress = ArrayAt(ObjectAt(api::StatusOf(object), "loadBalancer"), "ingress")) {
+  if (const json::array* ingress =
+          ArrayAt(ObjectAt(api::StatusOf(object), "loadBalancer"), "ingress")) {
     for (const auto& i : *ingress) {
       if (!StringAt(i.if_object(), "ip").empty()) {
         addresses.emplace(StringAt(i.if_object(), "ip"));
@@ -106,8 +111,10 @@ void IngressRow(const api::Object& object, Clock::time_point now, json::array& c
   cells.emplace_back(Age(object, now));
 }
 
-constexpr Column kIngressClassColumns[] = {
-    {"Name", "string", 0, "name"}, {"Controller", "string"}, {"Parameters", "string"}, {"Age", "string"}};
+constexpr Column kIngressClassColumns[] = {{"Name", "string", 0, "name"},
+                                           {"Controller", "string"},
+                                           {"Parameters", "string"},
+                                           {"Age", "string"}};
 
 void IngressClassRow(const api::Object& object, Clock::time_point now, json::array& cells) {
   const json::object* spec = api::Spec(object);
@@ -123,22 +130,24 @@ void IngressClassRow(const api::Object& object, Clock::time_point now, json::arr
   cells.emplace_back(Age(object, now));
 }
 
-constexpr Column kNetworkPolicyColumns[] = {{"Name", "string", 0, "name"}, {"Pod-Selector", "string"}, {"Age", "string"}};
+constexpr Column kNetworkPolicyColumns[] = {
+    {"Name", "string", 0, "name"}, {"Pod-Selector", "string"}, {"Age", "string"}};
 
 void NetworkPolicyRow(const api::Object& object, Clock::time_point now, json::array& cells) {
   const json::object* spec = api::Spec(object);
   const json::value* selector = spec ? spec->if_contains("podSelector") : nullptr;
   static const json::value kEverything = json::object();  // podSelector is not a pointer in kube
   cells.emplace_back(object.name());
-  cells.emplace_back(FormatLabelSelector(selector && !selector->is_null() ? selector : &kEverything));
+  cells.emplace_back(
+      FormatLabelSelector(selector && !selector->is_null() ? selector : &kEverything));
   cells.emplace_back(Age(object, now));
 }
 
 // ---- RoleBinding, ClusterRoleBinding ----
 
 constexpr Column kRoleBindingColumns[] = {
-    {"Name", "string", 0, "name"}, {"Role", "string"},        {"Age", "string"},
-    {"Users", "string", 1},        {"Groups", "string", 1},   {"ServiceAccounts", "string", 1}};
+    {"Name", "string", 0, "name"}, {"Role", "string"},      {"Age", "string"},
+    {"Users", "string", 1},        {"Groups", "string", 1}, {"ServiceAccounts", "string", 1}};
 
 void RoleBindingRow(const api::Object& object, Clock::time_point now, json::array& cells) {
   const json::object& o = object.json();
@@ -149,13 +158,15 @@ void RoleBindingRow(const api::Object& object, Clock::time_point now, json::arra
       const json::object* subject = s.if_object();
       std::string_view kind = StringAt(subject, "kind");
       std::string name(StringAt(subject, "name"));
-      if (kind == "ServiceAccount") service_accounts.push_back(std::string(StringAt(subject, "namespace")) + "/" + name);
+      if (kind == "ServiceAccount")
+        service_accounts.push_back(std::string(StringAt(subject, "namespace")) + "/" + name);
       if (kind == "User") users.push_back(name);
       if (kind == "Group") groups.push_back(name);
     }
   }
   cells.emplace_back(object.name());
-  cells.emplace_back(std::string(StringAt(role, "kind")) + "/" + std::string(StringAt(role, "name")));
+  cells.emplace_back(std::string(StringAt(role, "kind")) + "/" +
+                     std::string(StringAt(role, "name")));
   cells.emplace_back(Age(object, now));
   cells.emplace_back(Join(users, ", "));
   cells.emplace_back(Join(groups, ", "));
@@ -164,7 +175,8 @@ void RoleBindingRow(const api::Object& object, Clock::time_point now, json::arra
 
 // ---- RuntimeClass ----
 
-constexpr Column kRuntimeClassColumns[] = {{"Name", "string", 0, "name"}, {"Handler", "string"}, {"Age", "string"}};
+constexpr Column kRuntimeClassColumns[] = {
+    {"Name", "string", 0, "name"}, {"Handler", "string"}, {"Age", "string"}};
 
 void RuntimeClassRow(const api::Object& object, Clock::time_point now, json::array& cells) {
   cells.emplace_back(object.name());
@@ -175,13 +187,15 @@ void RuntimeClassRow(const api::Object& object, Clock::time_point now, json::arr
 // ---- StorageClass, CSIDriver, CSINode, CSIStorageCapacity, VolumeAttachment ----
 
 constexpr Column kStorageClassColumns[] = {
-    {"Name", "string", 0, "name"}, {"Provisioner", "string"},          {"ReclaimPolicy", "string"},
-    {"VolumeBindingMode", "string"}, {"AllowVolumeExpansion", "string"}, {"Age", "string"}};
+    {"Name", "string", 0, "name"},      {"Provisioner", "string"},
+    {"ReclaimPolicy", "string"},        {"VolumeBindingMode", "string"},
+    {"AllowVolumeExpansion", "string"}, {"Age", "string"}};
 
 void StorageClassRow(const api::Object& object, Clock::time_point now, json::array& cells) {
   const json::object& o = object.json();
-  bool is_default = api::Annotation(object, "storageclass.kubernetes.io/is-default-class") == "true" ||
-                    api::Annotation(object, "storageclass.beta.kubernetes.io/is-default-class") == "true";
+  bool is_default =
+      api::Annotation(object, "storageclass.kubernetes.io/is-default-class") == "true" ||
+      api::Annotation(object, "storageclass.beta.kubernetes.io/is-default-class") == "true";
   cells.emplace_back(is_default ? object.name() + " (default)" : object.name());
   cells.emplace_back(StringAt(o, "provisioner"));
   cells.emplace_back(Text(&o, "reclaimPolicy", "Delete"));
@@ -191,9 +205,10 @@ void StorageClassRow(const api::Object& object, Clock::time_point now, json::arr
 }
 
 constexpr Column kCSIDriverColumns[] = {
-    {"Name", "string", 0, "name"}, {"AttachRequired", "boolean"}, {"PodInfoOnMount", "boolean"},
-    {"StorageCapacity", "boolean"}, {"TokenRequests", "string"},  {"RequiresRepublish", "boolean"},
-    {"Modes", "string"},            {"Age", "string"}};
+    {"Name", "string", 0, "name"}, {"AttachRequired", "boolean"},
+    {"PodInfoOnMount", "boolean"}, {"StorageCapacity", "boolean"},
+    {"TokenRequests", "string"},   {"RequiresRepublish", "boolean"},
+    {"Modes", "string"},           {"Age", "string"}};
 
 void CSIDriverRow(const api::Object& object, Clock::time_point now, json::array& cells) {
   const json::object* spec = api::Spec(object);
@@ -219,7 +234,8 @@ void CSIDriverRow(const api::Object& object, Clock::time_point now, json::array&
   cells.emplace_back(Age(object, now));
 }
 
-constexpr Column kCSINodeColumns[] = {{"Name", "string", 0, "name"}, {"Drivers", "integer"}, {"Age", "string"}};
+constexpr Column kCSINodeColumns[] = {
+    {"Name", "string", 0, "name"}, {"Drivers", "integer"}, {"Age", "string"}};
 
 void CSINodeRow(const api::Object& object, Clock::time_point now, json::array& cells) {
   const json::array* drivers = ArrayAt(api::Spec(object), "drivers");
@@ -238,9 +254,12 @@ void CSIStorageCapacityRow(const api::Object& object, Clock::time_point, json::a
   cells.emplace_back(Has(&o, "capacity") ? QuantityText(o.if_contains("capacity")) : "<unset>");
 }
 
-constexpr Column kVolumeAttachmentColumns[] = {
-    {"Name", "string", 0, "name"}, {"Attacher", "string", 0, "name"}, {"PV", "string"}, {"Node", "string"},
-    {"Attached", "boolean"},       {"Age", "string"}};
+constexpr Column kVolumeAttachmentColumns[] = {{"Name", "string", 0, "name"},
+                                               {"Attacher", "string", 0, "name"},
+                                               {"PV", "string"},
+                                               {"Node", "string"},
+                                               {"Attached", "boolean"},
+                                               {"Age", "string"}};
 
 void VolumeAttachmentRow(const api::Object& object, Clock::time_point now, json::array& cells) {
   const json::object* spec = api::Spec(object);
@@ -254,9 +273,11 @@ void VolumeAttachmentRow(const api::Object& object, Clock::time_point now, json:
 
 // ---- PriorityClass, Lease ----
 
-constexpr Column kPriorityClassColumns[] = {
-    {"Name", "string", 0, "name"}, {"Value", "integer"},           {"Global-Default", "boolean"},
-    {"Age", "string"},             {"PreemptionPolicy", "string"}};
+constexpr Column kPriorityClassColumns[] = {{"Name", "string", 0, "name"},
+                                            {"Value", "integer"},
+                                            {"Global-Default", "boolean"},
+                                            {"Age", "string"},
+                                            {"PreemptionPolicy", "string"}};
 
 void PriorityClassRow(const api::Object& object, Clock::time_point now, json::array& cells) {
   const json::object& o = object.json();
@@ -267,7 +288,8 @@ void PriorityClassRow(const api::Object& object, Clock::time_point now, json::ar
   cells.emplace_back(Text(&o, "preemptionPolicy", "PreemptLowerPriority"));
 }
 
-constexpr Column kLeaseColumns[] = {{"Name", "string", 0, "name"}, {"Holder", "string"}, {"Age", "string"}};
+constexpr Column kLeaseColumns[] = {
+    {"Name", "string", 0, "name"}, {"Holder", "string"}, {"Age", "string"}};
 
 void LeaseRow(const api::Object& object, Clock::time_point now, json::array& cells) {
   cells.emplace_back(object.name());

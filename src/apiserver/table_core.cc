@@ -1,11 +1,10 @@
 // Printers of core/v1 kinds. LimitRange has none in kube: it prints Name + Created At.
 
 #include <algorithm>
+#include <boost/json.hpp>
 #include <cctype>
 #include <optional>
 #include <set>
-
-#include <boost/json.hpp>
 
 #include "api/duration.h"
 #include "api/json_fields.h"
@@ -26,7 +25,8 @@ namespace {
 bool ConditionIs(const json::object* status, std::string_view type, std::string_view value) {
   if (const json::array* conditions = ArrayAt(status, "conditions")) {
     for (const auto& c : *conditions) {
-      if (StringAt(c.if_object(), "type") == type) return StringAt(c.if_object(), "status") == value;
+      if (StringAt(c.if_object(), "type") == type)
+        return StringAt(c.if_object(), "status") == value;
     }
   }
   return false;
@@ -34,10 +34,15 @@ bool ConditionIs(const json::object* status, std::string_view type, std::string_
 
 // ---- Pod ----
 
-constexpr Column kPodColumns[] = {
-    {"Name", "string", 0, "name"}, {"Ready", "string"}, {"Status", "string"}, {"Restarts", "string"},
-    {"Age", "string"},  {"IP", "string", 1}, {"Node", "string", 1}, {"Nominated Node", "string", 1},
-    {"Readiness Gates", "string", 1}};
+constexpr Column kPodColumns[] = {{"Name", "string", 0, "name"},
+                                  {"Ready", "string"},
+                                  {"Status", "string"},
+                                  {"Restarts", "string"},
+                                  {"Age", "string"},
+                                  {"IP", "string", 1},
+                                  {"Node", "string", 1},
+                                  {"Nominated Node", "string", 1},
+                                  {"Readiness Gates", "string", 1}};
 
 // A container's lastState.terminated.finishedAt, when later than `latest`.
 void NoteRestart(const json::object* container_status, std::optional<Clock::time_point>& latest) {
@@ -49,7 +54,8 @@ void NoteRestart(const json::object* container_status, std::optional<Clock::time
 
 // "ExitCode:1" or "Signal:9" for a terminated state without a reason.
 std::string ExitText(const json::object* terminated) {
-  if (int64_t signal = IntAt(terminated, "signal"); signal != 0) return "Signal:" + std::to_string(signal);
+  if (int64_t signal = IntAt(terminated, "signal"); signal != 0)
+    return "Signal:" + std::to_string(signal);
   return "ExitCode:" + std::to_string(IntAt(terminated, "exitCode"));
 }
 
@@ -61,7 +67,8 @@ void PodRow(const api::Object& object, Clock::time_point now, json::array& cells
   std::string reason = Text(status, "reason", phase);
   if (const json::array* conditions = ArrayAt(status, "conditions")) {
     for (const auto& c : *conditions) {
-      if (StringAt(c.if_object(), "type") == "PodScheduled" && StringAt(c.if_object(), "reason") == "SchedulingGated") {
+      if (StringAt(c.if_object(), "type") == "PodScheduled" &&
+          StringAt(c.if_object(), "reason") == "SchedulingGated") {
         reason = "SchedulingGated";
       }
     }
@@ -104,12 +111,15 @@ void PodRow(const api::Object& object, Clock::time_point now, json::array& cells
       }
       initializing = true;
       if (terminated) {
-        reason = StringAt(terminated, "reason").empty() ? "Init:" + ExitText(terminated)
-                                                        : "Init:" + std::string(StringAt(terminated, "reason"));
-      } else if (waiting && !StringAt(waiting, "reason").empty() && StringAt(waiting, "reason") != "PodInitializing") {
+        reason = StringAt(terminated, "reason").empty()
+                     ? "Init:" + ExitText(terminated)
+                     : "Init:" + std::string(StringAt(terminated, "reason"));
+      } else if (waiting && !StringAt(waiting, "reason").empty() &&
+                 StringAt(waiting, "reason") != "PodInitializing") {
         reason = "Init:" + std::string(StringAt(waiting, "reason"));
       } else {
-        reason = "Init:" + std::to_string(i) + "/" + std::to_string(init_containers ? init_containers->size() : 0);
+        reason = "Init:" + std::to_string(i) + "/" +
+                 std::to_string(init_containers ? init_containers->size() : 0);
       }
       break;
     }
@@ -129,7 +139,9 @@ void PodRow(const api::Object& object, Clock::time_point now, json::array& cells
         if (waiting && !StringAt(waiting, "reason").empty()) {
           reason = StringAt(waiting, "reason");
         } else if (terminated) {
-          reason = StringAt(terminated, "reason").empty() ? ExitText(terminated) : std::string(StringAt(terminated, "reason"));
+          reason = StringAt(terminated, "reason").empty()
+                       ? ExitText(terminated)
+                       : std::string(StringAt(terminated, "reason"));
         } else if (api::BoolAt(c, "ready") && ObjectAt(state, "running")) {
           has_running = true;
           ++ready;
@@ -149,7 +161,10 @@ void PodRow(const api::Object& object, Clock::time_point now, json::array& cells
   }
   std::string restarts_text = std::to_string(restarts);
   if (restarts != 0 && last_restart) {
-    restarts_text += " (" + api::HumanDuration(std::chrono::duration_cast<std::chrono::seconds>(now - *last_restart)) + " ago)";
+    restarts_text +=
+        " (" +
+        api::HumanDuration(std::chrono::duration_cast<std::chrono::seconds>(now - *last_restart)) +
+        " ago)";
   }
 
   cells.emplace_back(object.name());
@@ -158,13 +173,15 @@ void PodRow(const api::Object& object, Clock::time_point now, json::array& cells
   cells.emplace_back(restarts_text);
   cells.emplace_back(Age(object, now));
   std::string ip;
-  if (const json::array* ips = ArrayAt(status, "podIPs"); ips && !ips->empty()) ip = StringAt((*ips)[0].if_object(), "ip");
+  if (const json::array* ips = ArrayAt(status, "podIPs"); ips && !ips->empty())
+    ip = StringAt((*ips)[0].if_object(), "ip");
   if (ip.empty()) ip = StringAt(status, "podIP");
   cells.emplace_back(ip.empty() ? "<none>" : ip);
   cells.emplace_back(Text(spec, "nodeName", "<none>"));
   cells.emplace_back(Text(status, "nominatedNodeName", "<none>"));
   std::string gates = "<none>";
-  if (const json::array* readiness = ArrayAt(spec, "readinessGates"); readiness && !readiness->empty()) {
+  if (const json::array* readiness = ArrayAt(spec, "readinessGates");
+      readiness && !readiness->empty()) {
     size_t true_conditions = 0;
     for (const auto& g : *readiness) {
       if (ConditionIs(status, StringAt(g.if_object(), "conditionType"), "True")) ++true_conditions;
@@ -176,8 +193,10 @@ void PodRow(const api::Object& object, Clock::time_point now, json::array& cells
 
 // ---- PodTemplate, ReplicationController ----
 
-constexpr Column kPodTemplateColumns[] = {
-    {"Name", "string", 0, "name"}, {"Containers", "string"}, {"Images", "string"}, {"Pod Labels", "string"}};
+constexpr Column kPodTemplateColumns[] = {{"Name", "string", 0, "name"},
+                                          {"Containers", "string"},
+                                          {"Images", "string"},
+                                          {"Pod Labels", "string"}};
 
 void PodTemplateRow(const api::Object& object, Clock::time_point, json::array& cells) {
   const json::object* tmpl = ObjectAt(object.json(), "template");
@@ -187,11 +206,12 @@ void PodTemplateRow(const api::Object& object, Clock::time_point, json::array& c
 }
 
 constexpr Column kReplicationControllerColumns[] = {
-    {"Name", "string", 0, "name"}, {"Desired", "integer"},        {"Current", "integer"},
-    {"Ready", "integer"},          {"Age", "string"},             {"Containers", "string", 1},
+    {"Name", "string", 0, "name"}, {"Desired", "integer"},   {"Current", "integer"},
+    {"Ready", "integer"},          {"Age", "string"},        {"Containers", "string", 1},
     {"Images", "string", 1},       {"Selector", "string", 1}};
 
-void ReplicationControllerRow(const api::Object& object, Clock::time_point now, json::array& cells) {
+void ReplicationControllerRow(const api::Object& object, Clock::time_point now,
+                              json::array& cells) {
   const json::object* spec = api::Spec(object);
   const json::object* status = api::StatusOf(object);
   cells.emplace_back(object.name());
@@ -205,16 +225,22 @@ void ReplicationControllerRow(const api::Object& object, Clock::time_point now, 
 
 // ---- Node, Namespace ----
 
-constexpr Column kNodeColumns[] = {
-    {"Name", "string", 0, "name"}, {"Status", "string"},         {"Roles", "string"},
-    {"Age", "string"},             {"Version", "string"},        {"Internal-IP", "string", 1},
-    {"External-IP", "string", 1},  {"OS-Image", "string", 1},    {"Kernel-Version", "string", 1},
-    {"Container-Runtime", "string", 1}};
+constexpr Column kNodeColumns[] = {{"Name", "string", 0, "name"},
+                                   {"Status", "string"},
+                                   {"Roles", "string"},
+                                   {"Age", "string"},
+                                   {"Version", "string"},
+                                   {"Internal-IP", "string", 1},
+                                   {"External-IP", "string", 1},
+                                   {"OS-Image", "string", 1},
+                                   {"Kernel-Version", "string", 1},
+                                   {"Container-Runtime", "string", 1}};
 
 std::string NodeAddress(const json::object* status, std::string_view type) {
   if (const json::array* addresses = ArrayAt(status, "addresses")) {
     for (const auto& a : *addresses) {
-      if (StringAt(a.if_object(), "type") == type) return std::string(StringAt(a.if_object(), "address"));
+      if (StringAt(a.if_object(), "type") == type)
+        return std::string(StringAt(a.if_object(), "address"));
     }
   }
   return "<none>";
@@ -235,7 +261,8 @@ void NodeRow(const api::Object& object, Clock::time_point now, json::array& cell
   std::set<std::string> roles;
   for (const auto& [key, value] : object.labels()) {
     constexpr std::string_view kRolePrefix = "node-role.kubernetes.io/";
-    if (key.starts_with(kRolePrefix) && key.size() > kRolePrefix.size()) roles.insert(key.substr(kRolePrefix.size()));
+    if (key.starts_with(kRolePrefix) && key.size() > kRolePrefix.size())
+      roles.insert(key.substr(kRolePrefix.size()));
     if (key == "kubernetes.io/role" && !value.empty()) roles.insert(value);
   }
   const json::object* info = ObjectAt(status, "nodeInfo");
@@ -251,7 +278,8 @@ void NodeRow(const api::Object& object, Clock::time_point now, json::array& cell
   cells.emplace_back(Text(info, "containerRuntimeVersion", "<unknown>"));
 }
 
-constexpr Column kNamespaceColumns[] = {{"Name", "string", 0, "name"}, {"Status", "string"}, {"Age", "string"}};
+constexpr Column kNamespaceColumns[] = {
+    {"Name", "string", 0, "name"}, {"Status", "string"}, {"Age", "string"}};
 
 void NamespaceRow(const api::Object& object, Clock::time_point now, json::array& cells) {
   cells.emplace_back(object.name());
@@ -261,16 +289,16 @@ void NamespaceRow(const api::Object& object, Clock::time_point now, json::array&
 
 // ---- Event ----
 
-constexpr Column kEventColumns[] = {
-    {"Last Seen", "string"},     {"Type", "string"},          {"Reason", "string"},
-    {"Object", "string"},        {"Subobject", "string", 1},  {"Source", "string", 1},
-    {"Message", "string"},       {"First Seen", "string", 1}, {"Count", "string", 1},
-    {"Name", "string", 1, "name"}};
+constexpr Column kEventColumns[] = {{"Last Seen", "string"},    {"Type", "string"},
+                                    {"Reason", "string"},       {"Object", "string"},
+                                    {"Subobject", "string", 1}, {"Source", "string", 1},
+                                    {"Message", "string"},      {"First Seen", "string", 1},
+                                    {"Count", "string", 1},     {"Name", "string", 1, "name"}};
 
 void EventRow(const api::Object& object, Clock::time_point now, json::array& cells) {
   const json::object& o = object.json();
   std::string first = Has(&o, "firstTimestamp") ? Since(StringAt(o, "firstTimestamp"), now)
-                                                 : Since(StringAt(o, "eventTime"), now);
+                                                : Since(StringAt(o, "eventTime"), now);
   std::string last = Has(&o, "lastTimestamp") ? Since(StringAt(o, "lastTimestamp"), now) : first;
   int64_t count = IntAt(&o, "count");
   if (const json::object* series = ObjectAt(o, "series")) {
@@ -281,7 +309,8 @@ void EventRow(const api::Object& object, Clock::time_point now, json::array& cel
   }
   const json::object* involved = ObjectAt(o, "involvedObject");
   std::string target(StringAt(involved, "kind"));
-  std::transform(target.begin(), target.end(), target.begin(), [](unsigned char c) { return std::tolower(c); });
+  std::transform(target.begin(), target.end(), target.begin(),
+                 [](unsigned char c) { return std::tolower(c); });
   if (!StringAt(involved, "name").empty()) target += "/" + std::string(StringAt(involved, "name"));
   const json::object* source = ObjectAt(o, "source");
   std::string component(StringAt(source, "component"));
@@ -332,24 +361,30 @@ std::string StorageClassOf(const api::Object& object) {
 }
 
 std::string PhaseOrTerminating(const api::Object& object) {
-  return api::BeingDeleted(object) ? "Terminating" : std::string(StringAt(api::StatusOf(object), "phase"));
+  return api::BeingDeleted(object) ? "Terminating"
+                                   : std::string(StringAt(api::StatusOf(object), "phase"));
 }
 
 constexpr Column kPersistentVolumeColumns[] = {
-    {"Name", "string", 0, "name"}, {"Capacity", "string"},     {"Access Modes", "string"},
-    {"Reclaim Policy", "string"},  {"Status", "string"},       {"Claim", "string"},
+    {"Name", "string", 0, "name"}, {"Capacity", "string"},
+    {"Access Modes", "string"},    {"Reclaim Policy", "string"},
+    {"Status", "string"},          {"Claim", "string"},
     {"StorageClass", "string"},    {"VolumeAttributesClass", "string"},
-    {"Reason", "string"},          {"Age", "string"},          {"VolumeMode", "string", 1}};
+    {"Reason", "string"},          {"Age", "string"},
+    {"VolumeMode", "string", 1}};
 
 void PersistentVolumeRow(const api::Object& object, Clock::time_point now, json::array& cells) {
   const json::object* spec = api::Spec(object);
   const json::object* claim = ObjectAt(spec, "claimRef");
   cells.emplace_back(object.name());
-  cells.emplace_back(QuantityText(ObjectAt(spec, "capacity") ? ObjectAt(spec, "capacity")->if_contains("storage") : nullptr));
+  cells.emplace_back(QuantityText(
+      ObjectAt(spec, "capacity") ? ObjectAt(spec, "capacity")->if_contains("storage") : nullptr));
   cells.emplace_back(AccessModes(ArrayAt(spec, "accessModes")));
   cells.emplace_back(Text(spec, "persistentVolumeReclaimPolicy", "Retain"));
   cells.emplace_back(PhaseOrTerminating(object));
-  cells.emplace_back(claim ? std::string(StringAt(claim, "namespace")) + "/" + std::string(StringAt(claim, "name")) : "");
+  cells.emplace_back(claim ? std::string(StringAt(claim, "namespace")) + "/" +
+                                 std::string(StringAt(claim, "name"))
+                           : "");
   cells.emplace_back(StorageClassOf(object));
   cells.emplace_back(Text(spec, "volumeAttributesClassName", "<unset>"));
   cells.emplace_back(StringAt(api::StatusOf(object), "reason"));
@@ -357,12 +392,18 @@ void PersistentVolumeRow(const api::Object& object, Clock::time_point now, json:
   cells.emplace_back(Text(spec, "volumeMode", "Filesystem"));
 }
 
-constexpr Column kPersistentVolumeClaimColumns[] = {
-    {"Name", "string", 0, "name"}, {"Status", "string"},  {"Volume", "string"},
-    {"Capacity", "string"},        {"Access Modes", "string"}, {"StorageClass", "string"},
-    {"VolumeAttributesClass", "string"}, {"Age", "string"}, {"VolumeMode", "string", 1}};
+constexpr Column kPersistentVolumeClaimColumns[] = {{"Name", "string", 0, "name"},
+                                                    {"Status", "string"},
+                                                    {"Volume", "string"},
+                                                    {"Capacity", "string"},
+                                                    {"Access Modes", "string"},
+                                                    {"StorageClass", "string"},
+                                                    {"VolumeAttributesClass", "string"},
+                                                    {"Age", "string"},
+                                                    {"VolumeMode", "string", 1}};
 
-void PersistentVolumeClaimRow(const api::Object& object, Clock::time_point now, json::array& cells) {
+void PersistentVolumeClaimRow(const api::Object& object, Clock::time_point now,
+                              json::array& cells) {
   const json::object* spec = api::Spec(object);
   const json::object* status = api::StatusOf(object);
   std::string volume(StringAt(spec, "volumeName"));
@@ -390,7 +431,8 @@ size_t Size(const json::object* o, std::string_view key) {
   return member ? member->size() : 0;
 }
 
-constexpr Column kConfigMapColumns[] = {{"Name", "string", 0, "name"}, {"Data", "string"}, {"Age", "string"}};
+constexpr Column kConfigMapColumns[] = {
+    {"Name", "string", 0, "name"}, {"Data", "string"}, {"Age", "string"}};
 
 void ConfigMapRow(const api::Object& object, Clock::time_point now, json::array& cells) {
   cells.emplace_back(object.name());
@@ -415,7 +457,8 @@ void SecretRow(const api::Object& object, Clock::time_point now, json::array& ce
   cells.emplace_back(Age(object, now));
 }
 
-constexpr Column kServiceAccountColumns[] = {{"Name", "string", 0, "name"}, {"Secrets", "string"}, {"Age", "string"}};
+constexpr Column kServiceAccountColumns[] = {
+    {"Name", "string", 0, "name"}, {"Secrets", "string"}, {"Age", "string"}};
 
 void ServiceAccountRow(const api::Object& object, Clock::time_point now, json::array& cells) {
   const json::array* secrets = ArrayAt(object.json(), "secrets");
@@ -426,9 +469,10 @@ void ServiceAccountRow(const api::Object& object, Clock::time_point now, json::a
 
 // ---- Service, Endpoints ----
 
-constexpr Column kServiceColumns[] = {
-    {"Name", "string", 0, "name"}, {"Type", "string"}, {"Cluster-IP", "string"}, {"External-IP", "string"},
-    {"Port(s)", "string"},         {"Age", "string"},  {"Selector", "string", 1}};
+constexpr Column kServiceColumns[] = {{"Name", "string", 0, "name"}, {"Type", "string"},
+                                      {"Cluster-IP", "string"},      {"External-IP", "string"},
+                                      {"Port(s)", "string"},         {"Age", "string"},
+                                      {"Selector", "string", 1}};
 
 std::vector<std::string> Strings(const json::array* a) {
   std::vector<std::string> out;
@@ -455,7 +499,8 @@ std::vector<std::string> LoadBalancerAddresses(const json::object* status) {
   return {out.begin(), out.end()};
 }
 
-std::string ServiceExternalIp(std::string_view type, const json::object* spec, const json::object* status) {
+std::string ServiceExternalIp(std::string_view type, const json::object* spec,
+                              const json::object* status) {
   std::vector<std::string> external = Strings(ArrayAt(spec, "externalIPs"));
   if (type == "ClusterIP" || type == "NodePort") return Join(external, ",", "<none>");
   if (type == "LoadBalancer") {
@@ -472,13 +517,15 @@ void ServiceRow(const api::Object& object, Clock::time_point now, json::array& c
   const json::object* spec = api::Spec(object);
   std::string type = Text(spec, "type", "ClusterIP");
   std::vector<std::string> cluster_ips = Strings(ArrayAt(spec, "clusterIPs"));
-  std::string cluster_ip = !cluster_ips.empty() ? cluster_ips[0] : Text(spec, "clusterIP", "<none>");
+  std::string cluster_ip =
+      !cluster_ips.empty() ? cluster_ips[0] : Text(spec, "clusterIP", "<none>");
   std::vector<std::string> ports;
   if (const json::array* list = ArrayAt(spec, "ports")) {
     for (const auto& p : *list) {
       const json::object* port = p.if_object();
       std::string text = std::to_string(IntAt(port, "port"));
-      if (int64_t node_port = IntAt(port, "nodePort"); node_port > 0) text += ":" + std::to_string(node_port);
+      if (int64_t node_port = IntAt(port, "nodePort"); node_port > 0)
+        text += ":" + std::to_string(node_port);
       ports.push_back(text + "/" + Text(port, "protocol", "TCP"));
     }
   }
@@ -491,7 +538,8 @@ void ServiceRow(const api::Object& object, Clock::time_point now, json::array& c
   cells.emplace_back(FormatLabels(ObjectAt(spec, "selector")));
 }
 
-constexpr Column kEndpointsColumns[] = {{"Name", "string", 0, "name"}, {"Endpoints", "string"}, {"Age", "string"}};
+constexpr Column kEndpointsColumns[] = {
+    {"Name", "string", 0, "name"}, {"Endpoints", "string"}, {"Age", "string"}};
 
 // kube's formatEndpoints: the first three of ip:port (every port of every
 // subset), then " + N more...".
@@ -556,7 +604,8 @@ void ResourceQuotaRow(const api::Object& object, Clock::time_point now, json::ar
   std::sort(resources.begin(), resources.end());
   std::vector<std::string> requests, limits;
   for (const std::string& r : resources) {
-    std::string text = r + ": " + QuantityText(used ? used->if_contains(r) : nullptr) + "/" + QuantityText(hard->if_contains(r));
+    std::string text = r + ": " + QuantityText(used ? used->if_contains(r) : nullptr) + "/" +
+                       QuantityText(hard->if_contains(r));
     (r.starts_with("limits.") ? limits : requests).push_back(std::move(text));
   }
   cells.emplace_back(object.name());

@@ -9,15 +9,14 @@
 // defaults on write are read with that default when absent, so an object
 // written before berth defaulted it prints as kube would print it.
 
+#include <boost/json/array.hpp>
+#include <boost/json/object.hpp>
+#include <boost/json/value.hpp>
 #include <chrono>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <boost/json/array.hpp>
-#include <boost/json/object.hpp>
-#include <boost/json/value.hpp>
 
 #include "api/kinds.h"
 #include "api/object.h"
@@ -26,8 +25,8 @@ namespace berth::apiserver::table {
 
 struct Column {
   std::string_view name;
-  std::string_view type;  // string, integer, boolean, date
-  int priority = 0;       // 1: shown only with -o wide
+  std::string_view type;         // string, integer, boolean, date
+  int priority = 0;              // 1: shown only with -o wide
   std::string_view format = {};  // "name" for the column kubectl keys rows by
 };
 
@@ -42,23 +41,26 @@ struct KindPrinter {
 };
 
 // The printers of each file, one entry per kind.
-std::span<const KindPrinter> CorePrinters();      // table_core.cc: core/v1
-std::span<const KindPrinter> WorkloadPrinters();  // table_workloads.cc: apps, batch, autoscaling, policy
-std::span<const KindPrinter> ClusterPrinters();   // table_cluster.cc: networking, discovery, rbac,
-                                                  // storage, scheduling, coordination, node
+std::span<const KindPrinter> CorePrinters();  // table_core.cc: core/v1
+std::span<const KindPrinter>
+WorkloadPrinters();  // table_workloads.cc: apps, batch, autoscaling, policy
+std::span<const KindPrinter> ClusterPrinters();  // table_cluster.cc: networking, discovery, rbac,
+                                                 // storage, scheduling, coordination, node
 
 // ---- Cell formats shared by the printers ----
 
 // The member `key` as text: a string as is, a number or bool as JSON;
 // `fallback` when absent, null or "".
-std::string Text(const boost::json::object* o, std::string_view key, std::string_view fallback = "");
+std::string Text(const boost::json::object* o, std::string_view key,
+                 std::string_view fallback = "");
 // kube's translateTimestampSince: HumanDuration(now - t), "<unknown>" when
 // `rfc3339` is empty or unparsable.
 std::string Since(std::string_view rfc3339, std::chrono::system_clock::time_point now);
 // Since() of metadata.creationTimestamp: the Age column.
 std::string Age(const api::Object& object, std::chrono::system_clock::time_point now);
 // `parts` joined by `separator`; `empty` when there are none.
-std::string Join(const std::vector<std::string>& parts, std::string_view separator, std::string_view empty = "");
+std::string Join(const std::vector<std::string>& parts, std::string_view separator,
+                 std::string_view empty = "");
 // kube's labels.FormatLabels: "k=v" sorted by key, joined by ","; "<none>"
 // for an absent or empty map.
 std::string FormatLabels(const boost::json::object* labels);

@@ -1,9 +1,8 @@
 // Printers of apps/v1, batch/v1, autoscaling/v2 and policy/v1 kinds.
 
 #include <algorithm>
-#include <cctype>
-
 #include <boost/json.hpp>
+#include <cctype>
 
 #include "api/duration.h"
 #include "api/json_fields.h"
@@ -22,13 +21,15 @@ using Clock = std::chrono::system_clock;
 
 namespace {
 
-const json::value* Member(const json::object* o, std::string_view key) { return o ? o->if_contains(key) : nullptr; }
+const json::value* Member(const json::object* o, std::string_view key) {
+  return o ? o->if_contains(key) : nullptr;
+}
 
 // ---- ReplicaSet, Deployment, StatefulSet, DaemonSet ----
 
 constexpr Column kReplicaSetColumns[] = {
-    {"Name", "string", 0, "name"}, {"Desired", "integer"},  {"Current", "integer"},
-    {"Ready", "integer"},          {"Age", "string"},       {"Containers", "string", 1},
+    {"Name", "string", 0, "name"}, {"Desired", "integer"},   {"Current", "integer"},
+    {"Ready", "integer"},          {"Age", "string"},        {"Containers", "string", 1},
     {"Images", "string", 1},       {"Selector", "string", 1}};
 
 void ReplicaSetRow(const api::Object& object, Clock::time_point now, json::array& cells) {
@@ -44,8 +45,8 @@ void ReplicaSetRow(const api::Object& object, Clock::time_point now, json::array
 }
 
 constexpr Column kDeploymentColumns[] = {
-    {"Name", "string", 0, "name"}, {"Ready", "string"},  {"Up-to-date", "string"},
-    {"Available", "string"},       {"Age", "string"},    {"Containers", "string", 1},
+    {"Name", "string", 0, "name"}, {"Ready", "string"},      {"Up-to-date", "string"},
+    {"Available", "string"},       {"Age", "string"},        {"Containers", "string", 1},
     {"Images", "string", 1},       {"Selector", "string", 1}};
 
 void DeploymentRow(const api::Object& object, Clock::time_point now, json::array& cells) {
@@ -58,7 +59,8 @@ void DeploymentRow(const api::Object& object, Clock::time_point now, json::array
     selector = parsed.ok() ? parsed->ToString() : "<invalid>";
   }
   cells.emplace_back(object.name());
-  cells.emplace_back(std::to_string(IntAt(status, "readyReplicas")) + "/" + std::to_string(IntAt(spec, "replicas", 1)));
+  cells.emplace_back(std::to_string(IntAt(status, "readyReplicas")) + "/" +
+                     std::to_string(IntAt(spec, "replicas", 1)));
   cells.emplace_back(IntAt(status, "updatedReplicas"));
   cells.emplace_back(IntAt(status, "availableReplicas"));
   cells.emplace_back(Age(object, now));
@@ -66,9 +68,11 @@ void DeploymentRow(const api::Object& object, Clock::time_point now, json::array
   cells.emplace_back(selector);
 }
 
-constexpr Column kStatefulSetColumns[] = {
-    {"Name", "string", 0, "name"}, {"Ready", "string"}, {"Age", "string"},
-    {"Containers", "string", 1},   {"Images", "string", 1}};
+constexpr Column kStatefulSetColumns[] = {{"Name", "string", 0, "name"},
+                                          {"Ready", "string"},
+                                          {"Age", "string"},
+                                          {"Containers", "string", 1},
+                                          {"Images", "string", 1}};
 
 void StatefulSetRow(const api::Object& object, Clock::time_point now, json::array& cells) {
   const json::object* spec = api::Spec(object);
@@ -80,9 +84,9 @@ void StatefulSetRow(const api::Object& object, Clock::time_point now, json::arra
 }
 
 constexpr Column kDaemonSetColumns[] = {
-    {"Name", "string", 0, "name"}, {"Desired", "integer"},       {"Current", "integer"},
-    {"Ready", "integer"},          {"Up-to-date", "integer"},    {"Available", "integer"},
-    {"Node Selector", "string"},   {"Age", "string"},            {"Containers", "string", 1},
+    {"Name", "string", 0, "name"}, {"Desired", "integer"},    {"Current", "integer"},
+    {"Ready", "integer"},          {"Up-to-date", "integer"}, {"Available", "integer"},
+    {"Node Selector", "string"},   {"Age", "string"},         {"Containers", "string", 1},
     {"Images", "string", 1},       {"Selector", "string", 1}};
 
 void DaemonSetRow(const api::Object& object, Clock::time_point now, json::array& cells) {
@@ -102,8 +106,10 @@ void DaemonSetRow(const api::Object& object, Clock::time_point now, json::array&
 
 // ---- ControllerRevision ----
 
-constexpr Column kControllerRevisionColumns[] = {
-    {"Name", "string", 0, "name"}, {"Controller", "string"}, {"Revision", "string"}, {"Age", "string"}};
+constexpr Column kControllerRevisionColumns[] = {{"Name", "string", 0, "name"},
+                                                 {"Controller", "string"},
+                                                 {"Revision", "string"},
+                                                 {"Age", "string"}};
 
 // "statefulset.apps/web": the controlling owner as kind.group/name, lower case.
 std::string ControllerOf(const api::Object& object) {
@@ -118,7 +124,8 @@ std::string ControllerOf(const api::Object& object) {
         kind += '.';
         kind += api_version.substr(0, slash);
       }
-      std::transform(kind.begin(), kind.end(), kind.begin(), [](unsigned char c) { return std::tolower(c); });
+      std::transform(kind.begin(), kind.end(), kind.begin(),
+                     [](unsigned char c) { return std::tolower(c); });
       if (!kind.empty()) kind += '/';
       kind += StringAt(owner, "name");
       return kind;
@@ -137,15 +144,16 @@ void ControllerRevisionRow(const api::Object& object, Clock::time_point now, jso
 // ---- Job, CronJob ----
 
 constexpr Column kJobColumns[] = {
-    {"Name", "string", 0, "name"}, {"Status", "string"},       {"Completions", "string"},
-    {"Duration", "string"},        {"Age", "string"},          {"Containers", "string", 1},
+    {"Name", "string", 0, "name"}, {"Status", "string"},     {"Completions", "string"},
+    {"Duration", "string"},        {"Age", "string"},        {"Containers", "string", 1},
     {"Images", "string", 1},       {"Selector", "string", 1}};
 
 // The status of the first condition of `type`; false when there is none.
 bool JobCondition(const json::object* status, std::string_view type) {
   if (const json::array* conditions = ArrayAt(status, "conditions")) {
     for (const auto& c : *conditions) {
-      if (StringAt(c.if_object(), "type") == type) return StringAt(c.if_object(), "status") == "True";
+      if (StringAt(c.if_object(), "type") == type)
+        return StringAt(c.if_object(), "status") == "True";
     }
   }
   return false;
@@ -166,7 +174,8 @@ void JobRow(const api::Object& object, Clock::time_point now, json::array& cells
   std::string duration;
   if (auto start = api::ParseRfc3339(StringAt(status, "startTime"))) {
     auto end = api::ParseRfc3339(StringAt(status, "completionTime"));
-    duration = api::HumanDuration(std::chrono::duration_cast<std::chrono::seconds>(end.value_or(now) - *start));
+    duration = api::HumanDuration(
+        std::chrono::duration_cast<std::chrono::seconds>(end.value_or(now) - *start));
   }
   std::string state = "Running";
   if (JobCondition(status, "Complete")) {
@@ -189,11 +198,16 @@ void JobRow(const api::Object& object, Clock::time_point now, json::array& cells
   cells.emplace_back(FormatLabelSelector(Member(spec, "selector")));
 }
 
-constexpr Column kCronJobColumns[] = {
-    {"Name", "string", 0, "name"}, {"Schedule", "string"},     {"Timezone", "string"},
-    {"Suspend", "boolean"},        {"Active", "integer"},      {"Last Schedule", "string"},
-    {"Age", "string"},             {"Containers", "string", 1}, {"Images", "string", 1},
-    {"Selector", "string", 1}};
+constexpr Column kCronJobColumns[] = {{"Name", "string", 0, "name"},
+                                      {"Schedule", "string"},
+                                      {"Timezone", "string"},
+                                      {"Suspend", "boolean"},
+                                      {"Active", "integer"},
+                                      {"Last Schedule", "string"},
+                                      {"Age", "string"},
+                                      {"Containers", "string", 1},
+                                      {"Images", "string", 1},
+                                      {"Selector", "string", 1}};
 
 void CronJobRow(const api::Object& object, Clock::time_point now, json::array& cells) {
   const json::object* spec = api::Spec(object);
@@ -214,9 +228,13 @@ void CronJobRow(const api::Object& object, Clock::time_point now, json::array& c
 
 // ---- HorizontalPodAutoscaler ----
 
-constexpr Column kHorizontalPodAutoscalerColumns[] = {
-    {"Name", "string", 0, "name"}, {"Reference", "string"}, {"Targets", "string"}, {"MinPods", "string"},
-    {"MaxPods", "string"},         {"Replicas", "string"},  {"Age", "string"}};
+constexpr Column kHorizontalPodAutoscalerColumns[] = {{"Name", "string", 0, "name"},
+                                                      {"Reference", "string"},
+                                                      {"Targets", "string"},
+                                                      {"MinPods", "string"},
+                                                      {"MaxPods", "string"},
+                                                      {"Replicas", "string"},
+                                                      {"Age", "string"}};
 
 // A quantity member as kube's (*Quantity).String(): "<nil>" when absent.
 std::string QuantityOrNil(const json::object* o, std::string_view key) {
@@ -245,7 +263,9 @@ std::string FormatMetric(const json::object* spec, const json::object* status) {
   const json::object* current = ObjectAt(current_source, "current");
   if (type == "External" || type == "Object") {
     if (Has(target, "averageValue")) {
-      std::string now_value = current_source && Has(current, "averageValue") ? QuantityText(Member(current, "averageValue")) : "<unknown>";
+      std::string now_value = current_source && Has(current, "averageValue")
+                                  ? QuantityText(Member(current, "averageValue"))
+                                  : "<unknown>";
       return now_value + "/" + QuantityText(Member(target, "averageValue")) + " (avg)";
     }
     std::string now_value = current_source ? QuantityOrNil(current, "value") : "<unknown>";
@@ -261,7 +281,8 @@ std::string FormatMetric(const json::object* spec, const json::object* status) {
       std::string now_value = current_source ? QuantityOrNil(current, "averageValue") : "<unknown>";
       return name + ": " + now_value + "/" + QuantityText(Member(target, "averageValue"));
     }
-    std::string now_value = current_source ? Percent(current, "averageUtilization", "<unknown>") : "<unknown>";
+    std::string now_value =
+        current_source ? Percent(current, "averageUtilization", "<unknown>") : "<unknown>";
     return name + ": " + now_value + "/" + Percent(target, "averageUtilization", "<auto>");
   }
   return "<unknown type>";
@@ -272,7 +293,8 @@ std::string FormatMetrics(const json::array* specs, const json::array* statuses)
   constexpr size_t kMax = 2;
   std::vector<std::string> list;
   for (size_t i = 0; i < specs->size(); ++i) {
-    const json::object* status = statuses && i < statuses->size() ? (*statuses)[i].if_object() : nullptr;
+    const json::object* status =
+        statuses && i < statuses->size() ? (*statuses)[i].if_object() : nullptr;
     list.push_back(FormatMetric((*specs)[i].if_object(), status));
   }
   size_t count = list.size();
@@ -281,14 +303,16 @@ std::string FormatMetrics(const json::array* specs, const json::array* statuses)
   return Join(list, ", ") + " + " + std::to_string(count - kMax) + " more...";
 }
 
-void HorizontalPodAutoscalerRow(const api::Object& object, Clock::time_point now, json::array& cells) {
+void HorizontalPodAutoscalerRow(const api::Object& object, Clock::time_point now,
+                                json::array& cells) {
   const json::object* spec = api::Spec(object);
   const json::object* status = api::StatusOf(object);
   const json::object* ref = ObjectAt(spec, "scaleTargetRef");
   cells.emplace_back(object.name());
   cells.emplace_back(std::string(StringAt(ref, "kind")) + "/" + std::string(StringAt(ref, "name")));
   cells.emplace_back(FormatMetrics(ArrayAt(spec, "metrics"), ArrayAt(status, "currentMetrics")));
-  cells.emplace_back(std::to_string(IntAt(spec, "minReplicas", 1)));  // kube defaults minReplicas to 1
+  cells.emplace_back(
+      std::to_string(IntAt(spec, "minReplicas", 1)));  // kube defaults minReplicas to 1
   cells.emplace_back(IntAt(spec, "maxReplicas"));
   cells.emplace_back(IntAt(status, "currentReplicas"));
   cells.emplace_back(Age(object, now));
@@ -296,9 +320,11 @@ void HorizontalPodAutoscalerRow(const api::Object& object, Clock::time_point now
 
 // ---- PodDisruptionBudget ----
 
-constexpr Column kPodDisruptionBudgetColumns[] = {
-    {"Name", "string", 0, "name"}, {"Min Available", "string"}, {"Max Unavailable", "string"},
-    {"Allowed Disruptions", "integer"}, {"Age", "string"}};
+constexpr Column kPodDisruptionBudgetColumns[] = {{"Name", "string", 0, "name"},
+                                                  {"Min Available", "string"},
+                                                  {"Max Unavailable", "string"},
+                                                  {"Allowed Disruptions", "integer"},
+                                                  {"Age", "string"}};
 
 void PodDisruptionBudgetRow(const api::Object& object, Clock::time_point now, json::array& cells) {
   const json::object* spec = api::Spec(object);
@@ -317,7 +343,8 @@ constexpr KindPrinter kPrinters[] = {
     {api::Kind::kControllerRevision, kControllerRevisionColumns, ControllerRevisionRow},
     {api::Kind::kJob, kJobColumns, JobRow},
     {api::Kind::kCronJob, kCronJobColumns, CronJobRow},
-    {api::Kind::kHorizontalPodAutoscaler, kHorizontalPodAutoscalerColumns, HorizontalPodAutoscalerRow},
+    {api::Kind::kHorizontalPodAutoscaler, kHorizontalPodAutoscalerColumns,
+     HorizontalPodAutoscalerRow},
     {api::Kind::kPodDisruptionBudget, kPodDisruptionBudgetColumns, PodDisruptionBudgetRow},
 };
 

@@ -3,11 +3,11 @@
 
 #include "apiserver/table.h"
 
-#include <string>
-#include <vector>
+#include <gtest/gtest.h>
 
 #include <boost/json.hpp>
-#include <gtest/gtest.h>
+#include <string>
+#include <vector>
 
 #include "api/object.h"
 #include "api/rfc3339.h"
@@ -24,7 +24,8 @@ const auto kNow = *api::ParseRfc3339("2024-01-01T00:10:00Z");
 api::ObjectPtr MakeObject(std::string_view api_version, std::string_view kind, json::object body) {
   body["apiVersion"] = api_version;
   body["kind"] = kind;
-  json::object& meta = body["metadata"].is_object() ? body["metadata"].as_object() : body["metadata"].emplace_object();
+  json::object& meta = body["metadata"].is_object() ? body["metadata"].as_object()
+                                                    : body["metadata"].emplace_object();
   if (!meta.contains("name")) meta["name"] = "x";
   if (!meta.contains("creationTimestamp")) meta["creationTimestamp"] = kCreated;
   auto object = api::Object::FromJson(json::value(std::move(body)));
@@ -83,12 +84,21 @@ TEST_P(ColumnsTest, MatchKubeApiserver) {
 INSTANTIATE_TEST_SUITE_P(
     BuiltinKinds, ColumnsTest,
     testing::Values(
-        ColumnCase{"v1", "Pod", "Name|Ready|Status|Restarts|Age|IP*|Node*|Nominated Node*|Readiness Gates*"},
-        ColumnCase{"v1", "Node", "Name|Status|Roles|Age|Version|Internal-IP*|External-IP*|OS-Image*|Kernel-Version*|Container-Runtime*"},
+        ColumnCase{"v1", "Pod",
+                   "Name|Ready|Status|Restarts|Age|IP*|Node*|Nominated Node*|Readiness Gates*"},
+        ColumnCase{"v1", "Node",
+                   "Name|Status|Roles|Age|Version|Internal-IP*|External-IP*|OS-Image*|Kernel-"
+                   "Version*|Container-Runtime*"},
         ColumnCase{"v1", "Namespace", "Name|Status|Age"},
-        ColumnCase{"v1", "Event", "Last Seen|Type|Reason|Object|Subobject*|Source*|Message|First Seen*|Count*|Name*"},
-        ColumnCase{"v1", "PersistentVolume", "Name|Capacity|Access Modes|Reclaim Policy|Status|Claim|StorageClass|VolumeAttributesClass|Reason|Age|VolumeMode*"},
-        ColumnCase{"v1", "PersistentVolumeClaim", "Name|Status|Volume|Capacity|Access Modes|StorageClass|VolumeAttributesClass|Age|VolumeMode*"},
+        ColumnCase{
+            "v1", "Event",
+            "Last Seen|Type|Reason|Object|Subobject*|Source*|Message|First Seen*|Count*|Name*"},
+        ColumnCase{"v1", "PersistentVolume",
+                   "Name|Capacity|Access Modes|Reclaim "
+                   "Policy|Status|Claim|StorageClass|VolumeAttributesClass|Reason|Age|VolumeMode*"},
+        ColumnCase{"v1", "PersistentVolumeClaim",
+                   "Name|Status|Volume|Capacity|Access "
+                   "Modes|StorageClass|VolumeAttributesClass|Age|VolumeMode*"},
         ColumnCase{"v1", "ConfigMap", "Name|Data|Age"},
         ColumnCase{"v1", "Secret", "Name|Type|Data|Age"},
         ColumnCase{"v1", "Service", "Name|Type|Cluster-IP|External-IP|Port(s)|Age|Selector*"},
@@ -97,31 +107,47 @@ INSTANTIATE_TEST_SUITE_P(
         ColumnCase{"v1", "LimitRange", "Name|Created At"},
         ColumnCase{"v1", "ResourceQuota", "Name|Age|Request|Limit"},
         ColumnCase{"v1", "PodTemplate", "Name|Containers|Images|Pod Labels"},
-        ColumnCase{"v1", "ReplicationController", "Name|Desired|Current|Ready|Age|Containers*|Images*|Selector*"},
-        ColumnCase{"apps/v1", "ReplicaSet", "Name|Desired|Current|Ready|Age|Containers*|Images*|Selector*"},
-        ColumnCase{"apps/v1", "Deployment", "Name|Ready|Up-to-date|Available|Age|Containers*|Images*|Selector*"},
+        ColumnCase{"v1", "ReplicationController",
+                   "Name|Desired|Current|Ready|Age|Containers*|Images*|Selector*"},
+        ColumnCase{"apps/v1", "ReplicaSet",
+                   "Name|Desired|Current|Ready|Age|Containers*|Images*|Selector*"},
+        ColumnCase{"apps/v1", "Deployment",
+                   "Name|Ready|Up-to-date|Available|Age|Containers*|Images*|Selector*"},
         ColumnCase{"apps/v1", "StatefulSet", "Name|Ready|Age|Containers*|Images*"},
-        ColumnCase{"apps/v1", "DaemonSet", "Name|Desired|Current|Ready|Up-to-date|Available|Node Selector|Age|Containers*|Images*|Selector*"},
+        ColumnCase{"apps/v1", "DaemonSet",
+                   "Name|Desired|Current|Ready|Up-to-date|Available|Node "
+                   "Selector|Age|Containers*|Images*|Selector*"},
         ColumnCase{"apps/v1", "ControllerRevision", "Name|Controller|Revision|Age"},
-        ColumnCase{"batch/v1", "Job", "Name|Status|Completions|Duration|Age|Containers*|Images*|Selector*"},
-        ColumnCase{"batch/v1", "CronJob", "Name|Schedule|Timezone|Suspend|Active|Last Schedule|Age|Containers*|Images*|Selector*"},
-        ColumnCase{"autoscaling/v2", "HorizontalPodAutoscaler", "Name|Reference|Targets|MinPods|MaxPods|Replicas|Age"},
-        ColumnCase{"policy/v1", "PodDisruptionBudget", "Name|Min Available|Max Unavailable|Allowed Disruptions|Age"},
+        ColumnCase{"batch/v1", "Job",
+                   "Name|Status|Completions|Duration|Age|Containers*|Images*|Selector*"},
+        ColumnCase{"batch/v1", "CronJob",
+                   "Name|Schedule|Timezone|Suspend|Active|Last "
+                   "Schedule|Age|Containers*|Images*|Selector*"},
+        ColumnCase{"autoscaling/v2", "HorizontalPodAutoscaler",
+                   "Name|Reference|Targets|MinPods|MaxPods|Replicas|Age"},
+        ColumnCase{"policy/v1", "PodDisruptionBudget",
+                   "Name|Min Available|Max Unavailable|Allowed Disruptions|Age"},
         ColumnCase{"discovery.k8s.io/v1", "EndpointSlice", "Name|AddressType|Ports|Endpoints|Age"},
         ColumnCase{"networking.k8s.io/v1", "Ingress", "Name|Class|Hosts|Address|Ports|Age"},
         ColumnCase{"networking.k8s.io/v1", "IngressClass", "Name|Controller|Parameters|Age"},
         ColumnCase{"networking.k8s.io/v1", "NetworkPolicy", "Name|Pod-Selector|Age"},
         ColumnCase{"rbac.authorization.k8s.io/v1", "Role", "Name|Created At"},
         ColumnCase{"rbac.authorization.k8s.io/v1", "ClusterRole", "Name|Created At"},
-        ColumnCase{"rbac.authorization.k8s.io/v1", "RoleBinding", "Name|Role|Age|Users*|Groups*|ServiceAccounts*"},
-        ColumnCase{"rbac.authorization.k8s.io/v1", "ClusterRoleBinding", "Name|Role|Age|Users*|Groups*|ServiceAccounts*"},
+        ColumnCase{"rbac.authorization.k8s.io/v1", "RoleBinding",
+                   "Name|Role|Age|Users*|Groups*|ServiceAccounts*"},
+        ColumnCase{"rbac.authorization.k8s.io/v1", "ClusterRoleBinding",
+                   "Name|Role|Age|Users*|Groups*|ServiceAccounts*"},
         ColumnCase{"node.k8s.io/v1", "RuntimeClass", "Name|Handler|Age"},
-        ColumnCase{"storage.k8s.io/v1", "StorageClass", "Name|Provisioner|ReclaimPolicy|VolumeBindingMode|AllowVolumeExpansion|Age"},
-        ColumnCase{"storage.k8s.io/v1", "CSIDriver", "Name|AttachRequired|PodInfoOnMount|StorageCapacity|TokenRequests|RequiresRepublish|Modes|Age"},
+        ColumnCase{"storage.k8s.io/v1", "StorageClass",
+                   "Name|Provisioner|ReclaimPolicy|VolumeBindingMode|AllowVolumeExpansion|Age"},
+        ColumnCase{"storage.k8s.io/v1", "CSIDriver",
+                   "Name|AttachRequired|PodInfoOnMount|StorageCapacity|TokenRequests|"
+                   "RequiresRepublish|Modes|Age"},
         ColumnCase{"storage.k8s.io/v1", "CSINode", "Name|Drivers|Age"},
         ColumnCase{"storage.k8s.io/v1", "CSIStorageCapacity", "Name|StorageClassName|Capacity"},
         ColumnCase{"storage.k8s.io/v1", "VolumeAttachment", "Name|Attacher|PV|Node|Attached|Age"},
-        ColumnCase{"scheduling.k8s.io/v1", "PriorityClass", "Name|Value|Global-Default|Age|PreemptionPolicy"},
+        ColumnCase{"scheduling.k8s.io/v1", "PriorityClass",
+                   "Name|Value|Global-Default|Age|PreemptionPolicy"},
         ColumnCase{"coordination.k8s.io/v1", "Lease", "Name|Holder|Age"},
         ColumnCase{"apiextensions.k8s.io/v1", "CustomResourceDefinition", "Name|Created At"}),
     [](const testing::TestParamInfo<ColumnCase>& info) { return std::string(info.param.kind); });
@@ -146,20 +172,24 @@ TEST(TableTest, ServicePortsExternalIpAndSelector) {
   EXPECT_EQ(RowOf("v1", "Service", R"({"spec":{"type":"LoadBalancer","externalIPs":["9.9.9.9"]},
       "status":{"loadBalancer":{"ingress":[{"ip":"5.5.5.5"},{"hostname":"lb.example.com"}]}}})"),
             "x|LoadBalancer|<none>|5.5.5.5,lb.example.com,9.9.9.9|<none>|10m|<none>");
-  EXPECT_EQ(RowOf("v1", "Service", R"({"spec":{"type":"ExternalName","externalName":"db.example.com"}})"),
-            "x|ExternalName|<none>|db.example.com|<none>|10m|<none>");
+  EXPECT_EQ(
+      RowOf("v1", "Service", R"({"spec":{"type":"ExternalName","externalName":"db.example.com"}})"),
+      "x|ExternalName|<none>|db.example.com|<none>|10m|<none>");
 }
 
 TEST(TableTest, ConfigMapAndSecretCountKeys) {
-  EXPECT_EQ(RowOf("v1", "ConfigMap", R"({"data":{"a":"1","b":"2"},"binaryData":{"c":"AA=="}})"), "x|3|10m");
-  EXPECT_EQ(RowOf("v1", "Secret", R"({"data":{"a":"MQ=="},"stringData":{"a":"1","b":"2"}})"), "x|Opaque|2|10m");
+  EXPECT_EQ(RowOf("v1", "ConfigMap", R"({"data":{"a":"1","b":"2"},"binaryData":{"c":"AA=="}})"),
+            "x|3|10m");
+  EXPECT_EQ(RowOf("v1", "Secret", R"({"data":{"a":"MQ=="},"stringData":{"a":"1","b":"2"}})"),
+            "x|Opaque|2|10m");
   EXPECT_EQ(RowOf("v1", "Secret", R"({"type":"kubernetes.io/tls"})"), "x|kubernetes.io/tls|0|10m");
 }
 
 TEST(TableTest, EndpointsListThreeAddressesThenCount) {
-  EXPECT_EQ(RowOf("v1", "Endpoints", R"({"subsets":[{"addresses":[{"ip":"10.1.0.1"},{"ip":"10.1.0.2"}],
+  EXPECT_EQ(
+      RowOf("v1", "Endpoints", R"({"subsets":[{"addresses":[{"ip":"10.1.0.1"},{"ip":"10.1.0.2"}],
       "ports":[{"port":80},{"port":443}]}]})"),
-            "x|10.1.0.1:80,10.1.0.2:80,10.1.0.1:443 + 1 more...|10m");
+      "x|10.1.0.1:80,10.1.0.2:80,10.1.0.1:443 + 1 more...|10m");
   EXPECT_EQ(RowOf("v1", "Endpoints", "{}"), "x|<none>|10m");
 }
 
@@ -171,15 +201,17 @@ TEST(TableTest, ResourceQuotaSplitsRequestsAndLimits) {
 }
 
 TEST(TableTest, PodStatusRestartsAndWideCells) {
-  EXPECT_EQ(RowOf("v1", "Pod", R"({"spec":{"nodeName":"n1","containers":[{"name":"a"},{"name":"b"}]},
+  EXPECT_EQ(
+      RowOf("v1", "Pod", R"({"spec":{"nodeName":"n1","containers":[{"name":"a"},{"name":"b"}]},
       "status":{"phase":"Running","podIP":"10.1.0.9","containerStatuses":[
         {"name":"a","ready":true,"restartCount":2,"state":{"running":{}},
          "lastState":{"terminated":{"exitCode":1,"finishedAt":"2024-01-01T00:05:00Z"}}},
         {"name":"b","ready":false,"restartCount":0,"state":{"waiting":{"reason":"CrashLoopBackOff"}}}]}})"),
-            "x|1/2|CrashLoopBackOff|2 (5m ago)|10m|10.1.0.9|n1|<none>|<none>");
-  EXPECT_EQ(RowOf("v1", "Pod", R"({"spec":{"containers":[{"name":"a"}],"initContainers":[{"name":"i"}]},
+      "x|1/2|CrashLoopBackOff|2 (5m ago)|10m|10.1.0.9|n1|<none>|<none>");
+  EXPECT_EQ(
+      RowOf("v1", "Pod", R"({"spec":{"containers":[{"name":"a"}],"initContainers":[{"name":"i"}]},
       "status":{"phase":"Pending","initContainerStatuses":[{"name":"i","state":{"waiting":{"reason":"PodInitializing"}}}]}})"),
-            "x|0/1|Init:0/1|0|10m|<none>|<none>|<none>|<none>");
+      "x|0/1|Init:0/1|0|10m|<none>|<none>|<none>|<none>");
   EXPECT_EQ(RowOf("v1", "Pod", R"({"spec":{"containers":[{"name":"a"}]},
       "status":{"phase":"Pending","conditions":[{"type":"PodScheduled","status":"False","reason":"SchedulingGated"}]}})"),
             "x|0/1|SchedulingGated|0|10m|<none>|<none>|<none>|<none>");
@@ -189,11 +221,15 @@ TEST(TableTest, PodStatusRestartsAndWideCells) {
 }
 
 TEST(TableTest, NodeStatusAndRoles) {
-  EXPECT_EQ(RowOf("v1", "Node", R"({"metadata":{"labels":{"node-role.kubernetes.io/worker":"","node-role.kubernetes.io/control-plane":""}},
+  EXPECT_EQ(
+      RowOf(
+          "v1", "Node",
+          R"({"metadata":{"labels":{"node-role.kubernetes.io/worker":"","node-role.kubernetes.io/control-plane":""}},
       "spec":{"unschedulable":true},
       "status":{"conditions":[{"type":"Ready","status":"Unknown"}],"addresses":[{"type":"InternalIP","address":"192.168.0.2"}],
                 "nodeInfo":{"kubeletVersion":"v1.32.0"}}})"),
-            "x|NotReady,SchedulingDisabled|control-plane,worker|10m|v1.32.0|192.168.0.2|<none>|<unknown>|<unknown>|<unknown>");
+      "x|NotReady,SchedulingDisabled|control-plane,worker|10m|v1.32.0|192.168.0.2|<none>|<unknown>|"
+      "<unknown>|<unknown>");
 }
 
 TEST(TableTest, EventTargetSourceAndCount) {
@@ -204,7 +240,8 @@ TEST(TableTest, EventTargetSourceAndCount) {
 }
 
 TEST(TableTest, PersistentVolumeClaimShowsCapacityOnlyWhenBound) {
-  EXPECT_EQ(RowOf("v1", "PersistentVolumeClaim", R"({"spec":{"storageClassName":"fast"},"status":{"phase":"Pending"}})"),
+  EXPECT_EQ(RowOf("v1", "PersistentVolumeClaim",
+                  R"({"spec":{"storageClassName":"fast"},"status":{"phase":"Pending"}})"),
             "x|Pending||||fast|<unset>|10m|Filesystem");
   EXPECT_EQ(RowOf("v1", "PersistentVolumeClaim", R"({"spec":{"volumeName":"pv1"},
       "status":{"phase":"Bound","capacity":{"storage":"1.5Gi"},"accessModes":["ReadWriteMany","ReadWriteOnce"]}})"),
@@ -212,9 +249,12 @@ TEST(TableTest, PersistentVolumeClaimShowsCapacityOnlyWhenBound) {
 }
 
 TEST(TableTest, WorkloadReadinessAndSelectors) {
-  EXPECT_EQ(RowOf("apps/v1", "StatefulSet", R"({"spec":{"replicas":3,"template":{"spec":{"containers":[{"name":"db","image":"pg:16"}]}}},
+  EXPECT_EQ(
+      RowOf(
+          "apps/v1", "StatefulSet",
+          R"({"spec":{"replicas":3,"template":{"spec":{"containers":[{"name":"db","image":"pg:16"}]}}},
       "status":{"readyReplicas":1}})"),
-            "x|1/3|10m|db|pg:16");
+      "x|1/3|10m|db|pg:16");
   EXPECT_EQ(RowOf("apps/v1", "DaemonSet", R"({"spec":{"selector":{"matchLabels":{"app":"agent"}},
       "template":{"spec":{"nodeSelector":{"kubernetes.io/os":"linux"},"containers":[{"name":"a","image":"agent:1"}]}}},
       "status":{"desiredNumberScheduled":2,"numberReady":1}})"),
@@ -228,21 +268,27 @@ TEST(TableTest, WorkloadReadinessAndSelectors) {
 }
 
 TEST(TableTest, JobStatusCompletionsAndDuration) {
-  EXPECT_EQ(RowOf("batch/v1", "Job", R"({"spec":{"completions":3,"template":{"spec":{"containers":[{"name":"c","image":"busybox"}]}}},
+  EXPECT_EQ(
+      RowOf(
+          "batch/v1", "Job",
+          R"({"spec":{"completions":3,"template":{"spec":{"containers":[{"name":"c","image":"busybox"}]}}},
       "status":{"succeeded":1,"startTime":"2024-01-01T00:02:00Z"}})"),
-            "x|Running|1/3|8m|10m|c|busybox|<none>");
+      "x|Running|1/3|8m|10m|c|busybox|<none>");
   EXPECT_EQ(RowOf("batch/v1", "Job", R"({"spec":{"parallelism":2},"status":{"succeeded":1,
       "startTime":"2024-01-01T00:00:00Z","completionTime":"2024-01-01T00:00:42Z",
       "conditions":[{"type":"Complete","status":"True"}]}})"),
             "x|Complete|1/1 of 2|42s|10m|||<none>");
-  EXPECT_EQ(RowOf("batch/v1", "Job", R"({"status":{"conditions":[{"type":"Suspended","status":"True"}]}})"),
+  EXPECT_EQ(RowOf("batch/v1", "Job",
+                  R"({"status":{"conditions":[{"type":"Suspended","status":"True"}]}})"),
             "x|Suspended|0/1||10m|||<none>");
 }
 
 TEST(TableTest, CronJobScheduleTimezoneAndLastSchedule) {
-  EXPECT_EQ(RowOf("batch/v1", "CronJob", R"({"spec":{"schedule":"*/5 * * * *","jobTemplate":{"spec":{}}}})"),
+  EXPECT_EQ(RowOf("batch/v1", "CronJob",
+                  R"({"spec":{"schedule":"*/5 * * * *","jobTemplate":{"spec":{}}}})"),
             "x|*/5 * * * *|<none>|False|0|<none>|10m|||<none>");
-  EXPECT_EQ(RowOf("batch/v1", "CronJob", R"({"spec":{"schedule":"@hourly","timeZone":"Etc/UTC","suspend":true},
+  EXPECT_EQ(RowOf("batch/v1", "CronJob",
+                  R"({"spec":{"schedule":"@hourly","timeZone":"Etc/UTC","suspend":true},
       "status":{"active":[{"name":"j"}],"lastScheduleTime":"2024-01-01T00:09:30Z"}})"),
             "x|@hourly|Etc/UTC|True|1|30s|10m|||<none>");
 }
@@ -252,7 +298,8 @@ TEST(TableTest, HorizontalPodAutoscalerTargets) {
       "scaleTargetRef":{"kind":"Deployment","name":"web"},"maxReplicas":5,
       "metrics":[{"type":"Resource","resource":{"name":"cpu","target":{"type":"Utilization","averageUtilization":50}}}]}})"),
             "x|Deployment/web|cpu: <unknown>/50%|1|5|0|10m");
-  EXPECT_EQ(RowOf("autoscaling/v2", "HorizontalPodAutoscaler", R"({"spec":{"minReplicas":2,"maxReplicas":4,
+  EXPECT_EQ(RowOf("autoscaling/v2", "HorizontalPodAutoscaler",
+                  R"({"spec":{"minReplicas":2,"maxReplicas":4,
       "scaleTargetRef":{"kind":"StatefulSet","name":"db"},
       "metrics":[{"type":"Resource","resource":{"name":"memory","target":{"type":"AverageValue","averageValue":"512Mi"}}},
                  {"type":"Pods","pods":{"metric":{"name":"qps"},"target":{"type":"AverageValue","averageValue":"1k"}}},
@@ -271,10 +318,12 @@ TEST(TableTest, IngressClassHostsAddressAndPorts) {
       "status":{"loadBalancer":{"ingress":[{"ip":"10.9.0.2"},{"ip":"10.9.0.1"}]}}})"),
             "x|nginx|a.example.com,b.example.com|10.9.0.1,10.9.0.2|80, 443|10m");
   EXPECT_EQ(RowOf("networking.k8s.io/v1", "Ingress", R"({"spec":{}})"), "x|<none>|*||80|10m");
-  EXPECT_EQ(RowOf("networking.k8s.io/v1", "IngressClass", R"({"spec":{"controller":"k8s.io/ingress-nginx",
+  EXPECT_EQ(
+      RowOf("networking.k8s.io/v1", "IngressClass", R"({"spec":{"controller":"k8s.io/ingress-nginx",
       "parameters":{"apiGroup":"k8s.example.com","kind":"IngressParameters","name":"p"}}})"),
-            "x|k8s.io/ingress-nginx|IngressParameters.k8s.example.com/p|10m");
-  EXPECT_EQ(RowOf("networking.k8s.io/v1", "NetworkPolicy", R"({"spec":{"podSelector":{}}})"), "x|<none>|10m");
+      "x|k8s.io/ingress-nginx|IngressParameters.k8s.example.com/p|10m");
+  EXPECT_EQ(RowOf("networking.k8s.io/v1", "NetworkPolicy", R"({"spec":{"podSelector":{}}})"),
+            "x|<none>|10m");
 }
 
 TEST(TableTest, EndpointSlicePortsAndEndpoints) {
@@ -282,29 +331,37 @@ TEST(TableTest, EndpointSlicePortsAndEndpoints) {
       "ports":[{"port":80},{"name":"metrics"},{}],
       "endpoints":[{"addresses":["10.1.0.1","10.1.0.2"]},{"addresses":["10.1.0.3","10.1.0.4"]}]})"),
             "x|IPv4|80,metrics,*|10.1.0.1,10.1.0.2,10.1.0.3 + 1 more...|10m");
-  EXPECT_EQ(RowOf("discovery.k8s.io/v1", "EndpointSlice", R"({"addressType":"IPv6"})"), "x|IPv6|<unset>|<unset>|10m");
+  EXPECT_EQ(RowOf("discovery.k8s.io/v1", "EndpointSlice", R"({"addressType":"IPv6"})"),
+            "x|IPv6|<unset>|<unset>|10m");
 }
 
 TEST(TableTest, RoleBindingSubjects) {
-  EXPECT_EQ(RowOf("rbac.authorization.k8s.io/v1", "RoleBinding", R"({"roleRef":{"kind":"Role","name":"reader","apiGroup":"rbac.authorization.k8s.io"},
+  EXPECT_EQ(
+      RowOf("rbac.authorization.k8s.io/v1", "RoleBinding",
+            R"({"roleRef":{"kind":"Role","name":"reader","apiGroup":"rbac.authorization.k8s.io"},
       "subjects":[{"kind":"User","name":"alice"},{"kind":"User","name":"bob"},{"kind":"Group","name":"devs"},
                   {"kind":"ServiceAccount","name":"ci","namespace":"build"}]})"),
-            "x|Role/reader|10m|alice, bob|devs|build/ci");
+      "x|Role/reader|10m|alice, bob|devs|build/ci");
 }
 
 TEST(TableTest, StorageAndSchedulingKinds) {
   EXPECT_EQ(RowOf("storage.k8s.io/v1", "StorageClass", R"({"metadata":{"name":"fast",
       "annotations":{"storageclass.kubernetes.io/is-default-class":"true"}},"provisioner":"csi.example.com"})"),
             "fast (default)|csi.example.com|Delete|Immediate|false|10m");
-  EXPECT_EQ(RowOf("storage.k8s.io/v1", "CSIDriver", R"({"spec":{"tokenRequests":[{"audience":"a"},{"audience":"b"}],
+  EXPECT_EQ(RowOf("storage.k8s.io/v1", "CSIDriver",
+                  R"({"spec":{"tokenRequests":[{"audience":"a"},{"audience":"b"}],
       "volumeLifecycleModes":["Persistent","Ephemeral"]}})"),
             "x|true|false|false|a,b|false|Persistent,Ephemeral|10m");
-  EXPECT_EQ(RowOf("storage.k8s.io/v1", "CSIStorageCapacity", R"({"storageClassName":"fast","capacity":"1024Mi"})"),
+  EXPECT_EQ(RowOf("storage.k8s.io/v1", "CSIStorageCapacity",
+                  R"({"storageClassName":"fast","capacity":"1024Mi"})"),
             "x|fast|1Gi");
-  EXPECT_EQ(RowOf("scheduling.k8s.io/v1", "PriorityClass", R"({"value":1000,"preemptionPolicy":"Never"})"),
+  EXPECT_EQ(RowOf("scheduling.k8s.io/v1", "PriorityClass",
+                  R"({"value":1000,"preemptionPolicy":"Never"})"),
             "x|1000|false|10m|Never");
-  EXPECT_EQ(RowOf("coordination.k8s.io/v1", "Lease", R"({"spec":{"holderIdentity":"node-a"}})"), "x|node-a|10m");
-  EXPECT_EQ(RowOf("policy/v1", "PodDisruptionBudget", R"({"spec":{"minAvailable":"50%"},"status":{"disruptionsAllowed":1}})"),
+  EXPECT_EQ(RowOf("coordination.k8s.io/v1", "Lease", R"({"spec":{"holderIdentity":"node-a"}})"),
+            "x|node-a|10m");
+  EXPECT_EQ(RowOf("policy/v1", "PodDisruptionBudget",
+                  R"({"spec":{"minAvailable":"50%"},"status":{"disruptionsAllowed":1}})"),
             "x|50%|N/A|1|10m");
   EXPECT_EQ(RowOf("v1", "PodTemplate", R"({"template":{"metadata":{"labels":{"b":"2","a":"1"}},
       "spec":{"containers":[{"name":"c1","image":"i1"},{"name":"c2","image":"i2"}]}}})"),
@@ -329,7 +386,8 @@ TEST(TableTest, CustomResourcesPrintWithTheHookOrNameAndCreatedAt) {
   spec.resource = "widgets";
   spec.singular = "widget";
   ASSERT_TRUE(api::RegisterKind(spec).ok());
-  api::ObjectPtr widget = MakeObject("example.com/v1", "Widget", json::parse(R"({"spec":{"size":3}})").as_object());
+  api::ObjectPtr widget =
+      MakeObject("example.com/v1", "Widget", json::parse(R"({"spec":{"size":3}})").as_object());
   EXPECT_EQ(Columns(Print(widget)), "Name|Created At");
 
   TablePrinter custom{{{"Name", "string", "name", "", 0}, {"Size", "integer", "", "", 1}},
