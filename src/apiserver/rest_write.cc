@@ -322,13 +322,8 @@ Result<api::ObjectPtr> ApiServer::WriteUpdate(const RequestInfo& info, const api
   auto built = api::Object::FromJson(std::move(next_value));
   if (!built.ok()) return built.status();
   Status valid = api::ValidateObject(*built.value());
-  if (valid.ok() && *info.kind == api::Kind::kPod && info.subresource.empty()) {
-    valid = api::ValidatePodUpdate(*built.value(), *current);
-  }
-  if (valid.ok() && *info.kind == api::Kind::kPriorityClass) {
-    valid = api::ValidatePriorityClassUpdate(*built.value(), *current);
-    if (valid.ok()) valid = CheckSingleGlobalDefault(built.value()->json());
-  }
+  if (valid.ok() && info.subresource.empty()) valid = api::ValidateObjectUpdate(*built.value(), *current);
+  if (valid.ok() && *info.kind == api::Kind::kPriorityClass) valid = CheckSingleGlobalDefault(built.value()->json());
   if (!valid.ok()) return valid;
   if (dry_run) return built.value()->WithResourceVersion(current->resource_version());
   // Removing the last finalizer of an object being deleted completes the deletion.
