@@ -205,6 +205,13 @@ void CheckImmutable(const json::value* next, const json::value* current, const s
   errors.InvalidValue(path, next ? *next : json::value(nullptr), "field is immutable");
 }
 
+bool IsIpAddress(std::string_view text, int family) {
+  const std::string s(text);
+  unsigned char buf[16];
+  if (family != AF_INET6 && inet_pton(AF_INET, s.c_str(), buf) == 1) return true;
+  return family != AF_INET && inet_pton(AF_INET6, s.c_str(), buf) == 1;
+}
+
 void ValidateEndpointIp(std::string_view ip, const std::string& path, FieldErrors& errors) {
   const std::string text(ip);
   std::array<unsigned char, 16> bytes{};

@@ -3,8 +3,6 @@
 // ReplicationController, and the update rules of those and of
 // PersistentVolumeClaims.
 
-#include <arpa/inet.h>
-
 #include <boost/json.hpp>
 #include <map>
 #include <set>
@@ -75,12 +73,6 @@ json::array ClusterIps(const json::object* spec) {
 
 bool IsHeadless(const json::array& ips) {
   return ips.size() == 1 && ips[0].is_string() && ips[0].get_string() == "None";
-}
-
-bool IsIp(std::string_view text) {
-  std::string s(text);
-  unsigned char buf[16];
-  return inet_pton(AF_INET, s.c_str(), buf) == 1 || inet_pton(AF_INET6, s.c_str(), buf) == 1;
 }
 
 std::string_view ServiceType(const json::object* spec) {
@@ -291,7 +283,7 @@ void ValidateService(const Object& object, FieldErrors& errors) {
     for (size_t i = 0; i < cluster_ips.size(); ++i) {
       std::string_view ip =
           cluster_ips[i].is_string() ? std::string_view(cluster_ips[i].get_string()) : "";
-      if ((i == 0 && ip == "None") || IsIp(ip)) continue;
+      if ((i == 0 && ip == "None") || IsIpAddress(ip)) continue;
       errors.Invalid(IndexPath("spec.clusterIPs", i), ip,
                      ip == "None"
                          ? "must be a valid IP address"
@@ -325,7 +317,7 @@ void ValidateService(const Object& object, FieldErrors& errors) {
     for (size_t i = 0; i < external_ips->size(); ++i) {
       std::string_view ip =
           (*external_ips)[i].is_string() ? std::string_view((*external_ips)[i].get_string()) : "";
-      if (IsIp(ip)) {
+      if (IsIpAddress(ip)) {
         ValidateEndpointIp(ip, IndexPath("spec.externalIPs", i), errors);
       } else {
         errors.Invalid(IndexPath("spec.externalIPs", i), ip,

@@ -72,6 +72,9 @@ void CheckImmutable(const boost::json::value* next, const boost::json::value* cu
                     const std::string& path, FieldErrors& errors);
 // A Go []string as %#v prints it: []string{"a", "b"}.
 std::string GoStrings(const boost::json::array* values, std::string_view type = "[]string");
+// An IPv4 or IPv6 address in text form; only that family when `family` is
+// AF_INET or AF_INET6.
+bool IsIpAddress(std::string_view text, int family = 0);
 // kube's IsValidIP and ValidateNonSpecialIP for an endpoint address.
 void ValidateEndpointIp(std::string_view ip, const std::string& path, FieldErrors& errors);
 

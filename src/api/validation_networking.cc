@@ -20,13 +20,6 @@ namespace json = boost::json;
 
 namespace {
 
-bool IsIp(std::string_view text, int family = 0) {
-  std::string s(text);
-  unsigned char buf[16];
-  if (family != AF_INET6 && inet_pton(AF_INET, s.c_str(), buf) == 1) return true;
-  return family != AF_INET && inet_pton(AF_INET6, s.c_str(), buf) == 1;
-}
-
 struct Cidr {
   std::array<unsigned char, 16> address{};
   bool v6 = false;
@@ -248,7 +241,8 @@ void ValidateIngress(const Object& object, FieldErrors& errors) {
     const std::string path = IndexPath("spec.rules", i);
     const json::object* rule = (*rules)[i].is_object() ? &(*rules)[i].get_object() : nullptr;
     if (const std::string_view host = StringAt(rule, "host"); !host.empty()) {
-      if (IsIp(host)) errors.Invalid(path + ".host", host, "must be a DNS name, not an IP address");
+      if (IsIpAddress(host))
+        errors.Invalid(path + ".host", host, "must be a DNS name, not an IP address");
       ValidateHost(host, path + ".host", errors);
     }
     if (const json::object* http = ObjectAt(rule, "http")) {
@@ -395,9 +389,9 @@ void ValidateEndpointSlice(const Object& object, FieldErrors& errors) {
         std::string_view address =
             (*addresses)[a].is_string() ? std::string_view((*addresses)[a].get_string()) : "";
         const std::string address_path = IndexPath(path + ".addresses", a);
-        if (type == "IPv4" && !IsIp(address, AF_INET)) {
+        if (type == "IPv4" && !IsIpAddress(address, AF_INET)) {
           errors.Invalid(address_path, address, "must be a valid IPv4 address");
-        } else if (type == "IPv6" && !IsIp(address, AF_INET6)) {
+        } else if (type == "IPv6" && !IsIpAddress(address, AF_INET6)) {
           errors.Invalid(address_path, address, "must be a valid IPv6 address");
         } else if (type == "FQDN") {
           for (const auto& m : IsDns1123Subdomain(address))
