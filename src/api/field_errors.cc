@@ -9,11 +9,7 @@ namespace berth::api {
 
 namespace json = boost::json;
 
-namespace {
-
-// A string as Go's %q prints it in kube's messages: quoted, with quotes,
-// backslashes and control characters escaped.
-std::string Quote(std::string_view v) {
+std::string GoQuote(std::string_view v) {
   static constexpr char kHex[] = "0123456789abcdef";
   std::string s = "\"";
   for (char c : v) {
@@ -47,20 +43,18 @@ std::string Quote(std::string_view v) {
   return s;
 }
 
-// A map of strings as kube's messages print one (Go's %#v: keys sorted).
 std::string GoStringMap(const json::object& o) {
   std::vector<std::pair<std::string_view, std::string_view>> entries;
-  for (const auto& kv : o) entries.emplace_back(kv.key(), kv.value().get_string());
+  for (const auto& kv : o) entries.emplace_back(kv.key(), kv.value().is_string() ? std::string_view(kv.value().get_string()) : "");
   std::sort(entries.begin(), entries.end());
   std::string out = "map[string]string{";
   for (size_t i = 0; i < entries.size(); ++i) {
     if (i > 0) out += ", ";
-    out += Quote(entries[i].first) + ":" + Quote(entries[i].second);
+    out += GoQuote(entries[i].first) + ":" + GoQuote(entries[i].second);
   }
   return out + "}";
 }
 
-}  // namespace
 
 void FieldErrors::Required(std::string field, std::string_view detail) {
   std::string message = "Required value";
@@ -69,7 +63,7 @@ void FieldErrors::Required(std::string field, std::string_view detail) {
 }
 
 void FieldErrors::Invalid(std::string field, std::string_view value, std::string_view detail) {
-  std::string message = "Invalid value: " + Quote(value);
+  std::string message = "Invalid value: " + GoQuote(value);
   if (!detail.empty()) message += ": " + std::string(detail);
   causes_.push_back({"FieldValueInvalid", std::move(message), std::move(field)});
 }
@@ -81,7 +75,7 @@ void FieldErrors::InvalidValue(std::string field, const json::value& value,
       value.is_object() && std::all_of(value.get_object().begin(), value.get_object().end(),
                                        [](const auto& kv) { return kv.value().is_string(); });
   if (value.is_string()) {
-    message += Quote(value.get_string());
+    message += GoQuote(value.get_string());
   } else if (string_map) {
     message += GoStringMap(value.get_object());
   } else {
@@ -91,15 +85,31 @@ void FieldErrors::InvalidValue(std::string field, const json::value& value,
   causes_.push_back({"FieldValueInvalid", std::move(message), std::move(field)});
 }
 
+void FieldErrors::InvalidGo(std::string field, std::string_view go_value, std::string_view detail) {
+  std::string message = "Invalid value: " + std::string(go_value);
+  if (!detail.empty()) message += ": " + std::string(detail);
+  causes_.push_back({"FieldValueInvalid", std::move(message), std::move(field)});
+}
+
+void FieldErrors::TooLong(std::string field, int64_t max_bytes) {
+  causes_.push_back({"FieldValueTooLong",
+                     "Too long: must have at most " + std::to_string(max_bytes) + (max_bytes == 1 ? " byte" : " bytes"),
+                     std::move(field)});
+}
+
 void FieldErrors::Duplicate(std::string field, std::string_view value) {
-  causes_.push_back({"FieldValueDuplicate", "Duplicate value: " + Quote(value), std::move(field)});
+  causes_.push_back({"FieldValueDuplicate", "Duplicate value: " + GoQuote(value), std::move(field)});
+}
+
+void FieldErrors::DuplicateGo(std::string field, std::string_view go_value) {
+  causes_.push_back({"FieldValueDuplicate", "Duplicate value: " + std::string(go_value), std::move(field)});
 }
 
 void FieldErrors::NotSupported(std::string field, std::string_view value, const std::vector<std::string>& supported) {
-  std::string message = "Unsupported value: " + Quote(value) + ": supported values: ";
+  std::string message = "Unsupported value: " + GoQuote(value) + ": supported values: ";
   for (size_t i = 0; i < supported.size(); ++i) {
     if (i) message += ", ";
-    message += Quote(supported[i]);
+    message += GoQuote(supported[i]);
   }
   causes_.push_back({"FieldValueNotSupported", std::move(message), std::move(field)});
 }
@@ -110,7 +120,7 @@ void FieldErrors::Forbidden(std::string field, std::string_view detail) {
 
 Status FieldErrors::ToStatus(std::string_view kind, std::string_view name) const {
   if (causes_.empty()) return Status::Ok();
-  std::string message = std::string(kind) + " " + Quote(name) + " is invalid: ";
+  std::string message = std::string(kind) + " " + GoQuote(name) + " is invalid: ";
   if (causes_.size() > 1) message += '[';
   for (size_t i = 0; i < causes_.size(); ++i) {
     if (i) message += ", ";

@@ -4,7 +4,9 @@
 // field path, collected into one Status, e.g.
 //   Pod "web" is invalid: spec.containers[0].resources.requests[cpu]: Invalid value: "-1": must be greater than or equal to 0
 
+#include <boost/json/object.hpp>
 #include <boost/json/value.hpp>
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -13,6 +15,13 @@
 
 namespace berth::api {
 
+// A string as Go's %q prints it in kube's messages: quoted, with quotes,
+// backslashes and control characters escaped.
+std::string GoQuote(std::string_view value);
+// A map of strings as kube's messages print one (Go's %#v, keys sorted):
+// map[string]string{"a":"1", "b":"2"}.
+std::string GoStringMap(const boost::json::object& map);
+
 // Collects field errors as StatusCauses. Not thread-safe.
 class FieldErrors {
  public:
@@ -20,7 +29,13 @@ class FieldErrors {
   void Invalid(std::string field, std::string_view value, std::string_view detail);
   // As kube shows a value: a string quoted, anything else as JSON (Invalid value: 70000).
   void InvalidValue(std::string field, const boost::json::value& value, std::string_view detail);
+  // A value kube prints with Go's %#v (a struct, a slice), given as kube shows it:
+  //   roleRef: Invalid value: rbac.RoleRef{APIGroup:"…", Kind:"Role", Name:"r"}: cannot change roleRef
+  void InvalidGo(std::string field, std::string_view go_value, std::string_view detail);
   void Duplicate(std::string field, std::string_view value);
+  void DuplicateGo(std::string field, std::string_view go_value);
+  // Too long: must have at most <max_bytes> bytes (kube omits the value).
+  void TooLong(std::string field, int64_t max_bytes);
   void NotSupported(std::string field, std::string_view value,
                     const std::vector<std::string>& supported);
   void Forbidden(std::string field, std::string_view detail);

@@ -93,4 +93,76 @@ std::vector<std::string> IsValidLabelValue(std::string_view value) {
   return out;
 }
 
+std::vector<std::string> IsDns1035Label(std::string_view value) {
+  std::vector<std::string> out;
+  if (value.size() > 63) out.push_back("must be no more than 63 characters");
+  if (!MatchesDns1123Label(value) || !(value.front() >= 'a' && value.front() <= 'z')) {
+    out.push_back("a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an "
+                  "alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', "
+                  "regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')");
+  }
+  return out;
+}
+
+std::vector<std::string> IsWildcardDns1123Subdomain(std::string_view value) {
+  std::vector<std::string> out;
+  if (value.size() > 253) out.push_back("must be no more than 253 characters");
+  if (!value.starts_with("*.") || !IsDns1123Subdomain(value.substr(2)).empty()) {
+    out.push_back("a wildcard DNS-1123 subdomain must start with '*.', followed by a valid DNS subdomain, which "
+                  "must consist of lower case alphanumeric characters, '-' or '.' and end with an alphanumeric "
+                  "character (e.g. '*.example.com', regex used for validation is "
+                  "'\\*\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')");
+  }
+  return out;
+}
+
+std::vector<std::string> IsConfigMapKey(std::string_view value) {
+  std::vector<std::string> out;
+  if (value.size() > 253) out.push_back("must be no more than 253 characters");
+  bool ok = !value.empty();
+  for (char c : value) ok = ok && (IsAlnum(c) || c == '-' || c == '.' || c == '_');
+  if (!ok) {
+    out.push_back("a valid config key must consist of alphanumeric characters, '-', '_' or '.' (e.g. 'key.name',  "
+                  "or 'KEY_NAME',  or 'key-name', regex used for validation is '[-._a-zA-Z0-9]+')");
+  }
+  if (value == ".") {
+    out.push_back("must not be '.'");
+  } else if (value == "..") {
+    out.push_back("must not be '..'");
+  } else if (value.starts_with("..")) {
+    out.push_back("must not start with '..'");
+  }
+  return out;
+}
+
+std::vector<std::string> IsValidPortName(std::string_view value) {
+  std::vector<std::string> out;
+  if (value.size() > 15) out.push_back("must be no more than 15 characters");
+  bool charset = !value.empty();
+  bool letter = false;
+  for (char c : value) {
+    charset = charset && (IsLowerAlnum(c) || c == '-');
+    letter = letter || (c >= 'a' && c <= 'z');
+  }
+  if (!charset) {
+    out.push_back("must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)");
+  } else if (!letter) {
+    out.push_back("must contain at least one letter (a-z)");
+  }
+  if (value.find("--") != std::string_view::npos) out.push_back("must not contain consecutive hyphens");
+  if (!value.empty() && (value.front() == '-' || value.back() == '-')) {
+    out.push_back("must not begin or end with a hyphen");
+  }
+  return out;
+}
+
+std::vector<std::string> IsValidPathSegmentName(std::string_view value) {
+  if (value == "." || value == "..") return {"may not be '" + std::string(value) + "'"};
+  std::vector<std::string> out;
+  for (std::string_view bad : {"/", "%"}) {
+    if (value.find(bad) != std::string_view::npos) out.push_back("may not contain '" + std::string(bad) + "'");
+  }
+  return out;
+}
+
 }  // namespace berth::api

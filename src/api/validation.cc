@@ -3,7 +3,7 @@
 #include <boost/json.hpp>
 
 #include "api/json_fields.h"
-#include "api/selector.h"
+#include "api/validation_groups.h"
 
 namespace berth::api {
 
@@ -11,14 +11,31 @@ namespace json = boost::json;
 
 namespace {
 
-void ValidateMetadata(const Object& object, bool label_name, FieldErrors& errors) {
+// The rule each kind's names follow (kube's ValidateNameFunc of the kind).
+std::vector<std::string> NameProblems(Kind kind, std::string_view name) {
+  switch (kind) {
+    case Kind::kNamespace:
+    case Kind::kStatefulSet:
+      return IsDns1123Label(name);
+    case Kind::kService:
+      return IsDns1035Label(name);
+    case Kind::kRole:
+    case Kind::kClusterRole:
+    case Kind::kRoleBinding:
+    case Kind::kClusterRoleBinding:
+      return IsValidPathSegmentName(name);
+    default:
+      return IsDns1123Subdomain(name);
+  }
+}
+
+void ValidateMetadata(const Object& object, FieldErrors& errors) {
   const json::object* meta = ObjectAt(&object.json(), "metadata");
   const std::string& name = object.name();
   if (name.empty()) {
     errors.Required("metadata.name", "name or generateName is required");
   } else {
-    auto problems = label_name ? IsDns1123Label(name) : IsDns1123Subdomain(name);
-    for (const auto& p : problems) errors.Invalid("metadata.name", name, p);
+    for (const auto& p : NameProblems(object.kind(), name)) errors.Invalid("metadata.name", name, p);
   }
   if (object.info().namespaced && object.namespace_name().empty()) errors.Required("metadata.namespace");
   for (const auto& [key, value] : object.labels()) {
@@ -30,45 +47,6 @@ void ValidateMetadata(const Object& object, bool label_name, FieldErrors& errors
       for (const auto& p : IsQualifiedName(kv.key())) errors.Invalid("metadata.annotations", kv.key(), p);
     }
   }
-}
-
-void ValidateWorkload(const Object& object, FieldErrors& errors) {
-  const json::object* spec = ObjectAt(&object.json(), "spec");
-  if (!spec) {
-    errors.Required("spec");
-    return;
-  }
-  if (auto r = spec->find("replicas"); r != spec->end() && r->value().is_number() && r->value().to_number<int64_t>() < 0) {
-    errors.InvalidValue("spec.replicas", r->value(), "must be greater than or equal to 0");
-  }
-  auto sel = spec->find("selector");
-  const json::object* tmpl = ObjectAt(spec, "template");
-  const json::object* tmpl_meta = ObjectAt(tmpl, "metadata");
-  if (sel == spec->end() || sel->value().is_null()) {
-    errors.Required("spec.selector");
-  } else {
-    auto selector = LabelSelector::FromJson(sel->value());
-    if (!selector.ok()) {
-      errors.InvalidValue("spec.selector", sel->value(), selector.status().message());
-    } else if (selector->Empty()) {
-      errors.InvalidValue("spec.selector", sel->value(),
-                          "empty selector is invalid for deployment");
-    } else {
-      Labels labels;
-      if (const json::object* l = ObjectAt(tmpl_meta, "labels")) {
-        for (const auto& kv : *l) {
-          if (kv.value().is_string()) labels.Set(kv.key(), kv.value().get_string());
-        }
-      }
-      if (!selector->Matches(labels)) {
-        const json::object* l = ObjectAt(tmpl_meta, "labels");
-        errors.InvalidValue("spec.template.metadata.labels",
-                            l ? json::value(*l) : json::value(nullptr),
-                            "`selector` does not match template `labels`");
-      }
-    }
-  }
-  ValidatePodSpec(ObjectAt(tmpl, "spec"), "spec.template.spec", errors);
 }
 
 // kube's ValidatePriorityClass: "system-" names are the built-in classes
@@ -187,14 +165,94 @@ Status ValidatePriorityClassUpdate(const Object& next, const Object& current) {
 Status ValidateObject(const Object& object) {
   FieldErrors errors;
   const json::object& o = object.json();
-  ValidateMetadata(object, object.kind() == Kind::kNamespace, errors);
+  if (object.kind() == Kind::kSecret || object.kind() == Kind::kConfigMap) {
+    if (Status encoded = validation::CheckBase64Fields(object); !encoded.ok()) return encoded;
+  }
+  ValidateMetadata(object, errors);
   switch (object.kind()) {
     case Kind::kPod:
       ValidatePodSpec(ObjectAt(&o, "spec"), "spec", errors);
       break;
     case Kind::kDeployment:
     case Kind::kReplicaSet:
-      ValidateWorkload(object, errors);
+      validation::ValidateDeploymentOrReplicaSet(object, errors);
+      break;
+    case Kind::kConfigMap:
+      validation::ValidateConfigMap(object, errors);
+      break;
+    case Kind::kSecret:
+      validation::ValidateSecret(object, errors);
+      break;
+    case Kind::kService:
+      validation::ValidateService(object, errors);
+      break;
+    case Kind::kEndpoints:
+      validation::ValidateEndpoints(object, errors);
+      break;
+    case Kind::kLimitRange:
+      validation::ValidateLimitRange(object, errors);
+      break;
+    case Kind::kResourceQuota:
+      validation::ValidateResourceQuota(object, errors);
+      break;
+    case Kind::kPodTemplate:
+      validation::ValidatePodTemplate(object, errors);
+      break;
+    case Kind::kReplicationController:
+      validation::ValidateReplicationController(object, errors);
+      break;
+    case Kind::kStatefulSet:
+      validation::ValidateStatefulSet(object, errors);
+      break;
+    case Kind::kDaemonSet:
+      validation::ValidateDaemonSet(object, errors);
+      break;
+    case Kind::kControllerRevision:
+      validation::ValidateControllerRevision(object, errors);
+      break;
+    case Kind::kJob:
+      validation::ValidateJob(object, errors);
+      break;
+    case Kind::kCronJob:
+      validation::ValidateCronJob(object, errors);
+      break;
+    case Kind::kHorizontalPodAutoscaler:
+      validation::ValidateHorizontalPodAutoscaler(object, errors);
+      break;
+    case Kind::kIngress:
+      validation::ValidateIngress(object, errors);
+      break;
+    case Kind::kIngressClass:
+      validation::ValidateIngressClass(object, errors);
+      break;
+    case Kind::kNetworkPolicy:
+      validation::ValidateNetworkPolicy(object, errors);
+      break;
+    case Kind::kEndpointSlice:
+      validation::ValidateEndpointSlice(object, errors);
+      break;
+    case Kind::kRole:
+    case Kind::kClusterRole:
+      validation::ValidateRole(object, errors);
+      break;
+    case Kind::kRoleBinding:
+    case Kind::kClusterRoleBinding:
+      validation::ValidateRoleBinding(object, errors);
+      break;
+    case Kind::kRuntimeClass:
+      validation::ValidateRuntimeClass(object, errors);
+      break;
+    case Kind::kCSIDriver:
+      validation::ValidateCSIDriver(object, errors);
+      break;
+    case Kind::kCSINode:
+      validation::ValidateCSINode(object, errors);
+      break;
+    case Kind::kCSIStorageCapacity:
+      validation::ValidateCSIStorageCapacity(object, errors);
+      break;
+    case Kind::kVolumeAttachment:
+      validation::ValidateVolumeAttachment(object, errors);
       break;
     case Kind::kPersistentVolumeClaim: {
       const json::object* spec = ObjectAt(&o, "spec");
@@ -243,6 +301,64 @@ Status ValidateObject(const Object& object) {
       break;
   }
   return errors.ToStatus(object.info().name, object.name());
+}
+
+Status ValidateObjectUpdate(const Object& next, const Object& current) {
+  FieldErrors errors;
+  switch (next.kind()) {
+    case Kind::kPod:
+      return ValidatePodUpdate(next, current);
+    case Kind::kPriorityClass:
+      return ValidatePriorityClassUpdate(next, current);
+    case Kind::kDeployment:
+    case Kind::kReplicaSet:
+    case Kind::kDaemonSet:
+      validation::ValidateSelectorUpdate(next, current, errors);
+      break;
+    case Kind::kStatefulSet:
+      validation::ValidateStatefulSetUpdate(next, current, errors);
+      break;
+    case Kind::kControllerRevision:
+      validation::ValidateControllerRevisionUpdate(next, current, errors);
+      break;
+    case Kind::kJob:
+      validation::ValidateJobUpdate(next, current, errors);
+      break;
+    case Kind::kConfigMap:
+      validation::ValidateConfigMapUpdate(next, current, errors);
+      break;
+    case Kind::kSecret:
+      validation::ValidateSecretUpdate(next, current, errors);
+      break;
+    case Kind::kService:
+      validation::ValidateServiceUpdate(next, current, errors);
+      break;
+    case Kind::kPersistentVolumeClaim:
+      validation::ValidatePersistentVolumeClaimUpdate(next, current, errors);
+      break;
+    case Kind::kResourceQuota:
+      validation::ValidateResourceQuotaUpdate(next, current, errors);
+      break;
+    case Kind::kRoleBinding:
+    case Kind::kClusterRoleBinding:
+      validation::ValidateRoleBindingUpdate(next, current, errors);
+      break;
+    case Kind::kIngressClass:
+      validation::ValidateIngressClassUpdate(next, current, errors);
+      break;
+    case Kind::kEndpointSlice:
+      validation::ValidateEndpointSliceUpdate(next, current, errors);
+      break;
+    case Kind::kRuntimeClass:
+      validation::ValidateRuntimeClassUpdate(next, current, errors);
+      break;
+    case Kind::kVolumeAttachment:
+      validation::ValidateVolumeAttachmentUpdate(next, current, errors);
+      break;
+    default:
+      break;
+  }
+  return errors.ToStatus(next.info().name, next.name());
 }
 
 }  // namespace berth::api

@@ -17,8 +17,29 @@
 
 namespace berth::api {
 
-// Validates an object for create or update (metadata and the kind's spec).
+// Validates an object for create or update (metadata and the kind's spec),
+// with kube's rules for each built-in kind. Fields kube's strategies would
+// default pass when absent wherever the default would (ApplyDefaults in
+// defaults.h sets them). A Secret's data or a ConfigMap's binaryData that is
+// not base64 is BadRequest, as kube's decoder answers; the rest Invalid.
 Status ValidateObject(const Object& object);
+
+// kube's update rules: what may not change from `current` to `next` (both of
+// the same kind and name; `next` already passed ValidateObject). Immutable
+// fields ("field is immutable"): the selectors of Deployments, ReplicaSets,
+// DaemonSets and Jobs; a StatefulSet's spec but for replicas, ordinals,
+// template, updateStrategy, persistentVolumeClaimRetentionPolicy and
+// minReadySeconds; a Job's template (but a suspended, never started Job's
+// scheduling directives), completions (but an Indexed Job's, with
+// parallelism), completionMode and podFailurePolicy; a Service's clusterIPs
+// once set; the data of a ConfigMap or Secret marked immutable, and that
+// mark; a Secret's type; a PersistentVolumeClaim's spec (but volumeName once,
+// and a bound claim's storage request and volumeAttributesClassName); a
+// binding's roleRef; a ResourceQuota's scopes; an IngressClass's controller;
+// an EndpointSlice's addressType; a RuntimeClass's handler; a
+// VolumeAttachment's spec; a ControllerRevision's data. Pods and
+// PriorityClasses: ValidatePodUpdate and ValidatePriorityClassUpdate.
+Status ValidateObjectUpdate(const Object& next, const Object& current);
 
 // PriorityClass limits (kube's scheduling API): user classes go up to
 // kHighestUserDefinablePriority; names starting with "system-" are reserved

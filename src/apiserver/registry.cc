@@ -43,9 +43,7 @@ class Builtin final : public ResourceStrategy {
   Status ValidateUpdate(const api::Object& next, const api::Object& current) const override {
     Status valid = api::ValidateObject(next);
     if (!valid.ok()) return valid;
-    if (kind_ == api::Kind::kPod) return api::ValidatePodUpdate(next, current);
-    if (kind_ == api::Kind::kPriorityClass) return api::ValidatePriorityClassUpdate(next, current);
-    return Status::Ok();
+    return api::ValidateObjectUpdate(next, current);
   }
 
  private:

@@ -335,10 +335,10 @@ Result<api::ObjectPtr> ApiServer::WriteUpdate(const RequestInfo& info, const api
   auto built = api::Object::FromJson(std::move(next_value));
   if (!built.ok()) return built.status();
   const ResourceStrategy& strategy = registry_.For(*info.kind);
-  // A pod's /status may change what its spec rules forbid an update of the pod to.
-  Status valid = *info.kind == api::Kind::kPod && !info.subresource.empty()
-                     ? strategy.Validate(*built.value())
-                     : strategy.ValidateUpdate(*built.value(), *current);
+  // A subresource's write (a pod's /status) changes what the kind's update
+  // rules are not about.
+  Status valid = info.subresource.empty() ? strategy.ValidateUpdate(*built.value(), *current)
+                                          : strategy.Validate(*built.value());
   if (valid.ok() && *info.kind == api::Kind::kPriorityClass) valid = CheckSingleGlobalDefault(built.value()->json());
   if (!valid.ok()) return valid;
   if (SameExceptResourceVersion(built.value()->json(), cur)) return current;

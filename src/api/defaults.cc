@@ -1,0 +1,164 @@
+#include "api/defaults.h"
+
+#include <boost/json.hpp>
+#include <cstdint>
+
+#include "api/base64.h"
+#include "api/json_fields.h"
+
+namespace berth::api {
+
+namespace json = boost::json;
+
+namespace {
+
+// Sets o[key] = value when o has no (non-null) member `key`.
+void SetDefault(json::object& o, std::string_view key, json::value value) {
+  auto it = o.find(key);
+  if (it == o.end() || it->value().is_null()) o[key] = std::move(value);
+}
+
+bool Has(const json::object& o, std::string_view key) {
+  auto it = o.find(key);
+  return it != o.end() && !it->value().is_null();
+}
+
+// A workload's metadata.labels from its template's, when it has none.
+void LabelsFromTemplate(json::object& object, const json::object& spec) {
+  const json::object* labels =
+      ObjectAt(ObjectAt(ObjectAt(&spec, "template"), "metadata"), "labels");
+  if (!labels) return;
+  json::object& meta = MutableObject(object, "metadata");
+  const json::object* own = ObjectAt(&meta, "labels");
+  if (!own || own->empty()) meta["labels"] = *labels;
+}
+
+void DefaultSecret(json::object& secret) {
+  if (StringAt(secret, "type").empty()) secret["type"] = "Opaque";
+}
+
+void DefaultService(json::object& service) {
+  json::object& spec = MutableObject(service, "spec");
+  SetDefault(spec, "type", "ClusterIP");
+  const std::string type(StringAt(spec, "type"));
+  SetDefault(spec, "sessionAffinity", "None");
+  if (StringAt(spec, "sessionAffinity") == "ClientIP") {
+    json::object& config = MutableObject(MutableObject(spec, "sessionAffinityConfig"), "clientIP");
+    SetDefault(config, "timeoutSeconds", 10800);
+  }
+  if (auto ports = spec.find("ports"); ports != spec.end() && ports->value().is_array()) {
+    for (auto& p : ports->value().get_array()) {
+      if (!p.is_object()) continue;
+      json::object& port = p.get_object();
+      SetDefault(port, "protocol", "TCP");
+      const json::value* target = port.if_contains("targetPort");
+      const bool unset = !target || target->is_null() ||
+                         (target->is_number() && target->to_number<double>() == 0) ||
+                         (target->is_string() && target->get_string().empty());
+      if (unset && Has(port, "port")) port["targetPort"] = port["port"];
+    }
+  }
+  if (type == "ExternalName") return;
+  if (!Has(spec, "clusterIPs") && !StringAt(spec, "clusterIP").empty()) {
+    spec["clusterIPs"] = json::array{spec["clusterIP"]};
+  }
+  SetDefault(spec, "ipFamilyPolicy", "SingleStack");
+  SetDefault(spec, "ipFamilies", json::array{"IPv4"});
+  SetDefault(spec, "internalTrafficPolicy", "Cluster");
+  if (type == "NodePort" || type == "LoadBalancer")
+    SetDefault(spec, "externalTrafficPolicy", "Cluster");
+  if (type == "LoadBalancer") SetDefault(spec, "allocateLoadBalancerNodePorts", true);
+}
+
+void DefaultJob(json::object& job) {
+  json::object& spec = MutableObject(job, "spec");
+  if (!Has(spec, "completions") && !Has(spec, "parallelism")) {
+    spec["completions"] = 1;
+    spec["parallelism"] = 1;
+  }
+  SetDefault(spec, "parallelism", 1);
+  SetDefault(spec, "backoffLimit", Has(spec, "backoffLimitPerIndex") ? INT32_MAX : 6);
+  SetDefault(spec, "completionMode", "NonIndexed");
+  SetDefault(spec, "suspend", false);
+  SetDefault(spec, "podReplacementPolicy",
+             Has(spec, "podFailurePolicy") ? "Failed" : "TerminatingOrFailed");
+  LabelsFromTemplate(job, spec);
+}
+
+void DefaultCronJob(json::object& cron_job) {
+  json::object& spec = MutableObject(cron_job, "spec");
+  SetDefault(spec, "concurrencyPolicy", "Allow");
+  SetDefault(spec, "suspend", false);
+  SetDefault(spec, "successfulJobsHistoryLimit", 3);
+  SetDefault(spec, "failedJobsHistoryLimit", 1);
+}
+
+void DefaultStatefulSet(json::object& stateful_set) {
+  json::object& spec = MutableObject(stateful_set, "spec");
+  SetDefault(spec, "replicas", 1);
+  SetDefault(spec, "podManagementPolicy", "OrderedReady");
+  json::object& strategy = MutableObject(spec, "updateStrategy");
+  SetDefault(strategy, "type", "RollingUpdate");
+  if (StringAt(strategy, "type") == "RollingUpdate") {
+    SetDefault(MutableObject(strategy, "rollingUpdate"), "partition", 0);
+  }
+  SetDefault(spec, "revisionHistoryLimit", 10);
+  json::object& retention = MutableObject(spec, "persistentVolumeClaimRetentionPolicy");
+  SetDefault(retention, "whenDeleted", "Retain");
+  SetDefault(retention, "whenScaled", "Retain");
+  LabelsFromTemplate(stateful_set, spec);
+}
+
+void DefaultDaemonSet(json::object& daemon_set) {
+  json::object& spec = MutableObject(daemon_set, "spec");
+  json::object& strategy = MutableObject(spec, "updateStrategy");
+  SetDefault(strategy, "type", "RollingUpdate");
+  if (StringAt(strategy, "type") == "RollingUpdate") {
+    json::object& rolling = MutableObject(strategy, "rollingUpdate");
+    SetDefault(rolling, "maxUnavailable", 1);
+    SetDefault(rolling, "maxSurge", 0);
+  }
+  SetDefault(spec, "revisionHistoryLimit", 10);
+}
+
+}  // namespace
+
+void PrepareSecret(json::object& secret) {
+  if (auto it = secret.find("stringData"); it != secret.end()) {
+    if (const json::object* strings = it->value().if_object(); strings && !strings->empty()) {
+      json::object& data = MutableObject(secret, "data");
+      for (const auto& kv : *strings) {
+        if (kv.value().is_string()) data[kv.key()] = Base64Encode(kv.value().get_string());
+      }
+    }
+    secret.erase("stringData");
+  }
+  DefaultSecret(secret);
+}
+
+void ApplyDefaults(Kind kind, json::object& object) {
+  switch (kind) {
+    case Kind::kSecret:
+      DefaultSecret(object);
+      break;
+    case Kind::kService:
+      DefaultService(object);
+      break;
+    case Kind::kJob:
+      DefaultJob(object);
+      break;
+    case Kind::kCronJob:
+      DefaultCronJob(object);
+      break;
+    case Kind::kStatefulSet:
+      DefaultStatefulSet(object);
+      break;
+    case Kind::kDaemonSet:
+      DefaultDaemonSet(object);
+      break;
+    default:
+      break;
+  }
+}
+
+}  // namespace berth::api
