@@ -15,6 +15,7 @@
 #include "api/object.h"
 #include "apiserver/admission.h"
 #include "apiserver/http.h"
+#include "apiserver/openapi.h"
 #include "apiserver/request_info.h"
 #include "apiserver/status_json.h"
 #include "store/store.h"
@@ -44,6 +45,10 @@ class ApiServer {
   Status Bootstrap();
 
   Response Handle(Request& request);
+
+  // The OpenAPI documents served under /openapi and the schemas field
+  // validation checks writes against; registered kinds' schemas are set here.
+  OpenApi& openapi() { return openapi_; }
 
   // pods/binding semantics, also used by JSON-RPC bind.pod: sets spec.nodeName
   // and the PodScheduled condition in one write. Conflict when the pod is
@@ -113,6 +118,7 @@ class ApiServer {
   store::Store& store_;
   Options options_;
   Admission admission_;
+  OpenApi openapi_;
 };
 
 // Response helpers shared by the handlers.
