@@ -6,6 +6,7 @@
 
 #include "api/validation.h"
 #include "apiserver/discovery.h"
+#include "apiserver/field_validation.h"
 
 namespace berth::apiserver {
 
@@ -128,13 +129,9 @@ Response ApiServer::Handle(Request& request) {
     r.content_type = std::string(DiscoveryContentType(format));
     return r;
   }
-  if (path == "/openapi/v3" || path == "/openapi/v3/") {
-    return JsonResponse(200, json::serialize(OpenApiV3Root()));
-  }
-  if (path.starts_with("/openapi/v3/")) {
-    auto doc = OpenApiV3GroupVersion(std::string_view(path).substr(std::string_view("/openapi/v3/").size()));
-    if (!doc) return NotFoundPath();
-    return JsonResponse(200, json::serialize(*doc));
+  if (path.starts_with("/openapi/")) {
+    if (auto served = ServeOpenApi(openapi_, request)) return std::move(*served);
+    return NotFoundPath();
   }
 
   auto info = ParseResourcePath(path);
@@ -160,7 +157,9 @@ Response ApiServer::Handle(Request& request) {
   }
   // A custom resource's kind is registered a moment before its strategy is set.
   if (!info->kind || !registry_.Has(*info->kind) || !registry_.For(*info->kind).Served()) return NotFoundPath();
-  return HandleResource(request, *info);
+  Response response = HandleResource(request, *info);
+  for (const auto& warning : request.warnings) response.headers.emplace_back("Warning", WarningHeaderValue(warning));
+  return response;
 }
 
 Response ApiServer::HandleResource(Request& request, const RequestInfo& info) {

@@ -17,6 +17,7 @@
 #include "apiserver/http.h"
 #include "apiserver/registry.h"
 #include "apiserver/crd/crd_controller.h"
+#include "apiserver/openapi.h"
 #include "apiserver/request_info.h"
 #include "apiserver/status_json.h"
 #include "store/store.h"
@@ -48,6 +49,10 @@ class ApiServer {
   Status Bootstrap();
 
   Response Handle(Request& request);
+
+  // The OpenAPI documents served under /openapi and the schemas field
+  // validation checks writes against; registered kinds' schemas are set here.
+  OpenApi& openapi() { return openapi_; }
 
   // pods/binding semantics, also used by JSON-RPC bind.pod: sets spec.nodeName
   // and the PodScheduled condition in one write. Conflict when the pod is
@@ -118,6 +123,7 @@ class ApiServer {
   Options options_;
   Admission admission_;
   ResourceRegistry registry_;
+  OpenApi openapi_;
   // Serves CustomResourceDefinitions; started by Bootstrap.
   std::unique_ptr<crd::CrdController> crds_;
 };

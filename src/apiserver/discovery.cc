@@ -11,15 +11,6 @@ namespace berth::apiserver {
 
 namespace json = boost::json;
 
-namespace {
-
-struct Subresource {
-  api::Kind kind;
-  std::string_view name;
-  std::string_view response_group, response_version, response_kind;
-  std::vector<std::string_view> verbs;
-};
-
 const std::vector<Subresource>& Subresources() {
   static const std::vector<Subresource> kSubresources = {
       {api::Kind::kPod, "binding", "", "v1", "Binding", {"create"}},
@@ -37,6 +28,8 @@ const std::vector<Subresource>& Subresources() {
   };
   return kSubresources;
 }
+
+namespace {
 
 json::array Verbs(const api::KindInfo& info) {
   if (info.kind == api::Kind::kBinding) return json::array{"create"};
@@ -116,11 +109,6 @@ json::object LegacyGroup(std::string_view group) {
   g["versions"] = json::array{gv};
   g["preferredVersion"] = gv;
   return g;
-}
-
-std::string OpenApiPath(std::string_view group, std::string_view version) {
-  return group.empty() ? "api/" + std::string(version)
-                       : "apis/" + std::string(group) + "/" + std::string(version);
 }
 
 }  // namespace
@@ -237,45 +225,6 @@ json::object VersionInfo(std::string_view berth_version) {
   o["compiler"] = "g++";
   o["platform"] = "linux/amd64";
   return o;
-}
-
-json::object OpenApiV3Root() {
-  json::object paths;
-  for (auto group : Groups()) {
-    std::string path = OpenApiPath(group, "v1");
-    paths[path] = json::object{{"serverRelativeURL", "/openapi/v3/" + path + "?hash=berth-" + path}};
-  }
-  return json::object{{"paths", std::move(paths)}};
-}
-
-std::optional<json::object> OpenApiV3GroupVersion(std::string_view path) {
-  auto q = path.find('?');
-  path = path.substr(0, q);
-  json::object paths;
-  bool any = false;
-  for (const auto& info : api::AllKinds()) {
-    if (OpenApiPath(info.group, info.version) != path) continue;
-    any = true;
-    std::string base = "/" + OpenApiPath(info.group, info.version);
-    std::string item = info.namespaced
-                           ? base + "/namespaces/{namespace}/" + std::string(info.resource) + "/{name}"
-                           : base + "/" + std::string(info.resource) + "/{name}";
-    json::object patch;
-    patch["x-kubernetes-group-version-kind"] =
-        json::object{{"group", info.group}, {"version", info.version}, {"kind", info.name}};
-    patch["x-kubernetes-action"] = "patch";
-    patch["parameters"] = json::array{json::object{
-        {"name", "fieldValidation"}, {"in", "query"}, {"schema", json::object{{"type", "string"}}}}};
-    patch["responses"] = json::object{{"200", json::object{{"description", "OK"}}}};
-    paths[item] = json::object{{"patch", std::move(patch)}};
-  }
-  if (!any) return std::nullopt;
-  json::object doc;
-  doc["openapi"] = "3.0.0";
-  doc["info"] = json::object{{"title", "Kubernetes"}, {"version", "v1.32.0"}};
-  doc["components"] = json::object{{"schemas", json::object()}};
-  doc["paths"] = std::move(paths);
-  return doc;
 }
 
 }  // namespace berth::apiserver

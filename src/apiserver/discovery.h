@@ -1,13 +1,15 @@
 #pragma once
 // Discovery documents, built from the kind registry: what kubectl reads to map
 // resource names (aggregated discovery v2/v2beta1 or the legacy APIResourceList
-// path), the /version document, and the minimal OpenAPI v3 documents that
-// kubectl's default --validate=strict needs.
+// path) and the /version document. (OpenAPI documents: openapi.h.)
 
 #include <optional>
 #include <string_view>
+#include <vector>
 
 #include <boost/json/object.hpp>
+
+#include "api/kinds.h"
 
 namespace berth::apiserver {
 
@@ -28,8 +30,14 @@ std::optional<boost::json::object> ResourceList(std::string_view group, std::str
 // minor version), with berth's own version in gitVersion.
 boost::json::object VersionInfo(std::string_view berth_version);
 
-boost::json::object OpenApiV3Root();  // /openapi/v3
-// /openapi/v3/<path> for "api/v1" or "apis/<group>/<version>".
-std::optional<boost::json::object> OpenApiV3GroupVersion(std::string_view path);
+// A subresource berth serves, with the kind it answers with and its verbs.
+struct Subresource {
+  api::Kind kind;
+  std::string_view name;  // "status", "scale", "binding", "eviction"
+  std::string_view response_group, response_version, response_kind;
+  std::vector<std::string_view> verbs;
+};
+// Every subresource berth serves (those of registered kinds are not listed).
+const std::vector<Subresource>& Subresources();
 
 }  // namespace berth::apiserver

@@ -29,6 +29,9 @@ struct Request {
   // Set by the HTTP server: the handler may answer with Response::when_ready
   // (a write acknowledged once durable, without holding a thread meanwhile).
   bool may_defer = false;
+  // Warnings for the client, added by handlers (field validation's Warn):
+  // each is answered as a `Warning: 299 - "<text>"` header.
+  std::vector<std::string> warnings;
 
   // The first value of a query parameter, if present.
   std::optional<std::string_view> Query(std::string_view key) const;

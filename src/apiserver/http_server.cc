@@ -343,7 +343,7 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
         static_cast<http::status>(response.status), 11);
     res->set(http::field::server, "berth");
     res->set(http::field::content_type, response.content_type);
-    for (auto& [k, v] : response.headers) res->set(k, v);
+    for (auto& [k, v] : response.headers) res->insert(k, v);
     res->body() = std::move(response.body);
     res->keep_alive(keep_alive_);
     res->prepare_payload();
@@ -361,7 +361,7 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
         static_cast<http::status>(response.status), 11);
     stream_header_->set(http::field::server, "berth");
     stream_header_->set(http::field::content_type, response.content_type);
-    for (auto& [k, v] : response.headers) stream_header_->set(k, v);
+    for (auto& [k, v] : response.headers) stream_header_->insert(k, v);
     stream_header_->chunked(true);
     stream_header_->keep_alive(keep_alive_);
     serializer_ = std::make_shared<http::response_serializer<http::empty_body>>(*stream_header_);

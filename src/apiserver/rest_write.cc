@@ -8,6 +8,7 @@
 #include "api/pod_view.h"
 #include "api/validation.h"
 #include "apiserver/api_server.h"
+#include "apiserver/field_validation.h"
 #include "apiserver/finalizers.h"
 #include "apiserver/patch.h"
 #include "apiserver/protobuf.h"
@@ -224,6 +225,8 @@ Response ApiServer::Create(Request& request, const RequestInfo& info) {
   const api::KindInfo& kind = api::Info(*info.kind);
   auto decoded = DecodeBody(request, kind);
   if (!decoded.ok()) return ErrorResponse(decoded.status());
+  Status fields = CheckFields(request, openapi_, kind, WriteVerb::kCreate, *decoded);
+  if (!fields.ok()) return ErrorResponse(fields);
   json::object& object = decoded->get_object();
   Status ns_ok = ReconcileNamespace(object, kind, info.ns);
   if (!ns_ok.ok()) return ErrorResponse(ns_ok);
@@ -368,6 +371,8 @@ Response ApiServer::Update(Request& request, const RequestInfo& info) {
   const api::KindInfo& kind = api::Info(*info.kind);
   auto decoded = DecodeBody(request, kind);
   if (!decoded.ok()) return ErrorResponse(decoded.status());
+  Status fields = CheckFields(request, openapi_, kind, WriteVerb::kUpdate, *decoded);
+  if (!fields.ok()) return ErrorResponse(fields);
   json::object& object = decoded->get_object();
   Status ns_ok = ReconcileNamespace(object, kind, info.ns);
   if (!ns_ok.ok()) return ErrorResponse(ns_ok);
@@ -423,6 +428,8 @@ Response ApiServer::Patch(Request& request, const RequestInfo& info) {
     auto patched = ApplyPatch(*type, *info.kind, original, request.body);
     if (!patched.ok()) return ErrorResponse(patched.status());
     if (!patched->is_object()) return ErrorResponse(Status::BadRequest("the patch result is not an object"));
+    Status fields = CheckFields(request, openapi_, kind, WriteVerb::kPatch, *patched, &original);
+    if (!fields.ok()) return ErrorResponse(fields);
     auto precondition = BodyRevision(patched->get_object());
     if (!precondition.ok()) return ErrorResponse(precondition.status());
     if (precondition.value() > 0 && precondition.value() != current.value()->resource_version()) {

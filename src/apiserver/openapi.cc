@@ -1,0 +1,730 @@
+#include "apiserver/openapi.h"
+
+#include <openssl/sha.h>
+
+#include <array>
+#include <set>
+#include <utility>
+
+#include <boost/json.hpp>
+
+#include "api/json_fields.h"
+#include "apiserver/api_server.h"
+#include "apiserver/discovery.h"
+#include "apiserver/openapi_schemas.h"
+
+namespace berth::apiserver {
+
+namespace json = boost::json;
+
+namespace {
+
+constexpr std::string_view kKubeVersion = "v1.32.0";
+
+std::string Sha512Hex(std::string_view data) {
+  std::array<unsigned char, SHA512_DIGEST_LENGTH> digest;
+  SHA512(reinterpret_cast<const unsigned char*>(data.data()), data.size(), digest.data());
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  std::string out;
+  out.reserve(digest.size() * 2);
+  for (unsigned char b : digest) {
+    out += kHex[b >> 4];
+    out += kHex[b & 0xF];
+  }
+  return out;
+}
+
+// "api/v1" or "apis/<group>/<version>", as the v3 index names documents.
+std::string GroupVersionPath(std::string_view group, std::string_view version) {
+  return group.empty() ? "api/" + std::string(version)
+                       : "apis/" + std::string(group) + "/" + std::string(version);
+}
+
+std::string KindsFingerprint(const std::vector<api::KindInfo>& kinds) {
+  std::string f;
+  for (const auto& k : kinds) {
+    f += std::to_string(static_cast<int>(k.kind));
+    f += '|';
+    f += k.group;
+    f += '|';
+    f += k.version;
+    f += '|';
+    f += k.name;
+    f += '|';
+    f += k.resource;
+    f += k.namespaced ? "|n;" : "|c;";
+  }
+  return f;
+}
+
+// ---- Schemas ----
+
+const json::object* ObjectMember(const json::object* o, std::string_view key) { return api::ObjectAt(o, key); }
+
+bool IsTrue(const json::object* o, std::string_view key) { return api::BoolAt(o, key); }
+
+const json::object* Definition(std::string_view name) {
+  return api::ObjectAt(BuiltinDefinitions(), name);
+}
+
+// Follows "$ref" (to a built-in definition) and a lone allOf.
+const json::object* Resolve(const json::object* schema) {
+  for (int depth = 0; schema != nullptr && depth < 16; ++depth) {
+    std::string_view ref = api::StringAt(schema, "$ref");
+    if (!ref.empty()) {
+      if (!ref.starts_with(kSchemaRefPrefix)) return nullptr;
+      schema = Definition(ref.substr(kSchemaRefPrefix.size()));
+      continue;
+    }
+    const json::array* all = api::ArrayAt(schema, "allOf");
+    if (all && all->size() == 1 && (*all)[0].is_object() && !schema->contains("properties")) {
+      schema = &(*all)[0].get_object();
+      continue;
+    }
+    return schema;
+  }
+  return nullptr;
+}
+
+void AppendField(std::string& path, std::string_view key) {
+  if (!path.empty()) path += '.';
+  path += key;
+}
+
+// Collects the paths of fields `schema` does not allow, kube's pruning rules:
+// an object lists its fields in properties, maps its values through
+// additionalProperties, or keeps anything with x-kubernetes-preserve-unknown-fields.
+void CollectUnknown(const json::object* schema, const json::value& value, std::string& path,
+                    std::vector<std::string>& out) {
+  schema = Resolve(schema);
+  if (schema == nullptr || IsTrue(schema, "x-kubernetes-int-or-string")) return;
+  if (value.is_object()) {
+    const json::object* properties = ObjectMember(schema, "properties");
+    const json::value* additional = schema->if_contains("additionalProperties");
+    const bool open = IsTrue(schema, "x-kubernetes-preserve-unknown-fields") ||
+                      (additional && additional->is_bool() && additional->get_bool());
+    const bool embedded = IsTrue(schema, "x-kubernetes-embedded-resource");
+    const bool closed = properties != nullptr || api::StringAt(schema, "type") == "object";
+    for (const auto& member : value.get_object()) {
+      std::string_view key = member.key();
+      const size_t mark = path.size();
+      AppendField(path, key);
+      if (properties && properties->contains(key)) {
+        CollectUnknown(api::ObjectAt(properties, key), member.value(), path, out);
+      } else if (embedded && key == "metadata") {
+        CollectUnknown(Definition("io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"), member.value(), path, out);
+      } else if (embedded && (key == "apiVersion" || key == "kind")) {
+        // part of every embedded object
+      } else if (additional && additional->is_object()) {
+        CollectUnknown(&additional->get_object(), member.value(), path, out);
+      } else if (!open && closed) {
+        out.push_back(path);
+      }
+      path.resize(mark);
+    }
+  } else if (value.is_array()) {
+    const json::object* items = ObjectMember(schema, "items");
+    if (items == nullptr) return;
+    const json::array& a = value.get_array();
+    for (size_t i = 0; i < a.size(); ++i) {
+      const size_t mark = path.size();
+      path += '[';
+      path += std::to_string(i);
+      path += ']';
+      CollectUnknown(items, a[i], path, out);
+      path.resize(mark);
+    }
+  }
+}
+
+// The root schema of a built-in kind: its own definition, or the generic one.
+const json::object& BuiltinRoot(api::Kind kind) {
+  static const std::vector<json::object> kRoots = [] {
+    std::vector<json::object> roots;
+    for (int i = 0; i < api::kBuiltinKindCount; ++i) {
+      const api::KindInfo& info = api::Info(static_cast<api::Kind>(i));
+      const json::object* def = Definition(DefinitionName(info));
+      roots.push_back(def ? *def : GenericKindSchema(info));
+    }
+    return roots;
+  }();
+  return kRoots[static_cast<size_t>(kind)];
+}
+
+// A custom resource's schema as given, with apiVersion, kind and metadata on top.
+json::object CustomRoot(json::value schema) {
+  json::object root = schema.is_object() ? std::move(schema.get_object()) : json::object();
+  root["type"] = "object";
+  json::object& properties = api::MutableObject(root, "properties");
+  properties["apiVersion"] = json::object{{"type", "string"}, {"description", "The versioned schema of this object."}};
+  properties["kind"] = json::object{{"type", "string"}, {"description", "The kind of this object."}};
+  properties["metadata"] = json::object{
+      {"$ref", std::string(kSchemaRefPrefix) + "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"},
+      {"description", "Standard object metadata."}};
+  return root;
+}
+
+json::object GvkObject(std::string_view group, std::string_view version, std::string_view kind) {
+  return json::object{{"group", group}, {"kind", kind}, {"version", version}};
+}
+
+// ---- Paths ----
+
+struct Param {
+  std::string_view name;
+  std::string_view type;  // "string", "integer", "boolean"
+  std::string_view description;
+};
+
+constexpr Param kPretty{"pretty", "string", "If 'true', the output is indented."};
+constexpr Param kDryRun{"dryRun", "string",
+                        "When present (\"All\"), the request runs every stage but persists nothing."};
+constexpr Param kFieldManager{"fieldManager", "string",
+                              "Names the actor making the change; recorded in metadata.managedFields."};
+constexpr Param kFieldValidation{
+    "fieldValidation", "string",
+    "What to do with unknown or duplicate fields in the request body: Ignore drops them silently, Warn "
+    "(the default) drops them and answers with a warning header for each, Strict fails the request."};
+constexpr Param kForce{"force", "boolean", "Take over fields other managers own (apply patches only)."};
+constexpr Param kLabelSelector{"labelSelector", "string", "Only objects whose labels match this selector."};
+constexpr Param kFieldSelector{"fieldSelector", "string", "Only objects whose fields match this selector."};
+constexpr Param kLimit{"limit", "integer", "At most this many objects; the list's continue token fetches the rest."};
+constexpr Param kContinue{"continue", "string", "The continue token of the previous page of a limited list."};
+constexpr Param kWatch{"watch", "boolean", "Stream changes (ADDED, MODIFIED, DELETED) instead of listing."};
+constexpr Param kBookmarks{"allowWatchBookmarks", "boolean", "Allow BOOKMARK events in a watch."};
+constexpr Param kResourceVersion{"resourceVersion", "string",
+                                 "Which version to read from: unset is the latest, \"0\" any, N not older than N."};
+constexpr Param kResourceVersionMatch{"resourceVersionMatch", "string",
+                                      "How resourceVersion applies to a list: NotOlderThan or Exact."};
+constexpr Param kSendInitialEvents{"sendInitialEvents", "boolean",
+                                   "Start a watch with the current objects, ended by a bookmark."};
+constexpr Param kTimeoutSeconds{"timeoutSeconds", "integer", "End the list or watch after this many seconds."};
+constexpr Param kGracePeriod{"gracePeriodSeconds", "integer", "Seconds the object gets to terminate; 0 is at once."};
+constexpr Param kOrphan{"orphanDependents", "boolean", "Deprecated: use propagationPolicy."};
+constexpr Param kPropagation{"propagationPolicy", "string",
+                             "What happens to dependents: Orphan, Background or Foreground."};
+
+const std::vector<Param> kListParams = {kBookmarks, kContinue, kFieldSelector, kLabelSelector, kLimit,
+                                        kResourceVersion, kResourceVersionMatch, kSendInitialEvents,
+                                        kTimeoutSeconds, kWatch};
+const std::vector<Param> kWriteParams = {kDryRun, kFieldManager, kFieldValidation};
+const std::vector<Param> kPatchParams = {kDryRun, kForce, kFieldManager, kFieldValidation};
+const std::vector<Param> kDeleteParams = {kGracePeriod, kOrphan, kPropagation, kDryRun};
+const std::vector<Param> kDeleteCollectionParams = {kContinue, kDryRun, kFieldSelector, kGracePeriod,
+                                                    kLabelSelector, kLimit, kOrphan, kPropagation,
+                                                    kResourceVersion, kResourceVersionMatch,
+                                                    kSendInitialEvents, kTimeoutSeconds};
+
+constexpr std::string_view kMetaDefs = "io.k8s.apimachinery.pkg.apis.meta.v1.";
+
+enum class Dialect { kV3, kV2 };
+
+std::string RefTo(Dialect dialect, std::string_view definition) {
+  return (dialect == Dialect::kV3 ? "#/components/schemas/" : "#/definitions/") + std::string(definition);
+}
+
+json::object ParamJson(Dialect dialect, const Param& p, std::string_view in, bool required = false) {
+  json::object o{{"name", p.name}, {"in", in}, {"description", p.description}};
+  if (required) o["required"] = true;
+  if (dialect == Dialect::kV3) {
+    o["schema"] = json::object{{"type", p.type}, {"uniqueItems", true}};
+  } else {
+    o["type"] = p.type;
+    o["uniqueItems"] = true;
+  }
+  return o;
+}
+
+json::array Params(Dialect dialect, const std::vector<Param>& params) {
+  json::array a;
+  for (const auto& p : params) a.push_back(ParamJson(dialect, p, "query"));
+  return a;
+}
+
+// "Core", "Apps", "Coordination", "RbacAuthorization", "StableExampleCom".
+std::string GroupCamel(std::string_view group) {
+  if (group.empty()) return "Core";
+  if (group.ends_with(".k8s.io")) group.remove_suffix(7);
+  std::string out;
+  bool upper = true;
+  for (char c : group) {
+    if (c == '.' || c == '-') {
+      upper = true;
+      continue;
+    }
+    out += upper ? static_cast<char>(std::toupper(static_cast<unsigned char>(c))) : c;
+    upper = false;
+  }
+  return out;
+}
+
+std::string Capitalized(std::string_view s) {
+  std::string out(s);
+  if (!out.empty()) out[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(out[0])));
+  return out;
+}
+
+struct OperationSpec {
+  std::string_view method;  // "get", "put", ...
+  std::string_view action;  // x-kubernetes-action
+  std::string verb;         // for operationId: "list", "create", "read", ...
+  std::string description;
+  const std::vector<Param>* params = nullptr;
+  std::string body;                                 // definition of the request body; "" for none
+  std::vector<std::string_view> body_types;         // its media types (v3)
+  std::vector<std::pair<int, std::string>> responses;  // code -> definition
+  bool watch_stream = false;                        // responses also as watch streams
+  json::object gvk;
+};
+
+class PathBuilder {
+ public:
+  PathBuilder(Dialect dialect, json::object& paths) : dialect_(dialect), paths_(paths) {}
+
+  void Add(const std::string& path, std::vector<json::object> path_params, const std::string& operation_suffix,
+           const std::string& tag, std::vector<OperationSpec> ops) {
+    json::object item;
+    json::array params;
+    for (auto& p : path_params) params.push_back(std::move(p));
+    params.push_back(ParamJson(dialect_, kPretty, "query"));
+    item["parameters"] = std::move(params);
+    for (auto& op : ops) item[op.method] = Operation(op, operation_suffix, tag);
+    paths_[path] = std::move(item);
+  }
+
+  json::object PathParam(const Param& p) { return ParamJson(dialect_, p, "path", true); }
+
+ private:
+  json::object Operation(const OperationSpec& op, const std::string& suffix, const std::string& tag) {
+    json::object o;
+    o["description"] = op.description;
+    o["operationId"] = op.verb + suffix;
+    if (op.params && !op.params->empty()) o["parameters"] = Params(dialect_, *op.params);
+    if (dialect_ == Dialect::kV3) {
+      if (!op.body.empty()) {
+        json::object content;
+        for (auto type : op.body_types) content[type] = json::object{{"schema", json::object{{"$ref", RefTo(dialect_, op.body)}}}};
+        o["requestBody"] = json::object{{"content", std::move(content)}, {"required", true}};
+      }
+      json::object responses;
+      for (const auto& [code, def] : op.responses) {
+        json::object schema{{"$ref", RefTo(dialect_, def)}};
+        json::object content;
+        content["application/json"] = json::object{{"schema", schema}};
+        content["application/yaml"] = json::object{{"schema", schema}};
+        content["application/vnd.kubernetes.protobuf"] = json::object{{"schema", schema}};
+        if (op.watch_stream) {
+          content["application/json;stream=watch"] = json::object{{"schema", schema}};
+          content["application/vnd.kubernetes.protobuf;stream=watch"] = json::object{{"schema", schema}};
+        }
+        responses[std::to_string(code)] =
+            json::object{{"description", Describe(code)}, {"content", std::move(content)}};
+      }
+      o["responses"] = std::move(responses);
+    } else {
+      json::array consumes;
+      for (auto type : op.body_types) consumes.emplace_back(type);
+      if (!consumes.empty()) o["consumes"] = std::move(consumes);
+      json::array produces{"application/json", "application/yaml", "application/vnd.kubernetes.protobuf"};
+      if (op.watch_stream) {
+        produces.emplace_back("application/json;stream=watch");
+        produces.emplace_back("application/vnd.kubernetes.protobuf;stream=watch");
+      }
+      o["produces"] = std::move(produces);
+      if (!op.body.empty()) {
+        json::array& params = api::MutableArray(o, "parameters");
+        params.insert(params.begin(), json::object{{"name", "body"},
+                                                   {"in", "body"},
+                                                   {"required", true},
+                                                   {"schema", json::object{{"$ref", RefTo(dialect_, op.body)}}}});
+      }
+      json::object responses;
+      for (const auto& [code, def] : op.responses) {
+        responses[std::to_string(code)] =
+            json::object{{"description", Describe(code)}, {"schema", json::object{{"$ref", RefTo(dialect_, def)}}}};
+      }
+      o["responses"] = std::move(responses);
+      o["schemes"] = json::array{"https"};
+    }
+    o["tags"] = json::array{json::string(tag)};
+    o["x-kubernetes-action"] = op.action;
+    o["x-kubernetes-group-version-kind"] = op.gvk;
+    return o;
+  }
+
+  static std::string_view Describe(int code) {
+    switch (code) {
+      case 201:
+        return "Created";
+      case 202:
+        return "Accepted";
+      default:
+        return "OK";
+    }
+  }
+
+  Dialect dialect_;
+  json::object& paths_;
+};
+
+const std::vector<std::string_view> kJsonBody = {"application/json", "application/yaml",
+                                                 "application/vnd.kubernetes.protobuf"};
+// Not application/strategic-merge-patch+json: kubectl then computes its apply
+// patches from its compiled-in types, which know each list's merge key, rather
+// than from these schemas, which do not say.
+const std::vector<std::string_view> kPatchBody = {"application/json-patch+json", "application/merge-patch+json",
+                                                  "application/apply-patch+yaml"};
+
+// The paths kube publishes for one kind.
+void AddKindPaths(Dialect dialect, const api::KindInfo& info, json::object& paths) {
+  PathBuilder b(dialect, paths);
+  const std::string def = DefinitionName(info);
+  const std::string list_def = def + "List";
+  const std::string status_def = std::string(kMetaDefs) + "Status";
+  const std::string delete_def = std::string(kMetaDefs) + "DeleteOptions";
+  const std::string patch_def = std::string(kMetaDefs) + "Patch";
+  const std::string event_def = std::string(kMetaDefs) + "WatchEvent";
+  const json::object gvk = GvkObject(info.group, info.version, info.name);
+  const std::string kind(info.name);
+  const std::string base = "/" + GroupVersionPath(info.group, info.version);
+  const std::string resource(info.resource);
+  const std::string tag = [&] {
+    std::string g = GroupCamel(info.group);
+    g[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(g[0])));
+    return g + "_" + std::string(info.version);
+  }();
+  const std::string id = GroupCamel(info.group) + Capitalized(info.version);
+  const std::string scope = info.namespaced ? "Namespaced" : "";
+  const std::string ns_prefix = info.namespaced ? "/namespaces/{namespace}" : "";
+  auto ns_params = [&] {
+    std::vector<json::object> p;
+    if (info.namespaced) p.push_back(b.PathParam({"namespace", "string", "The namespace of the objects."}));
+    return p;
+  };
+  auto name_params = [&] {
+    std::vector<json::object> p;
+    p.push_back(b.PathParam({"name", "string", "The name of the object."}));
+    if (info.namespaced) p.push_back(b.PathParam({"namespace", "string", "The namespace of the objects."}));
+    return p;
+  };
+  auto op = [&](std::string_view method, std::string_view action, std::string verb, std::string description,
+                const std::vector<Param>* params, std::string body, std::vector<std::string_view> body_types,
+                std::vector<std::pair<int, std::string>> responses, bool stream = false) {
+    OperationSpec s;
+    s.method = method;
+    s.action = action;
+    s.verb = std::move(verb);
+    s.description = std::move(description);
+    s.params = params;
+    s.body = std::move(body);
+    s.body_types = std::move(body_types);
+    s.responses = std::move(responses);
+    s.watch_stream = stream;
+    s.gvk = gvk;
+    return s;
+  };
+  const std::vector<Param> none;
+
+  const bool create_only = info.kind == api::Kind::kBinding;
+  if (create_only) {
+    b.Add(base + ns_prefix + "/" + resource, ns_params(), id + scope + kind, tag,
+          {op("post", "post", "create", "create a " + kind, &kWriteParams, def, kJsonBody,
+              {{200, def}, {201, def}, {202, def}})});
+    return;
+  }
+
+  // Collection and item.
+  b.Add(base + ns_prefix + "/" + resource, ns_params(), id + scope + kind, tag,
+        {op("get", "list", "list", "list or watch objects of kind " + kind, &kListParams, "", {}, {{200, list_def}},
+            true),
+         op("post", "post", "create", "create a " + kind, &kWriteParams, def, kJsonBody,
+            {{200, def}, {201, def}, {202, def}}),
+         op("delete", "deletecollection", "deleteCollection", "delete a collection of " + kind,
+            &kDeleteCollectionParams, delete_def, {"application/json"}, {{200, status_def}})});
+  b.Add(base + ns_prefix + "/" + resource + "/{name}", name_params(), id + scope + kind, tag,
+        {op("get", "get", "read", "read the specified " + kind, &none, "", {}, {{200, def}}),
+         op("put", "put", "replace", "replace the specified " + kind, &kWriteParams, def, kJsonBody,
+            {{200, def}, {201, def}}),
+         op("patch", "patch", "patch", "partially update the specified " + kind, &kPatchParams, patch_def,
+            kPatchBody, {{200, def}, {201, def}}),
+         op("delete", "delete", "delete", "delete a " + kind, &kDeleteParams, delete_def, {"application/json"},
+            {{200, status_def}, {202, status_def}})});
+  if (info.namespaced) {
+    b.Add(base + "/" + resource, {}, id + kind + "ForAllNamespaces", tag,
+          {op("get", "list", "list", "list or watch objects of kind " + kind, &kListParams, "", {},
+              {{200, list_def}}, true)});
+  }
+  // Watches, kept by kube for old clients.
+  b.Add(base + "/watch" + ns_prefix + "/" + resource, ns_params(), id + scope + kind + "List", tag,
+        {op("get", "watchlist", "watch", "watch changes to a list of " + kind, &kListParams, "", {},
+            {{200, event_def}}, true)});
+  b.Add(base + "/watch" + ns_prefix + "/" + resource + "/{name}", name_params(), id + scope + kind, tag,
+        {op("get", "watch", "watch", "watch changes to an object of kind " + kind, &kListParams, "", {},
+            {{200, event_def}}, true)});
+  if (info.namespaced) {
+    b.Add(base + "/watch/" + resource, {}, id + kind + "ListForAllNamespaces", tag,
+          {op("get", "watchlist", "watch", "watch changes to a list of " + kind, &kListParams, "", {},
+              {{200, event_def}}, true)});
+  }
+
+  // Subresources.
+  if (!info.builtin) return;
+  for (const auto& sub : Subresources()) {
+    if (sub.kind != info.kind) continue;
+    const std::string path = base + ns_prefix + "/" + resource + "/{name}/" + std::string(sub.name);
+    const std::string suffix = id + scope + kind + Capitalized(sub.name);
+    api::KindInfo response{};
+    response.group = sub.response_group;
+    response.version = sub.response_version;
+    response.name = sub.response_kind;
+    response.builtin = true;
+    const std::string sub_def = DefinitionName(response);
+    const json::object sub_gvk = GvkObject(sub.response_group, sub.response_version, sub.response_kind);
+    std::vector<OperationSpec> ops;
+    if (sub.name == "binding" || sub.name == "eviction") {
+      ops.push_back(op("post", "post", "create", "create " + std::string(sub.name) + " of a " + kind,
+                       &kWriteParams, sub_def, kJsonBody, {{200, sub_def}, {201, sub_def}, {202, sub_def}}));
+    } else {
+      ops.push_back(op("get", "get", "read", "read " + std::string(sub.name) + " of the specified " + kind, &none,
+                       "", {}, {{200, sub_def}}));
+      ops.push_back(op("put", "put", "replace", "replace " + std::string(sub.name) + " of the specified " + kind,
+                       &kWriteParams, sub_def, kJsonBody, {{200, sub_def}, {201, sub_def}}));
+      ops.push_back(op("patch", "patch", "patch",
+                       "partially update " + std::string(sub.name) + " of the specified " + kind, &kPatchParams,
+                       patch_def, kPatchBody, {{200, sub_def}, {201, sub_def}}));
+    }
+    for (auto& o : ops) o.gvk = sub_gvk;
+    b.Add(path, name_params(), suffix, tag, std::move(ops));
+  }
+}
+
+// Adds to `refs` every definition `value` refers to, transitively.
+void CollectRefs(const json::value& value, std::string_view prefix, const json::object& defs,
+                 std::set<std::string, std::less<>>& refs) {
+  if (value.is_object()) {
+    for (const auto& m : value.get_object()) {
+      if (m.key() == "$ref" && m.value().is_string()) {
+        std::string_view ref = m.value().get_string();
+        if (!ref.starts_with(prefix)) continue;
+        std::string name(ref.substr(prefix.size()));
+        if (refs.insert(name).second) {
+          if (const json::value* def = defs.if_contains(name)) CollectRefs(*def, prefix, defs, refs);
+        }
+      } else {
+        CollectRefs(m.value(), prefix, defs, refs);
+      }
+    }
+  } else if (value.is_array()) {
+    for (const auto& v : value.get_array()) CollectRefs(v, prefix, defs, refs);
+  }
+}
+
+// Rewrites "#/components/schemas/" references to "#/definitions/" (Swagger 2.0).
+void ToV2Refs(json::value& value) {
+  if (value.is_object()) {
+    for (auto& m : value.get_object()) {
+      if (m.key() == "$ref" && m.value().is_string()) {
+        std::string_view ref = m.value().get_string();
+        if (ref.starts_with(kSchemaRefPrefix)) {
+          m.value() = "#/definitions/" + std::string(ref.substr(kSchemaRefPrefix.size()));
+        }
+      } else {
+        ToV2Refs(m.value());
+      }
+    }
+  } else if (value.is_array()) {
+    for (auto& v : value.get_array()) ToV2Refs(v);
+  }
+}
+
+json::object ListSchema(const api::KindInfo& info, const std::string& def) {
+  json::object o;
+  o["description"] = "A list of " + std::string(info.name) + " objects.";
+  o["type"] = "object";
+  o["required"] = json::array{"items"};
+  o["properties"] = json::object{
+      {"apiVersion", json::object{{"type", "string"}, {"description", "The versioned schema of this list."}}},
+      {"items", json::object{{"type", "array"},
+                             {"description", "The objects."},
+                             {"items", json::object{{"$ref", std::string(kSchemaRefPrefix) + def}}}}},
+      {"kind", json::object{{"type", "string"}, {"description", "The kind of this list."}}},
+      {"metadata", json::object{{"$ref", std::string(kSchemaRefPrefix) + std::string(kMetaDefs) + "ListMeta"},
+                                {"description", "Standard list metadata."}}}};
+  return o;
+}
+
+std::shared_ptr<const OpenApi::Document> MakeDocument(json::object doc) {
+  auto d = std::make_shared<OpenApi::Document>();
+  d->body = json::serialize(doc);
+  d->hash = Sha512Hex(d->body);
+  return d;
+}
+
+}  // namespace
+
+void OpenApi::SetSchema(api::Kind kind, json::value schema) {
+  if (api::IsBuiltin(kind)) return;
+  auto root = std::make_shared<const json::object>(CustomRoot(std::move(schema)));
+  std::lock_guard lock(mu_);
+  custom_[kind] = std::move(root);
+  ++schemas_version_;
+}
+
+void OpenApi::ClearSchema(api::Kind kind) {
+  std::lock_guard lock(mu_);
+  if (custom_.erase(kind) > 0) ++schemas_version_;
+}
+
+std::shared_ptr<const json::object> OpenApi::RootSchema(api::Kind kind) const {
+  if (api::IsBuiltin(kind)) {
+    // Static storage: an aliasing pointer that owns nothing.
+    return std::shared_ptr<const json::object>(std::shared_ptr<const json::object>(), &BuiltinRoot(kind));
+  }
+  auto it = custom_.find(kind);
+  return it == custom_.end() ? nullptr : it->second;
+}
+
+void OpenApi::Refresh() {
+  const std::vector<api::KindInfo> kinds = api::AllKinds();
+  std::string fingerprint = KindsFingerprint(kinds);
+  if (cache_.built && cache_.kinds == fingerprint && cache_.schemas == schemas_version_) return;
+  cache_ = Cache{};
+  cache_.kinds = std::move(fingerprint);
+  cache_.schemas = schemas_version_;
+  cache_.built = true;
+
+  // Every definition a document may use: the built-in ones, and per served
+  // kind its own (with its GVK) and its list's.
+  json::object defs = BuiltinDefinitions();
+  std::vector<std::pair<std::string, std::vector<const api::KindInfo*>>> group_versions;
+  for (const auto& info : kinds) {
+    const std::string def = DefinitionName(info);
+    auto root = RootSchema(info.kind);
+    json::object schema = root ? *root : GenericKindSchema(info);
+    json::array gvks;
+    gvks.push_back(GvkObject(info.group, info.version, info.name));
+    schema["x-kubernetes-group-version-kind"] = std::move(gvks);
+    defs[def] = std::move(schema);
+    json::object list = ListSchema(info, def);
+    list["x-kubernetes-group-version-kind"] =
+        json::array{GvkObject(info.group, info.version, std::string(info.name) + "List")};
+    defs[def + "List"] = std::move(list);
+
+    std::string gv = GroupVersionPath(info.group, info.version);
+    auto it = std::find_if(group_versions.begin(), group_versions.end(),
+                           [&](const auto& entry) { return entry.first == gv; });
+    if (it == group_versions.end()) {
+      group_versions.emplace_back(gv, std::vector<const api::KindInfo*>{});
+      it = std::prev(group_versions.end());
+    }
+    it->second.push_back(&info);
+  }
+
+  json::object index_paths;
+  for (const auto& [gv, gv_kinds] : group_versions) {
+    json::object paths;
+    for (const auto* info : gv_kinds) AddKindPaths(Dialect::kV3, *info, paths);
+    std::set<std::string, std::less<>> refs;
+    CollectRefs(paths, kSchemaRefPrefix, defs, refs);
+    json::object schemas;
+    for (const auto& name : refs) {
+      if (const json::value* def = defs.if_contains(name)) schemas[name] = *def;
+    }
+    json::object doc;
+    doc["openapi"] = "3.0.0";
+    doc["info"] = json::object{{"title", "Kubernetes"}, {"version", kKubeVersion}};
+    doc["paths"] = std::move(paths);
+    doc["components"] = json::object{{"schemas", std::move(schemas)}};
+    auto document = MakeDocument(std::move(doc));
+    index_paths[gv] = json::object{{"serverRelativeURL", "/openapi/v3/" + gv + "?hash=" + document->hash}};
+    cache_.v3[gv] = std::move(document);
+  }
+  cache_.v3_index = json::serialize(json::object{{"paths", std::move(index_paths)}});
+
+  // Swagger 2.0: all paths and definitions in one document.
+  json::object v2_paths;
+  for (const auto& info : kinds) AddKindPaths(Dialect::kV2, info, v2_paths);
+  json::value v2_defs = std::move(defs);
+  ToV2Refs(v2_defs);
+  json::object v2;
+  v2["swagger"] = "2.0";
+  v2["info"] = json::object{{"title", "Kubernetes"}, {"version", kKubeVersion}};
+  v2["paths"] = std::move(v2_paths);
+  v2["definitions"] = std::move(v2_defs);
+  cache_.v2 = MakeDocument(std::move(v2));
+}
+
+std::string OpenApi::V3Index() {
+  std::lock_guard lock(mu_);
+  Refresh();
+  return cache_.v3_index;
+}
+
+std::shared_ptr<const OpenApi::Document> OpenApi::V3GroupVersion(std::string_view path) {
+  std::lock_guard lock(mu_);
+  Refresh();
+  auto it = cache_.v3.find(path);
+  return it == cache_.v3.end() ? nullptr : it->second;
+}
+
+std::shared_ptr<const OpenApi::Document> OpenApi::V2() {
+  std::lock_guard lock(mu_);
+  Refresh();
+  return cache_.v2;
+}
+
+std::vector<std::string> OpenApi::UnknownFields(api::Kind kind, const json::value& object) const {
+  std::shared_ptr<const json::object> root;
+  {
+    std::lock_guard lock(mu_);
+    root = RootSchema(kind);
+  }
+  std::vector<std::string> out;
+  if (!root) return out;
+  std::string path;
+  CollectUnknown(root.get(), object, path, out);
+  return out;
+}
+
+std::optional<Response> ServeOpenApi(OpenApi& openapi, const Request& request) {
+  std::string_view path = request.path;
+  if (path.ends_with('/') && path.size() > 1) path.remove_suffix(1);
+  if (path != "/openapi/v2" && path != "/openapi/v3" && !path.starts_with("/openapi/v3/")) return std::nullopt;
+  if (request.method != "GET") {
+    return ErrorResponse(Status(StatusCode::kMethodNotAllowed, "method not allowed"));
+  }
+  auto not_found = [] { return ErrorResponse(Status::NotFound("the server could not find the requested resource")); };
+
+  if (path == "/openapi/v2") {
+    std::string_view accept = request.accept;
+    const bool json = accept.empty() || accept.find("application/json") != std::string_view::npos ||
+                      accept.find("*/*") != std::string_view::npos;
+    if (!json) return not_found();
+    auto doc = openapi.V2();
+    Response r = JsonResponse(200, doc->body);
+    r.headers.emplace_back("ETag", "\"" + doc->hash + "\"");
+    return r;
+  }
+  if (path == "/openapi/v3") return JsonResponse(200, openapi.V3Index());
+
+  std::string_view gv = path.substr(std::string_view("/openapi/v3/").size());
+  auto doc = openapi.V3GroupVersion(gv);
+  if (!doc) return not_found();
+  auto hash = request.Query("hash");
+  if (hash && *hash != doc->hash) {
+    Response r = JsonResponse(301, "");
+    r.content_type = "text/plain; charset=utf-8";
+    r.headers.emplace_back("Location", "/openapi/v3/" + std::string(gv) + "?hash=" + doc->hash);
+    return r;
+  }
+  Response r = JsonResponse(200, doc->body);
+  r.headers.emplace_back("ETag", "\"" + doc->hash + "\"");
+  if (hash) {
+    r.headers.emplace_back("Cache-Control", "public, immutable");
+  } else {
+    r.headers.emplace_back("Cache-Control", "no-cache, private");
+  }
+  return r;
+}
+
+}  // namespace berth::apiserver
