@@ -82,7 +82,7 @@ Status ApiServer::Bootstrap() {
     }
   }
   if (!crds_) {
-    crds_ = std::make_unique<crd::CrdController>(store_, registry_);
+    crds_ = std::make_unique<crd::CrdController>(store_, registry_, &openapi_);
     return crds_->Start();
   }
   return Status::Ok();

@@ -1,5 +1,6 @@
 #include "apiserver/registry.h"
 
+#include "api/defaults.h"
 #include "api/validation.h"
 
 namespace berth::apiserver {
@@ -34,6 +35,15 @@ class Builtin final : public ResourceStrategy {
       default:
         return false;
     }
+  }
+
+  // kube's defaults, and a Secret's stringData folded into data.
+  void PrepareForCreate(boost::json::object& object) const override {
+    if (kind_ == api::Kind::kSecret) api::PrepareSecret(object);
+    api::ApplyDefaults(kind_, object);
+  }
+  void PrepareForUpdate(boost::json::object& next, const boost::json::object&) const override {
+    PrepareForCreate(next);
   }
 
   bool HasScale() const override {

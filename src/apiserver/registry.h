@@ -22,6 +22,7 @@
 #include "api/kinds.h"
 #include "api/object.h"
 #include "api/status.h"
+#include "apiserver/table.h"
 
 namespace berth::apiserver {
 
@@ -46,6 +47,11 @@ class ResourceStrategy {
   // removed from it (kube's pruning, and fieldValidation's unknown fields).
   // Kinds without a complete schema find none.
   virtual void DropUnknownFields(boost::json::object& object, std::vector<std::string>* dropped) const;
+
+  // The columns of `kubectl get` for a kind registered at run time (a
+  // custom resource's additionalPrinterColumns); nullptr: built-in kinds'
+  // own printers, or kube's default Name + Age.
+  virtual const TablePrinter* Printer() const { return nullptr; }
 
   virtual Status Validate(const api::Object& object) const;
   virtual Status ValidateUpdate(const api::Object& next, const api::Object& current) const;

@@ -65,9 +65,10 @@ Response ApiServer::Get(Request& request, const RequestInfo& info) {
   if (!object.ok()) return ErrorResponse(NotFoundFor(kind, info.name), DetailsFor(kind, info.name));
   if (WantsTable(request.accept) && info.subresource.empty()) {
     api::ObjectPtr one[] = {object.value()};
+    TableOptions options = TableOptionsFor(request);
+    options.custom_printer = registry_.For(*info.kind).Printer();
     return JsonResponse(200, json::serialize(MakeTable(
-                                 *info.kind, one, std::to_string(object.value()->resource_version()),
-                                 "", TableOptionsFor(request))));
+                                 *info.kind, one, std::to_string(object.value()->resource_version()), "", options)));
   }
   return JsonResponse(200, std::string(object.value()->Encoded()));
 }
@@ -112,9 +113,10 @@ Response ApiServer::List(Request& request, const RequestInfo& info) {
   std::string rv_text = std::to_string(list.revision);
 
   if (WantsTable(request.accept)) {
-    return JsonResponse(200, json::serialize(MakeTable(*info.kind, list.items, rv_text,
-                                                       list.continue_token,
-                                                       TableOptionsFor(request))));
+    TableOptions options = TableOptionsFor(request);
+    options.custom_printer = registry_.For(*info.kind).Printer();
+    return JsonResponse(200,
+                        json::serialize(MakeTable(*info.kind, list.items, rv_text, list.continue_token, options)));
   }
   std::string body;
   size_t estimate = 128;

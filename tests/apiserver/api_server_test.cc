@@ -554,6 +554,7 @@ TEST_F(ApiServerTest, UnknownPathsAndMethods) {
 }
 
 TEST_F(ApiServerTest, WatchFromCompactedRevisionIsOneErrorEvent) {
+  api_.reset();  // before the store it watches
   store_ = std::move(store::MemoryStore::Open({.history = 2})).value();
   api_ = std::make_unique<ApiServer>(*store_, ApiServer::Options{});
   ASSERT_TRUE(api_->Bootstrap().ok());

@@ -12,6 +12,7 @@
 #include "api/rfc3339.h"
 #include "api/validation.h"
 #include "apiserver/crd/structural_schema.h"
+#include "apiserver/table_printers.h"
 
 namespace berth::apiserver::crd {
 
@@ -148,6 +149,78 @@ class CrdKindStrategy final : public ResourceStrategy {
   }
 };
 
+// The value at a simple JSONPath (".spec.replicas", ".status.conditions[0].type"),
+// as additionalPrinterColumns use them; nullptr when absent.
+const json::value* AtPath(const json::value& root, std::string_view path) {
+  const json::value* at = &root;
+  size_t i = 0;
+  while (at && i < path.size()) {
+    if (path[i] == '.') {
+      ++i;
+      size_t end = path.find_first_of(".[", i);
+      std::string_view key = path.substr(i, end == std::string_view::npos ? std::string_view::npos : end - i);
+      at = at->is_object() ? at->get_object().if_contains(key) : nullptr;
+      i = end == std::string_view::npos ? path.size() : end;
+    } else if (path[i] == '[') {
+      size_t end = path.find(']', i);
+      if (end == std::string_view::npos || !at->is_array()) return nullptr;
+      size_t index = 0;
+      for (char c : path.substr(i + 1, end - i - 1)) {
+        if (c < '0' || c > '9') return nullptr;
+        index = index * 10 + static_cast<size_t>(c - '0');
+      }
+      at = index < at->get_array().size() ? &at->get_array()[index] : nullptr;
+      i = end + 1;
+    } else {
+      return nullptr;
+    }
+  }
+  return at;
+}
+
+// kube's table for a custom resource: Name, then the version's
+// additionalPrinterColumns (Age when it has none).
+std::optional<TablePrinter> PrinterFor(const json::object* version) {
+  const json::array* columns = api::ArrayAt(version, "additionalPrinterColumns");
+  struct Column {
+    std::string path, type;
+  };
+  std::vector<Column> paths;
+  TablePrinter printer;
+  printer.columns.push_back({"Name", "string", "name", "Name must be unique within a namespace.", 0});
+  if (!columns || columns->empty()) {
+    printer.columns.push_back({"Age", "date", "", "CreationTimestamp is a timestamp ...", 0});
+    paths.push_back({".metadata.creationTimestamp", "date"});
+  } else {
+    for (const auto& c : *columns) {
+      const json::object* col = c.if_object();
+      if (!col) continue;
+      printer.columns.push_back({std::string(api::StringAt(col, "name")), std::string(api::StringAt(col, "type")),
+                                 std::string(api::StringAt(col, "format")),
+                                 std::string(api::StringAt(col, "description")),
+                                 static_cast<int>(api::IntAt(col, "priority"))});
+      paths.push_back({std::string(api::StringAt(col, "jsonPath")), std::string(api::StringAt(col, "type"))});
+    }
+  }
+  printer.row = [paths](const api::Object& object, std::chrono::system_clock::time_point now) {
+    json::array cells;
+    cells.emplace_back(json::string(object.name()));
+    json::value root = object.json();
+    for (const Column& c : paths) {
+      const json::value* v = AtPath(root, c.path);
+      if (!v || v->is_null()) {
+        cells.emplace_back(nullptr);
+      } else if (c.type == "date" && v->is_string()) {
+        cells.emplace_back(json::string(table::Since(v->get_string(), now)));
+      } else {
+        cells.push_back(*v);
+      }
+    }
+    return cells;
+  };
+  return printer;
+}
+
 // A custom resource of one served version.
 class CustomResourceStrategy final : public ResourceStrategy {
  public:
@@ -155,8 +228,14 @@ class CustomResourceStrategy final : public ResourceStrategy {
     std::string spec_replicas, status_replicas, label_selector;
   };
   CustomResourceStrategy(std::string kind_name, std::shared_ptr<const Schema> schema, bool status,
-                         std::optional<Scale> scale)
-      : kind_name_(std::move(kind_name)), schema_(std::move(schema)), status_(status), scale_(std::move(scale)) {}
+                         std::optional<Scale> scale, std::optional<TablePrinter> printer)
+      : kind_name_(std::move(kind_name)),
+        schema_(std::move(schema)),
+        status_(status),
+        scale_(std::move(scale)),
+        printer_(std::move(printer)) {}
+
+  const TablePrinter* Printer() const override { return printer_ ? &*printer_ : nullptr; }
 
   bool HasStatus() const override { return status_; }
   // The scale subresource of custom resources reads other paths than the
@@ -213,6 +292,7 @@ class CustomResourceStrategy final : public ResourceStrategy {
   const std::shared_ptr<const Schema> schema_;
   const bool status_;
   const std::optional<Scale> scale_;
+  const std::optional<TablePrinter> printer_;
 };
 
 bool HasFinalizer(const json::object& crd, std::string_view finalizer) {
@@ -245,7 +325,8 @@ json::object Condition(std::string_view type, std::string_view reason, std::stri
 
 std::shared_ptr<const ResourceStrategy> CrdStrategy() { return std::make_shared<CrdKindStrategy>(); }
 
-CrdController::CrdController(store::Store& store, ResourceRegistry& registry) : store_(store), registry_(registry) {}
+CrdController::CrdController(store::Store& store, ResourceRegistry& registry, OpenApi* openapi)
+    : store_(store), registry_(registry), openapi_(openapi) {}
 
 CrdController::~CrdController() {
   if (watch_) watch_->Stop();
@@ -325,13 +406,17 @@ void CrdController::Serve(const api::Object& crd) {
                                             std::string(api::StringAt(s, "statusReplicasPath")),
                                             std::string(api::StringAt(s, "labelSelectorPath"))};
     }
-    registry_.Set(*registered, std::make_shared<CustomResourceStrategy>(kind.name, std::move(schema).value(),
-                                                                        sub && sub->contains("status"), scale));
+    registry_.Set(*registered,
+                  std::make_shared<CustomResourceStrategy>(kind.name, std::move(schema).value(),
+                                                           sub && sub->contains("status"), scale, PrinterFor(version)));
+    if (openapi_) openapi_->SetSchema(*registered, json::value(*schema_json));
     kinds.push_back(*registered);
   }
   // Versions served before and not now.
   for (api::Kind old : served_[crd.name()]) {
-    if (std::find(kinds.begin(), kinds.end(), old) == kinds.end()) api::UnregisterKind(old);
+    if (std::find(kinds.begin(), kinds.end(), old) != kinds.end()) continue;
+    api::UnregisterKind(old);
+    if (openapi_) openapi_->ClearSchema(old);
   }
   served_[crd.name()] = std::move(kinds);
 }
@@ -339,7 +424,10 @@ void CrdController::Serve(const api::Object& crd) {
 void CrdController::Remove(const std::string& crd_name) {
   auto it = served_.find(crd_name);
   if (it == served_.end()) return;
-  for (api::Kind kind : it->second) api::UnregisterKind(kind);
+  for (api::Kind kind : it->second) {
+    api::UnregisterKind(kind);
+    if (openapi_) openapi_->ClearSchema(kind);
+  }
   served_.erase(it);
 }
 

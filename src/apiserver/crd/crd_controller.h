@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "api/object.h"
+#include "apiserver/openapi.h"
 #include "apiserver/registry.h"
 #include "store/store.h"
 
@@ -38,7 +39,8 @@ std::shared_ptr<const ResourceStrategy> CrdStrategy();
 
 class CrdController {
  public:
-  CrdController(store::Store& store, ResourceRegistry& registry);
+  // `openapi` (may be null) gets each served version's schema.
+  CrdController(store::Store& store, ResourceRegistry& registry, OpenApi* openapi);
   ~CrdController();
   CrdController(const CrdController&) = delete;
   CrdController& operator=(const CrdController&) = delete;
@@ -61,6 +63,7 @@ class CrdController {
 
   store::Store& store_;
   ResourceRegistry& registry_;
+  OpenApi* const openapi_;
   std::mutex mu_;  // one Sync at a time
   std::unordered_map<std::string, std::vector<api::Kind>> served_;  // definition name → its kinds; guarded by mu_
   std::unique_ptr<store::Watch> watch_;
