@@ -42,6 +42,8 @@ ApiServer::ApiServer(store::Store& store, Options options)
       options_(std::move(options)),
       admission_(options_.admission, SeedOrRandom(options_.seed)) {
   registry_.Set(api::Kind::kCustomResourceDefinition, crd::CrdStrategy());
+  auto ranges = ParseServiceRanges(options_.service_cluster_ip_range, options_.service_node_port_range);
+  services_ = std::make_unique<ServiceAllocator>(ranges.ok() ? ranges.value() : ServiceRanges{});
 }
 
 ApiServer::~ApiServer() = default;
@@ -80,6 +82,37 @@ Status ApiServer::Bootstrap() {
     if (!created.ok() && created.status().code() != StatusCode::kAlreadyExists) {
       return created.status();
     }
+  }
+  // The `kubernetes` Service, as kube-apiserver keeps it: the range's first
+  // address, 443 to the port the API server listens on.
+  if (!store_.Get(api::StorageKey(api::Kind::kService, "default", "kubernetes")).ok()) {
+    const std::string& address = options_.advertise_address;
+    int64_t port = 443;
+    if (auto colon = address.rfind(':'); colon != std::string::npos) {
+      try {
+        port = std::stoll(address.substr(colon + 1));
+      } catch (const std::exception&) {
+      }
+    }
+    json::object svc;
+    svc["apiVersion"] = "v1";
+    svc["kind"] = "Service";
+    svc["metadata"] = json::object{{"name", "kubernetes"},
+                                   {"namespace", "default"},
+                                   {"labels", json::object{{"component", "apiserver"}, {"provider", "kubernetes"}}}};
+    svc["spec"] = json::object{
+        {"clusterIP", services_->FirstAddress()},
+        {"type", "ClusterIP"},
+        {"sessionAffinity", "None"},
+        {"ports", json::array{json::object{{"name", "https"}, {"port", 443}, {"protocol", "TCP"}, {"targetPort", port}}}}};
+    admission_.PrepareCreate(api::Kind::kService, svc);
+    registry_.For(api::Kind::kService).PrepareForCreate(svc);
+    auto guard = services_->Allocate(svc, store_);
+    if (!guard.ok()) return guard.status();
+    auto object = api::Object::FromJson(json::value(std::move(svc)));
+    if (!object.ok()) return object.status();
+    auto created = store_.Create(object.value());
+    if (!created.ok() && created.status().code() != StatusCode::kAlreadyExists) return created.status();
   }
   if (!crds_) {
     crds_ = std::make_unique<crd::CrdController>(store_, registry_, &openapi_);

@@ -16,6 +16,7 @@
 #include "apiserver/admission.h"
 #include "apiserver/http.h"
 #include "apiserver/registry.h"
+#include "apiserver/service_alloc.h"
 #include "apiserver/crd/crd_controller.h"
 #include "apiserver/openapi.h"
 #include "apiserver/request_info.h"
@@ -29,6 +30,10 @@ class ApiServer {
   struct Options {
     std::string berth_version = "0.0.0";
     std::string advertise_address = "127.0.0.1:8080";
+    // kube-apiserver's --service-cluster-ip-range and --service-node-port-range
+    // (checked with ParseServiceRanges before; an invalid one falls back to these).
+    std::string service_cluster_ip_range = "10.96.0.0/12";
+    std::string service_node_port_range = "30000-32767";
     AdmissionOptions admission;
     uint64_t seed = 0;  // uid / generateName randomness (0: from std::random_device)
     std::chrono::milliseconds bookmark_interval{60'000};
@@ -44,8 +49,9 @@ class ApiServer {
 
   // Creates the namespaces every cluster has (default, kube-system,
   // kube-node-lease, kube-public) and the built-in PriorityClasses
-  // (system-node-critical, system-cluster-critical) when missing, and
-  // starts serving the CustomResourceDefinitions in the store.
+  // (system-node-critical, system-cluster-critical) and the `kubernetes`
+  // Service in default when missing, and starts serving the
+  // CustomResourceDefinitions in the store.
   Status Bootstrap();
 
   Response Handle(Request& request);
@@ -124,6 +130,7 @@ class ApiServer {
   Admission admission_;
   ResourceRegistry registry_;
   OpenApi openapi_;
+  std::unique_ptr<ServiceAllocator> services_;
   // Serves CustomResourceDefinitions; started by Bootstrap.
   std::unique_ptr<crd::CrdController> crds_;
 };

@@ -250,6 +250,13 @@ Response ApiServer::Create(Request& request, const RequestInfo& info) {
   }
   admission_.PrepareCreate(*info.kind, object);
   registry_.For(*info.kind).PrepareForCreate(object);
+  // A Service's address and node ports, held until it is written.
+  std::unique_lock<std::mutex> allocated;
+  if (*info.kind == api::Kind::kService) {
+    auto guard = services_->Allocate(object, store_);
+    if (!guard.ok()) return ErrorResponse(guard.status(), {name, "", "Service"});
+    allocated = std::move(guard).value();
+  }
   if (*info.kind == api::Kind::kPod && admission_.options().priority) {
     Status priority = ApplyPriority(object);
     if (!priority.ok()) return ErrorResponse(priority, DetailsFor(kind, name));

@@ -6,6 +6,7 @@
 
 #include <cstdio>
 
+#include "apiserver/service_alloc.h"
 #include "apiserver/serving_options.h"
 #include "apiserver/token_file.h"
 #include "cluster/in_process_cluster.h"
@@ -27,6 +28,8 @@ struct ServeFlags {
   int max_inflight = 400;
   int64_t max_body_bytes = 3 * 1024 * 1024;
   int64_t watch_history = 100'000;
+  std::string service_cluster_ip_range = "10.96.0.0/12";
+  std::string service_node_port_range = "30000-32767";
   int64_t not_ready_toleration = 300;
   int64_t unreachable_toleration = 300;
   uint64_t seed = 0;
@@ -65,6 +68,12 @@ Result<cluster::ClusterOptions> ClusterOptionsFrom(const ServeFlags& f, const sc
 
   o.api.berth_version = BERTH_VERSION;
   o.api.advertise_address = f.listen;
+  if (auto ranges = apiserver::ParseServiceRanges(f.service_cluster_ip_range, f.service_node_port_range);
+      !ranges.ok()) {
+    return ranges.status();
+  }
+  o.api.service_cluster_ip_range = f.service_cluster_ip_range;
+  o.api.service_node_port_range = f.service_node_port_range;
   o.api.seed = f.seed;
   o.api.admission.default_not_ready_toleration_seconds = f.not_ready_toleration;
   o.api.admission.default_unreachable_toleration_seconds = f.unreachable_toleration;
@@ -165,6 +174,12 @@ void AddServeCommand(CLI::App& app, const scheduler::Registry& registry) {
   serve->add_option("--max-request-body-bytes", f.max_body_bytes, "Larger request bodies get 413")
       ->capture_default_str();
   serve->add_option("--watch-history", f.watch_history, "Revisions kept for watch resumption")->capture_default_str();
+  serve->add_option("--service-cluster-ip-range", f.service_cluster_ip_range,
+                    "CIDR Services' cluster IPs are allocated from (IPv4)")
+      ->capture_default_str();
+  serve->add_option("--service-node-port-range", f.service_node_port_range,
+                    "Port range NodePort Services' node ports are allocated from")
+      ->capture_default_str();
   serve
       ->add_option("--default-not-ready-toleration-seconds", f.not_ready_toleration,
                    "tolerationSeconds of the not-ready:NoExecute toleration added to every pod without one")

@@ -624,3 +624,45 @@ TEST_F(ApiServerTest, AnUpdateThatChangesNothingWritesNothing) {
 
 }  // namespace
 }  // namespace berth::apiserver
+
+namespace berth::apiserver {
+namespace {
+
+// kube-apiserver's allocators: the `kubernetes` Service holds the range's
+// first address; others get the next free one, NodePorts the next free port,
+// and an address asked for must be in the range and free.
+TEST_F(ApiServerTest, ServicesGetClusterIpsAndNodePortsFromTheirRanges) {
+  json::object kubernetes = Body(Call("GET", "/api/v1/namespaces/default/services/kubernetes"));
+  EXPECT_EQ(kubernetes["spec"].as_object()["clusterIP"], "10.96.0.1");
+  auto create = [&](const std::string& name, const std::string& spec) {
+    return Call("POST", "/api/v1/namespaces/default/services",
+                R"({"metadata":{"name":")" + name + R"("},"spec":)" + spec + "}");
+  };
+  Response web = create("web", R"({"type":"NodePort","ports":[{"port":80}]})");
+  ASSERT_EQ(web.status, 201) << web.body;
+  json::object spec = Body(web)["spec"].as_object();
+  EXPECT_EQ(spec["clusterIP"], "10.96.0.2");
+  EXPECT_EQ(spec["clusterIPs"], json::array{"10.96.0.2"});
+  EXPECT_EQ(spec["ports"].as_array()[0].as_object()["nodePort"], 30000);
+  EXPECT_EQ(spec["ports"].as_array()[0].as_object()["targetPort"], 80);  // kube's default
+  Response taken = create("taken", R"({"clusterIP":"10.96.0.2","ports":[{"port":80}]})");
+  EXPECT_EQ(taken.status, 422);
+  EXPECT_EQ(Body(taken)["message"],
+            "Service \"taken\" is invalid: spec.clusterIPs: Invalid value: []string{\"10.96.0.2\"}: failed to "
+            "allocate IP 10.96.0.2: provided IP is already allocated");
+  Response outside = create("outside", R"({"clusterIP":"10.0.0.9","ports":[{"port":80}]})");
+  EXPECT_EQ(Body(outside)["message"],
+            "Service \"outside\" is invalid: spec.clusterIPs: Invalid value: []string{\"10.0.0.9\"}: failed to "
+            "allocate IP 10.0.0.9: provided IP is not in the valid range. The range of valid IPs is 10.96.0.0/12");
+  Response port = create("port", R"({"type":"NodePort","ports":[{"port":80,"nodePort":30000}]})");
+  EXPECT_EQ(Body(port)["message"],
+            "Service \"port\" is invalid: spec.ports[0].nodePort: Invalid value: 30000: provided port is already "
+            "allocated");
+  Response headless = create("headless", R"({"clusterIP":"None","ports":[{"port":80}]})");
+  ASSERT_EQ(headless.status, 201) << headless.body;
+  EXPECT_EQ(Body(headless)["spec"].as_object()["clusterIP"], "None");
+  EXPECT_EQ(Body(create("next", R"({"ports":[{"port":80}]})"))["spec"].as_object()["clusterIP"], "10.96.0.3");
+}
+
+}  // namespace
+}  // namespace berth::apiserver
