@@ -38,8 +38,9 @@ constexpr SV kIngShort[] = {"ing"};
 constexpr SV kNetpolShort[] = {"netpol"};
 constexpr SV kCrdShort[] = {"crd", "crds"};
 
-// In Kind's order. Short names and categories as kube-apiserver 1.32 serves them.
-const std::array<KindInfo, kBuiltinKindCount> kBuiltins = {{
+// In Kind's order. Short names and categories as kube-apiserver 1.32 serves
+// them; the subresources are filled in by WithSubresources below.
+const std::array<KindInfo, kBuiltinKindCount> kBuiltinNames = {{
     {Kind::kNamespace, "", "v1", "Namespace", "namespaces", "namespace", false, kNsShort, {}},
     {Kind::kNode, "", "v1", "Node", "nodes", "node", false, kNoShort, {}},
     {Kind::kPod, "", "v1", "Pod", "pods", "pod", true, kPoShort, kAll},
@@ -94,6 +95,21 @@ const std::array<KindInfo, kBuiltinKindCount> kBuiltins = {{
     {Kind::kCustomResourceDefinition, "apiextensions.k8s.io", "v1", "CustomResourceDefinition",
      "customresourcedefinitions", "customresourcedefinition", false, kCrdShort, {}},
 }};
+
+// kube-apiserver 1.32's status and scale subresources of the built-in kinds.
+std::array<KindInfo, kBuiltinKindCount> WithSubresources() {
+  std::array<KindInfo, kBuiltinKindCount> kinds = kBuiltinNames;
+  for (Kind k : {Kind::kPod, Kind::kNode, Kind::kNamespace, Kind::kPersistentVolume, Kind::kPersistentVolumeClaim,
+                 Kind::kDeployment, Kind::kReplicaSet, Kind::kPodDisruptionBudget, Kind::kService,
+                 Kind::kReplicationController, Kind::kResourceQuota, Kind::kStatefulSet, Kind::kDaemonSet, Kind::kJob,
+                 Kind::kCronJob, Kind::kHorizontalPodAutoscaler, Kind::kIngress, Kind::kVolumeAttachment,
+                 Kind::kCustomResourceDefinition}) {
+    kinds[static_cast<int>(k)].status = true;
+  }
+  for (Kind k : {Kind::kDeployment, Kind::kReplicaSet, Kind::kStatefulSet}) kinds[static_cast<int>(k)].scale = true;
+  return kinds;
+}
+const std::array<KindInfo, kBuiltinKindCount> kBuiltins = WithSubresources();
 
 // A registered kind: its strings, and the KindInfo viewing them. Never freed
 // (Info() hands out references); a re-registration with other names makes a
@@ -239,7 +255,7 @@ Result<Kind> RegisterKind(const KindSpec& spec) {
   for (const auto& c : r->spec.categories) r->category_views.push_back(c);
   r->info = KindInfo{static_cast<Kind>(number), r->spec.group,   r->spec.version,  r->spec.name,
                      r->spec.resource,          r->spec.singular, r->spec.namespaced, r->short_views,
-                     r->category_views,         false};
+                     r->category_views,         false,            r->spec.status,     r->spec.scale};
   t.infos[number].store(&r->info, std::memory_order_release);
   t.served[number - kBuiltinKindCount] = true;
   t.registered.push_back(std::move(r));

@@ -83,6 +83,9 @@ struct KindInfo {
   std::span<const std::string_view> short_names;
   std::span<const std::string_view> categories;  // "all" for what `kubectl get all` lists
   bool builtin = true;
+  // The status and scale subresources (apiserver/registry.h serves them).
+  bool status = false;
+  bool scale = false;
   // "v1" or "apps/v1", as written in apiVersion.
   std::string ApiVersion() const;
 };
@@ -106,6 +109,7 @@ struct KindSpec {
   std::string group, version, name, resource, singular;
   bool namespaced = true;
   std::vector<std::string> short_names, categories;
+  bool status = false, scale = false;
 };
 // Serves `spec`'s kind: the number it had before when group, version and
 // kind name were registered already (its names and scope updated), else a

@@ -218,6 +218,16 @@ Response ApiServer::HandleResource(Request& request, const RequestInfo& info) {
       return Binding(request, info);
     }
     if (sub == "eviction" && *info.kind == api::Kind::kPod) return Evict(request, info);
+    if (*info.kind == api::Kind::kPod &&
+        (sub == "log" || sub == "exec" || sub == "attach" || sub == "portforward" || sub == "proxy")) {
+      // kube-apiserver forwards these to the pod's kubelet; berth's simulated
+      // kubelets run no containers, so there is nothing to reach.
+      if (!store_.Get(api::StorageKey(api::Kind::kPod, info.ns, info.name)).ok()) {
+        return ErrorResponse(NotFoundFor(kind, info.name), DetailsFor(kind, info.name));
+      }
+      return ErrorResponse(Status::BadRequest("pods/" + sub + " is not served by berth: pod \"" + info.name +
+                                              "\" runs on a simulated node, whose kubelet runs no containers"));
+    }
     const ResourceStrategy& strategy = registry_.For(*info.kind);
     if (sub == "scale" && strategy.HasScale()) return Scale(request, info);
     if (sub == "finalize" && *info.kind == api::Kind::kNamespace) {

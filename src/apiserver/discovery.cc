@@ -11,22 +11,15 @@ namespace berth::apiserver {
 
 namespace json = boost::json;
 
-const std::vector<Subresource>& Subresources() {
-  static const std::vector<Subresource> kSubresources = {
-      {api::Kind::kPod, "binding", "", "v1", "Binding", {"create"}},
-      {api::Kind::kPod, "eviction", "policy", "v1", "Eviction", {"create"}},
-      {api::Kind::kPod, "status", "", "v1", "Pod", {"get", "patch", "update"}},
-      {api::Kind::kNode, "status", "", "v1", "Node", {"get", "patch", "update"}},
-      {api::Kind::kNamespace, "status", "", "v1", "Namespace", {"get", "patch", "update"}},
-      {api::Kind::kPersistentVolume, "status", "", "v1", "PersistentVolume", {"get", "patch", "update"}},
-      {api::Kind::kPersistentVolumeClaim, "status", "", "v1", "PersistentVolumeClaim", {"get", "patch", "update"}},
-      {api::Kind::kDeployment, "scale", "autoscaling", "v1", "Scale", {"get", "patch", "update"}},
-      {api::Kind::kDeployment, "status", "apps", "v1", "Deployment", {"get", "patch", "update"}},
-      {api::Kind::kReplicaSet, "scale", "autoscaling", "v1", "Scale", {"get", "patch", "update"}},
-      {api::Kind::kReplicaSet, "status", "apps", "v1", "ReplicaSet", {"get", "patch", "update"}},
-      {api::Kind::kPodDisruptionBudget, "status", "policy", "v1", "PodDisruptionBudget", {"get", "patch", "update"}},
-  };
-  return kSubresources;
+std::vector<Subresource> SubresourcesOf(const api::KindInfo& info) {
+  std::vector<Subresource> out;
+  if (info.kind == api::Kind::kPod) {
+    out.push_back({info.kind, "binding", "", "v1", "Binding", {"create"}});
+    out.push_back({info.kind, "eviction", "policy", "v1", "Eviction", {"create"}});
+  }
+  if (info.scale) out.push_back({info.kind, "scale", "autoscaling", "v1", "Scale", {"get", "patch", "update"}});
+  if (info.status) out.push_back({info.kind, "status", info.group, info.version, info.name, {"get", "patch", "update"}});
+  return out;
 }
 
 namespace {
@@ -61,8 +54,7 @@ json::object AggregatedResource(const api::KindInfo& info) {
   if (!info.short_names.empty()) r["shortNames"] = ToArray(info.short_names);
   if (!info.categories.empty()) r["categories"] = ToArray(info.categories);
   json::array subs;
-  for (const auto& s : Subresources()) {
-    if (s.kind != info.kind) continue;
+  for (const auto& s : SubresourcesOf(info)) {
     json::object sub;
     sub["subresource"] = s.name;
     sub["responseKind"] = json::object{{"group", s.response_group}, {"version", s.response_version}, {"kind", s.response_kind}};
@@ -191,8 +183,7 @@ std::optional<json::object> ResourceList(std::string_view group, std::string_vie
     if (!info.short_names.empty()) r["shortNames"] = ToArray(info.short_names);
     if (!info.categories.empty()) r["categories"] = ToArray(info.categories);
     resources.push_back(std::move(r));
-    for (const auto& s : Subresources()) {
-      if (s.kind != info.kind) continue;
+    for (const auto& s : SubresourcesOf(info)) {
       json::object sub;
       sub["name"] = std::string(info.resource) + "/" + std::string(s.name);
       sub["singularName"] = "";

@@ -37,7 +37,8 @@ struct Subresource {
   std::string_view response_group, response_version, response_kind;
   std::vector<std::string_view> verbs;
 };
-// Every subresource berth serves (those of registered kinds are not listed).
-const std::vector<Subresource>& Subresources();
+// The subresources served for `info`'s kind: pods' binding and eviction,
+// and status and scale as the kind table says.
+std::vector<Subresource> SubresourcesOf(const api::KindInfo& info);
 
 }  // namespace berth::apiserver

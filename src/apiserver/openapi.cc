@@ -468,9 +468,7 @@ void AddKindPaths(Dialect dialect, const api::KindInfo& info, json::object& path
   }
 
   // Subresources.
-  if (!info.builtin) return;
-  for (const auto& sub : Subresources()) {
-    if (sub.kind != info.kind) continue;
+  for (const auto& sub : SubresourcesOf(info)) {
     const std::string path = base + ns_prefix + "/" + resource + "/{name}/" + std::string(sub.name);
     const std::string suffix = id + scope + kind + Capitalized(sub.name);
     api::KindInfo response{};

@@ -10,32 +10,7 @@ class Builtin final : public ResourceStrategy {
  public:
   explicit Builtin(api::Kind kind) : kind_(kind) {}
 
-  bool HasStatus() const override {
-    switch (kind_) {
-      case api::Kind::kPod:
-      case api::Kind::kNode:
-      case api::Kind::kNamespace:
-      case api::Kind::kPersistentVolume:
-      case api::Kind::kPersistentVolumeClaim:
-      case api::Kind::kDeployment:
-      case api::Kind::kReplicaSet:
-      case api::Kind::kPodDisruptionBudget:
-      case api::Kind::kService:
-      case api::Kind::kReplicationController:
-      case api::Kind::kResourceQuota:
-      case api::Kind::kStatefulSet:
-      case api::Kind::kDaemonSet:
-      case api::Kind::kJob:
-      case api::Kind::kCronJob:
-      case api::Kind::kHorizontalPodAutoscaler:
-      case api::Kind::kIngress:
-      case api::Kind::kVolumeAttachment:
-      case api::Kind::kCustomResourceDefinition:
-        return true;
-      default:
-        return false;
-    }
-  }
+  bool HasStatus() const override { return api::Info(kind_).status; }
 
   // kube's defaults, and a Secret's stringData folded into data.
   void PrepareForCreate(boost::json::object& object) const override {
@@ -46,9 +21,7 @@ class Builtin final : public ResourceStrategy {
     PrepareForCreate(next);
   }
 
-  bool HasScale() const override {
-    return kind_ == api::Kind::kDeployment || kind_ == api::Kind::kReplicaSet || kind_ == api::Kind::kStatefulSet;
-  }
+  bool HasScale() const override { return api::Info(kind_).scale; }
 
   Status ValidateUpdate(const api::Object& next, const api::Object& current) const override {
     Status valid = api::ValidateObject(next);

@@ -35,6 +35,16 @@ class ResourceStrategy {
   virtual bool HasStatus() const = 0;
   // The scale subresource (autoscaling/v1 Scale).
   virtual bool HasScale() const { return false; }
+  // Where Scale reads and writes: dotted paths (".spec.replicas"). The
+  // selector is a LabelSelector object for built-in kinds and, as kube's
+  // labelSelectorPath, a selector string for custom resources ("" for none).
+  struct ScalePaths {
+    std::string spec_replicas = ".spec.replicas";
+    std::string status_replicas = ".status.replicas";
+    std::string label_selector = ".spec.selector";
+    bool selector_is_object = true;
+  };
+  virtual ScalePaths ScaleAt() const { return {}; }
   // Served at this version over REST (a custom resource may list versions
   // that are stored but no longer served).
   virtual bool Served() const { return true; }

@@ -172,14 +172,45 @@ Response ApiServer::Binding(Request& request, const RequestInfo& info) {
 
 namespace {
 
-json::object ScaleOf(const api::ObjectPtr& object) {
+// The value at a dotted path (".spec.replicas"); nullptr when absent.
+const json::value* AtDotted(const json::object& root, std::string_view path) {
+  const json::object* at = &root;
+  const json::value* value = nullptr;
+  while (!path.empty()) {
+    if (path.front() == '.') path.remove_prefix(1);
+    size_t dot = path.find('.');
+    std::string_view key = path.substr(0, dot);
+    value = at ? at->if_contains(key) : nullptr;
+    if (!value) return nullptr;
+    at = value->if_object();
+    path = dot == std::string_view::npos ? std::string_view() : path.substr(dot);
+  }
+  return value;
+}
+
+void SetDotted(json::object& root, std::string_view path, json::value v) {
+  json::object* at = &root;
+  while (true) {
+    if (!path.empty() && path.front() == '.') path.remove_prefix(1);
+    size_t dot = path.find('.');
+    std::string_view key = path.substr(0, dot);
+    if (dot == std::string_view::npos) {
+      (*at)[key] = std::move(v);
+      return;
+    }
+    at = &api::MutableObject(*at, key);
+    path = path.substr(dot);
+  }
+}
+
+json::object ScaleOf(const api::ObjectPtr& object, const ResourceStrategy::ScalePaths& paths) {
   const json::object& o = object->json();
   json::object scale;
   scale["kind"] = "Scale";
   scale["apiVersion"] = "autoscaling/v1";
   json::object meta;
   meta["name"] = object->name();
-  meta["namespace"] = object->namespace_name();
+  if (!object->namespace_name().empty()) meta["namespace"] = object->namespace_name();
   meta["uid"] = object->uid();
   meta["resourceVersion"] = std::to_string(object->resource_version());
   if (const json::object* m = api::ObjectAt(o, "metadata")) {
@@ -188,17 +219,14 @@ json::object ScaleOf(const api::ObjectPtr& object) {
   scale["metadata"] = std::move(meta);
   int64_t replicas = 0, current = 0;
   std::string selector;
-  if (const json::object* spec = api::ObjectAt(o, "spec")) {
-    const json::object& s = *spec;
-    if (auto r = s.find("replicas"); r != s.end() && r->value().is_number()) replicas = r->value().to_number<int64_t>();
-    if (auto sel = s.find("selector"); sel != s.end()) {
-      auto parsed = api::LabelSelector::FromJson(sel->value());
-      if (parsed.ok()) selector = parsed->ToString();
+  if (const json::value* r = AtDotted(o, paths.spec_replicas); r && r->is_number()) replicas = r->to_number<int64_t>();
+  if (const json::value* r = AtDotted(o, paths.status_replicas); r && r->is_number()) current = r->to_number<int64_t>();
+  if (const json::value* sel = paths.label_selector.empty() ? nullptr : AtDotted(o, paths.label_selector)) {
+    if (!paths.selector_is_object) {
+      if (sel->is_string()) selector = sel->get_string();
+    } else if (auto parsed = api::LabelSelector::FromJson(*sel); parsed.ok()) {
+      selector = parsed->ToString();
     }
-  }
-  if (const json::object* status = api::ObjectAt(o, "status")) {
-    const json::object& s = *status;
-    if (auto r = s.find("replicas"); r != s.end() && r->value().is_number()) current = r->value().to_number<int64_t>();
   }
   scale["spec"] = json::object{{"replicas", replicas}};
   scale["status"] = json::object{{"replicas", current}, {"selector", selector}};
@@ -211,10 +239,11 @@ Response ApiServer::Scale(Request& request, const RequestInfo& info) {
   const api::KindInfo& kind = api::Info(*info.kind);
   const std::string key = api::StorageKey(*info.kind, info.ns, info.name);
   StatusDetails details{info.name, std::string(kind.group), std::string(kind.resource)};
+  const ResourceStrategy::ScalePaths paths = registry_.For(*info.kind).ScaleAt();
   if (request.method == "GET") {
     auto current = store_.Get(key);
     if (!current.ok()) return ErrorResponse(NotFoundFor(kind, info.name), details);
-    return JsonResponse(200, json::serialize(ScaleOf(current.value())));
+    return JsonResponse(200, json::serialize(ScaleOf(current.value(), paths)));
   }
   if (request.method != "PUT" && request.method != "PATCH") {
     return ErrorResponse(Status(StatusCode::kMethodNotAllowed, "the server does not allow this method on the requested resource"));
@@ -231,7 +260,7 @@ Response ApiServer::Scale(Request& request, const RequestInfo& info) {
     if (!current.ok()) return ErrorResponse(NotFoundFor(kind, info.name), details);
     json::value scale;
     if (patch_type) {
-      auto patched = ApplyPatch(*patch_type, *info.kind, json::value(ScaleOf(current.value())), request.body);
+      auto patched = ApplyPatch(*patch_type, *info.kind, json::value(ScaleOf(current.value(), paths)), request.body);
       if (!patched.ok()) return ErrorResponse(patched.status());
       scale = std::move(patched).value();
     } else {
@@ -259,11 +288,11 @@ Response ApiServer::Scale(Request& request, const RequestInfo& info) {
       return ErrorResponse(ConflictFor(kind, info.name, "the object has been modified; please apply your changes to the latest version and try again"), details);
     }
     json::value next = current.value()->json();
-    api::MutableObject(next.get_object(), "spec")["replicas"] = replicas;
+    SetDotted(next.get_object(), paths.spec_replicas, replicas);
     RequestInfo main = info;
     main.subresource.clear();
     auto written = WriteUpdate(main, current.value(), std::move(next), request.Query("dryRun").has_value());
-    if (written.ok()) return JsonResponse(200, json::serialize(ScaleOf(written.value())));
+    if (written.ok()) return JsonResponse(200, json::serialize(ScaleOf(written.value(), paths)));
     if (written.status().code() != StatusCode::kConflict || precondition > 0) {
       return ErrorResponse(written.status(), details);
     }

@@ -666,3 +666,21 @@ TEST_F(ApiServerTest, ServicesGetClusterIpsAndNodePortsFromTheirRanges) {
 
 }  // namespace
 }  // namespace berth::apiserver
+
+namespace berth::apiserver {
+namespace {
+
+// What kube-apiserver forwards to a kubelet gets a clear answer instead of a
+// bare 404: berth's simulated kubelets run no containers.
+TEST_F(ApiServerTest, KubeletSubresourcesAnswerWhyTheyAreNotServed) {
+  ASSERT_EQ(Call("POST", "/api/v1/namespaces/default/pods", Pod("p")).status, 201);
+  Response logs = Call("GET", "/api/v1/namespaces/default/pods/p/log");
+  EXPECT_EQ(logs.status, 400);
+  EXPECT_EQ(Body(logs)["message"],
+            "pods/log is not served by berth: pod \"p\" runs on a simulated node, whose kubelet runs no containers");
+  EXPECT_EQ(Call("POST", "/api/v1/namespaces/default/pods/p/exec").status, 400);
+  EXPECT_EQ(Call("GET", "/api/v1/namespaces/default/pods/missing/log").status, 404);
+}
+
+}  // namespace
+}  // namespace berth::apiserver

@@ -37,6 +37,9 @@ spec:
     storage: true
     subresources:
       status: {}
+      scale:
+        specReplicasPath: .spec.replicas
+        statusReplicasPath: .status.availableReplicas
     additionalPrinterColumns:
     - name: Image
       type: string
@@ -141,11 +144,14 @@ class CrdTest(unittest.TestCase):
         app = self.get("ma", "web")
         self.assertEqual(app["status"]["availableReplicas"], 2)
         self.assertEqual(app["spec"]["replicas"], 1)
-        k("patch", "myapp", "web", "--type=merge", "-p", '{"spec":{"replicas":3}}')
+        k("patch", "myapp", "web", "--type=merge", "-p", '{"spec":{"replicas":2}}')
         app = self.get("ma", "web")
         self.assertEqual(app["metadata"]["generation"], 2)
         self.assertEqual(app["status"]["availableReplicas"], 2)
 
+        # The scale subresource at the definition's paths (kubectl scale finds it in discovery).
+        k("scale", "myapp", "web", "--replicas=3")
+        self.assertEqual(self.get("ma", "web")["spec"]["replicas"], 3)
         table = k("get", "myapps").stdout.splitlines()
         self.assertEqual(table[0].split(), ["NAME", "IMAGE", "REPLICAS", "AVAILABLE", "AGE"])
         self.assertEqual(table[1].split()[:4], ["web", "nginx:1.25", "3", "2"])

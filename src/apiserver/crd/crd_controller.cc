@@ -238,9 +238,17 @@ class CustomResourceStrategy final : public ResourceStrategy {
   const TablePrinter* Printer() const override { return printer_ ? &*printer_ : nullptr; }
 
   bool HasStatus() const override { return status_; }
-  // The scale subresource of custom resources reads other paths than the
-  // built-in one serves; not served yet.
-  bool HasScale() const override { return false; }
+  bool HasScale() const override { return scale_.has_value(); }
+  ScalePaths ScaleAt() const override {
+    ScalePaths paths;
+    if (scale_) {
+      paths.spec_replicas = scale_->spec_replicas;
+      paths.status_replicas = scale_->status_replicas;
+      paths.label_selector = scale_->label_selector;
+      paths.selector_is_object = false;
+    }
+    return paths;
+  }
 
   void PrepareForCreate(json::object& object) const override {
     if (status_) object.erase("status");
@@ -397,9 +405,11 @@ void CrdController::Serve(const api::Object& crd) {
     kind.namespaced = api::StringAt(spec, "scope") != "Cluster";
     kind.short_names = Strings(api::ArrayAt(names, "shortNames"));
     kind.categories = Strings(api::ArrayAt(names, "categories"));
+    const json::object* sub = api::ObjectAt(version, "subresources");
+    kind.status = sub && sub->contains("status");
+    kind.scale = sub && sub->contains("scale");
     auto registered = api::RegisterKind(kind);
     if (!registered.ok()) continue;
-    const json::object* sub = api::ObjectAt(version, "subresources");
     std::optional<CustomResourceStrategy::Scale> scale;
     if (const json::object* s = api::ObjectAt(sub, "scale")) {
       scale = CustomResourceStrategy::Scale{std::string(api::StringAt(s, "specReplicasPath")),
