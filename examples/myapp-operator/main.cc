@@ -5,10 +5,9 @@
 //
 //   myapp-operator --server http://127.0.0.1:8080
 
+#include <CLI/CLI.hpp>
 #include <cstdio>
 #include <string>
-
-#include <CLI/CLI.hpp>
 
 #include "api/kinds.h"
 #include "client/http_client.h"
@@ -35,7 +34,9 @@ int main(int argc, char** argv) {
   int workers = 2;
   CLI::App cli("Keeps a Deployment for every MyApp (example.com/v1)", "myapp-operator");
   cli.add_option("--server,-s", server, "The API server (http://HOST:PORT)")->capture_default_str();
-  cli.add_option("--workers", workers, "MyApps reconciled at once")->check(CLI::Range(1, 64))->capture_default_str();
+  cli.add_option("--workers", workers, "MyApps reconciled at once")
+      ->check(CLI::Range(1, 64))
+      ->capture_default_str();
   CLI11_PARSE(cli, argc, argv);
 
   // Before any thread starts, so that every thread leaves them to Wait.
@@ -53,14 +54,16 @@ int main(int argc, char** argv) {
   client::RestClient rest(client::HttpTransport(*writer.value()));
   client::HttpClient& watches = *reader.value();
   client::InformerFactory informers([&watches](api::Kind kind, client::InformerHandlers handlers) {
-    return std::make_unique<client::HttpInformer>(watches, client::RestClient::CollectionPath(kind, ""),
-                                                  std::move(handlers));
+    return std::make_unique<client::HttpInformer>(
+        watches, client::RestClient::CollectionPath(kind, ""), std::move(handlers));
   });
 
-  myapp_operator::MyAppController controller({.client = rest, .informers = informers}, myapp.value(), workers);
+  myapp_operator::MyAppController controller({.client = rest, .informers = informers},
+                                             myapp.value(), workers);
   if (berth::Status s = informers.Start(); !s.ok()) {
     informers.Stop();
-    return Fail("listing MyApps and Deployments on " + server + " (is crd.yaml applied?): " + s.message());
+    return Fail("listing MyApps and Deployments on " + server +
+                " (is crd.yaml applied?): " + s.message());
   }
   controller.Run();
   std::fprintf(stderr, "myapp-operator: watching MyApps and Deployments on %s\n", server.c_str());

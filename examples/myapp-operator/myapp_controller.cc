@@ -25,16 +25,18 @@ std::string_view Image(const api::Object& app) { return api::StringAt(api::Spec(
 
 // The container named "app" in a Deployment's pod template, or nullptr.
 json::object* AppContainer(json::object& deployment) {
-  json::object& spec = api::MutableObject(api::MutableObject(api::MutableObject(deployment, "spec"), "template"), "spec");
+  json::object& spec = api::MutableObject(
+      api::MutableObject(api::MutableObject(deployment, "spec"), "template"), "spec");
   for (auto& c : api::MutableArray(spec, "containers")) {
-    if (c.is_object() && api::StringAt(c.get_object(), "name") == kContainer) return &c.get_object();
+    if (c.is_object() && api::StringAt(c.get_object(), "name") == kContainer)
+      return &c.get_object();
   }
   return nullptr;
 }
 
 void Log(const api::Object& app, const std::string& what) {
-  std::fprintf(stderr, "myapp-operator: myapp %s/%s: %s\n", app.namespace_name().c_str(), app.name().c_str(),
-               what.c_str());
+  std::fprintf(stderr, "myapp-operator: myapp %s/%s: %s\n", app.namespace_name().c_str(),
+               app.name().c_str(), what.c_str());
 }
 
 }  // namespace
@@ -48,7 +50,8 @@ api::KindSpec MyAppKindSpec() {
           .namespaced = true};
 }
 
-MyAppController::MyAppController(const controllers::ControllerContext& context, api::Kind myapp, int workers)
+MyAppController::MyAppController(const controllers::ControllerContext& context, api::Kind myapp,
+                                 int workers)
     : Controller("myapp", context, workers),
       myapp_(myapp),
       myapps_(context.informers.For(myapp)),
@@ -71,8 +74,10 @@ MyAppController::MyAppController(const controllers::ControllerContext& context, 
 
 json::object MyAppController::DesiredDeployment(const api::Object& app) {
   json::object labels{{"app", app.name()}};
-  json::object pod_spec{{"containers", json::array{json::object{{"name", kContainer}, {"image", Image(app)}}}}};
-  json::object pod_template{{"metadata", json::object{{"labels", labels}}}, {"spec", std::move(pod_spec)}};
+  json::object pod_spec{
+      {"containers", json::array{json::object{{"name", kContainer}, {"image", Image(app)}}}}};
+  json::object pod_template{{"metadata", json::object{{"labels", labels}}},
+                            {"spec", std::move(pod_spec)}};
   json::object metadata{{"name", app.name()},
                         {"namespace", app.namespace_name()},
                         {"labels", labels},
@@ -80,7 +85,10 @@ json::object MyAppController::DesiredDeployment(const api::Object& app) {
   json::object spec{{"replicas", Replicas(app)},
                     {"selector", json::object{{"matchLabels", labels}}},
                     {"template", std::move(pod_template)}};
-  return {{"apiVersion", "apps/v1"}, {"kind", "Deployment"}, {"metadata", std::move(metadata)}, {"spec", std::move(spec)}};
+  return {{"apiVersion", "apps/v1"},
+          {"kind", "Deployment"},
+          {"metadata", std::move(metadata)},
+          {"spec", std::move(spec)}};
 }
 
 Status MyAppController::Reconcile(const std::string& key) {
@@ -90,7 +98,8 @@ Status MyAppController::Reconcile(const std::string& key) {
 
   api::ObjectPtr deployment = deployments_.Get(key);
   if (!deployment) {
-    auto created = client_.Create(api::Kind::kDeployment, app->namespace_name(), DesiredDeployment(*app));
+    auto created =
+        client_.Create(api::Kind::kDeployment, app->namespace_name(), DesiredDeployment(*app));
     // AlreadyExists: most often ours, not in the cache yet; retried with backoff.
     if (!created.ok()) return created.status();
     Log(*app, "created deployment " + app->name() + " (image " + std::string(Image(*app)) + ", " +
@@ -99,7 +108,8 @@ Status MyAppController::Reconcile(const std::string& key) {
   }
   if (controllers::ControllerUid(*deployment, kKind) != app->uid()) {
     // kube's sample-controller refuses in the same way: never take over what another made.
-    Log(*app, "deployment " + app->name() + " exists and is not controlled by this MyApp; left alone");
+    Log(*app,
+        "deployment " + app->name() + " exists and is not controlled by this MyApp; left alone");
     return Status::AlreadyExists("deployment " + key + " is not controlled by this MyApp");
   }
   if (Status s = SyncDeployment(*app, *deployment); !s.ok()) return s;
@@ -118,7 +128,9 @@ Status MyAppController::SyncDeployment(const api::Object& app, const api::Object
   json::object* container = AppContainer(next);
   if (!container) {
     json::array& containers = api::MutableArray(
-        api::MutableObject(api::MutableObject(api::MutableObject(next, "spec"), "template"), "spec"), "containers");
+        api::MutableObject(api::MutableObject(api::MutableObject(next, "spec"), "template"),
+                           "spec"),
+        "containers");
     containers.push_back(json::object{{"name", kContainer}, {"image", image}});
     changes.push_back("container app with image " + std::string(image));
   } else if (api::StringAt(*container, "image") != image) {
@@ -138,7 +150,8 @@ Status MyAppController::SyncDeployment(const api::Object& app, const api::Object
 Status MyAppController::SyncStatus(const api::Object& app, const api::Object& deployment) {
   int64_t available = api::IntAt(api::StatusOf(deployment), "availableReplicas");
   const json::object* status = api::StatusOf(app);
-  if (status && status->contains("availableReplicas") && api::IntAt(status, "availableReplicas") == available) {
+  if (status && status->contains("availableReplicas") &&
+      api::IntAt(status, "availableReplicas") == available) {
     return Status::Ok();
   }
   json::object next = controllers::ForUpdate(app);

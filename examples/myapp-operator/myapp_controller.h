@@ -18,9 +18,8 @@
 // Threads: handlers run on the informers' threads and only queue keys;
 // Reconcile runs on the runtime's workers, one key on one worker at a time.
 
-#include <string>
-
 #include <boost/json/object.hpp>
+#include <string>
 
 #include "api/kinds.h"
 #include "controllers/controller.h"
@@ -35,7 +34,8 @@ class MyAppController final : public berth::controllers::Controller {
  public:
   // REQUIRES: `myapp` is registered (MyAppKindSpec), and the context's
   // informers are not started yet.
-  MyAppController(const berth::controllers::ControllerContext& context, berth::api::Kind myapp, int workers = 2);
+  MyAppController(const berth::controllers::ControllerContext& context, berth::api::Kind myapp,
+                  int workers = 2);
 
   // The Deployment `app` asks for (exposed for tests).
   static boost::json::object DesiredDeployment(const berth::api::Object& app);
