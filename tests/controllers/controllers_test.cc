@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <boost/json.hpp>
+#include <optional>
 #include <thread>
 
 #include "api/conditions.h"
@@ -360,6 +361,50 @@ TEST_F(ControllerEnv, GarbageCollectorDeletesOnlyTheVersionItJudged) {
   ASSERT_TRUE(gc.ReconcileForTest("pods|default/owned").ok());
   EXPECT_EQ(List(api::Kind::kPod).size(), 1u)
       << "deleted on the strength of a stale owner reference";
+}
+
+// A custom resource's deletion sends the collector no event (it watches
+// built-in kinds only): a dependent of one is judged again on a timer, so it
+// goes soon after its owner does.
+TEST_F(ControllerEnv, GarbageCollectorCollectsDependentsOfADeletedCustomResource) {
+  metrics::Registry registry;
+  ControllerContext context = Context();
+  context.clock = &fake_clock_;
+  context.registry = &registry;
+  auto& gc = Make<GarbageCollector>(context);
+  ASSERT_TRUE(informers_->Start().ok());
+  Create(api::Kind::kCustomResourceDefinition, "", R"({"metadata":{"name":"widgets.gc.example.com"},
+    "spec":{"group":"gc.example.com","scope":"Namespaced",
+      "names":{"plural":"widgets","singular":"widget","kind":"Widget"},
+      "versions":[{"name":"v1","served":true,"storage":true,
+        "schema":{"openAPIV3Schema":{"type":"object","x-kubernetes-preserve-unknown-fields":true}}}]}})");
+  std::optional<api::Kind> widget;
+  for (int i = 0; i < 2000 && !(widget = api::KindFromApiVersion("gc.example.com/v1", "Widget")); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  ASSERT_TRUE(widget) << "the definition was not served";
+  auto owner = Create(*widget, "default", R"({"apiVersion":"gc.example.com/v1","kind":"Widget",
+    "metadata":{"name":"w"}})");
+  ASSERT_TRUE(owner);
+  Create(api::Kind::kPod, "default", R"({"metadata":{"name":"owned","ownerReferences":[{
+    "apiVersion":"gc.example.com/v1","kind":"Widget","name":"w","uid":")" + owner->uid() +
+    R"(","controller":true}]},"spec":{"containers":[{"name":"c","image":"i"}]}})");
+  gc.Run();
+  // Judged once, owner alive: kept, and a look again scheduled.
+  auto& rechecks = registry.AddCounter("workqueue_retries_total", "", {"name"}).WithLabels({"garbagecollector"});
+  for (int i = 0; i < 2000 && rechecks.value() < 1; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  ASSERT_GE(rechecks.value(), 1);
+  EXPECT_EQ(List(api::Kind::kPod).size(), 1u) << "the owner lives: the pod stays";
+
+  ASSERT_TRUE(client_->Delete(*widget, "default", "w").ok());
+  fake_clock_.Step(std::chrono::seconds(5));
+  for (int i = 0; i < 2000 && !List(api::Kind::kPod).empty(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  EXPECT_TRUE(List(api::Kind::kPod).empty()) << "its custom owner is gone: collected";
+  gc.Stop();
+  // Kinds are registered process-wide; the next test's server does not serve this one.
+  api::UnregisterKind(*widget);
 }
 
 TEST_F(ControllerEnv, NamespaceControllerPurgesATerminatingNamespaceOnceItsContentIsGone) {

@@ -1,6 +1,7 @@
 #include "controllers/gc/garbage_collector.h"
 
 #include <algorithm>
+#include <chrono>
 
 #include <boost/json.hpp>
 
@@ -17,6 +18,11 @@ constexpr char kUidIndex[] = "uid";
 constexpr std::string_view kOrphan = "orphan";
 constexpr std::string_view kForeground = "foregroundDeletion";
 constexpr api::Kind kKinds[] = {api::Kind::kPod, api::Kind::kReplicaSet, api::Kind::kDeployment};
+// How often a dependent whose owner is of a kind not watched here (a custom
+// resource's) is judged again: that owner's deletion sends no event.
+constexpr std::chrono::seconds kUnwatchedOwnerRecheck{5};
+
+bool Watched(api::Kind kind) { return std::find(std::begin(kKinds), std::end(kKinds), kind) != std::end(kKinds); }
 
 std::string WorkKey(const api::Object& o) {
   return std::string(o.info().resource) + "|" + client::ObjectKey(o);
@@ -89,7 +95,7 @@ Result<api::ObjectPtr> GarbageCollector::Owner(const json::object& ref, const st
   auto kind = api::KindFromApiVersion(api::StringAt(ref, "apiVersion"), api::StringAt(ref, "kind"));
   if (!kind) return Status::NotFound("unknown owner kind");  // not ours to judge: treated as present by the caller
   const api::KindInfo& info = api::Info(*kind);
-  if (std::find(std::begin(kKinds), std::end(kKinds), *kind) != std::end(kKinds)) {
+  if (Watched(*kind)) {
     auto cached = informers_.For(*kind).ByIndex(kUidIndex, std::string(uid));
     if (!cached.empty()) return cached.front();
   }
@@ -165,6 +171,7 @@ Status GarbageCollector::ProcessDependent(const api::ObjectPtr& object) {
   int live = 0, dangling = 0;
   std::vector<std::string> gone;
   bool owner_in_foreground = false;
+  bool unwatched_owner = false;  // a live owner whose deletion no informer here sees
   for (const auto& ref : *refs) {
     if (!ref.is_object()) continue;
     auto owner = Owner(ref.get_object(), object->namespace_name());
@@ -177,12 +184,14 @@ Status GarbageCollector::ProcessDependent(const api::ObjectPtr& object) {
     }
     if (owner.value()) {
       ++live;
+      if (!Watched(owner.value()->kind())) unwatched_owner = true;
       if (api::BeingDeleted(*owner.value()) && HasFinalizer(*owner.value(), kForeground)) owner_in_foreground = true;
     } else {
       ++dangling;
       gone.emplace_back(api::StringAt(ref.get_object(), "uid"));
     }
   }
+  if (unwatched_owner) EnqueueAfter(WorkKey(*object), kUnwatchedOwnerRecheck);
   if (dangling == 0) {
     (void)owner_in_foreground;  // the owner's own reconcile deletes its dependents
     return Status::Ok();

@@ -13,6 +13,12 @@
 //   and the API server completes the deletion.
 // - Orphan: an owner with the orphan finalizer has its dependents' references
 //   to it removed, then the finalizer.
+//
+// Owners of other kinds (custom resources above all) are read live, not
+// watched, so their deletion sends the collector no event: a dependent with
+// such an owner is judged again every few seconds until the owner is gone
+// (one GET per such owner reference each time; kube watches every kind
+// instead).
 
 #include <string>
 
