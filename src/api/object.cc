@@ -306,4 +306,11 @@ void Object::Data::MakeJson() const {
   edit = nullptr;
 }
 
+std::string EncodedAs(const Object& object, Kind kind) {
+  if (object.kind() == kind) return std::string(object.Encoded());
+  json::value v = json::parse(object.Encoded());
+  v.get_object()["apiVersion"] = Info(kind).ApiVersion();
+  return json::serialize(v);
+}
+
 }  // namespace berth::api

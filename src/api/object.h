@@ -190,4 +190,9 @@ class Object {
 // Parses a resourceVersion string ("123"); nullopt when not a non-negative integer.
 std::optional<int64_t> ParseResourceVersion(std::string_view text);
 
+// The object as a client of `kind` reads it: Encoded() when it was written
+// as that kind, else the same with apiVersion set to that kind's (another
+// served version of the same custom resource: kube's conversion "None").
+std::string EncodedAs(const Object& object, Kind kind);
+
 }  // namespace berth::api

@@ -65,18 +65,68 @@ json::object AggregatedResource(const api::KindInfo& info) {
   return r;
 }
 
-json::object AggregatedGroup(std::string_view group) {
-  json::array resources;
-  std::string_view version = "v1";
-  for (const auto& info : api::AllKinds()) {
+// kube's version priority: GA before beta before alpha, higher numbers
+// first within each ("v2" > "v1" > "v1beta2" > "v1beta1" > "v1alpha1"),
+// then versions of other forms in alphabetical order.
+bool HigherPriority(std::string_view a, std::string_view b) {
+  struct Parsed {
+    bool kube = false;
+    int major = 0, stage = 0, minor = 0;  // stage: 2 GA, 1 beta, 0 alpha
+  };
+  auto parse = [](std::string_view v) {
+    Parsed p;
+    if (v.size() < 2 || v[0] != 'v' || v[1] < '1' || v[1] > '9') return p;
+    size_t i = 1;
+    while (i < v.size() && std::isdigit(static_cast<unsigned char>(v[i]))) p.major = p.major * 10 + (v[i++] - '0');
+    std::string_view rest = v.substr(i);
+    if (rest.empty()) {
+      p.stage = 2;
+    } else if (rest.starts_with("beta") || rest.starts_with("alpha")) {
+      p.stage = rest.starts_with("beta") ? 1 : 0;
+      rest.remove_prefix(p.stage == 1 ? 4 : 5);
+      if (rest.empty()) return p;
+      for (char c : rest) {
+        if (!std::isdigit(static_cast<unsigned char>(c))) return p;
+        p.minor = p.minor * 10 + (c - '0');
+      }
+    } else {
+      return p;
+    }
+    p.kube = true;
+    return p;
+  };
+  Parsed pa = parse(a), pb = parse(b);
+  if (pa.kube != pb.kube) return pa.kube;
+  if (!pa.kube) return a < b;
+  if (pa.stage != pb.stage) return pa.stage > pb.stage;
+  if (pa.major != pb.major) return pa.major > pb.major;
+  return pa.minor > pb.minor;
+}
+
+// The versions `group` is served in, preferred first.
+std::vector<std::string_view> VersionsOf(std::string_view group, const std::vector<api::KindInfo>& kinds) {
+  std::vector<std::string_view> versions;
+  for (const auto& info : kinds) {
     if (info.group != group) continue;
-    version = info.version;
-    resources.push_back(AggregatedResource(info));
+    if (std::find(versions.begin(), versions.end(), info.version) == versions.end()) versions.push_back(info.version);
   }
-  json::object v{{"version", version}, {"resources", std::move(resources)}, {"freshness", "Current"}};
+  std::stable_sort(versions.begin(), versions.end(), HigherPriority);
+  return versions;
+}
+
+json::object AggregatedGroup(std::string_view group) {
+  std::vector<api::KindInfo> kinds = api::AllKinds();
+  json::array versions;
+  for (std::string_view version : VersionsOf(group, kinds)) {
+    json::array resources;
+    for (const auto& info : kinds) {
+      if (info.group == group && info.version == version) resources.push_back(AggregatedResource(info));
+    }
+    versions.push_back(json::object{{"version", version}, {"resources", std::move(resources)}, {"freshness", "Current"}});
+  }
   json::object g;
   g["metadata"] = json::object{{"name", group}};
-  g["versions"] = json::array{std::move(v)};
+  g["versions"] = std::move(versions);
   return g;
 }
 
@@ -95,11 +145,14 @@ std::string GroupVersion(std::string_view group, std::string_view version) {
 }
 
 json::object LegacyGroup(std::string_view group) {
-  json::object gv{{"groupVersion", GroupVersion(group, "v1")}, {"version", "v1"}};
+  json::array versions;
+  for (std::string_view version : VersionsOf(group, api::AllKinds())) {
+    versions.push_back(json::object{{"groupVersion", GroupVersion(group, version)}, {"version", version}});
+  }
   json::object g;
   g["name"] = group;
-  g["versions"] = json::array{gv};
-  g["preferredVersion"] = gv;
+  g["preferredVersion"] = versions.empty() ? json::value(nullptr) : versions.front();
+  g["versions"] = std::move(versions);
   return g;
 }
 

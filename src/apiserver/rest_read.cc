@@ -70,7 +70,7 @@ Response ApiServer::Get(Request& request, const RequestInfo& info) {
     return JsonResponse(200, json::serialize(MakeTable(
                                  *info.kind, one, std::to_string(object.value()->resource_version()), "", options)));
   }
-  return JsonResponse(200, std::string(object.value()->Encoded()));
+  return JsonResponse(200, api::EncodedAs(*object.value(), *info.kind));
 }
 
 Response ApiServer::List(Request& request, const RequestInfo& info) {
@@ -141,7 +141,11 @@ Response ApiServer::List(Request& request, const RequestInfo& info) {
   body += R"(},"items":[)";
   for (size_t i = 0; i < list.items.size(); ++i) {
     if (i) body += ',';
-    body += list.items[i]->Encoded();
+    if (list.items[i]->kind() == *info.kind) {
+      body += list.items[i]->Encoded();
+    } else {
+      body += api::EncodedAs(*list.items[i], *info.kind);
+    }
   }
   body += "]}";
   return JsonResponse(200, std::move(body));

@@ -29,7 +29,7 @@ void WatchStream::AppendEvent(std::string& out, std::string_view type, std::stri
 }
 
 std::string WatchStream::ObjectJson(const api::ObjectPtr& object) {
-  if (!options_.table) return std::string(object->Encoded());
+  if (!options_.table) return api::EncodedAs(*object, options_.kind);
   TableOptions table_options;
   table_options.include_column_definitions = !columns_sent_;
   table_options.now = std::chrono::system_clock::now();

@@ -209,6 +209,23 @@ class CrdTest(unittest.TestCase):
         wait_for(self, self.server, "an empty list",
                  lambda: self.get("myapps")["items"] == [] or None, timeout=10)
 
+    def test_every_served_version_reads_the_same_objects(self):
+        k = self.server.kubectl
+        crd = self.get("crd", "myapps.example.com")
+        v2 = json.loads(json.dumps(crd["spec"]["versions"][0]))
+        v2["name"] = "v2"
+        v2["storage"] = False
+        crd["spec"]["versions"].append(v2)
+        del crd["status"]
+        k("replace", "-f", self.server.write_file("crd2.json", json.dumps(crd)))
+        wait_for(self, self.server, "v2 served",
+                 lambda: k("get", "myapps.v2.example.com", check=False).returncode == 0 or None, timeout=10)
+        k("apply", "-f", self.server.write_file("app.yaml", APP))
+        self.assertEqual(self.get("myapps.v2.example.com", "web")["apiVersion"], "example.com/v2")
+        self.assertEqual([i["apiVersion"] for i in self.get("myapps.v2.example.com")["items"]], ["example.com/v2"])
+        self.assertEqual(self.get("myapps.v1.example.com", "web")["apiVersion"], "example.com/v1")
+        self.assertEqual(self.get("crd", "myapps.example.com")["status"]["storedVersions"], ["v1"])
+
     def test_an_invalid_definition_is_refused_in_kubes_words(self):
         bad = CRD.replace("name: myapps.example.com", "name: apps.example.com").replace(
             "storage: true", "storage: false")
