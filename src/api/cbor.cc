@@ -2,14 +2,13 @@
 
 #include <algorithm>
 #include <bit>
+#include <boost/json.hpp>
 #include <cmath>
 #include <cstring>
 #include <ctime>
 #include <optional>
 #include <utility>
 #include <vector>
-
-#include <boost/json.hpp>
 
 #include "api/base64.h"
 
@@ -48,7 +47,10 @@ void AppendHead(std::string& out, uint8_t major, uint64_t n) {
     return;
   }
   int bytes = n <= 0xff ? 1 : n <= 0xffff ? 2 : n <= 0xffffffffULL ? 4 : 8;
-  out.push_back(static_cast<char>(m | static_cast<char>(bytes == 1 ? 24 : bytes == 2 ? 25 : bytes == 4 ? 26 : 27)));
+  out.push_back(static_cast<char>(m | static_cast<char>(bytes == 1   ? 24
+                                                        : bytes == 2 ? 25
+                                                        : bytes == 4 ? 26
+                                                                     : 27)));
   for (int i = bytes - 1; i >= 0; --i) out.push_back(static_cast<char>((n >> (8 * i)) & 0xff));
 }
 
@@ -195,7 +197,8 @@ class Decoder {
     if (!Item(v, 0, 0)) return std::move(error_);
     if (pos_ != in_.size()) {
       return Status::BadRequest("cbor: " + std::to_string(in_.size() - pos_) +
-                                " bytes of extraneous data starting at index " + std::to_string(pos_));
+                                " bytes of extraneous data starting at index " +
+                                std::to_string(pos_));
     }
     return v;
   }
@@ -256,7 +259,8 @@ class Decoder {
       Head chunk;
       if (!ReadHead(chunk)) return false;
       if (chunk.major != h.major || chunk.info == 31) {
-        return Fail("wrong element type in indefinite-length string at byte " + std::to_string(pos_ - 1));
+        return Fail("wrong element type in indefinite-length string at byte " +
+                    std::to_string(pos_ - 1));
       }
       if (chunk.arg > Remaining()) return Truncated();
       out.append(in_.substr(pos_, chunk.arg));
@@ -273,13 +277,15 @@ class Decoder {
     switch (h.major) {
       case kUnsigned:
         if (h.arg > static_cast<uint64_t>(INT64_MAX)) {
-          return Fail("cannot unmarshal positive integer " + std::to_string(h.arg) + " into int64 (overflow)");
+          return Fail("cannot unmarshal positive integer " + std::to_string(h.arg) +
+                      " into int64 (overflow)");
         }
         out = static_cast<int64_t>(h.arg);
         return true;
       case kNegative:
         if (h.arg > static_cast<uint64_t>(INT64_MAX)) {
-          return Fail("cannot unmarshal negative integer -1-" + std::to_string(h.arg) + " into int64 (overflow)");
+          return Fail("cannot unmarshal negative integer -1-" + std::to_string(h.arg) +
+                      " into int64 (overflow)");
         }
         out = -1 - static_cast<int64_t>(h.arg);
         return true;
@@ -293,7 +299,8 @@ class Decoder {
         } else if (later == kTagBase16) {
           out = Base16(bytes);
         } else {
-          if (!ValidUtf8(bytes)) return Fail("byte string at byte " + std::to_string(start) + " is not valid UTF-8");
+          if (!ValidUtf8(bytes))
+            return Fail("byte string at byte " + std::to_string(start) + " is not valid UTF-8");
           out = json::string(bytes);
         }
         return true;
@@ -328,7 +335,8 @@ class Decoder {
     json::array a;
     if (h.info != 31) {
       if (h.arg > kCborMaxElements) {
-        return Fail("exceeded max number of elements " + std::to_string(kCborMaxElements) + " for CBOR array");
+        return Fail("exceeded max number of elements " + std::to_string(kCborMaxElements) +
+                    " for CBOR array");
       }
       if (h.arg > Remaining()) return Truncated();  // every element takes a byte at least
       a.reserve(h.arg);
@@ -341,7 +349,8 @@ class Decoder {
           break;
         }
         if (i >= kCborMaxElements) {
-          return Fail("exceeded max number of elements " + std::to_string(kCborMaxElements) + " for CBOR array");
+          return Fail("exceeded max number of elements " + std::to_string(kCborMaxElements) +
+                      " for CBOR array");
         }
       } else if (i == h.arg) {
         break;
@@ -359,7 +368,8 @@ class Decoder {
     json::object o;
     if (h.info != 31) {
       if (h.arg > kCborMaxElements) {
-        return Fail("exceeded max number of key-value pairs " + std::to_string(kCborMaxElements) + " for CBOR map");
+        return Fail("exceeded max number of key-value pairs " + std::to_string(kCborMaxElements) +
+                    " for CBOR map");
       }
       if (h.arg > Remaining() / 2) return Truncated();  // a key and a value take two bytes at least
       o.reserve(h.arg);
@@ -372,7 +382,8 @@ class Decoder {
           break;
         }
         if (i >= kCborMaxElements) {
-          return Fail("exceeded max number of key-value pairs " + std::to_string(kCborMaxElements) + " for CBOR map");
+          return Fail("exceeded max number of key-value pairs " + std::to_string(kCborMaxElements) +
+                      " for CBOR map");
         }
       } else if (i == h.arg) {
         break;
@@ -387,7 +398,9 @@ class Decoder {
       json::value key;
       if (!Item(key, depth, 0)) return false;
       std::string_view k = key.get_string();
-      if (o.contains(k)) return Fail("found duplicate map key \"" + std::string(k) + "\" at byte " + std::to_string(key_at));
+      if (o.contains(k))
+        return Fail("found duplicate map key \"" + std::string(k) + "\" at byte " +
+                    std::to_string(key_at));
       json::value v;
       if (!Item(v, depth, later)) return false;
       o.emplace(k, std::move(v));
@@ -406,12 +419,14 @@ class Decoder {
       case kTagDateTime:
         if (Remaining() < 1) return Truncated();
         if ((static_cast<uint8_t>(in_[pos_]) >> 5) != kText) {
-          return Fail("tag 0 at byte " + std::to_string(content_at) + " must enclose a text string");
+          return Fail("tag 0 at byte " + std::to_string(content_at) +
+                      " must enclose a text string");
         }
         return Item(out, depth, later);
       case kTagEpoch: {
         if (!Item(out, depth, later)) return false;
-        if (!out.is_number()) return Fail("tag 1 at byte " + std::to_string(content_at) + " must enclose a number");
+        if (!out.is_number())
+          return Fail("tag 1 at byte " + std::to_string(content_at) + " must enclose a number");
         auto text = EpochToRfc3339(out.to_number<double>());
         if (!text) return Fail("tag 1 at byte " + std::to_string(content_at) + " is out of range");
         out = json::string(*text);

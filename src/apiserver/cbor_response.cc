@@ -1,11 +1,10 @@
 #include "apiserver/cbor_response.h"
 
 #include <algorithm>
+#include <boost/json.hpp>
 #include <cctype>
 #include <cstdlib>
 #include <memory>
-
-#include <boost/json.hpp>
 
 #include "api/cbor.h"
 
@@ -23,7 +22,8 @@ std::string_view Trim(std::string_view s) {
 
 std::string Lower(std::string_view s) {
   std::string out(s);
-  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return std::tolower(c); });
+  std::transform(out.begin(), out.end(), out.begin(),
+                 [](unsigned char c) { return std::tolower(c); });
   return out;
 }
 
@@ -77,7 +77,8 @@ bool PrefersCbor(std::string_view accept) {
     if (media == "application/cbor" && q > cbor_q) {
       cbor_q = q;
       cbor_at = index;
-    } else if ((media == "application/json" || media == "application/*" || media == "*/*") && q > json_q) {
+    } else if ((media == "application/json" || media == "application/*" || media == "*/*") &&
+               q > json_q) {
       json_q = q;
       json_at = index;
     }

@@ -2,10 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <boost/json.hpp>
 #include <random>
 #include <string>
-
-#include <boost/json.hpp>
 
 namespace berth::api {
 namespace {
@@ -41,10 +40,32 @@ std::string ToHex(std::string_view bytes) {
 
 TEST(CborTest, RoundTripsEveryJsonType) {
   const char* cases[] = {
-      "null", "true", "false", "0", "23", "24", "255", "256", "65536", "4294967296",
-      "9223372036854775807", "-1", "-24", "-25", "-9223372036854775808", "1.5", "-0.0", "0.1",
-      "100000.5", "1e300", "5.960464477539063e-08", "\"\"", "\"héllo ✓ 𝄞\"", "[]",
-      "[1,[2,[3]],{\"a\":null}]", "{}",
+      "null",
+      "true",
+      "false",
+      "0",
+      "23",
+      "24",
+      "255",
+      "256",
+      "65536",
+      "4294967296",
+      "9223372036854775807",
+      "-1",
+      "-24",
+      "-25",
+      "-9223372036854775808",
+      "1.5",
+      "-0.0",
+      "0.1",
+      "100000.5",
+      "1e300",
+      "5.960464477539063e-08",
+      "\"\"",
+      "\"héllo ✓ 𝄞\"",
+      "[]",
+      "[1,[2,[3]],{\"a\":null}]",
+      "{}",
       R"({"metadata":{"name":"a","labels":{"x":"y"}},"spec":{"replicas":3,"paused":false,"ratio":0.25}})"};
   for (const char* text : cases) {
     json::value in = json::parse(text);
@@ -62,20 +83,20 @@ TEST(CborTest, WritesASmallPodAsKubeDoes) {
   json::value pod = json::parse(
       R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"a","namespace":"default"},)"
       R"("spec":{"containers":[{"name":"c","image":"nginx"}],"priority":-5}})");
-  std::string expected = Hex(
-      "d9d9f7"
-      "a4"                                  // map of 4
-      "44 6b696e64 43 506f64"               // "kind": "Pod"
-      "44 73706563"                         // "spec":
-      "a2"                                  //   map of 2
-      "48 7072696f72697479 24"              //   "priority": -5
-      "4a 636f6e7461696e657273 81"          //   "containers": [
-      "a2 44 6e616d65 41 63"                //     {"name":"c",
-      "45 696d616765 45 6e67696e78"         //      "image":"nginx"}]
-      "48 6d65746164617461"                 // "metadata":
-      "a2 44 6e616d65 41 61"                //   {"name":"a",
-      "49 6e616d657370616365 47 64656661756c74"  // "namespace":"default"}
-      "4a 61706956657273696f6e 42 7631");   // "apiVersion": "v1"
+  std::string expected =
+      Hex("d9d9f7"
+          "a4"                                       // map of 4
+          "44 6b696e64 43 506f64"                    // "kind": "Pod"
+          "44 73706563"                              // "spec":
+          "a2"                                       //   map of 2
+          "48 7072696f72697479 24"                   //   "priority": -5
+          "4a 636f6e7461696e657273 81"               //   "containers": [
+          "a2 44 6e616d65 41 63"                     //     {"name":"c",
+          "45 696d616765 45 6e67696e78"              //      "image":"nginx"}]
+          "48 6d65746164617461"                      // "metadata":
+          "a2 44 6e616d65 41 61"                     //   {"name":"a",
+          "49 6e616d657370616365 47 64656661756c74"  // "namespace":"default"}
+          "4a 61706956657273696f6e 42 7631");        // "apiVersion": "v1"
   EXPECT_EQ(ToHex(EncodeCbor(pod)), ToHex(expected));
 }
 
@@ -84,10 +105,21 @@ TEST(CborTest, WritesTheShortestHeadsAndFloats) {
     const char* json;
     const char* hex;  // without the tag
   } cases[] = {
-      {"0", "00"},           {"23", "17"},           {"24", "1818"},          {"256", "190100"},
-      {"-1", "20"},          {"-500", "3901f3"},     {"1.5", "f93e00"},       {"-0.0", "f98000"},
-      {"65504.0", "f97bff"}, {"5.960464477539063e-08", "f90001"},          {"100000.5", "fa47c35040"},
-      {"0.1", "fb3fb999999999999a"}, {"true", "f5"}, {"null", "f6"},       {"\"a\"", "4161"},
+      {"0", "00"},
+      {"23", "17"},
+      {"24", "1818"},
+      {"256", "190100"},
+      {"-1", "20"},
+      {"-500", "3901f3"},
+      {"1.5", "f93e00"},
+      {"-0.0", "f98000"},
+      {"65504.0", "f97bff"},
+      {"5.960464477539063e-08", "f90001"},
+      {"100000.5", "fa47c35040"},
+      {"0.1", "fb3fb999999999999a"},
+      {"true", "f5"},
+      {"null", "f6"},
+      {"\"a\"", "4161"},
   };
   for (const auto& c : cases) {
     EXPECT_EQ(ToHex(EncodeCbor(json::parse(c.json))), "d9d9f7" + std::string(c.hex)) << c.json;
@@ -183,13 +215,15 @@ TEST(CborTest, TruncationsAndCorruptionsNeverCrash) {
       R"("terminationGracePeriodSeconds":30,"x":1.25,"y":0.1,"z":[true,false,null]}})");
   const std::string bytes = EncodeCbor(pod);
   for (size_t n = 0; n < bytes.size(); ++n) {
-    EXPECT_FALSE(DecodeCbor(std::string_view(bytes).substr(0, n)).ok()) << "prefix of " << n << " bytes";
+    EXPECT_FALSE(DecodeCbor(std::string_view(bytes).substr(0, n)).ok())
+        << "prefix of " << n << " bytes";
   }
   std::mt19937 rng(7);
   for (int i = 0; i < 20000; ++i) {
     std::string corrupt = bytes;
     const int flips = 1 + static_cast<int>(rng() % 4);
-    for (int f = 0; f < flips; ++f) corrupt[rng() % corrupt.size()] = static_cast<char>(rng() & 0xff);
+    for (int f = 0; f < flips; ++f)
+      corrupt[rng() % corrupt.size()] = static_cast<char>(rng() & 0xff);
     corrupt.resize(rng() % (corrupt.size() + 1));
     auto out = DecodeCbor(corrupt);  // any answer but a crash
     if (out.ok()) {

@@ -48,7 +48,8 @@ class CborApiTest : public ::testing::Test {
     EXPECT_TRUE(r.body.starts_with(api::kSelfDescribedCbor));
     auto decoded = api::DecodeCbor(r.body);
     EXPECT_TRUE(decoded.ok()) << decoded.status().message();
-    return decoded.ok() && decoded.value().is_object() ? decoded.value().get_object() : json::object{};
+    return decoded.ok() && decoded.value().is_object() ? decoded.value().get_object()
+                                                       : json::object{};
   }
 
   static json::value Pod(const std::string& name) {
@@ -62,11 +63,13 @@ class CborApiTest : public ::testing::Test {
     return json::parse(r.body).as_object();
   }
 
-  static json::object BindCall(const json::value& id, const std::string& method, std::string_view cbor) {
-    return json::object{{"jsonrpc", "2.0"},
-                        {"method", method},
-                        {"id", id},
-                        {"params", {{"encoding", "cbor-base64"}, {"binding", api::Base64Encode(cbor)}}}};
+  static json::object BindCall(const json::value& id, const std::string& method,
+                               std::string_view cbor) {
+    return json::object{
+        {"jsonrpc", "2.0"},
+        {"method", method},
+        {"id", id},
+        {"params", {{"encoding", "cbor-base64"}, {"binding", api::Base64Encode(cbor)}}}};
   }
 
   static std::string Binding(const std::string& pod, const std::string& node) {
@@ -119,7 +122,8 @@ TEST_F(CborApiTest, RefusesMalformedCborBodiesAsBadRequest) {
   EXPECT_EQ(r.status, 400);
   json::object status = Cbor(r);
   EXPECT_EQ(status["reason"], "BadRequest");
-  EXPECT_NE(std::string(status["message"].as_string()).find("duplicate map key"), std::string::npos);
+  EXPECT_NE(std::string(status["message"].as_string()).find("duplicate map key"),
+            std::string::npos);
 
   std::string pod = api::EncodeCbor(Pod("a"));
   Response truncated = Call("POST", kPods, pod.substr(0, pod.size() - 3), kCbor);
@@ -144,7 +148,9 @@ TEST_F(CborApiTest, WatchIsASequenceOfCborWatchEvents) {
   r.stream->Cancel();
   // d9d9f7, a map of 2: "type" first (the shorter key), then "object", itself
   // a self-described item.
-  ASSERT_TRUE(chunk.starts_with(std::string(api::kSelfDescribedCbor) + "\xa2\x44type\x45" "ADDED\x46object" +
+  ASSERT_TRUE(chunk.starts_with(std::string(api::kSelfDescribedCbor) +
+                                "\xa2\x44type\x45"
+                                "ADDED\x46object" +
                                 std::string(api::kSelfDescribedCbor)));
   auto event = api::DecodeCbor(chunk);
   ASSERT_TRUE(event.ok()) << event.status().message();
@@ -177,7 +183,8 @@ TEST_F(CborApiTest, JsonRpcBindsAndUnbindsWithACborBinding) {
   EXPECT_EQ(bound["id"], 11);
   ASSERT_TRUE(bound.contains("result")) << json::serialize(bound);
   EXPECT_EQ(bound["result"].at("spec").at("nodeName"), "n1");
-  EXPECT_EQ(json::parse(Call("GET", std::string(kPods) + "/a").body).at("spec").at("nodeName"), "n1");
+  EXPECT_EQ(json::parse(Call("GET", std::string(kPods) + "/a").body).at("spec").at("nodeName"),
+            "n1");
 
   json::object conflict = Rpc(BindCall("x-12", "bind.pod", Binding("a", "n2")));
   EXPECT_EQ(conflict["id"], "x-12");
@@ -198,15 +205,18 @@ TEST_F(CborApiTest, JsonRpcRefusesBadBindingsWithInvalidParams) {
   // A Binding whose decoded CBOR is over 64 KiB (a large annotation).
   json::value big = json::parse(
       R"({"apiVersion":"v1","kind":"Binding","metadata":{"name":"a"},"target":{"kind":"Node","name":"n1"}})");
-  big.at("metadata").as_object()["annotations"] = json::object{{"pad", std::string(70 * 1024, 'x')}};
-  std::string wrong_kind = api::EncodeCbor(json::parse(R"({"kind":"Pod","metadata":{"name":"a"}})"));
+  big.at("metadata").as_object()["annotations"] =
+      json::object{{"pad", std::string(70 * 1024, 'x')}};
+  std::string wrong_kind =
+      api::EncodeCbor(json::parse(R"({"kind":"Pod","metadata":{"name":"a"}})"));
 
   struct Case {
     const char* name;
     json::object request;
     const char* message;
   } cases[] = {
-      {"over 64 KiB", BindCall(1, "bind.pod", api::EncodeCbor(big)), "exceeds the limit of 65536 bytes"},
+      {"over 64 KiB", BindCall(1, "bind.pod", api::EncodeCbor(big)),
+       "exceeds the limit of 65536 bytes"},
       {"malformed base64", {}, "not valid base64"},
       {"malformed CBOR", BindCall(3, "bind.pod", "\xd9\xd9\xf7\xa1\x41"), "not valid CBOR"},
       {"not a Binding", BindCall(4, "bind.pod", wrong_kind), "expected Binding"},
@@ -225,7 +235,10 @@ TEST_F(CborApiTest, JsonRpcRefusesBadBindingsWithInvalidParams) {
     std::string message(answer["error"].at("message").as_string());
     EXPECT_NE(message.find(c.message), std::string::npos) << c.name << ": " << message;
   }
-  EXPECT_FALSE(json::parse(Call("GET", std::string(kPods) + "/a").body).at("spec").as_object().contains("nodeName"));
+  EXPECT_FALSE(json::parse(Call("GET", std::string(kPods) + "/a").body)
+                   .at("spec")
+                   .as_object()
+                   .contains("nodeName"));
 }
 
 }  // namespace
