@@ -5,6 +5,7 @@
 #include <boost/json.hpp>
 
 #include "api/validation.h"
+#include "apiserver/cbor_response.h"
 #include "apiserver/discovery.h"
 #include "apiserver/field_validation.h"
 
@@ -192,6 +193,9 @@ Response ApiServer::Handle(Request& request) {
   if (!info->kind || !registry_.Has(*info->kind) || !registry_.For(*info->kind).Served()) return NotFoundPath();
   Response response = HandleResource(request, *info);
   for (const auto& warning : request.warnings) response.headers.emplace_back("Warning", WarningHeaderValue(warning));
+  if (PrefersCbor(request.accept)) {
+    return ToCbor(std::move(response), info->watch_path || request.QueryBool("watch"));
+  }
   return response;
 }
 

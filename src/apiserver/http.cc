@@ -77,4 +77,10 @@ bool IsJsonContentType(std::string_view ct) {
   return media == "application/json" || media == "*/*";
 }
 
+bool IsCborContentType(std::string_view ct) {
+  std::string_view media = ct.substr(0, ct.find(';'));
+  while (!media.empty() && media.back() == ' ') media.remove_suffix(1);
+  return media == "application/cbor";
+}
+
 }  // namespace berth::apiserver

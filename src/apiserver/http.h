@@ -80,5 +80,8 @@ std::vector<std::pair<std::string, std::string>> ParseQuery(std::string_view que
 // A request body's Content-Type that means JSON: application/json (any
 // parameters), */*, or none at all.
 bool IsJsonContentType(std::string_view content_type);
+// A request body's Content-Type that means CBOR: application/cbor (any
+// parameters; not application/cbor-seq).
+bool IsCborContentType(std::string_view content_type);
 
 }  // namespace berth::apiserver

@@ -4,6 +4,7 @@
 #include <boost/json.hpp>
 #include <optional>
 
+#include "api/cbor.h"
 #include "api/json_fields.h"
 #include "api/pod_view.h"
 #include "api/validation.h"
@@ -28,10 +29,14 @@ Result<json::value> DecodeBody(const Request& request, const api::KindInfo& kind
     auto decoded = DecodeProtobuf(request.body, kind.kind);
     if (!decoded.ok()) return decoded.status();
     value = std::move(decoded).value();
+  } else if (IsCborContentType(request.content_type)) {
+    auto decoded = api::DecodeCbor(request.body);
+    if (!decoded.ok()) return Status::BadRequest("couldn't get version/kind; " + decoded.status().message());
+    value = std::move(decoded).value();
   } else if (!IsJsonContentType(request.content_type)) {
     return Status(StatusCode::kUnsupportedMediaType,
                   "the body of the request was in an unknown format - accepted media types "
-                  "include: application/json, application/vnd.kubernetes.protobuf");
+                  "include: application/json, application/vnd.kubernetes.protobuf, application/cbor");
   } else {
     json::error_code ec;
     value = json::parse(request.body, ec);

@@ -3,7 +3,10 @@
 
 #include <boost/json.hpp>
 #include <optional>
+#include <variant>
 
+#include "api/base64.h"
+#include "api/cbor.h"
 #include "api/conditions.h"
 #include "api/json_fields.h"
 #include "api/pod_view.h"
@@ -21,6 +24,62 @@ const api::KindInfo& PodKind() { return api::Info(api::Kind::kPod); }
 
 Status BindingConflict(const std::string& name, const std::string& why) {
   return Status::Conflict("Operation cannot be fulfilled on pods/binding \"" + name + "\": " + why);
+}
+
+// The largest decoded CBOR Binding a JSON-RPC call may carry.
+constexpr size_t kMaxRpcBindingBytes = 64 * 1024;
+
+// What a JSON-RPC bind.pod / unbind.pod names.
+struct RpcPodTarget {
+  std::string ns;
+  std::string name;
+  std::string node;
+  int64_t resource_version = 0;
+};
+
+// params.binding: a v1 Binding in CBOR, base64-encoded (params.encoding
+// "cbor-base64"). An error is the message of a -32602 answer.
+std::variant<RpcPodTarget, std::string> ReadRpcBinding(const json::object& params) {
+  const json::value& encoded = params.at("binding");
+  if (api::StringAt(params, "encoding") != "cbor-base64") {
+    return std::string("Invalid params: binding requires encoding \"cbor-base64\"");
+  }
+  if (!encoded.is_string()) return std::string("Invalid params: binding must be a base64 string");
+  std::string_view text = encoded.get_string();
+  const std::string limit = "Invalid params: the CBOR binding exceeds the limit of " +
+                            std::to_string(kMaxRpcBindingBytes) + " bytes";
+  // Base64 takes 4 characters per 3 bytes; refuse before decoding what must be too large.
+  if (text.size() / 4 * 3 > kMaxRpcBindingBytes + 3) return limit;
+  auto decoded = api::Base64Decode(text);
+  if (auto* corrupt = std::get_if<api::Base64Corrupt>(&decoded)) {
+    return "Invalid params: binding is not valid base64 (illegal base64 data at input byte " +
+           std::to_string(corrupt->offset) + ")";
+  }
+  const std::string& bytes = std::get<std::string>(decoded);
+  if (bytes.size() > kMaxRpcBindingBytes) return limit;
+  auto value = api::DecodeCbor(bytes);
+  if (!value.ok()) return "Invalid params: binding is not valid CBOR: " + value.status().message();
+  if (!value.value().is_object()) return std::string("Invalid params: binding must be a Binding object");
+  const json::object& b = value.value().get_object();
+  if (std::string_view kind = api::StringAt(b, "kind"); !kind.empty() && kind != "Binding") {
+    return "Invalid params: binding has kind \"" + std::string(kind) + "\", expected Binding";
+  }
+  if (std::string_view v = api::StringAt(b, "apiVersion"); !v.empty() && v != "v1") {
+    return "Invalid params: binding has apiVersion \"" + std::string(v) + "\", expected v1";
+  }
+  RpcPodTarget target;
+  if (const json::object* meta = api::ObjectAt(b, "metadata")) {
+    target.ns = api::StringAt(*meta, "namespace");
+    target.name = api::StringAt(*meta, "name");
+    if (auto rv = api::ParseResourceVersion(api::StringAt(*meta, "resourceVersion"))) target.resource_version = *rv;
+  }
+  if (const json::object* t = api::ObjectAt(b, "target")) {
+    if (std::string_view kind = api::StringAt(*t, "kind"); !kind.empty() && kind != "Node") {
+      return "Invalid params: binding target has kind \"" + std::string(kind) + "\", expected Node";
+    }
+    target.node = api::StringAt(*t, "name");
+  }
+  return target;
 }
 
 }  // namespace
@@ -301,6 +360,9 @@ Response ApiServer::Scale(Request& request, const RequestInfo& info) {
 }
 
 // JSON-RPC 2.0: {"jsonrpc":"2.0","method":"bind.pod","params":{…},"id":1}, or a batch (array).
+// params name the pod and node either as namespace/name/node, or as
+// "binding": a v1 Binding in CBOR, base64-encoded, with "encoding":"cbor-base64"
+// (at most 64 KiB once decoded). Every answer echoes the request's id.
 // Application errors carry the HTTP status of the equivalent REST call as
 // their code and the Kubernetes Status as data.
 Response ApiServer::Rpc(Request& request) {
@@ -328,9 +390,18 @@ Response ApiServer::Rpc(Request& request) {
     std::string ns(api::StringAt(p, "namespace"));
     std::string name(api::StringAt(p, "name"));
     std::string node(api::StringAt(p, "node"));
+    int64_t rv = 0;
+    if (p.contains("binding")) {
+      auto read = ReadRpcBinding(p);
+      if (auto* message = std::get_if<std::string>(&read)) return error(id, -32602, std::move(*message));
+      RpcPodTarget& target = std::get<RpcPodTarget>(read);
+      ns = std::move(target.ns);
+      name = std::move(target.name);
+      node = std::move(target.node);
+      rv = target.resource_version;
+    }
     if (ns.empty()) ns = "default";
     if (name.empty()) return error(id, -32602, "Invalid params: name is required");
-    int64_t rv = 0;
     if (auto v = p.find("resourceVersion"); v != p.end()) {
       if (v->value().is_string()) {
         auto parsed = api::ParseResourceVersion(v->value().get_string());
