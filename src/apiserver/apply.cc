@@ -1,11 +1,11 @@
 #include "apiserver/apply.h"
 
+#include <yaml-cpp/yaml.h>
+
 #include <algorithm>
+#include <boost/json.hpp>
 #include <cstdlib>
 #include <map>
-
-#include <boost/json.hpp>
-#include <yaml-cpp/yaml.h>
 
 #include "api/json_fields.h"
 
@@ -48,13 +48,16 @@ json::value YamlToJson(const YAML::Node& node) {
   }
 }
 
-std::string Str(const json::object& o, std::string_view key) { return std::string(api::StringAt(o, key)); }
+std::string Str(const json::object& o, std::string_view key) {
+  return std::string(api::StringAt(o, key));
+}
 
 bool IsItem(const FieldPath& path) { return !path.empty() && !path.back().starts_with("f:"); }
 
 // Whether a leaf at `path` holds different values in `a` and `b` (an absent
 // value differs from any present one).
-bool ValueDiffers(const json::value& a, const json::value& b, const FieldPath& path) {
+template <typename Root>
+bool ValueDiffers(const Root& a, const Root& b, const FieldPath& path) {
   const json::value* x = ValueAt(a, path);
   const json::value* y = ValueAt(b, path);
   if (!x || !y) return x != y;
@@ -64,23 +67,27 @@ bool ValueDiffers(const json::value& a, const json::value& b, const FieldPath& p
 // kube's printManager: an applier by name, an updater with its version.
 std::string ManagerDescription(const ManagedFieldsEntry& entry) {
   std::string out = json::serialize(json::value(entry.manager));
-  if (!entry.subresource.empty()) out += " with subresource " + json::serialize(json::value(entry.subresource));
+  if (!entry.subresource.empty())
+    out += " with subresource " + json::serialize(json::value(entry.subresource));
   if (entry.operation == kUpdate) out += " using " + entry.api_version;
   return out;
 }
 
-Status ConflictStatus(const std::vector<std::pair<const ManagedFieldsEntry*, FieldPath>>& conflicts) {
+Status ConflictStatus(
+    const std::vector<std::pair<const ManagedFieldsEntry*, FieldPath>>& conflicts) {
   std::vector<StatusCause> causes;
   for (const auto& [entry, path] : conflicts) {
-    causes.push_back({"FieldManagerConflict", "conflict with " + ManagerDescription(*entry), PathString(path)});
+    causes.push_back(
+        {"FieldManagerConflict", "conflict with " + ManagerDescription(*entry), PathString(path)});
   }
   std::string message;
   if (conflicts.size() == 1) {
-    message = "Apply failed with 1 conflict: conflict with " + ManagerDescription(*conflicts[0].first) + ": " +
-              PathString(conflicts[0].second);
+    message = "Apply failed with 1 conflict: conflict with " +
+              ManagerDescription(*conflicts[0].first) + ": " + PathString(conflicts[0].second);
   } else {
     std::map<std::string, std::vector<std::string>> by_manager;  // sorted, as kube prints them
-    for (const auto& [entry, path] : conflicts) by_manager[ManagerDescription(*entry)].push_back(PathString(path));
+    for (const auto& [entry, path] : conflicts)
+      by_manager[ManagerDescription(*entry)].push_back(PathString(path));
     std::string lines;
     for (const auto& [manager, paths] : by_manager) {
       if (!lines.empty()) lines += '\n';
@@ -94,8 +101,8 @@ Status ConflictStatus(const std::vector<std::pair<const ManagedFieldsEntry*, Fie
 
 // Merges an apply configuration's value into the live one: objects field by
 // field, keyed lists item by item, sets by union, everything else replaced.
-json::value MergeApplied(const FieldOwnership& ownership, const json::value& live, const json::value& applied,
-                         const std::string& schema_path) {
+json::value MergeApplied(const FieldOwnership& ownership, const json::value& live,
+                         const json::value& applied, const std::string& schema_path) {
   if (applied.is_object()) {
     if (!live.is_object()) return applied;
     json::value out = live;
@@ -105,7 +112,8 @@ json::value MergeApplied(const FieldOwnership& ownership, const json::value& liv
         o.erase(field);
         continue;
       }
-      std::string child = schema_path.empty() ? std::string(field) : schema_path + "." + std::string(field);
+      std::string child =
+          schema_path.empty() ? std::string(field) : schema_path + "." + std::string(field);
       const json::value* current = o.if_contains(field);
       o[field] = MergeApplied(ownership, current ? *current : json::value(nullptr), value, child);
     }
@@ -155,15 +163,17 @@ json::value MergeApplied(const FieldOwnership& ownership, const json::value& liv
 
 // The apply configuration's fields merged into `live` at the top level:
 // fields the server owns are left alone.
-void MergeConfiguration(const FieldOwnership& ownership, json::object& object, const json::object& config) {
+void MergeConfiguration(const FieldOwnership& ownership, json::object& object,
+                        const json::object& config) {
   for (const auto& [field, value] : config) {
     if (field == "apiVersion" || field == "kind") continue;
     if (field == "status" && ownership.status_is_subresource) continue;
     if (field == "metadata" && value.is_object()) {
       json::object& meta = api::MutableObject(object, "metadata");
       for (const auto& [meta_field, meta_value] : value.get_object()) {
-        if (meta_field == "managedFields" || meta_field == "resourceVersion" || meta_field == "uid" ||
-            meta_field == "generation" || meta_field == "creationTimestamp" || meta_field == "selfLink" ||
+        if (meta_field == "managedFields" || meta_field == "resourceVersion" ||
+            meta_field == "uid" || meta_field == "generation" ||
+            meta_field == "creationTimestamp" || meta_field == "selfLink" ||
             meta_field == "deletionTimestamp" || meta_field == "deletionGracePeriodSeconds") {
           continue;
         }
@@ -172,8 +182,8 @@ void MergeConfiguration(const FieldOwnership& ownership, json::object& object, c
           continue;
         }
         const json::value* current = meta.if_contains(meta_field);
-        meta[meta_field] = MergeApplied(ownership, current ? *current : json::value(nullptr), meta_value,
-                                        "metadata." + std::string(meta_field));
+        meta[meta_field] = MergeApplied(ownership, current ? *current : json::value(nullptr),
+                                        meta_value, "metadata." + std::string(meta_field));
       }
       continue;
     }
@@ -182,7 +192,8 @@ void MergeConfiguration(const FieldOwnership& ownership, json::object& object, c
       continue;
     }
     const json::value* current = object.if_contains(field);
-    object[field] = MergeApplied(ownership, current ? *current : json::value(nullptr), value, std::string(field));
+    object[field] = MergeApplied(ownership, current ? *current : json::value(nullptr), value,
+                                 std::string(field));
   }
 }
 
@@ -194,11 +205,13 @@ json::value WithoutManagedFields(const json::object& object) {
   return copy;
 }
 
-bool SameOwnership(const std::vector<ManagedFieldsEntry>& a, const std::vector<ManagedFieldsEntry>& b) {
+bool SameOwnership(const std::vector<ManagedFieldsEntry>& a,
+                   const std::vector<ManagedFieldsEntry>& b) {
   if (a.size() != b.size()) return false;
   for (size_t i = 0; i < a.size(); ++i) {
-    if (a[i].manager != b[i].manager || a[i].operation != b[i].operation || a[i].api_version != b[i].api_version ||
-        a[i].subresource != b[i].subresource || a[i].fields != b[i].fields) {
+    if (a[i].manager != b[i].manager || a[i].operation != b[i].operation ||
+        a[i].api_version != b[i].api_version || a[i].subresource != b[i].subresource ||
+        a[i].fields != b[i].fields) {
       return false;
     }
   }
@@ -206,7 +219,8 @@ bool SameOwnership(const std::vector<ManagedFieldsEntry>& a, const std::vector<M
 }
 
 void DropEmpty(std::vector<ManagedFieldsEntry>& entries) {
-  entries.erase(std::remove_if(entries.begin(), entries.end(), [](const auto& e) { return e.fields.empty(); }),
+  entries.erase(std::remove_if(entries.begin(), entries.end(),
+                               [](const auto& e) { return e.fields.empty(); }),
                 entries.end());
 }
 
@@ -220,9 +234,10 @@ std::vector<ManagedFieldsEntry> ReadManagedFields(const json::object& object) {
   for (const auto& item : list->get_array()) {
     if (!item.is_object()) continue;
     const json::object& o = item.get_object();
-    ManagedFieldsEntry entry{Str(o, "manager"), Str(o, "operation"), Str(o, "apiVersion"), Str(o, "time"),
-                             Str(o, "subresource"), {}};
-    if (const json::value* fields = o.if_contains("fieldsV1")) entry.fields = FieldSet::FromFieldsV1(*fields);
+    ManagedFieldsEntry entry{Str(o, "manager"), Str(o, "operation"),   Str(o, "apiVersion"),
+                             Str(o, "time"),    Str(o, "subresource"), {}};
+    if (const json::value* fields = o.if_contains("fieldsV1"))
+      entry.fields = FieldSet::FromFieldsV1(*fields);
     entries.push_back(std::move(entry));
   }
   return entries;
@@ -259,17 +274,21 @@ Result<json::value> DecodeApplyConfiguration(std::string_view body) {
       return Status::BadRequest(std::string("error decoding YAML: ") + e.what());
     }
   }
-  if (!value.is_object()) return Status::BadRequest("error decoding YAML: the apply configuration is not an object");
+  if (!value.is_object())
+    return Status::BadRequest("error decoding YAML: the apply configuration is not an object");
   return value;
 }
 
 Result<json::value> ServerSideApply(const FieldOwnership& ownership, const json::object* live,
                                     const json::object& config, const ApplyOptions& options) {
   const FieldSet applied = FieldsOf(ownership.kind, config, ownership.status_is_subresource);
-  std::vector<ManagedFieldsEntry> entries = live ? ReadManagedFields(*live) : std::vector<ManagedFieldsEntry>{};
+  std::vector<ManagedFieldsEntry> entries =
+      live ? ReadManagedFields(*live) : std::vector<ManagedFieldsEntry>{};
   const json::value live_value = live ? json::value(*live) : json::value(json::object());
   const json::value config_value(config);
-  auto is_mine = [&](const ManagedFieldsEntry& e) { return e.manager == options.manager && e.operation == kApply; };
+  auto is_mine = [&](const ManagedFieldsEntry& e) {
+    return e.manager == options.manager && e.operation == kApply;
+  };
 
   // Conflicts: fields someone else owns that the applier sets differently.
   std::vector<std::pair<const ManagedFieldsEntry*, FieldPath>> conflicts;
@@ -299,8 +318,10 @@ Result<json::value> ServerSideApply(const FieldOwnership& ownership, const json:
     }
   }
   const FieldSet no_longer_applied = previous.Difference(applied);
-  std::vector<FieldPath> dropped(no_longer_applied.paths().begin(), no_longer_applied.paths().end());
-  std::stable_sort(dropped.begin(), dropped.end(), [](const auto& a, const auto& b) { return a.size() > b.size(); });
+  std::vector<FieldPath> dropped(no_longer_applied.paths().begin(),
+                                 no_longer_applied.paths().end());
+  std::stable_sort(dropped.begin(), dropped.end(),
+                   [](const auto& a, const auto& b) { return a.size() > b.size(); });
   for (const auto& path : dropped) {
     if (!others.ContainsPrefix(path)) RemoveAt(result, path);
   }
@@ -342,11 +363,9 @@ void RecordUpdate(const FieldOwnership& ownership, const json::object* before, j
   const FieldSet now_fields = FieldsOf(ownership.kind, after, ownership.status_is_subresource);
   const FieldSet before_fields =
       before ? FieldsOf(ownership.kind, *before, ownership.status_is_subresource) : FieldSet();
-  const json::value before_value = before ? json::value(*before) : json::value(json::object());
-  const json::value after_value(after);
   FieldSet changed;
   for (const auto& path : now_fields.paths()) {
-    if (!before_fields.Contains(path) || (!IsItem(path) && ValueDiffers(before_value, after_value, path))) {
+    if (!before_fields.Contains(path) || (!IsItem(path) && ValueDiffers(*before, after, path))) {
       changed.Insert(path);
     }
   }
@@ -356,7 +375,8 @@ void RecordUpdate(const FieldOwnership& ownership, const json::object* before, j
   std::vector<ManagedFieldsEntry> entries = ReadManagedFields(after);
   const std::string api_version = Str(after, "apiVersion");
   auto is_mine = [&](const ManagedFieldsEntry& e) {
-    return e.manager == manager && e.operation == kUpdate && e.api_version == api_version && e.subresource.empty();
+    return e.manager == manager && e.operation == kUpdate && e.api_version == api_version &&
+           e.subresource.empty();
   };
   for (auto& e : entries) {
     if (!is_mine(e)) e.fields = e.fields.Difference(changed);

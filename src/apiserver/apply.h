@@ -14,11 +14,10 @@
 //
 // Pure functions over JSON; the caller supplies the time.
 
+#include <boost/json/value.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <boost/json/value.hpp>
 
 #include "api/kinds.h"
 #include "api/status.h"
@@ -39,7 +38,8 @@ struct ManagedFieldsEntry {
 
 std::vector<ManagedFieldsEntry> ReadManagedFields(const boost::json::object& object);
 // Sets metadata.managedFields (removes it when `entries` is empty).
-void WriteManagedFields(boost::json::object& object, const std::vector<ManagedFieldsEntry>& entries);
+void WriteManagedFields(boost::json::object& object,
+                        const std::vector<ManagedFieldsEntry>& entries);
 
 // What decides which fields of a kind are owned at all.
 struct FieldOwnership {
@@ -60,16 +60,18 @@ Result<boost::json::value> DecodeApplyConfiguration(std::string_view body);
 // exist yet and is created from `config`), with its managedFields. A conflict
 // is a Conflict status with kube's message and causes. When nothing but the
 // entry's time would change, returns `live` itself, so the write is a no-op.
-Result<boost::json::value> ServerSideApply(const FieldOwnership& ownership, const boost::json::object* live,
-                                           const boost::json::object& config, const ApplyOptions& options);
+Result<boost::json::value> ServerSideApply(const FieldOwnership& ownership,
+                                           const boost::json::object* live,
+                                           const boost::json::object& config,
+                                           const ApplyOptions& options);
 
 // Records a non-apply write by `manager` that turns `before` (nullptr for a
 // create) into `after`: `after` keeps before's managedFields when it carries
 // none (kube: a PUT without managedFields keeps them), and the fields that
 // changed move to manager's Update entry. A create that carries its own
 // managedFields (an apply that creates) keeps them as they are.
-void RecordUpdate(const FieldOwnership& ownership, const boost::json::object* before, boost::json::object& after,
-                  const std::string& manager, const std::string& now);
+void RecordUpdate(const FieldOwnership& ownership, const boost::json::object* before,
+                  boost::json::object& after, const std::string& manager, const std::string& now);
 
 // The manager a request writes as: its fieldManager, else kube's default
 // (the User-Agent up to its first '/'), else "unknown".

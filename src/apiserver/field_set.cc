@@ -1,9 +1,8 @@
 #include "apiserver/field_set.h"
 
 #include <algorithm>
-#include <map>
-
 #include <boost/json.hpp>
+#include <map>
 
 #include "apiserver/patch.h"
 
@@ -19,17 +18,25 @@ constexpr std::string_view kValuePrefix = "v:";
 
 // Fields the server sets; nobody owns them (kube's stripped metadata).
 bool ServerOwnedMetadata(std::string_view field) {
-  static constexpr std::string_view kFields[] = {"name", "namespace", "uid", "resourceVersion", "generation",
-                                                 "creationTimestamp", "selfLink", "managedFields",
-                                                 "deletionTimestamp", "deletionGracePeriodSeconds"};
+  static constexpr std::string_view kFields[] = {"name",
+                                                 "namespace",
+                                                 "uid",
+                                                 "resourceVersion",
+                                                 "generation",
+                                                 "creationTimestamp",
+                                                 "selfLink",
+                                                 "managedFields",
+                                                 "deletionTimestamp",
+                                                 "deletionGracePeriodSeconds"};
   return std::find(std::begin(kFields), std::end(kFields), field) != std::end(kFields);
 }
 
 // Objects kube treats as one value (structType=atomic).
 bool AtomicObject(api::Kind kind, std::string_view schema_path) {
   if (schema_path != "spec.selector") return false;
-  return kind == api::Kind::kDeployment || kind == api::Kind::kReplicaSet || kind == api::Kind::kStatefulSet ||
-         kind == api::Kind::kDaemonSet || kind == api::Kind::kJob;
+  return kind == api::Kind::kDeployment || kind == api::Kind::kReplicaSet ||
+         kind == api::Kind::kStatefulSet || kind == api::Kind::kDaemonSet ||
+         kind == api::Kind::kJob;
 }
 
 std::string Join(std::string_view path, std::string_view field) {
@@ -78,8 +85,9 @@ ptrdiff_t FindItem(const json::array& list, std::string_view element) {
   json::value parsed = json::parse(element.substr(2), ec);
   if (ec) return -1;
   for (size_t i = 0; i < list.size(); ++i) {
-    bool match = element.starts_with(kKeyPrefix) ? parsed.is_object() && MatchesKey(list[i], parsed.get_object())
-                                                 : list[i] == parsed;
+    bool match = element.starts_with(kKeyPrefix)
+                     ? parsed.is_object() && MatchesKey(list[i], parsed.get_object())
+                     : list[i] == parsed;
     if (match) return static_cast<ptrdiff_t>(i);
   }
   return -1;
@@ -90,12 +98,19 @@ class Walker {
   Walker(api::Kind kind, FieldSet& out) : kind_(kind), out_(out) {}
 
   void Fields(const json::object& object, const std::string& schema_path) {
-    for (const auto& [field, child] : object) {
-      path_.push_back(std::string(kFieldPrefix) + std::string(field));
-      Value(child, Join(schema_path, field));
-      path_.pop_back();
-    }
+    for (const auto& [field, child] : object) Field(field, child, schema_path);
   }
+
+  void Field(std::string_view field, const json::value& value, const std::string& schema_path) {
+    path_.push_back(std::string(kFieldPrefix) + std::string(field));
+    Value(value, Join(schema_path, field));
+    path_.pop_back();
+  }
+
+  void Enter(std::string_view field) {
+    path_.push_back(std::string(kFieldPrefix) + std::string(field));
+  }
+  void Leave() { path_.pop_back(); }
 
   void Value(const json::value& value, const std::string& schema_path) {
     if (value.is_null()) return;  // an explicit null sets nothing
@@ -198,7 +213,8 @@ json::value FieldSet::ToFieldsV1() const {
 
 bool FieldSet::ContainsPrefix(const FieldPath& path) const {
   auto it = paths_.lower_bound(path);
-  return it != paths_.end() && it->size() >= path.size() && std::equal(path.begin(), path.end(), it->begin());
+  return it != paths_.end() && it->size() >= path.size() &&
+         std::equal(path.begin(), path.end(), it->begin());
 }
 
 FieldSet FieldSet::Difference(const FieldSet& other) const {
@@ -225,13 +241,15 @@ ListKeys ListKeysAt(api::Kind kind, std::string_view schema_path) {
   ListStrategy strategy = LookupListStrategy(kind, schema_path);
   if (strategy.kind == ListStrategy::kMergePrimitive) return {ListKeys::kSet, {}};
   if (strategy.kind == ListStrategy::kMergeByKey) {
-    if (schema_path.ends_with("ontainers.ports")) return {ListKeys::kMap, {"containerPort", "protocol"}};
+    if (schema_path.ends_with("ontainers.ports"))
+      return {ListKeys::kMap, {"containerPort", "protocol"}};
     if (schema_path.ends_with("topologySpreadConstraints")) {
       return {ListKeys::kMap, {"topologyKey", "whenUnsatisfiable"}};
     }
     return {ListKeys::kMap, {strategy.key}};
   }
-  if (kind == api::Kind::kService && schema_path == "spec.ports") return {ListKeys::kMap, {"port", "protocol"}};
+  if (kind == api::Kind::kService && schema_path == "spec.ports")
+    return {ListKeys::kMap, {"port", "protocol"}};
   return {};
 }
 
@@ -242,26 +260,23 @@ FieldSet FieldsOf(api::Kind kind, const json::object& object, bool status_is_sub
     if (field == "apiVersion" || field == "kind") continue;
     if (field == "status" && status_is_subresource) continue;
     if (field == "metadata" && value.is_object()) {
-      json::object owned;
+      walker.Enter("metadata");
       for (const auto& [meta_field, meta_value] : value.get_object()) {
-        if (!ServerOwnedMetadata(meta_field)) owned[meta_field] = meta_value;
+        if (!ServerOwnedMetadata(meta_field)) walker.Field(meta_field, meta_value, "metadata");
       }
-      if (owned.empty()) continue;
-      json::object wrapper;
-      wrapper["metadata"] = std::move(owned);
-      walker.Fields(wrapper, "");
+      walker.Leave();
       continue;
     }
-    json::object single;
-    single[field] = value;
-    walker.Fields(single, "");
+    walker.Field(field, value, "");
   }
   return set;
 }
 
-const json::value* ValueAt(const json::value& root, const FieldPath& path) {
-  const json::value* cur = &root;
-  for (const auto& element : path) {
+namespace {
+
+const json::value* Descend(const json::value* cur, const FieldPath& path, size_t from) {
+  for (size_t i = from; i < path.size(); ++i) {
+    const std::string& element = path[i];
     if (element.starts_with(kFieldPrefix)) {
       if (!cur->is_object()) return nullptr;
       cur = cur->get_object().if_contains(std::string_view(element).substr(2));
@@ -274,6 +289,18 @@ const json::value* ValueAt(const json::value& root, const FieldPath& path) {
     }
   }
   return cur;
+}
+
+}  // namespace
+
+const json::value* ValueAt(const json::value& root, const FieldPath& path) {
+  return Descend(&root, path, 0);
+}
+
+const json::value* ValueAt(const json::object& root, const FieldPath& path) {
+  if (path.empty() || !path[0].starts_with(kFieldPrefix)) return nullptr;
+  const json::value* first = root.if_contains(std::string_view(path[0]).substr(2));
+  return first ? Descend(first, path, 1) : nullptr;
 }
 
 void RemoveAt(json::value& root, const FieldPath& path) {

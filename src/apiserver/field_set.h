@@ -10,11 +10,10 @@
 // themselves; objects with fields are only the way to their leaves. In
 // FieldsV1 a member that also has members below it is written as ".".
 
+#include <boost/json/value.hpp>
 #include <set>
 #include <string>
 #include <vector>
-
-#include <boost/json/value.hpp>
 
 #include "api/kinds.h"
 
@@ -67,6 +66,8 @@ FieldSet FieldsOf(api::Kind kind, const boost::json::object& object, bool status
 
 // The value at `path` in `root`, or nullptr.
 const boost::json::value* ValueAt(const boost::json::value& root, const FieldPath& path);
+// As above, for a whole object (no copy into a value needed); nullptr for the empty path.
+const boost::json::value* ValueAt(const boost::json::object& root, const FieldPath& path);
 // Removes what `path` names from `root` (a field or a list item); no-op when absent.
 void RemoveAt(boost::json::value& root, const FieldPath& path);
 

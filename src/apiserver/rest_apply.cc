@@ -15,32 +15,37 @@ namespace json = boost::json;
 
 Response ApiServer::Apply(Request& request, const RequestInfo& info) {
   const api::KindInfo& kind = api::Info(*info.kind);
-  ApplyOptions options{std::string(request.Query("fieldManager").value_or("")), request.QueryBool("force"), ""};
+  ApplyOptions options{std::string(request.Query("fieldManager").value_or("")),
+                       request.QueryBool("force"), ""};
   if (options.manager.empty()) {
-    return ErrorResponse(Status::Invalid("PatchOptions.meta.k8s.io \"\" is invalid: fieldManager: Required value: "
-                                         "is required for apply patch",
-                                         {{"FieldValueRequired", "Required value: is required for apply patch",
-                                           "fieldManager"}}),
-                         {"", "meta.k8s.io", "PatchOptions"});
+    return ErrorResponse(
+        Status::Invalid("PatchOptions.meta.k8s.io \"\" is invalid: fieldManager: Required value: "
+                        "is required for apply patch",
+                        {{"FieldValueRequired", "Required value: is required for apply patch",
+                          "fieldManager"}}),
+        {"", "meta.k8s.io", "PatchOptions"});
   }
   if (!info.subresource.empty()) {
-    return ErrorResponse(Status(StatusCode::kUnsupportedMediaType,
-                                "server-side apply of the " + info.subresource + " subresource is not supported"));
+    return ErrorResponse(
+        Status(StatusCode::kUnsupportedMediaType,
+               "server-side apply of the " + info.subresource + " subresource is not supported"));
   }
   auto decoded = DecodeApplyConfiguration(request.body);
   if (!decoded.ok()) return ErrorResponse(decoded.status());
   json::object& config = decoded->get_object();
-  if (api::StringAt(config, "apiVersion") != kind.ApiVersion() || api::StringAt(config, "kind") != kind.name) {
+  if (api::StringAt(config, "apiVersion") != kind.ApiVersion() ||
+      api::StringAt(config, "kind") != kind.name) {
     return ErrorResponse(Status::BadRequest("the apply configuration's apiVersion and kind (" +
-                                            std::string(api::StringAt(config, "apiVersion")) + ", " +
-                                            std::string(api::StringAt(config, "kind")) +
-                                            ") do not match the request's (" + kind.ApiVersion() + ", " +
-                                            std::string(kind.name) + ")"));
+                                            std::string(api::StringAt(config, "apiVersion")) +
+                                            ", " + std::string(api::StringAt(config, "kind")) +
+                                            ") do not match the request's (" + kind.ApiVersion() +
+                                            ", " + std::string(kind.name) + ")"));
   }
   json::object& meta = api::MutableObject(config, "metadata");
   if (std::string_view name = api::StringAt(meta, "name"); !name.empty() && name != info.name) {
     return ErrorResponse(Status::BadRequest("the name of the object (" + std::string(name) +
-                                            ") does not match the name on the URL (" + info.name + ")"));
+                                            ") does not match the name on the URL (" + info.name +
+                                            ")"));
   }
   meta["name"] = info.name;
   if (kind.namespaced) {
@@ -65,7 +70,8 @@ Response ApiServer::Apply(Request& request, const RequestInfo& info) {
       create.body = json::serialize(*created);
       Response response = Create(create, info);
       request.warnings = std::move(create.warnings);
-      if (response.status == 409 && attempt + 1 < kMaxAttempts) continue;  // created meanwhile: apply to it
+      if (response.status == 409 && attempt + 1 < kMaxAttempts)
+        continue;  // created meanwhile: apply to it
       return response;
     }
     json::value live = current.value()->json();

@@ -27,16 +27,19 @@ constexpr std::string_view kDeploymentConfig = R"({
                         "spec": {"containers": [{"name": "c", "image": "nginx",
                                                  "ports": [{"containerPort": 80}]}]}}}})";
 
-ApplyOptions As(std::string manager, bool force = false) { return {std::move(manager), force, "2025-01-01T00:00:00Z"}; }
+ApplyOptions As(std::string manager, bool force = false) {
+  return {std::move(manager), force, "2025-01-01T00:00:00Z"};
+}
 
-json::object Applied(const FieldOwnership& ownership, const json::object* live, std::string_view config,
-                     const ApplyOptions& options) {
+json::object Applied(const FieldOwnership& ownership, const json::object* live,
+                     std::string_view config, const ApplyOptions& options) {
   auto result = ServerSideApply(ownership, live, Obj(config), options);
   EXPECT_TRUE(result.ok()) << result.status().message();
   return result.ok() ? result->as_object() : json::object();
 }
 
-const ManagedFieldsEntry* Entry(const json::object& object, std::string_view manager, std::string_view operation) {
+const ManagedFieldsEntry* Entry(const json::object& object, std::string_view manager,
+                                std::string_view operation) {
   static std::vector<ManagedFieldsEntry> entries;
   entries = ReadManagedFields(object);
   for (const auto& e : entries) {
@@ -49,17 +52,19 @@ TEST(FieldSetTest, EncodesFieldsKeyedItemsAndSetsAsFieldsV1) {
   json::object object = Obj(kDeploymentConfig);
   api::MutableObject(object, "metadata")["finalizers"] = json::array{"example.com/x"};
   FieldSet fields = FieldsOf(api::Kind::kDeployment, object, true);
-  EXPECT_EQ(json::serialize(fields.ToFieldsV1()),
-            R"({"f:metadata":{"f:finalizers":{"v:\"example.com/x\"":{}},"f:labels":{"f:app":{}}},)"
-            R"("f:spec":{"f:replicas":{},"f:selector":{},"f:template":{"f:metadata":{"f:labels":{"f:app":{}}},)"
-            R"("f:spec":{"f:containers":{"k:{\"name\":\"c\"}":{".":{},"f:image":{},"f:name":{},)"
-            R"("f:ports":{"k:{\"containerPort\":80,\"protocol\":\"TCP\"}":{".":{},"f:containerPort":{}}}}}}}}})");
+  EXPECT_EQ(
+      json::serialize(fields.ToFieldsV1()),
+      R"({"f:metadata":{"f:finalizers":{"v:\"example.com/x\"":{}},"f:labels":{"f:app":{}}},)"
+      R"("f:spec":{"f:replicas":{},"f:selector":{},"f:template":{"f:metadata":{"f:labels":{"f:app":{}}},)"
+      R"("f:spec":{"f:containers":{"k:{\"name\":\"c\"}":{".":{},"f:image":{},"f:name":{},)"
+      R"("f:ports":{"k:{\"containerPort\":80,\"protocol\":\"TCP\"}":{".":{},"f:containerPort":{}}}}}}}}})");
   // The encoding reads back as the same set.
   EXPECT_EQ(FieldSet::FromFieldsV1(fields.ToFieldsV1()), fields);
 }
 
 TEST(FieldSetTest, ServerOwnedFieldsAndSubresourceStatusAreNobodys) {
-  json::object object = Obj(R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","namespace":"d",
+  json::object object =
+      Obj(R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","namespace":"d",
       "uid":"u","resourceVersion":"3","creationTimestamp":"t"},"status":{"phase":"Running"}})");
   EXPECT_TRUE(FieldsOf(api::Kind::kPod, object, true).empty());
   EXPECT_EQ(FieldsOf(api::Kind::kPod, object, false).size(), 1u);
@@ -69,7 +74,8 @@ TEST(FieldSetTest, PathsPrintAsKubePrintsThem) {
   EXPECT_EQ(PathString({"f:spec", "f:replicas"}), ".spec.replicas");
   EXPECT_EQ(PathString({"f:spec", "f:containers", R"(k:{"name":"c"})", "f:image"}),
             R"(.spec.containers[name="c"].image)");
-  EXPECT_EQ(PathString({"f:metadata", "f:finalizers", R"(v:"x")"}), R"(.metadata.finalizers[="x"])");
+  EXPECT_EQ(PathString({"f:metadata", "f:finalizers", R"(v:"x")"}),
+            R"(.metadata.finalizers[="x"])");
 }
 
 TEST(ServerSideApplyTest, CreatesFromTheConfigurationWithAnApplyEntry) {
@@ -87,7 +93,8 @@ TEST(ServerSideApplyTest, MergesKeyedListsAndKeepsOtherFields) {
   json::object next = Applied(kDeployment, &live, R"({"apiVersion":"apps/v1","kind":"Deployment",
       "metadata":{"name":"web"},"spec":{"template":{"spec":{"containers":[{"name":"sidecar","image":"envoy"}]}}}})",
                               As("mesh"));
-  const json::array& containers = next.at("spec").at("template").at("spec").at("containers").as_array();
+  const json::array& containers =
+      next.at("spec").at("template").at("spec").at("containers").as_array();
   ASSERT_EQ(containers.size(), 2u);
   EXPECT_EQ(containers[0].at("name"), "c");
   EXPECT_EQ(containers[1].at("name"), "sidecar");
@@ -101,12 +108,14 @@ TEST(ServerSideApplyTest, RemovesWhatTheManagerStopsApplyingUnlessSomeoneElseOwn
                               R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c"},
                                   "data":{"a":"1","b":"2","c":"3"}})",
                               As("one"));
-  live = Applied(kConfigMap, &live, R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c"},
+  live =
+      Applied(kConfigMap, &live, R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c"},
                                         "data":{"c":"3"}})",
-                 As("two"));
-  json::object next = Applied(kConfigMap, &live, R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c"},
+              As("two"));
+  json::object next =
+      Applied(kConfigMap, &live, R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c"},
                                                     "data":{"a":"1"}})",
-                              As("one"));
+              As("one"));
   EXPECT_EQ(json::serialize(next.at("data")), R"({"a":"1","c":"3"})");
 }
 
@@ -117,7 +126,8 @@ TEST(ServerSideApplyTest, ConflictsWithAnotherManagersValueUnlessForced) {
   auto refused = ServerSideApply(kDeployment, &live, Obj(three), As("other"));
   ASSERT_FALSE(refused.ok());
   EXPECT_EQ(refused.status().code(), StatusCode::kConflict);
-  EXPECT_EQ(refused.status().message(), "Apply failed with 1 conflict: conflict with \"kubectl\": .spec.replicas");
+  EXPECT_EQ(refused.status().message(),
+            "Apply failed with 1 conflict: conflict with \"kubectl\": .spec.replicas");
   ASSERT_EQ(refused.status().causes().size(), 1u);
   EXPECT_EQ(refused.status().causes()[0],
             (StatusCause{"FieldManagerConflict", "conflict with \"kubectl\"", ".spec.replicas"}));
@@ -127,8 +137,9 @@ TEST(ServerSideApplyTest, ConflictsWithAnotherManagersValueUnlessForced) {
   EXPECT_FALSE(Entry(forced, "kubectl", "Apply")->fields.Contains({"f:spec", "f:replicas"}));
   EXPECT_TRUE(Entry(forced, "other", "Apply")->fields.Contains({"f:spec", "f:replicas"}));
   // Fields applied with the same value are shared, not taken.
-  EXPECT_TRUE(Entry(forced, "kubectl", "Apply")->fields.Contains({"f:spec", "f:template", "f:spec", "f:containers",
-                                                                   R"(k:{"name":"c"})", "f:image"}));
+  EXPECT_TRUE(Entry(forced, "kubectl", "Apply")
+                  ->fields.Contains({"f:spec", "f:template", "f:spec", "f:containers",
+                                     R"(k:{"name":"c"})", "f:image"}));
 }
 
 TEST(ServerSideApplyTest, ListsSeveralConflictsByManagerWithTheUpdatersVersion) {
@@ -139,11 +150,13 @@ TEST(ServerSideApplyTest, ListsSeveralConflictsByManagerWithTheUpdatersVersion) 
   changed.replace(changed.find("\"nginx\""), 7, "\"httpd\"");
   auto refused = ServerSideApply(kDeployment, &live, Obj(changed), As("m1"));
   ASSERT_FALSE(refused.ok());
-  EXPECT_EQ(refused.status().message(),
-            "Apply failed with 2 conflicts: conflicts with \"kubectl-client-side-apply\" using apps/v1:\n"
-            "- .spec.replicas\n"
-            "- .spec.template.spec.containers[name=\"c\"].image");
-  EXPECT_EQ(refused.status().causes()[0].message, "conflict with \"kubectl-client-side-apply\" using apps/v1");
+  EXPECT_EQ(
+      refused.status().message(),
+      "Apply failed with 2 conflicts: conflicts with \"kubectl-client-side-apply\" using apps/v1:\n"
+      "- .spec.replicas\n"
+      "- .spec.template.spec.containers[name=\"c\"].image");
+  EXPECT_EQ(refused.status().causes()[0].message,
+            "conflict with \"kubectl-client-side-apply\" using apps/v1");
 }
 
 TEST(ServerSideApplyTest, ApplyingTheSameConfigurationAgainChangesNothing) {
@@ -155,8 +168,12 @@ TEST(ServerSideApplyTest, ApplyingTheSameConfigurationAgainChangesNothing) {
 }
 
 TEST(ServerSideApplyTest, AppliesToCustomResources) {
-  auto kind = api::RegisterKind({.group = "example.com", .version = "v1", .name = "Widget", .resource = "widgets",
-                                 .singular = "widget", .namespaced = true});
+  auto kind = api::RegisterKind({.group = "example.com",
+                                 .version = "v1",
+                                 .name = "Widget",
+                                 .resource = "widgets",
+                                 .singular = "widget",
+                                 .namespaced = true});
   ASSERT_TRUE(kind.ok()) << kind.status().message();
   const FieldOwnership widget{*kind, true};
   json::object live = Applied(widget, nullptr, R"({"apiVersion":"example.com/v1","kind":"Widget",
@@ -167,18 +184,21 @@ TEST(ServerSideApplyTest, AppliesToCustomResources) {
   json::object next = Applied(widget, &live, R"({"apiVersion":"example.com/v1","kind":"Widget",
       "metadata":{"name":"w"},"spec":{"tags":["c"]}})",
                               As("kubectl"));
-  EXPECT_EQ(json::serialize(next.at("spec")), R"({"tags":["c"]})");  // atomic list replaced, size dropped
+  EXPECT_EQ(json::serialize(next.at("spec")),
+            R"({"tags":["c"]})");  // atomic list replaced, size dropped
   api::UnregisterKind(*kind);
 }
 
 TEST(RecordUpdateTest, CreateOwnsEverythingAndUpdatesTakeWhatTheyChange) {
-  json::object created = Obj(R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c"},"data":{"a":"1"}})");
+  json::object created =
+      Obj(R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c"},"data":{"a":"1"}})");
   RecordUpdate(kConfigMap, nullptr, created, "kubectl-create", "t1");
   ASSERT_NE(Entry(created, "kubectl-create", "Update"), nullptr);
   EXPECT_TRUE(Entry(created, "kubectl-create", "Update")->fields.Contains({"f:data", "f:a"}));
 
   // A PUT without managedFields keeps them; the changed field moves.
-  json::object put = Obj(R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c"},"data":{"a":"2"}})");
+  json::object put =
+      Obj(R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c"},"data":{"a":"2"}})");
   RecordUpdate(kConfigMap, &created, put, "editor", "t2");
   EXPECT_EQ(Entry(put, "kubectl-create", "Update"), nullptr);  // nothing left: the entry goes
   EXPECT_TRUE(Entry(put, "editor", "Update")->fields.Contains({"f:data", "f:a"}));
@@ -190,9 +210,11 @@ TEST(RecordUpdateTest, CreateOwnsEverythingAndUpdatesTakeWhatTheyChange) {
 }
 
 TEST(DecodeApplyConfigurationTest, ReadsYamlAndJson) {
-  auto yaml = DecodeApplyConfiguration("apiVersion: v1\nkind: ConfigMap\ndata:\n  n: \"1\"\n  on: true\nx: 2\n");
+  auto yaml = DecodeApplyConfiguration(
+      "apiVersion: v1\nkind: ConfigMap\ndata:\n  n: \"1\"\n  on: true\nx: 2\n");
   ASSERT_TRUE(yaml.ok());
-  EXPECT_EQ(json::serialize(*yaml), R"({"apiVersion":"v1","kind":"ConfigMap","data":{"n":"1","on":true},"x":2})");
+  EXPECT_EQ(json::serialize(*yaml),
+            R"({"apiVersion":"v1","kind":"ConfigMap","data":{"n":"1","on":true},"x":2})");
   EXPECT_TRUE(DecodeApplyConfiguration(R"({"apiVersion":"v1"})").ok());
   EXPECT_FALSE(DecodeApplyConfiguration("- a\n- b\n").ok());
 }
