@@ -120,7 +120,7 @@ json::value MergeApplied(const FieldOwnership& ownership, const json::value& liv
     return out;
   }
   if (!applied.is_array() || !live.is_array()) return applied;
-  ListKeys keys = ListKeysAt(ownership.kind, schema_path);
+  ListKeys keys = ownership.ListKeysAt(schema_path);
   if (keys.type == ListKeys::kAtomic) return applied;
   json::array out = live.get_array();
   if (keys.type == ListKeys::kSet) {
@@ -281,7 +281,7 @@ Result<json::value> DecodeApplyConfiguration(std::string_view body) {
 
 Result<json::value> ServerSideApply(const FieldOwnership& ownership, const json::object* live,
                                     const json::object& config, const ApplyOptions& options) {
-  const FieldSet applied = FieldsOf(ownership.kind, config, ownership.status_is_subresource);
+  const FieldSet applied = FieldsOf(ownership, config);
   std::vector<ManagedFieldsEntry> entries =
       live ? ReadManagedFields(*live) : std::vector<ManagedFieldsEntry>{};
   const json::value live_value = live ? json::value(*live) : json::value(json::object());
@@ -360,9 +360,8 @@ void RecordUpdate(const FieldOwnership& ownership, const json::object* before, j
       meta.erase("managedFields");
     }
   }
-  const FieldSet now_fields = FieldsOf(ownership.kind, after, ownership.status_is_subresource);
-  const FieldSet before_fields =
-      before ? FieldsOf(ownership.kind, *before, ownership.status_is_subresource) : FieldSet();
+  const FieldSet now_fields = FieldsOf(ownership, after);
+  const FieldSet before_fields = before ? FieldsOf(ownership, *before) : FieldSet();
   FieldSet changed;
   for (const auto& path : now_fields.paths()) {
     if (!before_fields.Contains(path) || (!IsItem(path) && ValueDiffers(*before, after, path))) {
@@ -390,6 +389,16 @@ void RecordUpdate(const FieldOwnership& ownership, const json::object* before, j
   mine->time = now;
   DropEmpty(entries);
   WriteManagedFields(after, entries);
+}
+
+FieldOwnership OwnershipOf(api::Kind kind, const ResourceStrategy& strategy) {
+  FieldOwnership ownership{kind, strategy.HasStatus(), {}};
+  if (!api::IsBuiltin(kind)) {
+    ownership.schema_list_type = [&strategy](std::string_view path) {
+      return strategy.ListTypeAt(path);
+    };
+  }
+  return ownership;
 }
 
 std::string FieldManagerOf(const Request& request) {

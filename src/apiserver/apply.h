@@ -23,6 +23,7 @@
 #include "api/status.h"
 #include "apiserver/field_set.h"
 #include "apiserver/http.h"
+#include "apiserver/registry.h"
 
 namespace berth::apiserver {
 
@@ -41,11 +42,10 @@ std::vector<ManagedFieldsEntry> ReadManagedFields(const boost::json::object& obj
 void WriteManagedFields(boost::json::object& object,
                         const std::vector<ManagedFieldsEntry>& entries);
 
-// What decides which fields of a kind are owned at all.
-struct FieldOwnership {
-  api::Kind kind;
-  bool status_is_subresource = false;  // status is then nobody's (through the main resource)
-};
+// The ownership rules of a served kind: its status subresource and, for a
+// custom resource, its schema's list types. REQUIRES: `strategy` outlives the
+// result (ResourceRegistry keeps every strategy it was given).
+FieldOwnership OwnershipOf(api::Kind kind, const ResourceStrategy& strategy);
 
 struct ApplyOptions {
   std::string manager;  // the request's fieldManager; required

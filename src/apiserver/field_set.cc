@@ -95,7 +95,7 @@ ptrdiff_t FindItem(const json::array& list, std::string_view element) {
 
 class Walker {
  public:
-  Walker(api::Kind kind, FieldSet& out) : kind_(kind), out_(out) {}
+  Walker(const FieldOwnership& ownership, FieldSet& out) : ownership_(ownership), out_(out) {}
 
   void Fields(const json::object& object, const std::string& schema_path) {
     for (const auto& [field, child] : object) Field(field, child, schema_path);
@@ -115,7 +115,7 @@ class Walker {
   void Value(const json::value& value, const std::string& schema_path) {
     if (value.is_null()) return;  // an explicit null sets nothing
     if (value.is_object()) {
-      if (value.get_object().empty() || AtomicObject(kind_, schema_path)) {
+      if (value.get_object().empty() || AtomicObject(ownership_.kind, schema_path)) {
         out_.Insert(path_);
       } else {
         Fields(value.get_object(), schema_path);
@@ -127,7 +127,7 @@ class Walker {
       return;
     }
     const json::array& list = value.get_array();
-    ListKeys keys = ListKeysAt(kind_, schema_path);
+    ListKeys keys = ownership_.ListKeysAt(schema_path);
     if (list.empty() || keys.type == ListKeys::kAtomic) {
       out_.Insert(path_);
       return;
@@ -157,7 +157,7 @@ class Walker {
   }
 
  private:
-  api::Kind kind_;
+  const FieldOwnership& ownership_;
   FieldSet& out_;
   FieldPath path_;
 };
@@ -237,7 +237,13 @@ FieldSet FieldSet::Union(const FieldSet& other) const {
   return out;
 }
 
-ListKeys ListKeysAt(api::Kind kind, std::string_view schema_path) {
+ListKeys FieldOwnership::ListKeysAt(std::string_view schema_path) const {
+  if (schema_list_type) {
+    auto [type, keys] = schema_list_type(schema_path);
+    if (type == "map" && !keys.empty()) return {ListKeys::kMap, std::move(keys)};
+    if (type == "set") return {ListKeys::kSet, {}};
+    if (type == "atomic") return {};
+  }
   ListStrategy strategy = LookupListStrategy(kind, schema_path);
   if (strategy.kind == ListStrategy::kMergePrimitive) return {ListKeys::kSet, {}};
   if (strategy.kind == ListStrategy::kMergeByKey) {
@@ -253,12 +259,12 @@ ListKeys ListKeysAt(api::Kind kind, std::string_view schema_path) {
   return {};
 }
 
-FieldSet FieldsOf(api::Kind kind, const json::object& object, bool status_is_subresource) {
+FieldSet FieldsOf(const FieldOwnership& ownership, const json::object& object) {
   FieldSet set;
-  Walker walker(kind, set);
+  Walker walker(ownership, set);
   for (const auto& [field, value] : object) {
     if (field == "apiVersion" || field == "kind") continue;
-    if (field == "status" && status_is_subresource) continue;
+    if (field == "status" && ownership.status_is_subresource) continue;
     if (field == "metadata" && value.is_object()) {
       walker.Enter("metadata");
       for (const auto& [meta_field, meta_value] : value.get_object()) {

@@ -11,8 +11,11 @@
 // FieldsV1 a member that also has members below it is written as ".".
 
 #include <boost/json/value.hpp>
+#include <functional>
 #include <set>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "api/kinds.h"
@@ -48,21 +51,36 @@ class FieldSet {
   std::set<FieldPath> paths_;
 };
 
-// How the lists of one kind are keyed for server-side apply: patch.h's
-// strategies, with kube's multi-field keys where they differ (container
-// ports by containerPort and protocol, service ports by port and protocol).
+// How a list is keyed for server-side apply.
 struct ListKeys {
   enum Type { kAtomic, kSet, kMap } type = kAtomic;
   std::vector<std::string> keys;  // kMap only
 };
-ListKeys ListKeysAt(api::Kind kind, std::string_view schema_path);
+
+// What decides which fields of a kind's objects are owned, and how its lists
+// merge.
+struct FieldOwnership {
+  api::Kind kind;
+  // Status is then nobody's through the main resource.
+  bool status_is_subresource = false;
+  // A custom resource's x-kubernetes-list-type and list-map-keys by path
+  // (ResourceStrategy::ListTypeAt); unset or empty type: built-in knowledge.
+  std::function<std::pair<std::string, std::vector<std::string>>(std::string_view)>
+      schema_list_type;
+
+  // patch.h's strategies, with kube's multi-field keys where they differ
+  // (container ports by containerPort and protocol, service ports by port and
+  // protocol), unless the schema says otherwise. `schema_path` joins field
+  // names with '.', list positions left out.
+  ListKeys ListKeysAt(std::string_view schema_path) const;
+};
 
 // What of an object is owned: the fields of `object` (a whole object or an
 // apply configuration) minus what the server owns (apiVersion, kind,
 // metadata's name, namespace, uid, resourceVersion, generation,
-// creationTimestamp, managedFields ...) and minus status when
-// `status_is_subresource`.
-FieldSet FieldsOf(api::Kind kind, const boost::json::object& object, bool status_is_subresource);
+// creationTimestamp, managedFields ...) and minus status when it is a
+// subresource.
+FieldSet FieldsOf(const FieldOwnership& ownership, const boost::json::object& object);
 
 // The value at `path` in `root`, or nullptr.
 const boost::json::value* ValueAt(const boost::json::value& root, const FieldPath& path);

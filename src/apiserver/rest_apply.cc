@@ -55,7 +55,7 @@ Response ApiServer::Apply(Request& request, const RequestInfo& info) {
     }
     meta["namespace"] = info.ns;
   }
-  const FieldOwnership ownership{*info.kind, registry_.For(*info.kind).HasStatus()};
+  const FieldOwnership ownership = OwnershipOf(*info.kind, registry_.For(*info.kind));
   const bool dry_run = request.Query("dryRun").has_value();
   const std::string key = api::StorageKey(*info.kind, info.ns, info.name);
   for (int attempt = 0; attempt < kMaxAttempts; ++attempt) {

@@ -267,7 +267,7 @@ Response ApiServer::Create(Request& request, const RequestInfo& info) {
     Status single = CheckSingleGlobalDefault(object);
     if (!single.ok()) return ErrorResponse(single, DetailsFor(kind, name));
   }
-  RecordUpdate({*info.kind, registry_.For(*info.kind).HasStatus()}, nullptr, object, FieldManagerOf(request),
+  RecordUpdate(OwnershipOf(*info.kind, registry_.For(*info.kind)), nullptr, object, FieldManagerOf(request),
                api::NowRfc3339());
   const bool dry_run = request.Query("dryRun").has_value();
 
@@ -410,7 +410,7 @@ Response ApiServer::Update(Request& request, const RequestInfo& info) {
     }
     json::value next = *decoded;
     if (info.subresource.empty()) {
-      RecordUpdate({*info.kind, registry_.For(*info.kind).HasStatus()}, &current.value()->json(), next.get_object(),
+      RecordUpdate(OwnershipOf(*info.kind, registry_.For(*info.kind)), &current.value()->json(), next.get_object(),
                    FieldManagerOf(request), api::NowRfc3339());
     }
     auto written = WriteUpdate(info, current.value(), std::move(next), dry_run);
@@ -463,7 +463,7 @@ Response ApiServer::Patch(Request& request, const RequestInfo& info) {
           "the patch may not change the object's apiVersion, kind, name or namespace"));
     }
     if (info.subresource.empty()) {
-      RecordUpdate({*info.kind, registry_.For(*info.kind).HasStatus()}, &original.get_object(), p,
+      RecordUpdate(OwnershipOf(*info.kind, registry_.For(*info.kind)), &original.get_object(), p,
                    FieldManagerOf(request), api::NowRfc3339());
     }
     auto written = WriteUpdate(info, current.value(), std::move(patched).value(), dry_run);

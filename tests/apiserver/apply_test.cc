@@ -51,7 +51,7 @@ const ManagedFieldsEntry* Entry(const json::object& object, std::string_view man
 TEST(FieldSetTest, EncodesFieldsKeyedItemsAndSetsAsFieldsV1) {
   json::object object = Obj(kDeploymentConfig);
   api::MutableObject(object, "metadata")["finalizers"] = json::array{"example.com/x"};
-  FieldSet fields = FieldsOf(api::Kind::kDeployment, object, true);
+  FieldSet fields = FieldsOf(kDeployment, object);
   EXPECT_EQ(
       json::serialize(fields.ToFieldsV1()),
       R"({"f:metadata":{"f:finalizers":{"v:\"example.com/x\"":{}},"f:labels":{"f:app":{}}},)"
@@ -66,8 +66,8 @@ TEST(FieldSetTest, ServerOwnedFieldsAndSubresourceStatusAreNobodys) {
   json::object object =
       Obj(R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","namespace":"d",
       "uid":"u","resourceVersion":"3","creationTimestamp":"t"},"status":{"phase":"Running"}})");
-  EXPECT_TRUE(FieldsOf(api::Kind::kPod, object, true).empty());
-  EXPECT_EQ(FieldsOf(api::Kind::kPod, object, false).size(), 1u);
+  EXPECT_TRUE(FieldsOf({api::Kind::kPod, true, {}}, object).empty());
+  EXPECT_EQ(FieldsOf({api::Kind::kPod, false, {}}, object).size(), 1u);
 }
 
 TEST(FieldSetTest, PathsPrintAsKubePrintsThem) {
@@ -186,6 +186,33 @@ TEST(ServerSideApplyTest, AppliesToCustomResources) {
                               As("kubectl"));
   EXPECT_EQ(json::serialize(next.at("spec")),
             R"({"tags":["c"]})");  // atomic list replaced, size dropped
+  api::UnregisterKind(*kind);
+}
+
+TEST(ServerSideApplyTest, MergesCustomResourceListsAsTheirSchemaSays) {
+  auto kind = api::RegisterKind({.group = "example.com",
+                                 .version = "v1",
+                                 .name = "Gadget",
+                                 .resource = "gadgets",
+                                 .singular = "gadget",
+                                 .namespaced = true});
+  ASSERT_TRUE(kind.ok()) << kind.status().message();
+  FieldOwnership gadget{
+      *kind, true, [](std::string_view path) {
+        if (path == "spec.parts")
+          return std::pair<std::string, std::vector<std::string>>{"map", {"name"}};
+        return std::pair<std::string, std::vector<std::string>>{};
+      }};
+  json::object live = Applied(gadget, nullptr, R"({"apiVersion":"example.com/v1","kind":"Gadget",
+      "metadata":{"name":"g"},"spec":{"parts":[{"name":"a","size":1}]}})",
+                              As("one"));
+  json::object next = Applied(gadget, &live, R"({"apiVersion":"example.com/v1","kind":"Gadget",
+      "metadata":{"name":"g"},"spec":{"parts":[{"name":"b","size":2}]}})",
+                              As("two"));
+  EXPECT_EQ(json::serialize(next.at("spec")),
+            R"({"parts":[{"name":"a","size":1},{"name":"b","size":2}]})");
+  EXPECT_EQ(json::serialize(Entry(next, "two", "Apply")->fields.ToFieldsV1()),
+            R"({"f:spec":{"f:parts":{"k:{\"name\":\"b\"}":{".":{},"f:name":{},"f:size":{}}}}})");
   api::UnregisterKind(*kind);
 }
 

@@ -51,6 +51,16 @@ spec:
             properties:
               size: {type: integer}
               color: {type: string}
+              parts:
+                type: array
+                x-kubernetes-list-type: map
+                x-kubernetes-list-map-keys: [name]
+                items:
+                  type: object
+                  required: [name]
+                  properties:
+                    name: {type: string}
+                    count: {type: integer}
 """
 
 WIDGET = """
@@ -137,6 +147,14 @@ class ServerSideApplyTest(unittest.TestCase):
         self.assertEqual(got["spec"], {"size": 3, "color": "blue"})
         managers = self.managed_fields("widget", "w1")
         self.assertEqual(managers[("painter", "Apply")]["fieldsV1"], {"f:spec": {"f:color": {}}})
+
+        # A list the schema keys by name merges item by item, one owner each.
+        self.apply("w1.yaml", WIDGET % "  size: 3\n  parts: [{name: a, count: 1}]")
+        self.apply("w2.yaml", WIDGET % "  color: blue\n  parts: [{name: b, count: 2}]", "--field-manager=painter")
+        got = json.loads(k("get", "widget", "w1", "-o", "json").stdout)
+        self.assertEqual(got["spec"]["parts"], [{"name": "a", "count": 1}, {"name": "b", "count": 2}])
+        managers = self.managed_fields("widget", "w1")
+        self.assertIn('k:{"name":"b"}', managers[("painter", "Apply")]["fieldsV1"]["f:spec"]["f:parts"])
 
 
 if __name__ == "__main__":

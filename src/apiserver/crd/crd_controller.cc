@@ -238,6 +238,9 @@ class CustomResourceStrategy final : public ResourceStrategy {
   const TablePrinter* Printer() const override { return printer_ ? &*printer_ : nullptr; }
 
   bool HasStatus() const override { return status_; }
+  std::pair<std::string, std::vector<std::string>> ListTypeAt(std::string_view path) const override {
+    return schema_->ListTypeAt(path);
+  }
   // The scale subresource of custom resources reads other paths than the
   // built-in one serves; not served yet.
   bool HasScale() const override { return false; }
