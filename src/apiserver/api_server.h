@@ -83,6 +83,8 @@ class ApiServer {
   Response Create(Request& request, const RequestInfo& info);
   Response Update(Request& request, const RequestInfo& info);
   Response Patch(Request& request, const RequestInfo& info);
+  // Server-side apply (rest_apply.cc): a PATCH with application/apply-patch+yaml.
+  Response Apply(Request& request, const RequestInfo& info);
   Response Delete(Request& request, const RequestInfo& info);
   Response DeleteCollection(Request& request, const RequestInfo& info);
   Response Binding(Request& request, const RequestInfo& info);

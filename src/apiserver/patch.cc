@@ -208,11 +208,6 @@ json::value MergePatch(const json::value& target, const json::value& patch) {
 
 // ---- Strategic merge patch ----
 
-struct ListStrategy {
-  enum Kind { kReplace, kMergeByKey, kMergePrimitive } kind = kReplace;
-  std::string key;
-};
-
 // patchMergeKey / patchStrategy of the lists in berth's kinds (k8s.io/api types),
 // by field path relative to a pod spec, or absolute.
 ListStrategy PodSpecListStrategy(std::string_view rel) {
@@ -239,23 +234,6 @@ ListStrategy PodSpecListStrategy(std::string_view rel) {
   auto it = kKeys.find(rel);
   if (it == kKeys.end()) return {};
   return {ListStrategy::kMergeByKey, std::string(it->second)};
-}
-
-ListStrategy LookupListStrategy(api::Kind kind, std::string_view path) {
-  if (path == "metadata.finalizers") return {ListStrategy::kMergePrimitive, ""};
-  if (path == "metadata.ownerReferences") return {ListStrategy::kMergeByKey, "uid"};
-  if (path == "status.conditions") return {ListStrategy::kMergeByKey, "type"};
-  if (kind == api::Kind::kNode) {
-    if (path == "status.addresses") return {ListStrategy::kMergeByKey, "type"};
-    if (path == "spec.podCIDRs") return {ListStrategy::kMergePrimitive, ""};
-    return {};
-  }
-  std::string_view prefix;
-  if (kind == api::Kind::kPod) prefix = "spec.";
-  if (kind == api::Kind::kDeployment || kind == api::Kind::kReplicaSet) prefix = "spec.template.spec.";
-  if (!prefix.empty() && path.starts_with(prefix)) return PodSpecListStrategy(path.substr(prefix.size()));
-  if (kind == api::Kind::kPod && path == "status.podIPs") return {ListStrategy::kMergeByKey, "ip"};
-  return {};
 }
 
 std::string Join(std::string_view path, std::string_view key) {
@@ -430,6 +408,28 @@ Result<json::value> Strategic(api::Kind kind, const json::value& original, const
 }
 
 }  // namespace
+
+ListStrategy LookupListStrategy(api::Kind kind, std::string_view path) {
+  if (path == "metadata.finalizers") return {ListStrategy::kMergePrimitive, ""};
+  if (path == "metadata.ownerReferences") return {ListStrategy::kMergeByKey, "uid"};
+  if (path == "status.conditions") return {ListStrategy::kMergeByKey, "type"};
+  if (kind == api::Kind::kNode) {
+    if (path == "status.addresses") return {ListStrategy::kMergeByKey, "type"};
+    if (path == "spec.podCIDRs") return {ListStrategy::kMergePrimitive, ""};
+    return {};
+  }
+  std::string_view prefix;
+  if (kind == api::Kind::kPod) prefix = "spec.";
+  if (kind == api::Kind::kDeployment || kind == api::Kind::kReplicaSet || kind == api::Kind::kStatefulSet ||
+      kind == api::Kind::kDaemonSet || kind == api::Kind::kJob || kind == api::Kind::kReplicationController ||
+      kind == api::Kind::kPodTemplate) {
+    prefix = kind == api::Kind::kPodTemplate ? "template.spec." : "spec.template.spec.";
+  }
+  if (kind == api::Kind::kCronJob) prefix = "spec.jobTemplate.spec.template.spec.";
+  if (!prefix.empty() && path.starts_with(prefix)) return PodSpecListStrategy(path.substr(prefix.size()));
+  if (kind == api::Kind::kPod && path == "status.podIPs") return {ListStrategy::kMergeByKey, "ip"};
+  return {};
+}
 
 std::optional<PatchType> PatchTypeFromContentType(std::string_view content_type) {
   std::string_view media = content_type.substr(0, content_type.find(';'));

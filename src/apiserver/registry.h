@@ -15,6 +15,8 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include <boost/json/object.hpp>
@@ -62,6 +64,12 @@ class ResourceStrategy {
   // custom resource's additionalPrinterColumns); nullptr: built-in kinds'
   // own printers, or kube's default Name + Age.
   virtual const TablePrinter* Printer() const { return nullptr; }
+
+  // How the list at `path` (field names joined by '.') merges when its kind's
+  // schema says (a custom resource's x-kubernetes-list-type, "atomic", "set"
+  // or "map", and its x-kubernetes-list-map-keys); empty type: the schema does
+  // not say, built-in knowledge applies.
+  virtual std::pair<std::string, std::vector<std::string>> ListTypeAt(std::string_view path) const { return {}; }
 
   virtual Status Validate(const api::Object& object) const;
   virtual Status ValidateUpdate(const api::Object& next, const api::Object& current) const;

@@ -7,8 +7,10 @@
 #include "api/cbor.h"
 #include "api/json_fields.h"
 #include "api/pod_view.h"
+#include "api/rfc3339.h"
 #include "api/validation.h"
 #include "apiserver/api_server.h"
+#include "apiserver/apply.h"
 #include "apiserver/field_validation.h"
 #include "apiserver/finalizers.h"
 #include "apiserver/patch.h"
@@ -270,6 +272,8 @@ Response ApiServer::Create(Request& request, const RequestInfo& info) {
     Status single = CheckSingleGlobalDefault(object);
     if (!single.ok()) return ErrorResponse(single, DetailsFor(kind, name));
   }
+  RecordUpdate(OwnershipOf(*info.kind, registry_.For(*info.kind)), nullptr, object, FieldManagerOf(request),
+               api::NowRfc3339());
   const bool dry_run = request.Query("dryRun").has_value();
 
   // generateName: retry on a name collision, as kube does since 1.32. The
@@ -409,7 +413,12 @@ Response ApiServer::Update(Request& request, const RequestInfo& info) {
                                        "to the latest version and try again"),
                            DetailsFor(kind, info.name));
     }
-    auto written = WriteUpdate(info, current.value(), *decoded, dry_run);
+    json::value next = *decoded;
+    if (info.subresource.empty()) {
+      RecordUpdate(OwnershipOf(*info.kind, registry_.For(*info.kind)), &current.value()->json(), next.get_object(),
+                   FieldManagerOf(request), api::NowRfc3339());
+    }
+    auto written = WriteUpdate(info, current.value(), std::move(next), dry_run);
     if (written.ok()) return JsonResponse(200, std::string(written.value()->Encoded()));
     if (written.status().code() != StatusCode::kConflict || expected.value() > 0) {
       return ErrorResponse(written.status(), {info.name, std::string(kind.group),
@@ -431,6 +440,7 @@ Response ApiServer::Patch(Request& request, const RequestInfo& info) {
                                 "application/merge-patch+json, "
                                 "application/strategic-merge-patch+json"));
   }
+  if (*type == PatchType::kApplyYaml) return Apply(request, info);
   const bool dry_run = request.Query("dryRun").has_value();
   const std::string key = api::StorageKey(*info.kind, info.ns, info.name);
   for (int attempt = 0; attempt < kMaxAttempts; ++attempt) {
@@ -456,6 +466,10 @@ Response ApiServer::Patch(Request& request, const RequestInfo& info) {
         api::StringAt(api::MutableObject(p, "metadata"), "namespace") != current.value()->namespace_name()) {
       return ErrorResponse(Status::BadRequest(
           "the patch may not change the object's apiVersion, kind, name or namespace"));
+    }
+    if (info.subresource.empty()) {
+      RecordUpdate(OwnershipOf(*info.kind, registry_.For(*info.kind)), &original.get_object(), p,
+                   FieldManagerOf(request), api::NowRfc3339());
     }
     auto written = WriteUpdate(info, current.value(), std::move(patched).value(), dry_run);
     if (written.ok()) return JsonResponse(200, std::string(written.value()->Encoded()));

@@ -249,6 +249,9 @@ class CustomResourceStrategy final : public ResourceStrategy {
     }
     return paths;
   }
+  std::pair<std::string, std::vector<std::string>> ListTypeAt(std::string_view path) const override {
+    return schema_->ListTypeAt(path);
+  }
 
   void PrepareForCreate(json::object& object) const override {
     if (status_) object.erase("status");

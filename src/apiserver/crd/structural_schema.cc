@@ -655,4 +655,17 @@ void Schema::Validate(const json::value& object, api::FieldErrors& errors) const
   ValidateListTypes(*root_, object, "", errors);
 }
 
+std::pair<std::string, std::vector<std::string>> Schema::ListTypeAt(std::string_view path) const {
+  const Node* node = root_.get();
+  while (node && !path.empty()) {
+    size_t dot = path.find('.');
+    std::string_view field = path.substr(0, dot);
+    path = dot == std::string_view::npos ? std::string_view() : path.substr(dot + 1);
+    if (node->type == "array" && node->items) node = node->items.get();
+    node = node->Property(field);
+  }
+  if (!node) return {};
+  return {node->list_type, node->list_map_keys};
+}
+
 }  // namespace berth::apiserver::crd

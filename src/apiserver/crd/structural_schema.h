@@ -23,6 +23,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "api/field_errors.h"
@@ -67,6 +68,12 @@ class Schema {
   //   spec.replicas: Invalid value: "string": spec.replicas in body must be of type integer:
   //   "string"
   void Validate(const boost::json::value& object, api::FieldErrors& errors) const;
+
+  // x-kubernetes-list-type ("" when unset) and x-kubernetes-list-map-keys of
+  // the list at `path`: property names joined by '.', a list's items passed
+  // through ("spec.ports.name" is a field of spec.ports' items). Empty when
+  // the path names nothing the schema declares.
+  std::pair<std::string, std::vector<std::string>> ListTypeAt(std::string_view path) const;
 
   // Use Parse. Public only for std::make_shared.
   explicit Schema(std::unique_ptr<Node> root);
