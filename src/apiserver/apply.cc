@@ -351,6 +351,15 @@ void RecordUpdate(const FieldOwnership& ownership, const json::object* before, j
   const json::value* carried = meta.if_contains("managedFields");
   const bool carries = carried && carried->is_array() && !carried->get_array().empty();
   if (!before && carries) return;
+  // Ownership is tracked from an object's first server-side apply on: a
+  // create, or a write to an object no apply has touched, records nothing
+  // (computing field sets for every write cost the durable create path a
+  // third of its CPU). Such fields belong to no manager, so applying over
+  // them never conflicts.
+  const json::object* before_meta_any = before ? api::ObjectAt(*before, "metadata") : nullptr;
+  const json::value* before_managed = before_meta_any ? before_meta_any->if_contains("managedFields") : nullptr;
+  const bool tracked = before_managed && before_managed->is_array() && !before_managed->get_array().empty();
+  if (!tracked && !carries) return;
   if (before && !carries) {
     const json::object* before_meta = api::ObjectAt(*before, "metadata");
     const json::value* kept = before_meta ? before_meta->if_contains("managedFields") : nullptr;

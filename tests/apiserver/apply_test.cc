@@ -143,8 +143,15 @@ TEST(ServerSideApplyTest, ConflictsWithAnotherManagersValueUnlessForced) {
 }
 
 TEST(ServerSideApplyTest, ListsSeveralConflictsByManagerWithTheUpdatersVersion) {
-  json::object live = Obj(kDeploymentConfig);
-  RecordUpdate(kDeployment, nullptr, live, "kubectl-client-side-apply", "2025-01-01T00:00:00Z");
+  // Applied by m0, then replicas and image changed by an update: they move
+  // to the updater, whose values m1's apply then conflicts with.
+  json::object applied = Applied(kDeployment, nullptr, kDeploymentConfig, As("m0"));
+  json::object live = applied;
+  live["apiVersion"] = "apps/v1";
+  live["spec"].as_object()["replicas"] = 5;
+  live["spec"].as_object()["template"].as_object()["spec"].as_object()["containers"].as_array()[0].as_object()["image"] =
+      "apache";
+  RecordUpdate(kDeployment, &applied, live, "kubectl-client-side-apply", "2025-01-01T00:00:00Z");
   std::string changed(kDeploymentConfig);
   changed.replace(changed.find("\"replicas\": 2"), 13, "\"replicas\": 3");
   changed.replace(changed.find("\"nginx\""), 7, "\"httpd\"");
@@ -216,18 +223,24 @@ TEST(ServerSideApplyTest, MergesCustomResourceListsAsTheirSchemaSays) {
   api::UnregisterKind(*kind);
 }
 
-TEST(RecordUpdateTest, CreateOwnsEverythingAndUpdatesTakeWhatTheyChange) {
+// Ownership is tracked from an object's first apply on: a create (or an
+// update of an object never applied) records nothing; afterwards updates
+// take the fields they change.
+TEST(RecordUpdateTest, TrackedFromTheFirstApplyAndUpdatesTakeWhatTheyChange) {
   json::object created =
       Obj(R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c"},"data":{"a":"1"}})");
+  const json::object untouched = created;
   RecordUpdate(kConfigMap, nullptr, created, "kubectl-create", "t1");
-  ASSERT_NE(Entry(created, "kubectl-create", "Update"), nullptr);
-  EXPECT_TRUE(Entry(created, "kubectl-create", "Update")->fields.Contains({"f:data", "f:a"}));
+  EXPECT_EQ(created, untouched);
 
+  json::object applied = Applied(kConfigMap, nullptr, R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c"},"data":{"a":"1"}})",
+                                 As("applier"));
+  ASSERT_NE(Entry(applied, "applier", "Apply"), nullptr);
   // A PUT without managedFields keeps them; the changed field moves.
   json::object put =
       Obj(R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c"},"data":{"a":"2"}})");
-  RecordUpdate(kConfigMap, &created, put, "editor", "t2");
-  EXPECT_EQ(Entry(put, "kubectl-create", "Update"), nullptr);  // nothing left: the entry goes
+  RecordUpdate(kConfigMap, &applied, put, "editor", "t2");
+  EXPECT_EQ(Entry(put, "applier", "Apply"), nullptr);  // nothing left: the entry goes
   EXPECT_TRUE(Entry(put, "editor", "Update")->fields.Contains({"f:data", "f:a"}));
 
   // A write that changes nothing leaves managedFields alone.

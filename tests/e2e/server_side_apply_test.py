@@ -124,12 +124,15 @@ class ServerSideApplyTest(unittest.TestCase):
         self.assertIn("operation: Apply", shown)
 
     def test_apply_conflicts_with_an_update_manager(self):
-        self.server.kubectl("create", "-f", self.server.write_file("d.yaml", DEPLOYMENT % 2))
-        self.assertIn(("kubectl-create", "Update"), self.managed_fields("deployment", "web"))
-        p = self.apply("d2.yaml", DEPLOYMENT % 4, check=False)
-        self.assertIn('conflict with "kubectl-create" using apps/v1: .spec.replicas', p.stderr)
-        # The same values as the creator's are no conflict: ownership is shared.
-        self.apply("d3.yaml", DEPLOYMENT % 2)
+        # Ownership is tracked from the first apply on (berth records no
+        # managedFields for objects never applied server-side).
+        self.apply("d.yaml", DEPLOYMENT % 2)
+        self.server.kubectl("patch", "deployment", "web", "--type=merge", "-p", '{"spec":{"replicas":4}}')
+        self.assertIn(("kubectl-patch", "Update"), self.managed_fields("deployment", "web"))
+        p = self.apply("d2.yaml", DEPLOYMENT % 2, check=False)
+        self.assertIn('conflict with "kubectl-patch" using apps/v1: .spec.replicas', p.stderr)
+        # The same value as the updater's is no conflict: ownership is shared.
+        self.apply("d3.yaml", DEPLOYMENT % 4)
 
     def test_custom_resource(self):
         k = self.server.kubectl
