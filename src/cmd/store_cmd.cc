@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "api/kinds.h"
+#include "apiserver/crd/crd_controller.h"
 #include "cmd/commands.h"
 #include "perf/synthetic.h"
 #include "store/memory/memory_store.h"
@@ -82,6 +83,10 @@ int Check(const std::string& dir, bool parse) {
     return 0;
   }
   const auto parse_start = std::chrono::steady_clock::now();
+  // Objects of custom resources decode once their definitions' kinds are known.
+  if (Status kinds = apiserver::crd::RegisterStoredKinds(store); !kinds.ok()) {
+    return Fail("store check " + dir + ": " + kinds.message());
+  }
   auto undecodable = store.CheckObjects();
   const std::chrono::duration<double> parse_time = std::chrono::steady_clock::now() - parse_start;
   std::printf("parsing every stored object: %.3f s\n", parse_time.count());
@@ -102,6 +107,7 @@ int Restore(const std::string& dir, int64_t revision) {
   options.recover_to_revision = revision;
   auto opened = store::MemoryStore::Open(options);
   if (!opened.ok()) return Fail("store restore " + dir + ": " + opened.status().message());
+  (void)apiserver::crd::RegisterStoredKinds(*opened.value());
   if (auto undecodable = opened.value()->CheckObjects(); !undecodable.empty()) {
     return Fail("store restore " + dir + ": " + std::to_string(undecodable.size()) +
                 " stored objects do not decode, the first: " + undecodable.front());

@@ -317,8 +317,8 @@ json::object Condition(std::string_view type, std::string_view reason, std::stri
                        const json::object* previous) {
   // The transition time stays while the condition keeps its status.
   std::string since = api::FormatRfc3339(std::chrono::system_clock::now());
-  if (previous) {
-    for (const auto& c : *api::ArrayAt(previous, "conditions")) {
+  if (const json::array* conditions = api::ArrayAt(previous, "conditions")) {
+    for (const auto& c : *conditions) {
       const json::object* o = c.if_object();
       if (o && api::StringAt(o, "type") == type && api::StringAt(o, "status") == "True") {
         since = std::string(api::StringAt(o, "lastTransitionTime"));
@@ -335,6 +335,38 @@ json::object Condition(std::string_view type, std::string_view reason, std::stri
 }  // namespace
 
 std::shared_ptr<const ResourceStrategy> CrdStrategy() { return std::make_shared<CrdKindStrategy>(); }
+
+api::KindSpec KindSpecOf(const api::Object& crd, const json::object& version) {
+  const json::object* spec = api::Spec(crd);
+  const json::object* names = api::ObjectAt(spec, "names");
+  api::KindSpec kind;
+  kind.group = api::StringAt(spec, "group");
+  kind.version = api::StringAt(version, "name");
+  kind.name = api::StringAt(names, "kind");
+  kind.resource = api::StringAt(names, "plural");
+  kind.singular = api::StringAt(names, "singular");
+  if (kind.singular.empty()) kind.singular = Lower(kind.name);
+  kind.namespaced = api::StringAt(spec, "scope") != "Cluster";
+  kind.short_names = Strings(api::ArrayAt(names, "shortNames"));
+  kind.categories = Strings(api::ArrayAt(names, "categories"));
+  const json::object* sub = api::ObjectAt(version, "subresources");
+  kind.status = sub && sub->contains("status");
+  kind.scale = sub && sub->contains("scale");
+  return kind;
+}
+
+Status RegisterStoredKinds(store::Store& store) {
+  auto listed = store.List({.prefix = api::StoragePrefix(api::Kind::kCustomResourceDefinition)});
+  if (!listed.ok()) return listed.status();
+  for (const auto& crd : listed->items) {
+    const json::array* versions = api::ArrayAt(api::Spec(*crd), "versions");
+    if (!versions) continue;
+    for (const auto& v : *versions) {
+      if (const json::object* version = v.if_object()) (void)api::RegisterKind(KindSpecOf(*crd, *version));
+    }
+  }
+  return Status::Ok();
+}
 
 CrdController::CrdController(store::Store& store, ResourceRegistry& registry, OpenApi* openapi)
     : store_(store), registry_(registry), openapi_(openapi) {}
@@ -386,11 +418,10 @@ void CrdController::Sync(const api::ObjectPtr& crd) {
 
 void CrdController::Serve(const api::Object& crd) {
   const json::object* spec = api::Spec(crd);
-  const json::object* names = api::ObjectAt(spec, "names");
-  const json::object* subresources_default = nullptr;
-  (void)subresources_default;
   std::vector<api::Kind> kinds;
-  for (const auto& v : *api::ArrayAt(spec, "versions")) {
+  static const json::array kNone;
+  const json::array* versions = api::ArrayAt(spec, "versions");
+  for (const auto& v : versions ? *versions : kNone) {
     const json::object* version = v.if_object();
     if (!version || !api::BoolAt(version, "served")) continue;
     const json::object* schema_json = api::ObjectAt(api::ObjectAt(version, "schema"), "openAPIV3Schema");
@@ -398,19 +429,8 @@ void CrdController::Serve(const api::Object& crd) {
     api::FieldErrors ignored;
     auto schema = Schema::Parse(json::value(*schema_json), "", ignored);
     if (!schema.ok()) continue;  // validated on write; a stored one that fails is not served
-    api::KindSpec kind;
-    kind.group = api::StringAt(spec, "group");
-    kind.version = api::StringAt(version, "name");
-    kind.name = api::StringAt(names, "kind");
-    kind.resource = api::StringAt(names, "plural");
-    kind.singular = api::StringAt(names, "singular");
-    if (kind.singular.empty()) kind.singular = Lower(kind.name);
-    kind.namespaced = api::StringAt(spec, "scope") != "Cluster";
-    kind.short_names = Strings(api::ArrayAt(names, "shortNames"));
-    kind.categories = Strings(api::ArrayAt(names, "categories"));
+    api::KindSpec kind = KindSpecOf(crd, *version);
     const json::object* sub = api::ObjectAt(version, "subresources");
-    kind.status = sub && sub->contains("status");
-    kind.scale = sub && sub->contains("scale");
     auto registered = api::RegisterKind(kind);
     if (!registered.ok()) continue;
     std::optional<CustomResourceStrategy::Scale> scale;
@@ -487,7 +507,9 @@ void CrdController::WriteStatus(const api::ObjectPtr& crd) {
   if (const json::object* names = api::ObjectAt(spec, "names")) next_status["acceptedNames"] = *names;
   json::array stored;
   if (const json::array* before = api::ArrayAt(status, "storedVersions")) stored = *before;
-  for (const auto& v : *api::ArrayAt(spec, "versions")) {
+  static const json::array kNone;
+  const json::array* versions = api::ArrayAt(spec, "versions");
+  for (const auto& v : versions ? *versions : kNone) {
     const json::object* version = v.if_object();
     if (!version || !api::BoolAt(version, "storage")) continue;
     json::string name(api::StringAt(version, "name"));

@@ -37,6 +37,14 @@ inline constexpr std::string_view kCleanupFinalizer = "customresourcecleanup.api
 // The CustomResourceDefinition kind's strategy.
 std::shared_ptr<const ResourceStrategy> CrdStrategy();
 
+// The kind of one served version of a definition (its names, scope and
+// subresources), as RegisterKind takes it.
+api::KindSpec KindSpecOf(const api::Object& crd, const boost::json::object& version);
+// Registers the kinds of every definition in `store` without serving them:
+// what a process that reads stored objects (berth store check) needs before
+// objects of custom kinds decode.
+Status RegisterStoredKinds(store::Store& store);
+
 class CrdController {
  public:
   // `openapi` (may be null) gets each served version's schema.
