@@ -135,6 +135,7 @@ class Scheduler final : public Handle {
   // queue until every victim it waits for is seen terminating or deleted.
   Status PreemptPod(const PodInfo& victim, const PodInfo& preemptor, const std::string& node) const override;
   bool BeingEvicted(const std::string& pod_key) const override;
+  std::string NominatedNodeOf(const std::string& pod_key) const override { return nominator_.NodeOf(pod_key); }
   void ClearNominatedNodeName(std::span<const PodInfo* const> pods) const override;
   uint64_t Random() const override;
   void Parallelize(size_t n, const std::function<void(size_t)>& fn) const override { parallelizer_->Until(n, fn); }

@@ -285,6 +285,16 @@ TEST(EligibleToPreempt, NeverAndATerminatingVictimOnTheNominatedNode) {
   auto info = MakePodInfo(waiting.value());
   EXPECT_EQ(DefaultPreemption::EligibleToPreempt(*info, snapshot, nullptr),
             "not eligible due to a terminating pod on the nominated node.");
+  // The nomination this scheduler made counts before the pod's status shows it.
+  struct Nominating : FakeHandle {
+    std::string NominatedNodeOf(const std::string&) const override { return "n1"; }
+  } nominating;
+  auto unwritten = api::Object::Decode(
+      R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"u","namespace":"default"},
+          "spec":{"priority":10,"containers":[{"name":"c","image":"i"}]}})");
+  EXPECT_EQ(DefaultPreemption::EligibleToPreempt(*MakePodInfo(unwritten.value()), snapshot, nullptr, &nominating),
+            "not eligible due to a terminating pod on the nominated node.");
+  EXPECT_EQ(DefaultPreemption::EligibleToPreempt(*MakePodInfo(unwritten.value()), snapshot, nullptr, nullptr), "");
   // Its nominated node can no longer take it at all: it may preempt elsewhere.
   PluginStatus unresolvable =
       PluginStatus::Unresolvable("node(s) didn't match Pod's node affinity/selector");

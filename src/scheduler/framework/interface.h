@@ -156,6 +156,9 @@ class Handle {
   // effect: preemption counts such a pod as gone already (choosing it again
   // would evict more than needed).
   virtual bool BeingEvicted(const std::string& pod_key) const { return false; }
+  // The node this scheduler nominated `pod_key` to ("" when none), which the
+  // pod's status.nominatedNodeName shows only once the write is seen back.
+  virtual std::string NominatedNodeOf(const std::string& pod_key) const { return ""; }
   // Takes the nomination of each pod away (status.nominatedNodeName cleared).
   virtual void ClearNominatedNodeName(std::span<const PodInfo* const> pods) const {}
   // Seeded randomness for plugins (preemption's candidate offset): the same

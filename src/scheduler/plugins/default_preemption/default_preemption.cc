@@ -71,7 +71,12 @@ std::string DefaultPreemption::EligibleToPreempt(const PodInfo& pod, const Snaps
                                                  const PluginStatus* nominated_node_status,
                                                  const Handle* handle) {
   if (pod.view->preemption_policy == "Never") return "not eligible due to preemptionPolicy=Never.";
-  const std::string& nominated = pod.view->nominated_node_name;
+  // The nomination this scheduler made counts before its write is seen
+  // back: a preemptor retried meanwhile must wait for its victims, not
+  // preempt again.
+  const std::string nominated = !pod.view->nominated_node_name.empty() ? pod.view->nominated_node_name
+                                : handle                               ? handle->NominatedNodeOf(pod.key)
+                                                                       : std::string();
   if (nominated.empty()) return "";
   // Its nominated node cannot take it any more: it may preempt elsewhere.
   if (nominated_node_status && nominated_node_status->code() == Code::kUnschedulableAndUnresolvable)
@@ -220,10 +225,10 @@ PluginStatus DefaultPreemption::PostFilter(CycleState& state, const PodInfo& pod
                                            PostFilterResult* result) const {
   const Snapshot& snapshot = state.snapshot();
   const PluginStatus* nominated_status = nullptr;
+  const std::string nominated_node = !pod.view->nominated_node_name.empty() ? pod.view->nominated_node_name
+                                                                            : handle_.NominatedNodeOf(pod.key);
   for (const auto& r : rejected) {
-    if (!pod.view->nominated_node_name.empty() && r.node->name() == pod.view->nominated_node_name) {
-      nominated_status = &r.status;
-    }
+    if (!nominated_node.empty() && r.node->name() == nominated_node) nominated_status = &r.status;
   }
   if (std::string why = EligibleToPreempt(pod, snapshot, nominated_status, &handle_);
       !why.empty()) {
