@@ -125,13 +125,15 @@ void DefaultDaemonSet(json::object& daemon_set) {
 
 void PrepareSecret(json::object& secret) {
   if (auto it = secret.find("stringData"); it != secret.end()) {
-    if (const json::object* strings = it->value().if_object(); strings && !strings->empty()) {
+    // Taken out first: adding "data" may move the secret's members.
+    json::value strings = std::move(it->value());
+    secret.erase("stringData");
+    if (const json::object* s = strings.if_object(); s && !s->empty()) {
       json::object& data = MutableObject(secret, "data");
-      for (const auto& kv : *strings) {
+      for (const auto& kv : *s) {
         if (kv.value().is_string()) data[kv.key()] = Base64Encode(kv.value().get_string());
       }
     }
-    secret.erase("stringData");
   }
   DefaultSecret(secret);
 }
