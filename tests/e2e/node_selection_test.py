@@ -38,8 +38,9 @@ def pods(prefix, count, scheduler_name):
 
 
 def create(server, command, obj):
-    """kubectl apply/create of a List in one call. --validate=false: berth
-    serves no OpenAPI document yet, which kubectl's validation fetches first."""
+    """kubectl apply/create of a List in one call. --validate=false: kubectl
+    validates a List on the client against /openapi/v2 in protobuf, which
+    berth does not serve (single objects are validated by the server)."""
     server.kubectl(command, "--validate=false", "-f", "-", input=json.dumps(obj))
 
 
