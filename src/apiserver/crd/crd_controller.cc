@@ -372,27 +372,64 @@ CrdController::CrdController(store::Store& store, ResourceRegistry& registry, Op
     : store_(store), registry_(registry), openapi_(openapi) {}
 
 CrdController::~CrdController() {
-  if (watch_) watch_->Stop();
+  stopping_ = true;
+  {
+    std::lock_guard lock(watch_mu_);
+    if (watch_) watch_->Stop();
+  }
   if (thread_.joinable()) thread_.join();
 }
 
-Status CrdController::Start() {
+Status CrdController::ListAndWatch() {
   auto listed = store_.List({.prefix = api::StoragePrefix(api::Kind::kCustomResourceDefinition)});
   if (!listed.ok()) return listed.status();
-  for (const auto& crd : listed->items) Sync(crd);
+  std::vector<std::string> names;
+  for (const auto& crd : listed->items) {
+    names.push_back(crd->name());
+    Sync(crd);
+  }
+  {
+    std::lock_guard lock(mu_);
+    std::vector<std::string> gone;
+    for (const auto& [name, kinds] : served_) {
+      if (std::find(names.begin(), names.end(), name) == names.end()) gone.push_back(name);
+    }
+    for (const auto& name : gone) Remove(name);
+  }
   store::WatchOptions options;
   options.prefix = api::StoragePrefix(api::Kind::kCustomResourceDefinition);
   options.resource_version = listed->revision;
   auto watch = store_.WatchFrom(options);
   if (!watch.ok()) return watch.status();
+  std::lock_guard lock(watch_mu_);
+  if (stopping_) return Status::Ok();
   watch_ = std::move(watch).value();
-  thread_ = std::thread([this] { Run(0); });
   return Status::Ok();
 }
 
-void CrdController::Run(int64_t) {
-  while (!watch_->Done()) {
-    auto events = watch_->Next(std::chrono::steady_clock::now() + std::chrono::seconds(1));
+Status CrdController::Start() {
+  Status started = ListAndWatch();
+  if (!started.ok()) return started;
+  thread_ = std::thread([this] { Run(); });
+  return Status::Ok();
+}
+
+void CrdController::Run() {
+  while (!stopping_) {
+    std::shared_ptr<store::Watch> watch;
+    {
+      std::lock_guard lock(watch_mu_);
+      watch = watch_;
+    }
+    if (!watch || watch->Done()) {
+      // The watch ended (expired, or the store is closing): list again, at
+      // most once a second.
+      if (stopping_) return;
+      (void)ListAndWatch();
+      for (int i = 0; i < 20 && !stopping_; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      continue;
+    }
+    auto events = watch->Next(std::chrono::steady_clock::now() + std::chrono::seconds(1));
     for (const auto& e : events) {
       if (e.type == store::EventType::kDeleted && e.object) {
         std::lock_guard lock(mu_);

@@ -18,6 +18,7 @@
 // objects are stored as written (conversion strategy None, without the
 // apiVersion rewrite on read that kube does between versions).
 
+#include <atomic>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -62,7 +63,10 @@ class CrdController {
   void Sync(const api::ObjectPtr& crd);
 
  private:
-  void Run(int64_t from_revision);
+  void Run();
+  // Lists the definitions, serves them, drops the ones gone, and watches
+  // from the list's revision (again after a watch ends, e.g. expired).
+  Status ListAndWatch();
   void Serve(const api::Object& crd);
   void Remove(const std::string& crd_name);
   // Deletes the definition's objects, then its finalizer.
@@ -74,7 +78,9 @@ class CrdController {
   OpenApi* const openapi_;
   std::mutex mu_;  // one Sync at a time
   std::unordered_map<std::string, std::vector<api::Kind>> served_;  // definition name → its kinds; guarded by mu_
-  std::unique_ptr<store::Watch> watch_;
+  std::atomic<bool> stopping_{false};
+  std::mutex watch_mu_;                  // guards watch_ (replaced by Run, stopped by the destructor)
+  std::shared_ptr<store::Watch> watch_;  // guarded by watch_mu_
   std::thread thread_;
 };
 
