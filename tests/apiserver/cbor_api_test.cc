@@ -8,6 +8,7 @@
 
 #include "api/base64.h"
 #include "api/cbor.h"
+#include "api_fixture.h"
 #include "apiserver/api_server.h"
 #include "apiserver/cbor_response.h"
 #include "store/memory/memory_store.h"
@@ -20,30 +21,8 @@ namespace json = boost::json;
 constexpr char kCbor[] = "application/cbor";
 constexpr char kPods[] = "/api/v1/namespaces/default/pods";
 
-class CborApiTest : public ::testing::Test {
+class CborApiTest : public testing::ApiFixture {
  protected:
-  void SetUp() override {
-    store_ = std::move(store::MemoryStore::Open({})).value();
-    ApiServer::Options options;
-    options.seed = 42;
-    api_ = std::make_unique<ApiServer>(*store_, options);
-    ASSERT_TRUE(api_->Bootstrap().ok());
-  }
-
-  Response Call(const std::string& method, const std::string& target, const std::string& body = "",
-                const std::string& content_type = "application/json",
-                const std::string& accept = "application/json") {
-    Request r;
-    r.method = method;
-    auto q = target.find('?');
-    r.path = target.substr(0, q);
-    if (q != std::string::npos) r.query = ParseQuery(target.substr(q + 1));
-    r.body = body;
-    r.content_type = content_type;
-    r.accept = accept;
-    return api_->Handle(r);
-  }
-
   static json::object Cbor(const Response& r) {
     EXPECT_TRUE(r.body.starts_with(api::kSelfDescribedCbor));
     auto decoded = api::DecodeCbor(r.body);
@@ -77,9 +56,6 @@ class CborApiTest : public ::testing::Test {
         R"({"apiVersion":"v1","kind":"Binding","metadata":{"name":")" + pod +
         R"(","namespace":"default"},"target":{"kind":"Node","name":")" + node + R"("}})"));
   }
-
-  std::unique_ptr<store::MemoryStore> store_;
-  std::unique_ptr<ApiServer> api_;
 };
 
 TEST_F(CborApiTest, CreatesAPodFromACborBodyAndReadsItBackInCbor) {

@@ -7,6 +7,7 @@
 #include <boost/json.hpp>
 #include <set>
 
+#include "api_fixture.h"
 #include "apiserver/api_server.h"
 #include "apiserver/field_validation.h"
 #include "store/memory/memory_store.h"
@@ -179,28 +180,9 @@ TEST(FieldValidationTest, WarningHeaderQuotesAsGoDoes) {
   EXPECT_EQ(WarningHeaderValue("unknown field \"spec.foo\""), R"(299 - "unknown field \"spec.foo\"")");
 }
 
-class FieldValidationServerTest : public ::testing::Test {
+class FieldValidationServerTest : public testing::ApiFixture {
  protected:
-  void SetUp() override {
-    store_ = std::move(store::MemoryStore::Open({})).value();
-    ApiServer::Options options;
-    options.seed = 7;
-    api_ = std::make_unique<ApiServer>(*store_, options);
-    ASSERT_TRUE(api_->Bootstrap().ok());
-  }
-
-  Response Call(const std::string& method, const std::string& target, const std::string& body = "",
-                const std::string& content_type = "application/json") {
-    Request r;
-    r.method = method;
-    auto q = target.find('?');
-    r.path = target.substr(0, q);
-    if (q != std::string::npos) r.query = ParseQuery(target.substr(q + 1));
-    r.body = body;
-    r.content_type = content_type;
-    r.accept = "application/json";
-    return api_->Handle(r);
-  }
+  FieldValidationServerTest() : ApiFixture(7) {}
 
   static std::vector<std::string> Warnings(const Response& r) {
     std::vector<std::string> w;
@@ -209,9 +191,6 @@ class FieldValidationServerTest : public ::testing::Test {
     }
     return w;
   }
-
-  std::unique_ptr<store::MemoryStore> store_;
-  std::unique_ptr<ApiServer> api_;
 };
 
 constexpr const char* kBadConfigMap = R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"cm"},"data":{"a":"1"},"dta":{}})";
