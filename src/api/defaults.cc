@@ -1,6 +1,7 @@
 #include "api/defaults.h"
 
 #include <boost/json.hpp>
+#include <array>
 #include <cstdint>
 
 #include "api/base64.h"
@@ -138,28 +139,132 @@ void PrepareSecret(json::object& secret) {
   DefaultSecret(secret);
 }
 
+namespace {
+
+void DefaultPod(json::object& pod) { DefaultPodSpec(MutableObject(pod, "spec")); }
+
+// kube's SetDefaults_LimitRangeItem: a Container item's default limit from
+// its max, its default request from the default limit, then from its min.
+void DefaultLimitRange(json::object& limit_range) {
+  json::value* limits = MutableObject(limit_range, "spec").if_contains("limits");
+  if (!limits || !limits->is_array()) return;
+  for (auto& item : limits->get_array()) {
+    json::object* o = item.if_object();
+    if (!o || StringAt(*o, "type") != "Container") continue;
+    auto fill = [&](std::string_view into, std::string_view from) {
+      const json::object* source = ObjectAt(*o, from);
+      if (!source) return;
+      const json::object copy = *source;  // `into` may grow *o and move `source`
+      json::object& target = MutableObject(*o, into);
+      for (const auto& [name, value] : copy) {
+        if (!target.contains(name)) target[name] = value;
+      }
+    };
+    fill("default", "max");
+    fill("defaultRequest", "default");
+    fill("defaultRequest", "min");
+  }
+}
+
+void DefaultReplicaSet(json::object& replica_set) {
+  SetDefault(MutableObject(replica_set, "spec"), "replicas", 1);
+}
+
+void DefaultDeployment(json::object& deployment) {
+  json::object& spec = MutableObject(deployment, "spec");
+  SetDefault(spec, "replicas", 1);
+  SetDefault(spec, "revisionHistoryLimit", 10);
+  SetDefault(spec, "progressDeadlineSeconds", 600);
+  json::object& strategy = MutableObject(spec, "strategy");
+  SetDefault(strategy, "type", "RollingUpdate");
+  if (StringAt(strategy, "type") == "RollingUpdate") {
+    json::object& rolling = MutableObject(strategy, "rollingUpdate");
+    SetDefault(rolling, "maxUnavailable", "25%");
+    SetDefault(rolling, "maxSurge", "25%");
+  }
+}
+
+void DefaultNamespace(json::object& ns) { SetDefault(MutableObject(ns, "status"), "phase", "Active"); }
+
+void DefaultPersistentVolumeClaim(json::object& claim) {
+  SetDefault(MutableObject(claim, "spec"), "volumeMode", "Filesystem");
+  SetDefault(MutableObject(claim, "status"), "phase", "Pending");
+}
+
+void DefaultPersistentVolume(json::object& volume) {
+  json::object& spec = MutableObject(volume, "spec");
+  SetDefault(spec, "persistentVolumeReclaimPolicy", "Retain");
+  SetDefault(spec, "volumeMode", "Filesystem");
+  SetDefault(MutableObject(volume, "status"), "phase", "Pending");
+}
+
+void DefaultStorageClass(json::object& storage_class) {
+  SetDefault(storage_class, "reclaimPolicy", "Delete");
+  SetDefault(storage_class, "volumeBindingMode", "Immediate");
+}
+
+void DefaultPriorityClass(json::object& priority_class) {
+  SetDefault(priority_class, "preemptionPolicy", "PreemptLowerPriority");
+}
+
+using Defaulter = void (*)(json::object&);
+
+struct KindDefaulter {
+  Kind kind;
+  Defaulter apply;
+};
+
+// The kinds with defaults of their own (pod templates are defaulted for
+// every kind with a pod_spec_path).
+constexpr KindDefaulter kDefaulters[] = {
+    {Kind::kPod, DefaultPod},
+    {Kind::kReplicaSet, DefaultReplicaSet},
+    {Kind::kDeployment, DefaultDeployment},
+    {Kind::kNamespace, DefaultNamespace},
+    {Kind::kLimitRange, DefaultLimitRange},
+    {Kind::kPersistentVolumeClaim, DefaultPersistentVolumeClaim},
+    {Kind::kPersistentVolume, DefaultPersistentVolume},
+    {Kind::kStorageClass, DefaultStorageClass},
+    {Kind::kPriorityClass, DefaultPriorityClass},
+    {Kind::kSecret, PrepareSecret},
+    {Kind::kService, DefaultService},
+    {Kind::kJob, DefaultJob},
+    {Kind::kCronJob, DefaultCronJob},
+    {Kind::kStatefulSet, DefaultStatefulSet},
+    {Kind::kDaemonSet, DefaultDaemonSet},
+};
+
+std::array<Defaulter, kBuiltinKindCount> DefaulterTable() {
+  std::array<Defaulter, kBuiltinKindCount> table{};
+  for (const auto& d : kDefaulters) table[static_cast<size_t>(d.kind)] = d.apply;
+  return table;
+}
+
+// The pod spec at `path` ("spec.template.spec"); nullptr when the object has
+// none there (nothing is made: a missing template stays missing for
+// validation to name).
+json::object* PodSpecAt(json::object& object, std::string_view path) {
+  json::object* at = &object;
+  while (!path.empty()) {
+    size_t dot = path.find('.');
+    std::string_view field = path.substr(0, dot);
+    json::value* next = at->if_contains(field);
+    if (!next || !next->is_object()) return nullptr;
+    at = &next->get_object();
+    path = dot == std::string_view::npos ? std::string_view() : path.substr(dot + 1);
+  }
+  return at;
+}
+
+}  // namespace
+
 void ApplyDefaults(Kind kind, json::object& object) {
-  switch (kind) {
-    case Kind::kSecret:
-      DefaultSecret(object);
-      break;
-    case Kind::kService:
-      DefaultService(object);
-      break;
-    case Kind::kJob:
-      DefaultJob(object);
-      break;
-    case Kind::kCronJob:
-      DefaultCronJob(object);
-      break;
-    case Kind::kStatefulSet:
-      DefaultStatefulSet(object);
-      break;
-    case Kind::kDaemonSet:
-      DefaultDaemonSet(object);
-      break;
-    default:
-      break;
+  if (!IsBuiltin(kind)) return;
+  static const std::array<Defaulter, kBuiltinKindCount> table = DefaulterTable();
+  if (Defaulter apply = table[static_cast<size_t>(kind)]) apply(object);
+  const KindInfo& info = Info(kind);
+  if (!info.pod_spec_path.empty() && info.pod_spec_path != "spec") {
+    if (json::object* spec = PodSpecAt(object, info.pod_spec_path)) DefaultPodSpec(*spec);
   }
 }
 

@@ -107,6 +107,20 @@ std::array<KindInfo, kBuiltinKindCount> WithSubresources() {
     kinds[static_cast<int>(k)].status = true;
   }
   for (Kind k : {Kind::kDeployment, Kind::kReplicaSet, Kind::kStatefulSet}) kinds[static_cast<int>(k)].scale = true;
+  for (Kind k : {Kind::kDeployment, Kind::kReplicaSet, Kind::kPodDisruptionBudget, Kind::kStatefulSet,
+                 Kind::kDaemonSet, Kind::kReplicationController, Kind::kJob, Kind::kCronJob,
+                 Kind::kHorizontalPodAutoscaler, Kind::kIngress, Kind::kNetworkPolicy,
+                 Kind::kCustomResourceDefinition}) {
+    kinds[static_cast<int>(k)].generation = true;
+  }
+  kinds[static_cast<int>(Kind::kBinding)].create_only = true;
+  kinds[static_cast<int>(Kind::kPod)].pod_spec_path = "spec";
+  kinds[static_cast<int>(Kind::kPodTemplate)].pod_spec_path = "template.spec";
+  for (Kind k : {Kind::kDeployment, Kind::kReplicaSet, Kind::kStatefulSet, Kind::kDaemonSet,
+                 Kind::kReplicationController, Kind::kJob}) {
+    kinds[static_cast<int>(k)].pod_spec_path = "spec.template.spec";
+  }
+  kinds[static_cast<int>(Kind::kCronJob)].pod_spec_path = "spec.jobTemplate.spec.template.spec";
   return kinds;
 }
 const std::array<KindInfo, kBuiltinKindCount> kBuiltins = WithSubresources();

@@ -86,6 +86,14 @@ struct KindInfo {
   // The status and scale subresources (apiserver/registry.h serves them).
   bool status = false;
   bool scale = false;
+  // metadata.generation is set to 1 on create and bumped when spec changes
+  // (kube's strategies for kinds whose controllers report observedGeneration).
+  bool generation = false;
+  // Only POST is served (pods' bindings): no get, list, watch or delete.
+  bool create_only = false;
+  // Where the kind's pod spec lives, dotted ("spec", "spec.template.spec",
+  // "spec.jobTemplate.spec.template.spec"); empty: it has none.
+  std::string_view pod_spec_path;
   // "v1" or "apps/v1", as written in apiVersion.
   std::string ApiVersion() const;
 };

@@ -1,62 +1,109 @@
 #pragma once
-// What the server fills in on writes, as kube-apiserver's strategies,
-// defaulting and built-in admission plugins do: identity (uid,
-// creationTimestamp, generateName), field defaults the system relies on, the
-// default tolerations (DefaultTolerationSeconds) and generation bumps.
+// Admission as kube-apiserver runs it: a named, ordered chain of plugins that
+// every write passes. Mutating plugins (Admit) run before the kind's own
+// preparation and validation, validating plugins (Validate) after it, just
+// before the store write. The plugins have kube's names and kube's defaults
+// (--enable-admission-plugins / --disable-admission-plugins choose them);
+// each says which kinds it is about, so a write meets only those that care.
 
 #include <cstdint>
-#include <mutex>
-#include <random>
+#include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include <boost/json/object.hpp>
 
 #include "api/kinds.h"
-#include "api/rfc3339.h"
+#include "api/status.h"
+
+namespace berth::store {
+class Store;
+}
 
 namespace berth::apiserver {
 
 struct AdmissionOptions {
+  // DefaultTolerationSeconds: the tolerationSeconds of the not-ready and
+  // unreachable tolerations added to every pod.
   int64_t default_not_ready_toleration_seconds = 300;
   int64_t default_unreachable_toleration_seconds = 300;
-  // kube's Priority admission plugin: a pod's priority comes from its
-  // PriorityClass (or the global default) and may not be set by hand. Off, a
-  // pod keeps the spec.priority it was created with (kube-apiserver with
-  // --disable-admission-plugins=Priority, as scheduler_perf runs it).
-  bool priority = true;
+  // kube-apiserver's --enable-admission-plugins / --disable-admission-plugins:
+  // plugins turned on besides the defaults, and defaults turned off (as
+  // scheduler_perf runs kube-apiserver without Priority).
+  std::vector<std::string> enable;
+  std::vector<std::string> disable;
 };
 
-using api::NowRfc3339;
+enum class AdmissionOperation { kCreate, kUpdate, kDelete };
 
-class Admission {
+// What a plugin sees of a write.
+struct AdmissionAttributes {
+  AdmissionOperation operation;
+  const api::KindInfo& kind;
+  std::string_view subresource;  // "" for the object itself
+  std::string_view ns;
+  std::string_view name;  // may be empty on create (generateName)
+  // Create, update: the object to be written.
+  const boost::json::object* object = nullptr;
+  // Update, delete: the stored object.
+  const boost::json::object* old = nullptr;
+  bool dry_run = false;
+};
+
+class AdmissionPlugin {
  public:
-  explicit Admission(AdmissionOptions options, uint64_t seed);
-  const AdmissionOptions& options() const { return options_; }
+  virtual ~AdmissionPlugin() = default;
+  virtual std::string_view Name() const = 0;
+  // The kinds the plugin is about; empty: every kind (built-in and custom).
+  virtual std::vector<api::Kind> Kinds() const { return {}; }
+  // Mutating phase: `object` is a.object, to change (nullptr on delete). An
+  // error refuses the write (kube: Forbidden, mostly).
+  virtual Status Admit(const AdmissionAttributes&, boost::json::object* /*object*/) { return Status::Ok(); }
+  // Validating phase: after the kind's validation, before the write.
+  virtual Status Validate(const AdmissionAttributes&) { return Status::Ok(); }
+};
 
-  // A random RFC 4122 version 4 UUID. Thread-safe.
-  std::string NewUid();
-  // Kubernetes' generateName rule: base truncated to 58 characters plus five
-  // random characters from "bcdfghjklmnpqrstvwxz2456789". Thread-safe.
-  std::string GenerateName(std::string_view base);
+// kube-apiserver 1.32's admission plugins in their fixed order, and which of
+// them berth has.
+struct AdmissionPluginName {
+  std::string_view name;
+  bool on_by_default;  // kube's default set
+  bool implemented;    // served by berth
+};
+const std::vector<AdmissionPluginName>& AdmissionPluginNames();
 
-  // Create: sets uid, creationTimestamp, generation, drops resourceVersion, and
-  // applies kind defaults. REQUIRES: metadata is an object.
-  void PrepareCreate(api::Kind kind, boost::json::object& object);
-  // Kind defaults only (also used for templates inside workloads).
-  void ApplyDefaults(api::Kind kind, boost::json::object& object);
-  // Update: keeps what clients may not change (uid, creationTimestamp,
-  // deletionTimestamp, generation) from `current`, and bumps generation when
-  // spec changed.
-  void PrepareUpdate(api::Kind kind, const boost::json::object& current, boost::json::object& next);
-  // A pod written whole (not a subresource) is defaulted as at its create
-  // (kube defaults every decoded body), so that a field left out is not a change.
-  void DefaultPodUpdate(boost::json::object& pod);
+// BadRequest naming the flag when `options` name an unknown plugin, one berth
+// does not have, or one both enabled and disabled.
+Status CheckAdmissionOptions(const AdmissionOptions& options);
+
+class AdmissionChain {
+ public:
+  // The plugins `options` turn on, in kube's order. Error: an unknown name,
+  // or a plugin berth does not have.
+  static Result<std::unique_ptr<AdmissionChain>> Make(const AdmissionOptions& options, store::Store& store);
+
+  // Runs Admit of every plugin about `a.kind`, in order, on `object`
+  // (a.object's mutable self; nullptr on delete); the first error wins.
+  Status Admit(const AdmissionAttributes& a, boost::json::object* object) const;
+  // Runs Validate of every plugin about `a.kind`, in order.
+  Status Validate(const AdmissionAttributes& a) const;
+  // The names of the plugins on, in order.
+  std::vector<std::string> Enabled() const;
 
  private:
-  void DefaultPodSpec(boost::json::object& spec, bool is_pod);
-  AdmissionOptions options_;
-  std::mutex mu_;
-  std::mt19937_64 rng_;  // guarded by mu_
+  std::vector<std::unique_ptr<AdmissionPlugin>> plugins_;
+  // Per built-in kind: the plugins about it, in order. Custom kinds: every_kind_.
+  std::vector<std::vector<AdmissionPlugin*>> by_kind_;
+  std::vector<AdmissionPlugin*> every_kind_;
 };
+
+// The plugins berth has (admission_plugins.cc), by name; nullptr for others.
+std::unique_ptr<AdmissionPlugin> MakeAdmissionPlugin(std::string_view name, const AdmissionOptions& options,
+                                                     store::Store& store);
+
+// "pods \"x\" is forbidden: <why>", kube's admission refusal.
+Status AdmissionForbidden(const AdmissionAttributes& a, std::string_view why);
 
 }  // namespace berth::apiserver

@@ -2,12 +2,15 @@
 
 #include "apiserver/api_server.h"
 
+#include <cstdio>
+
 #include <boost/json.hpp>
 
 #include "api/validation.h"
 #include "apiserver/cbor_response.h"
 #include "apiserver/discovery.h"
 #include "apiserver/field_validation.h"
+#include "apiserver/strategies.h"
 
 namespace berth::apiserver {
 
@@ -41,10 +44,30 @@ Response NotFoundPath() {
 ApiServer::ApiServer(store::Store& store, Options options)
     : store_(store),
       options_(std::move(options)),
-      admission_(options_.admission, SeedOrRandom(options_.seed)) {
-  registry_.Set(api::Kind::kCustomResourceDefinition, crd::CrdStrategy());
+      fields_(SeedOrRandom(options_.seed)) {
+  auto chain = AdmissionChain::Make(options_.admission, store_);
+  if (!chain.ok()) {
+    // The command line checks the plugin names first (CheckAdmissionOptions).
+    std::fprintf(stderr, "berth: %s; running kube's default admission plugins\n", chain.status().message().c_str());
+    AdmissionOptions defaults;
+    defaults.default_not_ready_toleration_seconds = options_.admission.default_not_ready_toleration_seconds;
+    defaults.default_unreachable_toleration_seconds = options_.admission.default_unreachable_toleration_seconds;
+    chain = AdmissionChain::Make(defaults, store_);
+  }
+  admission_ = std::move(chain).value();
   auto ranges = ParseServiceRanges(options_.service_cluster_ip_range, options_.service_node_port_range);
   services_ = std::make_unique<ServiceAllocator>(ranges.ok() ? ranges.value() : ServiceRanges{});
+  RegisterBuiltinStrategies(registry_, {store_, *services_});
+  registry_.Set(api::Kind::kCustomResourceDefinition, crd::CrdStrategy([this](const api::ObjectPtr& created) {
+                  if (crds_) crds_->Sync(created);
+                }));
+}
+
+void ApiServer::PrepareOwnObject(api::Kind kind, json::object& object) {
+  const ResourceStrategy& strategy = registry_.For(kind);
+  strategy.Default(object);
+  fields_.PrepareCreate(kind, object);
+  strategy.PrepareForCreate(object);
 }
 
 ApiServer::~ApiServer() = default;
@@ -60,7 +83,7 @@ Status ApiServer::Bootstrap() {
     labels["kubernetes.io/metadata.name"] = name;
     meta["labels"] = std::move(labels);
     ns["metadata"] = std::move(meta);
-    admission_.PrepareCreate(api::Kind::kNamespace, ns);
+    PrepareOwnObject(api::Kind::kNamespace, ns);
     auto object = api::Object::FromJson(json::value(std::move(ns)));
     if (!object.ok()) return object.status();
     auto created = store_.Create(object.value());
@@ -76,7 +99,7 @@ Status ApiServer::Bootstrap() {
     pc["metadata"] = json::object{{"name", system.name}};
     pc["value"] = system.value;
     pc["description"] = system.description;
-    admission_.PrepareCreate(api::Kind::kPriorityClass, pc);
+    PrepareOwnObject(api::Kind::kPriorityClass, pc);
     auto object = api::Object::FromJson(json::value(std::move(pc)));
     if (!object.ok()) return object.status();
     auto created = store_.Create(object.value());
@@ -106,9 +129,8 @@ Status ApiServer::Bootstrap() {
         {"type", "ClusterIP"},
         {"sessionAffinity", "None"},
         {"ports", json::array{json::object{{"name", "https"}, {"port", 443}, {"protocol", "TCP"}, {"targetPort", port}}}}};
-    admission_.PrepareCreate(api::Kind::kService, svc);
-    registry_.For(api::Kind::kService).PrepareForCreate(svc);
-    auto guard = services_->Allocate(svc, store_);
+    PrepareOwnObject(api::Kind::kService, svc);
+    auto guard = registry_.For(api::Kind::kService).BeginCreate(svc);
     if (!guard.ok()) return guard.status();
     auto object = api::Object::FromJson(json::value(std::move(svc)));
     if (!object.ok()) return object.status();
@@ -199,6 +221,36 @@ Response ApiServer::Handle(Request& request) {
   return response;
 }
 
+namespace {
+
+Response MethodNotAllowed() {
+  return ErrorResponse(
+      Status(StatusCode::kMethodNotAllowed, "the server does not allow this method on the requested resource"));
+}
+
+}  // namespace
+
+Response ApiServer::PodBinding(Request& request, const RequestInfo& info) {
+  if (request.method != "POST") return MethodNotAllowed();
+  return Binding(request, info);
+}
+
+Response ApiServer::PodConnect(Request&, const RequestInfo& info) {
+  // kube-apiserver forwards these to the pod's kubelet; berth's simulated
+  // kubelets run no containers, so there is nothing to reach.
+  const api::KindInfo& kind = api::Info(*info.kind);
+  if (!store_.Get(api::StorageKey(*info.kind, info.ns, info.name)).ok()) {
+    return ErrorResponse(NotFoundFor(kind, info.name), DetailsFor(kind, info.name));
+  }
+  return ErrorResponse(Status::BadRequest("pods/" + info.subresource + " is not served by berth: pod \"" + info.name +
+                                          "\" runs on a simulated node, whose kubelet runs no containers"));
+}
+
+Response ApiServer::NamespaceFinalize(Request& request, const RequestInfo& info) {
+  if (request.method != "PUT") return MethodNotAllowed();
+  return Update(request, info);
+}
+
 Response ApiServer::HandleResource(Request& request, const RequestInfo& info) {
   const api::KindInfo& kind = api::Info(*info.kind);
   const std::string& method = request.method;
@@ -207,37 +259,33 @@ Response ApiServer::HandleResource(Request& request, const RequestInfo& info) {
   if (!kind.namespaced && !info.ns.empty()) return NotFoundPath();
   if (kind.namespaced && info.ns.empty() && !info.name.empty()) return NotFoundPath();
 
-  if (*info.kind == api::Kind::kBinding) {
-    if (method != "POST" || !info.name.empty()) {
-      return ErrorResponse(Status(StatusCode::kMethodNotAllowed, "the server does not allow this method on the requested resource"));
-    }
+  if (kind.create_only) {
+    if (method != "POST" || !info.name.empty()) return MethodNotAllowed();
     return Binding(request, info);
   }
   if (!info.subresource.empty()) {
     const std::string& sub = info.subresource;
-    if (sub == "binding" && *info.kind == api::Kind::kPod) {
-      if (method != "POST") {
-        return ErrorResponse(Status(StatusCode::kMethodNotAllowed, "the server does not allow this method on the requested resource"));
-      }
-      return Binding(request, info);
-    }
-    if (sub == "eviction" && *info.kind == api::Kind::kPod) return Evict(request, info);
-    if (*info.kind == api::Kind::kPod &&
-        (sub == "log" || sub == "exec" || sub == "attach" || sub == "portforward" || sub == "proxy")) {
-      // kube-apiserver forwards these to the pod's kubelet; berth's simulated
-      // kubelets run no containers, so there is nothing to reach.
-      if (!store_.Get(api::StorageKey(api::Kind::kPod, info.ns, info.name)).ok()) {
-        return ErrorResponse(NotFoundFor(kind, info.name), DetailsFor(kind, info.name));
-      }
-      return ErrorResponse(Status::BadRequest("pods/" + sub + " is not served by berth: pod \"" + info.name +
-                                              "\" runs on a simulated node, whose kubelet runs no containers"));
+    // Subresources of one kind (kube's per-resource REST storages).
+    struct OwnSubresource {
+      api::Kind kind;
+      std::string_view name;
+      Response (ApiServer::*handler)(Request&, const RequestInfo&);
+    };
+    static constexpr OwnSubresource kOwn[] = {
+        {api::Kind::kPod, "binding", &ApiServer::PodBinding},
+        {api::Kind::kPod, "eviction", &ApiServer::Evict},
+        {api::Kind::kPod, "log", &ApiServer::PodConnect},
+        {api::Kind::kPod, "exec", &ApiServer::PodConnect},
+        {api::Kind::kPod, "attach", &ApiServer::PodConnect},
+        {api::Kind::kPod, "portforward", &ApiServer::PodConnect},
+        {api::Kind::kPod, "proxy", &ApiServer::PodConnect},
+        {api::Kind::kNamespace, "finalize", &ApiServer::NamespaceFinalize},
+    };
+    for (const auto& own : kOwn) {
+      if (own.kind == *info.kind && own.name == sub) return (this->*own.handler)(request, info);
     }
     const ResourceStrategy& strategy = registry_.For(*info.kind);
     if (sub == "scale" && strategy.HasScale()) return Scale(request, info);
-    if (sub == "finalize" && *info.kind == api::Kind::kNamespace) {
-      if (method == "PUT") return Update(request, info);
-      return ErrorResponse(Status(StatusCode::kMethodNotAllowed, "the server does not allow this method on the requested resource"));
-    }
     if (sub != "status" || !strategy.HasStatus()) return NotFoundPath();
     if (method == "GET") return Get(request, info);
     if (method == "PUT") return Update(request, info);

@@ -14,6 +14,7 @@
 
 #include "api/object.h"
 #include "apiserver/admission.h"
+#include "apiserver/system_fields.h"
 #include "apiserver/http.h"
 #include "apiserver/registry.h"
 #include "apiserver/service_alloc.h"
@@ -88,6 +89,12 @@ class ApiServer {
   Response Delete(Request& request, const RequestInfo& info);
   Response DeleteCollection(Request& request, const RequestInfo& info);
   Response Binding(Request& request, const RequestInfo& info);
+  // pods/NAME/binding (POST only).
+  Response PodBinding(Request& request, const RequestInfo& info);
+  // pods/NAME/log, exec, attach, portforward, proxy: what a kubelet would serve.
+  Response PodConnect(Request& request, const RequestInfo& info);
+  // namespaces/NAME/finalize (PUT only): spec.finalizers.
+  Response NamespaceFinalize(Request& request, const RequestInfo& info);
   Response Scale(Request& request, const RequestInfo& info);
   Response Rpc(Request& request);
   // `response` to a write made under a store::DeferAcknowledgement that
@@ -107,9 +114,6 @@ class ApiServer {
   // "foregroundDeletion") for those propagation policies.
   Result<api::ObjectPtr> DeleteObject(const api::ObjectPtr& object, std::optional<int64_t> grace_seconds = {},
                                       std::string_view finalizer = {});
-  // True when a kubelet heartbeats `node` (its Lease in kube-node-lease exists):
-  // only then is there anyone to finish a pod's graceful termination.
-  bool NodeHasKubelet(const std::string& node);
   // Deletes every object in `ns`; true when none is left (nothing held back).
   Result<bool> DeleteNamespaceContents(const std::string& ns);
   // DELETE of a namespace: marks it Terminating and drains it; purges it when
@@ -118,18 +122,16 @@ class ApiServer {
   Result<api::ObjectPtr> DeleteNamespace(api::ObjectPtr current);
   // The request's objects for a list/watch: key prefix and predicate.
   Result<store::Predicate> SelectorPredicate(const Request& request, api::Kind kind);
-  // NotFound when `ns` does not exist, Forbidden when it is terminating.
-  Status CheckNamespaceAcceptsCreates(const std::string& ns, const api::KindInfo& kind, std::string_view name);
-  Status ApplyPriority(boost::json::object& pod);
-  // kube's Priority admission for a PriorityClass write: at most one class
-  // has globalDefault (Forbidden naming the one that has it).
-  Status CheckSingleGlobalDefault(const boost::json::object& priority_class);
+  // An object the server makes itself (Bootstrap): defaulted and prepared
+  // as a create would be, without admission.
+  void PrepareOwnObject(api::Kind kind, boost::json::object& object);
   // POST pods/NAME/eviction (eviction.cc): kube's EvictionREST.
   Response Evict(Request& request, const RequestInfo& info);
 
   store::Store& store_;
   Options options_;
-  Admission admission_;
+  SystemFields fields_;
+  std::unique_ptr<AdmissionChain> admission_;
   ResourceRegistry registry_;
   OpenApi openapi_;
   std::unique_ptr<ServiceAllocator> services_;

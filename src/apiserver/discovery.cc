@@ -12,10 +12,14 @@ namespace berth::apiserver {
 namespace json = boost::json;
 
 std::vector<Subresource> SubresourcesOf(const api::KindInfo& info) {
+  // Subresources of one kind (kube's per-resource REST storages).
+  static const std::vector<Subresource> kOwn = {
+      {api::Kind::kPod, "binding", "", "v1", "Binding", {"create"}},
+      {api::Kind::kPod, "eviction", "policy", "v1", "Eviction", {"create"}},
+  };
   std::vector<Subresource> out;
-  if (info.kind == api::Kind::kPod) {
-    out.push_back({info.kind, "binding", "", "v1", "Binding", {"create"}});
-    out.push_back({info.kind, "eviction", "policy", "v1", "Eviction", {"create"}});
+  for (const auto& own : kOwn) {
+    if (own.kind == info.kind) out.push_back(own);
   }
   if (info.scale) out.push_back({info.kind, "scale", "autoscaling", "v1", "Scale", {"get", "patch", "update"}});
   if (info.status) out.push_back({info.kind, "status", info.group, info.version, info.name, {"get", "patch", "update"}});
@@ -25,7 +29,7 @@ std::vector<Subresource> SubresourcesOf(const api::KindInfo& info) {
 namespace {
 
 json::array Verbs(const api::KindInfo& info) {
-  if (info.kind == api::Kind::kBinding) return json::array{"create"};
+  if (info.create_only) return json::array{"create"};
   return json::array{"create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"};
 }
 

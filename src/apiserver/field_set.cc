@@ -33,10 +33,9 @@ bool ServerOwnedMetadata(std::string_view field) {
 
 // Objects kube treats as one value (structType=atomic).
 bool AtomicObject(api::Kind kind, std::string_view schema_path) {
-  if (schema_path != "spec.selector") return false;
-  return kind == api::Kind::kDeployment || kind == api::Kind::kReplicaSet ||
-         kind == api::Kind::kStatefulSet || kind == api::Kind::kDaemonSet ||
-         kind == api::Kind::kJob;
+  // The workloads' selectors (a ReplicationController's map too: mapType=atomic).
+  if (schema_path != "spec.selector" || !api::IsBuiltin(kind)) return false;
+  return api::Info(kind).pod_spec_path == "spec.template.spec";
 }
 
 std::string Join(std::string_view path, std::string_view field) {
@@ -247,15 +246,14 @@ ListKeys FieldOwnership::ListKeysAt(std::string_view schema_path) const {
   ListStrategy strategy = LookupListStrategy(kind, schema_path);
   if (strategy.kind == ListStrategy::kMergePrimitive) return {ListKeys::kSet, {}};
   if (strategy.kind == ListStrategy::kMergeByKey) {
-    if (schema_path.ends_with("ontainers.ports"))
-      return {ListKeys::kMap, {"containerPort", "protocol"}};
+    // Lists whose SSA keys are more than the patch merge key.
+    if (schema_path.ends_with("ontainers.ports")) return {ListKeys::kMap, {"containerPort", "protocol"}};
+    if (schema_path == "spec.ports" && strategy.key == "port") return {ListKeys::kMap, {"port", "protocol"}};
     if (schema_path.ends_with("topologySpreadConstraints")) {
       return {ListKeys::kMap, {"topologyKey", "whenUnsatisfiable"}};
     }
     return {ListKeys::kMap, {strategy.key}};
   }
-  if (kind == api::Kind::kService && schema_path == "spec.ports")
-    return {ListKeys::kMap, {"port", "protocol"}};
   return {};
 }
 

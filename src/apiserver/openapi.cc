@@ -425,7 +425,7 @@ void AddKindPaths(Dialect dialect, const api::KindInfo& info, json::object& path
   };
   const std::vector<Param> none;
 
-  const bool create_only = info.kind == api::Kind::kBinding;
+  const bool create_only = info.create_only;
   if (create_only) {
     b.Add(base + ns_prefix + "/" + resource, ns_params(), id + scope + kind, tag,
           {op("post", "post", "create", "create a " + kind, &kWriteParams, def, kJsonBody,

@@ -413,21 +413,27 @@ ListStrategy LookupListStrategy(api::Kind kind, std::string_view path) {
   if (path == "metadata.finalizers") return {ListStrategy::kMergePrimitive, ""};
   if (path == "metadata.ownerReferences") return {ListStrategy::kMergeByKey, "uid"};
   if (path == "status.conditions") return {ListStrategy::kMergeByKey, "type"};
-  if (kind == api::Kind::kNode) {
-    if (path == "status.addresses") return {ListStrategy::kMergeByKey, "type"};
-    if (path == "spec.podCIDRs") return {ListStrategy::kMergePrimitive, ""};
-    return {};
+  // kube's patchStrategy/patchMergeKey of the lists outside pod specs.
+  struct KindList {
+    api::Kind kind;
+    std::string_view path;
+    ListStrategy strategy;
+  };
+  static const KindList kKindLists[] = {
+      {api::Kind::kNode, "status.addresses", {ListStrategy::kMergeByKey, "type"}},
+      {api::Kind::kNode, "spec.podCIDRs", {ListStrategy::kMergePrimitive, ""}},
+      {api::Kind::kPod, "status.podIPs", {ListStrategy::kMergeByKey, "ip"}},
+      {api::Kind::kService, "spec.ports", {ListStrategy::kMergeByKey, "port"}},
+  };
+  for (const auto& list : kKindLists) {
+    if (list.kind == kind && list.path == path) return list.strategy;
   }
-  std::string_view prefix;
-  if (kind == api::Kind::kPod) prefix = "spec.";
-  if (kind == api::Kind::kDeployment || kind == api::Kind::kReplicaSet || kind == api::Kind::kStatefulSet ||
-      kind == api::Kind::kDaemonSet || kind == api::Kind::kJob || kind == api::Kind::kReplicationController ||
-      kind == api::Kind::kPodTemplate) {
-    prefix = kind == api::Kind::kPodTemplate ? "template.spec." : "spec.template.spec.";
+  if (!api::IsBuiltin(kind)) return {};
+  std::string_view pod_spec = api::Info(kind).pod_spec_path;
+  if (!pod_spec.empty() && path.size() > pod_spec.size() + 1 && path.starts_with(pod_spec) &&
+      path[pod_spec.size()] == '.') {
+    return PodSpecListStrategy(path.substr(pod_spec.size() + 1));
   }
-  if (kind == api::Kind::kCronJob) prefix = "spec.jobTemplate.spec.template.spec.";
-  if (!prefix.empty() && path.starts_with(prefix)) return PodSpecListStrategy(path.substr(prefix.size()));
-  if (kind == api::Kind::kPod && path == "status.podIPs") return {ListStrategy::kMergeByKey, "ip"};
   return {};
 }
 

@@ -4,37 +4,16 @@
 #include "api/validation.h"
 
 namespace berth::apiserver {
-namespace {
+bool BuiltinResourceStrategy::HasStatus() const { return api::Info(kind_).status; }
+bool BuiltinResourceStrategy::HasScale() const { return api::Info(kind_).scale; }
+void BuiltinResourceStrategy::Default(boost::json::object& object) const { api::ApplyDefaults(kind_, object); }
+Status BuiltinResourceStrategy::ValidateUpdate(const api::Object& next, const api::Object& current) const {
+  Status valid = api::ValidateObject(next);
+  if (!valid.ok()) return valid;
+  return api::ValidateObjectUpdate(next, current);
+}
 
-class Builtin final : public ResourceStrategy {
- public:
-  explicit Builtin(api::Kind kind) : kind_(kind) {}
-
-  bool HasStatus() const override { return api::Info(kind_).status; }
-
-  // kube's defaults, and a Secret's stringData folded into data.
-  void PrepareForCreate(boost::json::object& object) const override {
-    if (kind_ == api::Kind::kSecret) api::PrepareSecret(object);
-    api::ApplyDefaults(kind_, object);
-  }
-  void PrepareForUpdate(boost::json::object& next, const boost::json::object&) const override {
-    PrepareForCreate(next);
-  }
-
-  bool HasScale() const override { return api::Info(kind_).scale; }
-
-  Status ValidateUpdate(const api::Object& next, const api::Object& current) const override {
-    Status valid = api::ValidateObject(next);
-    if (!valid.ok()) return valid;
-    return api::ValidateObjectUpdate(next, current);
-  }
-
- private:
-  const api::Kind kind_;
-};
-
-}  // namespace
-
+void ResourceStrategy::Default(boost::json::object&) const {}
 void ResourceStrategy::PrepareForCreate(boost::json::object&) const {}
 void ResourceStrategy::PrepareForUpdate(boost::json::object&, const boost::json::object&) const {}
 void ResourceStrategy::DropUnknownFields(boost::json::object&, std::vector<std::string>*) const {}
@@ -43,7 +22,14 @@ Status ResourceStrategy::ValidateUpdate(const api::Object& next, const api::Obje
   return api::ValidateObject(next);
 }
 
-std::shared_ptr<const ResourceStrategy> BuiltinStrategy(api::Kind kind) { return std::make_shared<Builtin>(kind); }
+Result<ResourceStrategy::CreateGuard> ResourceStrategy::BeginCreate(boost::json::object&) const {
+  return CreateGuard();
+}
+void ResourceStrategy::AfterCreate(const api::ObjectPtr&) const {}
+Status ResourceStrategy::ValidateDelete(const api::Object&) const { return Status::Ok(); }
+int64_t ResourceStrategy::DeleteGracePeriod(const api::Object&, std::optional<int64_t>) const { return 0; }
+
+std::shared_ptr<const ResourceStrategy> BuiltinStrategy(api::Kind kind) { return std::make_shared<BuiltinResourceStrategy>(kind); }
 
 ResourceRegistry::ResourceRegistry() {
   for (int i = 0; i < api::kBuiltinKindCount; ++i) Set(static_cast<api::Kind>(i), BuiltinStrategy(static_cast<api::Kind>(i)));

@@ -14,6 +14,7 @@
 #include <atomic>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -51,7 +52,11 @@ class ResourceStrategy {
   // that are stored but no longer served).
   virtual bool Served() const { return true; }
 
-  // Mutations before a create's validation (defaults, fields the server owns).
+  // kube's defaulting (what its decoder applies to every body), before
+  // admission; on update, for writes of the object itself.
+  virtual void Default(boost::json::object& object) const;
+  // Mutations after admission, before a create's validation (fields the
+  // server owns: a pod's initial status, a namespace's finalizer).
   virtual void PrepareForCreate(boost::json::object& object) const;
   // Mutations before an update's validation; `current` is the stored object.
   virtual void PrepareForUpdate(boost::json::object& next, const boost::json::object& current) const;
@@ -73,10 +78,41 @@ class ResourceStrategy {
 
   virtual Status Validate(const api::Object& object) const;
   virtual Status ValidateUpdate(const api::Object& next, const api::Object& current) const;
+
+  // What a create holds until its object is written (a Service's allocated
+  // addresses and ports): taken after admission, released after the write.
+  using CreateGuard = std::unique_lock<std::mutex>;
+  virtual Result<CreateGuard> BeginCreate(boost::json::object& object) const;
+  // After a create was stored (a CustomResourceDefinition is served at once).
+  virtual void AfterCreate(const api::ObjectPtr& created) const;
+
+  // Refusal of a DELETE before anything changes (kube's system
+  // PriorityClasses cannot be deleted).
+  virtual Status ValidateDelete(const api::Object& object) const;
+  // kube's graceful deletion: how long the object stays, marked, before it
+  // goes (0: deleted at once). `requested`: DeleteOptions.gracePeriodSeconds.
+  virtual int64_t DeleteGracePeriod(const api::Object& object, std::optional<int64_t> requested) const;
+  // A namespace: its DELETE marks it Terminating and drains what it holds;
+  // it goes when its spec.finalizers are done (its /finalize subresource).
+  virtual bool DeletesContents() const { return false; }
 };
 
-// The strategy of a built-in kind: kube's subresources for it, and the
-// validation in api/validation.h.
+class BuiltinResourceStrategy : public ResourceStrategy {
+ public:
+  explicit BuiltinResourceStrategy(api::Kind kind) : kind_(kind) {}
+  bool HasStatus() const override;
+  bool HasScale() const override;
+  void Default(boost::json::object& object) const override;
+  Status ValidateUpdate(const api::Object& next, const api::Object& current) const override;
+
+ protected:
+  const api::Kind kind_;
+};
+
+// The strategy of a built-in kind: kube's subresources for it, its defaults
+// (api/defaults.h) and the validation in api/validation.h. The kinds with
+// rules of their own (pods, namespaces, services ...) get theirs from
+// RegisterBuiltinStrategies (strategies.h).
 std::shared_ptr<const ResourceStrategy> BuiltinStrategy(api::Kind kind);
 
 class ResourceRegistry {

@@ -65,7 +65,7 @@ bool IsSmallCreate(const Request& request, size_t max_body) {
   if (request.method != "POST" || request.body.size() > max_body) return false;
   auto info = ParseResourcePath(request.path);
   // A POST to the bindings collection binds a pod (a guarded update), not a create.
-  return info && info->kind && *info->kind != api::Kind::kBinding && info->name.empty() &&
+  return info && info->kind && !api::Info(*info->kind).create_only && info->name.empty() &&
          info->subresource.empty() && !info->watch_path;
 }
 

@@ -6,7 +6,6 @@
 #include <optional>
 
 #include "api/json_fields.h"
-#include "api/pod_view.h"
 #include "api/rfc3339.h"
 #include "api/validation.h"
 #include "apiserver/api_server.h"
@@ -17,34 +16,13 @@ namespace berth::apiserver {
 
 namespace json = boost::json;
 
-bool ApiServer::NodeHasKubelet(const std::string& node) {
-  return store_.Get(api::StorageKey(api::Kind::kLease, "kube-node-lease", node)).ok();
-}
-
 Result<api::ObjectPtr> ApiServer::DeleteObject(const api::ObjectPtr& object, std::optional<int64_t> grace_seconds,
                                                std::string_view finalizer) {
   const api::KindInfo& kind = object->info();
   api::ObjectPtr current = object;
   for (int attempt = 0; attempt < kMaxAttempts; ++attempt) {
-    // A pod bound to a node with a kubelet terminates gracefully: it is marked
-    // and the kubelet deletes it (with grace 0) once its containers stopped.
-    // kube's rule: no grace for unbound or finished pods.
-    int64_t grace = 0;
-    if (current->kind() == api::Kind::kPod) {
-      const auto* pod = current->As<api::PodView>();
-      bool finished = pod && (pod->phase == "Succeeded" || pod->phase == "Failed");
-      if (pod && !pod->node_name.empty() && !finished) {
-        const auto* spec = current->json().if_contains("spec");
-        int64_t fallback = 30;
-        if (spec && spec->is_object()) {
-          if (const auto* t = spec->get_object().if_contains("terminationGracePeriodSeconds"); t && t->is_int64()) {
-            fallback = t->get_int64();
-          }
-        }
-        grace = grace_seconds.value_or(fallback);
-        if (grace > 0 && !NodeHasKubelet(pod->node_name)) grace = 0;
-      }
-    }
+    // Graceful deletion (a pod's): marked now, deleted by its kubelet.
+    int64_t grace = registry_.For(current->kind()).DeleteGracePeriod(*current, grace_seconds);
     bool add_finalizer = !finalizer.empty() && !api::BeingDeleted(*current);
     if (add_finalizer || HasFinalizers(current->json()) || grace > 0) {
       // Finalizers or a kubelet hold the object: mark it; the last finalizer's
@@ -107,7 +85,7 @@ Result<api::ObjectPtr> ApiServer::DeleteObject(const api::ObjectPtr& object, std
 Result<bool> ApiServer::DeleteNamespaceContents(const std::string& ns) {
   bool empty = true;
   for (const auto& info : api::AllKinds()) {
-    if (!info.namespaced || info.kind == api::Kind::kBinding) continue;
+    if (!info.namespaced || info.create_only) continue;
     auto list = store_.List({.prefix = api::StoragePrefix(info.kind, ns)});
     if (!list.ok()) return list.status();
     for (const auto& object : list->items) {
@@ -179,21 +157,24 @@ Response ApiServer::Delete(Request& request, const RequestInfo& info) {
   const std::optional<int64_t> grace_seconds = options->grace_period_seconds;
   const std::string& policy = options->propagation_policy;
   const bool dry_run = options->dry_run;
+  const ResourceStrategy& strategy = registry_.For(*info.kind);
   std::string_view finalizer;
-  if (*info.kind != api::Kind::kNamespace) {
+  if (!strategy.DeletesContents()) {
     if (policy == "Orphan") finalizer = "orphan";
     if (policy == "Foreground") finalizer = "foregroundDeletion";
   }
   auto current = store_.Get(api::StorageKey(*info.kind, info.ns, info.name));
   if (!current.ok()) return ErrorResponse(NotFoundFor(kind, info.name), DetailsFor(kind, info.name));
-  if (*info.kind == api::Kind::kPriorityClass) {
-    for (const auto& system : api::SystemPriorityClasses()) {
-      if (system.name != info.name) continue;
-      return ErrorResponse(Status(StatusCode::kForbidden, QualifiedResource(kind) + " \"" + info.name +
-                                                              "\" is forbidden: this is a system priority class "
-                                                              "and cannot be deleted"),
-                           DetailsFor(kind, info.name));
-    }
+  if (Status refused = strategy.ValidateDelete(*current.value()); !refused.ok()) {
+    return ErrorResponse(refused, DetailsFor(kind, info.name));
+  }
+  AdmissionAttributes attributes{AdmissionOperation::kDelete, kind, "", info.ns, info.name, nullptr,
+                                 &current.value()->json(), dry_run};
+  if (Status admitted = admission_->Admit(attributes, nullptr); !admitted.ok()) {
+    return ErrorResponse(admitted, DetailsFor(kind, info.name));
+  }
+  if (Status admitted = admission_->Validate(attributes); !admitted.ok()) {
+    return ErrorResponse(admitted, DetailsFor(kind, info.name));
   }
   if (!uid_precondition.empty() && uid_precondition != current.value()->uid()) {
     return ErrorResponse(ConflictFor(kind, info.name,
@@ -210,8 +191,8 @@ Response ApiServer::Delete(Request& request, const RequestInfo& info) {
                          DetailsFor(kind, info.name));
   }
   if (dry_run) return JsonResponse(200, std::string(current.value()->Encoded()));
-  auto deleted = *info.kind == api::Kind::kNamespace ? DeleteNamespace(current.value())
-                                                      : DeleteObject(current.value(), grace_seconds, finalizer);
+  auto deleted = strategy.DeletesContents() ? DeleteNamespace(current.value())
+                                            : DeleteObject(current.value(), grace_seconds, finalizer);
   if (!deleted.ok()) return ErrorResponse(deleted.status(), DetailsFor(kind, info.name));
   return JsonResponse(200, std::string(deleted.value()->Encoded()));
 }
@@ -226,8 +207,15 @@ Response ApiServer::DeleteCollection(Request& request, const RequestInfo& info) 
   std::string body = R"({"kind":")" + std::string(kind.name) + R"(List","apiVersion":")" +
                      kind.ApiVersion() + R"(","metadata":{},"items":[)";
   bool first = true;
+  const ResourceStrategy& strategy = registry_.For(*info.kind);
   for (const auto& object : list->items) {
-    auto deleted = *info.kind == api::Kind::kNamespace ? DeleteNamespace(object) : DeleteObject(object);
+    AdmissionAttributes attributes{AdmissionOperation::kDelete, kind, "", info.ns, object->name(), nullptr,
+                                   &object->json(), false};
+    Status admitted = strategy.ValidateDelete(*object);
+    if (admitted.ok()) admitted = admission_->Admit(attributes, nullptr);
+    if (admitted.ok()) admitted = admission_->Validate(attributes);
+    if (!admitted.ok()) return ErrorResponse(admitted, DetailsFor(kind, object->name()));
+    auto deleted = strategy.DeletesContents() ? DeleteNamespace(object) : DeleteObject(object);
     if (!deleted.ok()) {
       if (deleted.status().code() == StatusCode::kNotFound) continue;
       return ErrorResponse(deleted.status());

@@ -133,92 +133,6 @@ Result<int64_t> BodyRevision(const json::object& object) {
 
 }  // namespace
 
-Status ApiServer::CheckNamespaceAcceptsCreates(const std::string& ns, const api::KindInfo& kind,
-                                               std::string_view name) {
-  auto got = store_.Get(api::StorageKey(api::Kind::kNamespace, "", ns));
-  if (!got.ok()) return Status::NotFound("namespaces \"" + ns + "\" not found");
-  // kube's NamespaceLifecycle admission: a terminating namespace takes nothing new.
-  if (api::BeingDeleted(*got.value())) {
-    return Status(StatusCode::kForbidden,
-                  std::string(kind.resource) + " \"" + std::string(name) +
-                      "\" is forbidden: unable to create new content in namespace " + ns +
-                      " because it is being terminated",
-                  {{"NamespaceTerminating", "namespace " + ns + " is being terminated", "metadata.namespace"}});
-  }
-  return Status::Ok();
-}
-
-Status ApiServer::ApplyPriority(json::object& pod) {
-  json::object& spec = pod["spec"].is_object() ? pod["spec"].get_object() : (pod["spec"] = json::object()).get_object();
-  std::string class_name(api::StringAt(spec, "priorityClassName"));
-  int64_t priority = 0;
-  std::string preemption = "PreemptLowerPriority";
-  auto read_class = [&](const api::ObjectPtr& pc) {
-    const json::object& o = pc->json();
-    if (auto v = o.find("value"); v != o.end() && v->value().is_number()) {
-      priority = v->value().to_number<int64_t>();
-    }
-    if (auto p = api::StringAt(o, "preemptionPolicy"); !p.empty()) preemption = std::string(p);
-  };
-  if (!class_name.empty()) {
-    auto pc = store_.Get(api::StorageKey(api::Kind::kPriorityClass, "", class_name));
-    const api::SystemPriorityClass* system = nullptr;
-    for (const auto& c : api::SystemPriorityClasses()) {
-      if (c.name == class_name) system = &c;
-    }
-    if (!pc.ok() && system) {
-      priority = system->value;  // a store bootstrapped before the classes were
-    } else if (!pc.ok()) {
-      return Status(StatusCode::kForbidden,
-                    "pods \"" + std::string(api::StringAt(api::MutableObject(pod, "metadata"), "name")) +
-                        "\" is forbidden: no PriorityClass with name " + class_name + " was found");
-    } else {
-      read_class(pc.value());
-    }
-  } else {
-    auto classes = store_.List({.prefix = api::StoragePrefix(api::Kind::kPriorityClass)});
-    if (classes.ok()) {
-      for (const auto& pc : classes->items) {
-        if (auto g = pc->json().find("globalDefault"); g != pc->json().end() && g->value() == true) {
-          read_class(pc);
-          spec["priorityClassName"] = pc->name();
-          break;
-        }
-      }
-    }
-  }
-  if (auto p = spec.find("priority"); p != spec.end() && p->value().is_number() &&
-                                      p->value().to_number<int64_t>() != priority) {
-    return Status(StatusCode::kForbidden,
-                  "pods \"" + std::string(api::StringAt(api::MutableObject(pod, "metadata"), "name")) +
-                      "\" is forbidden: the integer value of priority (" +
-                      std::to_string(p->value().to_number<int64_t>()) +
-                      ") must not be provided in pod spec; priority admission controller computed " +
-                      std::to_string(priority) + " from the given PriorityClass name");
-  }
-  spec["priority"] = priority;
-  if (!spec.contains("preemptionPolicy")) spec["preemptionPolicy"] = preemption;
-  return Status::Ok();
-}
-
-Status ApiServer::CheckSingleGlobalDefault(const json::object& priority_class) {
-  auto g = priority_class.find("globalDefault");
-  if (g == priority_class.end() || g->value() != true) return Status::Ok();
-  const json::object* meta = api::ObjectAt(priority_class, "metadata");
-  std::string_view name = api::StringAt(meta, "name");
-  auto classes = store_.List({.prefix = api::StoragePrefix(api::Kind::kPriorityClass)});
-  if (!classes.ok()) return classes.status();
-  for (const auto& pc : classes->items) {
-    auto other = pc->json().find("globalDefault");
-    if (other == pc->json().end() || other->value() != true || pc->name() == name) continue;
-    return Status(StatusCode::kForbidden,
-                  QualifiedResource(api::Info(api::Kind::kPriorityClass)) + " \"" + std::string(name) +
-                      "\" is forbidden: PriorityClass " + pc->name() +
-                      " is already marked as default. Only one default can exist");
-  }
-  return Status::Ok();
-}
-
 Response ApiServer::AnswerWhenVisible(Response response, int64_t revision) {
   if (revision > 0) {
     response.when_ready = [&store = store_, revision](std::function<void()> ready) {
@@ -248,46 +162,42 @@ Response ApiServer::Create(Request& request, const RequestInfo& info) {
                           "metadata.name"}}),
         {"", std::string(kind.group), std::string(kind.name)});
   }
-  if (kind.namespaced) {
-    Status accepts = CheckNamespaceAcceptsCreates(info.ns, kind, name);
-    if (!accepts.ok()) {
-      return ErrorResponse(accepts, accepts.code() == StatusCode::kNotFound ? StatusDetails{info.ns, "", "namespaces"}
-                                                                            : DetailsFor(kind, name));
-    }
-  }
-  admission_.PrepareCreate(*info.kind, object);
-  registry_.For(*info.kind).PrepareForCreate(object);
-  // A Service's address and node ports, held until it is written.
-  std::unique_lock<std::mutex> allocated;
-  if (*info.kind == api::Kind::kService) {
-    auto guard = services_->Allocate(object, store_);
-    if (!guard.ok()) return ErrorResponse(guard.status(), {name, "", "Service"});
-    allocated = std::move(guard).value();
-  }
-  if (*info.kind == api::Kind::kPod && admission_.options().priority) {
-    Status priority = ApplyPriority(object);
-    if (!priority.ok()) return ErrorResponse(priority, DetailsFor(kind, name));
-  }
-  if (*info.kind == api::Kind::kPriorityClass) {
-    Status single = CheckSingleGlobalDefault(object);
-    if (!single.ok()) return ErrorResponse(single, DetailsFor(kind, name));
-  }
-  RecordUpdate(OwnershipOf(*info.kind, registry_.For(*info.kind)), nullptr, object, FieldManagerOf(request),
-               api::NowRfc3339());
+  const ResourceStrategy& strategy = registry_.For(*info.kind);
   const bool dry_run = request.Query("dryRun").has_value();
+  strategy.Default(object);
+  AdmissionAttributes attributes{AdmissionOperation::kCreate, kind, "", info.ns, name, &object, nullptr, dry_run};
+  if (Status admitted = admission_->Admit(attributes, &object); !admitted.ok()) {
+    // NamespaceLifecycle: a missing namespace is NotFound about the namespace.
+    return ErrorResponse(admitted, admitted.code() == StatusCode::kNotFound ? StatusDetails{info.ns, "", "namespaces"}
+                                                                            : DetailsFor(kind, name));
+  }
+  fields_.PrepareCreate(*info.kind, object);
+  strategy.PrepareForCreate(object);
+  // What the create holds until it is written (a Service's addresses).
+  auto guard = strategy.BeginCreate(object);
+  if (!guard.ok()) return ErrorResponse(guard.status(), DetailsFor(kind, name));
+  ResourceStrategy::CreateGuard held = std::move(guard).value();
+  RecordUpdate(OwnershipOf(*info.kind, strategy), nullptr, object, FieldManagerOf(request), api::NowRfc3339());
 
   // generateName: retry on a name collision, as kube does since 1.32. The
   // document moves into the object; a retry (rare) starts from its copy.
   json::value source = std::move(decoded).value();
   for (int attempt = 0; attempt < 8; ++attempt) {
     if (!generate.empty() && (name.empty() || attempt > 0)) {
-      name = admission_.GenerateName(generate);
+      name = fields_.GenerateName(generate);
       api::MutableObject(source.get_object(), "metadata")["name"] = name;
     }
     auto built = api::Object::FromJson(std::move(source));
     if (!built.ok()) return ErrorResponse(built.status());
-    Status valid = registry_.For(*info.kind).Validate(*built.value());
+    Status valid = strategy.Validate(*built.value());
     if (!valid.ok()) return ErrorResponse(valid, {name, std::string(kind.group), std::string(kind.name)});
+    if (attempt == 0 || !generate.empty()) {
+      AdmissionAttributes validating{AdmissionOperation::kCreate, kind, "", info.ns, name, &built.value()->json(),
+                                     nullptr, dry_run};
+      if (Status admitted = admission_->Validate(validating); !admitted.ok()) {
+        return ErrorResponse(admitted, DetailsFor(kind, name));
+      }
+    }
     if (dry_run) return JsonResponse(201, std::string(built.value()->Encoded()));
     // Over HTTP the answer waits for durability without holding the thread.
     std::optional<store::DeferAcknowledgement> defer;
@@ -296,8 +206,7 @@ Response ApiServer::Create(Request& request, const RequestInfo& info) {
     const int64_t deferred = defer ? defer->revision() : 0;
     defer.reset();
     if (created.ok()) {
-      // A definition is served by the time its creation is answered.
-      if (*info.kind == api::Kind::kCustomResourceDefinition && crds_) crds_->Sync(created.value());
+      strategy.AfterCreate(created.value());
       return AnswerWhenVisible(JsonResponse(201, std::string(created.value()->Encoded())),
                                deferred);
     }
@@ -346,27 +255,32 @@ Result<api::ObjectPtr> ApiServer::WriteUpdate(const RequestInfo& info, const api
     }
   }
   json::object& result = next_value.get_object();
-  if (*info.kind == api::Kind::kPod && info.subresource.empty())
-    admission_.DefaultPodUpdate(result);
-  admission_.PrepareUpdate(*info.kind, cur, result);
-  if (info.subresource.empty()) registry_.For(*info.kind).PrepareForUpdate(result, cur);
+  const ResourceStrategy& strategy = registry_.For(*info.kind);
+  const bool whole = info.subresource.empty();
+  if (whole) strategy.Default(result);
+  const std::string_view name = current->name();
+  AdmissionAttributes attributes{AdmissionOperation::kUpdate, kind, info.subresource, info.ns, name, &result, &cur,
+                                 dry_run};
+  if (Status admitted = admission_->Admit(attributes, &result); !admitted.ok()) return admitted;
+  fields_.PrepareUpdate(*info.kind, cur, result);
+  if (whole) strategy.PrepareForUpdate(result, cur);
   api::MutableObject(result, "metadata").erase("resourceVersion");
   auto built = api::Object::FromJson(std::move(next_value));
   if (!built.ok()) return built.status();
-  const ResourceStrategy& strategy = registry_.For(*info.kind);
   // A subresource's write (a pod's /status) changes what the kind's update
   // rules are not about.
-  Status valid = info.subresource.empty() ? strategy.ValidateUpdate(*built.value(), *current)
-                                          : strategy.Validate(*built.value());
-  if (valid.ok() && *info.kind == api::Kind::kPriorityClass) valid = CheckSingleGlobalDefault(built.value()->json());
+  Status valid = whole ? strategy.ValidateUpdate(*built.value(), *current) : strategy.Validate(*built.value());
   if (!valid.ok()) return valid;
+  AdmissionAttributes validating{AdmissionOperation::kUpdate, kind, info.subresource, info.ns, name,
+                                 &built.value()->json(), &cur, dry_run};
+  if (Status admitted = admission_->Validate(validating); !admitted.ok()) return admitted;
   if (SameExceptResourceVersion(built.value()->json(), cur)) return current;
   if (dry_run) return built.value()->WithResourceVersion(current->resource_version());
   // Removing the last finalizer of an object being deleted completes the deletion.
   // (A pod in graceful termination has none to begin with: its kubelet deletes it.)
   // A namespace also waits for spec.finalizers (its namespace controller's).
   if (api::BeingDeleted(*built.value()) && !HasFinalizers(built.value()->json()) && HasFinalizers(cur) &&
-      (*info.kind != api::Kind::kNamespace || Finalized(built.value()->json()))) {
+      (!strategy.DeletesContents() || Finalized(built.value()->json()))) {
     auto deleted = store_.Delete(current->StorageKey(), current->resource_version());
     if (!deleted.ok() && deleted.status().code() == StatusCode::kConflict) {
       return ConflictFor(kind, current->name(), "the object has been modified; please apply your "

@@ -6,6 +6,7 @@
 
 #include <cstdio>
 
+#include "apiserver/admission.h"
 #include "apiserver/service_alloc.h"
 #include "apiserver/serving_options.h"
 #include "apiserver/token_file.h"
@@ -32,6 +33,7 @@ struct ServeFlags {
   std::string service_node_port_range = "30000-32767";
   int64_t not_ready_toleration = 300;
   int64_t unreachable_toleration = 300;
+  std::vector<std::string> enable_admission, disable_admission;
   uint64_t seed = 0;
   bool no_scheduler = false;
   std::string scheduler_config;
@@ -77,6 +79,9 @@ Result<cluster::ClusterOptions> ClusterOptionsFrom(const ServeFlags& f, const sc
   o.api.seed = f.seed;
   o.api.admission.default_not_ready_toleration_seconds = f.not_ready_toleration;
   o.api.admission.default_unreachable_toleration_seconds = f.unreachable_toleration;
+  o.api.admission.enable = f.enable_admission;
+  o.api.admission.disable = f.disable_admission;
+  if (Status s = apiserver::CheckAdmissionOptions(o.api.admission); !s.ok()) return s;
   if (!f.token_file.empty()) {
     auto tokens = apiserver::ReadTokenFile(f.token_file);
     if (!tokens.ok()) return tokens.status();
@@ -188,6 +193,14 @@ void AddServeCommand(CLI::App& app, const scheduler::Registry& registry) {
       ->add_option("--default-unreachable-toleration-seconds", f.unreachable_toleration,
                    "tolerationSeconds of the unreachable:NoExecute toleration added to every pod without one")
       ->capture_default_str();
+  serve
+      ->add_option("--enable-admission-plugins", f.enable_admission,
+                   "Admission plugins to run besides the defaults (kube's names, comma-separated)")
+      ->delimiter(',');
+  serve
+      ->add_option("--disable-admission-plugins", f.disable_admission,
+                   "Default admission plugins not to run (kube's names, comma-separated)")
+      ->delimiter(',');
   serve->add_option("--seed", f.seed, "Seed for generated names, uids and scheduling decisions (0: random)");
   serve->add_flag("--no-scheduler", f.no_scheduler, "Run no scheduler in process (pods stay Pending)");
   serve->add_option("--config", f.scheduler_config,

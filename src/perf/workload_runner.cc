@@ -49,7 +49,7 @@ class Runner {
     options.api.seed = o_.seed;
     // scheduler_perf's API server runs without the Priority admission plugin:
     // its workloads set spec.priority directly (PreemptionBasic).
-    options.api.admission.priority = false;
+    options.api.admission.disable = {"Priority"};
     options.scheduler_options.concurrent = o_.concurrent;
     options.scheduler_options.seed = o_.seed;
     options.scheduler_options.record_bound_pods = true;

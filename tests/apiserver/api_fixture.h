@@ -21,9 +21,13 @@ class ApiFixture : public ::testing::Test {
     store_ = std::move(store::MemoryStore::Open({})).value();
     ApiServer::Options options;
     options.seed = seed_;
+    Configure(options);
     api_ = std::make_unique<ApiServer>(*store_, options);
     ASSERT_TRUE(api_->Bootstrap().ok());
   }
+
+  // Options of the server under test, changed by fixtures that need to.
+  virtual void Configure(ApiServer::Options&) {}
 
   Response Call(const std::string& method, const std::string& target, const std::string& body = "",
                 const std::string& content_type = "application/json",

@@ -9,7 +9,7 @@
 
 #include <boost/json.hpp>
 
-#include "apiserver/admission.h"
+#include "apiserver/system_fields.h"
 #include "store/memory/memory_store.h"
 
 namespace berth::apiserver {
@@ -576,9 +576,9 @@ namespace {
 
 // Uids are RFC 4122 version 4 UUIDs: the same text printf's
 // "%08x-%04x-%04x-%04x-%012llx" gives for the version and variant bits set.
-TEST(AdmissionTest, UidsAreVersion4UuidsInLowerCaseHex) {
+TEST(SystemFieldsTest, UidsAreVersion4UuidsInLowerCaseHex) {
   constexpr uint64_t kSeed = 7;
-  Admission admission(AdmissionOptions{}, kSeed);
+  SystemFields admission(kSeed);
   std::mt19937_64 rng(kSeed);
   for (int i = 0; i < 1000; ++i) {
     uint64_t hi = rng(), lo = rng();

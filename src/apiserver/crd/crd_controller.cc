@@ -118,7 +118,12 @@ Status ValidateCrd(const api::Object& object) {
 
 class CrdKindStrategy final : public ResourceStrategy {
  public:
+  explicit CrdKindStrategy(std::function<void(const api::ObjectPtr&)> on_created)
+      : on_created_(std::move(on_created)) {}
   bool HasStatus() const override { return true; }
+  void AfterCreate(const api::ObjectPtr& created) const override {
+    if (on_created_) on_created_(created);
+  }
   void PrepareForCreate(json::object& crd) const override {
     crd.erase("status");
     DefaultNames(crd);
@@ -147,6 +152,9 @@ class CrdKindStrategy final : public ResourceStrategy {
     }
     return errors.ToStatus("CustomResourceDefinition", next.name());
   }
+
+ private:
+  std::function<void(const api::ObjectPtr&)> on_created_;
 };
 
 // The value at a simple JSONPath (".spec.replicas", ".status.conditions[0].type"),
@@ -334,7 +342,9 @@ json::object Condition(std::string_view type, std::string_view reason, std::stri
 
 }  // namespace
 
-std::shared_ptr<const ResourceStrategy> CrdStrategy() { return std::make_shared<CrdKindStrategy>(); }
+std::shared_ptr<const ResourceStrategy> CrdStrategy(std::function<void(const api::ObjectPtr&)> on_created) {
+  return std::make_shared<CrdKindStrategy>(std::move(on_created));
+}
 
 api::KindSpec KindSpecOf(const api::Object& crd, const json::object& version) {
   const json::object* spec = api::Spec(crd);

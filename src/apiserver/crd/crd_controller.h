@@ -19,6 +19,7 @@
 // apiVersion rewrite on read that kube does between versions).
 
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -36,7 +37,8 @@ namespace berth::apiserver::crd {
 inline constexpr std::string_view kCleanupFinalizer = "customresourcecleanup.apiextensions.k8s.io";
 
 // The CustomResourceDefinition kind's strategy.
-std::shared_ptr<const ResourceStrategy> CrdStrategy();
+// `on_created` runs after a definition is stored (the server serves it then).
+std::shared_ptr<const ResourceStrategy> CrdStrategy(std::function<void(const api::ObjectPtr&)> on_created = {});
 
 // The kind of one served version of a definition (its names, scope and
 // subresources), as RegisterKind takes it.
