@@ -209,15 +209,26 @@ Status DaemonSetController::UpdateStatus(Sync& s, bool observed) {
   if (min_ready > 0 && c.ready != c.available) EnqueueAfter(s.key, std::chrono::seconds(min_ready));
   if (same) return Status::Ok();
 
-  json::object next = ForUpdate(ds);
-  json::object& st = api::MutableObject(next, "status");
-  for (const auto& [field, value] : fields) st[field] = value;
-  if (observed) st["observedGeneration"] = generation;
-  // kube omits these when zero (omitempty); the first four it always writes.
-  for (const char* field : {"updatedNumberScheduled", "numberAvailable", "numberUnavailable", "observedGeneration"}) {
-    if (api::IntAt(&st, field) == 0) st.erase(field);
+  auto write = [&](const api::Object& onto) {
+    json::object next = ForUpdate(onto);
+    json::object& st = api::MutableObject(next, "status");
+    for (const auto& [field, value] : fields) st[field] = value;
+    if (observed) st["observedGeneration"] = generation;
+    // kube omits these when zero (omitempty); the first four it always writes.
+    for (const char* field : {"updatedNumberScheduled", "numberAvailable", "numberUnavailable", "observedGeneration"}) {
+      if (api::IntAt(&st, field) == 0) st.erase(field);
+    }
+    return client_.UpdateStatus(api::Kind::kDaemonSet, next);
+  };
+  auto written = write(ds);
+  if (!written.ok() && written.status().code() == StatusCode::kConflict) {
+    // Most often our own last status write, not yet in the cache: as kube,
+    // read the DaemonSet again and retry once if its spec is the one counted.
+    auto fresh = client_.Get(api::Kind::kDaemonSet, ds.namespace_name(), ds.name());
+    if (!fresh.ok()) return fresh.status().code() == StatusCode::kNotFound ? Status::Ok() : fresh.status();
+    if (fresh.value()->uid() != ds.uid() || api::Generation(*fresh.value()) != generation) return written.status();
+    written = write(*fresh.value());
   }
-  auto written = client_.UpdateStatus(api::Kind::kDaemonSet, next);
   if (!written.ok() && written.status().code() != StatusCode::kNotFound) return written.status();
   return Status::Ok();
 }
