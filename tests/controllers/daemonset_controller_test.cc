@@ -27,7 +27,7 @@ class DaemonSetEnv : public InProcessApiTest {
   void SetUp() override {
     InProcessApiTest::SetUp();
     if (HasFatalFailure()) return;
-    controller_ = std::make_unique<DaemonSetController>(ControllerContext{*client_, *informers_});
+    controller_ = std::make_unique<DaemonSetController>(ControllerContext{*client_, *informers_, nullptr, nullptr, &clock_});
     ASSERT_TRUE(informers_->Start().ok());
   }
   void TearDown() override { informers_->Stop(); }
@@ -120,6 +120,7 @@ class DaemonSetEnv : public InProcessApiTest {
     return out;
   }
 
+  api::FakeClock clock_;  // outlives the controller
   std::unique_ptr<DaemonSetController> controller_;
 };
 
@@ -269,6 +270,33 @@ TEST_F(DaemonSetEnv, OldRevisionsBeyondTheHistoryLimitAreDeletedUnlessPodsUseThe
   std::vector<int64_t> numbers;
   for (const auto& [name, number] : Revisions()) numbers.push_back(number);
   EXPECT_EQ(numbers, (std::vector<int64_t>{1, 4}));
+}
+
+TEST_F(DaemonSetEnv, FailedPodsAreReplacedWithABackoffPerNode) {
+  AddNode("n1");
+  Create(api::Kind::kDaemonSet, "default", DaemonSetJson());
+  auto fail = [&]() -> std::string {
+    auto pods = LivePods();
+    EXPECT_EQ(pods.size(), 1u);
+    if (pods.empty()) return "";
+    Edit(api::Kind::kPod, "default", pods[0]->name(), [](json::object& o) { o["status"] = json::object{{"phase", "Failed"}}; },
+         true);
+    return pods[0]->name();
+  };
+  Reconcile();
+  std::string first = fail();
+  Reconcile();  // deleted at once
+  Reconcile();  // and created again
+  auto pods = LivePods();
+  ASSERT_EQ(pods.size(), 1u);
+  EXPECT_NE(pods[0]->name(), first);
+  std::string second = fail();
+  Reconcile();  // within a second of the last deletion: left alone
+  ASSERT_EQ(LivePods().size(), 1u);
+  EXPECT_EQ(LivePods()[0]->name(), second);
+  clock_.Step(DaemonSetController::kFailedPodBackoffInitial + std::chrono::milliseconds(1));
+  Reconcile();
+  EXPECT_TRUE(LivePods().empty());
 }
 
 }  // namespace

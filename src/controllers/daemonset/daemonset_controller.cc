@@ -135,7 +135,10 @@ std::shared_ptr<const DaemonPlacement> DaemonSetController::PlacementOf(const ap
 // ---- event handlers ----
 
 void DaemonSetController::NodeAdded(const api::ObjectPtr& node) {
-  seen_nodes_[node->name()] = node;
+  {
+    std::lock_guard lock(seen_nodes_mu_);
+    seen_nodes_[node->name()] = node;
+  }
   for (const auto& ds : daemonsets_.List()) {
     auto placement = PlacementOf(*ds);
     if (placement && placement->Evaluate(*node).should_run) Enqueue(client::ObjectKey(*ds));
@@ -143,9 +146,13 @@ void DaemonSetController::NodeAdded(const api::ObjectPtr& node) {
 }
 
 void DaemonSetController::NodeUpdated(const api::ObjectPtr& node) {
-  api::ObjectPtr& seen = seen_nodes_[node->name()];
-  api::ObjectPtr old = std::move(seen);
-  seen = node;
+  api::ObjectPtr old;
+  {
+    std::lock_guard lock(seen_nodes_mu_);
+    api::ObjectPtr& seen = seen_nodes_[node->name()];
+    old = std::move(seen);
+    seen = node;
+  }
   const auto* before = old ? old->As<api::NodeView>() : nullptr;
   const auto* after = node->As<api::NodeView>();
   // Only labels and taints decide (heartbeats and status do not).
@@ -158,7 +165,10 @@ void DaemonSetController::NodeUpdated(const api::ObjectPtr& node) {
 }
 
 void DaemonSetController::NodeDeleted(const api::ObjectPtr& node) {
-  seen_nodes_.erase(node->name());
+  {
+    std::lock_guard lock(seen_nodes_mu_);
+    seen_nodes_.erase(node->name());
+  }
   for (const auto& ds : daemonsets_.List()) Enqueue(client::ObjectKey(*ds));
 }
 

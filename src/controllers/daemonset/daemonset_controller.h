@@ -99,7 +99,8 @@ class DaemonSetController final : public Controller {
   std::unordered_map<std::string, std::pair<int64_t, std::shared_ptr<const DaemonPlacement>>> placements_;
 
   // The last version of each node the handlers saw (the informer hands them
-  // only the new one); touched on the node informer's thread only.
+  // only the new one); guarded by seen_nodes_mu_.
+  std::mutex seen_nodes_mu_;
   std::unordered_map<std::string, api::ObjectPtr> seen_nodes_;
 
   struct Backoff {
