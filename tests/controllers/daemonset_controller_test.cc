@@ -2,6 +2,8 @@
 // process (memory store), driven one key at a time: pods per eligible node,
 // expectations, revisions and history, RollingUpdate and OnDelete, taints.
 
+#include "controllers/daemonset/daemonset_controller.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -12,7 +14,6 @@
 #include "api/json_fields.h"
 #include "api/pod_view.h"
 #include "controllers/daemonset/daemon_pod.h"
-#include "controllers/daemonset/daemonset_controller.h"
 #include "controllers/owner_references.h"
 #include "in_process_api.h"
 
@@ -27,7 +28,8 @@ class DaemonSetEnv : public InProcessApiTest {
   void SetUp() override {
     InProcessApiTest::SetUp();
     if (HasFatalFailure()) return;
-    controller_ = std::make_unique<DaemonSetController>(ControllerContext{*client_, *informers_, nullptr, nullptr, &clock_});
+    controller_ = std::make_unique<DaemonSetController>(
+        ControllerContext{*client_, *informers_, nullptr, nullptr, &clock_});
     ASSERT_TRUE(informers_->Start().ok());
   }
   void TearDown() override { informers_->Stop(); }
@@ -37,21 +39,26 @@ class DaemonSetEnv : public InProcessApiTest {
     EXPECT_TRUE(created.ok()) << created.status().message();
     return created.ok() ? created.value() : nullptr;
   }
-  void AddNode(const std::string& name, const std::string& labels = "{}", const std::string& taints = "[]") {
+  void AddNode(const std::string& name, const std::string& labels = "{}",
+               const std::string& taints = "[]") {
     Create(api::Kind::kNode, "",
-           R"({"metadata":{"name":")" + name + R"(","labels":)" + labels + R"(},"spec":{"taints":)" + taints + "}}");
+           R"({"metadata":{"name":")" + name + R"(","labels":)" + labels +
+               R"(},"spec":{"taints":)" + taints + "}}");
   }
   // Edits the stored object (read fresh) with `edit`.
-  void Edit(api::Kind kind, const std::string& ns, const std::string& name, const std::function<void(json::object&)>& edit,
-            bool status = false) {
+  void Edit(api::Kind kind, const std::string& ns, const std::string& name,
+            const std::function<void(json::object&)>& edit, bool status = false) {
     auto current = client_->Get(kind, ns, name).value();
     json::object next = current->json();
-    api::MutableObject(next, "metadata")["resourceVersion"] = std::to_string(current->resource_version());
+    api::MutableObject(next, "metadata")["resourceVersion"] =
+        std::to_string(current->resource_version());
     edit(next);
     auto written = status ? client_->UpdateStatus(kind, next) : client_->Update(kind, next);
     ASSERT_TRUE(written.ok()) << written.status().message();
   }
-  std::vector<api::ObjectPtr> List(api::Kind kind) { return client_->List(kind, "default").value(); }
+  std::vector<api::ObjectPtr> List(api::Kind kind) {
+    return client_->List(kind, "default").value();
+  }
   std::vector<api::ObjectPtr> LivePods() {
     std::vector<api::ObjectPtr> out;
     for (const auto& p : List(api::Kind::kPod)) {
@@ -63,7 +70,8 @@ class DaemonSetEnv : public InProcessApiTest {
   void Settle() {
     for (int i = 0; i < 3000; ++i) {
       bool same = true;
-      for (api::Kind kind : {api::Kind::kPod, api::Kind::kNode, api::Kind::kDaemonSet, api::Kind::kControllerRevision}) {
+      for (api::Kind kind : {api::Kind::kPod, api::Kind::kNode, api::Kind::kDaemonSet,
+                             api::Kind::kControllerRevision}) {
         auto stored = client_->List(kind, kind == api::Kind::kNode ? "" : "default").value();
         auto& informer = informers_->For(kind);
         same = same && informer.Size() == stored.size();
@@ -86,16 +94,27 @@ class DaemonSetEnv : public InProcessApiTest {
   void MakeReady() {
     for (const auto& p : LivePods()) {
       if (api::IsPodReady(*p)) continue;
-      Edit(api::Kind::kPod, "default", p->name(), [](json::object& o) {
-        o["status"] = json::object{{"phase", "Running"},
-                                   {"conditions", json::array{json::object{{"type", "Ready"}, {"status", "True"},
-                                                                           {"lastTransitionTime", "2026-01-01T00:00:00Z"}}}}};
-      }, true);
+      Edit(
+          api::Kind::kPod, "default", p->name(),
+          [](json::object& o) {
+            o["status"] = json::object{
+                {"phase", "Running"},
+                {"conditions",
+                 json::array{json::object{{"type", "Ready"},
+                                          {"status", "True"},
+                                          {"lastTransitionTime", "2026-01-01T00:00:00Z"}}}}};
+          },
+          true);
     }
   }
   void SetImage(const std::string& image) {
     Edit(api::Kind::kDaemonSet, "default", "ds", [&](json::object& o) {
-      o["spec"].as_object()["template"].as_object()["spec"].as_object()["containers"].as_array()[0].as_object()["image"] = image;
+      o["spec"]
+          .as_object()["template"]
+          .as_object()["spec"]
+          .as_object()["containers"]
+          .as_array()[0]
+          .as_object()["image"] = image;
     });
   }
   json::object DaemonSetStatus() {
@@ -115,8 +134,10 @@ class DaemonSetEnv : public InProcessApiTest {
   }
   std::vector<std::pair<std::string, int64_t>> Revisions() {
     std::vector<std::pair<std::string, int64_t>> out;
-    for (const auto& r : List(api::Kind::kControllerRevision)) out.emplace_back(r->name(), api::IntAt(&r->json(), "revision"));
-    std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
+    for (const auto& r : List(api::Kind::kControllerRevision))
+      out.emplace_back(r->name(), api::IntAt(&r->json(), "revision"));
+    std::sort(out.begin(), out.end(),
+              [](const auto& a, const auto& b) { return a.second < b.second; });
     return out;
   }
 
@@ -124,8 +145,10 @@ class DaemonSetEnv : public InProcessApiTest {
   std::unique_ptr<DaemonSetController> controller_;
 };
 
-std::string DaemonSetJson(const std::string& pod_spec_extra = "", const std::string& spec_extra = "") {
-  return R"({"metadata":{"name":"ds"},"spec":{"selector":{"matchLabels":{"app":"d"}},)" + spec_extra +
+std::string DaemonSetJson(const std::string& pod_spec_extra = "",
+                          const std::string& spec_extra = "") {
+  return R"({"metadata":{"name":"ds"},"spec":{"selector":{"matchLabels":{"app":"d"}},)" +
+         spec_extra +
          R"("template":{"metadata":{"labels":{"app":"d"}},"spec":{"containers":[{"name":"c","image":"v1"}])" +
          pod_spec_extra + "}}}}";
 }
@@ -134,7 +157,8 @@ TEST_F(DaemonSetEnv, OnePinnedPodPerEligibleNodeCreatedOnce) {
   AddNode("edge-1", R"({"role":"edge"})");
   AddNode("edge-2", R"({"role":"edge"})", R"([{"key":"gpu","effect":"NoSchedule"}])");
   AddNode("core-1", R"({"role":"core"})");
-  auto ds = Create(api::Kind::kDaemonSet, "default", DaemonSetJson(R"(,"nodeSelector":{"role":"edge"})"));
+  auto ds =
+      Create(api::Kind::kDaemonSet, "default", DaemonSetJson(R"(,"nodeSelector":{"role":"edge"})"));
   Reconcile();
   // Expectations: a second sync before the informer shows the pod creates nothing more.
   ASSERT_TRUE(controller_->ReconcileForTest("default/ds").ok());
@@ -153,9 +177,11 @@ TEST_F(DaemonSetEnv, OnePinnedPodPerEligibleNodeCreatedOnce) {
   EXPECT_EQ(revisions[0].first, "ds-" + std::string(*hash));
   EXPECT_EQ(pod.labels().Get(kPodTemplateGenerationLabel), "1");
   bool tolerates_not_ready = false;
-  for (const auto& t : pod.As<api::PodView>()->tolerations) tolerates_not_ready |= t.key == "node.kubernetes.io/not-ready";
+  for (const auto& t : pod.As<api::PodView>()->tolerations)
+    tolerates_not_ready |= t.key == "node.kubernetes.io/not-ready";
   EXPECT_TRUE(tolerates_not_ready);
-  auto revision = client_->Get(api::Kind::kControllerRevision, "default", revisions[0].first).value();
+  auto revision =
+      client_->Get(api::Kind::kControllerRevision, "default", revisions[0].first).value();
   EXPECT_EQ(revision->json().at("data").at("spec").at("template").at("$patch"), "replace");
   EXPECT_EQ(ControllerUid(*revision, "DaemonSet"), ds->uid());
 
@@ -174,12 +200,15 @@ TEST_F(DaemonSetEnv, OnePinnedPodPerEligibleNodeCreatedOnce) {
   Reconcile();
   EXPECT_EQ(PodNodes(), (std::vector<std::string>{"edge-1", "edge-3"}));
   Edit(api::Kind::kNode, "", "edge-1", [](json::object& o) {
-    o["spec"].as_object()["taints"] = json::parse(R"([{"key":"evict","value":"x","effect":"NoExecute"}])");
+    o["spec"].as_object()["taints"] =
+        json::parse(R"([{"key":"evict","value":"x","effect":"NoExecute"}])");
   });
   Reconcile();
   EXPECT_EQ(PodNodes(), (std::vector<std::string>{"edge-3"}));
   // A node whose labels stop matching: its pod is misscheduled and deleted.
-  Edit(api::Kind::kNode, "", "edge-3", [](json::object& o) { o["metadata"].as_object()["labels"] = json::object{{"role", "core"}}; });
+  Edit(api::Kind::kNode, "", "edge-3", [](json::object& o) {
+    o["metadata"].as_object()["labels"] = json::object{{"role", "core"}};
+  });
   Reconcile();
   EXPECT_TRUE(PodNodes().empty());
   Reconcile();
@@ -191,7 +220,9 @@ TEST_F(DaemonSetEnv, OnePinnedPodPerEligibleNodeCreatedOnce) {
 TEST_F(DaemonSetEnv, RollingUpdateReplacesAtMostMaxUnavailableAtATime) {
   for (const char* n : {"n1", "n2", "n3", "n4"}) AddNode(n);
   Create(api::Kind::kDaemonSet, "default",
-         DaemonSetJson("", R"("updateStrategy":{"type":"RollingUpdate","rollingUpdate":{"maxUnavailable":2}},)"));
+         DaemonSetJson(
+             "",
+             R"("updateStrategy":{"type":"RollingUpdate","rollingUpdate":{"maxUnavailable":2}},)"));
   Reconcile();
   ASSERT_EQ(LivePods().size(), 4u);
   MakeReady();
@@ -207,7 +238,8 @@ TEST_F(DaemonSetEnv, RollingUpdateReplacesAtMostMaxUnavailableAtATime) {
   std::string new_hash = revisions[1].first.substr(3);
   Reconcile();  // the two nodes without a pod get new ones
   int updated = 0;
-  for (const auto& p : LivePods()) updated += p->labels().Get(kControllerRevisionHashLabel) == new_hash;
+  for (const auto& p : LivePods())
+    updated += p->labels().Get(kControllerRevisionHashLabel) == new_hash;
   EXPECT_EQ(updated, 2);
   EXPECT_EQ(LivePods().size(), 4u);
   Reconcile();
@@ -217,7 +249,8 @@ TEST_F(DaemonSetEnv, RollingUpdateReplacesAtMostMaxUnavailableAtATime) {
   Reconcile();
   MakeReady();
   Reconcile();
-  for (const auto& p : LivePods()) EXPECT_EQ(p->labels().Get(kControllerRevisionHashLabel), new_hash) << p->name();
+  for (const auto& p : LivePods())
+    EXPECT_EQ(p->labels().Get(kControllerRevisionHashLabel), new_hash) << p->name();
   json::object st = DaemonSetStatus();
   EXPECT_EQ(api::IntAt(&st, "updatedNumberScheduled"), 4);
   EXPECT_EQ(api::IntAt(&st, "numberAvailable"), 4);
@@ -235,7 +268,8 @@ TEST_F(DaemonSetEnv, RollingUpdateReplacesAtMostMaxUnavailableAtATime) {
 TEST_F(DaemonSetEnv, OnDeleteReplacesOnlyPodsTheUserDeletes) {
   AddNode("n1");
   AddNode("n2");
-  Create(api::Kind::kDaemonSet, "default", DaemonSetJson("", R"("updateStrategy":{"type":"OnDelete"},)"));
+  Create(api::Kind::kDaemonSet, "default",
+         DaemonSetJson("", R"("updateStrategy":{"type":"OnDelete"},)"));
   Reconcile();
   MakeReady();
   auto before = LivePods();
@@ -279,8 +313,12 @@ TEST_F(DaemonSetEnv, FailedPodsAreReplacedWithABackoffPerNode) {
     auto pods = LivePods();
     EXPECT_EQ(pods.size(), 1u);
     if (pods.empty()) return "";
-    Edit(api::Kind::kPod, "default", pods[0]->name(), [](json::object& o) { o["status"] = json::object{{"phase", "Failed"}}; },
-         true);
+    Edit(
+        api::Kind::kPod, "default", pods[0]->name(),
+        [](json::object& o) {
+          o["status"] = json::object{{"phase", "Failed"}};
+        },
+        true);
     return pods[0]->name();
   };
   Reconcile();

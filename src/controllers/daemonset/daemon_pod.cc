@@ -25,7 +25,8 @@ constexpr DaemonToleration kDaemonTolerations[] = {
     {"node.kubernetes.io/pid-pressure", "NoSchedule"},
     {"node.kubernetes.io/unschedulable", "NoSchedule"},
 };
-constexpr DaemonToleration kHostNetworkToleration = {"node.kubernetes.io/network-unavailable", "NoSchedule"};
+constexpr DaemonToleration kHostNetworkToleration = {"node.kubernetes.io/network-unavailable",
+                                                     "NoSchedule"};
 
 // kube's AddOrUpdateTolerationInPodSpec: a toleration equal in key,
 // operator, value and effect is replaced; otherwise the new one is added.
@@ -67,19 +68,23 @@ const json::object* TemplateOf(const api::Object& daemon_set) {
 }  // namespace
 
 void AddDaemonPodTolerations(json::object& pod_spec) {
-  if (!pod_spec.contains("tolerations") || !pod_spec.at("tolerations").is_array()) pod_spec["tolerations"] = json::array();
+  if (!pod_spec.contains("tolerations") || !pod_spec.at("tolerations").is_array())
+    pod_spec["tolerations"] = json::array();
   json::array& tolerations = pod_spec["tolerations"].get_array();
   for (const auto& t : kDaemonTolerations) AddOrUpdateToleration(tolerations, t);
-  if (api::BoolAt(&pod_spec, "hostNetwork")) AddOrUpdateToleration(tolerations, kHostNetworkToleration);
+  if (api::BoolAt(&pod_spec, "hostNetwork"))
+    AddOrUpdateToleration(tolerations, kHostNetworkToleration);
 }
 
 void PinToNode(json::object& pod_spec, std::string_view node) {
   json::object term{
-      {"matchFields", json::array{json::object{
-                          {"key", "metadata.name"}, {"operator", "In"}, {"values", json::array{json::string(node)}}}}}};
+      {"matchFields", json::array{json::object{{"key", "metadata.name"},
+                                               {"operator", "In"},
+                                               {"values", json::array{json::string(node)}}}}}};
   json::object& affinity = api::MutableObject(pod_spec, "affinity");
   json::object& node_affinity = api::MutableObject(affinity, "nodeAffinity");
-  json::object& required = api::MutableObject(node_affinity, "requiredDuringSchedulingIgnoredDuringExecution");
+  json::object& required =
+      api::MutableObject(node_affinity, "requiredDuringSchedulingIgnoredDuringExecution");
   required["nodeSelectorTerms"] = json::array{std::move(term)};
 }
 
@@ -124,7 +129,8 @@ DaemonPlacement::Fit DaemonPlacement::Evaluate(const api::Object& node) const {
   return Evaluate(node.name(), node.labels(), view ? view->taints : kNone);
 }
 
-DaemonPlacement::Fit DaemonPlacement::Evaluate(std::string_view node_name, const api::Labels& labels,
+DaemonPlacement::Fit DaemonPlacement::Evaluate(std::string_view node_name,
+                                               const api::Labels& labels,
                                                const std::vector<api::Taint>& taints) const {
   if (!node_name_.empty() && node_name_ != node_name) return {};
   for (const auto& [key, value] : node_selector_) {
@@ -134,7 +140,9 @@ DaemonPlacement::Fit DaemonPlacement::Evaluate(std::string_view node_name, const
   if (required_ && !required_->Matches(labels, node_name)) return {};
   bool untolerated_no_schedule = false;
   for (const auto& taint : taints) {
-    if (taint.effect != api::TaintEffect::kNoSchedule && taint.effect != api::TaintEffect::kNoExecute) continue;
+    if (taint.effect != api::TaintEffect::kNoSchedule &&
+        taint.effect != api::TaintEffect::kNoExecute)
+      continue;
     if (api::Tolerated(tolerations_, taint)) continue;
     // A pod that does not tolerate a NoExecute taint may not stay either.
     if (taint.effect == api::TaintEffect::kNoExecute) return {};

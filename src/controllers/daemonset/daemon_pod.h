@@ -64,7 +64,8 @@ class DaemonPlacement {
   static Result<std::shared_ptr<const DaemonPlacement>> For(const api::Object& daemon_set);
 
   Fit Evaluate(const api::Object& node) const;
-  Fit Evaluate(std::string_view node_name, const api::Labels& labels, const std::vector<api::Taint>& taints) const;
+  Fit Evaluate(std::string_view node_name, const api::Labels& labels,
+               const std::vector<api::Taint>& taints) const;
 
  private:
   std::string node_name_;  // the template's spec.nodeName

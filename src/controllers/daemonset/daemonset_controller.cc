@@ -2,11 +2,10 @@
 
 #include <algorithm>
 #include <atomic>
+#include <boost/json.hpp>
 #include <functional>
 #include <thread>
 #include <unordered_set>
-
-#include <boost/json.hpp>
 
 #include "api/json_fields.h"
 #include "api/node_view.h"
@@ -40,7 +39,9 @@ const json::object* TemplateOf(const api::Object& ds) {
   return spec ? api::ObjectAt(*spec, "template") : nullptr;
 }
 
-int64_t RevisionNumber(const api::Object& revision) { return api::IntAt(&revision.json(), "revision"); }
+int64_t RevisionNumber(const api::Object& revision) {
+  return api::IntAt(&revision.json(), "revision");
+}
 
 bool HasController(const api::Object& o) {
   const auto* view = o.As<api::PodView>();
@@ -96,7 +97,9 @@ DaemonSetController::DaemonSetController(const ControllerContext& context, int w
                                placements_.erase(ds->uid());
                              }
                              std::lock_guard lock(backoff_mu_);
-                             std::erase_if(backoff_, [&](const auto& e) { return e.first.starts_with(ds->uid() + "/"); });
+                             std::erase_if(backoff_, [&](const auto& e) {
+                               return e.first.starts_with(ds->uid() + "/");
+                             });
                            }});
   pods_.AddHandlers({[this](const api::ObjectPtr& p) { PodAdded(p); },
                      [this](const api::ObjectPtr& p) { PodUpdated(p); },
@@ -112,7 +115,8 @@ DaemonSetController::DaemonSetController(const ControllerContext& context, int w
     for (const auto& ref : *refs) {
       if (ref.is_object() && api::BoolAt(&ref.get_object(), "controller") &&
           api::StringAt(ref.get_object(), "kind") == kKind) {
-        Enqueue(client::ObjectKey(revision->namespace_name(), api::StringAt(ref.get_object(), "name")));
+        Enqueue(
+            client::ObjectKey(revision->namespace_name(), api::StringAt(ref.get_object(), "name")));
       }
     }
   };
@@ -123,7 +127,8 @@ std::shared_ptr<const DaemonPlacement> DaemonSetController::PlacementOf(const ap
   {
     std::lock_guard lock(placements_mu_);
     auto it = placements_.find(ds.uid());
-    if (it != placements_.end() && it->second.first == ds.resource_version()) return it->second.second;
+    if (it != placements_.end() && it->second.first == ds.resource_version())
+      return it->second.second;
   }
   auto placement = DaemonPlacement::For(ds);
   if (!placement.ok()) return nullptr;
@@ -160,7 +165,8 @@ void DaemonSetController::NodeUpdated(const api::ObjectPtr& node) {
   for (const auto& ds : daemonsets_.List()) {
     auto placement = PlacementOf(*ds);
     if (!placement) continue;
-    if (!old || placement->Evaluate(*old) != placement->Evaluate(*node)) Enqueue(client::ObjectKey(*ds));
+    if (!old || placement->Evaluate(*old) != placement->Evaluate(*node))
+      Enqueue(client::ObjectKey(*ds));
   }
 }
 
@@ -214,7 +220,8 @@ void DaemonSetController::PodUpdated(const api::ObjectPtr& pod) {
     // A pod that just became ready becomes available minReadySeconds later.
     if (auto ds = daemonsets_.Get(owner); ds && api::IsPodReady(*pod)) {
       int64_t min_ready = api::IntAt(api::Spec(*ds), "minReadySeconds");
-      if (min_ready > 0) EnqueueAfter(owner, std::chrono::seconds(min_ready) + std::chrono::seconds(1));
+      if (min_ready > 0)
+        EnqueueAfter(owner, std::chrono::seconds(min_ready) + std::chrono::seconds(1));
     }
     return;
   }
@@ -246,7 +253,8 @@ Status DaemonSetController::Reconcile(const std::string& key) {
   s.ds = ds;
   s.key = key;
   s.placement = PlacementOf(*ds);
-  if (!s.placement) return Status::Ok();  // a template that is not a pod: validation keeps these out
+  if (!s.placement)
+    return Status::Ok();  // a template that is not a pod: validation keeps these out
   if (Status st = ConstructHistory(s); !st.ok()) return st;
   if (Status st = ClaimPods(s); !st.ok()) return st;
   BuildNodes(s);
@@ -271,18 +279,22 @@ Status DaemonSetController::ClaimPods(Sync& s) {
     }
     // Release: drop our reference, guarded by the pod's resourceVersion.
     json::object edited = ForUpdate(*pod);
-    json::array& refs = api::MutableArray(api::MutableObject(edited, "metadata"), "ownerReferences");
+    json::array& refs =
+        api::MutableArray(api::MutableObject(edited, "metadata"), "ownerReferences");
     api::EraseIf(refs, [&](const json::value& r) {
       return r.is_object() && api::StringAt(r.get_object(), "uid") == ds.uid();
     });
     auto released = client_.Update(api::Kind::kPod, edited);
-    if (!released.ok() && released.status().code() != StatusCode::kNotFound) return released.status();
+    if (!released.ok() && released.status().code() != StatusCode::kNotFound)
+      return released.status();
   }
   // Adopt orphans the selector matches.
   for (const auto& pod : pods_.ByIndex(client::kNamespaceIndex, ds.namespace_name())) {
-    if (HasController(*pod) || api::BeingDeleted(*pod) || !selector.Matches(pod->labels())) continue;
+    if (HasController(*pod) || api::BeingDeleted(*pod) || !selector.Matches(pod->labels()))
+      continue;
     json::object edited = ForUpdate(*pod);
-    api::MutableArray(api::MutableObject(edited, "metadata"), "ownerReferences").push_back(ControllerRef(ds));
+    api::MutableArray(api::MutableObject(edited, "metadata"), "ownerReferences")
+        .push_back(ControllerRef(ds));
     auto adopted = client_.Update(api::Kind::kPod, edited);
     if (adopted.ok()) {
       owned.push_back(adopted.value());
@@ -315,14 +327,17 @@ void DaemonSetController::BuildNodes(Sync& s) {
     }
     s.nodes.push_back(std::move(n));
   }
-  for (auto& [name, pods] : by_node) s.nodes.push_back(DaemonNode{name, false, {}, std::move(pods)});
-  std::sort(s.nodes.begin(), s.nodes.end(), [](const DaemonNode& a, const DaemonNode& b) { return a.name < b.name; });
+  for (auto& [name, pods] : by_node)
+    s.nodes.push_back(DaemonNode{name, false, {}, std::move(pods)});
+  std::sort(s.nodes.begin(), s.nodes.end(),
+            [](const DaemonNode& a, const DaemonNode& b) { return a.name < b.name; });
   for (auto& n : s.nodes) {
     if (n.pods.size() > 1) SortDaemonPods(n.pods);
   }
 }
 
-bool DaemonSetController::FailedPodBackoffAllows(const std::string& key, std::chrono::milliseconds& wait) {
+bool DaemonSetController::FailedPodBackoffAllows(const std::string& key,
+                                                 std::chrono::milliseconds& wait) {
   std::lock_guard lock(backoff_mu_);
   auto now = clock_.Now();
   auto it = backoff_.find(key);
@@ -356,14 +371,14 @@ Status DaemonSetController::Manage(Sync& s) {
       continue;
     }
     events_.Event(ds, "Warning", "FailedDaemonPod",
-                  "Found failed daemon pod " + pod->namespace_name() + "/" + pod->name() + " on node " + node +
-                      ", will try to kill it");
+                  "Found failed daemon pod " + pod->namespace_name() + "/" + pod->name() +
+                      " on node " + node + ", will try to kill it");
     plan.delete_pods.push_back(pod);
   }
   for (const auto& pod : plan.succeeded_pods) {
     events_.Event(ds, "Normal", "SucceededDaemonPod",
-                  "Found succeeded daemon pod " + pod->namespace_name() + "/" + pod->name() + " on node " +
-                      TargetNodeName(*pod) + ", will try to delete it");
+                  "Found succeeded daemon pod " + pod->namespace_name() + "/" + pod->name() +
+                      " on node " + TargetNodeName(*pod) + ", will try to delete it");
     plan.delete_pods.push_back(pod);
   }
   return SyncNodes(s, plan.delete_pods, plan.create_on);
@@ -372,14 +387,16 @@ Status DaemonSetController::Manage(Sync& s) {
 Status DaemonSetController::RollingUpdate(Sync& s) {
   const api::Object& ds = *s.ds;
   const auto* spec = api::Spec(ds);
-  std::string_view type = api::StringAt(spec ? api::ObjectAt(*spec, "updateStrategy") : nullptr, "type");
-  if (!type.empty() && type != "RollingUpdate") return Status::Ok();  // OnDelete: users delete old pods
+  std::string_view type =
+      api::StringAt(spec ? api::ObjectAt(*spec, "updateStrategy") : nullptr, "type");
+  if (!type.empty() && type != "RollingUpdate")
+    return Status::Ok();  // OnDelete: users delete old pods
   int64_t desired = 0;
   for (const auto& n : s.nodes) desired += n.exists && n.fit.should_run;
   auto limits = RollingUpdateLimits(ds, desired);
   if (!limits.ok()) return limits.status();
-  DaemonPlan plan = PlanRollingUpdate(s.nodes, s.hash, limits.value(), api::IntAt(spec, "minReadySeconds"),
-                                      clock_.WallNow());
+  DaemonPlan plan = PlanRollingUpdate(s.nodes, s.hash, limits.value(),
+                                      api::IntAt(spec, "minReadySeconds"), clock_.WallNow());
   if (plan.delete_pods.empty() && plan.create_on.empty()) return Status::Ok();
   return SyncNodes(s, plan.delete_pods, plan.create_on);
 }
@@ -391,15 +408,18 @@ Status DaemonSetController::SyncNodes(Sync& s, const std::vector<api::ObjectPtr>
   const int deletes = static_cast<int>(std::min<size_t>(to_delete.size(), kBurstReplicas));
   if (creates == 0 && deletes == 0) return Status::Ok();
   std::unordered_set<std::string> deleting;
-  for (int i = 0; i < deletes; ++i) deleting.insert(client::ObjectKey(*to_delete[static_cast<size_t>(i)]));
+  for (int i = 0; i < deletes; ++i)
+    deleting.insert(client::ObjectKey(*to_delete[static_cast<size_t>(i)]));
   expectations_.ExpectCreations(s.key, creates);
   expectations_.ExpectDeletions(s.key, deleting);
 
   Status first;
   if (creates > 0) {
-    // The pod every creation starts from: the template, its labels, the daemon tolerations, the owner.
+    // The pod every creation starts from: the template, its labels, the daemon tolerations, the
+    // owner.
     const json::object* tmpl = TemplateOf(ds);
-    json::object meta = tmpl && api::ObjectAt(*tmpl, "metadata") ? *api::ObjectAt(*tmpl, "metadata") : json::object();
+    json::object meta = tmpl && api::ObjectAt(*tmpl, "metadata") ? *api::ObjectAt(*tmpl, "metadata")
+                                                                 : json::object();
     meta.erase("name");
     meta.erase("namespace");
     meta.erase("creationTimestamp");
@@ -412,7 +432,8 @@ Status DaemonSetController::SyncNodes(Sync& s, const std::vector<api::ObjectPtr>
         generation.empty() ? std::to_string(RevisionNumber(*s.current)) : std::string(generation);
     meta["generateName"] = ds.name() + "-";
     meta["ownerReferences"] = json::array{ControllerRef(ds)};
-    json::object spec = tmpl && api::ObjectAt(*tmpl, "spec") ? *api::ObjectAt(*tmpl, "spec") : json::object();
+    json::object spec =
+        tmpl && api::ObjectAt(*tmpl, "spec") ? *api::ObjectAt(*tmpl, "spec") : json::object();
     AddDaemonPodTolerations(spec);
     const json::object base{{"metadata", std::move(meta)}, {"spec", std::move(spec)}};
 
@@ -426,7 +447,8 @@ Status DaemonSetController::SyncNodes(Sync& s, const std::vector<api::ObjectPtr>
         auto created = client_.Create(api::Kind::kPod, ds.namespace_name(), std::move(pod));
         if (!created.ok()) {
           expectations_.CreationObserved(s.key);  // it will never be observed
-          events_.Event(ds, "Warning", "FailedCreate", "Error creating: " + created.status().message());
+          events_.Event(ds, "Warning", "FailedCreate",
+                        "Error creating: " + created.status().message());
           return created.status();
         }
         events_.Event(ds, "Normal", "SuccessfulCreate", "Created pod: " + created.value()->name());
@@ -444,7 +466,8 @@ Status DaemonSetController::SyncNodes(Sync& s, const std::vector<api::ObjectPtr>
   if (deletes > 0) {
     auto [failed, error] = ParallelFor(deletes, kCreateParallelism, [&](int i) {
       const auto& pod = to_delete[static_cast<size_t>(i)];
-      Status st = client_.Delete(api::Kind::kPod, pod->namespace_name(), pod->name(), {.uid_precondition = pod->uid()});
+      Status st = client_.Delete(api::Kind::kPod, pod->namespace_name(), pod->name(),
+                                 {.uid_precondition = pod->uid()});
       if (st.ok()) {
         events_.Event(ds, "Normal", "SuccessfulDelete", "Deleted pod: " + pod->name());
         return st;

@@ -56,15 +56,16 @@ class DaemonSetController final : public Controller {
     api::ObjectPtr ds;
     std::string key;
     std::shared_ptr<const DaemonPlacement> placement;
-    api::ObjectPtr current;           // the ControllerRevision of the template
-    std::vector<api::ObjectPtr> old;  // the other revisions
-    std::string hash;                 // the current revision's controller-revision-hash
-    std::vector<api::ObjectPtr> pods; // owned, not finished-and-deleted
-    std::vector<DaemonNode> nodes;    // sorted by name
+    api::ObjectPtr current;            // the ControllerRevision of the template
+    std::vector<api::ObjectPtr> old;   // the other revisions
+    std::string hash;                  // the current revision's controller-revision-hash
+    std::vector<api::ObjectPtr> pods;  // owned, not finished-and-deleted
+    std::vector<DaemonNode> nodes;     // sorted by name
   };
   // The placement rules of this version of the DaemonSet (cached by uid and version).
   std::shared_ptr<const DaemonPlacement> PlacementOf(const api::Object& ds);
-  std::vector<std::string> DaemonSetsFor(const api::Object& pod);  // orphan: the DaemonSets selecting it
+  std::vector<std::string> DaemonSetsFor(
+      const api::Object& pod);  // orphan: the DaemonSets selecting it
   std::string OwnerKey(const api::Object& pod);
 
   void NodeAdded(const api::ObjectPtr& node);
@@ -80,7 +81,8 @@ class DaemonSetController final : public Controller {
   void BuildNodes(Sync& s);
   Status Manage(Sync& s);
   Status RollingUpdate(Sync& s);
-  Status SyncNodes(Sync& s, const std::vector<api::ObjectPtr>& to_delete, const std::vector<std::string>& create_on);
+  Status SyncNodes(Sync& s, const std::vector<api::ObjectPtr>& to_delete,
+                   const std::vector<std::string>& create_on);
   Status CleanupHistory(Sync& s);
   Status UpdateStatus(Sync& s, bool observed);
   // kube's failedPodsBackoff: whether a failed pod on `node` may be deleted
@@ -96,7 +98,8 @@ class DaemonSetController final : public Controller {
 
   std::mutex placements_mu_;
   // DaemonSet uid → (resourceVersion, placement); guarded by placements_mu_
-  std::unordered_map<std::string, std::pair<int64_t, std::shared_ptr<const DaemonPlacement>>> placements_;
+  std::unordered_map<std::string, std::pair<int64_t, std::shared_ptr<const DaemonPlacement>>>
+      placements_;
 
   // The last version of each node the handlers saw (the informer hands them
   // only the new one); guarded by seen_nodes_mu_.

@@ -2,10 +2,9 @@
 // snapshot, dedupCurHistories, cleanupHistory) and its status write.
 
 #include <algorithm>
+#include <boost/json.hpp>
 #include <optional>
 #include <unordered_set>
-
-#include <boost/json.hpp>
 
 #include "api/json_fields.h"
 #include "api/selector.h"
@@ -22,7 +21,9 @@ namespace {
 
 constexpr std::string_view kKind = "DaemonSet";
 
-int64_t RevisionNumber(const api::Object& revision) { return api::IntAt(&revision.json(), "revision"); }
+int64_t RevisionNumber(const api::Object& revision) {
+  return api::IntAt(&revision.json(), "revision");
+}
 
 std::string HashOf(const api::Object& revision) {
   auto hash = revision.labels().Get(kControllerRevisionHashLabel);
@@ -62,7 +63,8 @@ Status DaemonSetController::ConstructHistory(Sync& s) {
     for (const auto& r : revisions_.ByIndex(client::kNamespaceIndex, ds.namespace_name())) {
       if (Controlled(*r) || api::BeingDeleted(*r) || !selector->Matches(r->labels())) continue;
       json::object edited = ForUpdate(*r);
-      api::MutableArray(api::MutableObject(edited, "metadata"), "ownerReferences").push_back(ControllerRef(ds));
+      api::MutableArray(api::MutableObject(edited, "metadata"), "ownerReferences")
+          .push_back(ControllerRef(ds));
       auto adopted = client_.Update(api::Kind::kControllerRevision, edited);
       if (adopted.ok()) {
         histories.push_back(adopted.value());
@@ -95,9 +97,11 @@ Status DaemonSetController::ConstructHistory(Sync& s) {
         auto have = pod->labels().Get(kControllerRevisionHashLabel);
         if (!have || *have != dup_hash || dup_hash == keep_hash) continue;
         json::object edited = ForUpdate(*pod);
-        api::MutableObject(api::MutableObject(edited, "metadata"), "labels")[kControllerRevisionHashLabel] = keep_hash;
+        api::MutableObject(api::MutableObject(edited, "metadata"),
+                           "labels")[kControllerRevisionHashLabel] = keep_hash;
         auto relabeled = client_.Update(api::Kind::kPod, edited);
-        if (!relabeled.ok() && relabeled.status().code() != StatusCode::kNotFound) return relabeled.status();
+        if (!relabeled.ok() && relabeled.status().code() != StatusCode::kNotFound)
+          return relabeled.status();
       }
       Status st = client_.Delete(api::Kind::kControllerRevision, h->namespace_name(), h->name(),
                                  {.uid_precondition = h->uid()});
@@ -122,7 +126,8 @@ Status DaemonSetController::Snapshot(Sync& s, int64_t revision) {
   const auto* spec = api::Spec(ds);
   const json::object* tmpl = spec ? api::ObjectAt(*spec, "template") : nullptr;
   std::optional<int64_t> collisions = CollisionCount(ds);
-  std::string hash = DeploymentController::PodTemplateHash(tmpl ? *tmpl : json::object(), collisions.value_or(0));
+  std::string hash =
+      DeploymentController::PodTemplateHash(tmpl ? *tmpl : json::object(), collisions.value_or(0));
   std::string name = ds.name() + "-" + hash;
 
   json::object labels;
@@ -141,7 +146,8 @@ Status DaemonSetController::Snapshot(Sync& s, int64_t revision) {
                        {"metadata", std::move(meta)},
                        {"data", HistoryData(ds)},
                        {"revision", revision}};
-  auto created = client_.Create(api::Kind::kControllerRevision, ds.namespace_name(), std::move(history));
+  auto created =
+      client_.Create(api::Kind::kControllerRevision, ds.namespace_name(), std::move(history));
   if (created.ok()) {
     s.current = created.value();
     return Status::Ok();
@@ -151,16 +157,18 @@ Status DaemonSetController::Snapshot(Sync& s, int64_t revision) {
   // namesake with another template: a hash collision.
   auto existing = client_.Get(api::Kind::kControllerRevision, ds.namespace_name(), name);
   if (!existing.ok()) return existing.status();
-  if (HistoryMatches(ds, *existing.value()) && ControllerUid(*existing.value(), kKind) == ds.uid()) {
+  if (HistoryMatches(ds, *existing.value()) &&
+      ControllerUid(*existing.value(), kKind) == ds.uid()) {
     s.current = existing.value();
     return Status::Ok();
   }
   auto fresh = client_.Get(api::Kind::kDaemonSet, ds.namespace_name(), ds.name());
   if (!fresh.ok()) return fresh.status();
   if (CollisionCount(*fresh.value()) != collisions) {
-    return Status::Conflict("found a stale collision count (" + std::to_string(collisions.value_or(0)) +
-                            ", expected " + std::to_string(CollisionCount(*fresh.value()).value_or(0)) +
-                            ") of DaemonSet \"" + ds.name() + "\" while processing; will retry until it is updated");
+    return Status::Conflict(
+        "found a stale collision count (" + std::to_string(collisions.value_or(0)) + ", expected " +
+        std::to_string(CollisionCount(*fresh.value()).value_or(0)) + ") of DaemonSet \"" +
+        ds.name() + "\" while processing; will retry until it is updated");
   }
   json::object next = ForUpdate(*fresh.value());
   api::MutableObject(next, "status")["collisionCount"] = collisions.value_or(0) + 1;
@@ -176,11 +184,13 @@ Status DaemonSetController::CleanupHistory(Sync& s) {
   // Revisions that pods still run stay.
   std::unordered_set<std::string> live;
   for (const auto& pod : s.pods) {
-    if (auto hash = pod->labels().Get(kControllerRevisionHashLabel); hash && !hash->empty()) live.emplace(*hash);
+    if (auto hash = pod->labels().Get(kControllerRevisionHashLabel); hash && !hash->empty())
+      live.emplace(*hash);
   }
   std::vector<api::ObjectPtr> old = s.old;
-  std::sort(old.begin(), old.end(),
-            [](const api::ObjectPtr& a, const api::ObjectPtr& b) { return RevisionNumber(*a) < RevisionNumber(*b); });
+  std::sort(old.begin(), old.end(), [](const api::ObjectPtr& a, const api::ObjectPtr& b) {
+    return RevisionNumber(*a) < RevisionNumber(*b);
+  });
   for (const auto& h : old) {
     if (to_kill <= 0) break;
     if (live.count(HashOf(*h))) continue;
@@ -199,7 +209,7 @@ Status DaemonSetController::UpdateStatus(Sync& s, bool observed) {
   const auto* status = api::StatusOf(ds);
   int64_t generation = api::Generation(ds);
   const std::pair<const char*, int64_t> fields[] = {
-      {"desiredNumberScheduled", c.desired}, {"currentNumberScheduled", c.current},
+      {"desiredNumberScheduled", c.desired},  {"currentNumberScheduled", c.current},
       {"numberMisscheduled", c.misscheduled}, {"numberReady", c.ready},
       {"updatedNumberScheduled", c.updated},  {"numberAvailable", c.available},
       {"numberUnavailable", c.unavailable},
@@ -215,7 +225,8 @@ Status DaemonSetController::UpdateStatus(Sync& s, bool observed) {
     for (const auto& [field, value] : fields) st[field] = value;
     if (observed) st["observedGeneration"] = generation;
     // kube omits these when zero (omitempty); the first four it always writes.
-    for (const char* field : {"updatedNumberScheduled", "numberAvailable", "numberUnavailable", "observedGeneration"}) {
+    for (const char* field :
+         {"updatedNumberScheduled", "numberAvailable", "numberUnavailable", "observedGeneration"}) {
       if (api::IntAt(&st, field) == 0) st.erase(field);
     }
     return client_.UpdateStatus(api::Kind::kDaemonSet, next);
@@ -225,8 +236,10 @@ Status DaemonSetController::UpdateStatus(Sync& s, bool observed) {
     // Most often our own last status write, not yet in the cache: as kube,
     // read the DaemonSet again and retry once if its spec is the one counted.
     auto fresh = client_.Get(api::Kind::kDaemonSet, ds.namespace_name(), ds.name());
-    if (!fresh.ok()) return fresh.status().code() == StatusCode::kNotFound ? Status::Ok() : fresh.status();
-    if (fresh.value()->uid() != ds.uid() || api::Generation(*fresh.value()) != generation) return written.status();
+    if (!fresh.ok())
+      return fresh.status().code() == StatusCode::kNotFound ? Status::Ok() : fresh.status();
+    if (fresh.value()->uid() != ds.uid() || api::Generation(*fresh.value()) != generation)
+      return written.status();
     written = write(*fresh.value());
   }
   if (!written.ok() && written.status().code() != StatusCode::kNotFound) return written.status();

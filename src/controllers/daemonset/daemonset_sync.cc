@@ -1,7 +1,6 @@
 #include "controllers/daemonset/daemonset_sync.h"
 
 #include <algorithm>
-
 #include <boost/json.hpp>
 
 #include "api/json_fields.h"
@@ -15,8 +14,12 @@ namespace json = boost::json;
 namespace {
 
 bool Deleting(const api::Object& pod) { return api::BeingDeleted(pod); }
-std::string_view Phase(const api::Object& pod) { return api::StringAt(api::StatusOf(pod), "phase"); }
-std::string_view Created(const api::Object& pod) { return api::StringAt(api::Metadata(pod), "creationTimestamp"); }
+std::string_view Phase(const api::Object& pod) {
+  return api::StringAt(api::StatusOf(pod), "phase");
+}
+std::string_view Created(const api::Object& pod) {
+  return api::StringAt(api::Metadata(pod), "creationTimestamp");
+}
 bool Scheduled(const api::Object& pod) {
   const auto* view = pod.As<api::PodView>();
   return view && !view->node_name.empty();
@@ -24,7 +27,8 @@ bool Scheduled(const api::Object& pod) {
 
 // kube's findUpdatedPodsOnNode: at most one new and one old pod not being
 // deleted; false when there are more (the manage step cleans those up).
-bool UpdatedAndOld(const DaemonNode& node, std::string_view hash, api::ObjectPtr& updated, api::ObjectPtr& old) {
+bool UpdatedAndOld(const DaemonNode& node, std::string_view hash, api::ObjectPtr& updated,
+                   api::ObjectPtr& old) {
   for (const auto& pod : node.pods) {
     if (Deleting(*pod)) continue;
     api::ObjectPtr& slot = IsPodUpdated(*pod, hash) ? updated : old;
@@ -63,9 +67,10 @@ Result<RollingLimits> RollingUpdateLimits(const api::Object& daemon_set, int64_t
   RollingLimits limits;
   if (!type.empty() && type != "RollingUpdate") return limits;
   const json::object* rolling = strategy ? api::ObjectAt(*strategy, "rollingUpdate") : nullptr;
-  auto unavailable =
-      DeploymentController::ResolveIntOrPercent(rolling ? rolling->if_contains("maxUnavailable") : nullptr, desired, true, 0);
-  auto surge = DeploymentController::ResolveIntOrPercent(rolling ? rolling->if_contains("maxSurge") : nullptr, desired, true, 0);
+  auto unavailable = DeploymentController::ResolveIntOrPercent(
+      rolling ? rolling->if_contains("maxUnavailable") : nullptr, desired, true, 0);
+  auto surge = DeploymentController::ResolveIntOrPercent(
+      rolling ? rolling->if_contains("maxSurge") : nullptr, desired, true, 0);
   if (!unavailable.ok()) return unavailable.status();
   if (!surge.ok()) return surge.status();
   limits.max_unavailable = unavailable.value();
@@ -80,12 +85,13 @@ bool AllowsSurge(const api::Object& daemon_set) {
   std::string_view type = api::StringAt(strategy, "type");
   if (!type.empty() && type != "RollingUpdate") return false;
   const json::object* rolling = strategy ? api::ObjectAt(*strategy, "rollingUpdate") : nullptr;
-  auto surge = DeploymentController::ResolveIntOrPercent(rolling ? rolling->if_contains("maxSurge") : nullptr, 1, true, 0);
+  auto surge = DeploymentController::ResolveIntOrPercent(
+      rolling ? rolling->if_contains("maxSurge") : nullptr, 1, true, 0);
   return surge.ok() && surge.value() > 0;
 }
 
-DaemonPlan PlanManage(const std::vector<DaemonNode>& nodes, std::string_view hash, bool allows_surge,
-                      int64_t min_ready_seconds, WallTime now) {
+DaemonPlan PlanManage(const std::vector<DaemonNode>& nodes, std::string_view hash,
+                      bool allows_surge, int64_t min_ready_seconds, WallTime now) {
   DaemonPlan plan;
   for (const auto& node : nodes) {
     if (!node.exists) {
@@ -138,17 +144,20 @@ DaemonPlan PlanManage(const std::vector<DaemonNode>& nodes, std::string_view has
       }
     }
     if (oldest_new && oldest_old &&
-        (!api::IsPodReady(*oldest_old) || api::IsPodAvailable(*oldest_new, min_ready_seconds, now))) {
+        (!api::IsPodReady(*oldest_old) ||
+         api::IsPodAvailable(*oldest_new, min_ready_seconds, now))) {
       plan.delete_pods.push_back(oldest_old);
     }
   }
   return plan;
 }
 
-DaemonPlan PlanRollingUpdate(const std::vector<DaemonNode>& nodes, std::string_view hash, const RollingLimits& limits,
-                             int64_t min_ready_seconds, WallTime now) {
+DaemonPlan PlanRollingUpdate(const std::vector<DaemonNode>& nodes, std::string_view hash,
+                             const RollingLimits& limits, int64_t min_ready_seconds, WallTime now) {
   DaemonPlan plan;
-  auto available = [&](const api::Object& pod) { return api::IsPodAvailable(pod, min_ready_seconds, now); };
+  auto available = [&](const api::Object& pod) {
+    return api::IsPodAvailable(pod, min_ready_seconds, now);
+  };
   if (limits.max_surge == 0) {
     int64_t unavailable = 0;
     std::vector<api::ObjectPtr> replace, candidates;
@@ -166,9 +175,11 @@ DaemonPlan PlanRollingUpdate(const std::vector<DaemonNode>& nodes, std::string_v
         candidates.push_back(old);
       }
     }
-    int64_t budget = std::clamp<int64_t>(limits.max_unavailable - unavailable, 0, static_cast<int64_t>(candidates.size()));
+    int64_t budget = std::clamp<int64_t>(limits.max_unavailable - unavailable, 0,
+                                         static_cast<int64_t>(candidates.size()));
     plan.delete_pods = std::move(replace);
-    plan.delete_pods.insert(plan.delete_pods.end(), candidates.begin(), candidates.begin() + budget);
+    plan.delete_pods.insert(plan.delete_pods.end(), candidates.begin(),
+                            candidates.begin() + budget);
     return plan;
   }
   int64_t surging = 0;
@@ -200,14 +211,15 @@ DaemonPlan PlanRollingUpdate(const std::vector<DaemonNode>& nodes, std::string_v
       plan.delete_pods.push_back(old);
     }
   }
-  int64_t budget = std::clamp<int64_t>(limits.max_surge - surging, 0, static_cast<int64_t>(candidates.size()));
+  int64_t budget =
+      std::clamp<int64_t>(limits.max_surge - surging, 0, static_cast<int64_t>(candidates.size()));
   plan.create_on = std::move(allowed);
   plan.create_on.insert(plan.create_on.end(), candidates.begin(), candidates.begin() + budget);
   return plan;
 }
 
-DaemonCounts CountDaemonPods(const std::vector<DaemonNode>& nodes, std::string_view hash, int64_t min_ready_seconds,
-                             WallTime now) {
+DaemonCounts CountDaemonPods(const std::vector<DaemonNode>& nodes, std::string_view hash,
+                             int64_t min_ready_seconds, WallTime now) {
   DaemonCounts c;
   for (const auto& node : nodes) {
     if (!node.exists) continue;

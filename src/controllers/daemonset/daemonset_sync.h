@@ -28,14 +28,15 @@ struct DaemonNode {
 };
 
 struct DaemonPlan {
-  std::vector<std::string> create_on;            // node names
+  std::vector<std::string> create_on;  // node names
   std::vector<api::ObjectPtr> delete_pods;
   std::vector<api::ObjectPtr> failed_pods;     // to delete, subject to the failed-pod backoff
   std::vector<api::ObjectPtr> succeeded_pods;  // to delete (a daemon pod must not finish)
 };
 
 struct DaemonCounts {
-  int64_t desired = 0, current = 0, misscheduled = 0, ready = 0, updated = 0, available = 0, unavailable = 0;
+  int64_t desired = 0, current = 0, misscheduled = 0, ready = 0, updated = 0, available = 0,
+          unavailable = 0;
   bool operator==(const DaemonCounts&) const = default;
 };
 
@@ -61,8 +62,8 @@ bool AllowsSurge(const api::Object& daemon_set);
 // kube's manage step: a pod for every node that should run one and has
 // none; excess, finished and misplaced pods deleted; with surge, an old and
 // a new pod may share a node until the new one is available.
-DaemonPlan PlanManage(const std::vector<DaemonNode>& nodes, std::string_view hash, bool allows_surge,
-                      int64_t min_ready_seconds, WallTime now);
+DaemonPlan PlanManage(const std::vector<DaemonNode>& nodes, std::string_view hash,
+                      bool allows_surge, int64_t min_ready_seconds, WallTime now);
 
 // kube's rollingUpdate step. Without surge: old pods are deleted while at
 // most maxUnavailable nodes are without an available updated pod (old pods
@@ -70,11 +71,11 @@ DaemonPlan PlanManage(const std::vector<DaemonNode>& nodes, std::string_view has
 // created beside an old one on at most maxSurge nodes at once (at once where
 // the old one is not available), and the old one deleted when the new one
 // is available.
-DaemonPlan PlanRollingUpdate(const std::vector<DaemonNode>& nodes, std::string_view hash, const RollingLimits& limits,
-                             int64_t min_ready_seconds, WallTime now);
+DaemonPlan PlanRollingUpdate(const std::vector<DaemonNode>& nodes, std::string_view hash,
+                             const RollingLimits& limits, int64_t min_ready_seconds, WallTime now);
 
 // The counts of the DaemonSet's status over the nodes that exist.
-DaemonCounts CountDaemonPods(const std::vector<DaemonNode>& nodes, std::string_view hash, int64_t min_ready_seconds,
-                             WallTime now);
+DaemonCounts CountDaemonPods(const std::vector<DaemonNode>& nodes, std::string_view hash,
+                             int64_t min_ready_seconds, WallTime now);
 
 }  // namespace berth::controllers
