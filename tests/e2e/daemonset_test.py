@@ -104,7 +104,7 @@ class DaemonSetTest(unittest.TestCase):
         self.kubectl("create", "-f", "-", input=json.dumps(
             {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "late-node", "labels": {"role": "late"}},
              "status": {"capacity": room, "allocatable": room}}))
-        self.addCleanup(self.kubectl, "delete", "node", "late-node", "--wait=false")
+        self.addCleanup(self.kubectl, "delete", "node", "late-node", "--ignore-not-found")
         bound = self.wait("a pod bound to the new node", lambda: [
             p for p in self.pods("late") if p["spec"].get("nodeName") == "late-node"])
         self.assertEqual(len(bound), 1)
@@ -114,6 +114,12 @@ class DaemonSetTest(unittest.TestCase):
         self.wait("no pod on the relabelled node",
                   lambda: not [p for p in self.pods("late") if p["spec"].get("nodeName") == "late-node"])
         self.assertEqual(sorted(self.running_by_node("late")), ["sim-node-0"])
+        # Labelled back, then removed: the daemon set follows.
+        self.kubectl("label", "node", "late-node", "role=late", "--overwrite")
+        self.wait("a pod on the node again", lambda: [
+            p for p in self.pods("late") if p["spec"].get("nodeName") == "late-node"])
+        self.kubectl("delete", "node", "late-node")
+        self.wait("desired 1 once the node is gone", lambda: self.status("late").get("desiredNumberScheduled") == 1)
 
     def test_untolerated_no_execute_taint_removes_the_pod(self):
         self.apply(daemon_set("tainted"))
