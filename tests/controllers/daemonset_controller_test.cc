@@ -337,5 +337,27 @@ TEST_F(DaemonSetEnv, FailedPodsAreReplacedWithABackoffPerNode) {
   EXPECT_TRUE(LivePods().empty());
 }
 
+TEST_F(DaemonSetEnv, NodeEventsWakeTheDaemonSetsTheyConcern) {
+  controller_->Run();  // workers: the handlers alone must bring each change in
+  Create(api::Kind::kDaemonSet, "default", DaemonSetJson(R"(,"nodeSelector":{"role":"edge"})"));
+  auto eventually = [&](const std::vector<std::string>& want) {
+    for (int i = 0; i < 5000 && PodNodes() != want; ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    EXPECT_EQ(PodNodes(), want);
+  };
+  AddNode("n1", R"({"role":"edge"})");
+  AddNode("n2", R"({"role":"core"})");
+  eventually({"n1"});
+  Edit(api::Kind::kNode, "", "n2", [](json::object& o) {
+    o["metadata"].as_object()["labels"] = json::object{{"role", "edge"}};
+  });
+  eventually({"n1", "n2"});
+  Edit(api::Kind::kNode, "", "n1", [](json::object& o) {
+    o["spec"].as_object()["taints"] = json::parse(R"([{"key":"evict","effect":"NoExecute"}])");
+  });
+  eventually({"n2"});
+  controller_->Stop();
+}
+
 }  // namespace
 }  // namespace berth::controllers
