@@ -5,6 +5,7 @@
 
 #include "cluster/informer_sources.h"
 #include "cluster/in_process_transport.h"
+#include "controllers/daemonset/daemonset_controller.h"
 #include "controllers/deployment/deployment_controller.h"
 #include "controllers/disruption/disruption_controller.h"
 #include "controllers/gc/garbage_collector.h"
@@ -48,6 +49,10 @@ const std::vector<Registration>& Registry() {
       {"deployment-controller", "deployment",
        [](const controllers::ControllerContext& c, const ControllerManagerOptions&) {
          return Workers(std::make_unique<controllers::DeploymentController>(c));
+       }},
+      {"daemonset-controller", "daemonset",
+       [](const controllers::ControllerContext& c, const ControllerManagerOptions&) {
+         return Workers(std::make_unique<controllers::DaemonSetController>(c));
        }},
       {"garbage-collector-controller", "garbagecollector",
        [](const controllers::ControllerContext& c, const ControllerManagerOptions&) {

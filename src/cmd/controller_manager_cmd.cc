@@ -62,8 +62,9 @@ void AddControllerManagerCommand(CLI::App& app) {
   cmd->add_option("--server", f.server, "The API server (http://HOST:PORT)")->capture_default_str();
   cmd->add_option("--controllers", f.controllers,
                   "Controllers to run, kube's syntax: '*' all, 'NAME' one more, '-NAME' one less "
-                  "(replicaset-controller, deployment-controller, garbage-collector-controller, "
-                  "namespace-controller, node-lifecycle-controller; kube's short names also work)")
+                  "(replicaset-controller, deployment-controller, daemonset-controller, "
+                  "garbage-collector-controller, namespace-controller, node-lifecycle-controller; "
+                  "kube's short names also work)")
       ->delimiter(',')
       ->capture_default_str();
   cmd->add_option("--node-monitor-grace-period", f.node_monitor_grace_period,

@@ -212,8 +212,9 @@ void AddServeCommand(CLI::App& app, const scheduler::Registry& registry) {
   serve
       ->add_option("--controllers", f.controller_names,
                    "Controllers to run, kube's syntax: '*' all, 'NAME' one more, '-NAME' one less "
-                   "(replicaset-controller, deployment-controller, garbage-collector-controller, "
-                   "namespace-controller, node-lifecycle-controller; kube's short names also work)")
+                   "(replicaset-controller, deployment-controller, daemonset-controller, "
+                   "garbage-collector-controller, namespace-controller, node-lifecycle-controller; "
+                   "kube's short names also work)")
       ->delimiter(',')
       ->capture_default_str();
   serve->add_option("--event-ttl", f.event_ttl, "How long Events are kept after their last write (0: forever)")

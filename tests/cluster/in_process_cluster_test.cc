@@ -111,12 +111,12 @@ TEST(InProcessCluster, PodThatFitsNowhereIsReportedThroughTheApi) {
 
 TEST(InProcessCluster, ControllersAreChosenByKubesNames) {
   EXPECT_EQ(KnownControllers(),
-            (std::vector<std::string>{"replicaset-controller", "deployment-controller",
+            (std::vector<std::string>{"replicaset-controller", "deployment-controller", "daemonset-controller",
                                       "garbage-collector-controller", "namespace-controller",
                                       "node-lifecycle-controller", "disruption-controller"}));
   EXPECT_EQ(SelectControllers({"*"}).value(), KnownControllers());
   EXPECT_EQ(SelectControllers({"*", "-nodelifecycle"}).value(),
-            (std::vector<std::string>{"replicaset-controller", "deployment-controller",
+            (std::vector<std::string>{"replicaset-controller", "deployment-controller", "daemonset-controller",
                                       "garbage-collector-controller", "namespace-controller",
                                       "disruption-controller"}));
   EXPECT_EQ(SelectControllers({"replicaset", "deployment-controller"}).value(),
@@ -132,8 +132,8 @@ TEST(InProcessCluster, ControllersAreChosenByKubesNames) {
   ASSERT_TRUE(cluster->Start().ok());
   ASSERT_NE(cluster->controllers(), nullptr);
   EXPECT_EQ(cluster->controllers()->running(),
-            (std::vector<std::string>{"replicaset-controller", "deployment-controller", "namespace-controller",
-                                      "disruption-controller"}));
+            (std::vector<std::string>{"replicaset-controller", "deployment-controller", "daemonset-controller",
+                                      "namespace-controller", "disruption-controller"}));
 
   ClusterOptions none = InMemoryWithSimNodes(0);
   none.controllers.controllers.clear();
