@@ -22,6 +22,7 @@ struct Request {
   std::string content_type;
   std::string authorization;
   std::string user_agent;
+  std::string if_none_match;  // the If-None-Match header (conditional GET of the OpenAPI documents)
   std::string body;
   // Set only by in-process callers (controllers, simulated kubelets): they are
   // part of the server and skip authentication. The HTTP server never sets it.

@@ -254,6 +254,7 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
     r.content_type = std::string(req[http::field::content_type]);
     r.authorization = std::string(req[http::field::authorization]);
     r.user_agent = std::string(req[http::field::user_agent]);
+    r.if_none_match = std::string(req[http::field::if_none_match]);
     r.body = std::move(req.body());
 
     if (server_->inflight.load() >= server_->options.max_inflight) {

@@ -12,6 +12,8 @@
 #include "apiserver/api_server.h"
 #include "apiserver/discovery.h"
 #include "apiserver/openapi_schemas.h"
+#include "apiserver/openapi_v2.h"
+#include "apiserver/openapi_v2_proto.h"
 
 namespace berth::apiserver {
 
@@ -517,24 +519,6 @@ void CollectRefs(const json::value& value, std::string_view prefix, const json::
   }
 }
 
-// Rewrites "#/components/schemas/" references to "#/definitions/" (Swagger 2.0).
-void ToV2Refs(json::value& value) {
-  if (value.is_object()) {
-    for (auto& m : value.get_object()) {
-      if (m.key() == "$ref" && m.value().is_string()) {
-        std::string_view ref = m.value().get_string();
-        if (ref.starts_with(kSchemaRefPrefix)) {
-          m.value() = "#/definitions/" + std::string(ref.substr(kSchemaRefPrefix.size()));
-        }
-      } else {
-        ToV2Refs(m.value());
-      }
-    }
-  } else if (value.is_array()) {
-    for (auto& v : value.get_array()) ToV2Refs(v);
-  }
-}
-
 json::object ListSchema(const api::KindInfo& info, const std::string& def) {
   json::object o;
   o["description"] = "A list of " + std::string(info.name) + " objects.";
@@ -642,13 +626,12 @@ void OpenApi::Refresh() {
   // Swagger 2.0: all paths and definitions in one document.
   json::object v2_paths;
   for (const auto& info : kinds) AddKindPaths(Dialect::kV2, info, v2_paths);
-  json::value v2_defs = std::move(defs);
-  ToV2Refs(v2_defs);
+  ToSwaggerDefinitions(defs);
   json::object v2;
   v2["swagger"] = "2.0";
   v2["info"] = json::object{{"title", "Kubernetes"}, {"version", kKubeVersion}};
   v2["paths"] = std::move(v2_paths);
-  v2["definitions"] = std::move(v2_defs);
+  v2["definitions"] = std::move(defs);
   cache_.v2 = MakeDocument(std::move(v2));
 }
 
@@ -671,6 +654,26 @@ std::shared_ptr<const OpenApi::Document> OpenApi::V2() {
   return cache_.v2;
 }
 
+std::shared_ptr<const OpenApi::Document> OpenApi::V2Protobuf() {
+  std::shared_ptr<const Document> source;
+  {
+    std::lock_guard lock(mu_);
+    Refresh();
+    if (cache_.v2_protobuf) return cache_.v2_protobuf;
+    source = cache_.v2;
+  }
+  // Encoded outside the lock: field validation reads schemas meanwhile.
+  auto encoded = std::make_shared<Document>();
+  encoded->body = EncodeOpenApiV2Protobuf(json::parse(source->body).as_object());
+  encoded->hash = source->hash;
+  std::lock_guard lock(mu_);
+  Refresh();
+  // The schemas changed meanwhile: answer with what was asked for, cache nothing stale.
+  if (cache_.v2 != source) return encoded;
+  if (!cache_.v2_protobuf) cache_.v2_protobuf = std::move(encoded);
+  return cache_.v2_protobuf;
+}
+
 std::vector<std::string> OpenApi::UnknownFields(api::Kind kind, const json::value& object) const {
   std::shared_ptr<const json::object> root;
   {
@@ -684,6 +687,20 @@ std::vector<std::string> OpenApi::UnknownFields(api::Kind kind, const json::valu
   return out;
 }
 
+namespace {
+
+// A document with its ETag; 304 Not Modified (no body) when the request's
+// If-None-Match already names it.
+Response DocumentResponse(const OpenApi::Document& doc, const Request& request) {
+  std::string etag = "\"" + doc.hash + "\"";
+  const bool unchanged = IfNoneMatchHits(request.if_none_match, etag);
+  Response r = JsonResponse(unchanged ? 304 : 200, unchanged ? std::string() : doc.body);
+  r.headers.emplace_back("ETag", std::move(etag));
+  return r;
+}
+
+}  // namespace
+
 std::optional<Response> ServeOpenApi(OpenApi& openapi, const Request& request) {
   std::string_view path = request.path;
   if (path.ends_with('/') && path.size() > 1) path.remove_suffix(1);
@@ -694,13 +711,18 @@ std::optional<Response> ServeOpenApi(OpenApi& openapi, const Request& request) {
   auto not_found = [] { return ErrorResponse(Status::NotFound("the server could not find the requested resource")); };
 
   if (path == "/openapi/v2") {
-    std::string_view accept = request.accept;
-    const bool json = accept.empty() || accept.find("application/json") != std::string_view::npos ||
-                      accept.find("*/*") != std::string_view::npos;
-    if (!json) return not_found();
-    auto doc = openapi.V2();
-    Response r = JsonResponse(200, doc->body);
-    r.headers.emplace_back("ETag", "\"" + doc->hash + "\"");
+    const auto format = NegotiateOpenApiV2(request.accept);
+    if (!format) {
+      Response r = JsonResponse(406, "");
+      r.content_type = "text/plain; charset=utf-8";
+      r.headers.emplace_back("Vary", "Accept");
+      return r;
+    }
+    auto doc = *format == OpenApiV2Format::kProtobuf ? openapi.V2Protobuf() : openapi.V2();
+    // Both forms carry the JSON's hash: the Vary header keeps caches apart.
+    Response r = DocumentResponse(*doc, request);
+    r.content_type = OpenApiV2ContentType(*format);
+    r.headers.emplace_back("Vary", "Accept");
     return r;
   }
   if (path == "/openapi/v3") return JsonResponse(200, openapi.V3Index());
@@ -715,8 +737,7 @@ std::optional<Response> ServeOpenApi(OpenApi& openapi, const Request& request) {
     r.headers.emplace_back("Location", "/openapi/v3/" + std::string(gv) + "?hash=" + doc->hash);
     return r;
   }
-  Response r = JsonResponse(200, doc->body);
-  r.headers.emplace_back("ETag", "\"" + doc->hash + "\"");
+  Response r = DocumentResponse(*doc, request);
   if (hash) {
     r.headers.emplace_back("Cache-Control", "public, immutable");
   } else {

@@ -8,10 +8,14 @@
 //                                        x-kubernetes-group-version-kind and
 //                                        x-kubernetes-action, kube's query parameters)
 //                                        and components.schemas under kube's names
-//   GET /openapi/v2 (Accept: application/json)
-//                                        one Swagger 2.0 document of everything
+//   GET /openapi/v2                      one Swagger 2.0 document of everything, in
+//                                        JSON or (Accept: application/com.github.proto-
+//                                        openapi.spec.v2@v1.0+protobuf, as kubectl asks)
+//                                        gnostic's protobuf message (openapi_v2.h)
 // kubectl reads them for --validate (it sends fieldValidation=Strict once it
-// sees that parameter on a kind's PATCH operation) and for `kubectl explain`.
+// sees that parameter on a kind's PATCH operation in v3; a `kind: List` it
+// validates itself, item by item, against the v2 protobuf) and for `kubectl
+// explain`.
 // <H> is the SHA-512 of the document, in uppercase hex as kube writes it.
 //
 // The same schemas drive server-side field validation (UnknownFields).
@@ -65,6 +69,10 @@ class OpenApi {
   std::shared_ptr<const Document> V3GroupVersion(std::string_view path);
   // The Swagger 2.0 document of every served kind.
   std::shared_ptr<const Document> V2();
+  // The same document as gnostic's openapi.v2.Document protobuf message
+  // (openapi_v2_proto.h); `hash` is the JSON's, as kube's ETag. Encoded once
+  // per version of the JSON, outside the lock.
+  std::shared_ptr<const Document> V2Protobuf();
 
   // The fields of `object` (a whole object of `kind`) its schema does not
   // know, as kube's strict decoder names them ("spec.foo",
@@ -81,7 +89,8 @@ class OpenApi {
     bool built = false;
     std::map<std::string, std::shared_ptr<const Document>, std::less<>> v3;  // by "api/v1" path
     std::string v3_index;
-    std::shared_ptr<const Document> v2;  // built on first request
+    std::shared_ptr<const Document> v2;
+    std::shared_ptr<const Document> v2_protobuf;  // encoded from v2 on first request
   };
   // Brings cache_ up to date with the kind table and schemas.
   void Refresh();  // REQUIRES: mu_ held
@@ -95,9 +104,10 @@ class OpenApi {
 };
 
 // Answers GET /openapi/v2, /openapi/v3 and /openapi/v3/<group-version>;
-// nullopt when `request.path` is none of these. /openapi/v2 is JSON only: a
-// request for kube's protobuf form gets 404, on which kubectl falls back to
-// its compiled-in types. A v3 document asked for with a stale ?hash= is
+// nullopt when `request.path` is none of these. /openapi/v2 is JSON unless
+// the Accept header prefers the protobuf form, 406 when it allows neither;
+// it varies by Accept. The documents carry an ETag and answer 304 to an
+// If-None-Match naming it. A v3 document asked for with a stale ?hash= is
 // redirected (301) to the current one, as kube does.
 std::optional<Response> ServeOpenApi(OpenApi& openapi, const Request& request);
 

@@ -254,7 +254,9 @@ TEST_F(FieldValidationServerTest, ServesTheDocuments) {
   v2.method = "GET";
   v2.path = "/openapi/v2";
   v2.accept = "application/com.github.proto-openapi.spec.v2@v1.0+protobuf";
-  EXPECT_EQ(api_->Handle(v2).status, 404) << "kubectl falls back to its compiled-in types";
+  Response proto = api_->Handle(v2);
+  EXPECT_EQ(proto.status, 200) << "kubectl validates a List against it";
+  EXPECT_EQ(proto.content_type, "application/com.github.proto-openapi.spec.v2.v1.0+protobuf");
   v2.accept = "application/json";
   Response swagger = api_->Handle(v2);
   ASSERT_EQ(swagger.status, 200);

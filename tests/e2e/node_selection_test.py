@@ -38,10 +38,8 @@ def pods(prefix, count, scheduler_name):
 
 
 def create(server, command, obj):
-    """kubectl apply/create of a List in one call. --validate=false: kubectl
-    validates a List on the client against /openapi/v2 in protobuf, which
-    berth does not serve (single objects are validated by the server)."""
-    server.kubectl(command, "--validate=false", "-f", "-", input=json.dumps(obj))
+    """kubectl apply/create of a List in one call."""
+    server.kubectl(command, "-f", "-", input=json.dumps(obj))
 
 
 def chi_square(counts, weights, n):
