@@ -1,7 +1,9 @@
 #include "apiserver/protobuf.h"
 
+#include <array>
 #include <chrono>
 #include <cstdint>
+#include <cstdio>
 #include <string>
 
 #include <boost/json.hpp>
@@ -118,6 +120,15 @@ std::string Base64(std::string_view bytes) {
   return out;
 }
 
+// meta/v1 MicroTime as Go's JSON writes it: "2006-01-02T15:04:05.000000Z".
+std::string FormatMicroTime(int64_t seconds, int64_t nanos) {
+  std::string text = api::FormatRfc3339(std::chrono::system_clock::time_point(std::chrono::seconds(seconds)));
+  char fraction[16];
+  std::snprintf(fraction, sizeof fraction, ".%06d", static_cast<int>(nanos / 1000 % 1000000));
+  text.insert(text.size() - 1, fraction);  // before the trailing "Z"
+  return text;
+}
+
 Result<json::object> DecodeMessage(std::string_view bytes, const Message& m);
 
 Result<json::value> DecodeValue(const Field& f, int wire, Reader& r, const Message& m) {
@@ -144,6 +155,21 @@ Result<json::value> DecodeValue(const Field& f, int wire, Reader& r, const Messa
       if (!ReadSmall(b, &t)) return Malformed(m);
       if (t.v1 == 0 && t.v2 == 0) return json::value(nullptr);  // Go's zero time: null
       return json::value(api::FormatRfc3339(std::chrono::system_clock::time_point(std::chrono::seconds(t.v1))));
+    }
+    case T::kMicroTime: {
+      Small t;
+      if (!ReadSmall(b, &t)) return Malformed(m);
+      if (t.v1 == 0 && t.v2 == 0) return json::value(nullptr);
+      return json::value(FormatMicroTime(t.v1, t.v2));
+    }
+    case T::kRawExtension: {
+      Small raw;
+      if (!ReadSmall(b, &raw)) return Malformed(m);
+      if (raw.s1.empty()) return json::value(nullptr);
+      json::error_code ec;
+      json::value parsed = json::parse(raw.s1, ec);
+      if (ec) return Unsupported(std::string(m.name) + " " + f.name + " in a non-JSON encoding");
+      return parsed;
     }
     case T::kQuantity: {
       Small q;
@@ -253,27 +279,23 @@ Result<json::object> DecodeMessage(std::string_view bytes, const Message& m) {
   return out;
 }
 
+// The message of each built-in kind, gathered once from the group files'
+// lists; null for a kind no group file decodes.
 const Message* MessageFor(api::Kind kind) {
   namespace schema = protobuf_schema;
-  switch (kind) {
-    case api::Kind::kNamespace: return &schema::kNamespace;
-    case api::Kind::kConfigMap: return &schema::kConfigMap;
-    case api::Kind::kSecret: return &schema::kSecret;
-    case api::Kind::kService: return &schema::kService;
-    case api::Kind::kServiceAccount: return &schema::kServiceAccount;
-    case api::Kind::kResourceQuota: return &schema::kResourceQuota;
-    case api::Kind::kDeployment: return &schema::kDeployment;
-    case api::Kind::kJob: return &schema::kJob;
-    case api::Kind::kCronJob: return &schema::kCronJob;
-    case api::Kind::kIngress: return &schema::kIngress;
-    case api::Kind::kPodDisruptionBudget: return &schema::kPodDisruptionBudget;
-    case api::Kind::kRole: return &schema::kRole;
-    case api::Kind::kClusterRole: return &schema::kClusterRole;
-    case api::Kind::kRoleBinding: return &schema::kRoleBinding;
-    case api::Kind::kClusterRoleBinding: return &schema::kClusterRoleBinding;
-    case api::Kind::kPriorityClass: return &schema::kPriorityClass;
-    default: return nullptr;
-  }
+  using Table = std::array<const Message*, api::kBuiltinKindCount>;
+  static const Table table = [] {
+    Table t{};
+    for (auto group : {schema::kCoreKinds, schema::kPodKinds, schema::kVolumeKinds, schema::kAppsKinds,
+                       schema::kAutoscalingKinds, schema::kBatchKinds, schema::kCoordinationKinds,
+                       schema::kDiscoveryKinds, schema::kNetworkingKinds, schema::kNodeKinds, schema::kPolicyKinds,
+                       schema::kRbacKinds, schema::kSchedulingKinds, schema::kStorageKinds}) {
+      for (const schema::KindMessage& entry : group) t[static_cast<size_t>(entry.kind)] = entry.message;
+    }
+    return t;
+  }();
+  if (!api::IsBuiltin(kind)) return nullptr;  // custom resources: JSON only, as in kube
+  return table[static_cast<size_t>(kind)];
 }
 
 }  // namespace

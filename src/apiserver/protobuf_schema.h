@@ -3,11 +3,18 @@
 // Each message is a table of field number -> JSON name and type, as
 // k8s.io/api's and k8s.io/apimachinery's generated.proto define them, with
 // the JSON rules of the Go types (omitempty, pointers, inlined structs).
-// The tables live in one file per API group: protobuf_schema_meta.cc (meta/v1),
-// protobuf_schema_core.cc (core/v1), _apps, _batch, _networking, _policy,
-// _rbac, _scheduling.
+// The tables live in one file per API group: protobuf_schema_meta.cc (meta/v1);
+// core/v1 in three, protobuf_schema_pod.cc (containers, the pod spec, Pod,
+// PodTemplate, Binding), _volume.cc (volume sources, PersistentVolume and its
+// claim) and _core.cc (the other core kinds); then _apps, _autoscaling,
+// _batch, _coordination, _discovery, _networking, _node, _policy, _rbac,
+// _scheduling, _storage. Each group file lists the kinds it decodes
+// (k<Group>Kinds); protobuf.cc gathers them into one table by kind.
 
 #include <initializer_list>
+#include <span>
+
+#include "api/kinds.h"
 
 namespace berth::apiserver::protobuf_schema {
 
@@ -20,9 +27,11 @@ enum class FieldType {
   kBytesMap,     // map<string, bytes>: values as base64, as Go's JSON writes []byte
   kQuantityMap,  // map<string, resource.Quantity>
   kTime,         // meta/v1 Time: RFC 3339, the zero time as null
+  kMicroTime,    // meta/v1 MicroTime: RFC 3339 with microseconds, the zero time as null
   kQuantity,     // resource.Quantity: its string
   kIntOrString,  // util/intstr IntOrString
   kFieldsV1,     // meta/v1 FieldsV1 {1: JSON bytes}: that JSON
+  kRawExtension, // runtime.RawExtension {1: raw bytes}: that JSON (protobuf raw is unsupported)
 };
 
 enum FieldFlags : unsigned {
@@ -79,6 +88,10 @@ constexpr Field StringMap(int number, const char* name) { return {number, name, 
 constexpr Field BytesMap(int number, const char* name) { return {number, name, FieldType::kBytesMap}; }
 constexpr Field QuantityMap(int number, const char* name) { return {number, name, FieldType::kQuantityMap}; }
 constexpr Field Time(int number, const char* name) { return {number, name, FieldType::kTime}; }
+constexpr Field MicroTime(int number, const char* name) { return {number, name, FieldType::kMicroTime}; }
+constexpr Field RawExtension(int number, const char* name) {
+  return {number, name, FieldType::kRawExtension};
+}
 constexpr Field Quantity(int number, const char* name) { return {number, name, FieldType::kQuantity}; }
 constexpr Field IntOrString(int number, const char* name) { return {number, name, FieldType::kIntOrString}; }
 constexpr Field FieldsV1(int number, const char* name) { return {number, name, FieldType::kFieldsV1}; }
@@ -88,16 +101,22 @@ inline constexpr unsigned kKeep = kKeepZero;
 
 // meta/v1 and shared messages.
 extern const Message kObjectMeta, kLabelSelector, kIgnoredStatus, kDeleteOptions;
-// core/v1 messages other groups embed.
-extern const Message kPodTemplateSpec, kLocalObjectReference, kTypedLocalObjectReference;
+// core/v1 messages other files embed.
+extern const Message kLocalObjectReference, kTypedLocalObjectReference, kObjectReference;  // _core
+extern const Message kPodTemplateSpec, kObjectFieldSelector, kResourceFieldSelector, kNodeSelector,
+    kToleration;                                                                           // _pod
+extern const Message kVolume, kPersistentVolumeClaim, kPersistentVolumeSpec, kTopologySelectorTerm;  // _volume
+// Request bodies that are not stored kinds.
+extern const Message kEviction;  // policy/v1
 
-// Top-level messages, one per stored kind.
-extern const Message kNamespace, kConfigMap, kSecret, kService, kServiceAccount, kResourceQuota;  // core/v1
-extern const Message kDeployment;                                                                 // apps/v1
-extern const Message kJob, kCronJob;                                                              // batch/v1
-extern const Message kIngress;                                             // networking.k8s.io/v1
-extern const Message kPodDisruptionBudget, kEviction;                      // policy/v1
-extern const Message kRole, kClusterRole, kRoleBinding, kClusterRoleBinding;  // rbac.authorization.k8s.io/v1
-extern const Message kPriorityClass;                                          // scheduling.k8s.io/v1
+// A stored kind and the message its objects are read by.
+struct KindMessage {
+  api::Kind kind;
+  const Message* message;
+};
+// The kinds each group file decodes.
+extern const std::span<const KindMessage> kCoreKinds, kPodKinds, kVolumeKinds, kAppsKinds,
+    kAutoscalingKinds, kBatchKinds, kCoordinationKinds, kDiscoveryKinds, kNetworkingKinds, kNodeKinds,
+    kPolicyKinds, kRbacKinds, kSchedulingKinds, kStorageKinds;
 
 }  // namespace berth::apiserver::protobuf_schema

@@ -18,6 +18,35 @@ const Message kSuccessPolicyRule{"SuccessPolicyRule",
                                  {String(1, "succeededIndexes", kKeep), Int(2, "succeededCount", kKeep)}};
 const Message kSuccessPolicy{"SuccessPolicy", {NestedList(1, "rules", kSuccessPolicyRule)}};
 
+// Workload-aware scheduling of a Job's pods (scheduling.k8s.io/v1alpha3
+// messages the JobSpec embeds).
+const Message kWorkloadPodGroupBasicSchedulingPolicy{"WorkloadPodGroupBasicSchedulingPolicy", {}};
+const Message kWorkloadPodGroupGangSchedulingPolicy{"WorkloadPodGroupGangSchedulingPolicy",
+                                                    {Int(1, "minCount", kKeep)}};
+const Message kWorkloadPodGroupSchedulingPolicy{
+    "WorkloadPodGroupSchedulingPolicy",
+    {Nested(1, "basic", kWorkloadPodGroupBasicSchedulingPolicy),
+     Nested(2, "gang", kWorkloadPodGroupGangSchedulingPolicy)}};
+const Message kTopologyConstraint{"TopologyConstraint", {String(1, "key", kKeep)}};
+const Message kWorkloadPodGroupSchedulingConstraints{
+    "WorkloadPodGroupSchedulingConstraints", {NestedList(1, "topology", kTopologyConstraint)}};
+const Message kWorkloadPodGroupSingleDisruptionMode{"WorkloadPodGroupSingleDisruptionMode", {}};
+const Message kWorkloadPodGroupAllDisruptionMode{"WorkloadPodGroupAllDisruptionMode", {}};
+const Message kWorkloadPodGroupDisruptionMode{
+    "WorkloadPodGroupDisruptionMode",
+    {Nested(1, "single", kWorkloadPodGroupSingleDisruptionMode),
+     Nested(2, "all", kWorkloadPodGroupAllDisruptionMode)}};
+const Message kWorkloadPodGroupResourceClaim{
+    "WorkloadPodGroupResourceClaim",
+    {String(1, "name", kKeep), String(2, "resourceClaimName", kKeep),
+     String(3, "resourceClaimTemplateName", kKeep)}};
+const Message kJobSchedulingConfiguration{
+    "JobSchedulingConfiguration",
+    {Nested(1, "schedulingPolicy", kWorkloadPodGroupSchedulingPolicy),
+     Nested(2, "schedulingConstraints", kWorkloadPodGroupSchedulingConstraints),
+     Nested(3, "disruptionMode", kWorkloadPodGroupDisruptionMode),
+     NestedList(4, "resourceClaims", kWorkloadPodGroupResourceClaim)}};
+
 // Every JobSpec scalar is a pointer in Go: a zero sent was meant.
 const Message kJobSpec{"JobSpec",
                        {Int(1, "parallelism", kKeep),
@@ -35,7 +64,8 @@ const Message kJobSpec{"JobSpec",
                         String(9, "completionMode", kKeep),
                         Bool(10, "suspend", kKeep),
                         String(14, "podReplacementPolicy", kKeep),
-                        String(15, "managedBy", kKeep)}};
+                        String(15, "managedBy", kKeep),
+                        Nested(17, "scheduling", kJobSchedulingConfiguration)}};
 const Message kJob{"Job",
                    {Nested(1, "metadata", kObjectMeta), Nested(2, "spec", kJobSpec),
                     Nested(3, "status", kIgnoredStatus)}};
@@ -49,5 +79,11 @@ const Message kCronJobSpec{"CronJobSpec",
 const Message kCronJob{"CronJob",
                        {Nested(1, "metadata", kObjectMeta), Nested(2, "spec", kCronJobSpec),
                         Nested(3, "status", kIgnoredStatus)}};
+
+const KindMessage kBatchKindList[] = {
+    {api::Kind::kJob, &kJob},
+    {api::Kind::kCronJob, &kCronJob},
+};
+const std::span<const KindMessage> kBatchKinds = kBatchKindList;
 
 }  // namespace berth::apiserver::protobuf_schema

@@ -15,4 +15,9 @@ const Message kPodDisruptionBudget{"PodDisruptionBudget",
 // A request body, not a stored kind: kubectl drain's typed client sends it.
 const Message kEviction{"Eviction", {Nested(1, "metadata", kObjectMeta), Nested(2, "deleteOptions", kDeleteOptions)}};
 
+const KindMessage kPolicyKindList[] = {
+    {api::Kind::kPodDisruptionBudget, &kPodDisruptionBudget},
+};
+const std::span<const KindMessage> kPolicyKinds = kPolicyKindList;
+
 }  // namespace berth::apiserver::protobuf_schema

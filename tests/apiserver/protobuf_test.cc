@@ -264,12 +264,12 @@ TEST(Protobuf, ManagedFieldsCarryTheirFieldSetAsJson) {
 }
 
 TEST(Protobuf, AVolumeSourceBerthDoesNotKnowIsUnsupportedMediaType) {
-  std::string volume = Bytes(1, "disk") + Bytes(2, Bytes(3, Bytes(1, "pd-1")));  // gcePersistentDisk
+  std::string volume = Bytes(1, "disk") + Bytes(2, Bytes(99, Bytes(1, "pd-1")));  // no such source
   auto decoded = DecodeProtobuf(Envelope("batch/v1", "Job", Bytes(2, Bytes(6, Template("", Bytes(1, volume))))),
                                 api::Kind::kJob);
   ASSERT_FALSE(decoded.ok());
   EXPECT_EQ(decoded.status().code(), StatusCode::kUnsupportedMediaType);
-  EXPECT_NE(decoded.status().message().find("VolumeSource field 3"), std::string::npos) << decoded.status().message();
+  EXPECT_NE(decoded.status().message().find("VolumeSource field 99"), std::string::npos) << decoded.status().message();
 }
 
 TEST(Protobuf, ReplicasZeroIsKeptBecauseThePointerWasSet) {
@@ -286,9 +286,6 @@ TEST(Protobuf, UnknownFieldsAreAnErrorNotADrop) {
   ASSERT_FALSE(decoded.ok());
   EXPECT_EQ(decoded.status().code(), StatusCode::kUnsupportedMediaType);
   EXPECT_NE(decoded.status().message().find("DeploymentSpec field 99"), std::string::npos) << decoded.status().message();
-  auto pod = DecodeProtobuf(Envelope("v1", "Pod", ""), api::Kind::kPod);
-  ASSERT_FALSE(pod.ok());
-  EXPECT_NE(pod.status().message().find("Pod objects"), std::string::npos);
 }
 
 TEST(Protobuf, MalformedInputIsABadRequest) {
