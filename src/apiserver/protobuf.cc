@@ -1,6 +1,8 @@
 #include "apiserver/protobuf.h"
 
 #include <array>
+#include <bit>
+#include <cmath>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -51,6 +53,14 @@ class Reader {
     if (!Varint(&n) || n > data_.size() - pos_) return false;
     *out = data_.substr(pos_, n);
     pos_ += n;
+    return true;
+  }
+  bool Fixed64(uint64_t* out) {
+    if (data_.size() - pos_ < 8) return false;
+    uint64_t v = 0;
+    for (int i = 7; i >= 0; --i) v = v << 8 | static_cast<unsigned char>(data_[pos_ + static_cast<size_t>(i)]);
+    pos_ += 8;
+    *out = v;
     return true;
   }
   bool Skip(int wire) {
@@ -131,7 +141,32 @@ std::string FormatMicroTime(int64_t seconds, int64_t nanos) {
 
 Result<json::object> DecodeMessage(std::string_view bytes, const Message& m);
 
+// A nested message's JSON: its object, or for a union the one value Go writes.
+Result<json::value> DecodeNested(std::string_view bytes, const Message& message) {
+  auto decoded = DecodeMessage(bytes, message);
+  if (!decoded.ok()) return decoded.status();
+  json::object o = std::move(decoded).value();
+  if (message.union_of.size() == 0) return json::value(std::move(o));
+  for (const char* name : message.union_of) {
+    json::value* v = o.if_contains(name);
+    if (v && !(v->is_array() && v->get_array().empty())) return std::move(*v);
+  }
+  return json::parse(message.union_default);
+}
+
+// A double as Go's JSON writes it: integral values without a fraction.
+json::value DoubleValue(double d) {
+  constexpr double kExact = 9007199254740992.0;  // 2^53
+  if (std::isfinite(d) && d == std::trunc(d) && std::fabs(d) <= kExact) return json::value(static_cast<int64_t>(d));
+  return json::value(d);
+}
+
 Result<json::value> DecodeValue(const Field& f, int wire, Reader& r, const Message& m) {
+  if (f.type == T::kDouble) {
+    uint64_t bits;
+    if (wire != 1 || !r.Fixed64(&bits)) return Malformed(m);
+    return DoubleValue(std::bit_cast<double>(bits));
+  }
   if (f.type == T::kInt || f.type == T::kBool) {
     if (wire != 0) return Malformed(m);
     uint64_t v;
@@ -145,11 +180,10 @@ Result<json::value> DecodeValue(const Field& f, int wire, Reader& r, const Messa
   switch (f.type) {
     case T::kString:
       return json::value(json::string(b));
-    case T::kMessage: {
-      auto nested = DecodeMessage(b, *f.message);
-      if (!nested.ok()) return nested.status();
-      return json::value(std::move(nested).value());
-    }
+    case T::kMessage:
+      return DecodeNested(b, *f.message);
+    case T::kBytes:
+      return json::value(Base64(b));
     case T::kTime: {
       Small t;
       if (!ReadSmall(b, &t)) return Malformed(m);
@@ -203,6 +237,12 @@ Status DecodeMapEntry(const Field& field, std::string_view entry, json::object& 
   switch (field.type) {
     case T::kStringMap: value = json::string(e.b2); break;
     case T::kBytesMap: value = json::string(Base64(e.b2)); break;
+    case T::kMessageMap: {
+      auto nested = DecodeNested(e.b2, *field.message);
+      if (!nested.ok()) return nested.status();
+      value = std::move(nested).value();
+      break;
+    }
     default: {  // kQuantityMap
       Small q;
       if (!ReadSmall(e.b2, &q)) return Malformed(m);
@@ -249,7 +289,8 @@ Result<json::object> DecodeMessage(std::string_view bytes, const Message& m) {
     }
     if (!field) return Unsupported(std::string(m.name) + " field " + std::to_string(number));
     const bool repeated = field->flags & protobuf_schema::kRepeated;
-    if (field->type == T::kStringMap || field->type == T::kBytesMap || field->type == T::kQuantityMap) {
+    if (field->type == T::kStringMap || field->type == T::kBytesMap || field->type == T::kQuantityMap ||
+        field->type == T::kMessageMap) {
       std::string_view entry;
       if (wire != 2 || !r.Bytes(&entry)) return Malformed(m);
       if (Status s = DecodeMapEntry(*field, entry, out, m); !s.ok()) return s;
@@ -266,7 +307,8 @@ Result<json::object> DecodeMessage(std::string_view bytes, const Message& m) {
       for (auto& [k, inner] : v.get_object()) out[k] = std::move(inner);
       continue;
     }
-    bool scalar = field->type == T::kString || field->type == T::kInt || field->type == T::kBool;
+    bool scalar = field->type == T::kString || field->type == T::kInt || field->type == T::kBool ||
+                  field->type == T::kBytes || field->type == T::kDouble;
     if (scalar && !repeated && !(field->flags & protobuf_schema::kKeepZero) && IsZero(v)) continue;
     if (repeated) {
       json::value& list = out[field->name];
@@ -289,7 +331,8 @@ const Message* MessageFor(api::Kind kind) {
     for (auto group : {schema::kCoreKinds, schema::kPodKinds, schema::kVolumeKinds, schema::kAppsKinds,
                        schema::kAutoscalingKinds, schema::kBatchKinds, schema::kCoordinationKinds,
                        schema::kDiscoveryKinds, schema::kNetworkingKinds, schema::kNodeKinds, schema::kPolicyKinds,
-                       schema::kRbacKinds, schema::kSchedulingKinds, schema::kStorageKinds}) {
+                       schema::kRbacKinds, schema::kSchedulingKinds, schema::kStorageKinds,
+                       schema::kApiextensionsKinds}) {
       for (const schema::KindMessage& entry : group) t[static_cast<size_t>(entry.kind)] = entry.message;
     }
     return t;

@@ -8,7 +8,7 @@
 // PodTemplate, Binding), _volume.cc (volume sources, PersistentVolume and its
 // claim) and _core.cc (the other core kinds); then _apps, _autoscaling,
 // _batch, _coordination, _discovery, _networking, _node, _policy, _rbac,
-// _scheduling, _storage. Each group file lists the kinds it decodes
+// _scheduling, _storage, _apiextensions. Each group file lists the kinds it decodes
 // (k<Group>Kinds); protobuf.cc gathers them into one table by kind.
 
 #include <initializer_list>
@@ -31,7 +31,10 @@ enum class FieldType {
   kQuantity,     // resource.Quantity: its string
   kIntOrString,  // util/intstr IntOrString
   kFieldsV1,     // meta/v1 FieldsV1 {1: JSON bytes}: that JSON
-  kRawExtension, // runtime.RawExtension {1: raw bytes}: that JSON (protobuf raw is unsupported)
+  kRawExtension, // runtime.RawExtension, apiextensions JSON {1: raw bytes}: that JSON (protobuf raw is unsupported)
+  kDouble,       // double (fixed64): a JSON number, integral values as integers
+  kBytes,        // bytes: base64, as Go's JSON writes a []byte
+  kMessageMap,   // map<string, Message>
 };
 
 enum FieldFlags : unsigned {
@@ -60,6 +63,11 @@ struct Message {
   std::initializer_list<Field> fields;
   // Skipped whole: what a client sends there is not stored (status on create).
   bool ignored = false;
+  // A union Go's JSON writes as one value (apiextensions' JSONSchemaPropsOrBool
+  // and kin): the value of the first of these fields that is set (a list: not
+  // empty), else the JSON `union_default`.
+  std::initializer_list<const char*> union_of = {};
+  const char* union_default = "null";
 };
 
 // Table shorthands: String(1, "name"), Strings(3, "values"),
@@ -92,6 +100,16 @@ constexpr Field MicroTime(int number, const char* name) { return {number, name, 
 constexpr Field RawExtension(int number, const char* name) {
   return {number, name, FieldType::kRawExtension};
 }
+constexpr Field RawExtensions(int number, const char* name) {
+  return {number, name, FieldType::kRawExtension, kRepeated};
+}
+constexpr Field Double(int number, const char* name, unsigned flags = 0) {
+  return {number, name, FieldType::kDouble, flags};
+}
+constexpr Field Bytes(int number, const char* name) { return {number, name, FieldType::kBytes}; }
+constexpr Field MessageMap(int number, const char* name, const Message& message) {
+  return {number, name, FieldType::kMessageMap, 0, &message};
+}
 constexpr Field Quantity(int number, const char* name) { return {number, name, FieldType::kQuantity}; }
 constexpr Field IntOrString(int number, const char* name) { return {number, name, FieldType::kIntOrString}; }
 constexpr Field FieldsV1(int number, const char* name) { return {number, name, FieldType::kFieldsV1}; }
@@ -117,6 +135,6 @@ struct KindMessage {
 // The kinds each group file decodes.
 extern const std::span<const KindMessage> kCoreKinds, kPodKinds, kVolumeKinds, kAppsKinds,
     kAutoscalingKinds, kBatchKinds, kCoordinationKinds, kDiscoveryKinds, kNetworkingKinds, kNodeKinds,
-    kPolicyKinds, kRbacKinds, kSchedulingKinds, kStorageKinds;
+    kPolicyKinds, kRbacKinds, kSchedulingKinds, kStorageKinds, kApiextensionsKinds;
 
 }  // namespace berth::apiserver::protobuf_schema

@@ -131,7 +131,8 @@ INSTANTIATE_TEST_SUITE_P(
         Fixture{"rbac.authorization.k8s.io.v1.ClusterRoleBinding"}, Fixture{"node.k8s.io.v1.RuntimeClass"},
         Fixture{"scheduling.k8s.io.v1.PriorityClass"}, Fixture{"storage.k8s.io.v1.StorageClass"},
         Fixture{"storage.k8s.io.v1.CSIDriver"}, Fixture{"storage.k8s.io.v1.CSINode"},
-        Fixture{"storage.k8s.io.v1.CSIStorageCapacity"}, Fixture{"storage.k8s.io.v1.VolumeAttachment"}),
+        Fixture{"storage.k8s.io.v1.CSIStorageCapacity"}, Fixture{"storage.k8s.io.v1.VolumeAttachment"},
+        Fixture{"apiextensions.k8s.io.v1.CustomResourceDefinition", true}),
     [](const ::testing::TestParamInfo<Fixture>& info) {
       std::string name = info.param.file;
       for (char& c : name) {
