@@ -191,7 +191,32 @@ std::vector<KindCase> OtherGroupCases() {
                       .Msg(2, Pb().Msg(2, Pb())))  // every namespace: an empty selector
           .Msg(3, Pb().Msg(1, Pb().Str(1, "UDP").IntOrStr(2, "dns")))
           .Str(4, "Ingress").Str(4, "Egress");
+  // An OpenAPI schema: a map of schemas, unions (additionalProperties: false,
+  // items: a schema), raw JSON values, doubles.
+  Pb replicas = Pb().Str(5, "integer").Double(9, 10).Double(11, 0.5).Msg(8, Pb().Str(1, "1"));
+  Pb mode = Pb().Str(5, "string").Msg(20, Pb().Str(1, R"("fast")")).Msg(20, Pb().Str(1, R"("safe")"));
+  Pb tags = Pb().Str(5, "array").Msg(24, Pb().Msg(1, Pb().Str(5, "string")));
+  Pb spec_schema = Pb().Str(5, "object").Entry(29, "replicas", replicas).Entry(29, "mode", mode)
+                       .Entry(29, "tags", tags).Msg(30, Pb().Bool(1, false));
+  Pb root = Pb().Str(5, "object").Entry(29, "spec", spec_schema)
+                .Entry(29, "status", Pb().Str(5, "object").Bool(38, true));
+  Pb crd_version = Pb().Str(1, "v1").Bool(2, true).Bool(3, true).Bool(7, false).Msg(4, Pb().Msg(1, root))
+                       .Msg(5, Pb().Msg(1, Pb()));
+  Pb crd_spec = Pb().Str(1, "example.com")
+                    .Msg(3, Pb().Str(1, "widgets").Str(2, "widget").Str(3, "wd").Str(4, "Widget").Str(5, "WidgetList"))
+                    .Str(4, "Namespaced").Msg(7, crd_version).Msg(9, Pb().Str(1, "None")).Bool(10, false);
   return {
+      {"CustomResourceDefinitionWithAnOpenAPISchema", api::Kind::kCustomResourceDefinition,
+       "apiextensions.k8s.io/v1", "CustomResourceDefinition", Pb().Msg(1, Meta("x")).Msg(2, crd_spec).Msg(3, Pb()),
+       WithMeta(R"("spec":{"group":"example.com","names":{"plural":"widgets","singular":"widget",)"
+                R"("shortNames":["wd"],"kind":"Widget","listKind":"WidgetList"},"scope":"Namespaced",)"
+                R"("versions":[{"name":"v1","served":true,"storage":true,"schema":{"openAPIV3Schema":{)"
+                R"("type":"object","properties":{"spec":{"type":"object","properties":{)"
+                R"("replicas":{"type":"integer","maximum":10,"minimum":0.5,"default":1},)"
+                R"("mode":{"type":"string","enum":["fast","safe"]},)"
+                R"("tags":{"type":"array","items":{"type":"string"}}},"additionalProperties":false},)"
+                R"("status":{"type":"object","x-kubernetes-preserve-unknown-fields":true}}}},)"
+                R"("subresources":{"status":{}}}],"conversion":{"strategy":"None"}},"status":{})")},
       {"ReplicaSet", api::Kind::kReplicaSet, "apps/v1", "ReplicaSet",
        Pb().Msg(1, Meta("x")).Msg(2, Pb().Int(1, 2).Int(4, 0).Msg(2, Selector()).Msg(3, Template())),
        WithMeta(R"("spec":{"replicas":2,"selector":{"matchLabels":{"app":"x"}},"template":)" +

@@ -3,6 +3,7 @@
 // field by field as Go's generated code would write them, and wraps them in
 // Kubernetes' "k8s\0" + runtime.Unknown envelope.
 
+#include <bit>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -18,6 +19,12 @@ class Pb {
     return *this;
   }
   Pb& Bool(int field, bool b) { return Int(field, b ? 1 : 0); }
+  Pb& Double(int field, double d) {
+    Key(field, 1);
+    uint64_t bits = std::bit_cast<uint64_t>(d);
+    for (int i = 0; i < 8; ++i, bits >>= 8) bytes_ += static_cast<char>(bits & 0xff);
+    return *this;
+  }
   Pb& Msg(int field, const Pb& m) { return Len(field, m.bytes_); }
   // map<string, string> / map<string, bytes> entry.
   Pb& Entry(int field, std::string_view key, std::string_view value) {
