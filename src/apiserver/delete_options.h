@@ -16,18 +16,21 @@ namespace berth::apiserver {
 struct DeleteOptions {
   std::string uid_precondition;                 // preconditions.uid
   int64_t resource_version_precondition = 0;    // preconditions.resourceVersion (0: none)
-  std::optional<int64_t> grace_period_seconds;  // negative values become 0
+  std::optional<int64_t> grace_period_seconds;  // a negative value becomes 1, as in kube
   std::string propagation_policy;               // "", "Orphan", "Background", "Foreground"
   bool dry_run = false;
 };
 
-// Adds what a DeleteOptions object sets to `options`. BadRequest or Invalid
-// (kube's messages, field paths) for malformed values.
+// Adds what a DeleteOptions object sets to `options`, validated as kube does
+// (Invalid `DeleteOptions.meta.k8s.io "" is invalid: ...` for a
+// propagationPolicy beside orphanDependents or not supported, a dryRun other
+// than "All"); BadRequest for malformed preconditions.
 Status ReadDeleteOptions(const boost::json::object& body, DeleteOptions& options);
 
-// A DELETE's options: gracePeriodSeconds, propagationPolicy and dryRun from
-// the query, then the body (application/json or
-// application/vnd.kubernetes.protobuf); an empty body sets nothing.
+// A DELETE's options: from the body (application/json or
+// application/vnd.kubernetes.protobuf) when there is one, else from the query
+// (gracePeriodSeconds, propagationPolicy, orphanDependents, dryRun), as kube
+// reads them: never both.
 Result<DeleteOptions> DeleteOptionsFromRequest(const Request& request);
 
 }  // namespace berth::apiserver
