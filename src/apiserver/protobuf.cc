@@ -2,8 +2,8 @@
 
 #include <array>
 #include <bit>
-#include <cmath>
 #include <chrono>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <string>
@@ -139,11 +139,20 @@ std::string FormatMicroTime(int64_t seconds, int64_t nanos) {
   return text;
 }
 
-Result<json::object> DecodeMessage(std::string_view bytes, const Message& m);
+// How deep messages may nest. The schema of a CustomResourceDefinition is
+// recursive; a body nesting deeper than any real one is refused rather than
+// decoded on an ever deeper stack.
+constexpr int kMaxDepth = 100;
+
+Result<json::object> DecodeMessage(std::string_view bytes, const Message& m, int depth);
 
 // A nested message's JSON: its object, or for a union the one value Go writes.
-Result<json::value> DecodeNested(std::string_view bytes, const Message& message) {
-  auto decoded = DecodeMessage(bytes, message);
+Result<json::value> DecodeNested(std::string_view bytes, const Message& message, int depth) {
+  if (depth >= kMaxDepth) {
+    return Status::BadRequest("protobuf messages nested deeper than " + std::to_string(kMaxDepth) + " in " +
+                              message.name);
+  }
+  auto decoded = DecodeMessage(bytes, message, depth + 1);
   if (!decoded.ok()) return decoded.status();
   json::object o = std::move(decoded).value();
   if (message.union_of.size() == 0) return json::value(std::move(o));
@@ -161,7 +170,7 @@ json::value DoubleValue(double d) {
   return json::value(d);
 }
 
-Result<json::value> DecodeValue(const Field& f, int wire, Reader& r, const Message& m) {
+Result<json::value> DecodeValue(const Field& f, int wire, Reader& r, const Message& m, int depth) {
   if (f.type == T::kDouble) {
     uint64_t bits;
     if (wire != 1 || !r.Fixed64(&bits)) return Malformed(m);
@@ -181,7 +190,7 @@ Result<json::value> DecodeValue(const Field& f, int wire, Reader& r, const Messa
     case T::kString:
       return json::value(json::string(b));
     case T::kMessage:
-      return DecodeNested(b, *f.message);
+      return DecodeNested(b, *f.message, depth);
     case T::kBytes:
       return json::value(Base64(b));
     case T::kTime: {
@@ -230,7 +239,8 @@ Result<json::value> DecodeValue(const Field& f, int wire, Reader& r, const Messa
 }
 
 // A map entry {1: key, 2: value} into out[field.name][key].
-Status DecodeMapEntry(const Field& field, std::string_view entry, json::object& out, const Message& m) {
+Status DecodeMapEntry(const Field& field, std::string_view entry, json::object& out, const Message& m,
+                      int depth) {
   Small e;
   if (!ReadSmall(entry, &e)) return Malformed(m);
   json::value value;
@@ -238,7 +248,7 @@ Status DecodeMapEntry(const Field& field, std::string_view entry, json::object& 
     case T::kStringMap: value = json::string(e.b2); break;
     case T::kBytesMap: value = json::string(Base64(e.b2)); break;
     case T::kMessageMap: {
-      auto nested = DecodeNested(e.b2, *field.message);
+      auto nested = DecodeNested(e.b2, *field.message, depth);
       if (!nested.ok()) return nested.status();
       value = std::move(nested).value();
       break;
@@ -275,7 +285,7 @@ bool IsZero(const json::value& v) {
          (v.is_bool() && !v.get_bool());
 }
 
-Result<json::object> DecodeMessage(std::string_view bytes, const Message& m) {
+Result<json::object> DecodeMessage(std::string_view bytes, const Message& m, int depth) {
   json::object out;
   if (m.ignored) return out;
   Reader r(bytes);
@@ -293,14 +303,14 @@ Result<json::object> DecodeMessage(std::string_view bytes, const Message& m) {
         field->type == T::kMessageMap) {
       std::string_view entry;
       if (wire != 2 || !r.Bytes(&entry)) return Malformed(m);
-      if (Status s = DecodeMapEntry(*field, entry, out, m); !s.ok()) return s;
+      if (Status s = DecodeMapEntry(*field, entry, out, m, depth); !s.ok()) return s;
       continue;
     }
     if (repeated && field->type == T::kInt && wire == 2) {
       if (Status s = DecodePackedInts(*field, r, out, m); !s.ok()) return s;
       continue;
     }
-    auto value = DecodeValue(*field, wire, r, m);
+    auto value = DecodeValue(*field, wire, r, m, depth);
     if (!value.ok()) return value.status();
     json::value& v = value.value();
     if (field->flags & protobuf_schema::kInline) {
@@ -376,7 +386,7 @@ Result<json::value> DecodeEnvelope(std::string_view body, const Message& message
       return Unsupported("content encoding " + std::string(b));
     }
   }
-  auto decoded = DecodeMessage(raw, message);
+  auto decoded = DecodeMessage(raw, message, 0);
   if (!decoded.ok()) return decoded.status();
   json::object o = std::move(decoded).value();
   o["apiVersion"] = api_version.empty() ? std::string(default_api_version) : api_version;

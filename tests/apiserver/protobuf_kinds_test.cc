@@ -358,5 +358,22 @@ TEST(ProtobufRawExtension, ANonJsonRevisionIsUnsupportedMediaType) {
       << decoded.status().message();
 }
 
+// The CRD schema is recursive: a body nesting deeper than any real schema is
+// a clear error, not a stack that grows with the input.
+TEST(ProtobufDepth, ASchemaNestedTooDeepIsABadRequest) {
+  auto crd_with_depth = [](int depth) {
+    Pb schema = Pb().Str(5, "object");
+    for (int i = 0; i < depth; ++i) schema = Pb().Msg(28, schema);  // not: {not: {...}}
+    Pb version = Pb().Str(1, "v1").Bool(2, true).Bool(3, true).Msg(4, Pb().Msg(1, schema));
+    return Envelope("apiextensions.k8s.io/v1", "CustomResourceDefinition",
+                    Pb().Msg(1, Meta("x")).Msg(2, Pb().Str(1, "example.com").Msg(7, version)));
+  };
+  EXPECT_TRUE(DecodeProtobuf(crd_with_depth(40), api::Kind::kCustomResourceDefinition).ok());
+  auto deep = DecodeProtobuf(crd_with_depth(1000), api::Kind::kCustomResourceDefinition);
+  ASSERT_FALSE(deep.ok());
+  EXPECT_EQ(deep.status().code(), StatusCode::kBadRequest);
+  EXPECT_NE(deep.status().message().find("nested deeper than"), std::string::npos) << deep.status().message();
+}
+
 }  // namespace
 }  // namespace berth::apiserver
