@@ -168,4 +168,24 @@ Result<DeleteOptions> DeleteOptionsFromRequest(const Request& request) {
   return options;
 }
 
+Status CheckDeletePreconditions(const DeleteOptions& options, const api::Object& current) {
+  // kube names the kind here, not the resource: "Pod", "Deployment.apps".
+  const api::KindInfo& kind = current.info();
+  std::string on = "Operation cannot be fulfilled on " + std::string(kind.name) +
+                   (kind.group.empty() ? "" : "." + std::string(kind.group)) + " \"" + current.name() + "\": ";
+  if (!options.uid_precondition.empty() && options.uid_precondition != current.uid()) {
+    return Status::Conflict(on + "the UID in the precondition (" + options.uid_precondition +
+                            ") does not match the UID in record (" + current.uid() +
+                            "). The object might have been deleted and then recreated");
+  }
+  if (options.resource_version_precondition > 0 &&
+      options.resource_version_precondition != current.resource_version()) {
+    return Status::Conflict(on + "the ResourceVersion in the precondition (" +
+                            std::to_string(options.resource_version_precondition) +
+                            ") does not match the ResourceVersion in record (" +
+                            std::to_string(current.resource_version()) + "). The object might have been modified");
+  }
+  return Status::Ok();
+}
+
 }  // namespace berth::apiserver

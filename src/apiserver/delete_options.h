@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 
+#include "api/object.h"
 #include "api/status.h"
 #include "apiserver/http.h"
 
@@ -32,5 +33,11 @@ Status ReadDeleteOptions(const boost::json::object& body, DeleteOptions& options
 // (gracePeriodSeconds, propagationPolicy, orphanDependents, dryRun), as kube
 // reads them: never both.
 Result<DeleteOptions> DeleteOptionsFromRequest(const Request& request);
+
+// Conflict, in kube's words (`Operation cannot be fulfilled on Pod "web": the
+// UID in the precondition (…) does not match the UID in record (…). The
+// object might have been deleted and then recreated`), when `options`'
+// preconditions do not hold for `current`; Ok when they do.
+Status CheckDeletePreconditions(const DeleteOptions& options, const api::Object& current);
 
 }  // namespace berth::apiserver

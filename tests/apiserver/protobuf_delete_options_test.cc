@@ -77,9 +77,15 @@ TEST_F(ProtobufDeleteOptionsTest, PreconditionsOnUidAndResourceVersionAreChecked
 
   Response wrong_uid = Call("DELETE", path, Options(Pb().Msg(2, Pb().Str(1, "not-" + uid))), kProtobuf);
   EXPECT_EQ(wrong_uid.status, 409) << wrong_uid.body;
-  EXPECT_NE(wrong_uid.body.find("not-" + uid), std::string::npos) << wrong_uid.body;
+  EXPECT_EQ(json::parse(wrong_uid.body).at("message").as_string(),
+            "Operation cannot be fulfilled on ConfigMap \"cfg\": the UID in the precondition (not-" + uid +
+                ") does not match the UID in record (" + uid +
+                "). The object might have been deleted and then recreated");
   Response wrong_rv = Call("DELETE", path, Options(Pb().Msg(2, Pb().Str(2, rv + "0"))), kProtobuf);
   EXPECT_EQ(wrong_rv.status, 409) << wrong_rv.body;
+  EXPECT_EQ(json::parse(wrong_rv.body).at("message").as_string(),
+            "Operation cannot be fulfilled on ConfigMap \"cfg\": the ResourceVersion in the precondition (" + rv +
+                "0) does not match the ResourceVersion in record (" + rv + "). The object might have been modified");
   EXPECT_EQ(Get(path).status, 200);
 
   Response right = Call("DELETE", path, Options(Pb().Msg(2, Pb().Str(1, uid).Str(2, rv))), kProtobuf);
