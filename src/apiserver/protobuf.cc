@@ -130,6 +130,13 @@ std::string Base64(std::string_view bytes) {
   return out;
 }
 
+// meta/v1 Time {1 seconds, 2 nanos} as Go's JSON writes it: whole seconds,
+// the zero time as null.
+json::value TimeValue(const Small& t) {
+  if (t.v1 == 0 && t.v2 == 0) return json::value(nullptr);
+  return json::value(api::FormatRfc3339(std::chrono::system_clock::time_point(std::chrono::seconds(t.v1))));
+}
+
 // meta/v1 MicroTime as Go's JSON writes it: "2006-01-02T15:04:05.000000Z".
 std::string FormatMicroTime(int64_t seconds, int64_t nanos) {
   std::string text = api::FormatRfc3339(std::chrono::system_clock::time_point(std::chrono::seconds(seconds)));
@@ -196,8 +203,7 @@ Result<json::value> DecodeValue(const Field& f, int wire, Reader& r, const Messa
     case T::kTime: {
       Small t;
       if (!ReadSmall(b, &t)) return Malformed(m);
-      if (t.v1 == 0 && t.v2 == 0) return json::value(nullptr);  // Go's zero time: null
-      return json::value(api::FormatRfc3339(std::chrono::system_clock::time_point(std::chrono::seconds(t.v1))));
+      return TimeValue(t);
     }
     case T::kMicroTime: {
       Small t;
@@ -247,6 +253,12 @@ Status DecodeMapEntry(const Field& field, std::string_view entry, json::object& 
   switch (field.type) {
     case T::kStringMap: value = json::string(e.b2); break;
     case T::kBytesMap: value = json::string(Base64(e.b2)); break;
+    case T::kTimeMap: {
+      Small t;
+      if (!ReadSmall(e.b2, &t)) return Malformed(m);
+      value = TimeValue(t);
+      break;
+    }
     case T::kMessageMap: {
       auto nested = DecodeNested(e.b2, *field.message, depth);
       if (!nested.ok()) return nested.status();
@@ -287,7 +299,6 @@ bool IsZero(const json::value& v) {
 
 Result<json::object> DecodeMessage(std::string_view bytes, const Message& m, int depth) {
   json::object out;
-  if (m.ignored) return out;
   Reader r(bytes);
   while (!r.done()) {
     uint64_t key;
@@ -300,7 +311,7 @@ Result<json::object> DecodeMessage(std::string_view bytes, const Message& m, int
     if (!field) return Unsupported(std::string(m.name) + " field " + std::to_string(number));
     const bool repeated = field->flags & protobuf_schema::kRepeated;
     if (field->type == T::kStringMap || field->type == T::kBytesMap || field->type == T::kQuantityMap ||
-        field->type == T::kMessageMap) {
+        field->type == T::kMessageMap || field->type == T::kTimeMap) {
       std::string_view entry;
       if (wire != 2 || !r.Bytes(&entry)) return Malformed(m);
       if (Status s = DecodeMapEntry(*field, entry, out, m, depth); !s.ok()) return s;

@@ -7,11 +7,11 @@
 // kubectl's typed commands send it (`kubectl create deployment|configmap|
 // secret|service|serviceaccount|job|cronjob|ingress|role|rolebinding|
 // clusterrole|clusterrolebinding|quota|pdb|priorityclass|namespace`, `kubectl
-// run`, drain's DeleteOptions and Evictions), and so may any client-go
-// program. The schema (protobuf_schema.h, one table file per API group)
-// covers every built-in kind berth serves, all the fields of their
-// generated.proto but status (not stored on create); custom resources are
-// JSON only, as in Kubernetes. A field the schema does not know is an
+// autoscale`, drain's DeleteOptions and Evictions), and so may any client-go
+// program (status updates included). The schema (protobuf_schema.h, one table
+// file per API group) covers every built-in kind berth serves, all the fields
+// of their generated.proto, status too; custom resources are JSON only, as in
+// Kubernetes. A field the schema does not know is an
 // UnsupportedMediaType error naming the message and field number (send JSON
 // or YAML instead), never a silent drop.
 

@@ -35,6 +35,7 @@ enum class FieldType {
   kDouble,       // double (fixed64): a JSON number, integral values as integers
   kBytes,        // bytes: base64, as Go's JSON writes a []byte
   kMessageMap,   // map<string, Message>
+  kTimeMap,      // map<string, meta/v1 Time>
 };
 
 enum FieldFlags : unsigned {
@@ -61,8 +62,6 @@ struct Field {
 struct Message {
   const char* name;
   std::initializer_list<Field> fields;
-  // Skipped whole: what a client sends there is not stored (status on create).
-  bool ignored = false;
   // A union Go's JSON writes as one value (apiextensions' JSONSchemaPropsOrBool
   // and kin): the value of the first of these fields that is set (a list: not
   // empty), else the JSON `union_default`.
@@ -96,6 +95,7 @@ constexpr Field StringMap(int number, const char* name) { return {number, name, 
 constexpr Field BytesMap(int number, const char* name) { return {number, name, FieldType::kBytesMap}; }
 constexpr Field QuantityMap(int number, const char* name) { return {number, name, FieldType::kQuantityMap}; }
 constexpr Field Time(int number, const char* name) { return {number, name, FieldType::kTime}; }
+constexpr Field TimeMap(int number, const char* name) { return {number, name, FieldType::kTimeMap}; }
 constexpr Field MicroTime(int number, const char* name) { return {number, name, FieldType::kMicroTime}; }
 constexpr Field RawExtension(int number, const char* name) {
   return {number, name, FieldType::kRawExtension};
@@ -118,12 +118,13 @@ constexpr Field FieldsV1(int number, const char* name) { return {number, name, F
 inline constexpr unsigned kKeep = kKeepZero;
 
 // meta/v1 and shared messages.
-extern const Message kObjectMeta, kLabelSelector, kIgnoredStatus, kDeleteOptions;
+extern const Message kObjectMeta, kLabelSelector, kCondition, kDeleteOptions;
 // core/v1 messages other files embed.
 extern const Message kLocalObjectReference, kTypedLocalObjectReference, kObjectReference;  // _core
 extern const Message kPodTemplateSpec, kObjectFieldSelector, kResourceFieldSelector, kNodeSelector,
     kToleration;                                                                           // _pod
-extern const Message kVolume, kPersistentVolumeClaim, kPersistentVolumeSpec, kTopologySelectorTerm;  // _volume
+extern const Message kVolume, kPersistentVolumeClaim, kPersistentVolumeSpec, kTopologySelectorTerm,
+    kVolumeHealthCondition;  // _volume
 // Request bodies that are not stored kinds.
 extern const Message kEviction;  // policy/v1
 

@@ -23,18 +23,15 @@ extern const Message kJSONSchemaProps;
 const Message kJSONSchemaPropsOrArray{
     "JSONSchemaPropsOrArray",
     {Nested(1, "schema", kJSONSchemaProps), NestedList(2, "jSONSchemas", kJSONSchemaProps)},
-    false,
     {"jSONSchemas", "schema"}};
 const Message kJSONSchemaPropsOrBool{
     "JSONSchemaPropsOrBool",
     {Bool(1, "allows", kKeep), Nested(2, "schema", kJSONSchemaProps)},
-    false,
     {"schema", "allows"},
     "false"};
 const Message kJSONSchemaPropsOrStringArray{
     "JSONSchemaPropsOrStringArray",
     {Nested(1, "schema", kJSONSchemaProps), Strings(2, "property")},
-    false,
     {"property", "schema"}};
 const Message kExternalDocumentation{"ExternalDocumentation",
                                      {String(1, "description"), String(2, "url")}};
@@ -133,10 +130,19 @@ const Message kCustomResourceDefinitionSpec{
     {String(1, "group", kKeep), Nested(3, "names", kCustomResourceDefinitionNames),
      String(4, "scope", kKeep), NestedList(7, "versions", kCustomResourceDefinitionVersion),
      Nested(9, "conversion", kCustomResourceConversion), Bool(10, "preserveUnknownFields")}};
+const Message kCustomResourceDefinitionCondition{
+    "CustomResourceDefinitionCondition",
+    {String(1, "type", kKeep), String(2, "status", kKeep), Time(3, "lastTransitionTime"),
+     String(4, "reason"), String(5, "message"), Int(6, "observedGeneration")}};
+const Message kCustomResourceDefinitionStatus{
+    "CustomResourceDefinitionStatus",
+    {NestedList(1, "conditions", kCustomResourceDefinitionCondition),
+     Nested(2, "acceptedNames", kCustomResourceDefinitionNames), Strings(3, "storedVersions"),
+     Int(4, "observedGeneration")}};
 const Message kCustomResourceDefinition{
     "CustomResourceDefinition",
     {Nested(1, "metadata", kObjectMeta), Nested(2, "spec", kCustomResourceDefinitionSpec),
-     Nested(3, "status", kIgnoredStatus)}};
+     Nested(3, "status", kCustomResourceDefinitionStatus)}};
 
 const KindMessage kApiextensionsKindList[] = {
     {api::Kind::kCustomResourceDefinition, &kCustomResourceDefinition},

@@ -14,9 +14,49 @@ const Message kReplicaSetSpec{
     "ReplicaSetSpec",
     {Int(1, "replicas", kKeep), Int(4, "minReadySeconds"), Nested(2, "selector", kLabelSelector),
      Nested(3, "template", kPodTemplateSpec)}};
+const Message kDeploymentCondition{
+    "DeploymentCondition",
+    {String(1, "type", kKeep), String(2, "status", kKeep), Time(6, "lastUpdateTime"),
+     Time(7, "lastTransitionTime"), String(4, "reason"), String(5, "message")}};
+const Message kDeploymentStatus{
+    "DeploymentStatus",
+    {Int(1, "observedGeneration"), Int(2, "replicas"), Int(3, "updatedReplicas"),
+     Int(7, "readyReplicas"), Int(4, "availableReplicas"), Int(5, "unavailableReplicas"),
+     Int(9, "terminatingReplicas", kKeep), NestedList(6, "conditions", kDeploymentCondition),
+     Int(8, "collisionCount", kKeep)}};
+const Message kReplicaSetCondition{
+    "ReplicaSetCondition",
+    {String(1, "type", kKeep), String(2, "status", kKeep), Time(3, "lastTransitionTime"),
+     String(4, "reason"), String(5, "message")}};
+const Message kReplicaSetStatus{
+    "ReplicaSetStatus",
+    {Int(1, "replicas", kKeep), Int(2, "fullyLabeledReplicas"), Int(4, "readyReplicas"),
+     Int(5, "availableReplicas"), Int(7, "terminatingReplicas", kKeep),
+     Int(3, "observedGeneration"), NestedList(6, "conditions", kReplicaSetCondition)}};
+const Message kStatefulSetCondition{
+    "StatefulSetCondition",
+    {String(1, "type", kKeep), String(2, "status", kKeep), Time(3, "lastTransitionTime"),
+     String(4, "reason"), String(5, "message")}};
+const Message kStatefulSetStatus{
+    "StatefulSetStatus",
+    {Int(1, "observedGeneration"), Int(2, "replicas", kKeep), Int(3, "readyReplicas"),
+     Int(4, "currentReplicas"), Int(5, "updatedReplicas"), String(6, "currentRevision"),
+     String(7, "updateRevision"), Int(9, "collisionCount", kKeep),
+     NestedList(10, "conditions", kStatefulSetCondition), Int(11, "availableReplicas", kKeep)}};
+const Message kDaemonSetCondition{
+    "DaemonSetCondition",
+    {String(1, "type", kKeep), String(2, "status", kKeep), Time(3, "lastTransitionTime"),
+     String(4, "reason"), String(5, "message")}};
+const Message kDaemonSetStatus{
+    "DaemonSetStatus",
+    {Int(1, "currentNumberScheduled", kKeep), Int(2, "numberMisscheduled", kKeep),
+     Int(3, "desiredNumberScheduled", kKeep), Int(4, "numberReady", kKeep),
+     Int(5, "observedGeneration"), Int(6, "updatedNumberScheduled"), Int(7, "numberAvailable"),
+     Int(8, "numberUnavailable"), Int(9, "collisionCount", kKeep),
+     NestedList(10, "conditions", kDaemonSetCondition)}};
 const Message kReplicaSet{"ReplicaSet",
                           {Nested(1, "metadata", kObjectMeta), Nested(2, "spec", kReplicaSetSpec),
-                           Nested(3, "status", kIgnoredStatus)}};
+                           Nested(3, "status", kReplicaSetStatus)}};
 const Message kRollingUpdateDaemonSet{
     "RollingUpdateDaemonSet", {IntOrString(1, "maxUnavailable"), IntOrString(2, "maxSurge")}};
 const Message kDaemonSetUpdateStrategy{
@@ -29,7 +69,7 @@ const Message kDaemonSetSpec{
      Int(6, "revisionHistoryLimit", kKeep)}};
 const Message kDaemonSet{"DaemonSet",
                          {Nested(1, "metadata", kObjectMeta), Nested(2, "spec", kDaemonSetSpec),
-                          Nested(3, "status", kIgnoredStatus)}};
+                          Nested(3, "status", kDaemonSetStatus)}};
 const Message kRollingUpdateStatefulSetStrategy{
     "RollingUpdateStatefulSetStrategy",
     {Int(1, "partition", kKeep), IntOrString(2, "maxUnavailable")}};
@@ -52,7 +92,7 @@ const Message kStatefulSetSpec{
      Nested(11, "ordinals", kStatefulSetOrdinals)}};
 const Message kStatefulSet{"StatefulSet",
                            {Nested(1, "metadata", kObjectMeta), Nested(2, "spec", kStatefulSetSpec),
-                            Nested(3, "status", kIgnoredStatus)}};
+                            Nested(3, "status", kStatefulSetStatus)}};
 const Message kRollingUpdateDeployment{
     "RollingUpdateDeployment", {IntOrString(1, "maxUnavailable"), IntOrString(2, "maxSurge")}};
 const Message kDeploymentStrategy{
@@ -66,7 +106,7 @@ const Message kDeploymentSpec{
      Int(9, "progressDeadlineSeconds", kKeep)}};
 const Message kDeployment{"Deployment",
                           {Nested(1, "metadata", kObjectMeta), Nested(2, "spec", kDeploymentSpec),
-                           Nested(3, "status", kIgnoredStatus)}};
+                           Nested(3, "status", kDeploymentStatus)}};
 
 const KindMessage kAppsKindList[] = {
     {api::Kind::kDeployment, &kDeployment},

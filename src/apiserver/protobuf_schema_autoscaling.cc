@@ -49,10 +49,44 @@ const Message kHorizontalPodAutoscalerSpec{
     {Nested(1, "scaleTargetRef", kCrossVersionObjectReference), Int(2, "minReplicas", kKeep),
      Int(3, "maxReplicas", kKeep), NestedList(4, "metrics", kMetricSpec),
      Nested(5, "behavior", kHorizontalPodAutoscalerBehavior)}};
+const Message kMetricValueStatus{
+    "MetricValueStatus",
+    {Quantity(1, "value"), Quantity(2, "averageValue"), Int(3, "averageUtilization", kKeep)}};
+const Message kObjectMetricStatus{
+    "ObjectMetricStatus",
+    {Nested(1, "metric", kMetricIdentifier), Nested(2, "current", kMetricValueStatus),
+     Nested(3, "describedObject", kCrossVersionObjectReference)}};
+const Message kPodsMetricStatus{
+    "PodsMetricStatus",
+    {Nested(1, "metric", kMetricIdentifier), Nested(2, "current", kMetricValueStatus)}};
+const Message kResourceMetricStatus{
+    "ResourceMetricStatus", {String(1, "name", kKeep), Nested(2, "current", kMetricValueStatus)}};
+const Message kContainerResourceMetricStatus{
+    "ContainerResourceMetricStatus",
+    {String(1, "name", kKeep), Nested(2, "current", kMetricValueStatus),
+     String(3, "container", kKeep)}};
+const Message kExternalMetricStatus{
+    "ExternalMetricStatus",
+    {Nested(1, "metric", kMetricIdentifier), Nested(2, "current", kMetricValueStatus)}};
+const Message kMetricStatus{
+    "MetricStatus",
+    {String(1, "type", kKeep), Nested(2, "object", kObjectMetricStatus),
+     Nested(3, "pods", kPodsMetricStatus), Nested(4, "resource", kResourceMetricStatus),
+     Nested(7, "containerResource", kContainerResourceMetricStatus),
+     Nested(5, "external", kExternalMetricStatus)}};
+const Message kHorizontalPodAutoscalerCondition{
+    "HorizontalPodAutoscalerCondition",
+    {String(1, "type", kKeep), String(2, "status", kKeep), Time(3, "lastTransitionTime"),
+     String(4, "reason"), String(5, "message"), Int(6, "observedGeneration", kKeep)}};
+const Message kHorizontalPodAutoscalerStatus{
+    "HorizontalPodAutoscalerStatus",
+    {Int(1, "observedGeneration", kKeep), Time(2, "lastScaleTime"), Int(3, "currentReplicas"),
+     Int(4, "desiredReplicas", kKeep), NestedList(5, "currentMetrics", kMetricStatus),
+     NestedList(6, "conditions", kHorizontalPodAutoscalerCondition)}};
 const Message kHorizontalPodAutoscaler{
     "HorizontalPodAutoscaler",
     {Nested(1, "metadata", kObjectMeta), Nested(2, "spec", kHorizontalPodAutoscalerSpec),
-     Nested(3, "status", kIgnoredStatus)}};
+     Nested(3, "status", kHorizontalPodAutoscalerStatus)}};
 
 const KindMessage kAutoscalingKindList[] = {
     {api::Kind::kHorizontalPodAutoscaler, &kHorizontalPodAutoscaler},

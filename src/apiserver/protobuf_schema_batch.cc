@@ -66,9 +66,24 @@ const Message kJobSpec{"JobSpec",
                         String(14, "podReplacementPolicy", kKeep),
                         String(15, "managedBy", kKeep),
                         Nested(17, "scheduling", kJobSchedulingConfiguration)}};
+const Message kJobCondition{
+    "JobCondition",
+    {String(1, "type", kKeep), String(2, "status", kKeep), Time(3, "lastProbeTime"),
+     Time(4, "lastTransitionTime"), String(5, "reason"), String(6, "message")}};
+const Message kUncountedTerminatedPods{"UncountedTerminatedPods",
+                                       {Strings(1, "succeeded"), Strings(2, "failed")}};
+const Message kJobStatus{
+    "JobStatus",
+    {NestedList(1, "conditions", kJobCondition), Time(2, "startTime"), Time(3, "completionTime"),
+     Int(4, "active"), Int(5, "succeeded"), Int(6, "failed"), Int(11, "terminating", kKeep),
+     String(7, "completedIndexes"), String(10, "failedIndexes", kKeep),
+     Nested(8, "uncountedTerminatedPods", kUncountedTerminatedPods), Int(9, "ready", kKeep)}};
+const Message kCronJobStatus{"CronJobStatus",
+                             {NestedList(1, "active", kObjectReference),
+                              Time(4, "lastScheduleTime"), Time(5, "lastSuccessfulTime")}};
 const Message kJob{"Job",
                    {Nested(1, "metadata", kObjectMeta), Nested(2, "spec", kJobSpec),
-                    Nested(3, "status", kIgnoredStatus)}};
+                    Nested(3, "status", kJobStatus)}};
 
 const Message kJobTemplateSpec{"JobTemplateSpec", {Nested(1, "metadata", kObjectMeta), Nested(2, "spec", kJobSpec)}};
 const Message kCronJobSpec{"CronJobSpec",
@@ -78,7 +93,7 @@ const Message kCronJobSpec{"CronJobSpec",
                             Int(6, "successfulJobsHistoryLimit", kKeep), Int(7, "failedJobsHistoryLimit", kKeep)}};
 const Message kCronJob{"CronJob",
                        {Nested(1, "metadata", kObjectMeta), Nested(2, "spec", kCronJobSpec),
-                        Nested(3, "status", kIgnoredStatus)}};
+                        Nested(3, "status", kCronJobStatus)}};
 
 const KindMessage kBatchKindList[] = {
     {api::Kind::kJob, &kJob},

@@ -68,9 +68,20 @@ const Message kServiceSpec{"ServiceSpec",
                             String(21, "loadBalancerClass", kKeep),
                             String(22, "internalTrafficPolicy", kKeep),
                             String(23, "trafficDistribution", kKeep)}};
+const Message kPortStatus{
+    "PortStatus", {Int(1, "port", kKeep), String(2, "protocol", kKeep), String(3, "error", kKeep)}};
+const Message kLoadBalancerIngress{
+    "LoadBalancerIngress",
+    {String(1, "ip"), String(2, "hostname"), String(3, "ipMode", kKeep),
+     NestedList(4, "ports", kPortStatus)}};
+const Message kLoadBalancerStatus{"LoadBalancerStatus",
+                                  {NestedList(1, "ingress", kLoadBalancerIngress)}};
+const Message kServiceStatus{
+    "ServiceStatus",
+    {Nested(1, "loadBalancer", kLoadBalancerStatus), NestedList(2, "conditions", kCondition)}};
 const Message kService{"Service",
                        {Nested(1, "metadata", kObjectMeta), Nested(2, "spec", kServiceSpec),
-                        Nested(3, "status", kIgnoredStatus)}};
+                        Nested(3, "status", kServiceStatus)}};
 const Message kServiceAccount{
     "ServiceAccount",
     {Nested(1, "metadata", kObjectMeta), NestedList(2, "secrets", kObjectReference),
@@ -87,10 +98,12 @@ const Message kScopeSelector{
 const Message kResourceQuotaSpec{
     "ResourceQuotaSpec",
     {QuantityMap(1, "hard"), Strings(2, "scopes"), Nested(3, "scopeSelector", kScopeSelector)}};
+const Message kResourceQuotaStatus{"ResourceQuotaStatus",
+                                   {QuantityMap(1, "hard"), QuantityMap(2, "used")}};
 const Message kResourceQuota{
     "ResourceQuota",
     {Nested(1, "metadata", kObjectMeta), Nested(2, "spec", kResourceQuotaSpec),
-     Nested(3, "status", kIgnoredStatus)}};
+     Nested(3, "status", kResourceQuotaStatus)}};
 const Message kLimitRangeItem{
     "LimitRangeItem",
     {String(1, "type", kKeep), QuantityMap(2, "max"), QuantityMap(3, "min"),
@@ -100,7 +113,7 @@ const Message kLimitRangeSpec{"LimitRangeSpec", {NestedList(1, "limits", kLimitR
 const Message kLimitRange{"LimitRange",
                           {Nested(1, "metadata", kObjectMeta), Nested(2, "spec", kLimitRangeSpec)}};
 
-// --- Node (its status is not stored on create)
+// --- Node
 
 const Message kTaint{"Taint",
                      {String(1, "key", kKeep), String(2, "value"), String(3, "effect", kKeep),
@@ -118,9 +131,48 @@ const Message kNodeSpec{"NodeSpec",
                          Bool(4, "unschedulable"), NestedList(5, "taints", kTaint),
                          Nested(6, "configSource", kNodeConfigSource), String(2, "externalID"),
                          Nested(8, "podPreemptionPolicy", kNodePodPreemptionPolicy)}};
+const Message kNodeCondition{
+    "NodeCondition",
+    {String(1, "type", kKeep), String(2, "status", kKeep), Time(3, "lastHeartbeatTime"),
+     Time(4, "lastTransitionTime"), String(5, "reason"), String(6, "message")}};
+const Message kNodeAddress{"NodeAddress", {String(1, "type", kKeep), String(2, "address", kKeep)}};
+const Message kDaemonEndpoint{"DaemonEndpoint", {Int(1, "Port", kKeep)}};
+const Message kNodeDaemonEndpoints{"NodeDaemonEndpoints",
+                                   {Nested(1, "kubeletEndpoint", kDaemonEndpoint)}};
+const Message kNodeSwapStatus{"NodeSwapStatus", {Int(1, "capacity", kKeep)}};
+const Message kNodeSystemInfo{
+    "NodeSystemInfo",
+    {String(1, "machineID", kKeep), String(2, "systemUUID", kKeep), String(3, "bootID", kKeep),
+     String(4, "kernelVersion", kKeep), String(5, "osImage", kKeep),
+     String(6, "containerRuntimeVersion", kKeep), String(7, "kubeletVersion", kKeep),
+     String(8, "kubeProxyVersion", kKeep), String(9, "operatingSystem", kKeep),
+     String(10, "architecture", kKeep), Nested(11, "swap", kNodeSwapStatus)}};
+const Message kContainerImage{"ContainerImage", {Strings(1, "names"), Int(2, "sizeBytes")}};
+const Message kAttachedVolume{"AttachedVolume",
+                              {String(1, "name", kKeep), String(2, "devicePath", kKeep)}};
+const Message kNodeConfigStatus{
+    "NodeConfigStatus",
+    {Nested(1, "assigned", kNodeConfigSource), Nested(2, "active", kNodeConfigSource),
+     Nested(3, "lastKnownGood", kNodeConfigSource), String(4, "error")}};
+const Message kNodeRuntimeHandlerFeatures{
+    "NodeRuntimeHandlerFeatures",
+    {Bool(1, "recursiveReadOnlyMounts", kKeep), Bool(2, "userNamespaces", kKeep)}};
+const Message kNodeRuntimeHandler{
+    "NodeRuntimeHandler",
+    {String(1, "name", kKeep), Nested(2, "features", kNodeRuntimeHandlerFeatures)}};
+const Message kNodeFeatures{"NodeFeatures", {Bool(1, "supplementalGroupsPolicy", kKeep)}};
+const Message kNodeStatus{
+    "NodeStatus",
+    {QuantityMap(1, "capacity"), QuantityMap(2, "allocatable"), String(3, "phase"),
+     NestedList(4, "conditions", kNodeCondition), NestedList(5, "addresses", kNodeAddress),
+     Nested(6, "daemonEndpoints", kNodeDaemonEndpoints), Nested(7, "nodeInfo", kNodeSystemInfo),
+     NestedList(8, "images", kContainerImage), Strings(9, "volumesInUse"),
+     NestedList(10, "volumesAttached", kAttachedVolume), Nested(11, "config", kNodeConfigStatus),
+     NestedList(12, "runtimeHandlers", kNodeRuntimeHandler), Nested(13, "features", kNodeFeatures),
+     Strings(14, "declaredFeatures")}};
 const Message kNode{"Node",
                     {Nested(1, "metadata", kObjectMeta), Nested(2, "spec", kNodeSpec),
-                     Nested(3, "status", kIgnoredStatus)}};
+                     Nested(3, "status", kNodeStatus)}};
 
 // --- Event, Endpoints
 
@@ -154,10 +206,19 @@ const Message kReplicationControllerSpec{
     "ReplicationControllerSpec",
     {Int(1, "replicas", kKeep), Int(4, "minReadySeconds"), StringMap(2, "selector"),
      Nested(3, "template", kPodTemplateSpec)}};
+const Message kReplicationControllerCondition{
+    "ReplicationControllerCondition",
+    {String(1, "type", kKeep), String(2, "status", kKeep), Time(3, "lastTransitionTime"),
+     String(4, "reason"), String(5, "message")}};
+const Message kReplicationControllerStatus{
+    "ReplicationControllerStatus",
+    {Int(1, "replicas", kKeep), Int(2, "fullyLabeledReplicas"), Int(4, "readyReplicas"),
+     Int(5, "availableReplicas"), Int(3, "observedGeneration"),
+     NestedList(6, "conditions", kReplicationControllerCondition)}};
 const Message kReplicationController{
     "ReplicationController",
     {Nested(1, "metadata", kObjectMeta), Nested(2, "spec", kReplicationControllerSpec),
-     Nested(3, "status", kIgnoredStatus)}};
+     Nested(3, "status", kReplicationControllerStatus)}};
 
 const KindMessage kCoreKindList[] = {
     {api::Kind::kNamespace, &kNamespace},

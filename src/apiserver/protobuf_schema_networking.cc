@@ -23,9 +23,19 @@ const Message kIngressSpec{
     "IngressSpec",
     {String(4, "ingressClassName", kKeep), Nested(1, "defaultBackend", kIngressBackend),
      NestedList(2, "tls", kIngressTLS), NestedList(3, "rules", kIngressRule)}};
+const Message kIngressPortStatus{
+    "IngressPortStatus",
+    {Int(1, "port", kKeep), String(2, "protocol", kKeep), String(3, "error", kKeep)}};
+const Message kIngressLoadBalancerIngress{
+    "IngressLoadBalancerIngress",
+    {String(1, "ip"), String(2, "hostname"), NestedList(4, "ports", kIngressPortStatus)}};
+const Message kIngressLoadBalancerStatus{"IngressLoadBalancerStatus",
+                                         {NestedList(1, "ingress", kIngressLoadBalancerIngress)}};
+const Message kIngressStatus{"IngressStatus",
+                             {Nested(1, "loadBalancer", kIngressLoadBalancerStatus)}};
 const Message kIngress{"Ingress",
                        {Nested(1, "metadata", kObjectMeta), Nested(2, "spec", kIngressSpec),
-                        Nested(3, "status", kIgnoredStatus)}};
+                        Nested(3, "status", kIngressStatus)}};
 const Message kIngressClassParametersReference{
     "IngressClassParametersReference",
     {String(1, "apiGroup", kKeep), String(2, "kind", kKeep), String(3, "name", kKeep),

@@ -1,8 +1,8 @@
 // core/v1 messages (k8s.io/api/core/v1/generated.proto) of the pod: its
 // containers (init, ephemeral), probes, lifecycle hooks, security contexts,
 // scheduling constraints and spec, the pod template every workload embeds,
-// and the kinds Pod, PodTemplate and Binding. A pod's status is not stored on
-// create (kIgnoredStatus); its volumes are in protobuf_schema_volume.cc.
+// and the kinds Pod, PodTemplate and Binding, the pod's status too (a
+// client's PUT of pods/status); its volumes are in protobuf_schema_volume.cc.
 
 #include "apiserver/protobuf_schema.h"
 
@@ -290,9 +290,99 @@ const Message kPodSpec{"PodSpec",
                         String(41, "hostnameOverride", kKeep),
                         Nested(43, "schedulingGroup", kPodSchedulingGroup),
                         NestedList(44, "evictionResponders", kEvictionResponder)}};
+const Message kPodCondition{
+    "PodCondition",
+    {String(1, "type", kKeep), Int(7, "observedGeneration"), String(2, "status", kKeep),
+     Time(3, "lastProbeTime"), Time(4, "lastTransitionTime"), String(5, "reason"),
+     String(6, "message")}};
+const Message kHostIP{"HostIP", {String(1, "ip", kKeep)}};
+const Message kPodIP{"PodIP", {String(1, "ip", kKeep)}};
+const Message kContainerStateWaiting{"ContainerStateWaiting",
+                                     {String(1, "reason"), String(2, "message")}};
+const Message kContainerStateRunning{"ContainerStateRunning", {Time(1, "startedAt")}};
+const Message kContainerStateTerminated{
+    "ContainerStateTerminated",
+    {Int(1, "exitCode", kKeep), Int(2, "signal"), String(3, "reason"), String(4, "message"),
+     Time(5, "startedAt"), Time(6, "finishedAt"), String(7, "containerID")}};
+const Message kContainerState{
+    "ContainerState",
+    {Nested(1, "waiting", kContainerStateWaiting), Nested(2, "running", kContainerStateRunning),
+     Nested(3, "terminated", kContainerStateTerminated)}};
+const Message kImageVolumeStatus{"ImageVolumeStatus", {String(1, "imageRef")}};
+const Message kVolumeStatus{"VolumeStatus", {Nested(1, "image", kImageVolumeStatus)}};
+const Message kVolumeMountStatus{
+    "VolumeMountStatus",
+    {String(1, "name", kKeep), String(2, "mountPath", kKeep), Bool(3, "readOnly"),
+     String(4, "recursiveReadOnly", kKeep), Nested(5, "volumeStatus", kVolumeStatus)}};
+const Message kLinuxContainerUser{
+    "LinuxContainerUser",
+    {Int(1, "uid", kKeep), Int(2, "gid", kKeep), Ints(3, "supplementalGroups")}};
+const Message kContainerUser{"ContainerUser", {Nested(1, "linux", kLinuxContainerUser)}};
+const Message kResourceHealth{
+    "ResourceHealth",
+    {String(1, "resourceID", kKeep), String(2, "health"), String(6, "message", kKeep)}};
+const Message kResourceStatus{
+    "ResourceStatus", {String(1, "name", kKeep), NestedList(2, "resources", kResourceHealth)}};
+const Message kContainerStatus{
+    "ContainerStatus",
+    {String(1, "name", kKeep), Nested(2, "state", kContainerState),
+     Nested(3, "lastState", kContainerState), Bool(4, "ready", kKeep),
+     Int(5, "restartCount", kKeep), String(6, "image", kKeep), String(7, "imageID", kKeep),
+     String(8, "containerID"), Bool(9, "started", kKeep), QuantityMap(10, "allocatedResources"),
+     Nested(11, "resources", kResourceRequirements),
+     NestedList(12, "volumeMounts", kVolumeMountStatus), Nested(13, "user", kContainerUser),
+     NestedList(14, "allocatedResourcesStatus", kResourceStatus), String(15, "stopSignal", kKeep)}};
+const Message kPodResourceClaimStatus{
+    "PodResourceClaimStatus", {String(1, "name", kKeep), String(2, "resourceClaimName", kKeep)}};
+const Message kContainerExtendedResourceRequest{
+    "ContainerExtendedResourceRequest",
+    {String(1, "containerName", kKeep), String(2, "resourceName", kKeep),
+     String(3, "requestName", kKeep)}};
+const Message kPodExtendedResourceClaimStatus{
+    "PodExtendedResourceClaimStatus",
+    {NestedList(1, "requestMappings", kContainerExtendedResourceRequest),
+     String(2, "resourceClaimName", kKeep)}};
+const Message kNodeAllocatableMappedResources{"NodeAllocatableMappedResources",
+                                              {String(1, "name", kKeep), Quantity(2, "quantity")}};
+const Message kNodeAllocatableOverheadResources{
+    "NodeAllocatableOverheadResources",
+    {String(1, "name", kKeep), Quantity(2, "perPod"), Quantity(3, "perContainer")}};
+const Message kNodeAllocatableResourceClaimStatus{
+    "NodeAllocatableResourceClaimStatus",
+    {String(1, "resourceClaimName", kKeep), Strings(2, "containers"),
+     NestedList(4, "mapping", kNodeAllocatableMappedResources),
+     NestedList(5, "overhead", kNodeAllocatableOverheadResources)}};
+const Message kPodVolumeHealth{
+    "PodVolumeHealth",
+    {String(1, "name", kKeep), NestedList(2, "healthConditions", kVolumeHealthCondition),
+     Time(3, "lastTransitionTime")}};
+const Message kPodStatus{
+    "PodStatus",
+    {Int(17, "observedGeneration"),
+     String(1, "phase"),
+     NestedList(2, "conditions", kPodCondition),
+     String(3, "message"),
+     String(4, "reason"),
+     String(11, "nominatedNodeName"),
+     String(5, "hostIP"),
+     NestedList(16, "hostIPs", kHostIP),
+     String(6, "podIP"),
+     NestedList(12, "podIPs", kPodIP),
+     Time(7, "startTime"),
+     NestedList(10, "initContainerStatuses", kContainerStatus),
+     NestedList(8, "containerStatuses", kContainerStatus),
+     String(9, "qosClass"),
+     NestedList(13, "ephemeralContainerStatuses", kContainerStatus),
+     String(14, "resize"),
+     NestedList(15, "resourceClaimStatuses", kPodResourceClaimStatus),
+     Nested(18, "extendedResourceClaimStatus", kPodExtendedResourceClaimStatus),
+     QuantityMap(19, "allocatedResources"),
+     Nested(20, "resources", kResourceRequirements),
+     NestedList(21, "nodeAllocatableResourceClaimStatuses", kNodeAllocatableResourceClaimStatus),
+     NestedList(22, "volumeHealth", kPodVolumeHealth)}};
 const Message kPod{"Pod",
                    {Nested(1, "metadata", kObjectMeta), Nested(2, "spec", kPodSpec),
-                    Nested(3, "status", kIgnoredStatus)}};
+                    Nested(3, "status", kPodStatus)}};
 const Message kPodTemplateSpec{"PodTemplateSpec",
                                {Nested(1, "metadata", kObjectMeta), Nested(2, "spec", kPodSpec)}};
 const Message kPodTemplate{

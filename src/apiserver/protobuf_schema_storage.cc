@@ -1,6 +1,5 @@
 // storage.k8s.io/v1 messages (k8s.io/api/storage/v1/generated.proto):
-// StorageClass, CSIDriver, CSINode, CSIStorageCapacity, VolumeAttachment
-// (status not stored on create).
+// StorageClass, CSIDriver, CSINode, CSIStorageCapacity, VolumeAttachment.
 
 #include "apiserver/protobuf_schema.h"
 
@@ -31,9 +30,18 @@ const Message kCSINodeDriver{
     {String(1, "name", kKeep), String(2, "nodeID", kKeep), Strings(3, "topologyKeys"),
      Nested(4, "allocatable", kVolumeNodeResources)}};
 const Message kCSINodeSpec{"CSINodeSpec", {NestedList(1, "drivers", kCSINodeDriver)}};
+const Message kStorageHealthCondition{
+    "StorageHealthCondition",
+    {String(1, "status", kKeep), String(2, "reason", kKeep), String(3, "message"),
+     String(4, "accessMode", kKeep), String(5, "volumeMode", kKeep),
+     Time(6, "lastTransitionTime")}};
+const Message kStorageHealth{
+    "StorageHealth",
+    {String(1, "name", kKeep), NestedList(2, "healthConditions", kStorageHealthCondition)}};
+const Message kCSINodeStatus{"CSINodeStatus", {NestedList(1, "storageHealth", kStorageHealth)}};
 const Message kCSINode{"CSINode",
                        {Nested(1, "metadata", kObjectMeta), Nested(2, "spec", kCSINodeSpec),
-                        Nested(3, "status", kIgnoredStatus)}};
+                        Nested(3, "status", kCSINodeStatus)}};
 const Message kCSIStorageCapacity{
     "CSIStorageCapacity",
     {Nested(1, "metadata", kObjectMeta), Nested(2, "nodeTopology", kLabelSelector),
@@ -46,10 +54,16 @@ const Message kVolumeAttachmentSpec{
     "VolumeAttachmentSpec",
     {String(1, "attacher", kKeep), Nested(2, "source", kVolumeAttachmentSource),
      String(3, "nodeName", kKeep)}};
+const Message kVolumeError{"VolumeError",
+                           {Time(1, "time"), String(2, "message"), Int(3, "errorCode", kKeep)}};
+const Message kVolumeAttachmentStatus{
+    "VolumeAttachmentStatus",
+    {Bool(1, "attached", kKeep), StringMap(2, "attachmentMetadata"),
+     Nested(3, "attachError", kVolumeError), Nested(4, "detachError", kVolumeError)}};
 const Message kVolumeAttachment{
     "VolumeAttachment",
     {Nested(1, "metadata", kObjectMeta), Nested(2, "spec", kVolumeAttachmentSpec),
-     Nested(3, "status", kIgnoredStatus)}};
+     Nested(3, "status", kVolumeAttachmentStatus)}};
 
 const KindMessage kStorageKindList[] = {
     {api::Kind::kStorageClass, &kStorageClass},

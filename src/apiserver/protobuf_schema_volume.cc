@@ -1,8 +1,8 @@
 // core/v1 messages (k8s.io/api/core/v1/generated.proto) of storage: every
 // volume source a pod may name (the in-tree cloud plugins' too, so that a
 // manifest written for another cluster reads the same), the claim template of
-// ephemeral volumes, PersistentVolume and PersistentVolumeClaim (status not
-// stored on create), and the topology terms StorageClass embeds.
+// ephemeral volumes, PersistentVolume and PersistentVolumeClaim, and the
+// topology terms StorageClass embeds.
 
 #include "apiserver/protobuf_schema.h"
 
@@ -286,14 +286,38 @@ const Message kPersistentVolumeSpec{
      String(6, "storageClassName"), Strings(7, "mountOptions"), String(8, "volumeMode", kKeep),
      Nested(9, "nodeAffinity", kVolumeNodeAffinity),
      String(10, "volumeAttributesClassName", kKeep)}};
+const Message kPersistentVolumeStatus{"PersistentVolumeStatus",
+                                      {String(1, "phase"), String(2, "message"),
+                                       String(3, "reason"), Time(4, "lastPhaseTransitionTime")}};
+const Message kPersistentVolumeClaimCondition{
+    "PersistentVolumeClaimCondition",
+    {String(1, "type", kKeep), String(2, "status", kKeep), Time(3, "lastProbeTime"),
+     Time(4, "lastTransitionTime"), String(5, "reason"), String(6, "message")}};
+const Message kModifyVolumeStatus{
+    "ModifyVolumeStatus",
+    {String(1, "targetVolumeAttributesClassName"), String(2, "status", kKeep)}};
+const Message kVolumeHealthCondition{
+    "VolumeHealthCondition",
+    {String(1, "status", kKeep), String(2, "reason", kKeep), String(3, "message")}};
+const Message kVolumeHealthStatus{
+    "VolumeHealthStatus",
+    {NestedList(1, "healthConditions", kVolumeHealthCondition), Time(2, "lastTransitionTime")}};
+const Message kPersistentVolumeClaimStatus{
+    "PersistentVolumeClaimStatus",
+    {String(1, "phase"), Strings(2, "accessModes"), QuantityMap(3, "capacity"),
+     NestedList(4, "conditions", kPersistentVolumeClaimCondition),
+     QuantityMap(5, "allocatedResources"), StringMap(7, "allocatedResourceStatuses"),
+     String(8, "currentVolumeAttributesClassName", kKeep),
+     Nested(9, "modifyVolumeStatus", kModifyVolumeStatus),
+     Nested(10, "healthStatus", kVolumeHealthStatus)}};
 const Message kPersistentVolume{
     "PersistentVolume",
     {Nested(1, "metadata", kObjectMeta), Nested(2, "spec", kPersistentVolumeSpec),
-     Nested(3, "status", kIgnoredStatus)}};
+     Nested(3, "status", kPersistentVolumeStatus)}};
 const Message kPersistentVolumeClaim{
     "PersistentVolumeClaim",
     {Nested(1, "metadata", kObjectMeta), Nested(2, "spec", kPersistentVolumeClaimSpec),
-     Nested(3, "status", kIgnoredStatus)}};
+     Nested(3, "status", kPersistentVolumeClaimStatus)}};
 
 // --- Topology (StorageClass.allowedTopologies)
 

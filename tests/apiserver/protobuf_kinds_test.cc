@@ -1,7 +1,7 @@
 // The protobuf decoder, kind by kind, for the kinds beyond kubectl's typed
 // create commands (protobuf_test.cc has those): a representative object of
-// each, as client-go writes it (zero-valued non-pointer scalars included), and
-// the JSON the API server stores. Each case exercises what is easy to get
+// each, as client-go writes it (zero-valued non-pointer scalars included,
+// some status), and the JSON the API server stores. Each case exercises what is easy to get
 // wrong there: inlined structs, maps, IntOrString, Quantity, MicroTime,
 // RawExtension, repeated messages, and zeros kept for pointer fields.
 
@@ -97,7 +97,7 @@ std::vector<KindCase> CoreCases() {
     "topologySpreadConstraints":[{"maxSkew":1,"topologyKey":"topology.kubernetes.io/zone",
       "whenUnsatisfiable":"DoNotSchedule","labelSelector":{"matchLabels":{"app":"x"}},
       "matchLabelKeys":["pod-template-hash"]}],
-    "os":{"name":"linux"},"schedulingGates":[{"name":"example.com/gate"}]},"status":{})";
+    "os":{"name":"linux"},"schedulingGates":[{"name":"example.com/gate"}]},"status":{"phase":"Pending"})";
 
   Pb pv_spec = Pb().QuantityEntry(1, "storage", "10Gi")
                    .Msg(2, Pb().Msg(22, Pb().Str(1, "csi.example.com").Str(2, "vol-1").Bool(3, false)
@@ -108,14 +108,15 @@ std::vector<KindCase> CoreCases() {
                                                                  .Str(3, "node-1")))));
   return {
       {"PodWithEphemeralContainersVolumesProbesAndScheduling", api::Kind::kPod, "v1", "Pod",
-       Pb().Msg(1, Meta("x")).Msg(2, pod_spec).Msg(3, Pb().Str(1, "Pending").Str(2, "")), WithMeta(pod_json)},
+       Pb().Msg(1, Meta("x")).Msg(2, pod_spec).Msg(3, Pb().Str(1, "Pending")), WithMeta(pod_json)},
       {"NodeWithTaintsAndCidrs", api::Kind::kNode, "v1", "Node",
        Pb().Msg(1, Meta("x")).Msg(2, Pb().Str(1, "10.0.0.0/24").Str(7, "10.0.0.0/24").Str(7, "fd00::/64")
                                       .Bool(4, true).Msg(5, Pb().Str(1, "gpu").Str(2, "").Str(3, "NoSchedule")
                                                               .Time(4, 1700000000)))
-           .Msg(3, Pb().Msg(1, Pb().QuantityEntry(1, "cpu", "4"))),
+           .Msg(3, Pb().QuantityEntry(1, "cpu", "4")),
        WithMeta(R"("spec":{"podCIDR":"10.0.0.0/24","podCIDRs":["10.0.0.0/24","fd00::/64"],"unschedulable":true,)"
-                R"("taints":[{"key":"gpu","effect":"NoSchedule","timeAdded":"2023-11-14T22:13:20Z"}]},"status":{})")},
+                R"("taints":[{"key":"gpu","effect":"NoSchedule","timeAdded":"2023-11-14T22:13:20Z"}]},)"
+                R"("status":{"capacity":{"cpu":"4"}})")},
       {"EventWithMicroTimesAndSeries", api::Kind::kEvent, "v1", "Event",
        Pb().Msg(1, Meta("x")).Msg(2, Pb().Str(1, "Pod").Str(2, "default").Str(3, "web").Str(4, "u-1"))
            .Str(3, "Pulled").Str(4, "pulled image").Msg(5, Pb().Str(1, "kubelet").Str(2, "node-1"))
@@ -155,7 +156,7 @@ std::vector<KindCase> CoreCases() {
                 R"("claimRef":{"kind":"PersistentVolumeClaim","namespace":"default","name":"data"},)"
                 R"("persistentVolumeReclaimPolicy":"Retain","storageClassName":"fast","volumeMode":"Filesystem",)"
                 R"("nodeAffinity":{"required":{"nodeSelectorTerms":[{"matchExpressions":[{"key":"kubernetes.io/hostname",)"
-                R"("operator":"In","values":["node-1"]}]}]}}},"status":{})")},
+                R"("operator":"In","values":["node-1"]}]}]}}},"status":{"phase":"Available"})")},
       {"PersistentVolumeClaimWithDataSourceRef", api::Kind::kPersistentVolumeClaim, "v1", "PersistentVolumeClaim",
        Pb().Msg(1, Meta("x"))
            .Msg(2, Pb().Str(1, "ReadWriteOnce").Msg(2, Pb().QuantityEntry(2, "storage", "5Gi")).Str(3, "")
@@ -229,7 +230,7 @@ std::vector<KindCase> OtherGroupCases() {
        WithMeta(R"("spec":{"replicas":3,"selector":{"matchLabels":{"app":"x"}},"template":)" +
                 std::string(kTemplateJson) +
                 R"(,"volumeClaimTemplates":[{"metadata":{"name":"data"},"spec":{"accessModes":["ReadWriteOnce"],)"
-                R"("resources":{"requests":{"storage":"1Gi"}}},"status":{}}],"serviceName":"web",)"
+                R"("resources":{"requests":{"storage":"1Gi"}}},"status":{"phase":"Pending"}}],"serviceName":"web",)"
                 R"("podManagementPolicy":"Parallel","updateStrategy":{"type":"RollingUpdate",)"
                 R"("rollingUpdate":{"partition":0,"maxUnavailable":"50%"}},"revisionHistoryLimit":5,)"
                 R"("persistentVolumeClaimRetentionPolicy":{"whenDeleted":"Delete","whenScaled":"Retain"},)"
@@ -316,7 +317,7 @@ std::vector<KindCase> OtherGroupCases() {
                        .Str(3, "node-1"))
            .Msg(3, Pb().Bool(1, false)),
        WithMeta(R"("spec":{"attacher":"csi.example.com","source":{"inlineVolumeSpec":{"capacity":{"storage":"1Gi"},)"
-                R"("csi":{"driver":"csi.example.com","volumeHandle":"h"}}},"nodeName":"node-1"},"status":{})")},
+                R"("csi":{"driver":"csi.example.com","volumeHandle":"h"}}},"nodeName":"node-1"},"status":{"attached":false})")},
   };
 }
 

@@ -39,7 +39,7 @@ TEST(Protobuf, DecodesADeploymentAsKubectlSendsIt) {
                          Bytes(2, Bytes(1, Varint(1, 1) + Bytes(3, "50%")) + Bytes(2, Varint(1, 0) + Varint(2, 2)));
   std::string spec = Varint(1, 3) + Bytes(2, Bytes(1, Bytes(1, "app") + Bytes(2, "web"))) + Bytes(3, tmpl) +
                      Bytes(4, strategy) + Varint(5, 0) + Varint(7, 0);
-  std::string status = Varint(1, 0) + Varint(2, 0);  // zero values: ignored
+  std::string status = Varint(1, 0) + Varint(2, 0);  // zero values, omitempty: dropped
   auto decoded = DecodeProtobuf(Envelope("apps/v1", "Deployment", Bytes(1, meta) + Bytes(2, spec) + Bytes(3, status)),
                                 api::Kind::kDeployment);
   ASSERT_TRUE(decoded.ok()) << decoded.status().message();
@@ -117,7 +117,8 @@ std::vector<KindCase> KindCases() {
          {"name":"443-https","protocol":"TCP","port":443,"targetPort":"https","nodePort":30443}],
          "selector":{"app":"web"},"type":"NodePort","sessionAffinity":"None","externalTrafficPolicy":"Local",
          "sessionAffinityConfig":{"clientIP":{"timeoutSeconds":10800}},"ipFamilyPolicy":"SingleStack",
-         "ipFamilies":["IPv4"],"allocateLoadBalancerNodePorts":false,"internalTrafficPolicy":"Cluster"},"status":{}})"},
+         "ipFamilies":["IPv4"],"allocateLoadBalancerNodePorts":false,"internalTrafficPolicy":"Cluster"},
+         "status":{"loadBalancer":{}}})"},
       {"ExternalNameService", api::Kind::kService, "v1", "Service",
        Meta("ext") + Bytes(2, Bytes(3, "") + Bytes(4, "ExternalName") + Bytes(10, "db.example.com")),
        R"({"metadata":{"name":"ext","creationTimestamp":null},"spec":{"type":"ExternalName",)"
