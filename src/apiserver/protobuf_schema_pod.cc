@@ -290,6 +290,9 @@ const Message kPodSpec{"PodSpec",
                         String(41, "hostnameOverride", kKeep),
                         Nested(43, "schedulingGroup", kPodSchedulingGroup),
                         NestedList(44, "evictionResponders", kEvictionResponder)}};
+
+// --- The pod's status: conditions, container states, resources
+
 const Message kPodCondition{
     "PodCondition",
     {String(1, "type", kKeep), Int(7, "observedGeneration"), String(2, "status", kKeep),
