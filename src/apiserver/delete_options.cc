@@ -18,7 +18,8 @@ std::string GoStringSlice(const json::array& values) {
   std::string out = "[]string{";
   for (size_t i = 0; i < values.size(); ++i) {
     if (i) out += ", ";
-    out += values[i].is_string() ? api::GoQuote(values[i].get_string()) : json::serialize(values[i]);
+    out +=
+        values[i].is_string() ? api::GoQuote(values[i].get_string()) : json::serialize(values[i]);
   }
   return out + "}";
 }
@@ -43,27 +44,31 @@ Status Validate(const json::object& o) {
   if (policy && policy->is_null()) policy = nullptr;
   if (orphan && orphan->is_null()) orphan = nullptr;
   std::string shown = policy && policy->is_string() ? api::GoQuote(policy->get_string())
-                                                    : policy ? json::serialize(*policy) : "";
+                      : policy                      ? json::serialize(*policy)
+                                                    : "";
   if (policy && orphan) {
     causes.push_back({"FieldValueInvalid",
-                      "Invalid value: " + shown + ": orphanDependents and deletionPropagation cannot be both set",
+                      "Invalid value: " + shown +
+                          ": orphanDependents and deletionPropagation cannot be both set",
                       "propagationPolicy"});
   }
   if (policy) {
     std::string_view p = policy->is_string() ? std::string_view(policy->get_string()) : "";
     if (p != "Foreground" && p != "Background" && p != "Orphan") {
-      causes.push_back({"FieldValueNotSupported",
-                        "Unsupported value: " + shown +
-                            ": supported values: \"Foreground\", \"Background\", \"Orphan\", \"nil\"",
-                        "propagationPolicy"});
+      causes.push_back(
+          {"FieldValueNotSupported",
+           "Unsupported value: " + shown +
+               ": supported values: \"Foreground\", \"Background\", \"Orphan\", \"nil\"",
+           "propagationPolicy"});
     }
   }
   if (const json::value* d = o.if_contains("dryRun"); d && d->is_array()) {
     for (const auto& v : d->get_array()) {
       if (v.is_string() && v.get_string() == "All") continue;
-      causes.push_back({"FieldValueNotSupported",
-                        "Unsupported value: " + GoStringSlice(d->get_array()) + ": supported values: \"All\"",
-                        "dryRun"});
+      causes.push_back(
+          {"FieldValueNotSupported",
+           "Unsupported value: " + GoStringSlice(d->get_array()) + ": supported values: \"All\"",
+           "dryRun"});
       break;
     }
   }
@@ -172,7 +177,8 @@ Status CheckDeletePreconditions(const DeleteOptions& options, const api::Object&
   // kube names the kind here, not the resource: "Pod", "Deployment.apps".
   const api::KindInfo& kind = current.info();
   std::string on = "Operation cannot be fulfilled on " + std::string(kind.name) +
-                   (kind.group.empty() ? "" : "." + std::string(kind.group)) + " \"" + current.name() + "\": ";
+                   (kind.group.empty() ? "" : "." + std::string(kind.group)) + " \"" +
+                   current.name() + "\": ";
   if (!options.uid_precondition.empty() && options.uid_precondition != current.uid()) {
     return Status::Conflict(on + "the UID in the precondition (" + options.uid_precondition +
                             ") does not match the UID in record (" + current.uid() +
@@ -183,7 +189,8 @@ Status CheckDeletePreconditions(const DeleteOptions& options, const api::Object&
     return Status::Conflict(on + "the ResourceVersion in the precondition (" +
                             std::to_string(options.resource_version_precondition) +
                             ") does not match the ResourceVersion in record (" +
-                            std::to_string(current.resource_version()) + "). The object might have been modified");
+                            std::to_string(current.resource_version()) +
+                            "). The object might have been modified");
   }
   return Status::Ok();
 }

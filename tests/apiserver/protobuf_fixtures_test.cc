@@ -11,14 +11,13 @@
 #include <gtest/gtest.h>
 
 #include <array>
+#include <boost/json.hpp>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <boost/json.hpp>
 
 #include "api/kinds.h"
 #include "apiserver/protobuf.h"
@@ -70,11 +69,14 @@ void Compare(const json::value& got, const json::value& want, const std::string&
       return;
     }
     for (size_t i = 0; i < got.get_array().size(); ++i)
-      Compare(got.get_array()[i], want.get_array()[i], path + "/" + std::to_string(i), mismatches, missing);
+      Compare(got.get_array()[i], want.get_array()[i], path + "/" + std::to_string(i), mismatches,
+              missing);
     return;
   }
-  if (got.is_number() && want.is_number() && got.to_number<double>() == want.to_number<double>()) return;
-  if (got != want) mismatches.push_back(path + ": " + json::serialize(got) + " != " + json::serialize(want));
+  if (got.is_number() && want.is_number() && got.to_number<double>() == want.to_number<double>())
+    return;
+  if (got != want)
+    mismatches.push_back(path + ": " + json::serialize(got) + " != " + json::serialize(want));
 }
 
 struct Fixture {
@@ -87,7 +89,8 @@ class ProtobufFixtures : public ::testing::TestWithParam<Fixture> {};
 TEST_P(ProtobufFixtures, DecodesKubesFixtureAsItsJson) {
   const Fixture& fixture = GetParam();
   std::string repo = fixture.apiextensions
-                         ? MirrorDir("BERTH_KUBE_APIEXTENSIONS_MIRROR", "/work/.mirror/kubernetes+apiextensions-apiserver/repo")
+                         ? MirrorDir("BERTH_KUBE_APIEXTENSIONS_MIRROR",
+                                     "/work/.mirror/kubernetes+apiextensions-apiserver/repo")
                          : MirrorDir("BERTH_KUBE_API_MIRROR", "/work/.mirror/kubernetes+api/repo");
   std::string dir = fixture.apiextensions ? "pkg/apis/testdata/HEAD/" : "testdata/HEAD/";
   if (!std::filesystem::exists(repo)) GTEST_SKIP() << "no k8s.io/api mirror at " << repo;
@@ -95,7 +98,8 @@ TEST_P(ProtobufFixtures, DecodesKubesFixtureAsItsJson) {
   auto js = GitShow(repo, dir + fixture.file + ".json");
   if (!pb || !js) GTEST_SKIP() << fixture.file << " not in the mirror";
   json::value want = json::parse(*js);
-  auto kind = api::KindFromApiVersion(want.at("apiVersion").as_string(), want.at("kind").as_string());
+  auto kind =
+      api::KindFromApiVersion(want.at("apiVersion").as_string(), want.at("kind").as_string());
   ASSERT_TRUE(kind.has_value());
   auto decoded = DecodeProtobuf(*pb, *kind);
   ASSERT_TRUE(decoded.ok()) << decoded.status().message();
@@ -108,23 +112,26 @@ TEST_P(ProtobufFixtures, DecodesKubesFixtureAsItsJson) {
 INSTANTIATE_TEST_SUITE_P(
     EveryKind, ProtobufFixtures,
     ::testing::Values(
-        Fixture{"core.v1.Namespace"}, Fixture{"core.v1.Node"}, Fixture{"core.v1.Pod"}, Fixture{"core.v1.Binding"},
-        Fixture{"core.v1.Event"}, Fixture{"core.v1.PersistentVolume"}, Fixture{"core.v1.PersistentVolumeClaim"},
-        Fixture{"core.v1.ConfigMap"}, Fixture{"core.v1.Secret"}, Fixture{"core.v1.Service"},
-        Fixture{"core.v1.Endpoints"}, Fixture{"core.v1.ServiceAccount"}, Fixture{"core.v1.LimitRange"},
-        Fixture{"core.v1.ResourceQuota"}, Fixture{"core.v1.PodTemplate"}, Fixture{"core.v1.ReplicationController"},
-        Fixture{"apps.v1.ReplicaSet"}, Fixture{"apps.v1.Deployment"}, Fixture{"apps.v1.StatefulSet"},
-        Fixture{"apps.v1.DaemonSet"}, Fixture{"apps.v1.ControllerRevision"}, Fixture{"batch.v1.Job"},
-        Fixture{"batch.v1.CronJob"}, Fixture{"autoscaling.v2.HorizontalPodAutoscaler"},
-        Fixture{"coordination.k8s.io.v1.Lease"}, Fixture{"discovery.k8s.io.v1.EndpointSlice"},
-        Fixture{"networking.k8s.io.v1.Ingress"}, Fixture{"networking.k8s.io.v1.IngressClass"},
-        Fixture{"networking.k8s.io.v1.NetworkPolicy"}, Fixture{"policy.v1.PodDisruptionBudget"},
-        Fixture{"rbac.authorization.k8s.io.v1.Role"}, Fixture{"rbac.authorization.k8s.io.v1.ClusterRole"},
+        Fixture{"core.v1.Namespace"}, Fixture{"core.v1.Node"}, Fixture{"core.v1.Pod"},
+        Fixture{"core.v1.Binding"}, Fixture{"core.v1.Event"}, Fixture{"core.v1.PersistentVolume"},
+        Fixture{"core.v1.PersistentVolumeClaim"}, Fixture{"core.v1.ConfigMap"},
+        Fixture{"core.v1.Secret"}, Fixture{"core.v1.Service"}, Fixture{"core.v1.Endpoints"},
+        Fixture{"core.v1.ServiceAccount"}, Fixture{"core.v1.LimitRange"},
+        Fixture{"core.v1.ResourceQuota"}, Fixture{"core.v1.PodTemplate"},
+        Fixture{"core.v1.ReplicationController"}, Fixture{"apps.v1.ReplicaSet"},
+        Fixture{"apps.v1.Deployment"}, Fixture{"apps.v1.StatefulSet"}, Fixture{"apps.v1.DaemonSet"},
+        Fixture{"apps.v1.ControllerRevision"}, Fixture{"batch.v1.Job"}, Fixture{"batch.v1.CronJob"},
+        Fixture{"autoscaling.v2.HorizontalPodAutoscaler"}, Fixture{"coordination.k8s.io.v1.Lease"},
+        Fixture{"discovery.k8s.io.v1.EndpointSlice"}, Fixture{"networking.k8s.io.v1.Ingress"},
+        Fixture{"networking.k8s.io.v1.IngressClass"}, Fixture{"networking.k8s.io.v1.NetworkPolicy"},
+        Fixture{"policy.v1.PodDisruptionBudget"}, Fixture{"rbac.authorization.k8s.io.v1.Role"},
+        Fixture{"rbac.authorization.k8s.io.v1.ClusterRole"},
         Fixture{"rbac.authorization.k8s.io.v1.RoleBinding"},
-        Fixture{"rbac.authorization.k8s.io.v1.ClusterRoleBinding"}, Fixture{"node.k8s.io.v1.RuntimeClass"},
-        Fixture{"scheduling.k8s.io.v1.PriorityClass"}, Fixture{"storage.k8s.io.v1.StorageClass"},
-        Fixture{"storage.k8s.io.v1.CSIDriver"}, Fixture{"storage.k8s.io.v1.CSINode"},
-        Fixture{"storage.k8s.io.v1.CSIStorageCapacity"}, Fixture{"storage.k8s.io.v1.VolumeAttachment"},
+        Fixture{"rbac.authorization.k8s.io.v1.ClusterRoleBinding"},
+        Fixture{"node.k8s.io.v1.RuntimeClass"}, Fixture{"scheduling.k8s.io.v1.PriorityClass"},
+        Fixture{"storage.k8s.io.v1.StorageClass"}, Fixture{"storage.k8s.io.v1.CSIDriver"},
+        Fixture{"storage.k8s.io.v1.CSINode"}, Fixture{"storage.k8s.io.v1.CSIStorageCapacity"},
+        Fixture{"storage.k8s.io.v1.VolumeAttachment"},
         Fixture{"apiextensions.k8s.io.v1.CustomResourceDefinition", true}),
     [](const ::testing::TestParamInfo<Fixture>& info) {
       std::string name = info.param.file;

@@ -31,17 +31,24 @@ TEST_F(ProtobufStatusTest, APodStatusUpdateInProtobufIsStored) {
   // 4 ready, 5 restartCount, 6 image, 7 imageID, 9 started}}.
   Pb status = Pb().Str(1, "Running")
                   .Msg(2, Pb().Str(1, "Ready").Str(2, "True").Time(3, 0).Time(4, 1700000000))
-                  .Str(5, "10.0.0.1").Str(6, "10.1.0.7")
-                  .Msg(8, Pb().Str(1, "c").Msg(2, Pb().Msg(2, Pb().Time(1, 1700000000))).Bool(4, true)
-                              .Int(5, 0).Str(6, "nginx").Str(7, "").Bool(9, true));
+                  .Str(5, "10.0.0.1")
+                  .Str(6, "10.1.0.7")
+                  .Msg(8, Pb().Str(1, "c")
+                              .Msg(2, Pb().Msg(2, Pb().Time(1, 1700000000)))
+                              .Bool(4, true)
+                              .Int(5, 0)
+                              .Str(6, "nginx")
+                              .Str(7, "")
+                              .Bool(9, true));
   Pb body = Pb().Msg(1, Pb().Str(1, "web").Str(3, "default").Str(6, rv))
                 .Msg(2, Pb().Msg(2, Pb().Str(1, "c").Str(2, "nginx")).Str(10, "node-a"))
                 .Msg(3, status);
-  Response r = Call("PUT", "/api/v1/namespaces/default/pods/web/status", Envelope("v1", "Pod", body),
-                    "application/vnd.kubernetes.protobuf");
+  Response r = Call("PUT", "/api/v1/namespaces/default/pods/web/status",
+                    Envelope("v1", "Pod", body), "application/vnd.kubernetes.protobuf");
   ASSERT_EQ(r.status, 200) << r.body;
 
-  json::object stored = json::parse(Call("GET", "/api/v1/namespaces/default/pods/web").body).as_object();
+  json::object stored =
+      json::parse(Call("GET", "/api/v1/namespaces/default/pods/web").body).as_object();
   const json::object& s = stored.at("status").as_object();
   EXPECT_EQ(s.at("phase"), "Running");
   EXPECT_EQ(s.at("podIP"), "10.1.0.7");

@@ -40,7 +40,9 @@ class Pb {
   }
   // util/intstr IntOrString {1 type, 2 intVal, 3 strVal}, all written.
   Pb& IntOrStr(int field, int64_t v) { return Msg(field, Pb().Int(1, 0).Int(2, v).Str(3, "")); }
-  Pb& IntOrStr(int field, std::string_view s) { return Msg(field, Pb().Int(1, 1).Int(2, 0).Str(3, s)); }
+  Pb& IntOrStr(int field, std::string_view s) {
+    return Msg(field, Pb().Int(1, 1).Int(2, 0).Str(3, s));
+  }
   // meta/v1 Time and MicroTime {1 seconds, 2 nanos}.
   Pb& Time(int field, int64_t seconds, int64_t nanos = 0) {
     return Msg(field, Pb().Int(1, seconds).Int(2, nanos));
@@ -54,7 +56,9 @@ class Pb {
       v >>= 7;
     } while (v);
   }
-  void Key(int field, int wire) { Raw(static_cast<uint64_t>(field) << 3 | static_cast<uint64_t>(wire)); }
+  void Key(int field, int wire) {
+    Raw(static_cast<uint64_t>(field) << 3 | static_cast<uint64_t>(wire));
+  }
   Pb& Len(int field, std::string_view payload) {
     Key(field, 2);
     Raw(payload.size());
@@ -66,7 +70,8 @@ class Pb {
 
 // The enveloped body of a request: "k8s\0" then runtime.Unknown{typeMeta, raw}.
 inline std::string Envelope(std::string_view api_version, std::string_view kind, const Pb& raw) {
-  return std::string("k8s\0", 4) + Pb().Msg(1, Pb().Str(1, api_version).Str(2, kind)).Msg(2, raw).bytes();
+  return std::string("k8s\0", 4) +
+         Pb().Msg(1, Pb().Str(1, api_version).Str(2, kind)).Msg(2, raw).bytes();
 }
 
 }  // namespace berth::apiserver::testing
