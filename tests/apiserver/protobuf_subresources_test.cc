@@ -1,5 +1,6 @@
-// A status update in protobuf (what a kubelet or controller built on
-// client-go sends to pods/status): the status it carries is stored.
+// Subresources written in protobuf, as client-go programs send them: a status
+// update (a kubelet's or controller's PUT of pods/status) stores the status
+// it carries; a Binding (a scheduler's POST of pods/binding) binds the pod.
 
 #include <gtest/gtest.h>
 
@@ -16,9 +17,9 @@ namespace json = boost::json;
 using testing::Envelope;
 using testing::Pb;
 
-class ProtobufStatusTest : public testing::ApiFixture {};
+class ProtobufSubresourceTest : public testing::ApiFixture {};
 
-TEST_F(ProtobufStatusTest, APodStatusUpdateInProtobufIsStored) {
+TEST_F(ProtobufSubresourceTest, APodStatusUpdateInProtobufIsStored) {
   Response created = Call("POST", "/api/v1/namespaces/default/pods",
                           R"({"metadata":{"name":"web"},"spec":{"nodeName":"node-a",)"
                           R"("containers":[{"name":"c","image":"nginx"}]}})");
@@ -58,6 +59,26 @@ TEST_F(ProtobufStatusTest, APodStatusUpdateInProtobufIsStored) {
   EXPECT_EQ(container.at("ready"), true);
   EXPECT_EQ(container.at("restartCount"), 0);
   EXPECT_EQ(container.at("state").at("running").at("startedAt"), "2023-11-14T22:13:20Z");
+}
+
+TEST_F(ProtobufSubresourceTest, ABindingInProtobufBindsThePod) {
+  Response created =
+      Call("POST", "/api/v1/namespaces/default/pods",
+           R"({"metadata":{"name":"web"},"spec":{"containers":[{"name":"c","image":"nginx"}]}})");
+  ASSERT_EQ(created.status, 201) << created.body;
+  // Binding {1 metadata {1 name, 3 namespace}, 2 target {1 kind, 3 name}}.
+  Pb binding = Pb().Msg(1, Pb().Str(1, "web").Str(3, "default"))
+                   .Msg(2, Pb().Str(1, "Node").Str(3, "node-a"));
+  Response r = Call("POST", "/api/v1/namespaces/default/pods/web/binding",
+                    Envelope("v1", "Binding", binding), "application/vnd.kubernetes.protobuf");
+  ASSERT_EQ(r.status, 201) << r.body;
+  json::object pod =
+      json::parse(Call("GET", "/api/v1/namespaces/default/pods/web").body).as_object();
+  EXPECT_EQ(pod.at("spec").at("nodeName"), "node-a");
+
+  Response bad = Call("POST", "/api/v1/namespaces/default/pods/web/binding", "k8s",
+                      "application/vnd.kubernetes.protobuf");
+  EXPECT_EQ(bad.status, 400) << bad.body;
 }
 
 }  // namespace
