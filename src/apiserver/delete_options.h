@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 
+#include "api/object.h"
 #include "api/status.h"
 #include "apiserver/http.h"
 
@@ -16,18 +17,27 @@ namespace berth::apiserver {
 struct DeleteOptions {
   std::string uid_precondition;                 // preconditions.uid
   int64_t resource_version_precondition = 0;    // preconditions.resourceVersion (0: none)
-  std::optional<int64_t> grace_period_seconds;  // negative values become 0
+  std::optional<int64_t> grace_period_seconds;  // a negative value becomes 1, as in kube
   std::string propagation_policy;               // "", "Orphan", "Background", "Foreground"
   bool dry_run = false;
 };
 
-// Adds what a DeleteOptions object sets to `options`. BadRequest or Invalid
-// (kube's messages, field paths) for malformed values.
+// Adds what a DeleteOptions object sets to `options`, validated as kube does
+// (Invalid `DeleteOptions.meta.k8s.io "" is invalid: ...` for a
+// propagationPolicy beside orphanDependents or not supported, a dryRun other
+// than "All"); BadRequest for malformed preconditions.
 Status ReadDeleteOptions(const boost::json::object& body, DeleteOptions& options);
 
-// A DELETE's options: gracePeriodSeconds, propagationPolicy and dryRun from
-// the query, then the body (application/json or
-// application/vnd.kubernetes.protobuf); an empty body sets nothing.
+// A DELETE's options: from the body (application/json or
+// application/vnd.kubernetes.protobuf) when there is one, else from the query
+// (gracePeriodSeconds, propagationPolicy, orphanDependents, dryRun), as kube
+// reads them: never both.
 Result<DeleteOptions> DeleteOptionsFromRequest(const Request& request);
+
+// Conflict, in kube's words (`Operation cannot be fulfilled on Pod "web": the
+// UID in the precondition (…) does not match the UID in record (…). The
+// object might have been deleted and then recreated`), when `options`'
+// preconditions do not hold for `current`; Ok when they do.
+Status CheckDeletePreconditions(const DeleteOptions& options, const api::Object& current);
 
 }  // namespace berth::apiserver

@@ -1,7 +1,11 @@
 #include "apiserver/protobuf.h"
 
+#include <array>
+#include <bit>
 #include <chrono>
+#include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <string>
 
 #include <boost/json.hpp>
@@ -49,6 +53,14 @@ class Reader {
     if (!Varint(&n) || n > data_.size() - pos_) return false;
     *out = data_.substr(pos_, n);
     pos_ += n;
+    return true;
+  }
+  bool Fixed64(uint64_t* out) {
+    if (data_.size() - pos_ < 8) return false;
+    uint64_t v = 0;
+    for (int i = 7; i >= 0; --i) v = v << 8 | static_cast<unsigned char>(data_[pos_ + static_cast<size_t>(i)]);
+    pos_ += 8;
+    *out = v;
     return true;
   }
   bool Skip(int wire) {
@@ -118,9 +130,59 @@ std::string Base64(std::string_view bytes) {
   return out;
 }
 
-Result<json::object> DecodeMessage(std::string_view bytes, const Message& m);
+// meta/v1 Time {1 seconds, 2 nanos} as Go's JSON writes it: whole seconds,
+// the zero time as null.
+json::value TimeValue(const Small& t) {
+  if (t.v1 == 0 && t.v2 == 0) return json::value(nullptr);
+  return json::value(api::FormatRfc3339(std::chrono::system_clock::time_point(std::chrono::seconds(t.v1))));
+}
 
-Result<json::value> DecodeValue(const Field& f, int wire, Reader& r, const Message& m) {
+// meta/v1 MicroTime as Go's JSON writes it: "2006-01-02T15:04:05.000000Z".
+std::string FormatMicroTime(int64_t seconds, int64_t nanos) {
+  std::string text = api::FormatRfc3339(std::chrono::system_clock::time_point(std::chrono::seconds(seconds)));
+  char fraction[16];
+  std::snprintf(fraction, sizeof fraction, ".%06d", static_cast<int>(nanos / 1000 % 1000000));
+  text.insert(text.size() - 1, fraction);  // before the trailing "Z"
+  return text;
+}
+
+// How deep messages may nest. The schema of a CustomResourceDefinition is
+// recursive; a body nesting deeper than any real one is refused rather than
+// decoded on an ever deeper stack.
+constexpr int kMaxDepth = 100;
+
+Result<json::object> DecodeMessage(std::string_view bytes, const Message& m, int depth);
+
+// A nested message's JSON: its object, or for a union the one value Go writes.
+Result<json::value> DecodeNested(std::string_view bytes, const Message& message, int depth) {
+  if (depth >= kMaxDepth) {
+    return Status::BadRequest("protobuf messages nested deeper than " + std::to_string(kMaxDepth) + " in " +
+                              message.name);
+  }
+  auto decoded = DecodeMessage(bytes, message, depth + 1);
+  if (!decoded.ok()) return decoded.status();
+  json::object o = std::move(decoded).value();
+  if (message.union_of.size() == 0) return json::value(std::move(o));
+  for (const char* name : message.union_of) {
+    json::value* v = o.if_contains(name);
+    if (v && !(v->is_array() && v->get_array().empty())) return std::move(*v);
+  }
+  return json::parse(message.union_default);
+}
+
+// A double as Go's JSON writes it: integral values without a fraction.
+json::value DoubleValue(double d) {
+  constexpr double kExact = 9007199254740992.0;  // 2^53
+  if (std::isfinite(d) && d == std::trunc(d) && std::fabs(d) <= kExact) return json::value(static_cast<int64_t>(d));
+  return json::value(d);
+}
+
+Result<json::value> DecodeValue(const Field& f, int wire, Reader& r, const Message& m, int depth) {
+  if (f.type == T::kDouble) {
+    uint64_t bits;
+    if (wire != 1 || !r.Fixed64(&bits)) return Malformed(m);
+    return DoubleValue(std::bit_cast<double>(bits));
+  }
   if (f.type == T::kInt || f.type == T::kBool) {
     if (wire != 0) return Malformed(m);
     uint64_t v;
@@ -134,16 +196,29 @@ Result<json::value> DecodeValue(const Field& f, int wire, Reader& r, const Messa
   switch (f.type) {
     case T::kString:
       return json::value(json::string(b));
-    case T::kMessage: {
-      auto nested = DecodeMessage(b, *f.message);
-      if (!nested.ok()) return nested.status();
-      return json::value(std::move(nested).value());
-    }
+    case T::kMessage:
+      return DecodeNested(b, *f.message, depth);
+    case T::kBytes:
+      return json::value(Base64(b));
     case T::kTime: {
       Small t;
       if (!ReadSmall(b, &t)) return Malformed(m);
-      if (t.v1 == 0 && t.v2 == 0) return json::value(nullptr);  // Go's zero time: null
-      return json::value(api::FormatRfc3339(std::chrono::system_clock::time_point(std::chrono::seconds(t.v1))));
+      return TimeValue(t);
+    }
+    case T::kMicroTime: {
+      Small t;
+      if (!ReadSmall(b, &t)) return Malformed(m);
+      if (t.v1 == 0 && t.v2 == 0) return json::value(nullptr);
+      return json::value(FormatMicroTime(t.v1, t.v2));
+    }
+    case T::kRawExtension: {
+      Small raw;
+      if (!ReadSmall(b, &raw)) return Malformed(m);
+      if (raw.s1.empty()) return json::value(nullptr);
+      json::error_code ec;
+      json::value parsed = json::parse(raw.s1, ec);
+      if (ec) return Unsupported(std::string(m.name) + " " + f.name + " in a non-JSON encoding");
+      return parsed;
     }
     case T::kQuantity: {
       Small q;
@@ -170,13 +245,26 @@ Result<json::value> DecodeValue(const Field& f, int wire, Reader& r, const Messa
 }
 
 // A map entry {1: key, 2: value} into out[field.name][key].
-Status DecodeMapEntry(const Field& field, std::string_view entry, json::object& out, const Message& m) {
+Status DecodeMapEntry(const Field& field, std::string_view entry, json::object& out, const Message& m,
+                      int depth) {
   Small e;
   if (!ReadSmall(entry, &e)) return Malformed(m);
   json::value value;
   switch (field.type) {
     case T::kStringMap: value = json::string(e.b2); break;
     case T::kBytesMap: value = json::string(Base64(e.b2)); break;
+    case T::kTimeMap: {
+      Small t;
+      if (!ReadSmall(e.b2, &t)) return Malformed(m);
+      value = TimeValue(t);
+      break;
+    }
+    case T::kMessageMap: {
+      auto nested = DecodeNested(e.b2, *field.message, depth);
+      if (!nested.ok()) return nested.status();
+      value = std::move(nested).value();
+      break;
+    }
     default: {  // kQuantityMap
       Small q;
       if (!ReadSmall(e.b2, &q)) return Malformed(m);
@@ -209,9 +297,8 @@ bool IsZero(const json::value& v) {
          (v.is_bool() && !v.get_bool());
 }
 
-Result<json::object> DecodeMessage(std::string_view bytes, const Message& m) {
+Result<json::object> DecodeMessage(std::string_view bytes, const Message& m, int depth) {
   json::object out;
-  if (m.ignored) return out;
   Reader r(bytes);
   while (!r.done()) {
     uint64_t key;
@@ -223,24 +310,26 @@ Result<json::object> DecodeMessage(std::string_view bytes, const Message& m) {
     }
     if (!field) return Unsupported(std::string(m.name) + " field " + std::to_string(number));
     const bool repeated = field->flags & protobuf_schema::kRepeated;
-    if (field->type == T::kStringMap || field->type == T::kBytesMap || field->type == T::kQuantityMap) {
+    if (field->type == T::kStringMap || field->type == T::kBytesMap || field->type == T::kQuantityMap ||
+        field->type == T::kMessageMap || field->type == T::kTimeMap) {
       std::string_view entry;
       if (wire != 2 || !r.Bytes(&entry)) return Malformed(m);
-      if (Status s = DecodeMapEntry(*field, entry, out, m); !s.ok()) return s;
+      if (Status s = DecodeMapEntry(*field, entry, out, m, depth); !s.ok()) return s;
       continue;
     }
     if (repeated && field->type == T::kInt && wire == 2) {
       if (Status s = DecodePackedInts(*field, r, out, m); !s.ok()) return s;
       continue;
     }
-    auto value = DecodeValue(*field, wire, r, m);
+    auto value = DecodeValue(*field, wire, r, m, depth);
     if (!value.ok()) return value.status();
     json::value& v = value.value();
     if (field->flags & protobuf_schema::kInline) {
       for (auto& [k, inner] : v.get_object()) out[k] = std::move(inner);
       continue;
     }
-    bool scalar = field->type == T::kString || field->type == T::kInt || field->type == T::kBool;
+    bool scalar = field->type == T::kString || field->type == T::kInt || field->type == T::kBool ||
+                  field->type == T::kBytes || field->type == T::kDouble;
     if (scalar && !repeated && !(field->flags & protobuf_schema::kKeepZero) && IsZero(v)) continue;
     if (repeated) {
       json::value& list = out[field->name];
@@ -253,27 +342,24 @@ Result<json::object> DecodeMessage(std::string_view bytes, const Message& m) {
   return out;
 }
 
+// The message of each built-in kind, gathered once from the group files'
+// lists; null for a kind no group file decodes.
 const Message* MessageFor(api::Kind kind) {
   namespace schema = protobuf_schema;
-  switch (kind) {
-    case api::Kind::kNamespace: return &schema::kNamespace;
-    case api::Kind::kConfigMap: return &schema::kConfigMap;
-    case api::Kind::kSecret: return &schema::kSecret;
-    case api::Kind::kService: return &schema::kService;
-    case api::Kind::kServiceAccount: return &schema::kServiceAccount;
-    case api::Kind::kResourceQuota: return &schema::kResourceQuota;
-    case api::Kind::kDeployment: return &schema::kDeployment;
-    case api::Kind::kJob: return &schema::kJob;
-    case api::Kind::kCronJob: return &schema::kCronJob;
-    case api::Kind::kIngress: return &schema::kIngress;
-    case api::Kind::kPodDisruptionBudget: return &schema::kPodDisruptionBudget;
-    case api::Kind::kRole: return &schema::kRole;
-    case api::Kind::kClusterRole: return &schema::kClusterRole;
-    case api::Kind::kRoleBinding: return &schema::kRoleBinding;
-    case api::Kind::kClusterRoleBinding: return &schema::kClusterRoleBinding;
-    case api::Kind::kPriorityClass: return &schema::kPriorityClass;
-    default: return nullptr;
-  }
+  using Table = std::array<const Message*, api::kBuiltinKindCount>;
+  static const Table table = [] {
+    Table t{};
+    for (auto group : {schema::kCoreKinds, schema::kPodKinds, schema::kVolumeKinds, schema::kAppsKinds,
+                       schema::kAutoscalingKinds, schema::kBatchKinds, schema::kCoordinationKinds,
+                       schema::kDiscoveryKinds, schema::kNetworkingKinds, schema::kNodeKinds, schema::kPolicyKinds,
+                       schema::kRbacKinds, schema::kSchedulingKinds, schema::kStorageKinds,
+                       schema::kApiextensionsKinds}) {
+      for (const schema::KindMessage& entry : group) t[static_cast<size_t>(entry.kind)] = entry.message;
+    }
+    return t;
+  }();
+  if (!api::IsBuiltin(kind)) return nullptr;  // custom resources: JSON only, as in kube
+  return table[static_cast<size_t>(kind)];
 }
 
 }  // namespace
@@ -311,7 +397,7 @@ Result<json::value> DecodeEnvelope(std::string_view body, const Message& message
       return Unsupported("content encoding " + std::string(b));
     }
   }
-  auto decoded = DecodeMessage(raw, message);
+  auto decoded = DecodeMessage(raw, message, 0);
   if (!decoded.ok()) return decoded.status();
   json::object o = std::move(decoded).value();
   o["apiVersion"] = api_version.empty() ? std::string(default_api_version) : api_version;

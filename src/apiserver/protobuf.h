@@ -6,11 +6,14 @@
 //
 // kubectl's typed commands send it (`kubectl create deployment|configmap|
 // secret|service|serviceaccount|job|cronjob|ingress|role|rolebinding|
-// clusterrole|clusterrolebinding|quota|pdb|priorityclass|namespace`). The
-// schema (protobuf_schema.h, one table file per API group) covers those
-// kinds, their pod templates, and the fields their commands write; a field it
-// does not know is an UnsupportedMediaType error naming the message and field
-// number (send JSON or YAML instead), never a silent drop.
+// clusterrole|clusterrolebinding|quota|pdb|priorityclass|namespace`, `kubectl
+// autoscale`, drain's DeleteOptions and Evictions), and so may any client-go
+// program (status updates included). The schema (protobuf_schema.h, one table
+// file per API group) covers every built-in kind berth serves, all the fields
+// of their generated.proto, status too; custom resources are JSON only, as in
+// Kubernetes. A field the schema does not know is an
+// UnsupportedMediaType error naming the message and field number (send JSON
+// or YAML instead), never a silent drop.
 
 #include <string_view>
 

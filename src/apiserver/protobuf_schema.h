@@ -3,11 +3,18 @@
 // Each message is a table of field number -> JSON name and type, as
 // k8s.io/api's and k8s.io/apimachinery's generated.proto define them, with
 // the JSON rules of the Go types (omitempty, pointers, inlined structs).
-// The tables live in one file per API group: protobuf_schema_meta.cc (meta/v1),
-// protobuf_schema_core.cc (core/v1), _apps, _batch, _networking, _policy,
-// _rbac, _scheduling.
+// The tables live in one file per API group: protobuf_schema_meta.cc (meta/v1);
+// core/v1 in three, protobuf_schema_pod.cc (containers, the pod spec, Pod,
+// PodTemplate, Binding), _volume.cc (volume sources, PersistentVolume and its
+// claim) and _core.cc (the other core kinds); then _apps, _autoscaling,
+// _batch, _coordination, _discovery, _networking, _node, _policy, _rbac,
+// _scheduling, _storage, _apiextensions. Each group file lists the kinds it decodes
+// (k<Group>Kinds); protobuf.cc gathers them into one table by kind.
 
 #include <initializer_list>
+#include <span>
+
+#include "api/kinds.h"
 
 namespace berth::apiserver::protobuf_schema {
 
@@ -20,9 +27,15 @@ enum class FieldType {
   kBytesMap,     // map<string, bytes>: values as base64, as Go's JSON writes []byte
   kQuantityMap,  // map<string, resource.Quantity>
   kTime,         // meta/v1 Time: RFC 3339, the zero time as null
+  kMicroTime,    // meta/v1 MicroTime: RFC 3339 with microseconds, the zero time as null
   kQuantity,     // resource.Quantity: its string
   kIntOrString,  // util/intstr IntOrString
   kFieldsV1,     // meta/v1 FieldsV1 {1: JSON bytes}: that JSON
+  kRawExtension, // runtime.RawExtension, apiextensions JSON {1: raw bytes}: that JSON (protobuf raw is unsupported)
+  kDouble,       // double (fixed64): a JSON number, integral values as integers
+  kBytes,        // bytes: base64, as Go's JSON writes a []byte
+  kMessageMap,   // map<string, Message>
+  kTimeMap,      // map<string, meta/v1 Time>
 };
 
 enum FieldFlags : unsigned {
@@ -49,8 +62,11 @@ struct Field {
 struct Message {
   const char* name;
   std::initializer_list<Field> fields;
-  // Skipped whole: what a client sends there is not stored (status on create).
-  bool ignored = false;
+  // A union Go's JSON writes as one value (apiextensions' JSONSchemaPropsOrBool
+  // and kin): the value of the first of these fields that is set (a list: not
+  // empty), else the JSON `union_default`.
+  std::initializer_list<const char*> union_of = {};
+  const char* union_default = "null";
 };
 
 // Table shorthands: String(1, "name"), Strings(3, "values"),
@@ -79,6 +95,21 @@ constexpr Field StringMap(int number, const char* name) { return {number, name, 
 constexpr Field BytesMap(int number, const char* name) { return {number, name, FieldType::kBytesMap}; }
 constexpr Field QuantityMap(int number, const char* name) { return {number, name, FieldType::kQuantityMap}; }
 constexpr Field Time(int number, const char* name) { return {number, name, FieldType::kTime}; }
+constexpr Field TimeMap(int number, const char* name) { return {number, name, FieldType::kTimeMap}; }
+constexpr Field MicroTime(int number, const char* name) { return {number, name, FieldType::kMicroTime}; }
+constexpr Field RawExtension(int number, const char* name) {
+  return {number, name, FieldType::kRawExtension};
+}
+constexpr Field RawExtensions(int number, const char* name) {
+  return {number, name, FieldType::kRawExtension, kRepeated};
+}
+constexpr Field Double(int number, const char* name, unsigned flags = 0) {
+  return {number, name, FieldType::kDouble, flags};
+}
+constexpr Field Bytes(int number, const char* name) { return {number, name, FieldType::kBytes}; }
+constexpr Field MessageMap(int number, const char* name, const Message& message) {
+  return {number, name, FieldType::kMessageMap, 0, &message};
+}
 constexpr Field Quantity(int number, const char* name) { return {number, name, FieldType::kQuantity}; }
 constexpr Field IntOrString(int number, const char* name) { return {number, name, FieldType::kIntOrString}; }
 constexpr Field FieldsV1(int number, const char* name) { return {number, name, FieldType::kFieldsV1}; }
@@ -87,17 +118,24 @@ constexpr Field FieldsV1(int number, const char* name) { return {number, name, F
 inline constexpr unsigned kKeep = kKeepZero;
 
 // meta/v1 and shared messages.
-extern const Message kObjectMeta, kLabelSelector, kIgnoredStatus, kDeleteOptions;
-// core/v1 messages other groups embed.
-extern const Message kPodTemplateSpec, kLocalObjectReference, kTypedLocalObjectReference;
+extern const Message kObjectMeta, kLabelSelector, kCondition, kDeleteOptions;
+// core/v1 messages other files embed.
+extern const Message kLocalObjectReference, kTypedLocalObjectReference, kObjectReference;  // _core
+extern const Message kPodTemplateSpec, kObjectFieldSelector, kResourceFieldSelector, kNodeSelector,
+    kToleration;                                                                           // _pod
+extern const Message kVolume, kPersistentVolumeClaim, kPersistentVolumeSpec, kTopologySelectorTerm,
+    kVolumeHealthCondition;  // _volume
+// Request bodies that are not stored kinds.
+extern const Message kEviction;  // policy/v1
 
-// Top-level messages, one per stored kind.
-extern const Message kNamespace, kConfigMap, kSecret, kService, kServiceAccount, kResourceQuota;  // core/v1
-extern const Message kDeployment;                                                                 // apps/v1
-extern const Message kJob, kCronJob;                                                              // batch/v1
-extern const Message kIngress;                                             // networking.k8s.io/v1
-extern const Message kPodDisruptionBudget, kEviction;                      // policy/v1
-extern const Message kRole, kClusterRole, kRoleBinding, kClusterRoleBinding;  // rbac.authorization.k8s.io/v1
-extern const Message kPriorityClass;                                          // scheduling.k8s.io/v1
+// A stored kind and the message its objects are read by.
+struct KindMessage {
+  api::Kind kind;
+  const Message* message;
+};
+// The kinds each group file decodes.
+extern const std::span<const KindMessage> kCoreKinds, kPodKinds, kVolumeKinds, kAppsKinds,
+    kAutoscalingKinds, kBatchKinds, kCoordinationKinds, kDiscoveryKinds, kNetworkingKinds, kNodeKinds,
+    kPolicyKinds, kRbacKinds, kSchedulingKinds, kStorageKinds, kApiextensionsKinds;
 
 }  // namespace berth::apiserver::protobuf_schema

@@ -4,9 +4,10 @@
 
 namespace berth::apiserver::protobuf_schema {
 
-// Go's protobuf writes every non-pointer scalar, so an empty status arrives
-// as zero-valued fields; the API server drops a created object's status anyway.
-const Message kIgnoredStatus{"Status", {}, true};
+// A status condition (meta/v1 Condition): Service, PodDisruptionBudget ...
+const Message kCondition{"Condition",
+                         {String(1, "type", kKeep), String(2, "status", kKeep), Int(3, "observedGeneration"),
+                          Time(4, "lastTransitionTime"), String(5, "reason", kKeep), String(6, "message", kKeep)}};
 
 const Message kOwnerReference{"OwnerReference",
                               {String(1, "kind", kKeep), String(3, "name", kKeep), String(4, "uid", kKeep),

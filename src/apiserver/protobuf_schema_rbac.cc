@@ -24,4 +24,12 @@ const Message kClusterRoleBinding{"ClusterRoleBinding",
                                   {Nested(1, "metadata", kObjectMeta), NestedList(2, "subjects", kSubject),
                                    Nested(3, "roleRef", kRoleRef)}};
 
+const KindMessage kRbacKindList[] = {
+    {api::Kind::kRole, &kRole},
+    {api::Kind::kClusterRole, &kClusterRole},
+    {api::Kind::kRoleBinding, &kRoleBinding},
+    {api::Kind::kClusterRoleBinding, &kClusterRoleBinding},
+};
+const std::span<const KindMessage> kRbacKinds = kRbacKindList;
+
 }  // namespace berth::apiserver::protobuf_schema

@@ -8,4 +8,9 @@ const Message kPriorityClass{"PriorityClass",
                              {Nested(1, "metadata", kObjectMeta), Int(2, "value", kKeep), Bool(3, "globalDefault"),
                               String(4, "description"), String(5, "preemptionPolicy", kKeep)}};
 
+const KindMessage kSchedulingKindList[] = {
+    {api::Kind::kPriorityClass, &kPriorityClass},
+};
+const std::span<const KindMessage> kSchedulingKinds = kSchedulingKindList;
+
 }  // namespace berth::apiserver::protobuf_schema

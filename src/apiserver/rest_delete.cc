@@ -149,11 +149,9 @@ Result<api::ObjectPtr> ApiServer::DeleteNamespace(api::ObjectPtr current) {
 
 Response ApiServer::Delete(Request& request, const RequestInfo& info) {
   const api::KindInfo& kind = api::Info(*info.kind);
-  // DeleteOptions: query, then a JSON or protobuf body (kubectl drain sends protobuf).
+  // DeleteOptions: the JSON or protobuf body (kubectl drain sends protobuf), else the query.
   auto options = DeleteOptionsFromRequest(request);
   if (!options.ok()) return ErrorResponse(options.status());
-  const std::string& uid_precondition = options->uid_precondition;
-  const int64_t rv_precondition = options->resource_version_precondition;
   const std::optional<int64_t> grace_seconds = options->grace_period_seconds;
   const std::string& policy = options->propagation_policy;
   const bool dry_run = options->dry_run;
@@ -176,19 +174,8 @@ Response ApiServer::Delete(Request& request, const RequestInfo& info) {
   if (Status admitted = admission_->Validate(attributes); !admitted.ok()) {
     return ErrorResponse(admitted, DetailsFor(kind, info.name));
   }
-  if (!uid_precondition.empty() && uid_precondition != current.value()->uid()) {
-    return ErrorResponse(ConflictFor(kind, info.name,
-                                     "Precondition failed: UID in precondition: " + uid_precondition +
-                                         ", UID in object meta: " + current.value()->uid()),
-                         DetailsFor(kind, info.name));
-  }
-  if (rv_precondition > 0 && rv_precondition != current.value()->resource_version()) {
-    return ErrorResponse(ConflictFor(kind, info.name,
-                                     "Precondition failed: ResourceVersion in precondition: " +
-                                         std::to_string(rv_precondition) +
-                                         ", ResourceVersion in object meta: " +
-                                         std::to_string(current.value()->resource_version())),
-                         DetailsFor(kind, info.name));
+  if (Status held = CheckDeletePreconditions(*options, *current.value()); !held.ok()) {
+    return ErrorResponse(held, DetailsFor(kind, info.name));
   }
   if (dry_run) return JsonResponse(200, std::string(current.value()->Encoded()));
   auto deleted = strategy.DeletesContents() ? DeleteNamespace(current.value())

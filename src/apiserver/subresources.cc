@@ -13,6 +13,7 @@
 #include "api/selector.h"
 #include "apiserver/api_server.h"
 #include "apiserver/patch.h"
+#include "apiserver/protobuf.h"
 
 namespace berth::apiserver {
 
@@ -181,7 +182,15 @@ Result<api::ObjectPtr> ApiServer::UnbindPod(const std::string& ns, const std::st
 
 Response ApiServer::Binding(Request& request, const RequestInfo& info) {
   json::error_code ec;
-  json::value body = json::parse(request.body, ec);
+  json::value body;
+  if (std::string_view(request.content_type).starts_with(kProtobufContentType)) {
+    // client-go's Pods().Bind (kube-scheduler and other schedulers).
+    auto decoded = DecodeProtobuf(request.body, api::Kind::kBinding);
+    if (!decoded.ok()) return ErrorResponse(decoded.status());
+    body = std::move(decoded).value();
+  } else {
+    body = json::parse(request.body, ec);
+  }
   if (ec || !body.is_object()) {
     return ErrorResponse(Status::BadRequest("couldn't get version/kind; json parse error: " +
                                             (ec ? ec.message() : std::string("not an object"))));

@@ -1,21 +1,82 @@
 """kubectl's typed `create` commands (protobuf bodies) against berth serve.
 
 Each test runs one `kubectl create ...` as a user would and reads the stored
-object back with `kubectl get -o json`. Run with:
+object back with `kubectl get -o json`. `kubectl run`, `create -f` and
+`replace` send JSON; the kinds no kubectl command sends in protobuf, and
+protobuf DeleteOptions, are posted as client-go would write them (Pb below). Run with:
   BERTH_BINARY=build/berth python3 -m unittest kubectl_create_test -v
 """
 
 import base64
 import json
 import os
+import struct
 import subprocess
 import sys
 import unittest
+import urllib.error
+import urllib.request
 
 sys.path.insert(0, os.path.dirname(__file__))
 from berth_server import BerthServer  # noqa: E402
 
 NS = "made"
+PROTOBUF = "application/vnd.kubernetes.protobuf"
+
+
+class Pb:
+    """A protobuf message written field by field, as Go's generated code writes one."""
+
+    def __init__(self):
+        self.data = b""
+
+    def _varint(self, v):
+        v &= (1 << 64) - 1
+        out = b""
+        while True:
+            out += bytes([(v & 0x7F) | (0x80 if v > 0x7F else 0)])
+            v >>= 7
+            if not v:
+                return out
+
+    def _len(self, field, payload):
+        self.data += self._varint(field << 3 | 2) + self._varint(len(payload)) + payload
+        return self
+
+    def str(self, field, s):
+        return self._len(field, s.encode() if isinstance(s, str) else s)
+
+    def int(self, field, v):
+        self.data += self._varint(field << 3) + self._varint(v)
+        return self
+
+    def bool(self, field, b):
+        return self.int(field, 1 if b else 0)
+
+    def double(self, field, d):
+        self.data += self._varint(field << 3 | 1) + struct.pack("<d", d)
+        return self
+
+    def msg(self, field, m):
+        return self._len(field, m.data)
+
+    def entry(self, field, key, value):
+        """A map entry; `value` a string or a Pb message."""
+        return self.msg(field, Pb().str(1, key).msg(2, value) if isinstance(value, Pb)
+                        else Pb().str(1, key).str(2, value))
+
+    def quantity_entry(self, field, key, q):
+        return self.entry(field, key, Pb().str(1, q))
+
+
+def envelope(api_version, kind, raw):
+    """kube's protobuf body: "k8s\0" then runtime.Unknown{typeMeta, raw}."""
+    return b"k8s\0" + Pb().msg(1, Pb().str(1, api_version).str(2, kind)).msg(2, raw).data
+
+
+def meta(name):
+    """ObjectMeta as client-go writes a new object's (zero scalars included)."""
+    return Pb().str(1, name).str(2, "").str(3, "").int(7, 0).msg(8, Pb())
 
 
 class KubectlCreateTest(unittest.TestCase):
@@ -244,6 +305,127 @@ class KubectlCreateTest(unittest.TestCase):
             kind = args[0] if args[0] != "service" else "service"
             p = self.k("get", kind, name, "-n", NS, check=False)
             self.assertIn("NotFound", p.stderr, f"{args} was stored")
+
+    def test_run_creates_the_pod_it_describes(self):
+        # kubectl run posts the pod as JSON (kubectl 1.32; -v=8 shows its Content-Type).
+        out = self.k("run", "-n", NS, "runner", "--image=busybox:1.36", "--labels=app=runner,tier=x",
+                     "--env=MODE=fast", "--port=8080", "--restart=Never", "--", "sleep", "3600").stdout
+        self.assertIn("pod/runner created", out)
+        pod = self.get("pod", "runner")
+        self.assertEqual(pod["metadata"]["labels"], {"app": "runner", "tier": "x"})
+        c = pod["spec"]["containers"][0]
+        self.assertEqual((c["name"], c["image"], c["args"]), ("runner", "busybox:1.36", ["sleep", "3600"]))
+        self.assertEqual(c["env"], [{"name": "MODE", "value": "fast"}])
+        self.assertEqual(c["ports"], [{"containerPort": 8080, "protocol": "TCP"}])
+        self.assertEqual(pod["spec"]["restartPolicy"], "Never")
+
+    def test_create_and_replace_from_a_file(self):
+        # kubectl create -f and replace -f send JSON (kubectl 1.32 has no protobuf path for them).
+        manifest = ("apiVersion: apps/v1\nkind: StatefulSet\nmetadata:\n  name: db\nspec:\n"
+                    "  replicas: {replicas}\n  serviceName: db\n  selector:\n    matchLabels: {{app: db}}\n"
+                    "  template:\n    metadata:\n      labels: {{app: db}}\n    spec:\n"
+                    "      containers: [{{name: db, image: postgres:16}}]\n")
+        path = self.server.write_file("db.yaml", manifest.format(replicas=1))
+        self.assertIn("statefulset.apps/db created", self.k("create", "-n", NS, "-f", path).stdout)
+        self.server.write_file("db.yaml", manifest.format(replicas=3))
+        self.assertIn("statefulset.apps/db replaced", self.k("replace", "-n", NS, "-f", path).stdout)
+        self.assertEqual(self.get("statefulset", "db")["spec"]["replicas"], 3)
+
+    def post(self, path, body, content_type=PROTOBUF, method="POST"):
+        """Sends `body` to the server; returns (HTTP status, JSON answer)."""
+        req = urllib.request.Request(self.server.url + path, data=body, method=method,
+                                     headers={"Content-Type": content_type, "Accept": "application/json"})
+        try:
+            with urllib.request.urlopen(req, timeout=30) as r:
+                return r.status, json.loads(r.read())
+        except urllib.error.HTTPError as e:
+            return e.code, json.loads(e.read())
+
+    def test_protobuf_bodies_of_kinds_beyond_kubectls_create_commands(self):
+        # What client-go programs (controllers, operators) send: a pod, a
+        # statefulset with a claim template, a lease, a CRD.
+        probe = Pb().msg(1, Pb().msg(3, Pb().msg(1, Pb().int(1, 0).int(2, 5432).str(3, "")))).int(2, 3)
+        container = (Pb().str(1, "db").str(2, "postgres:16").msg(8, Pb().quantity_entry(2, "memory", "256Mi"))
+                     .msg(11, probe).msg(15, Pb().int(4, 0)))
+        pod_spec = (Pb().msg(1, Pb().str(1, "scratch").msg(2, Pb().msg(2, Pb().str(1, "Memory"))))
+                    .msg(2, container).str(3, "Always").int(4, 0)
+                    .msg(33, Pb().int(1, 1).str(2, "kubernetes.io/hostname").str(3, "ScheduleAnyway"))
+                    .msg(38, Pb().str(1, "example.com/wait")))
+        status, pod = self.post(f"/api/v1/namespaces/{NS}/pods",
+                                envelope("v1", "Pod", Pb().msg(1, meta("pb-pod")).msg(2, pod_spec)))
+        self.assertEqual(status, 201, pod)
+        spec = self.get("pod", "pb-pod")["spec"]
+        c = spec["containers"][0]
+        self.assertEqual(c["resources"], {"requests": {"memory": "256Mi"}})
+        self.assertEqual(c["readinessProbe"]["tcpSocket"], {"port": 5432})
+        self.assertEqual(c["securityContext"], {"runAsUser": 0})
+        self.assertEqual(spec["volumes"], [{"name": "scratch", "emptyDir": {"medium": "Memory"}}])
+        self.assertEqual(spec["terminationGracePeriodSeconds"], 0)
+        self.assertEqual(spec["schedulingGates"], [{"name": "example.com/wait"}])
+        self.assertEqual(spec["topologySpreadConstraints"][0]["whenUnsatisfiable"], "ScheduleAnyway")
+
+        template = Pb().msg(1, Pb().entry(11, "app", "pb")).msg(2, Pb().msg(2, Pb().str(1, "c").str(2, "nginx")))
+        claim = Pb().msg(1, Pb().str(1, "data")).msg(2, Pb().str(1, "ReadWriteOnce")
+                                                        .msg(2, Pb().quantity_entry(2, "storage", "1Gi")))
+        sts_spec = (Pb().int(1, 0).msg(2, Pb().entry(1, "app", "pb")).msg(3, template).msg(4, claim)
+                    .str(5, "pb").msg(10, Pb().str(1, "Delete").str(2, "Retain")).msg(11, Pb().int(1, 5)))
+        status, sts = self.post(f"/apis/apps/v1/namespaces/{NS}/statefulsets",
+                                envelope("apps/v1", "StatefulSet", Pb().msg(1, meta("pb-sts")).msg(2, sts_spec)))
+        self.assertEqual(status, 201, sts)
+        spec = self.get("statefulset", "pb-sts")["spec"]
+        self.assertEqual(spec["replicas"], 0)
+        self.assertEqual(spec["volumeClaimTemplates"][0]["spec"]["resources"], {"requests": {"storage": "1Gi"}})
+        self.assertEqual(spec["persistentVolumeClaimRetentionPolicy"], {"whenDeleted": "Delete", "whenScaled": "Retain"})
+        self.assertEqual(spec["ordinals"], {"start": 5})
+
+        lease_spec = Pb().str(1, "me").int(2, 15).msg(4, Pb().int(1, 1700000000).int(2, 250000000))
+        status, lease = self.post(f"/apis/coordination.k8s.io/v1/namespaces/{NS}/leases",
+                                  envelope("coordination.k8s.io/v1", "Lease",
+                                           Pb().msg(1, meta("pb-lease")).msg(2, lease_spec)))
+        self.assertEqual(status, 201, lease)
+        spec = self.get("lease", "pb-lease")["spec"]
+        self.assertEqual((spec["holderIdentity"], spec["leaseDurationSeconds"], spec["renewTime"]),
+                         ("me", 15, "2023-11-14T22:13:20.250000Z"))
+
+        schema = (Pb().str(5, "object")
+                  .entry(29, "spec", Pb().str(5, "object")
+                         .entry(29, "size", Pb().str(5, "integer").double(9, 10).double(11, 1))
+                         .entry(29, "labels", Pb().str(5, "object")
+                                .msg(30, Pb().bool(1, False).msg(2, Pb().str(5, "string"))))))
+        version = Pb().str(1, "v1").bool(2, True).bool(3, True).msg(4, Pb().msg(1, schema))
+        crd_spec = (Pb().str(1, "pb.example.com").msg(3, Pb().str(1, "gadgets").str(2, "gadget").str(4, "Gadget"))
+                    .str(4, "Namespaced").msg(7, version))
+        status, crd = self.post("/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
+                                envelope("apiextensions.k8s.io/v1", "CustomResourceDefinition",
+                                         Pb().msg(1, meta("gadgets.pb.example.com")).msg(2, crd_spec)))
+        self.assertEqual(status, 201, crd)
+        stored = self.get("crd", "gadgets.pb.example.com", namespaced=False)
+        spec_schema = stored["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]
+        self.assertEqual(spec_schema["properties"]["labels"]["additionalProperties"], {"type": "string"})
+        self.assertEqual(spec_schema["properties"]["size"], {"type": "integer", "maximum": 10, "minimum": 1})
+
+    def test_protobuf_delete_options_are_honoured(self):
+        self.create("configmap", "pb-del", "--from-literal=a=b")
+        uid = self.get("configmap", "pb-del")["metadata"]["uid"]
+        path = f"/api/v1/namespaces/{NS}/configmaps/pb-del"
+        # preconditions.uid that does not match: Conflict, nothing deleted.
+        status, answer = self.post(path, envelope("v1", "DeleteOptions", Pb().msg(2, Pb().str(1, "other"))),
+                                   method="DELETE")
+        self.assertEqual((status, answer["reason"]), (409, "Conflict"), answer)
+        # dryRun: All answers as if deleted and keeps the object.
+        status, answer = self.post(path, envelope("v1", "DeleteOptions", Pb().str(5, "All")), method="DELETE")
+        self.assertEqual(status, 200, answer)
+        self.get("configmap", "pb-del")
+        # orphanDependents beside a propagationPolicy is invalid, as in kube.
+        status, answer = self.post(path, envelope("v1", "DeleteOptions", Pb().bool(3, True).str(4, "Orphan")),
+                                   method="DELETE")
+        self.assertEqual((status, answer["reason"]), (422, "Invalid"), answer)
+        # The matching uid, gracePeriodSeconds 0: deleted.
+        status, answer = self.post(path, envelope("v1", "DeleteOptions", Pb().int(1, 0).msg(2, Pb().str(1, uid))),
+                                   method="DELETE")
+        self.assertEqual(status, 200, answer)
+        p = self.k("get", "configmap", "pb-del", "-n", NS, check=False)
+        self.assertIn("NotFound", p.stderr)
 
 
 if __name__ == "__main__":
