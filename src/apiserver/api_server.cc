@@ -222,15 +222,21 @@ Response ApiServer::HandleResource(Request& request, const RequestInfo& info) {
       return Binding(request, info);
     }
     if (sub == "eviction" && *info.kind == api::Kind::kPod) return Evict(request, info);
+    if (sub == "log" && *info.kind == api::Kind::kPod) return PodLog(request, info);
     if (*info.kind == api::Kind::kPod &&
-        (sub == "log" || sub == "exec" || sub == "attach" || sub == "portforward" || sub == "proxy")) {
+        (sub == "exec" || sub == "attach" || sub == "portforward" || sub == "proxy")) {
       // kube-apiserver forwards these to the pod's kubelet; berth's simulated
       // kubelets run no containers, so there is nothing to reach.
       if (!store_.Get(api::StorageKey(api::Kind::kPod, info.ns, info.name)).ok()) {
         return ErrorResponse(NotFoundFor(kind, info.name), DetailsFor(kind, info.name));
       }
-      return ErrorResponse(Status::BadRequest("pods/" + sub + " is not served by berth: pod \"" + info.name +
-                                              "\" runs on a simulated node, whose kubelet runs no containers"));
+      const char* what = sub == "exec"     ? "exec into"
+                         : sub == "attach" ? "attach to"
+                         : sub == "proxy"  ? "proxy to"
+                                           : "port-forward to";
+      return ErrorResponse(Status::BadRequest("cannot " + std::string(what) + " pod \"" + info.name +
+                                              "\": simulated pods run no processes (berth's simulated kubelets "
+                                              "only report their status); pods/" + sub + " is not served"));
     }
     const ResourceStrategy& strategy = registry_.For(*info.kind);
     if (sub == "scale" && strategy.HasScale()) return Scale(request, info);

@@ -126,6 +126,8 @@ class ApiServer {
   Status CheckSingleGlobalDefault(const boost::json::object& priority_class);
   // POST pods/NAME/eviction (eviction.cc): kube's EvictionREST.
   Response Evict(Request& request, const RequestInfo& info);
+  // GET pods/NAME/log (subresources.cc): the simulated output (pod_log.h).
+  Response PodLog(Request& request, const RequestInfo& info);
 
   store::Store& store_;
   Options options_;
