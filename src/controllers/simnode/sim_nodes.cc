@@ -392,11 +392,17 @@ Result<std::string> SimNodes::AllocateIp() {
   std::lock_guard lock(mu_);
   if (!ips_seeded_) {
     ips_seeded_ = true;
+    // Live pods keep their addresses; new ones continue after the highest
+    // address handed out, so finished pods' addresses are reused only once
+    // the range wraps around (as before the restart).
     for (const auto& pod : pods_.List()) {
       const auto* view = pod->As<api::PodView>();
+      if (!view || !Ours(view->node_name)) continue;
+      auto host = PodIpHost(api::StringAt(api::StatusOf(*pod), "podIP"));
+      if (!host) continue;
+      next_ip_ = std::max(next_ip_, *host);
       std::string_view phase = api::StringAt(api::StatusOf(*pod), "phase");
-      if (!view || !Ours(view->node_name) || phase == "Succeeded" || phase == "Failed") continue;
-      if (auto host = PodIpHost(api::StringAt(api::StatusOf(*pod), "podIP"))) ips_in_use_.insert(*host);
+      if (phase != "Succeeded" && phase != "Failed") ips_in_use_.insert(*host);
     }
   }
   for (uint32_t tried = 0; tried < kHosts; ++tried) {
