@@ -9,6 +9,7 @@
 #include "api/duration.h"
 #include "api/json_fields.h"
 #include "api/rfc3339.h"
+#include "controllers/simnode/sim_nodes.h"
 
 namespace berth::controllers {
 
@@ -21,8 +22,6 @@ using TimePoint = std::chrono::system_clock::time_point;
 // The most state changes one look simulates (a 1s crash loop catching up
 // after a long outage reaches its 5 minute backoff well before this).
 constexpr int kMaxSteps = 1000;
-
-constexpr char kRunDurationAnnotation[] = "sim.berth.dev/run-duration";
 
 std::string_view AnnotationOf(const json::object& pod, std::string_view key) {
   return api::StringAt(api::ObjectAt(api::ObjectAt(pod, "metadata"), "annotations"), key);
@@ -234,7 +233,7 @@ std::string PhaseOf(const std::string& restart_policy, const json::array& status
 
 SimRun SimRunOf(const json::object& pod, std::chrono::milliseconds default_duration) {
   SimRun run;
-  if (auto d = AnnotationOf(pod, kRunDurationAnnotation); !d.empty()) run.duration = api::ParseGoDuration(d);
+  if (auto d = AnnotationOf(pod, kSimRunDurationAnnotation); !d.empty()) run.duration = api::ParseGoDuration(d);
   if (!run.duration && FactsOf(pod).restart_policy != "Always") run.duration = default_duration;
   if (auto code = AnnotationOf(pod, kSimExitCodeAnnotation); !code.empty()) {
     int value = 0;
