@@ -284,7 +284,13 @@ TEST(SimPodStatus, AnImageChangedWhileInBackoffStartsAtOnce) {
 
 TEST(SimPodStatus, InitContainersCompleteInOrderFirst) {
   SimulatedPod p{MakePod("Always", {}, R"({"initContainers":[{"name":"a","image":"x"},{"name":"b","image":"y"}]})")};
-  p.Start();
+  SimPodStep step = p.Start();
+  // The kubelet's events: a, then b, then the containers.
+  std::vector<std::string> started;
+  for (const auto& e : step.events) {
+    if (e.reason == "Started") started.push_back(e.message);
+  }
+  EXPECT_EQ(started, (std::vector<std::string>{"Started container a", "Started container b", "Started container c"}));
   const json::array& inits = p.status.at("initContainerStatuses").as_array();
   ASSERT_EQ(inits.size(), 2u);
   EXPECT_EQ(api::StringAt(inits[0].as_object(), "name"), "a");

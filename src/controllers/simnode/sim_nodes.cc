@@ -346,7 +346,7 @@ Status SimNodes::RunPod(const api::ObjectPtr& pod) {
   std::string new_ip;
   if (phase != "Running" || api::StringAt(status, "startTime").empty()) {
     // Pending and bound: start it.
-    auto ip = AllocateIp();
+    auto ip = AllocateIp(pod->uid());
     if (!ip.ok()) return ip.status();
     new_ip = ip.value();
     status["podIP"] = new_ip;
@@ -371,7 +371,7 @@ Status SimNodes::RunPod(const api::ObjectPtr& pod) {
   if (old_status && status == *old_status) return Status::Ok();
   auto written = client_.UpdateStatus(api::Kind::kPod, next);
   if (!written.ok()) {
-    if (!new_ip.empty()) ReleaseIp(new_ip);
+    if (!new_ip.empty()) ReleaseIp(new_ip, pod->uid());
     // Gone: nothing to do. Otherwise the next attempt starts from the pod as
     // it is then (the backoffs above were not kept).
     return written.status().code() == StatusCode::kNotFound ? Status::Ok() : written.status();
@@ -386,7 +386,7 @@ Status SimNodes::RunPod(const api::ObjectPtr& pod) {
   return Status::Ok();
 }
 
-Result<std::string> SimNodes::AllocateIp() {
+Result<std::string> SimNodes::AllocateIp(const std::string& uid) {
   // 10.244.0.1 to 10.244.255.254: host parts 1 to 65534.
   constexpr uint32_t kHosts = 65534;
   std::lock_guard lock(mu_);
@@ -402,28 +402,28 @@ Result<std::string> SimNodes::AllocateIp() {
       if (!host) continue;
       next_ip_ = std::max(next_ip_, *host);
       std::string_view phase = api::StringAt(api::StatusOf(*pod), "phase");
-      if (phase != "Succeeded" && phase != "Failed") ips_in_use_.insert(*host);
+      if (phase != "Succeeded" && phase != "Failed") ips_in_use_.emplace(*host, pod->uid());
     }
   }
   for (uint32_t tried = 0; tried < kHosts; ++tried) {
     uint32_t host = next_ip_ % kHosts + 1;
     ++next_ip_;
-    if (ips_in_use_.insert(host).second) {
+    if (ips_in_use_.emplace(host, uid).second) {
       return "10.244." + std::to_string(host >> 8) + "." + std::to_string(host & 255);
     }
   }
   return Status::Unavailable("simulated kubelets: every pod IP of 10.244.0.0/16 is in use");
 }
 
-void SimNodes::ReleaseIp(std::string_view ip) {
+void SimNodes::ReleaseIp(std::string_view ip, const std::string& uid) {
   auto host = PodIpHost(ip);
   if (!host) return;
   std::lock_guard lock(mu_);
-  ips_in_use_.erase(*host);
+  if (auto it = ips_in_use_.find(*host); it != ips_in_use_.end() && it->second == uid) ips_in_use_.erase(it);
 }
 
 void SimNodes::PodGone(const api::Object& pod) {
-  ReleaseIp(api::StringAt(api::StatusOf(pod), "podIP"));
+  ReleaseIp(api::StringAt(api::StatusOf(pod), "podIP"), pod.uid());
   std::lock_guard lock(mu_);
   backoffs_.erase(pod.uid());
 }

@@ -40,7 +40,6 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
-#include <unordered_set>
 #include <vector>
 
 #include "controllers/controller.h"
@@ -108,10 +107,13 @@ class SimNodes final : public Controller {
       const api::Object& pod, std::string_view reason,
       const std::function<std::string(std::string_view, std::string_view)>& message);
   void RecordEvents(const api::Object& pod, const std::vector<KubeletEvent>& events);
-  // A pod IP (10.244.x.y) no live pod of the fleet has; the first call takes
-  // note of the addresses of the pods already running (a restarted server).
-  Result<std::string> AllocateIp();
-  void ReleaseIp(std::string_view ip);
+  // A pod IP (10.244.x.y) no live pod of the fleet has, for the pod `uid`;
+  // the first call takes note of the addresses of the pods already running
+  // (a restarted server).
+  Result<std::string> AllocateIp(const std::string& uid);
+  // Frees `ip` if pod `uid` holds it (a finished pod's address may be
+  // another pod's by now).
+  void ReleaseIp(std::string_view ip, const std::string& uid);
   // Forgets what the kubelet kept about a pod (its IP, its backoffs).
   void PodGone(const api::Object& pod);
 
@@ -123,7 +125,7 @@ class SimNodes final : public Controller {
   std::unordered_map<std::string, client::EventRecorder> kubelet_events_;
   std::mutex mu_;
   bool ips_seeded_ = false;                 // guarded by mu_
-  std::unordered_set<uint32_t> ips_in_use_;  // host parts; guarded by mu_
+  std::unordered_map<uint32_t, std::string> ips_in_use_;  // host part → pod UID; guarded by mu_
   uint32_t next_ip_ = 0;                     // guarded by mu_
   std::unordered_map<std::string, CrashBackoffs> backoffs_;  // by pod UID; guarded by mu_
   // Calls Heartbeat every heartbeat period; set by Start.

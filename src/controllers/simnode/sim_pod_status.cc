@@ -273,6 +273,15 @@ SimPodStep StartPodStatus(const json::object& pod, json::object& status, TimePoi
                                                              {"containerID", id}}}}}});
     }
   }
+  std::vector<KubeletEvent> init_events;
+  for (const auto& i : inits) {
+    std::string name(api::StringAt(i.get_object(), "name"));
+    init_events.push_back(
+        {"Normal", "Pulled", "Container image \"" + std::string(api::StringAt(i.get_object(), "image")) +
+                                 "\" already present on machine"});
+    init_events.push_back({"Normal", "Created", "Created container " + name});
+    init_events.push_back({"Normal", "Started", "Started container " + name});
+  }
   if (!inits.empty()) status["initContainerStatuses"] = std::move(inits);
   json::array statuses;
   if (const json::array* containers = api::ArrayAt(spec, "containers")) {
@@ -284,7 +293,9 @@ SimPodStep StartPodStatus(const json::object& pod, json::object& status, TimePoi
     }
   }
   status["containerStatuses"] = std::move(statuses);
-  return AdvancePodStatus(pod, status, now, run, backoffs);
+  SimPodStep step = AdvancePodStatus(pod, status, now, run, backoffs);
+  step.events.insert(step.events.begin(), init_events.begin(), init_events.end());
+  return step;
 }
 
 SimPodStep AdvancePodStatus(const json::object& pod, json::object& status, TimePoint now, const SimRun& run,
