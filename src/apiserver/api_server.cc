@@ -242,8 +242,14 @@ Response ApiServer::PodConnect(Request&, const RequestInfo& info) {
   if (!store_.Get(api::StorageKey(*info.kind, info.ns, info.name)).ok()) {
     return ErrorResponse(NotFoundFor(kind, info.name), DetailsFor(kind, info.name));
   }
-  return ErrorResponse(Status::BadRequest("pods/" + info.subresource + " is not served by berth: pod \"" + info.name +
-                                          "\" runs on a simulated node, whose kubelet runs no containers"));
+  const std::string& sub = info.subresource;
+  const char* what = sub == "exec"     ? "exec into"
+                     : sub == "attach" ? "attach to"
+                     : sub == "proxy"  ? "proxy to"
+                                       : "port-forward to";
+  return ErrorResponse(Status::BadRequest("cannot " + std::string(what) + " pod \"" + info.name +
+                                          "\": simulated pods run no processes (berth's simulated kubelets "
+                                          "only report their status); pods/" + sub + " is not served"));
 }
 
 Response ApiServer::NamespaceFinalize(Request& request, const RequestInfo& info) {
@@ -274,7 +280,7 @@ Response ApiServer::HandleResource(Request& request, const RequestInfo& info) {
     static constexpr OwnSubresource kOwn[] = {
         {api::Kind::kPod, "binding", &ApiServer::PodBinding},
         {api::Kind::kPod, "eviction", &ApiServer::Evict},
-        {api::Kind::kPod, "log", &ApiServer::PodConnect},
+        {api::Kind::kPod, "log", &ApiServer::PodLog},
         {api::Kind::kPod, "exec", &ApiServer::PodConnect},
         {api::Kind::kPod, "attach", &ApiServer::PodConnect},
         {api::Kind::kPod, "portforward", &ApiServer::PodConnect},

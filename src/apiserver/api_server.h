@@ -127,6 +127,8 @@ class ApiServer {
   void PrepareOwnObject(api::Kind kind, boost::json::object& object);
   // POST pods/NAME/eviction (eviction.cc): kube's EvictionREST.
   Response Evict(Request& request, const RequestInfo& info);
+  // GET pods/NAME/log (subresources.cc): the simulated output (pod_log.h).
+  Response PodLog(Request& request, const RequestInfo& info);
 
   store::Store& store_;
   Options options_;

@@ -42,6 +42,12 @@ Result<controllers::SimNodesOptions> BuildSimFleet(const SimFleetFlags& f) {
     return Status::BadRequest("--sim-heartbeat-period " + f.heartbeat_period + ": expected a duration such as 10s");
   }
   sim.heartbeat_period = *heartbeat;
+  auto run = api::ParseGoDuration(f.default_run_duration);
+  if (!run) {
+    return Status::BadRequest("--sim-default-run-duration " + f.default_run_duration +
+                              ": expected a duration such as 2s");
+  }
+  sim.default_run_duration = *run;
   return sim;
 }
 

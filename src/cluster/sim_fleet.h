@@ -19,6 +19,9 @@ struct SimFleetFlags {
   std::string node_prefix = "sim-node-";
   std::string config_file;  // --sim-config
   std::string heartbeat_period = "10s";
+  // How long restartPolicy Never/OnFailure pods without
+  // sim.berth.dev/run-duration run (--sim-default-run-duration).
+  std::string default_run_duration = "2s";
 };
 
 // BadRequest naming the flag that is wrong.

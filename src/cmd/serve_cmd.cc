@@ -241,6 +241,11 @@ void AddServeCommand(CLI::App& app, const scheduler::Registry& registry) {
       ->add_option("--sim-heartbeat-period", f.sim.heartbeat_period,
                    "How often simulated kubelets renew their Lease (at most a quarter of the grace period)")
       ->capture_default_str();
+  serve
+      ->add_option("--sim-default-run-duration", f.sim.default_run_duration,
+                   "How long simulated pods with restartPolicy Never or OnFailure run (then exit 0) when they "
+                   "have no sim.berth.dev/run-duration annotation")
+      ->capture_default_str();
   serve->callback([&registry] { SetExitCode(Serve(f, registry)); });
 }
 

@@ -2,10 +2,12 @@
 // simulated nodes of `berth serve --sim-nodes`. Sets or clears the node's
 // sim.berth.dev/down annotation; that node's simulated kubelet stops (or
 // resumes) heartbeating and working, and the node lifecycle controller does
-// the rest (Unknown, unreachable taints, evictions; Ready again).
+// the rest (Unknown, unreachable taints, evictions; Ready again). Nodes
+// that are not simulated (no sim.berth.dev/node=true label) are refused.
 
 #include <cstdio>
 
+#include "api/json_fields.h"
 #include "client/http_client.h"
 #include "client/rest_client.h"
 #include "cmd/commands.h"
@@ -26,7 +28,29 @@ int SetDown(const SimOptions& o, bool down) {
     std::fprintf(stderr, "berth sim %s: --server %s: %s\n", verb, o.server.c_str(), http.status().message().c_str());
     return 2;
   }
-  std::string patch = std::string(R"({"metadata":{"annotations":{")") + controllers::kSimDownAnnotation + "\":" +
+  // Only the fleet's own nodes can be taken down or brought up: any other
+  // node's kubelet would never read the annotation.
+  auto got = http.value()->Request("GET", "/api/v1/nodes/" + o.node);
+  if (!got.ok()) {
+    std::fprintf(stderr, "berth sim %s: %s: %s\n", verb, o.server.c_str(), got.status().message().c_str());
+    return 1;
+  }
+  if (got.value().status != 200) {
+    Status s = client::StatusFromResponse(got.value().status, got.value().body);
+    std::fprintf(stderr, "berth sim %s: %s\n", verb, s.message().c_str());
+    return 1;
+  }
+  auto node = api::Object::Decode(got.value().body);
+  if (!node.ok() || node.value()->labels().Get(controllers::kSimManagedLabel) != "true") {
+    std::fprintf(stderr,
+                 "berth sim %s: node %s is not a simulated node (it has no label %s=true): only the nodes of "
+                 "`berth serve --sim-nodes` or --sim-config can be taken down or brought up\n",
+                 verb, o.node.c_str(), controllers::kSimManagedLabel);
+    return 1;
+  }
+  // The resourceVersion makes the patch fail if the node changed meanwhile.
+  std::string patch = std::string(R"({"metadata":{"resourceVersion":")") + std::string(api::StringAt(api::Metadata(*node.value()), "resourceVersion")) +
+                      R"(","annotations":{")" + controllers::kSimDownAnnotation + "\":" +
                       (down ? "\"true\"" : "null") + "}}}";
   auto r = http.value()->Request("PATCH", "/api/v1/nodes/" + o.node, patch, "application/merge-patch+json");
   if (!r.ok()) {
@@ -37,11 +61,6 @@ int SetDown(const SimOptions& o, bool down) {
     Status s = client::StatusFromResponse(r.value().status, r.value().body);
     std::fprintf(stderr, "berth sim %s: %s\n", verb, s.message().c_str());
     return 1;
-  }
-  auto node = api::Object::Decode(r.value().body);
-  if (node.ok() && node.value()->labels().Get(controllers::kSimManagedLabel) != "true") {
-    std::fprintf(stderr, "berth sim %s: warning: node %s is not a simulated node; nothing will change\n", verb,
-                 o.node.c_str());
   }
   std::printf("node/%s %s\n", o.node.c_str(), down ? "down" : "up");
   return 0;

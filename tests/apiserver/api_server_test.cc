@@ -670,15 +670,20 @@ TEST_F(ApiServerTest, ServicesGetClusterIpsAndNodePortsFromTheirRanges) {
 namespace berth::apiserver {
 namespace {
 
-// What kube-apiserver forwards to a kubelet gets a clear answer instead of a
-// bare 404: berth's simulated kubelets run no containers.
+// What kube-apiserver forwards to a kubelet: pods/log answers with the
+// simulated output (none yet for a pod on no node, as kube); exec and the
+// like get a clear refusal instead of a bare 404.
 TEST_F(ApiServerTest, KubeletSubresourcesAnswerWhyTheyAreNotServed) {
   ASSERT_EQ(Call("POST", "/api/v1/namespaces/default/pods", Pod("p")).status, 201);
   Response logs = Call("GET", "/api/v1/namespaces/default/pods/p/log");
-  EXPECT_EQ(logs.status, 400);
-  EXPECT_EQ(Body(logs)["message"],
-            "pods/log is not served by berth: pod \"p\" runs on a simulated node, whose kubelet runs no containers");
-  EXPECT_EQ(Call("POST", "/api/v1/namespaces/default/pods/p/exec").status, 400);
+  EXPECT_EQ(logs.status, 200) << logs.body;
+  EXPECT_EQ(logs.body, "");
+  Response exec = Call("POST", "/api/v1/namespaces/default/pods/p/exec");
+  EXPECT_EQ(exec.status, 400);
+  EXPECT_EQ(Body(exec)["message"],
+            "cannot exec into pod \"p\": simulated pods run no processes (berth's simulated kubelets only "
+            "report their status); pods/exec is not served");
+  EXPECT_EQ(Call("GET", "/api/v1/namespaces/default/pods/p/log?tailLines=-1").status, 422);
   EXPECT_EQ(Call("GET", "/api/v1/namespaces/default/pods/missing/log").status, 404);
 }
 

@@ -1,6 +1,7 @@
 #include "controllers/simnode/sim_nodes.h"
 
 #include <algorithm>
+#include <charconv>
 #include <fstream>
 
 #include <yaml-cpp/yaml.h>
@@ -65,6 +66,24 @@ json::object NodeObject(const SimNodeGroup& g, const std::string& name, int inde
                                                   {"machineID", name},
                                                   {"systemUUID", name},
                                                   {"bootID", name}}}}}};
+}
+
+// The host part (1 to 65534) of a pod IP 10.244.x.y the kubelets handed out.
+std::optional<uint32_t> PodIpHost(std::string_view ip) {
+  constexpr std::string_view kPrefix = "10.244.";
+  if (!ip.starts_with(kPrefix)) return std::nullopt;
+  ip.remove_prefix(kPrefix.size());
+  auto dot = ip.find('.');
+  if (dot == std::string_view::npos) return std::nullopt;
+  uint32_t hi = 0, lo = 0;
+  auto parse = [](std::string_view t, uint32_t& out) {
+    auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), out);
+    return ec == std::errc() && end == t.data() + t.size() && out <= 255;
+  };
+  if (!parse(ip.substr(0, dot), hi) || !parse(ip.substr(dot + 1), lo)) return std::nullopt;
+  uint32_t host = hi << 8 | lo;
+  if (host == 0 || host > 65534) return std::nullopt;
+  return host;
 }
 
 }  // namespace
@@ -148,7 +167,11 @@ SimNodes::SimNodes(const ControllerContext& context, SimNodesOptions options)
     const auto* view = pod->As<api::PodView>();
     if (view && Ours(view->node_name)) Enqueue(client::ObjectKey(*pod));
   };
-  pods_.AddHandlers({pod_changed, pod_changed, nullptr});
+  auto pod_deleted = [this](const api::ObjectPtr& pod) {
+    const auto* view = pod->As<api::PodView>();
+    if (view && Ours(view->node_name)) PodGone(*pod);
+  };
+  pods_.AddHandlers({pod_changed, pod_changed, pod_deleted});
   // A node brought back up: its kubelet catches up with its pods.
   auto node_changed = [this](const api::ObjectPtr& node) {
     if (!Ours(node->name()) || Down(node->name())) return;
@@ -180,9 +203,12 @@ Status SimNodes::Register() {
       std::string ip = "10.0." + std::to_string((host >> 8) & 255) + "." + std::to_string(host & 255);
       auto created = client_.Create(api::Kind::kNode, "", NodeObject(g, name, i, ip));
       if (!created.ok() && created.status().code() != StatusCode::kAlreadyExists) return created.status();
-      if (Status s = RenewLease(name); !s.ok()) return s;
       auto node = created.ok() ? created : client_.Get(api::Kind::kNode, "", name);
       if (!node.ok()) return node.status();
+      // A node taken down (berth sim node-down) stays down across a restart:
+      // no lease renewal, no Ready.
+      if (api::Annotation(*node.value(), kSimDownAnnotation) == "true") continue;
+      if (Status s = RenewLease(name); !s.ok()) return s;
       kubelet_events_.at(name).Event(*node.value(), "Normal", "Starting", "Starting kubelet.");
       if (Status s = ReportReady(node.value()); !s.ok()) return s;
     }
@@ -300,103 +326,113 @@ std::chrono::milliseconds SimNodes::TimeUntilStopped(const api::Object& pod) con
 }
 
 Status SimNodes::RunPod(const api::ObjectPtr& pod) {
-  std::string_view phase = api::StringAt(api::StatusOf(*pod), "phase");
-  if (phase == "Succeeded" || phase == "Failed") return Status::Ok();
-  std::optional<std::chrono::milliseconds> run_for;
-  if (auto d = api::Annotation(*pod, kSimRunDurationAnnotation); !d.empty()) run_for = api::ParseGoDuration(d);
-  json::object next = pod->json();
+  const json::object* old_status = api::StatusOf(*pod);
+  std::string_view phase = api::StringAt(old_status, "phase");
+  if (phase == "Succeeded" || phase == "Failed") {
+    PodGone(*pod);  // its sandbox is gone: the address is free again
+    return Status::Ok();
+  }
+  const json::object& current = pod->json();
+  const SimRun run = SimRunOf(current, options_.default_run_duration);
+  json::object next = current;
   json::object& status = api::MutableObject(next, "status");
-  std::string now = api::FormatRfc3339(clock_.WallNow());
-  const auto* spec = api::Spec(*pod);
-  const json::array* containers = spec ? api::ArrayAt(*spec, "containers") : nullptr;
-
-  if (phase == "Running") {
-    if (!run_for) return Status::Ok();
-    auto started = api::ParseRfc3339(api::StringAt(status, "startTime"));
-    if (!started) return Status::Ok();
-    auto done_at = *started + *run_for;
-    auto wall = clock_.WallNow();
-    if (wall < done_at) {
-      EnqueueAfter(client::ObjectKey(*pod),
-                   std::chrono::duration_cast<std::chrono::milliseconds>(done_at - wall) + std::chrono::milliseconds(10));
-      return Status::Ok();
-    }
-    // Completed: containers exit 0.
-    status["phase"] = "Succeeded";
-    api::SetCondition(status, {"Ready", "False", "PodCompleted", ""}, now);
-    api::SetCondition(status, {"ContainersReady", "False", "PodCompleted", ""}, now);
-    for (auto& c : api::MutableArray(status, "containerStatuses")) {
-      if (!c.is_object()) continue;
-      json::object& o = c.get_object();
-      const json::object* state = api::ObjectAt(o, "state");
-      std::string started_at(api::StringAt(state ? api::ObjectAt(*state, "running") : nullptr, "startedAt"));
-      o["ready"] = false;
-      o["started"] = false;
-      o["state"] = json::object{{"terminated", json::object{{"exitCode", 0},
-                                                            {"reason", "Completed"},
-                                                            {"startedAt", started_at},
-                                                            {"finishedAt", now}}}};
-    }
-  } else {
+  const auto now = clock_.WallNow();
+  CrashBackoffs backoffs;
+  {
+    std::lock_guard lock(mu_);
+    if (auto it = backoffs_.find(pod->uid()); it != backoffs_.end()) backoffs = it->second;
+  }
+  SimPodStep step;
+  std::string new_ip;
+  if (phase != "Running" || api::StringAt(status, "startTime").empty()) {
     // Pending and bound: start it.
-    uint32_t n = next_ip_.fetch_add(1) + 1;
-    std::string ip = "10.244." + std::to_string((n >> 8) & 255) + "." + std::to_string(n & 255);
-    auto node = nodes_.Get(pod->As<api::PodView>()->node_name);
-    std::string host_ip;
-    if (node) {
-      const auto* addresses = api::StatusOf(*node) ? api::ArrayAt(*api::StatusOf(*node), "addresses") : nullptr;
+    auto ip = AllocateIp(pod->uid());
+    if (!ip.ok()) return ip.status();
+    new_ip = ip.value();
+    status["podIP"] = new_ip;
+    status["podIPs"] = json::array{json::object{{"ip", new_ip}}};
+    if (auto node = nodes_.Get(pod->As<api::PodView>()->node_name)) {
+      const json::array* addresses = api::ArrayAt(api::StatusOf(*node), "addresses");
       if (addresses && !addresses->empty() && addresses->at(0).is_object()) {
-        host_ip = std::string(api::StringAt(addresses->at(0).get_object(), "address"));
+        std::string host_ip(api::StringAt(addresses->at(0).get_object(), "address"));
+        status["hostIP"] = host_ip;
+        status["hostIPs"] = json::array{json::object{{"ip", host_ip}}};
       }
     }
-    status["phase"] = "Running";
-    status["podIP"] = ip;
-    status["podIPs"] = json::array{json::object{{"ip", ip}}};
-    if (!host_ip.empty()) {
-      status["hostIP"] = host_ip;
-      status["hostIPs"] = json::array{json::object{{"ip", host_ip}}};
-    }
-    status["startTime"] = now;
-    api::SetCondition(status, {"PodReadyToStartContainers", "True", "", ""}, now);
-    api::SetCondition(status, {"Initialized", "True", "", ""}, now);
-    api::SetCondition(status, {"Ready", "True", "", ""}, now);
-    api::SetCondition(status, {"ContainersReady", "True", "", ""}, now);
-    api::SetCondition(status, {"PodScheduled", "True", "", ""}, now);
-    json::array statuses;
-    if (containers) {
-      for (const auto& c : *containers) {
-        if (!c.is_object()) continue;
-        std::string name(api::StringAt(c.get_object(), "name"));
-        std::string image(api::StringAt(c.get_object(), "image"));
-        statuses.push_back(json::object{{"name", name},
-                                        {"image", image},
-                                        {"imageID", "sim://" + image},
-                                        {"containerID", "sim://" + pod->uid() + "/" + name},
-                                        {"ready", true},
-                                        {"started", true},
-                                        {"restartCount", 0},
-                                        {"state", json::object{{"running", json::object{{"startedAt", now}}}}}});
-      }
-    }
-    status["containerStatuses"] = std::move(statuses);
-    if (run_for) EnqueueAfter(client::ObjectKey(*pod), *run_for + std::chrono::milliseconds(10));
+    step = StartPodStatus(current, status, now, run, backoffs);
+  } else {
+    step = AdvancePodStatus(current, status, now, run, backoffs);
   }
+  const std::string key = client::ObjectKey(*pod);
+  if (step.wake) {
+    auto wait = std::chrono::ceil<std::chrono::milliseconds>(*step.wake - now);
+    EnqueueAfter(key, std::max(wait, std::chrono::milliseconds(0)) + std::chrono::milliseconds(10));
+  }
+  if (old_status && status == *old_status) return Status::Ok();
   auto written = client_.UpdateStatus(api::Kind::kPod, next);
-  if (!written.ok() && written.status().code() != StatusCode::kNotFound) return written.status();
-  if (written.ok() && phase != "Running") {
-    // What kube's kubelet records as it starts each container (the image is
-    // always "present": nothing is pulled).
-    ContainerEvents(*pod, "Pulled", [](std::string_view, std::string_view image) {
-      return "Container image \"" + std::string(image) + "\" already present on machine";
-    });
-    ContainerEvents(*pod, "Created", [](std::string_view name, std::string_view) {
-      return "Created container " + std::string(name);
-    });
-    ContainerEvents(*pod, "Started", [](std::string_view name, std::string_view) {
-      return "Started container " + std::string(name);
-    });
+  if (!written.ok()) {
+    if (!new_ip.empty()) ReleaseIp(new_ip, pod->uid());
+    // Gone: nothing to do. Otherwise the next attempt starts from the pod as
+    // it is then (the backoffs above were not kept).
+    return written.status().code() == StatusCode::kNotFound ? Status::Ok() : written.status();
   }
+  {
+    std::lock_guard lock(mu_);
+    backoffs_[pod->uid()] = std::move(backoffs);
+  }
+  RecordEvents(*written.value(), step.events);
+  std::string_view phase_now = api::StringAt(status, "phase");
+  if (phase_now == "Succeeded" || phase_now == "Failed") PodGone(*written.value());
   return Status::Ok();
+}
+
+Result<std::string> SimNodes::AllocateIp(const std::string& uid) {
+  // 10.244.0.1 to 10.244.255.254: host parts 1 to 65534.
+  constexpr uint32_t kHosts = 65534;
+  std::lock_guard lock(mu_);
+  if (!ips_seeded_) {
+    ips_seeded_ = true;
+    // Live pods keep their addresses; new ones continue after the highest
+    // address handed out, so finished pods' addresses are reused only once
+    // the range wraps around (as before the restart).
+    for (const auto& pod : pods_.List()) {
+      const auto* view = pod->As<api::PodView>();
+      if (!view || !Ours(view->node_name)) continue;
+      auto host = PodIpHost(api::StringAt(api::StatusOf(*pod), "podIP"));
+      if (!host) continue;
+      next_ip_ = std::max(next_ip_, *host);
+      std::string_view phase = api::StringAt(api::StatusOf(*pod), "phase");
+      if (phase != "Succeeded" && phase != "Failed") ips_in_use_.emplace(*host, pod->uid());
+    }
+  }
+  for (uint32_t tried = 0; tried < kHosts; ++tried) {
+    uint32_t host = next_ip_ % kHosts + 1;
+    ++next_ip_;
+    if (ips_in_use_.emplace(host, uid).second) {
+      return "10.244." + std::to_string(host >> 8) + "." + std::to_string(host & 255);
+    }
+  }
+  return Status::Unavailable("simulated kubelets: every pod IP of 10.244.0.0/16 is in use");
+}
+
+void SimNodes::ReleaseIp(std::string_view ip, const std::string& uid) {
+  auto host = PodIpHost(ip);
+  if (!host) return;
+  std::lock_guard lock(mu_);
+  if (auto it = ips_in_use_.find(*host); it != ips_in_use_.end() && it->second == uid) ips_in_use_.erase(it);
+}
+
+void SimNodes::PodGone(const api::Object& pod) {
+  ReleaseIp(api::StringAt(api::StatusOf(pod), "podIP"), pod.uid());
+  std::lock_guard lock(mu_);
+  backoffs_.erase(pod.uid());
+}
+
+void SimNodes::RecordEvents(const api::Object& pod, const std::vector<KubeletEvent>& events) {
+  const auto* view = pod.As<api::PodView>();
+  auto recorder = view ? kubelet_events_.find(view->node_name) : kubelet_events_.end();
+  if (recorder == kubelet_events_.end()) return;
+  for (const auto& e : events) recorder->second.Event(pod, e.type, e.reason, e.message);
 }
 
 void SimNodes::ContainerEvents(

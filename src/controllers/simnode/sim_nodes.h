@@ -6,9 +6,16 @@
 //   kubernetes.io/hostname, kubernetes.io/os, kubernetes.io/arch and
 //   topology.kubernetes.io/zone, addresses, nodeInfo) and reports Ready;
 // - renews its Lease in kube-node-lease every heartbeat period;
-// - takes pods bound to it from Pending to Running (Initialized,
-//   ContainersReady and Ready conditions, a podIP, container statuses);
-//   a pod annotated sim.berth.dev/run-duration (e.g. "30s") then Succeeds;
+// - takes pods bound to it from Pending to Running (a podIP unique among the
+//   fleet's live pods, also across a restart of the server; container
+//   statuses; kube's pod conditions) and then runs their simulated
+//   containers as sim_pod_status.h describes: they exit after their
+//   sim.berth.dev/run-duration with their sim.berth.dev/exit-code and are
+//   restarted (crash-loop backoff), or not, per restartPolicy; the pod
+//   Succeeds or Fails as kube's would. Restart-policy Never and OnFailure
+//   pods without a run duration run the fleet's default (2s), so a plain Job
+//   completes; Always pods without one run for ever. A running container's
+//   changed image is reported after the container restarts with it.
 // - honours graceful deletion: a pod marked for deletion stays Terminating
 //   while its simulated containers stop, which takes the pod's
 //   sim.berth.dev/stop-duration (a Go duration; default 0s: at once, as
@@ -18,8 +25,9 @@
 //   keeps the pod Terminating for 5 s.
 //
 // Failure injection: a node annotated sim.berth.dev/down="true" (what
-// `berth sim node-down` sets) stops heartbeating and working; removing the
-// annotation (`berth sim node-up`) brings it back Ready.
+// `berth sim node-down` sets) stops heartbeating and working, also when the
+// server restarts (it is not reported Ready again); removing the annotation
+// (`berth sim node-up`) brings it back Ready.
 //
 // Time comes from the context's clock: its alarm paces the heartbeats, its
 // wall time stamps leases, conditions and pod start times.
@@ -35,6 +43,7 @@
 #include <vector>
 
 #include "controllers/controller.h"
+#include "controllers/simnode/sim_pod_status.h"
 
 namespace berth::controllers {
 
@@ -57,6 +66,9 @@ struct SimNodeGroup {
 struct SimNodesOptions {
   std::vector<SimNodeGroup> groups;
   std::chrono::milliseconds heartbeat_period{10000};
+  // How long the containers of restartPolicy Never and OnFailure pods
+  // without sim.berth.dev/run-duration run (then they exit 0).
+  std::chrono::milliseconds default_run_duration{2000};
 };
 
 // Reads the fleet file: `groups:` of {count, namePrefix, cpu, memory, pods,
@@ -94,6 +106,16 @@ class SimNodes final : public Controller {
   void ContainerEvents(
       const api::Object& pod, std::string_view reason,
       const std::function<std::string(std::string_view, std::string_view)>& message);
+  void RecordEvents(const api::Object& pod, const std::vector<KubeletEvent>& events);
+  // A pod IP (10.244.x.y) no live pod of the fleet has, for the pod `uid`;
+  // the first call takes note of the addresses of the pods already running
+  // (a restarted server).
+  Result<std::string> AllocateIp(const std::string& uid);
+  // Frees `ip` if pod `uid` holds it (a finished pod's address may be
+  // another pod's by now).
+  void ReleaseIp(std::string_view ip, const std::string& uid);
+  // Forgets what the kubelet kept about a pod (its IP, its backoffs).
+  void PodGone(const api::Object& pod);
 
   SimNodesOptions options_;
   client::SharedInformer& nodes_;
@@ -101,7 +123,11 @@ class SimNodes final : public Controller {
   std::vector<std::string> names_;  // sorted
   // Each node's kubelet's recorder (source kubelet, host the node).
   std::unordered_map<std::string, client::EventRecorder> kubelet_events_;
-  std::atomic<uint32_t> next_ip_{0};
+  std::mutex mu_;
+  bool ips_seeded_ = false;                 // guarded by mu_
+  std::unordered_map<uint32_t, std::string> ips_in_use_;  // host part → pod UID; guarded by mu_
+  uint32_t next_ip_ = 0;                     // guarded by mu_
+  std::unordered_map<std::string, CrashBackoffs> backoffs_;  // by pod UID; guarded by mu_
   // Calls Heartbeat every heartbeat period; set by Start.
   std::unique_ptr<api::Ticker> heartbeat_;
 };

@@ -1,0 +1,148 @@
+#include "apiserver/pod_log.h"
+
+#include <vector>
+
+#include <boost/json.hpp>
+
+#include "api/json_fields.h"
+#include "api/rfc3339.h"
+
+namespace berth::apiserver {
+
+namespace json = boost::json;
+
+namespace {
+
+using TimePoint = std::chrono::system_clock::time_point;
+
+struct Line {
+  TimePoint at;
+  std::string text;
+};
+
+// The kubelet's timestamp format (RFC 3339 with nine fractional digits).
+std::string KubeletStamp(TimePoint t) {
+  std::string s = api::FormatRfc3339(t);  // ...:SSZ
+  auto nanos = std::chrono::duration_cast<std::chrono::nanoseconds>(t.time_since_epoch()).count() % 1000000000;
+  char frac[16];
+  std::snprintf(frac, sizeof frac, ".%09lld", static_cast<long long>(nanos));
+  return s.substr(0, s.size() - 1) + frac + "Z";
+}
+
+const json::object* FindStatus(const json::array* statuses, std::string_view name) {
+  if (!statuses) return nullptr;
+  for (const auto& s : *statuses) {
+    if (s.is_object() && api::StringAt(s.get_object(), "name") == name) return &s.get_object();
+  }
+  return nullptr;
+}
+
+// Go's %s of a []string.
+std::string GoList(const std::vector<std::string>& names) {
+  std::string out = "[";
+  for (size_t i = 0; i < names.size(); ++i) out += (i ? " " : "") + names[i];
+  return out + "]";
+}
+
+// kube's validateContainer: the container the request means.
+Result<std::string> ChooseContainer(const api::Object& pod, const std::string& asked) {
+  const json::object* spec = api::Spec(pod);
+  std::vector<std::string> all;  // init containers first, as kube lists them
+  for (const char* field : {"initContainers", "containers", "ephemeralContainers"}) {
+    if (const json::array* list = api::ArrayAt(spec, field)) {
+      for (const auto& c : *list) {
+        if (c.is_object()) all.emplace_back(api::StringAt(c.get_object(), "name"));
+      }
+    }
+  }
+  if (!asked.empty()) {
+    for (const auto& n : all) {
+      if (n == asked) return asked;
+    }
+    return Status::BadRequest("container " + asked + " is not valid for pod " + pod.name());
+  }
+  const json::array* containers = api::ArrayAt(spec, "containers");
+  const size_t count = containers ? containers->size() : 0;
+  if (count == 1 && containers->at(0).is_object()) {
+    return std::string(api::StringAt(containers->at(0).get_object(), "name"));
+  }
+  if (count == 0) return Status::BadRequest("a container name must be specified for pod " + pod.name());
+  return Status::BadRequest("a container name must be specified for pod " + pod.name() +
+                            ", choose one of: " + GoList(all));
+}
+
+// The output of one instance of container `name`: its state (running or
+// terminated), its image when known.
+std::vector<Line> InstanceLines(const api::Object& pod, const std::string& name, const json::object& running_or_terminated,
+                                bool terminated, std::string_view image) {
+  std::vector<Line> lines;
+  TimePoint started = api::ParseRfc3339(api::StringAt(running_or_terminated, "startedAt")).value_or(TimePoint{});
+  std::string first = "berth-sim: started container " + name;
+  if (!image.empty()) first += " (image " + std::string(image) + ")";
+  lines.push_back({started, std::move(first)});
+  std::string_view text = api::Annotation(pod, kSimLogAnnotation);
+  while (!text.empty()) {
+    auto nl = text.find('\n');
+    std::string_view line = text.substr(0, nl);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    lines.push_back({started, std::string(line)});
+    if (nl == std::string_view::npos) break;
+    text.remove_prefix(nl + 1);
+  }
+  if (terminated) {
+    TimePoint finished = api::ParseRfc3339(api::StringAt(running_or_terminated, "finishedAt")).value_or(started);
+    lines.push_back({finished, "berth-sim: container " + name + " exited with code " +
+                                   std::to_string(api::IntAt(&running_or_terminated, "exitCode"))});
+  }
+  return lines;
+}
+
+}  // namespace
+
+Result<std::string> RenderPodLog(const api::Object& pod, const PodLogQuery& query) {
+  auto chosen = ChooseContainer(pod, query.container);
+  if (!chosen.ok()) return chosen.status();
+  const std::string& name = chosen.value();
+  // A pod not yet on a node has no output (kube answers it empty).
+  if (api::StringAt(api::Spec(pod), "nodeName").empty()) return std::string();
+  const json::object* status = api::StatusOf(pod);
+  const json::object* cs = FindStatus(api::ArrayAt(status, "containerStatuses"), name);
+  if (!cs) cs = FindStatus(api::ArrayAt(status, "initContainerStatuses"), name);
+  const std::string where = "container \"" + name + "\" in pod \"" + pod.name() + "\"";
+  if (!cs) return Status::BadRequest(where + " is not available");
+  const json::object* state = api::ObjectAt(cs, "state");
+  const json::object* last = api::ObjectAt(api::ObjectAt(cs, "lastState"), "terminated");
+  std::vector<Line> lines;
+  if (query.previous) {
+    if (!last) return Status::BadRequest("previous terminated " + where + " not found");
+    lines = InstanceLines(pod, name, *last, true, "");
+  } else if (const json::object* running = api::ObjectAt(state, "running")) {
+    lines = InstanceLines(pod, name, *running, false, api::StringAt(cs, "image"));
+  } else if (const json::object* terminated = api::ObjectAt(state, "terminated")) {
+    lines = InstanceLines(pod, name, *terminated, true, api::StringAt(cs, "image"));
+  } else if (last) {
+    lines = InstanceLines(pod, name, *last, true, "");
+  } else if (const json::object* waiting = api::ObjectAt(state, "waiting")) {
+    return Status::BadRequest(where + " is waiting to start: " + std::string(api::StringAt(waiting, "reason")));
+  } else {
+    return Status::BadRequest(where + " is waiting to start - no logs yet");
+  }
+  if (query.since) {
+    std::erase_if(lines, [&](const Line& l) { return l.at < *query.since; });
+  }
+  if (query.tail_lines && static_cast<size_t>(*query.tail_lines) < lines.size()) {
+    lines.erase(lines.begin(), lines.end() - *query.tail_lines);
+  }
+  std::string out;
+  for (const auto& l : lines) {
+    if (query.timestamps) out += KubeletStamp(l.at) + " ";
+    out += l.text;
+    out += '\n';
+  }
+  if (query.limit_bytes && static_cast<size_t>(*query.limit_bytes) < out.size()) {
+    out.resize(static_cast<size_t>(*query.limit_bytes));
+  }
+  return out;
+}
+
+}  // namespace berth::apiserver
