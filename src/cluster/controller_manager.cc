@@ -5,6 +5,7 @@
 
 #include "cluster/informer_sources.h"
 #include "cluster/in_process_transport.h"
+#include "controllers/cronjob/cronjob_controller.h"
 #include "controllers/deployment/deployment_controller.h"
 #include "controllers/disruption/disruption_controller.h"
 #include "controllers/gc/garbage_collector.h"
@@ -69,6 +70,10 @@ const std::vector<Registration>& Registry() {
       {"disruption-controller", "disruption",
        [](const controllers::ControllerContext& c, const ControllerManagerOptions&) {
          return Workers(std::make_unique<controllers::DisruptionController>(c));
+       }},
+      {"cronjob-controller", "cronjob",
+       [](const controllers::ControllerContext& c, const ControllerManagerOptions&) {
+         return Workers(std::make_unique<controllers::CronJobController>(c));
        }},
   };
   return registry;
