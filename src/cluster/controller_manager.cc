@@ -71,6 +71,12 @@ const std::vector<Registration>& Registry() {
        [](const controllers::ControllerContext& c, const ControllerManagerOptions&) {
          return Workers(std::make_unique<controllers::DisruptionController>(c));
        }},
+      {"pod-garbage-collector-controller", "podgc",
+       [](const controllers::ControllerContext& c, const ControllerManagerOptions& o) {
+         auto podgc = std::make_unique<controllers::PodGCController>(c, o.podgc);
+         auto* raw = podgc.get();
+         return Built{std::move(podgc), [raw] { raw->Start(); }};
+       }},
       {"cronjob-controller", "cronjob",
        [](const controllers::ControllerContext& c, const ControllerManagerOptions&) {
          return Workers(std::make_unique<controllers::CronJobController>(c));
