@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
 #include "api/cron_schedule.h"
 #include "api/rfc3339.h"
 #include "controllers/cronjob/schedule.h"
@@ -110,6 +112,12 @@ TEST(TimeZones, UnknownZonesAreRefused) {
     EXPECT_EQ(zone.status().code(), StatusCode::kNotFound);
     EXPECT_EQ(zone.status().message(), std::string("unknown time zone ") + name);
   }
+  // Validation agrees: a zone is a TZif file, not any file of the database's directory.
+  if (std::filesystem::is_regular_file("/usr/share/zoneinfo/zone.tab")) {
+    EXPECT_FALSE(api::IsKnownTimeZone("zone.tab"));
+    EXPECT_FALSE(TimeZone::Load("zone.tab").ok());
+  }
+  EXPECT_TRUE(api::IsKnownTimeZone("America/New_York"));
   EXPECT_EQ(TimeZone::Load("UTC").value()->OffsetAt(0), 0);
   EXPECT_EQ(TimeZone::Load("Etc/UTC").value()->OffsetAt(0), 0);
 }

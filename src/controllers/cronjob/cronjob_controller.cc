@@ -179,7 +179,8 @@ void CronJobController::CleanupFinishedJobs(Sync& s) {
 
 Status CronJobController::SyncCronJob(Sync& s) {
   const WallTime now = clock_.WallNow();
-  const api::Object& cj = *s.cj;
+  const api::ObjectPtr read = s.cj;  // kept alive: s.cj may be replaced by a fresher copy below
+  const api::Object& cj = *read;
 
   for (const auto& job : s.jobs) {
     const bool found = InActive(s.status, "uid", job->uid());
