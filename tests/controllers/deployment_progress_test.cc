@@ -169,15 +169,24 @@ TEST_F(DeploymentDeadlineTest, AStalledRolloutExceedsItsProgressDeadline) {
   };
   auto sync = [&] {
     const int64_t want = client_->Get(api::Kind::kDeployment, "default", "web").value()->resource_version();
-    for (int i = 0; i < 5000 && cached_version() != want; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    ASSERT_EQ(cached_version(), want);
+    const size_t sets = client_->List(api::Kind::kReplicaSet, "default").value().size();
+    auto synced = [&] {
+      return cached_version() == want && informers_->For(api::Kind::kReplicaSet).Size() == sets;
+    };
+    for (int i = 0; i < 5000 && !synced(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    ASSERT_TRUE(synced());
   };
   auto progressing = [&] {
     auto d = client_->Get(api::Kind::kDeployment, "default", "web").value();
     return Summary(*api::StatusOf(*d));
   };
+  auto reconcile = [&] {
+    Status s = controller->ReconcileForTest("default/web");
+    EXPECT_TRUE(s.ok()) << s.message();
+    return s.ok();
+  };
   sync();
-  ASSERT_TRUE(controller->ReconcileForTest("default/web").ok());
+  ASSERT_TRUE(reconcile());
   auto sets = client_->List(api::Kind::kReplicaSet, "default").value();
   ASSERT_EQ(sets.size(), 1u);
   const std::string rs = sets[0]->name();
@@ -188,7 +197,7 @@ TEST_F(DeploymentDeadlineTest, AStalledRolloutExceedsItsProgressDeadline) {
 
   clock.Step(seconds(3));
   sync();
-  ASSERT_TRUE(controller->ReconcileForTest("default/web").ok());
+  ASSERT_TRUE(reconcile());
   EXPECT_EQ(api::StringAt(api::FindCondition(api::StatusOf(*client_->Get(api::Kind::kDeployment, "default", "web")
                                                                    .value()),
                                              "Progressing"),
@@ -196,7 +205,7 @@ TEST_F(DeploymentDeadlineTest, AStalledRolloutExceedsItsProgressDeadline) {
             "NewReplicaSetCreated");
   clock.Step(seconds(4));
   sync();
-  ASSERT_TRUE(controller->ReconcileForTest("default/web").ok());
+  ASSERT_TRUE(reconcile());
   EXPECT_EQ(progressing(), "False ProgressDeadlineExceeded: ReplicaSet \"" + rs + "\" has timed out progressing.");
   informers_->Stop();
 }
