@@ -2,11 +2,12 @@
 // UTC and in IANA zones across daylight-saving changes, and which firings a
 // CronJob missed (kube's mostRecentScheduleTime).
 
+#include "api/cron_schedule.h"
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
 
-#include "api/cron_schedule.h"
 #include "api/rfc3339.h"
 #include "controllers/cronjob/schedule.h"
 #include "controllers/cronjob/time_zone.h"
@@ -40,10 +41,10 @@ TEST(CronNext, FieldsAndSteps) {
       {"*/15 * * * *", "2026-03-06T10:07:30Z", "2026-03-06T10:15:00Z"},
       {"*/15 * * * *", "2026-03-06T10:15:00Z", "2026-03-06T10:30:00Z"},  // strictly after
       {"*/1 * * * *", "2026-03-06T10:15:59Z", "2026-03-06T10:16:00Z"},
-      {"0 9 * * 1-5", "2026-03-06T10:00:00Z", "2026-03-09T09:00:00Z"},   // Friday → Monday
-      {"0 0 13 * 5", "2026-03-01T00:00:00Z", "2026-03-06T00:00:00Z"},    // the 13th OR a Friday
+      {"0 9 * * 1-5", "2026-03-06T10:00:00Z", "2026-03-09T09:00:00Z"},  // Friday → Monday
+      {"0 0 13 * 5", "2026-03-01T00:00:00Z", "2026-03-06T00:00:00Z"},   // the 13th OR a Friday
       {"0 0 13 * *", "2026-03-01T00:00:00Z", "2026-03-13T00:00:00Z"},
-      {"0 0 29 2 *", "2026-03-01T00:00:00Z", "2028-02-29T00:00:00Z"},    // the next leap day
+      {"0 0 29 2 *", "2026-03-01T00:00:00Z", "2028-02-29T00:00:00Z"},  // the next leap day
       {"0 0 30 2 *", "2026-03-01T00:00:00Z", "never"},
       {"@hourly", "2026-03-06T10:07:30Z", "2026-03-06T11:00:00Z"},
       {"@daily", "2026-03-06T10:07:30Z", "2026-03-07T00:00:00Z"},
@@ -55,7 +56,8 @@ TEST(CronNext, FieldsAndSteps) {
       {"@every 90s", "2026-03-06T10:07:30Z", "2026-03-06T10:09:00Z"},
       {"30 4 1 jan,jul *", "2026-03-06T10:07:30Z", "2026-07-01T04:30:00Z"},
   };
-  for (const auto& c : cases) EXPECT_EQ(Next(c.spec, c.from), c.want) << c.spec << " after " << c.from;
+  for (const auto& c : cases)
+    EXPECT_EQ(Next(c.spec, c.from), c.want) << c.spec << " after " << c.from;
 }
 
 TEST(CronNext, FollowsTheZonesWallClockAcrossDaylightSaving) {
@@ -75,7 +77,8 @@ TEST(TimeZones, FormatsWithTheOffsetInForce) {
   auto ny = Zone("America/New_York");
   EXPECT_EQ(FormatRfc3339In(*ny, At("2026-03-09T06:30:00Z")), "2026-03-09T02:30:00-04:00");
   EXPECT_EQ(FormatRfc3339In(*ny, At("2026-01-09T06:30:00Z")), "2026-01-09T01:30:00-05:00");
-  EXPECT_EQ(FormatRfc3339In(*Zone("Asia/Kolkata"), At("2026-01-09T06:30:00Z")), "2026-01-09T12:00:00+05:30");
+  EXPECT_EQ(FormatRfc3339In(*Zone("Asia/Kolkata"), At("2026-01-09T06:30:00Z")),
+            "2026-01-09T12:00:00+05:30");
   EXPECT_EQ(FormatRfc3339In(*TimeZone::Utc(), At("2026-01-09T06:30:00Z")), "2026-01-09T06:30:00Z");
 }
 
@@ -122,11 +125,13 @@ TEST(TimeZones, UnknownZonesAreRefused) {
   EXPECT_EQ(TimeZone::Load("Etc/UTC").value()->OffsetAt(0), 0);
 }
 
-ScheduleWindow Window(const char* spec, const char* last, std::optional<int> deadline, const char* now) {
+ScheduleWindow Window(const char* spec, const char* last, std::optional<int> deadline,
+                      const char* now) {
   auto schedule = api::ParseCronSchedule(spec).value();
   std::optional<seconds> d;
   if (deadline) d = seconds(*deadline);
-  auto w = MostRecentScheduleTime(schedule, *TimeZone::Utc(), At("2020-01-01T00:00:00Z"), At(last), d, At(now));
+  auto w = MostRecentScheduleTime(schedule, *TimeZone::Utc(), At("2020-01-01T00:00:00Z"), At(last),
+                                  d, At(now));
   EXPECT_TRUE(w.ok()) << w.status().message();
   return w.ok() ? w.value() : ScheduleWindow{};
 }
@@ -145,7 +150,8 @@ TEST(MissedSchedules, OnlyTheMostRecentActivationCounts) {
   EXPECT_EQ(few.missed, MissedSchedules::kFew);
 
   // Weekdays only: the estimate from the first two (a day apart) still finds Friday 09:00.
-  auto irregular = Window("0 9 * * 1-5", "2026-03-02T09:00:00Z", std::nullopt, "2026-03-06T12:00:00Z");
+  auto irregular =
+      Window("0 9 * * 1-5", "2026-03-02T09:00:00Z", std::nullopt, "2026-03-06T12:00:00Z");
   EXPECT_EQ(Show(irregular.most_recent), "2026-03-06T09:00:00Z");
 
   auto many = Window("* * * * *", "2026-03-06T00:00:00Z", std::nullopt, "2026-03-06T03:00:30Z");
@@ -167,16 +173,16 @@ TEST(MissedSchedules, StartingDeadlineIgnoresOlderActivations) {
 
 TEST(MissedSchedules, AScheduleThatNeverFiresIsAnError) {
   auto schedule = api::ParseCronSchedule("0 0 31 2 *").value();
-  auto w = MostRecentScheduleTime(schedule, *TimeZone::Utc(), At("2026-01-01T00:00:00Z"), std::nullopt,
-                                  std::nullopt, At("2026-03-01T00:00:00Z"));
+  auto w = MostRecentScheduleTime(schedule, *TimeZone::Utc(), At("2026-01-01T00:00:00Z"),
+                                  std::nullopt, std::nullopt, At("2026-03-01T00:00:00Z"));
   ASSERT_FALSE(w.ok());
   EXPECT_EQ(w.status().message(), "time difference between two schedules is less than 1 second");
 }
 
 TEST(MissedSchedules, NextDelayAimsJustPastTheNextActivation) {
   auto schedule = api::ParseCronSchedule("*/5 * * * *").value();
-  auto delay = NextScheduleDelay(schedule, *TimeZone::Utc(), At("2026-01-01T00:00:00Z"), At("2026-03-06T10:05:00Z"),
-                                 At("2026-03-06T10:06:00Z"));
+  auto delay = NextScheduleDelay(schedule, *TimeZone::Utc(), At("2026-01-01T00:00:00Z"),
+                                 At("2026-03-06T10:05:00Z"), At("2026-03-06T10:06:00Z"));
   ASSERT_TRUE(delay);
   EXPECT_EQ(delay->count(), 4 * 60 * 1000 + 100);
 }

@@ -4,6 +4,8 @@
 // history limits; time zones; and a whole day of hourly runs, driven by the
 // controller's own requeues, in well under a second.
 
+#include "controllers/cronjob/cronjob_controller.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -13,7 +15,6 @@
 
 #include "api/json_fields.h"
 #include "api/rfc3339.h"
-#include "controllers/cronjob/cronjob_controller.h"
 #include "controllers/owner_references.h"
 #include "in_process_api.h"
 
@@ -25,11 +26,14 @@ using std::chrono::hours;
 using std::chrono::minutes;
 using std::chrono::seconds;
 
-std::chrono::system_clock::time_point At(const char* rfc3339) { return api::ParseRfc3339(rfc3339).value(); }
+std::chrono::system_clock::time_point At(const char* rfc3339) {
+  return api::ParseRfc3339(rfc3339).value();
+}
 
 // Minutes since the epoch: the suffix of a Job's name.
 std::string Suffix(const char* rfc3339) {
-  return std::to_string(std::chrono::duration_cast<minutes>(At(rfc3339).time_since_epoch()).count());
+  return std::to_string(
+      std::chrono::duration_cast<minutes>(At(rfc3339).time_since_epoch()).count());
 }
 
 class CronJobTest : public InProcessApiTest {
@@ -52,14 +56,17 @@ class CronJobTest : public InProcessApiTest {
 
   // A CronJob whose last activation was at `last` (so that its real
   // creationTimestamp does not matter), with `extra` spec fields.
-  api::ObjectPtr MakeCronJob(const std::string& schedule, const std::string& extra, const char* last) {
-    std::string text = R"({"metadata":{"name":"tick"},"spec":{"schedule":")" + schedule + "\"" + extra +
-                       R"(,"jobTemplate":{"metadata":{"labels":{"team":"a"}},"spec":{"template":{"spec":{
+  api::ObjectPtr MakeCronJob(const std::string& schedule, const std::string& extra,
+                             const char* last) {
+    std::string text =
+        R"({"metadata":{"name":"tick"},"spec":{"schedule":")" + schedule + "\"" + extra +
+        R"(,"jobTemplate":{"metadata":{"labels":{"team":"a"}},"spec":{"template":{"spec":{
                        "restartPolicy":"Never","containers":[{"name":"c","image":"busybox"}]}}}}}})";
     auto created = client_->Create(api::Kind::kCronJob, "default", json::parse(text).as_object());
     EXPECT_TRUE(created.ok()) << created.status().message();
     json::object next = created.value()->json();
-    api::MutableObject(next, "metadata")["resourceVersion"] = std::to_string(created.value()->resource_version());
+    api::MutableObject(next, "metadata")["resourceVersion"] =
+        std::to_string(created.value()->resource_version());
     next["status"] = json::object{{"lastScheduleTime", last}};
     auto written = client_->UpdateStatus(api::Kind::kCronJob, next);
     EXPECT_TRUE(written.ok()) << written.status().message();
@@ -72,7 +79,8 @@ class CronJobTest : public InProcessApiTest {
 
   template <typename Pred>
   void WaitFor(Pred done) {
-    for (int i = 0; i < 5000 && !done(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    for (int i = 0; i < 5000 && !done(); ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
     ASSERT_TRUE(done());
   }
   // Reconciles once the caches hold what the API holds.
@@ -104,7 +112,9 @@ class CronJobTest : public InProcessApiTest {
     std::sort(names.begin(), names.end());
     return names;
   }
-  json::object CronStatus() { return *api::StatusOf(*client_->Get(api::Kind::kCronJob, "default", "tick").value()); }
+  json::object CronStatus() {
+    return *api::StatusOf(*client_->Get(api::Kind::kCronJob, "default", "tick").value());
+  }
   std::vector<std::string> Active() {
     std::vector<std::string> names;
     const json::object status = CronStatus();
@@ -114,12 +124,15 @@ class CronJobTest : public InProcessApiTest {
     return names;
   }
   // Marks a Job finished as a Job controller would: `type` is Complete or Failed.
-  void Finish(const std::string& name, const char* type, const char* started, const char* finished) {
+  void Finish(const std::string& name, const char* type, const char* started,
+              const char* finished) {
     auto job = client_->Get(api::Kind::kJob, "default", name).value();
     json::object next = job->json();
-    api::MutableObject(next, "metadata")["resourceVersion"] = std::to_string(job->resource_version());
-    json::object status{{"startTime", started},
-                        {"conditions", json::array{json::object{{"type", type}, {"status", "True"}}}}};
+    api::MutableObject(next, "metadata")["resourceVersion"] =
+        std::to_string(job->resource_version());
+    json::object status{
+        {"startTime", started},
+        {"conditions", json::array{json::object{{"type", type}, {"status", "True"}}}}};
     if (std::string_view(type) == "Complete") status["completionTime"] = finished;
     next["status"] = std::move(status);
     ASSERT_TRUE(client_->UpdateStatus(api::Kind::kJob, next).ok());
@@ -133,8 +146,9 @@ class CronJobTest : public InProcessApiTest {
       const json::object& o = e->json();
       if (o.at("involvedObject").at("name") != json::value("tick")) continue;
       stamped.emplace_back(std::string(api::StringAt(api::Metadata(*e), "name")),
-                           std::string(o.at("type").as_string()) + " " + std::string(o.at("reason").as_string()) +
-                               ": " + std::string(o.at("message").as_string()));
+                           std::string(o.at("type").as_string()) + " " +
+                               std::string(o.at("reason").as_string()) + ": " +
+                               std::string(o.at("message").as_string()));
     }
     std::sort(stamped.begin(), stamped.end());  // names end in the time recorded, in hex
     std::vector<std::string> out;
@@ -143,7 +157,8 @@ class CronJobTest : public InProcessApiTest {
   }
   bool HasEvent(const std::string& prefix) {
     auto all = Events();
-    return std::any_of(all.begin(), all.end(), [&](const std::string& e) { return e.starts_with(prefix); });
+    return std::any_of(all.begin(), all.end(),
+                       [&](const std::string& e) { return e.starts_with(prefix); });
   }
 
   api::FakeClock clock_;
@@ -157,8 +172,10 @@ TEST_F(CronJobTest, CreatesTheJobOfEachActivationWithKubesNameAnnotationAndOwner
   EXPECT_TRUE(JobNames().empty()) << "00:05 has not come yet";
   // The controller asked to be woken just after 00:05 (kube's 100 ms of slack).
   ASSERT_TRUE(clock_.NextAlarm());
-  EXPECT_EQ(std::chrono::duration_cast<std::chrono::milliseconds>(*clock_.NextAlarm() - clock_.Now()).count(),
-            4 * 60 * 1000 + 30 * 1000 + 100);
+  EXPECT_EQ(
+      std::chrono::duration_cast<std::chrono::milliseconds>(*clock_.NextAlarm() - clock_.Now())
+          .count(),
+      4 * 60 * 1000 + 30 * 1000 + 100);
 
   clock_.Step(minutes(5));
   Reconcile();
@@ -184,8 +201,8 @@ TEST_F(CronJobTest, CreatesTheJobOfEachActivationWithKubesNameAnnotationAndOwner
   EXPECT_TRUE(Active().empty());
   EXPECT_EQ(api::StringAt(CronStatus(), "lastSuccessfulTime"), "2026-03-07T00:06:00Z");
   EXPECT_EQ(Events(), (std::vector<std::string>{"Normal SuccessfulCreate: Created job " + name,
-                                                "Normal SawCompletedJob: Saw completed job: " + name +
-                                                    ", status: Complete"}));
+                                                "Normal SawCompletedJob: Saw completed job: " +
+                                                    name + ", status: Complete"}));
 }
 
 TEST_F(CronJobTest, ForbidSkipsAnActivationWhileAJobRuns) {
@@ -197,12 +214,14 @@ TEST_F(CronJobTest, ForbidSkipsAnActivationWhileAJobRuns) {
   clock_.Step(minutes(5));
   Reconcile();
   EXPECT_EQ(JobNames(), std::vector<std::string>{first}) << "the 00:10 run must wait";
-  EXPECT_TRUE(HasEvent(
-      "Normal JobAlreadyActive: Not starting job because prior execution is running and concurrency policy is Forbid"));
+  EXPECT_TRUE(
+      HasEvent("Normal JobAlreadyActive: Not starting job because prior execution is running and "
+               "concurrency policy is Forbid"));
   // Once it finishes, the missed 00:10 activation (still the latest) starts.
   Finish(first, "Failed", "2026-03-07T00:05:01Z", "");
   Reconcile();
-  EXPECT_EQ(JobNames(), (std::vector<std::string>{first, "tick-" + Suffix("2026-03-07T00:10:00Z")}));
+  EXPECT_EQ(JobNames(),
+            (std::vector<std::string>{first, "tick-" + Suffix("2026-03-07T00:10:00Z")}));
 }
 
 TEST_F(CronJobTest, ReplaceDeletesTheRunningJobFirst) {
@@ -233,8 +252,10 @@ TEST_F(CronJobTest, StartingDeadlineSkipsActivationsTooLongAgo) {
   Reconcile();
   EXPECT_TRUE(JobNames().empty());
   ASSERT_TRUE(clock_.NextAlarm());
-  EXPECT_EQ(std::chrono::duration_cast<std::chrono::milliseconds>(*clock_.NextAlarm() - clock_.Now()).count(),
-            (57 * 60 + 30) * 1000 + 100)
+  EXPECT_EQ(
+      std::chrono::duration_cast<std::chrono::milliseconds>(*clock_.NextAlarm() - clock_.Now())
+          .count(),
+      (57 * 60 + 30) * 1000 + 100)
       << "woken for 04:00";
   clock_.Step(minutes(58));  // 04:00:30
   Reconcile();
@@ -246,8 +267,9 @@ TEST_F(CronJobTest, TooManyMissedActivationsStartOnlyTheLatest) {
   clock_.Step(hours(3));  // 03:00:30: 180 missed
   Reconcile();
   EXPECT_EQ(JobNames(), std::vector<std::string>{"tick-" + Suffix("2026-03-07T03:00:00Z")});
-  EXPECT_TRUE(HasEvent("Warning TooManyMissedTimes: too many missed start times. Set or decrease "
-                       ".spec.startingDeadlineSeconds or check clock skew"));
+  EXPECT_TRUE(
+      HasEvent("Warning TooManyMissedTimes: too many missed start times. Set or decrease "
+               ".spec.startingDeadlineSeconds or check clock skew"));
 }
 
 TEST_F(CronJobTest, SuspendedStartsNothing) {
@@ -265,12 +287,14 @@ TEST_F(CronJobTest, ReadsTheScheduleInItsTimeZone) {
   const std::string name = "tick-" + Suffix("2026-03-08T16:00:00Z");
   ASSERT_EQ(JobNames(), std::vector<std::string>{name});
   auto job = client_->Get(api::Kind::kJob, "default", name).value();
-  EXPECT_EQ(api::Annotation(*job, kCronJobScheduledTimestampAnnotation), "2026-03-08T12:00:00-04:00");
+  EXPECT_EQ(api::Annotation(*job, kCronJobScheduledTimestampAnnotation),
+            "2026-03-08T12:00:00-04:00");
 }
 
 TEST_F(CronJobTest, KeepsOnlyTheNewestFinishedJobsOfEachKind) {
-  auto cj = MakeCronJob("0 0 1 1 *", R"(,"successfulJobsHistoryLimit":1,"failedJobsHistoryLimit":2)",
-                        "2026-01-01T00:00:00Z");
+  auto cj =
+      MakeCronJob("0 0 1 1 *", R"(,"successfulJobsHistoryLimit":1,"failedJobsHistoryLimit":2)",
+                  "2026-01-01T00:00:00Z");
   // Finished Jobs of this CronJob (as if from earlier runs), started an hour apart.
   const char* started[] = {"2026-03-06T01:00:00Z", "2026-03-06T02:00:00Z", "2026-03-06T03:00:00Z",
                            "2026-03-06T04:00:00Z", "2026-03-06T05:00:00Z"};
@@ -317,7 +341,8 @@ TEST_F(CronJobTest, RunsADayOfHourlySchedulesOnTheFakeClock) {
       WaitFor([&] { return clock_.NextAlarm().has_value(); });  // the worker asks to be woken
       auto next = clock_.NextAlarm();
       ASSERT_TRUE(next) << "nothing will wake the controller at hour " << hour;
-      clock_.Step(std::max<std::chrono::nanoseconds>(*next - clock_.Now(), std::chrono::nanoseconds(0)));
+      clock_.Step(
+          std::max<std::chrono::nanoseconds>(*next - clock_.Now(), std::chrono::nanoseconds(0)));
     }
     std::string name;
     WaitFor([&] {
@@ -328,7 +353,10 @@ TEST_F(CronJobTest, RunsADayOfHourlySchedulesOnTheFakeClock) {
     });
     seen.insert(name);
     const auto scheduled = target;
-    EXPECT_EQ(name, "tick-" + std::to_string(std::chrono::duration_cast<minutes>(scheduled.time_since_epoch()).count()));
+    EXPECT_EQ(
+        name,
+        "tick-" + std::to_string(
+                      std::chrono::duration_cast<minutes>(scheduled.time_since_epoch()).count()));
     const std::string t = api::FormatRfc3339(scheduled);
     Finish(name, "Complete", t.c_str(), t.c_str());
     WaitFor([&] { return Active().empty(); });

@@ -2,6 +2,8 @@
 // keeps them: the rules on their own (times given), then the controller on
 // a fake clock timing out a rollout whose pods never become available.
 
+#include "controllers/deployment/deployment_progress.h"
+
 #include <gtest/gtest.h>
 
 #include <boost/json.hpp>
@@ -11,7 +13,6 @@
 #include "api/json_fields.h"
 #include "api/rfc3339.h"
 #include "controllers/deployment/deployment_controller.h"
-#include "controllers/deployment/deployment_progress.h"
 #include "in_process_api.h"
 
 namespace berth::controllers {
@@ -20,7 +21,9 @@ namespace {
 namespace json = boost::json;
 using std::chrono::seconds;
 
-std::chrono::system_clock::time_point At(const char* rfc3339) { return api::ParseRfc3339(rfc3339).value(); }
+std::chrono::system_clock::time_point At(const char* rfc3339) {
+  return api::ParseRfc3339(rfc3339).value();
+}
 const auto kT0 = At("2026-03-07T00:00:00Z");
 
 std::string Field(const json::object& status, const char* field) {
@@ -53,12 +56,14 @@ TEST(DeploymentProgress, ANewReplicaSetThatNeverBecomesAvailableTimesOut) {
 
   in = Input({}, {});  // still none (say, unschedulable)
   recheck = UpdateProgressing(status, in, kT0 + seconds(5));
-  EXPECT_EQ(Field(status, "reason"), "NewReplicaSetCreated") << "not before the deadline has passed";
+  EXPECT_EQ(Field(status, "reason"), "NewReplicaSetCreated")
+      << "not before the deadline has passed";
   ASSERT_TRUE(recheck);
   EXPECT_EQ(recheck->count(), 1000);
 
   recheck = UpdateProgressing(status, in, kT0 + seconds(6));
-  EXPECT_EQ(Summary(status), "False ProgressDeadlineExceeded: ReplicaSet \"web-5d4f\" has timed out progressing.");
+  EXPECT_EQ(Summary(status),
+            "False ProgressDeadlineExceeded: ReplicaSet \"web-5d4f\" has timed out progressing.");
   EXPECT_EQ(Field(status, "lastUpdateTime"), "2026-03-07T00:00:06Z");
   EXPECT_FALSE(recheck) << "timed out: nothing more to wait for";
 }
@@ -81,7 +86,8 @@ TEST(DeploymentProgress, ProgressRestartsTheDeadlineAndEndsATimeout) {
   EXPECT_EQ(Field(status, "lastTransitionTime"), "2026-03-07T00:00:10Z");
   // Late progress still counts: the rollout goes on.
   UpdateProgressing(status, Input({2, 2, 1, 1}, {3, 2, 1, 1}), kT0 + seconds(12));
-  EXPECT_EQ(Field(status, "reason"), "ProgressDeadlineExceeded") << "more old replicas is no progress";
+  EXPECT_EQ(Field(status, "reason"), "ProgressDeadlineExceeded")
+      << "more old replicas is no progress";
   UpdateProgressing(status, Input({3, 2, 1, 1}, {2, 2, 2, 1}), kT0 + seconds(13));
   EXPECT_EQ(Summary(status), "True ReplicaSetUpdated: ReplicaSet \"web-5d4f\" is progressing.");
 }
@@ -91,7 +97,8 @@ TEST(DeploymentProgress, ACompleteRolloutIsNotJudgedAgain) {
   ProgressInput in = Input({}, {2, 2, 2, 2});
   in.created_new_replica_set = true;
   auto recheck = UpdateProgressing(status, in, kT0);
-  EXPECT_EQ(Summary(status), "True NewReplicaSetAvailable: ReplicaSet \"web-5d4f\" has successfully progressed.");
+  EXPECT_EQ(Summary(status),
+            "True NewReplicaSetAvailable: ReplicaSet \"web-5d4f\" has successfully progressed.");
   EXPECT_FALSE(recheck);
   // A pod lost much later is not a stalled rollout.
   UpdateProgressing(status, Input({2, 2, 2, 2}, {2, 2, 1, 1}), kT0 + std::chrono::hours(1));
@@ -120,13 +127,15 @@ TEST(DeploymentProgress, PausingAndResumingAreUnknownProgress) {
   in.paused = true;
   EXPECT_FALSE(UpdateProgressing(status, in, kT0 + seconds(1)));
   EXPECT_EQ(Summary(status), "Unknown DeploymentPaused: Deployment is paused");
-  EXPECT_FALSE(UpdateProgressing(status, in, kT0 + seconds(60))) << "a paused Deployment never times out";
+  EXPECT_FALSE(UpdateProgressing(status, in, kT0 + seconds(60)))
+      << "a paused Deployment never times out";
   EXPECT_EQ(Field(status, "reason"), "DeploymentPaused");
   in.paused = false;
   UpdateProgressing(status, in, kT0 + seconds(61));
   EXPECT_EQ(Summary(status), "Unknown DeploymentResumed: Deployment is resumed");
   UpdateProgressing(status, in, kT0 + seconds(67));
-  EXPECT_EQ(Field(status, "reason"), "ProgressDeadlineExceeded") << "the deadline counts from the resume";
+  EXPECT_EQ(Field(status, "reason"), "ProgressDeadlineExceeded")
+      << "the deadline counts from the resume";
 }
 
 TEST(DeploymentProgress, NoDeadlineMeansNoProgressingCondition) {
@@ -168,12 +177,14 @@ TEST_F(DeploymentDeadlineTest, AStalledRolloutExceedsItsProgressDeadline) {
     return d ? d->resource_version() : 0;
   };
   auto sync = [&] {
-    const int64_t want = client_->Get(api::Kind::kDeployment, "default", "web").value()->resource_version();
+    const int64_t want =
+        client_->Get(api::Kind::kDeployment, "default", "web").value()->resource_version();
     const size_t sets = client_->List(api::Kind::kReplicaSet, "default").value().size();
     auto synced = [&] {
       return cached_version() == want && informers_->For(api::Kind::kReplicaSet).Size() == sets;
     };
-    for (int i = 0; i < 5000 && !synced(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    for (int i = 0; i < 5000 && !synced(); ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
     ASSERT_TRUE(synced());
   };
   auto progressing = [&] {
@@ -198,15 +209,17 @@ TEST_F(DeploymentDeadlineTest, AStalledRolloutExceedsItsProgressDeadline) {
   clock.Step(seconds(3));
   sync();
   ASSERT_TRUE(reconcile());
-  EXPECT_EQ(api::StringAt(api::FindCondition(api::StatusOf(*client_->Get(api::Kind::kDeployment, "default", "web")
-                                                                   .value()),
-                                             "Progressing"),
-                          "reason"),
+  EXPECT_EQ(api::StringAt(
+                api::FindCondition(
+                    api::StatusOf(*client_->Get(api::Kind::kDeployment, "default", "web").value()),
+                    "Progressing"),
+                "reason"),
             "NewReplicaSetCreated");
   clock.Step(seconds(4));
   sync();
   ASSERT_TRUE(reconcile());
-  EXPECT_EQ(progressing(), "False ProgressDeadlineExceeded: ReplicaSet \"" + rs + "\" has timed out progressing.");
+  EXPECT_EQ(progressing(),
+            "False ProgressDeadlineExceeded: ReplicaSet \"" + rs + "\" has timed out progressing.");
   informers_->Stop();
 }
 

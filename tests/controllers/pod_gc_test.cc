@@ -23,8 +23,8 @@ using std::chrono::seconds;
 class PodGCTest : public InProcessApiTest {
  protected:
   void Make(PodGCOptions options) {
-    controller_ = std::make_unique<PodGCController>(ControllerContext{*client_, *informers_, nullptr, nullptr, &clock_},
-                                                    options);
+    controller_ = std::make_unique<PodGCController>(
+        ControllerContext{*client_, *informers_, nullptr, nullptr, &clock_}, options);
     ASSERT_TRUE(informers_->Start().ok());
   }
   void TearDown() override {
@@ -39,22 +39,26 @@ class PodGCTest : public InProcessApiTest {
     if (!node.empty()) spec["nodeName"] = node;
     json::object meta{{"name", name}};
     if (held) meta["finalizers"] = json::array{"example.com/hold"};
-    auto created = client_->Create(api::Kind::kPod, "default", json::object{{"metadata", meta}, {"spec", spec}});
+    auto created = client_->Create(api::Kind::kPod, "default",
+                                   json::object{{"metadata", meta}, {"spec", spec}});
     ASSERT_TRUE(created.ok()) << created.status().message();
     json::object next = created.value()->json();
-    api::MutableObject(next, "metadata")["resourceVersion"] = std::to_string(created.value()->resource_version());
+    api::MutableObject(next, "metadata")["resourceVersion"] =
+        std::to_string(created.value()->resource_version());
     json::object status{{"phase", phase}};
     if (!reason.empty()) status["reason"] = reason;
     next["status"] = status;
     ASSERT_TRUE(client_->UpdateStatus(api::Kind::kPod, next).ok());
   }
   void MakeNode(const std::string& name, const std::string& ready, bool out_of_service = false) {
-    json::object node{{"metadata", json::object{{"name", name}}},
-                      {"status", json::object{{"conditions", json::array{json::object{{"type", "Ready"},
-                                                                                      {"status", ready}}}}}}};
+    json::object node{
+        {"metadata", json::object{{"name", name}}},
+        {"status", json::object{{"conditions", json::array{json::object{{"type", "Ready"},
+                                                                        {"status", ready}}}}}}};
     if (out_of_service) {
-      node["spec"] = json::object{{"taints", json::array{json::object{{"key", "node.kubernetes.io/out-of-service"},
-                                                                      {"effect", "NoExecute"}}}}};
+      node["spec"] = json::object{
+          {"taints", json::array{json::object{{"key", "node.kubernetes.io/out-of-service"},
+                                              {"effect", "NoExecute"}}}}};
     }
     ASSERT_TRUE(client_->Create(api::Kind::kNode, "", node).ok());
   }
@@ -73,7 +77,8 @@ class PodGCTest : public InProcessApiTest {
       }
       return true;
     };
-    for (int i = 0; i < 5000 && !synced(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    for (int i = 0; i < 5000 && !synced(); ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
     ASSERT_TRUE(synced());
   }
   void Pass() {
@@ -88,7 +93,9 @@ class PodGCTest : public InProcessApiTest {
     std::sort(names.begin(), names.end());
     return names;
   }
-  api::ObjectPtr Pod(const std::string& name) { return client_->Get(api::Kind::kPod, "default", name).value(); }
+  api::ObjectPtr Pod(const std::string& name) {
+    return client_->Get(api::Kind::kPod, "default", name).value();
+  }
 
   api::FakeClock clock_;
   std::unique_ptr<PodGCController> controller_;
@@ -153,7 +160,8 @@ TEST_F(PodGCTest, TerminatingPodsNoKubeletWillFinishAreForceDeleted) {
   MakePod("on-broken", "broken", "Running", "", /*held=*/true);
   MakePod("on-healthy", "healthy", "Running", "", /*held=*/true);
   for (const char* name : {"unscheduled", "on-broken", "on-healthy"}) {
-    ASSERT_TRUE(client_->Delete(api::Kind::kPod, "default", name, {.grace_period_seconds = 30}).ok());
+    ASSERT_TRUE(
+        client_->Delete(api::Kind::kPod, "default", name, {.grace_period_seconds = 30}).ok());
   }
   Pass();
   // Force-deleted (grace period 0) and marked Failed; the finalizer still holds them.
@@ -162,7 +170,8 @@ TEST_F(PodGCTest, TerminatingPodsNoKubeletWillFinishAreForceDeleted) {
     EXPECT_EQ(api::IntAt(api::Metadata(*pod), "deletionGracePeriodSeconds", -1), 0) << name;
     EXPECT_EQ(api::StringAt(api::StatusOf(*pod), "phase"), "Failed") << name;
   }
-  EXPECT_EQ(api::StringAt(api::StatusOf(*Pod("on-healthy")), "phase"), "Running") << "its node is Ready";
+  EXPECT_EQ(api::StringAt(api::StatusOf(*Pod("on-healthy")), "phase"), "Running")
+      << "its node is Ready";
 }
 
 TEST_F(PodGCTest, RunsEveryPeriodOnTheInjectedClock) {
@@ -175,7 +184,8 @@ TEST_F(PodGCTest, RunsEveryPeriodOnTheInjectedClock) {
   std::this_thread::sleep_for(std::chrono::milliseconds(50));
   EXPECT_EQ(PodNames().size(), 2u) << "no pass before the period";
   clock_.Step(seconds(1));
-  for (int i = 0; i < 5000 && PodNames().size() != 1; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  for (int i = 0; i < 5000 && PodNames().size() != 1; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
   EXPECT_EQ(PodNames(), std::vector<std::string>{"b"});
 }
 

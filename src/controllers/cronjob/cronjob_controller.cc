@@ -1,9 +1,8 @@
 #include "controllers/cronjob/cronjob_controller.h"
 
 #include <algorithm>
-#include <ctime>
-
 #include <boost/json.hpp>
+#include <ctime>
 
 #include "api/cron_schedule.h"
 #include "api/json_fields.h"
@@ -41,7 +40,9 @@ std::string_view FinishedAs(const api::Object& job) {
   for (const auto& c : *conditions) {
     if (!c.is_object()) continue;
     std::string_view type = api::StringAt(c.get_object(), "type");
-    if ((type == "Complete" || type == "Failed") && api::StringAt(c.get_object(), "status") == "True") return type;
+    if ((type == "Complete" || type == "Failed") &&
+        api::StringAt(c.get_object(), "status") == "True")
+      return type;
   }
   return {};
 }
@@ -133,7 +134,8 @@ Status CronJobController::Reconcile(const std::string& key) {
 
 Status CronJobController::WriteStatus(Sync& s) {
   const json::object* before = api::StatusOf(*s.cj);
-  if (json::value(s.status) == (before ? json::value(*before) : json::value(json::object()))) return Status::Ok();
+  if (json::value(s.status) == (before ? json::value(*before) : json::value(json::object())))
+    return Status::Ok();
   json::object next = ForUpdate(*s.cj);
   next["status"] = s.status;
   auto written = client_.UpdateStatus(api::Kind::kCronJob, next);
@@ -142,8 +144,9 @@ Status CronJobController::WriteStatus(Sync& s) {
 }
 
 bool CronJobController::DeleteJob(Sync& s, const api::Object& job) {
-  Status deleted = client_.Delete(api::Kind::kJob, job.namespace_name(), job.name(),
-                                  {.propagation_policy = "Background", .uid_precondition = job.uid()});
+  Status deleted =
+      client_.Delete(api::Kind::kJob, job.namespace_name(), job.name(),
+                     {.propagation_policy = "Background", .uid_precondition = job.uid()});
   if (!deleted.ok() && deleted.code() != StatusCode::kNotFound) {
     events_.Event(*s.cj, "Warning", "FailedDelete", "Deleted job: " + deleted.message());
     return false;
@@ -167,12 +170,14 @@ void CronJobController::CleanupFinishedJobs(Sync& s) {
     const int64_t excess = static_cast<int64_t>(finished.size()) - limit->to_number<int64_t>();
     if (excess <= 0) continue;
     // Those that started first go first; never started ones last; then by name.
-    std::sort(finished.begin(), finished.end(), [](const api::ObjectPtr& a, const api::ObjectPtr& b) {
-      auto ta = TimeAt(api::StatusOf(*a), "startTime"), tb = TimeAt(api::StatusOf(*b), "startTime");
-      if (ta.has_value() != tb.has_value()) return ta.has_value();
-      if (ta && *ta != *tb) return *ta < *tb;
-      return a->name() < b->name();
-    });
+    std::sort(finished.begin(), finished.end(),
+              [](const api::ObjectPtr& a, const api::ObjectPtr& b) {
+                auto ta = TimeAt(api::StatusOf(*a), "startTime"),
+                     tb = TimeAt(api::StatusOf(*b), "startTime");
+                if (ta.has_value() != tb.has_value()) return ta.has_value();
+                if (ta && *ta != *tb) return *ta < *tb;
+                return a->name() < b->name();
+              });
     for (int64_t i = 0; i < excess; ++i) DeleteJob(s, *finished[i]);
   }
 }
@@ -205,7 +210,8 @@ Status CronJobController::SyncCronJob(Sync& s) {
     if (finished == "Complete") {
       auto completed = TimeAt(api::StatusOf(*job), "completionTime");
       auto last = TimeAt(&s.status, "lastSuccessfulTime");
-      if (completed && (!last || *completed > *last)) s.status["lastSuccessfulTime"] = api::FormatRfc3339(*completed);
+      if (completed && (!last || *completed > *last))
+        s.status["lastSuccessfulTime"] = api::FormatRfc3339(*completed);
     }
   }
   // Active Jobs gone from the cache: gone for good only if the API agrees.
@@ -214,7 +220,8 @@ Status CronJobController::SyncCronJob(Sync& s) {
     for (const auto& ref : *active) {
       if (!ref.is_object()) continue;
       std::string_view uid = api::StringAt(ref.get_object(), "uid");
-      bool child = std::any_of(s.jobs.begin(), s.jobs.end(), [&](const api::ObjectPtr& j) { return j->uid() == uid; });
+      bool child = std::any_of(s.jobs.begin(), s.jobs.end(),
+                               [&](const api::ObjectPtr& j) { return j->uid() == uid; });
       if (!child) missing.emplace_back(api::StringAt(ref.get_object(), "name"), uid);
     }
     for (const auto& [name, uid] : missing) {
@@ -228,12 +235,15 @@ Status CronJobController::SyncCronJob(Sync& s) {
   if (api::BeingDeleted(cj)) return Status::Ok();
 
   const json::object* spec = api::Spec(cj);
-  std::shared_ptr<const TimeZone> job_zone = TimeZone::Utc();  // for the scheduled-timestamp annotation
-  if (const json::value* tz = spec ? spec->if_contains("timeZone") : nullptr; tz && tz->is_string()) {
+  std::shared_ptr<const TimeZone> job_zone =
+      TimeZone::Utc();  // for the scheduled-timestamp annotation
+  if (const json::value* tz = spec ? spec->if_contains("timeZone") : nullptr;
+      tz && tz->is_string()) {
     auto zone = TimeZone::Load(tz->get_string());
     if (!zone.ok()) {
       events_.Event(cj, "Warning", "UnknownTimeZone",
-                    "invalid timeZone: \"" + std::string(tz->get_string()) + "\": " + zone.status().message());
+                    "invalid timeZone: \"" + std::string(tz->get_string()) +
+                        "\": " + zone.status().message());
       return Status::Ok();
     }
     job_zone = zone.value();
@@ -245,7 +255,8 @@ Status CronJobController::SyncCronJob(Sync& s) {
     events_.Event(cj, "Warning", "UnsupportedSchedule",
                   "CRON_TZ or TZ used in schedule \"" + std::string(schedule_text) +
                       "\" is not officially supported, see "
-                      "https://kubernetes.io/docs/concepts/workloads/controllers/cron-jobs/ for more details");
+                      "https://kubernetes.io/docs/concepts/workloads/controllers/cron-jobs/ for "
+                      "more details");
   }
   auto schedule = api::ParseCronSchedule(schedule_text);
   std::shared_ptr<const TimeZone> zone = job_zone;
@@ -259,7 +270,8 @@ Status CronJobController::SyncCronJob(Sync& s) {
   }
   if (!schedule.ok()) {
     events_.Event(cj, "Warning", "UnparseableSchedule",
-                  "unparseable schedule: \"" + std::string(schedule_text) + "\" : " + schedule.status().message());
+                  "unparseable schedule: \"" + std::string(schedule_text) +
+                      "\" : " + schedule.status().message());
     return Status::Ok();
   }
 
@@ -267,15 +279,17 @@ Status CronJobController::SyncCronJob(Sync& s) {
   const WallTime created = TimeAt(meta, "creationTimestamp").value_or(now);
   const std::optional<WallTime> last = TimeAt(&s.status, "lastScheduleTime");
   std::optional<std::chrono::seconds> deadline;
-  if (const json::value* d = spec ? spec->if_contains("startingDeadlineSeconds") : nullptr; d && d->is_number()) {
+  if (const json::value* d = spec ? spec->if_contains("startingDeadlineSeconds") : nullptr;
+      d && d->is_number()) {
     deadline = std::chrono::seconds(d->to_number<int64_t>());
   }
   auto requeue = [&] { s.requeue = NextScheduleDelay(*schedule, *zone, created, last, now); };
 
   auto window = MostRecentScheduleTime(*schedule, *zone, created, last, deadline, now);
   if (!window.ok()) {
-    events_.Event(cj, "Warning", "InvalidSchedule",
-                  "invalid schedule: " + std::string(schedule_text) + " : " + window.status().message());
+    events_.Event(
+        cj, "Warning", "InvalidSchedule",
+        "invalid schedule: " + std::string(schedule_text) + " : " + window.status().message());
     return Status::Ok();
   }
   if (!window->most_recent) {
@@ -285,23 +299,28 @@ Status CronJobController::SyncCronJob(Sync& s) {
   const WallTime scheduled = *window->most_recent;
   if (window->missed == MissedSchedules::kMany) {
     events_.Event(cj, "Warning", "TooManyMissedTimes",
-                  "too many missed start times. Set or decrease .spec.startingDeadlineSeconds or check clock skew");
+                  "too many missed start times. Set or decrease .spec.startingDeadlineSeconds or "
+                  "check clock skew");
   }
   if (deadline && scheduled + *deadline < now) {
-    events_.Event(cj, "Warning", "MissSchedule", "Missed scheduled time to start a job: " + FormatRfc1123Z(scheduled));
+    events_.Event(cj, "Warning", "MissSchedule",
+                  "Missed scheduled time to start a job: " + FormatRfc1123Z(scheduled));
     requeue();
     return Status::Ok();
   }
-  const int64_t minutes = std::chrono::duration_cast<std::chrono::minutes>(scheduled.time_since_epoch()).count();
+  const int64_t minutes =
+      std::chrono::duration_cast<std::chrono::minutes>(scheduled.time_since_epoch()).count();
   const std::string job_name = cj.name() + "-" + std::to_string(minutes);
   if (InActive(s.status, "name", job_name) || (last && *last == scheduled)) {
     requeue();
     return Status::Ok();
   }
   const std::string_view policy = api::StringAt(spec, "concurrencyPolicy");
-  if (policy == "Forbid" && api::ArrayAt(s.status, "active") && !api::ArrayAt(s.status, "active")->empty()) {
-    events_.Event(cj, "Normal", "JobAlreadyActive",
-                  "Not starting job because prior execution is running and concurrency policy is Forbid");
+  if (policy == "Forbid" && api::ArrayAt(s.status, "active") &&
+      !api::ArrayAt(s.status, "active")->empty()) {
+    events_.Event(
+        cj, "Normal", "JobAlreadyActive",
+        "Not starting job because prior execution is running and concurrency policy is Forbid");
     requeue();
     return Status::Ok();
   }
@@ -326,10 +345,14 @@ Status CronJobController::SyncCronJob(Sync& s) {
 
   // The Job from the template: its labels and annotations, its spec.
   const json::object* job_template = spec ? api::ObjectAt(*spec, "jobTemplate") : nullptr;
-  const json::object* template_meta = job_template ? api::ObjectAt(*job_template, "metadata") : nullptr;
+  const json::object* template_meta =
+      job_template ? api::ObjectAt(*job_template, "metadata") : nullptr;
   json::object labels, annotations;
-  if (const json::object* l = template_meta ? api::ObjectAt(*template_meta, "labels") : nullptr) labels = *l;
-  if (const json::object* a = template_meta ? api::ObjectAt(*template_meta, "annotations") : nullptr) annotations = *a;
+  if (const json::object* l = template_meta ? api::ObjectAt(*template_meta, "labels") : nullptr)
+    labels = *l;
+  if (const json::object* a =
+          template_meta ? api::ObjectAt(*template_meta, "annotations") : nullptr)
+    annotations = *a;
   annotations[kCronJobScheduledTimestampAnnotation] = FormatRfc3339In(*job_zone, scheduled);
   json::object job_meta{{"name", job_name}, {"namespace", cj.namespace_name()}};
   if (!labels.empty()) job_meta["labels"] = std::move(labels);
@@ -355,7 +378,8 @@ Status CronJobController::SyncCronJob(Sync& s) {
   } else if (created_job.status().code() == StatusCode::kForbidden) {
     return created_job.status();  // the namespace is terminating: nothing can be created
   } else {
-    events_.Event(cj, "Warning", "FailedCreate", "Error creating job: " + created_job.status().message());
+    events_.Event(cj, "Warning", "FailedCreate",
+                  "Error creating job: " + created_job.status().message());
     return created_job.status();
   }
   api::MutableArray(s.status, "active").push_back(JobReference(*job_object));

@@ -36,7 +36,8 @@
 
 namespace berth::controllers {
 
-inline constexpr char kCronJobScheduledTimestampAnnotation[] = "batch.kubernetes.io/cronjob-scheduled-timestamp";
+inline constexpr char kCronJobScheduledTimestampAnnotation[] =
+    "batch.kubernetes.io/cronjob-scheduled-timestamp";
 
 class CronJobController final : public Controller {
  public:

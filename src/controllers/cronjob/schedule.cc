@@ -8,7 +8,9 @@ namespace {
 
 using std::chrono::seconds;
 
-int64_t FloorDiv(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0)) ? 1 : 0); }
+int64_t FloorDiv(int64_t a, int64_t b) {
+  return a / b - ((a % b != 0) && ((a < 0) != (b < 0)) ? 1 : 0);
+}
 
 // A UTC instant's wall-clock fields in a zone.
 struct Local {
@@ -38,13 +40,14 @@ Local FieldsOf(int64_t utc, const TimeZone& zone) { return FieldsOf(utc, zone.Of
 
 // Go's time.Date in `zone`: fields out of range are normalised (month 13 is
 // January of the next year, day 0 the last of the month before).
-int64_t Date(const TimeZone& zone, int64_t year, int64_t month, int64_t day, int64_t hour, int64_t minute,
-             int64_t second) {
+int64_t Date(const TimeZone& zone, int64_t year, int64_t month, int64_t day, int64_t hour,
+             int64_t minute, int64_t second) {
   using namespace std::chrono;
   const int64_t m0 = month - 1;
   year += FloorDiv(m0, 12);
   const int64_t m = m0 - FloorDiv(m0, 12) * 12 + 1;
-  const int64_t first = sys_days{std::chrono::year{static_cast<int>(year)} / std::chrono::month{static_cast<unsigned>(m)} / 1}
+  const int64_t first = sys_days{std::chrono::year{static_cast<int>(year)} /
+                                 std::chrono::month{static_cast<unsigned>(m)} / 1}
                             .time_since_epoch()
                             .count();
   const int64_t local = (first + day - 1) * 86400 + hour * 3600 + minute * 60 + second;
@@ -67,7 +70,8 @@ int64_t FloorSeconds(WallTime t) {
 
 }  // namespace
 
-std::optional<WallTime> NextActivation(const api::CronSchedule& s, const TimeZone& zone, WallTime t) {
+std::optional<WallTime> NextActivation(const api::CronSchedule& s, const TimeZone& zone,
+                                       WallTime t) {
   if (s.every) {
     // robfig's Every: at least a second, whole seconds.
     int64_t delay = std::chrono::duration_cast<seconds>(*s.every).count();
@@ -97,7 +101,8 @@ wrap:
     u = Date(zone, l.year, l.month, l.day + 1, l.hour, l.minute, l.second);
     // Where midnight does not exist (DST), come back to it.
     const Local next = FieldsOf(u, zone);
-    if (next.hour != 0) u += next.hour > 12 ? (24 - next.hour) * 3600 : -static_cast<int64_t>(next.hour) * 3600;
+    if (next.hour != 0)
+      u += next.hour > 12 ? (24 - next.hour) * 3600 : -static_cast<int64_t>(next.hour) * 3600;
     if (FieldsOf(u, zone).day == 1) goto wrap;
   }
   for (Local l = FieldsOf(u, zone); !Bit(s.hours, l.hour); l = FieldsOf(u, zone)) {
@@ -125,13 +130,17 @@ wrap:
   return FromSeconds(u);
 }
 
-Result<ScheduleWindow> MostRecentScheduleTime(const api::CronSchedule& schedule, const TimeZone& zone,
-                                              WallTime created, std::optional<WallTime> last_scheduled,
-                                              std::optional<seconds> starting_deadline, WallTime now) {
+Result<ScheduleWindow> MostRecentScheduleTime(const api::CronSchedule& schedule,
+                                              const TimeZone& zone, WallTime created,
+                                              std::optional<WallTime> last_scheduled,
+                                              std::optional<seconds> starting_deadline,
+                                              WallTime now) {
   ScheduleWindow w;
   w.earliest = last_scheduled ? *last_scheduled : created;
-  if (starting_deadline && now - *starting_deadline > w.earliest) w.earliest = now - *starting_deadline;
-  const Status never = Status::BadRequest("time difference between two schedules is less than 1 second");
+  if (starting_deadline && now - *starting_deadline > w.earliest)
+    w.earliest = now - *starting_deadline;
+  const Status never =
+      Status::BadRequest("time difference between two schedules is less than 1 second");
   auto t1 = NextActivation(schedule, zone, w.earliest);
   if (!t1) return never;
   if (now < *t1) return w;
@@ -157,8 +166,9 @@ Result<ScheduleWindow> MostRecentScheduleTime(const api::CronSchedule& schedule,
   return w;
 }
 
-std::optional<std::chrono::milliseconds> NextScheduleDelay(const api::CronSchedule& schedule, const TimeZone& zone,
-                                                           WallTime created, std::optional<WallTime> last_scheduled,
+std::optional<std::chrono::milliseconds> NextScheduleDelay(const api::CronSchedule& schedule,
+                                                           const TimeZone& zone, WallTime created,
+                                                           std::optional<WallTime> last_scheduled,
                                                            WallTime now) {
   auto window = MostRecentScheduleTime(schedule, zone, created, last_scheduled, std::nullopt, now);
   WallTime from = now;
@@ -171,7 +181,8 @@ std::optional<std::chrono::milliseconds> NextScheduleDelay(const api::CronSchedu
   }
   auto next = NextActivation(schedule, zone, from);
   if (!next) return std::nullopt;
-  return std::chrono::duration_cast<std::chrono::milliseconds>(*next - now) + std::chrono::milliseconds(100);
+  return std::chrono::duration_cast<std::chrono::milliseconds>(*next - now) +
+         std::chrono::milliseconds(100);
 }
 
 std::string FormatRfc3339In(const TimeZone& zone, WallTime t) {
@@ -179,13 +190,14 @@ std::string FormatRfc3339In(const TimeZone& zone, WallTime t) {
   const int32_t offset = zone.OffsetAt(u);
   const Local l = FieldsOf(u, offset);
   char buf[64];
-  int n = std::snprintf(buf, sizeof(buf), "%04d-%02u-%02uT%02u:%02u:%02u", l.year, l.month, l.day, l.hour, l.minute,
-                        l.second);
+  int n = std::snprintf(buf, sizeof(buf), "%04d-%02u-%02uT%02u:%02u:%02u", l.year, l.month, l.day,
+                        l.hour, l.minute, l.second);
   if (offset == 0) {
     std::snprintf(buf + n, sizeof(buf) - n, "Z");
   } else {
     const int32_t a = offset < 0 ? -offset : offset;
-    std::snprintf(buf + n, sizeof(buf) - n, "%c%02d:%02d", offset < 0 ? '-' : '+', a / 3600, a / 60 % 60);
+    std::snprintf(buf + n, sizeof(buf) - n, "%c%02d:%02d", offset < 0 ? '-' : '+', a / 3600,
+                  a / 60 % 60);
   }
   return buf;
 }

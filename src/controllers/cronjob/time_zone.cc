@@ -25,7 +25,8 @@ bool IsLeap(int year) { return std::chrono::year{year}.is_leap(); }
 
 int YearOf(int64_t seconds) {
   using namespace std::chrono;
-  const auto days = sys_days{std::chrono::days{seconds >= 0 ? seconds / 86400 : (seconds - 86399) / 86400}};
+  const auto days =
+      sys_days{std::chrono::days{seconds >= 0 ? seconds / 86400 : (seconds - 86399) / 86400}};
   return static_cast<int>(year_month_day{days}.year());
 }
 
@@ -118,7 +119,8 @@ class RuleParser {
   std::optional<int> Number() {
     size_t begin = i_;
     int v = 0;
-    while (!Done() && std::isdigit(static_cast<unsigned char>(Peek()))) v = v * 10 + (s_[i_++] - '0');
+    while (!Done() && std::isdigit(static_cast<unsigned char>(Peek())))
+      v = v * 10 + (s_[i_++] - '0');
     if (i_ == begin) return std::nullopt;
     return v;
   }
@@ -157,7 +159,8 @@ class RuleParser {
       if (!week || Done() || Peek() != '.') return std::nullopt;
       ++i_;
       auto weekday = Number();
-      if (!weekday || *month < 1 || *month > 12 || *week < 1 || *week > 5 || *weekday > 6) return std::nullopt;
+      if (!weekday || *month < 1 || *month > 12 || *week < 1 || *week > 5 || *weekday > 6)
+        return std::nullopt;
       d.form = 'M';
       d.month = *month;
       d.week = *week;
@@ -194,11 +197,12 @@ int64_t LocalSecondsIntoYear(const PosixRule::Date& d, int year) {
     default: {
       using namespace std::chrono;
       const int64_t first = DaysFromCivil(year, static_cast<unsigned>(d.month), 1);
-      const int first_weekday = static_cast<int>(weekday{sys_days{std::chrono::days{first}}}.c_encoding());
+      const int first_weekday =
+          static_cast<int>(weekday{sys_days{std::chrono::days{first}}}.c_encoding());
       int64_t dom = (d.day - first_weekday + 7) % 7 + 7 * (d.week - 1);
-      const auto last = static_cast<unsigned>(
-          year_month_day_last{std::chrono::year{year}, month_day_last{std::chrono::month{static_cast<unsigned>(d.month)}}}
-              .day());
+      const auto last = static_cast<unsigned>(year_month_day_last{
+          std::chrono::year{year}, month_day_last{std::chrono::month{static_cast<unsigned>(
+                                       d.month)}}}.day());
       while (dom >= last) dom -= 7;
       day = first + dom - DaysFromCivil(year, 1, 1);
     }
@@ -223,7 +227,8 @@ std::shared_ptr<const TimeZone> TimeZone::Utc() {
   return utc;
 }
 
-Result<std::shared_ptr<const TimeZone>> TimeZone::Load(std::string_view name, const std::string& root) {
+Result<std::shared_ptr<const TimeZone>> TimeZone::Load(std::string_view name,
+                                                       const std::string& root) {
   if (name.empty() || name == "UTC") return Utc();
   const Status unknown = Status::NotFound("unknown time zone " + std::string(name));
   // Names are paths below the root, never out of it (Go's containsDotDot).
@@ -244,7 +249,8 @@ Result<std::shared_ptr<const TimeZone>> TimeZone::Load(std::string_view name, co
   return zone;
 }
 
-Result<std::shared_ptr<const TimeZone>> TimeZone::FromTzif(std::string name, std::string_view data) {
+Result<std::shared_ptr<const TimeZone>> TimeZone::FromTzif(std::string name,
+                                                           std::string_view data) {
   const Status bad = Status::BadRequest("malformed time zone file for " + name);
   Reader r(data);
   if (!r.Has(44) || data.substr(0, 4) != "TZif") return bad;
@@ -267,7 +273,8 @@ Result<std::shared_ptr<const TimeZone>> TimeZone::FromTzif(std::string name, std
     width = 8;
   }
   const int64_t isut = c[0], isstd = c[1], leaps = c[2], times = c[3], types = c[4], chars = c[5];
-  if (types < 1 || times < 0 || !r.Has(times * (width + 1) + types * 6 + chars + leaps * (width + 4) + isstd + isut)) {
+  if (types < 1 || times < 0 ||
+      !r.Has(times * (width + 1) + types * 6 + chars + leaps * (width + 4) + isstd + isut)) {
     return bad;
   }
   std::shared_ptr<TimeZone> z(new TimeZone());
@@ -310,7 +317,8 @@ Result<std::shared_ptr<const TimeZone>> TimeZone::FromTzif(std::string name, std
   return std::shared_ptr<const TimeZone>(std::move(z));
 }
 
-Result<std::shared_ptr<const TimeZone>> TimeZone::FromPosixRule(std::string name, std::string_view rule) {
+Result<std::shared_ptr<const TimeZone>> TimeZone::FromPosixRule(std::string name,
+                                                                std::string_view rule) {
   std::shared_ptr<TimeZone> z(new TimeZone());
   z->name_ = std::move(name);
   if (Status s = z->ExtendWithRule(rule); !s.ok()) return s;
@@ -338,8 +346,10 @@ Status TimeZone::ExtendWithRule(std::string_view text) {
     // the change back at a summer-time one.
     const int64_t to_dst = year_start + LocalSecondsIntoYear(rule->start, year) - rule->std_offset;
     const int64_t to_std = year_start + LocalSecondsIntoYear(rule->end, year) - rule->dst_offset;
-    std::pair<int64_t, int32_t> changes[2] = {{to_dst, rule->dst_offset}, {to_std, rule->std_offset}};
-    if (changes[1].first < changes[0].first) std::swap(changes[0], changes[1]);  // southern hemisphere
+    std::pair<int64_t, int32_t> changes[2] = {{to_dst, rule->dst_offset},
+                                              {to_std, rule->std_offset}};
+    if (changes[1].first < changes[0].first)
+      std::swap(changes[0], changes[1]);  // southern hemisphere
     for (const auto& [when, offset] : changes) {
       if (when <= last || (!at_.empty() && when <= at_.back())) continue;
       at_.push_back(when);

@@ -33,12 +33,13 @@ class TimeZone {
   static std::shared_ptr<const TimeZone> Utc();
   // "" or "UTC" (Go's LoadLocation("") is UTC), else the TZif file `root`/`name`.
   // NotFound "unknown time zone NAME" when there is none or it does not parse.
-  static Result<std::shared_ptr<const TimeZone>> Load(std::string_view name,
-                                                      const std::string& root = "/usr/share/zoneinfo");
+  static Result<std::shared_ptr<const TimeZone>> Load(
+      std::string_view name, const std::string& root = "/usr/share/zoneinfo");
   // A zone from the bytes of a TZif file (versions 1 to 4).
   static Result<std::shared_ptr<const TimeZone>> FromTzif(std::string name, std::string_view data);
   // A zone from a POSIX TZ rule alone ("CET-1CEST,M3.5.0,M10.5.0/3").
-  static Result<std::shared_ptr<const TimeZone>> FromPosixRule(std::string name, std::string_view rule);
+  static Result<std::shared_ptr<const TimeZone>> FromPosixRule(std::string name,
+                                                               std::string_view rule);
 
   const std::string& name() const { return name_; }
   Period Lookup(int64_t utc) const;
@@ -56,9 +57,9 @@ class TimeZone {
   Status ExtendWithRule(std::string_view rule);
 
   std::string name_;
-  int32_t initial_offset_ = 0;      // before the first transition
-  std::vector<int64_t> at_;         // transition instants, ascending
-  std::vector<int32_t> offset_;     // offset_[i] in force from at_[i]
+  int32_t initial_offset_ = 0;   // before the first transition
+  std::vector<int64_t> at_;      // transition instants, ascending
+  std::vector<int32_t> offset_;  // offset_[i] in force from at_[i]
 };
 
 }  // namespace berth::controllers

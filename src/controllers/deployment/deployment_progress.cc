@@ -34,8 +34,8 @@ std::optional<int64_t> ProgressDeadline(const json::object* spec) {
   return seconds;
 }
 
-std::optional<std::chrono::milliseconds> UpdateProgressing(json::object& status, const ProgressInput& in,
-                                                           std::chrono::system_clock::time_point now) {
+std::optional<std::chrono::milliseconds> UpdateProgressing(
+    json::object& status, const ProgressInput& in, std::chrono::system_clock::time_point now) {
   const std::string stamp = api::FormatRfc3339(now);
   if (!in.deadline_seconds) {
     if (auto* conditions = status.if_contains("conditions"); conditions && conditions->is_array()) {
@@ -49,22 +49,26 @@ std::optional<std::chrono::milliseconds> UpdateProgressing(json::object& status,
   // kube's SetDeploymentCondition: the same status and reason is no change
   // (unless `always`); otherwise lastUpdateTime is now and lastTransitionTime
   // moves only with the status.
-  auto set = [&](std::string_view state, std::string_view reason, std::string message, bool always = false) {
+  auto set = [&](std::string_view state, std::string_view reason, std::string message,
+                 bool always = false) {
     const json::object* current = api::FindCondition(&status, kProgressing);
     if (!always && current && api::StringAt(*current, "status") == state &&
         api::StringAt(*current, "reason") == reason) {
       return;
     }
-    api::SetCondition(status, {std::string(kProgressing), std::string(state), std::string(reason), std::move(message)},
-                      stamp);
+    api::SetCondition(
+        status,
+        {std::string(kProgressing), std::string(state), std::string(reason), std::move(message)},
+        stamp);
     if (json::object* c = MutableCondition(status, kProgressing)) (*c)["lastUpdateTime"] = stamp;
   };
   auto reason_now = [&] {
     const json::object* c = api::FindCondition(&status, kProgressing);
     return c ? std::string(api::StringAt(*c, "reason")) : std::string();
   };
-  const std::string subject =
-      in.new_replica_set.empty() ? "Deployment \"" + in.deployment + "\"" : "ReplicaSet \"" + in.new_replica_set + "\"";
+  const std::string subject = in.new_replica_set.empty()
+                                  ? "Deployment \"" + in.deployment + "\""
+                                  : "ReplicaSet \"" + in.new_replica_set + "\"";
 
   // checkPausedConditions.
   if (reason_now() != "ProgressDeadlineExceeded") {
@@ -90,7 +94,8 @@ std::optional<std::chrono::milliseconds> UpdateProgressing(json::object& status,
                         n.available == in.spec_replicas;
   const bool already_complete = n.replicas == n.updated && reason_now() == "NewReplicaSetAvailable";
   if (!already_complete) {
-    const bool progressing = n.updated > b.updated || (n.replicas - n.updated) < (b.replicas - b.updated) ||
+    const bool progressing = n.updated > b.updated ||
+                             (n.replicas - n.updated) < (b.replicas - b.updated) ||
                              n.ready > b.ready || n.available > b.available;
     if (complete) {
       set("True", "NewReplicaSetAvailable", subject + " has successfully progressed.");

@@ -35,14 +35,14 @@ struct RolloutCounts {
 };
 
 struct ProgressInput {
-  std::string deployment;             // its name
-  std::string new_replica_set;        // "" when there is none yet
+  std::string deployment;                // its name
+  std::string new_replica_set;           // "" when there is none yet
   bool created_new_replica_set = false;  // by this sync
   bool paused = false;
   int64_t spec_replicas = 1;
   std::optional<int64_t> deadline_seconds;  // nullopt: no deadline
-  RolloutCounts before;  // the status the sync started from
-  RolloutCounts now;     // the status it computed
+  RolloutCounts before;                     // the status the sync started from
+  RolloutCounts now;                        // the status it computed
 };
 
 // Sets the Progressing condition in `status` (the new status, still holding
@@ -50,8 +50,9 @@ struct ProgressInput {
 // should be checked again (kube's requeueStuckDeployment: lastUpdateTime +
 // deadline - now, plus a second), or nullopt when there is nothing to wait
 // for (complete, timed out, paused, no deadline).
-std::optional<std::chrono::milliseconds> UpdateProgressing(boost::json::object& status, const ProgressInput& in,
-                                                           std::chrono::system_clock::time_point now);
+std::optional<std::chrono::milliseconds> UpdateProgressing(
+    boost::json::object& status, const ProgressInput& in,
+    std::chrono::system_clock::time_point now);
 
 // progressDeadlineSeconds as kube reads it: nullopt when absent or MaxInt32.
 std::optional<int64_t> ProgressDeadline(const boost::json::object* spec);

@@ -1,10 +1,9 @@
 #include "controllers/podgc/pod_gc_controller.h"
 
 #include <algorithm>
+#include <boost/json.hpp>
 #include <set>
 #include <vector>
-
-#include <boost/json.hpp>
 
 #include "api/json_fields.h"
 #include "api/rfc3339.h"
@@ -18,12 +17,16 @@ namespace {
 
 constexpr std::string_view kOutOfService = "node.kubernetes.io/out-of-service";
 
-std::string_view Phase(const api::Object& pod) { return api::StringAt(api::StatusOf(pod), "phase"); }
+std::string_view Phase(const api::Object& pod) {
+  return api::StringAt(api::StatusOf(pod), "phase");
+}
 bool Terminated(const api::Object& pod) {
   std::string_view phase = Phase(pod);
   return phase != "Pending" && phase != "Running" && phase != "Unknown" && !phase.empty();
 }
-std::string_view NodeName(const api::Object& pod) { return api::StringAt(api::Spec(pod), "nodeName"); }
+std::string_view NodeName(const api::Object& pod) {
+  return api::StringAt(api::Spec(pod), "nodeName");
+}
 bool Evicted(const api::Object& pod) {
   return Phase(pod) == "Failed" && api::StringAt(api::StatusOf(pod), "reason") == "Evicted";
 }
@@ -85,16 +88,18 @@ Status PodGCController::GcTerminated(const std::vector<api::ObjectPtr>& pods) {
   for (const auto& pod : pods) {
     if (Terminated(*pod)) terminated.push_back(pod);
   }
-  const int64_t excess = static_cast<int64_t>(terminated.size()) - options_.terminated_pod_threshold;
+  const int64_t excess =
+      static_cast<int64_t>(terminated.size()) - options_.terminated_pod_threshold;
   if (excess <= 0) return Status::Ok();
   // Evicted first (they matter least to their controllers), then oldest, then by name.
-  std::sort(terminated.begin(), terminated.end(), [](const api::ObjectPtr& a, const api::ObjectPtr& b) {
-    if (Evicted(*a) != Evicted(*b)) return Evicted(*a);
-    std::string_view ca = api::StringAt(api::Metadata(*a), "creationTimestamp");
-    std::string_view cb = api::StringAt(api::Metadata(*b), "creationTimestamp");
-    if (ca != cb) return api::ParseRfc3339(ca) < api::ParseRfc3339(cb);
-    return a->name() < b->name();
-  });
+  std::sort(terminated.begin(), terminated.end(),
+            [](const api::ObjectPtr& a, const api::ObjectPtr& b) {
+              if (Evicted(*a) != Evicted(*b)) return Evicted(*a);
+              std::string_view ca = api::StringAt(api::Metadata(*a), "creationTimestamp");
+              std::string_view cb = api::StringAt(api::Metadata(*b), "creationTimestamp");
+              if (ca != cb) return api::ParseRfc3339(ca) < api::ParseRfc3339(cb);
+              return a->name() < b->name();
+            });
   Status first = Status::Ok();
   for (int64_t i = 0; i < excess; ++i) {
     if (Status s = MarkFailedAndDelete(*terminated[i], nullptr); !s.ok() && first.ok()) first = s;
@@ -129,7 +134,8 @@ Status PodGCController::GcOrphaned(const std::vector<api::ObjectPtr>& pods) {
     // Looked at: quarantined again from the next pass if still missing (kube's node queue).
     it = quarantined_.erase(it);
   }
-  const api::Condition condition{"DisruptionTarget", "True", "DeletionByPodGC", "PodGC: node no longer exists"};
+  const api::Condition condition{"DisruptionTarget", "True", "DeletionByPodGC",
+                                 "PodGC: node no longer exists"};
   for (const auto& pod : pods) {
     if (!deleted.count(NodeName(*pod))) continue;
     if (Status s = MarkFailedAndDelete(*pod, &condition); !s.ok() && first.ok()) first = s;
@@ -157,7 +163,8 @@ Status PodGCController::GcUnscheduledTerminating(const std::vector<api::ObjectPt
   return first;
 }
 
-Status PodGCController::MarkFailedAndDelete(const api::Object& pod, const api::Condition* condition) {
+Status PodGCController::MarkFailedAndDelete(const api::Object& pod,
+                                            const api::Condition* condition) {
   const std::string_view phase = Phase(pod);
   if (phase != "Succeeded" && phase != "Failed") {
     json::object next = ForUpdate(pod);
