@@ -4,6 +4,7 @@
 #include <cctype>
 #include <charconv>
 #include <filesystem>
+#include <fstream>
 #include <span>
 #include <vector>
 
@@ -174,7 +175,12 @@ bool IsKnownTimeZone(std::string_view zone) {
   static const std::filesystem::path kZoneInfo = "/usr/share/zoneinfo";
   std::error_code ec;
   if (!std::filesystem::is_directory(kZoneInfo, ec)) return true;
-  return std::filesystem::is_regular_file(kZoneInfo / std::string(zone), ec);
+  const std::filesystem::path file = kZoneInfo / std::string(zone);
+  if (!std::filesystem::is_regular_file(file, ec)) return false;
+  // A tz database file, not one of the tables beside them (zone.tab, tzdata.zi).
+  std::ifstream in(file, std::ios::binary);
+  char magic[4] = {};
+  return in.read(magic, sizeof(magic)) && std::string_view(magic, sizeof(magic)) == "TZif";
 }
 
 Result<CronSchedule> ParseCronSchedule(std::string_view spec) {

@@ -30,9 +30,9 @@ struct CronSchedule {
 // BadRequest with robfig's message when `spec` does not parse.
 Result<CronSchedule> ParseCronSchedule(std::string_view spec);
 
-// Whether Go's time.LoadLocation knows `zone`: "UTC", or a file of the tz
-// database under /usr/share/zoneinfo (any name of the right shape when that
-// directory is absent).
+// Whether Go's time.LoadLocation knows `zone`: "UTC", or a TZif file of the
+// tz database under /usr/share/zoneinfo (any name of the right shape when
+// that directory is absent).
 bool IsKnownTimeZone(std::string_view zone);
 
 }  // namespace berth::api

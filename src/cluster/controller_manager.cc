@@ -5,6 +5,7 @@
 
 #include "cluster/informer_sources.h"
 #include "cluster/in_process_transport.h"
+#include "controllers/cronjob/cronjob_controller.h"
 #include "controllers/daemonset/daemonset_controller.h"
 #include "controllers/deployment/deployment_controller.h"
 #include "controllers/disruption/disruption_controller.h"
@@ -74,6 +75,16 @@ const std::vector<Registration>& Registry() {
       {"disruption-controller", "disruption",
        [](const controllers::ControllerContext& c, const ControllerManagerOptions&) {
          return Workers(std::make_unique<controllers::DisruptionController>(c));
+       }},
+      {"pod-garbage-collector-controller", "podgc",
+       [](const controllers::ControllerContext& c, const ControllerManagerOptions& o) {
+         auto podgc = std::make_unique<controllers::PodGCController>(c, o.podgc);
+         auto* raw = podgc.get();
+         return Built{std::move(podgc), [raw] { raw->Start(); }};
+       }},
+      {"cronjob-controller", "cronjob",
+       [](const controllers::ControllerContext& c, const ControllerManagerOptions&) {
+         return Workers(std::make_unique<controllers::CronJobController>(c));
        }},
   };
   return registry;

@@ -18,6 +18,7 @@
 #include "client/rest_client.h"
 #include "controllers/controller.h"
 #include "controllers/nodelifecycle/node_lifecycle_controller.h"
+#include "controllers/podgc/pod_gc_controller.h"
 #include "controllers/simnode/sim_nodes.h"
 #include "metrics/metrics.h"
 #include "store/store.h"
@@ -29,6 +30,7 @@ struct ControllerManagerOptions {
   // enables one, "-NAME" disables one; later entries win over "*".
   std::vector<std::string> controllers{"*"};
   controllers::NodeLifecycleOptions lifecycle;
+  controllers::PodGCOptions podgc;  // --terminated-pod-gc-threshold
   // Simulated nodes (and their kubelets), when set.
   std::optional<controllers::SimNodesOptions> sim;
 };

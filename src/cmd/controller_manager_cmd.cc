@@ -19,6 +19,7 @@ struct ControllerManagerFlags {
   std::vector<std::string> controllers{"*"};
   std::string node_monitor_grace_period = "40s";
   std::string node_monitor_period = "5s";
+  int64_t terminated_pod_gc_threshold = 12500;
 };
 
 int Fail(const std::string& message) {
@@ -35,6 +36,7 @@ int RunControllerManager(const ControllerManagerFlags& f) {
   Status flags = cluster::ParseNodeLifecycleFlags(f.node_monitor_grace_period, f.node_monitor_period,
                                                   options.lifecycle);
   if (!flags.ok()) return Fail(flags.message());
+  options.podgc.terminated_pod_threshold = f.terminated_pod_gc_threshold;
 
   TerminationSignals signals;
   auto writer = client::HttpClient::Connect(f.server);
@@ -71,6 +73,9 @@ void AddControllerManagerCommand(CLI::App& app) {
                   "How long a node's kubelet may be silent before the node is marked unreachable")
       ->capture_default_str();
   cmd->add_option("--node-monitor-period", f.node_monitor_period, "How often node health is checked")
+      ->capture_default_str();
+  cmd->add_option("--terminated-pod-gc-threshold", f.terminated_pod_gc_threshold,
+                  "Terminated pods kept before the pod garbage collector deletes the oldest (<= 0: never)")
       ->capture_default_str();
   cmd->callback([] { SetExitCode(RunControllerManager(f)); });
 }

@@ -43,6 +43,7 @@ struct ServeFlags {
   std::string event_ttl = "1h";
   std::string node_monitor_grace_period = "40s";
   std::string node_monitor_period = "5s";
+  int64_t terminated_pod_gc_threshold = 12500;
   cluster::SimFleetFlags sim;
 };
 
@@ -109,6 +110,7 @@ Result<cluster::ClusterOptions> ClusterOptionsFrom(const ServeFlags& f, const sc
   Status lifecycle = cluster::ParseNodeLifecycleFlags(f.node_monitor_grace_period, f.node_monitor_period,
                                                       o.controllers.lifecycle);
   if (!lifecycle.ok()) return lifecycle;
+  o.controllers.podgc.terminated_pod_threshold = f.terminated_pod_gc_threshold;
   if (f.sim.nodes != 0 || !f.sim.config_file.empty()) {
     auto fleet = cluster::BuildSimFleet(f.sim);
     if (!fleet.ok()) return fleet.status();
@@ -223,6 +225,9 @@ void AddServeCommand(CLI::App& app, const scheduler::Registry& registry) {
                     "How long a node's kubelet may be silent before the node is marked unreachable")
       ->capture_default_str();
   serve->add_option("--node-monitor-period", f.node_monitor_period, "How often node health is checked")
+      ->capture_default_str();
+  serve->add_option("--terminated-pod-gc-threshold", f.terminated_pod_gc_threshold,
+                    "Terminated pods kept before the pod garbage collector deletes the oldest (<= 0: never)")
       ->capture_default_str();
   serve->add_option("--sim-nodes", f.sim.nodes, "Register this many simulated nodes (with simulated kubelets)")
       ->capture_default_str();

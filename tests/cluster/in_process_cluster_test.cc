@@ -113,9 +113,10 @@ TEST(InProcessCluster, ControllersAreChosenByKubesNames) {
   EXPECT_EQ(KnownControllers(),
             (std::vector<std::string>{"replicaset-controller", "deployment-controller", "daemonset-controller",
                                       "garbage-collector-controller", "namespace-controller",
-                                      "node-lifecycle-controller", "disruption-controller"}));
+                                      "node-lifecycle-controller", "disruption-controller",
+                                      "pod-garbage-collector-controller", "cronjob-controller"}));
   EXPECT_EQ(SelectControllers({"*"}).value(), KnownControllers());
-  EXPECT_EQ(SelectControllers({"*", "-nodelifecycle"}).value(),
+  EXPECT_EQ(SelectControllers({"*", "-nodelifecycle", "-podgc", "-cronjob"}).value(),
             (std::vector<std::string>{"replicaset-controller", "deployment-controller", "daemonset-controller",
                                       "garbage-collector-controller", "namespace-controller",
                                       "disruption-controller"}));
@@ -133,7 +134,8 @@ TEST(InProcessCluster, ControllersAreChosenByKubesNames) {
   ASSERT_NE(cluster->controllers(), nullptr);
   EXPECT_EQ(cluster->controllers()->running(),
             (std::vector<std::string>{"replicaset-controller", "deployment-controller", "daemonset-controller",
-                                      "namespace-controller", "disruption-controller"}));
+                                      "namespace-controller", "disruption-controller",
+                                      "pod-garbage-collector-controller", "cronjob-controller"}));
 
   ClusterOptions none = InMemoryWithSimNodes(0);
   none.controllers.controllers.clear();

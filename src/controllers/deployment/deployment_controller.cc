@@ -9,6 +9,7 @@
 #include "api/json_fields.h"
 #include "api/rfc3339.h"
 #include "api/selector.h"
+#include "controllers/deployment/deployment_progress.h"
 #include "controllers/for_update.h"
 #include "controllers/owner_references.h"
 
@@ -371,10 +372,6 @@ Status DeploymentController::ScaleReplicaSet(State& s, api::ObjectPtr& rs, int64
                       rs->name() + " to " + std::to_string(replicas) + " from " +
                       std::to_string(before));
     s.progressed = true;
-    if (s.progress_reason.empty()) {
-      s.progress_reason = "ReplicaSetUpdated";
-      s.progress_message = "ReplicaSet \"" + (s.new_rs ? s.new_rs->name() : rs->name()) + "\" is progressing.";
-    }
   }
   return Status::Ok();
 }
@@ -496,7 +493,8 @@ Status DeploymentController::SyncStatus(State& s) {
   }
   if (s.new_rs) updated = StatusInt(*s.new_rs, "replicas");
   int64_t generation = api::Generation(d);
-  std::string now = api::FormatRfc3339(clock_.WallNow());
+  const auto wall = clock_.WallNow();
+  std::string now = api::FormatRfc3339(wall);
 
   json::object next = ForUpdate(d);
   // The Deployment carries its newest revision. (Before `st` is taken: adding
@@ -532,43 +530,19 @@ Status DeploymentController::SyncStatus(State& s) {
       if (c.is_object() && api::StringAt(c.get_object(), "type") == type) c.get_object()["lastUpdateTime"] = now;
     }
   };
-  bool complete = s.new_rs && updated == s.replicas && replicas == s.replicas && available == s.replicas &&
-                  SpecReplicas(*s.new_rs) == s.replicas;
-  for (const auto& rs : s.old) complete = complete && StatusInt(*rs, "replicas") == 0;
+  // The Progressing condition and when to look at the deadline again.
   const auto* status_before = api::StatusOf(d);
-  bool counts_changed = api::IntAt(status_before, "updatedReplicas") != updated ||
-                        api::IntAt(status_before, "readyReplicas") != ready ||
-                        api::IntAt(status_before, "availableReplicas") != available ||
-                        api::IntAt(status_before, "replicas") != replicas;
-  int64_t deadline = api::IntAt(api::Spec(d), "progressDeadlineSeconds", 600);
-  std::string rs_name = s.new_rs ? s.new_rs->name() : "";
-  if (api::BoolAt(api::Spec(d), "paused")) {
-    if (api::SetCondition(st, {"Progressing", "Unknown", "DeploymentPaused", "Deployment is paused"}, now)) {
-      touch("Progressing");
-    }
-  } else if (complete) {
-    if (api::SetCondition(st,
-                          {"Progressing", "True", "NewReplicaSetAvailable",
-                           "ReplicaSet \"" + rs_name + "\" has successfully progressed."},
-                          now)) {
-      touch("Progressing");
-    }
-  } else if (s.progressed || counts_changed || Condition(d, "Progressing", "status").empty()) {
-    std::string reason = s.progress_reason.empty() ? "ReplicaSetUpdated" : s.progress_reason;
-    std::string message = s.progress_message.empty() ? "ReplicaSet \"" + rs_name + "\" is progressing." : s.progress_message;
-    api::SetCondition(st, {"Progressing", "True", reason, message}, now);
-    touch("Progressing");
-    EnqueueAfter(s.key, std::chrono::seconds(deadline) + std::chrono::seconds(1));
-  } else if (Condition(d, "Progressing", "reason") != "ProgressDeadlineExceeded") {
-    auto last = api::ParseRfc3339(Condition(d, "Progressing", "lastUpdateTime"));
-    if (last && *last + std::chrono::seconds(deadline) < clock_.WallNow()) {
-      api::SetCondition(st,
-                        {"Progressing", "False", "ProgressDeadlineExceeded",
-                         "ReplicaSet \"" + rs_name + "\" has timed out progressing."},
-                        now);
-      touch("Progressing");
-    }
-  }
+  ProgressInput progress;
+  progress.deployment = d.name();
+  progress.new_replica_set = s.new_rs ? s.new_rs->name() : "";
+  progress.created_new_replica_set = s.progress_reason == "NewReplicaSetCreated";
+  progress.paused = api::BoolAt(api::Spec(d), "paused");
+  progress.spec_replicas = s.replicas;
+  progress.deadline_seconds = ProgressDeadline(api::Spec(d));
+  progress.before = {api::IntAt(status_before, "replicas"), api::IntAt(status_before, "updatedReplicas"),
+                     api::IntAt(status_before, "readyReplicas"), api::IntAt(status_before, "availableReplicas")};
+  progress.now = {replicas, updated, ready, available};
+  if (auto recheck = UpdateProgressing(st, progress, wall)) EnqueueAfter(s.key, *recheck);
   // Keep the Available condition's lastUpdateTime current when it was just written.
   if (Condition(d, "Available", "status") != (min_available ? "True" : "False")) touch("Available");
 
