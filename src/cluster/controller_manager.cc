@@ -7,6 +7,8 @@
 #include "cluster/in_process_transport.h"
 #include "controllers/deployment/deployment_controller.h"
 #include "controllers/disruption/disruption_controller.h"
+#include "controllers/endpoints/endpoints_controller.h"
+#include "controllers/endpointslice/endpointslice_controller.h"
 #include "controllers/gc/garbage_collector.h"
 #include "api/duration.h"
 #include "controllers/namespace/namespace_controller.h"
@@ -69,6 +71,16 @@ const std::vector<Registration>& Registry() {
       {"disruption-controller", "disruption",
        [](const controllers::ControllerContext& c, const ControllerManagerOptions&) {
          return Workers(std::make_unique<controllers::DisruptionController>(c));
+       }},
+      {"endpointslice-controller", "endpointslice",
+       [](const controllers::ControllerContext& c, const ControllerManagerOptions& o) {
+         return Workers(std::make_unique<controllers::EndpointSliceController>(c, o.endpoint_slices));
+       }},
+      {"endpoints-controller", "endpoint",
+       [](const controllers::ControllerContext& c, const ControllerManagerOptions& o) {
+         auto endpoints = std::make_unique<controllers::EndpointsController>(c, o.endpoints);
+         auto* raw = endpoints.get();
+         return Built{std::move(endpoints), [raw] { raw->Start(); }};
        }},
   };
   return registry;

@@ -17,6 +17,8 @@
 #include "client/informer_factory.h"
 #include "client/rest_client.h"
 #include "controllers/controller.h"
+#include "controllers/endpoints/endpoints_controller.h"
+#include "controllers/endpointslice/endpointslice_controller.h"
 #include "controllers/nodelifecycle/node_lifecycle_controller.h"
 #include "controllers/simnode/sim_nodes.h"
 #include "metrics/metrics.h"
@@ -29,6 +31,8 @@ struct ControllerManagerOptions {
   // enables one, "-NAME" disables one; later entries win over "*".
   std::vector<std::string> controllers{"*"};
   controllers::NodeLifecycleOptions lifecycle;
+  controllers::EndpointSliceOptions endpoint_slices;  // --max-endpoints-per-slice, batch period
+  controllers::EndpointsOptions endpoints;
   // Simulated nodes (and their kubelets), when set.
   std::optional<controllers::SimNodesOptions> sim;
 };
