@@ -136,6 +136,23 @@ Status ParseNodeLifecycleFlags(const std::string& grace_period, const std::strin
   return Status::Ok();
 }
 
+Status ParseEndpointFlags(int64_t max_endpoints_per_slice, const std::string& batch_period,
+                          ControllerManagerOptions& options) {
+  if (max_endpoints_per_slice < 1 || max_endpoints_per_slice > 1000) {
+    return Status::BadRequest("--max-endpoints-per-slice " + std::to_string(max_endpoints_per_slice) +
+                              ": must be between 1 and 1000");
+  }
+  auto period = api::ParseGoDuration(batch_period);
+  if (!period || period->count() < 0) {
+    return Status::BadRequest("--endpoint-updates-batch-period " + batch_period + ": expected a duration such as 1s");
+  }
+  options.endpoint_slices.max_endpoints_per_slice = static_cast<int>(max_endpoints_per_slice);
+  const auto millis = std::chrono::duration_cast<std::chrono::milliseconds>(*period);
+  options.endpoint_slices.batch_period = millis;
+  options.endpoints.batch_period = millis;
+  return Status::Ok();
+}
+
 Result<std::unique_ptr<ControllerManager>> ControllerManager::Start(apiserver::ApiServer& api, store::Store& store,
                                                                     const ControllerManagerOptions& options) {
   return Start(InProcessTransport(api, "berth-controller-manager"), StoreInformerSources(store), options);

@@ -51,6 +51,12 @@ Result<std::vector<std::string>> SelectControllers(const std::vector<std::string
 Status ParseNodeLifecycleFlags(const std::string& grace_period, const std::string& monitor_period,
                                controllers::NodeLifecycleOptions& lifecycle);
 
+// kube-controller-manager's --max-endpoints-per-slice (1 to 1000) and
+// --endpoint-updates-batch-period (a Go duration, 0 or more) into `options`
+// (both endpoint controllers); BadRequest naming the flag.
+Status ParseEndpointFlags(int64_t max_endpoints_per_slice, const std::string& batch_period,
+                          ControllerManagerOptions& options);
+
 class ControllerManager {
  public:
   // In process: writes through `api`, informers over `store`.

@@ -19,6 +19,8 @@ struct ControllerManagerFlags {
   std::vector<std::string> controllers{"*"};
   std::string node_monitor_grace_period = "40s";
   std::string node_monitor_period = "5s";
+  int64_t max_endpoints_per_slice = 100;
+  std::string endpoint_updates_batch_period = "0s";
 };
 
 int Fail(const std::string& message) {
@@ -34,6 +36,8 @@ int RunControllerManager(const ControllerManagerFlags& f) {
   }
   Status flags = cluster::ParseNodeLifecycleFlags(f.node_monitor_grace_period, f.node_monitor_period,
                                                   options.lifecycle);
+  if (!flags.ok()) return Fail(flags.message());
+  flags = cluster::ParseEndpointFlags(f.max_endpoints_per_slice, f.endpoint_updates_batch_period, options);
   if (!flags.ok()) return Fail(flags.message());
 
   TerminationSignals signals;
@@ -63,13 +67,20 @@ void AddControllerManagerCommand(CLI::App& app) {
   cmd->add_option("--controllers", f.controllers,
                   "Controllers to run, kube's syntax: '*' all, 'NAME' one more, '-NAME' one less "
                   "(replicaset-controller, deployment-controller, garbage-collector-controller, "
-                  "namespace-controller, node-lifecycle-controller; kube's short names also work)")
+                  "namespace-controller, node-lifecycle-controller, disruption-controller, endpointslice-controller, "
+                   "endpoints-controller; kube's short names also work)")
       ->delimiter(',')
       ->capture_default_str();
   cmd->add_option("--node-monitor-grace-period", f.node_monitor_grace_period,
                   "How long a node's kubelet may be silent before the node is marked unreachable")
       ->capture_default_str();
   cmd->add_option("--node-monitor-period", f.node_monitor_period, "How often node health is checked")
+      ->capture_default_str();
+  cmd->add_option("--max-endpoints-per-slice", f.max_endpoints_per_slice,
+                    "The most endpoints an EndpointSlice holds")
+      ->capture_default_str();
+  cmd->add_option("--endpoint-updates-batch-period", f.endpoint_updates_batch_period,
+                    "How long pod changes are batched before a Service's endpoints are synced")
       ->capture_default_str();
   cmd->callback([] { SetExitCode(RunControllerManager(f)); });
 }

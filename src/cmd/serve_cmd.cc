@@ -41,6 +41,8 @@ struct ServeFlags {
   std::string event_ttl = "1h";
   std::string node_monitor_grace_period = "40s";
   std::string node_monitor_period = "5s";
+  int64_t max_endpoints_per_slice = 100;
+  std::string endpoint_updates_batch_period = "0s";
   cluster::SimFleetFlags sim;
 };
 
@@ -104,6 +106,8 @@ Result<cluster::ClusterOptions> ClusterOptionsFrom(const ServeFlags& f, const sc
   Status lifecycle = cluster::ParseNodeLifecycleFlags(f.node_monitor_grace_period, f.node_monitor_period,
                                                       o.controllers.lifecycle);
   if (!lifecycle.ok()) return lifecycle;
+  Status endpoints = cluster::ParseEndpointFlags(f.max_endpoints_per_slice, f.endpoint_updates_batch_period, o.controllers);
+  if (!endpoints.ok()) return endpoints;
   if (f.sim.nodes != 0 || !f.sim.config_file.empty()) {
     auto fleet = cluster::BuildSimFleet(f.sim);
     if (!fleet.ok()) return fleet.status();
@@ -200,7 +204,8 @@ void AddServeCommand(CLI::App& app, const scheduler::Registry& registry) {
       ->add_option("--controllers", f.controller_names,
                    "Controllers to run, kube's syntax: '*' all, 'NAME' one more, '-NAME' one less "
                    "(replicaset-controller, deployment-controller, garbage-collector-controller, "
-                   "namespace-controller, node-lifecycle-controller; kube's short names also work)")
+                   "namespace-controller, node-lifecycle-controller, disruption-controller, endpointslice-controller, "
+                   "endpoints-controller; kube's short names also work)")
       ->delimiter(',')
       ->capture_default_str();
   serve->add_option("--event-ttl", f.event_ttl, "How long Events are kept after their last write (0: forever)")
@@ -209,6 +214,12 @@ void AddServeCommand(CLI::App& app, const scheduler::Registry& registry) {
                     "How long a node's kubelet may be silent before the node is marked unreachable")
       ->capture_default_str();
   serve->add_option("--node-monitor-period", f.node_monitor_period, "How often node health is checked")
+      ->capture_default_str();
+  serve->add_option("--max-endpoints-per-slice", f.max_endpoints_per_slice,
+                    "The most endpoints an EndpointSlice holds")
+      ->capture_default_str();
+  serve->add_option("--endpoint-updates-batch-period", f.endpoint_updates_batch_period,
+                    "How long pod changes are batched before a Service's endpoints are synced")
       ->capture_default_str();
   serve->add_option("--sim-nodes", f.sim.nodes, "Register this many simulated nodes (with simulated kubelets)")
       ->capture_default_str();
