@@ -385,6 +385,15 @@ TEST_F(EndpointSliceControllerTest, FollowsPodEventsWhenRunning) {
   for (int i = 0; i < 5000 && count() != 1; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(2));
   EXPECT_EQ(Endpoints().count("b"), 1u);
   EXPECT_EQ(Slices().size(), 1u);
+  // b's labels no longer match: the Service it left drops it (the informer
+  // delivers only the new pod, which matches no Service).
+  auto b = client_->Get(api::Kind::kPod, "default", "b").value();
+  json::object relabelled = b->json();
+  api::MutableObject(api::MutableObject(relabelled, "metadata"), "labels")["app"] = "db";
+  ASSERT_TRUE(client_->Update(api::Kind::kPod, relabelled).ok());
+  for (int i = 0; i < 5000 && count() != 0; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  EXPECT_EQ(count(), 0u);
+  EXPECT_EQ(Slices().size(), 1u);  // the placeholder
 }
 
 }  // namespace

@@ -195,9 +195,18 @@ std::vector<std::string> Union(std::vector<std::string> a, const std::vector<std
 std::vector<std::string> PodServiceMemberships::Update(const api::Object& pod) {
   std::vector<std::string> now = Matching(pod);
   std::lock_guard lock(mu_);
-  std::vector<std::string>& last = last_[client::ObjectKey(pod)];
-  std::vector<std::string> affected = Union(now, last);
-  last = std::move(now);
+  auto it = last_.find(client::ObjectKey(pod));
+  if (it == last_.end()) {
+    // Pods of no Service are not remembered.
+    if (!now.empty()) last_.emplace(client::ObjectKey(pod), now);
+    return now;
+  }
+  std::vector<std::string> affected = Union(now, it->second);
+  if (now.empty()) {
+    last_.erase(it);
+  } else {
+    it->second = std::move(now);
+  }
   return affected;
 }
 
