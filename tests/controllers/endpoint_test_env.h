@@ -49,10 +49,13 @@ class EndpointTestEnv : public InProcessApiTest {
       auto cached = informers_->For(kind).Get(key);
       return version == 0 ? cached == nullptr : cached && cached->resource_version() >= version;
     };
-    for (int i = 0; i < 5000 && !caught_up(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    for (int i = 0; i < 5000 && !caught_up(); ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
     ASSERT_TRUE(caught_up()) << key;
   }
-  void WaitCached(const api::ObjectPtr& o) { WaitCached(o->kind(), client::ObjectKey(*o), o->resource_version()); }
+  void WaitCached(const api::ObjectPtr& o) {
+    WaitCached(o->kind(), client::ObjectKey(*o), o->resource_version());
+  }
 
   api::ObjectPtr MustCreate(api::Kind kind, const std::string& ns, Object o) {
     auto created = client_->Create(kind, ns, std::move(o));
@@ -66,7 +69,9 @@ class EndpointTestEnv : public InProcessApiTest {
     Object labels{{"kubernetes.io/hostname", name}};
     if (!zone.empty()) labels["topology.kubernetes.io/zone"] = zone;
     return MustCreate(api::Kind::kNode, "",
-                      Object{{"apiVersion", "v1"}, {"kind", "Node"}, {"metadata", Object{{"name", name}, {"labels", labels}}}});
+                      Object{{"apiVersion", "v1"},
+                             {"kind", "Node"},
+                             {"metadata", Object{{"name", name}, {"labels", labels}}}});
   }
 
   struct PodSpec {
@@ -88,8 +93,9 @@ class EndpointTestEnv : public InProcessApiTest {
     for (const auto& [k, v] : p.spec_extra) spec[k] = v;
     Object meta{{"name", p.name}, {"labels", p.labels}};
     if (p.held) meta["finalizers"] = boost::json::array{"example.com/hold"};
-    auto pod = MustCreate(api::Kind::kPod, "default",
-                          Object{{"apiVersion", "v1"}, {"kind", "Pod"}, {"metadata", meta}, {"spec", spec}});
+    auto pod = MustCreate(
+        api::Kind::kPod, "default",
+        Object{{"apiVersion", "v1"}, {"kind", "Pod"}, {"metadata", meta}, {"spec", spec}});
     if (!pod || p.ip.empty()) return pod;
     return SetPodStatus(p.name, p.ip, p.ready, "2026-01-01T00:00:00Z");
   }

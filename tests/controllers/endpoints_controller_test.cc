@@ -20,7 +20,9 @@ namespace json = boost::json;
 json::object Address(const std::string& ip, const std::string& uid) {
   return {{"ip", ip}, {"targetRef", json::object{{"kind", "Pod"}, {"name", uid}, {"uid", uid}}}};
 }
-json::object Port(const std::string& name, int port) { return {{"name", name}, {"port", port}, {"protocol", "TCP"}}; }
+json::object Port(const std::string& name, int port) {
+  return {{"name", name}, {"port", port}, {"protocol", "TCP"}};
+}
 
 // "ready ips | not-ready ips | ports" per subset.
 std::vector<std::string> Describe(const json::array& subsets) {
@@ -31,28 +33,35 @@ std::vector<std::string> Describe(const json::array& subsets) {
       if (const json::array* items = api::ArrayAt(s.as_object(), field)) {
         for (const auto& item : *items) {
           const json::value& v = item.as_object().at(member);
-          text += (text.empty() ? "" : ",") + (v.is_string() ? std::string(v.as_string()) : json::serialize(v));
+          text += (text.empty() ? "" : ",") +
+                  (v.is_string() ? std::string(v.as_string()) : json::serialize(v));
         }
       }
       return text;
     };
-    out.push_back(list("addresses", "ip") + " | " + list("notReadyAddresses", "ip") + " | " + list("ports", "port"));
+    out.push_back(list("addresses", "ip") + " | " + list("notReadyAddresses", "ip") + " | " +
+                  list("ports", "port"));
   }
   return out;
 }
 
 TEST(EndpointsSubsets, RepackGroupsAddressesByTheirPorts) {
   std::vector<AddressForPort> shared = {
-      {Address("10.0.0.2", "b"), true, Port("http", 8080)}, {Address("10.0.0.2", "b"), true, Port("metrics", 9100)},
-      {Address("10.0.0.1", "a"), true, Port("http", 8080)}, {Address("10.0.0.1", "a"), true, Port("metrics", 9100)},
-      {Address("10.0.0.3", "c"), false, Port("http", 8080)}, {Address("10.0.0.3", "c"), false, Port("metrics", 9100)},
+      {Address("10.0.0.2", "b"), true, Port("http", 8080)},
+      {Address("10.0.0.2", "b"), true, Port("metrics", 9100)},
+      {Address("10.0.0.1", "a"), true, Port("http", 8080)},
+      {Address("10.0.0.1", "a"), true, Port("metrics", 9100)},
+      {Address("10.0.0.3", "c"), false, Port("http", 8080)},
+      {Address("10.0.0.3", "c"), false, Port("metrics", 9100)},
   };
   // Same addresses behind both ports: one subset, addresses sorted by ip.
-  EXPECT_EQ(Describe(RepackSubsets(shared)), (std::vector<std::string>{"10.0.0.1,10.0.0.2 | 10.0.0.3 | 8080,9100"}));
+  EXPECT_EQ(Describe(RepackSubsets(shared)),
+            (std::vector<std::string>{"10.0.0.1,10.0.0.2 | 10.0.0.3 | 8080,9100"}));
   // d resolves only one of the ports: the ports no longer share their addresses.
   shared.push_back({Address("10.0.0.4", "d"), true, Port("http", 8080)});
-  EXPECT_EQ(Describe(RepackSubsets(shared)), (std::vector<std::string>{"10.0.0.1,10.0.0.2,10.0.0.4 | 10.0.0.3 | 8080",
-                                                                       "10.0.0.1,10.0.0.2 | 10.0.0.3 | 9100"}));
+  EXPECT_EQ(Describe(RepackSubsets(shared)),
+            (std::vector<std::string>{"10.0.0.1,10.0.0.2,10.0.0.4 | 10.0.0.3 | 8080",
+                                      "10.0.0.1,10.0.0.2 | 10.0.0.3 | 9100"}));
 }
 
 TEST(EndpointsSubsets, NotReadyWinsAndPortlessAddressesAreKept) {
@@ -73,8 +82,10 @@ json::array ManyAddresses(const std::vector<std::pair<int, int>>& ready_not_read
   int n = 0;
   for (const auto& [ready, not_ready] : ready_not_ready) {
     json::array r, nr;
-    for (int i = 0; i < ready; ++i, ++n) r.push_back(Address("10.1.0." + std::to_string(n), std::to_string(n)));
-    for (int i = 0; i < not_ready; ++i, ++n) nr.push_back(Address("10.2.0." + std::to_string(n), std::to_string(n)));
+    for (int i = 0; i < ready; ++i, ++n)
+      r.push_back(Address("10.1.0." + std::to_string(n), std::to_string(n)));
+    for (int i = 0; i < not_ready; ++i, ++n)
+      nr.push_back(Address("10.2.0." + std::to_string(n), std::to_string(n)));
     json::object subset{{"ports", json::array{Port("", 80 + static_cast<int>(subsets.size()))}}};
     if (!r.empty()) subset["addresses"] = r;
     if (!nr.empty()) subset["notReadyAddresses"] = nr;
@@ -109,7 +120,8 @@ TEST(EndpointsSubsets, TruncatesTo1000KeepingReadyAddressesProportionally) {
 
 // ---- The controller against a real API server ----
 
-constexpr char kWebService[] = R"({"apiVersion":"v1","kind":"Service","metadata":{"name":"web","labels":{"tier":"front"}},
+constexpr char kWebService[] =
+    R"({"apiVersion":"v1","kind":"Service","metadata":{"name":"web","labels":{"tier":"front"}},
   "spec":{"selector":{"app":"web"},"ports":[{"name":"http","port":80,"targetPort":8080}]}})";
 
 class EndpointsControllerTest : public EndpointTestEnv {
@@ -144,14 +156,19 @@ TEST_F(EndpointsControllerTest, WritesReadyAndNotReadyAddressesWithLabels) {
   ASSERT_TRUE(endpoints);
   // Terminating pods are left out unless the Service publishes not-ready addresses.
   EXPECT_EQ(Subsets(), (std::vector<std::string>{"10.244.0.1,10.244.0.2 | 10.244.0.3 | 8080"}));
-  const json::object& port = api::ArrayAt(api::ArrayAt(endpoints->json(), "subsets")->at(0).as_object(), "ports")
-                                 ->at(0).as_object();
+  const json::object& port =
+      api::ArrayAt(api::ArrayAt(endpoints->json(), "subsets")->at(0).as_object(), "ports")
+          ->at(0)
+          .as_object();
   EXPECT_EQ(json::serialize(port), R"({"name":"http","port":8080,"protocol":"TCP"})");
   const json::object& address =
-      api::ArrayAt(api::ArrayAt(endpoints->json(), "subsets")->at(0).as_object(), "addresses")->at(0).as_object();
+      api::ArrayAt(api::ArrayAt(endpoints->json(), "subsets")->at(0).as_object(), "addresses")
+          ->at(0)
+          .as_object();
   EXPECT_EQ(api::StringAt(address, "nodeName"), "node-a");
   EXPECT_EQ(api::StringAt(api::ObjectAt(address, "targetRef"), "name"), "a");
-  EXPECT_EQ(endpoints->labels().Get("endpointslice.kubernetes.io/skip-mirror").value_or(""), "true");
+  EXPECT_EQ(endpoints->labels().Get("endpointslice.kubernetes.io/skip-mirror").value_or(""),
+            "true");
   EXPECT_EQ(endpoints->labels().Get("tier").value_or(""), "front");
   EXPECT_FALSE(api::Annotation(*endpoints, kLastChangeTriggerTimeAnnotation).empty());
 
@@ -161,10 +178,12 @@ TEST_F(EndpointsControllerTest, WritesReadyAndNotReadyAddressesWithLabels) {
   EXPECT_EQ(Get()->resource_version(), endpoints->resource_version());
 
   // publishNotReadyAddresses: every address is ready, terminating ones included.
-  CreateService(R"({"metadata":{"name":"all"},"spec":{"selector":{"app":"web"},"publishNotReadyAddresses":true,
+  CreateService(
+      R"({"metadata":{"name":"all"},"spec":{"selector":{"app":"web"},"publishNotReadyAddresses":true,
     "ports":[{"port":80}]}})");
   ASSERT_TRUE(Reconcile(c, "default/all").ok());
-  EXPECT_EQ(Subsets("all"), (std::vector<std::string>{"10.244.0.1,10.244.0.2,10.244.0.3,10.244.0.4 |  | 80"}));
+  EXPECT_EQ(Subsets("all"),
+            (std::vector<std::string>{"10.244.0.1,10.244.0.2,10.244.0.3,10.244.0.4 |  | 80"}));
 }
 
 TEST_F(EndpointsControllerTest, FollowsReadinessAndDeletesWithTheService) {
@@ -189,8 +208,10 @@ TEST_F(EndpointsControllerTest, ServicesWithoutSelectorKeepTheirOwnEndpoints) {
   auto& c = Start();
   CreatePod({.name = "a", .ip = "10.244.0.1"});
   CreateService(R"({"metadata":{"name":"manual"},"spec":{"ports":[{"port":80}]}})");
-  auto mine = MustCreate(api::Kind::kEndpoints, "default", json::parse(R"({"metadata":{"name":"manual"},
-    "subsets":[{"addresses":[{"ip":"192.0.2.1"}],"ports":[{"port":80}]}]})").as_object());
+  auto mine = MustCreate(api::Kind::kEndpoints, "default",
+                         json::parse(R"({"metadata":{"name":"manual"},
+    "subsets":[{"addresses":[{"ip":"192.0.2.1"}],"ports":[{"port":80}]}]})")
+                             .as_object());
   ASSERT_TRUE(Reconcile(c, "default/manual").ok());
   EXPECT_EQ(Get("manual")->resource_version(), mine->resource_version());
   EXPECT_EQ(Subsets("manual"), (std::vector<std::string>{"192.0.2.1 |  | 80"}));
@@ -199,7 +220,8 @@ TEST_F(EndpointsControllerTest, ServicesWithoutSelectorKeepTheirOwnEndpoints) {
 TEST_F(EndpointsControllerTest, OverCapacityIsTruncatedAndAnnotated) {
   auto& c = Start();
   for (int i = 0; i < 1001; ++i) {
-    CreatePod({.name = "p" + std::to_string(i), .ip = "10.244." + std::to_string(i / 200) + "." + std::to_string(i % 200 + 1)});
+    CreatePod({.name = "p" + std::to_string(i),
+               .ip = "10.244." + std::to_string(i / 200) + "." + std::to_string(i % 200 + 1)});
   }
   CreateService(kWebService);
   ASSERT_TRUE(Reconcile(c, "default/web").ok());
@@ -218,20 +240,28 @@ TEST_F(EndpointsControllerTest, OverCapacityIsTruncatedAndAnnotated) {
 
 TEST_F(EndpointsControllerTest, HeadlessServiceWithoutPortsAndLeftoverEndpoints) {
   // Endpoints whose Service is gone are deleted when the controller starts.
-  ASSERT_TRUE(client_->Create(api::Kind::kEndpoints, "default", json::parse(R"({"metadata":{"name":"gone"}})").as_object()).ok());
+  ASSERT_TRUE(client_
+                  ->Create(api::Kind::kEndpoints, "default",
+                           json::parse(R"({"metadata":{"name":"gone"}})").as_object())
+                  .ok());
   auto& c = Make<EndpointsController>(Context());
   ASSERT_TRUE(informers_->Start().ok());
-  CreatePod({.name = "a", .ip = "10.244.0.1", .spec_extra = {{"hostname", "h0"}, {"subdomain", "web"}}});
-  CreateService(R"({"metadata":{"name":"web"},"spec":{"clusterIP":"None","selector":{"app":"web"}}})");
+  CreatePod(
+      {.name = "a", .ip = "10.244.0.1", .spec_extra = {{"hostname", "h0"}, {"subdomain", "web"}}});
+  CreateService(
+      R"({"metadata":{"name":"web"},"spec":{"clusterIP":"None","selector":{"app":"web"}}})");
   c.Start();
-  for (int i = 0; i < 5000 && (Get("gone") || !Get("web")); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  for (int i = 0; i < 5000 && (Get("gone") || !Get("web")); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
   EXPECT_EQ(Get("gone"), nullptr);
   auto web = Get("web");
   ASSERT_TRUE(web);
   EXPECT_EQ(Subsets(), (std::vector<std::string>{"10.244.0.1 |  | "}));
   EXPECT_EQ(web->labels().Get("service.kubernetes.io/headless").value_or("unset"), "");
   const json::object& address =
-      api::ArrayAt(api::ArrayAt(web->json(), "subsets")->at(0).as_object(), "addresses")->at(0).as_object();
+      api::ArrayAt(api::ArrayAt(web->json(), "subsets")->at(0).as_object(), "addresses")
+          ->at(0)
+          .as_object();
   EXPECT_EQ(api::StringAt(address, "hostname"), "h0");
 }
 

@@ -10,6 +10,7 @@
 #include <cstdio>
 
 #include "controllers/endpointslice/slice_plan.h"
+#include "controllers/endpointslice/slice_tracker.h"
 #include "controllers/owner_references.h"
 #include "endpoint_test_env.h"
 
@@ -22,7 +23,8 @@ namespace json = boost::json;
 
 api::ObjectPtr PlanService(const std::string& labels = "{}") {
   return api::Object::FromJson(json::parse(R"({"apiVersion":"v1","kind":"Service",
-      "metadata":{"name":"web","namespace":"default","uid":"svc-uid","labels":)" + labels + R"(},
+      "metadata":{"name":"web","namespace":"default","uid":"svc-uid","labels":)" +
+                                           labels + R"(},
       "spec":{"clusterIP":"10.96.0.9","selector":{"app":"web"},"ports":[{"port":80,"protocol":"TCP","targetPort":8080}]}})"))
       .value();
 }
@@ -33,10 +35,12 @@ json::object Endpoint(int i, bool ready = true) {
   char name[16], ip[32];
   std::snprintf(name, sizeof name, "pod-%04d", i);
   std::snprintf(ip, sizeof ip, "10.1.%d.%d", i / 250, i % 250 + 1);
-  return {{"addresses", json::array{ip}},
-          {"conditions", json::object{{"ready", ready}, {"serving", ready}, {"terminating", false}}},
-          {"targetRef", json::object{{"kind", "Pod"}, {"namespace", "default"}, {"name", name}, {"uid", name}}},
-          {"nodeName", "node-a"}};
+  return {
+      {"addresses", json::array{ip}},
+      {"conditions", json::object{{"ready", ready}, {"serving", ready}, {"terminating", false}}},
+      {"targetRef",
+       json::object{{"kind", "Pod"}, {"namespace", "default"}, {"name", name}, {"uid", name}}},
+      {"nodeName", "node-a"}};
 }
 
 DesiredSlices Desired(const std::vector<int>& pods) {
@@ -55,7 +59,8 @@ std::vector<int> Range(int from, int to) {
   return out;
 }
 
-api::ObjectPtr ExistingSlice(const api::Object& service, const std::string& name, const std::vector<int>& pods,
+api::ObjectPtr ExistingSlice(const api::Object& service, const std::string& name,
+                             const std::vector<int>& pods,
                              const std::string& owner_uid = "svc-uid") {
   json::array endpoints;
   for (int i : pods) endpoints.push_back(Endpoint(i));
@@ -83,7 +88,9 @@ size_t Count(const json::object& slice) {
   const json::array* endpoints = api::ArrayAt(slice, "endpoints");
   return endpoints ? endpoints->size() : 0;
 }
-std::string NameOf(const json::object& slice) { return std::string(api::StringAt(api::ObjectAt(slice, "metadata"), "name")); }
+std::string NameOf(const json::object& slice) {
+  return std::string(api::StringAt(api::ObjectAt(slice, "metadata"), "name"));
+}
 
 TEST(EndpointSlicePlan, SplitsIntoSlicesOfAtMost100) {
   auto service = PlanService();
@@ -151,7 +158,8 @@ TEST(EndpointSlicePlan, AServiceWithoutEndpointsKeepsOnePlaceholder) {
   SlicePlan kept = PlanSlices(*service, Desired({}), {ExistingSlice(*service, "web-p", {})}, 100);
   EXPECT_TRUE(kept.create.empty() && kept.update.empty() && kept.remove.empty());
   // A slice whose endpoints all went becomes the placeholder.
-  SlicePlan emptied = PlanSlices(*service, Desired({}), {ExistingSlice(*service, "web-a", Range(0, 3))}, 100);
+  SlicePlan emptied =
+      PlanSlices(*service, Desired({}), {ExistingSlice(*service, "web-a", Range(0, 3))}, 100);
   EXPECT_TRUE(emptied.create.empty() && emptied.remove.empty());
   ASSERT_EQ(emptied.update.size(), 1u);
   EXPECT_EQ(NameOf(emptied.update[0]), "web-a");
@@ -164,30 +172,91 @@ TEST(EndpointSlicePlan, ChangesInPlaceLabelsAndForeignOwners) {
   DesiredSlices desired = Desired(Range(0, 3));
   auto& group = desired["IPv4"].begin()->second;
   group.endpoints[EndpointIdentity(Endpoint(1))] = Endpoint(1, false);
-  SlicePlan changed = PlanSlices(*service, std::move(desired), {ExistingSlice(*service, "web-a", Range(0, 3))}, 100);
+  SlicePlan changed = PlanSlices(*service, std::move(desired),
+                                 {ExistingSlice(*service, "web-a", Range(0, 3))}, 100);
   ASSERT_EQ(changed.update.size(), 1u);
   EXPECT_EQ(Count(changed.update[0]), 3u);
   EXPECT_TRUE(changed.create.empty());
   // Unchanged endpoints and labels: nothing to write.
-  SlicePlan same = PlanSlices(*service, Desired(Range(0, 3)), {ExistingSlice(*service, "web-a", Range(0, 3))}, 100);
+  SlicePlan same = PlanSlices(*service, Desired(Range(0, 3)),
+                              {ExistingSlice(*service, "web-a", Range(0, 3))}, 100);
   EXPECT_TRUE(same.create.empty() && same.update.empty() && same.remove.empty());
   // The Service's labels are copied onto its slices.
   auto labelled = PlanService(R"({"tier":"front"})");
-  SlicePlan relabel = PlanSlices(*labelled, Desired(Range(0, 3)), {ExistingSlice(*service, "web-a", Range(0, 3))}, 100);
+  SlicePlan relabel = PlanSlices(*labelled, Desired(Range(0, 3)),
+                                 {ExistingSlice(*service, "web-a", Range(0, 3))}, 100);
   ASSERT_EQ(relabel.update.size(), 1u);
-  EXPECT_EQ(api::StringAt(api::ObjectAt(api::ObjectAt(relabel.update[0], "metadata"), "labels"), "tier"), "front");
+  EXPECT_EQ(
+      api::StringAt(api::ObjectAt(api::ObjectAt(relabel.update[0], "metadata"), "labels"), "tier"),
+      "front");
   // A slice of an earlier Service of the same name is deleted, not reused.
-  SlicePlan foreign =
-      PlanSlices(*service, Desired(Range(0, 3)), {ExistingSlice(*service, "web-old", Range(0, 3), "old-uid")}, 100);
+  SlicePlan foreign = PlanSlices(*service, Desired(Range(0, 3)),
+                                 {ExistingSlice(*service, "web-old", Range(0, 3), "old-uid")}, 100);
   ASSERT_EQ(foreign.remove.size(), 1u);
   EXPECT_EQ(foreign.remove[0]->name(), "web-old");
   ASSERT_EQ(foreign.create.size(), 1u);
   EXPECT_EQ(Count(foreign.create[0]), 3u);
 }
 
+// ---- The trackers ----
+
+api::ObjectPtr SliceAt(const std::string& uid, int64_t version) {
+  auto o = api::Object::FromJson(json::parse(
+                                     R"({"apiVersion":"discovery.k8s.io/v1","kind":"EndpointSlice",
+      "metadata":{"name":")" + uid + R"(","namespace":"default","uid":")" +
+                                     uid + R"("},"addressType":"IPv4"})"))
+               .value();
+  return o->WithResourceVersion(version);
+}
+
+TEST(EndpointSliceTracker, ACacheBehindTheControllersOwnWritesIsStale) {
+  SliceTracker tracker;
+  tracker.Wrote("default/web", *SliceAt("s1", 10));
+  EXPECT_TRUE(tracker.Stale("default/web", {}));                    // not seen yet
+  EXPECT_TRUE(tracker.Stale("default/web", {SliceAt("s1", 9)}));    // an older version
+  EXPECT_FALSE(tracker.Stale("default/web", {SliceAt("s1", 10)}));  // caught up
+  EXPECT_FALSE(tracker.Stale("default/other", {}));
+  // The informer event of its own write needs no sync; someone else's does.
+  EXPECT_FALSE(tracker.ShouldSync("default/web", *SliceAt("s1", 10), false));
+  EXPECT_TRUE(tracker.ShouldSync("default/web", *SliceAt("s1", 11), false));
+  // A deletion it made: stale while the cache still holds the slice.
+  tracker.Deleted("default/web", *SliceAt("s1", 11));
+  EXPECT_TRUE(tracker.Stale("default/web", {SliceAt("s1", 11)}));
+  EXPECT_FALSE(tracker.ShouldSync("default/web", *SliceAt("s1", 11), true));
+  EXPECT_FALSE(tracker.Stale("default/web", {}));
+  // A deletion by someone else needs a sync.
+  EXPECT_TRUE(tracker.ShouldSync("default/web", *SliceAt("s2", 3), true));
+}
+
+TEST(EndpointSliceTracker, TriggerTimeIsTheEarliestChangeSinceTheLastSync) {
+  auto service = PlanService();
+  auto pod = [](const std::string& name, const std::string& transition) {
+    return api::Object::FromJson(
+               json::parse(R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":")" + name +
+                           R"(","namespace":"default"},"status":{"conditions":[{"type":"Ready",
+        "status":"True","lastTransitionTime":")" +
+                           transition + R"("}]}})"))
+        .value();
+  };
+  json::object created = service->json();
+  api::MutableObject(created, "metadata")["creationTimestamp"] = "2026-01-01T00:00:00Z";
+  auto svc = api::Object::FromJson(json::value(created)).value();
+  TriggerTimeTracker tracker;
+  auto a = pod("a", "2026-01-01T00:01:00Z"), b = pod("b", "2026-01-01T00:02:00Z");
+  EXPECT_EQ(tracker.Compute(*svc, {a, b}),
+            "2026-01-01T00:00:00Z");             // first sync: the Service's creation
+  EXPECT_EQ(tracker.Compute(*svc, {a, b}), "");  // nothing changed
+  auto b2 = pod("b", "2026-01-01T00:05:00Z"), c = pod("c", "2026-01-01T00:04:00Z");
+  EXPECT_EQ(tracker.Compute(*svc, {a, b2, c}),
+            "2026-01-01T00:04:00Z");  // the earliest of the changes
+  tracker.Forget("default/web");
+  EXPECT_EQ(tracker.Compute(*svc, {a, b2, c}), "2026-01-01T00:00:00Z");
+}
+
 // ---- The controller against a real API server ----
 
-constexpr char kWebService[] = R"({"apiVersion":"v1","kind":"Service","metadata":{"name":"web","labels":{"tier":"front"}},
+constexpr char kWebService[] =
+    R"({"apiVersion":"v1","kind":"Service","metadata":{"name":"web","labels":{"tier":"front"}},
   "spec":{"selector":{"app":"web"},"ports":[{"port":80,"targetPort":8080}]}})";
 
 class EndpointSliceControllerTest : public EndpointTestEnv {
@@ -200,7 +269,8 @@ class EndpointSliceControllerTest : public EndpointTestEnv {
     return c;
   }
   std::vector<api::ObjectPtr> Slices(const std::string& service = "web") {
-    auto list = client_->List(api::Kind::kEndpointSlice, "default", "kubernetes.io/service-name=" + service);
+    auto list = client_->List(api::Kind::kEndpointSlice, "default",
+                              "kubernetes.io/service-name=" + service);
     EXPECT_TRUE(list.ok());
     return list.ok() ? list.value() : std::vector<api::ObjectPtr>();
   }
@@ -210,7 +280,8 @@ class EndpointSliceControllerTest : public EndpointTestEnv {
     for (const auto& slice : Slices(service)) {
       if (const json::array* list = api::ArrayAt(slice->json(), "endpoints")) {
         for (const auto& e : *list) {
-          out[std::string(api::StringAt(api::ObjectAt(e.as_object(), "targetRef"), "name"))] = e.as_object();
+          out[std::string(api::StringAt(api::ObjectAt(e.as_object(), "targetRef"), "name"))] =
+              e.as_object();
         }
       }
     }
@@ -218,7 +289,9 @@ class EndpointSliceControllerTest : public EndpointTestEnv {
   }
   static std::string Conditions(const json::object& endpoint) {
     const json::object* c = api::ObjectAt(endpoint, "conditions");
-    auto flag = [&](const char* name) { return api::BoolAt(c, name) ? std::string(name) : "!" + std::string(name); };
+    auto flag = [&](const char* name) {
+      return api::BoolAt(c, name) ? std::string(name) : "!" + std::string(name);
+    };
     return flag("ready") + "," + flag("serving") + "," + flag("terminating");
   }
 };
@@ -237,12 +310,14 @@ TEST_F(EndpointSliceControllerTest, PublishesSelectedPodsWithAddressesNodesZones
   const api::Object& slice = *slices[0];
   EXPECT_TRUE(slice.name().starts_with("web-"));
   EXPECT_EQ(api::StringAt(slice.json(), "addressType"), "IPv4");
-  EXPECT_EQ(slice.labels().Get("endpointslice.kubernetes.io/managed-by").value_or(""), "endpointslice-controller.k8s.io");
+  EXPECT_EQ(slice.labels().Get("endpointslice.kubernetes.io/managed-by").value_or(""),
+            "endpointslice-controller.k8s.io");
   EXPECT_EQ(slice.labels().Get("tier").value_or(""), "front");  // the Service's labels
   EXPECT_EQ(ControllerUid(slice, "Service"), service->uid());
   EXPECT_EQ(api::Annotation(slice, kLastChangeTriggerTimeAnnotation),
             api::StringAt(api::Metadata(*service), "creationTimestamp"));
-  EXPECT_EQ(json::serialize(*api::ArrayAt(slice.json(), "ports")), R"([{"name":"","protocol":"TCP","port":8080}])");
+  EXPECT_EQ(json::serialize(*api::ArrayAt(slice.json(), "ports")),
+            R"([{"name":"","protocol":"TCP","port":8080}])");
 
   auto endpoints = Endpoints();
   ASSERT_EQ(endpoints.size(), 2u);  // no IP, other labels: left out
@@ -266,7 +341,8 @@ TEST_F(EndpointSliceControllerTest, ConditionsFollowReadinessTerminationAndPubli
   CreatePod({.name = "stopping", .ip = "10.244.0.3", .held = true});
   Terminate("stopping");
   CreateService(kWebService);
-  CreateService(R"({"metadata":{"name":"all"},"spec":{"selector":{"app":"web"},"publishNotReadyAddresses":true,
+  CreateService(
+      R"({"metadata":{"name":"all"},"spec":{"selector":{"app":"web"},"publishNotReadyAddresses":true,
     "ports":[{"port":80}]}})");
   ASSERT_TRUE(Reconcile(c, "default/web").ok());
   ASSERT_TRUE(Reconcile(c, "default/all").ok());
@@ -281,7 +357,9 @@ TEST_F(EndpointSliceControllerTest, ConditionsFollowReadinessTerminationAndPubli
 
 TEST_F(EndpointSliceControllerTest, NamedTargetPortIsResolvedPerPod) {
   auto& c = Start();
-  auto port = [](int n) { return json::array{json::object{{"name", "http"}, {"containerPort", n}}}; };
+  auto port = [](int n) {
+    return json::array{json::object{{"name", "http"}, {"containerPort", n}}};
+  };
   CreatePod({.name = "v1-a", .ip = "10.244.0.1", .ports = port(8080)});
   CreatePod({.name = "v1-b", .ip = "10.244.0.2", .ports = port(8080)});
   CreatePod({.name = "v2", .ip = "10.244.0.3", .ports = port(9090)});
@@ -292,7 +370,8 @@ TEST_F(EndpointSliceControllerTest, NamedTargetPortIsResolvedPerPod) {
   std::map<std::string, std::vector<std::string>> by_port;  // port → pods
   for (const auto& slice : Slices()) {
     const json::array* ports = api::ArrayAt(slice->json(), "ports");
-    std::string port = ports ? std::to_string(api::IntAt(&(*ports)[0].as_object(), "port")) : "none";
+    std::string port =
+        ports ? std::to_string(api::IntAt(&(*ports)[0].as_object(), "port")) : "none";
     for (const auto& e : *api::ArrayAt(slice->json(), "endpoints")) {
       by_port[port].emplace_back(api::StringAt(api::ObjectAt(e.as_object(), "targetRef"), "name"));
     }
@@ -304,12 +383,14 @@ TEST_F(EndpointSliceControllerTest, NamedTargetPortIsResolvedPerPod) {
 TEST_F(EndpointSliceControllerTest, SplitsAtTheMaximumPerSlice) {
   auto& c = Start();
   for (int i = 0; i < 150; ++i) {
-    CreatePod({.name = "p" + std::to_string(i), .ip = "10.244." + std::to_string(i / 200) + "." + std::to_string(i % 200 + 1)});
+    CreatePod({.name = "p" + std::to_string(i),
+               .ip = "10.244." + std::to_string(i / 200) + "." + std::to_string(i % 200 + 1)});
   }
   CreateService(kWebService);
   ASSERT_TRUE(Reconcile(c, "default/web").ok());
   std::vector<size_t> sizes;
-  for (const auto& slice : Slices()) sizes.push_back(api::ArrayAt(slice->json(), "endpoints")->size());
+  for (const auto& slice : Slices())
+    sizes.push_back(api::ArrayAt(slice->json(), "endpoints")->size());
   std::sort(sizes.begin(), sizes.end());
   EXPECT_EQ(sizes, (std::vector<size_t>{50, 100}));
 }
@@ -355,7 +436,8 @@ TEST_F(EndpointSliceControllerTest, HostnameZoneChangesAndServiceDeletion) {
   // The node moves zone.
   auto node = client_->Get(api::Kind::kNode, "", "node-a").value();
   json::object next = node->json();
-  api::MutableObject(api::MutableObject(next, "metadata"), "labels")["topology.kubernetes.io/zone"] = "zone-c";
+  api::MutableObject(api::MutableObject(next, "metadata"),
+                     "labels")["topology.kubernetes.io/zone"] = "zone-c";
   auto moved = client_->Update(api::Kind::kNode, next);
   ASSERT_TRUE(moved.ok());
   WaitCached(moved.value());
@@ -376,13 +458,16 @@ TEST_F(EndpointSliceControllerTest, FollowsPodEventsWhenRunning) {
   CreateService(kWebService);
   CreatePod({.name = "a", .ip = "10.244.0.1"});
   auto count = [&] { return Endpoints().size(); };
-  for (int i = 0; i < 5000 && count() != 1; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  for (int i = 0; i < 5000 && count() != 1; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
   EXPECT_EQ(count(), 1u);
   CreatePod({.name = "b", .ip = "10.244.0.2"});
-  for (int i = 0; i < 5000 && count() != 2; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  for (int i = 0; i < 5000 && count() != 2; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
   EXPECT_EQ(count(), 2u);
   ASSERT_TRUE(client_->Delete(api::Kind::kPod, "default", "a").ok());
-  for (int i = 0; i < 5000 && count() != 1; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  for (int i = 0; i < 5000 && count() != 1; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
   EXPECT_EQ(Endpoints().count("b"), 1u);
   EXPECT_EQ(Slices().size(), 1u);
   // b's labels no longer match: the Service it left drops it (the informer
@@ -391,7 +476,8 @@ TEST_F(EndpointSliceControllerTest, FollowsPodEventsWhenRunning) {
   json::object relabelled = b->json();
   api::MutableObject(api::MutableObject(relabelled, "metadata"), "labels")["app"] = "db";
   ASSERT_TRUE(client_->Update(api::Kind::kPod, relabelled).ok());
-  for (int i = 0; i < 5000 && count() != 0; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  for (int i = 0; i < 5000 && count() != 0; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
   EXPECT_EQ(count(), 0u);
   EXPECT_EQ(Slices().size(), 1u);  // the placeholder
 }

@@ -37,7 +37,9 @@ std::string AddressForService(const api::Object& service, const api::Object& pod
 }
 
 // The labels an Endpoints carries but the Service does not.
-bool EndpointsOnlyLabel(std::string_view key) { return key == kHeadlessServiceLabel || key == kSkipMirrorLabel; }
+bool EndpointsOnlyLabel(std::string_view key) {
+  return key == kHeadlessServiceLabel || key == kSkipMirrorLabel;
+}
 
 bool LabelsCurrent(const api::Object& endpoints, const api::Object& service) {
   json::object have;
@@ -48,14 +50,6 @@ bool LabelsCurrent(const api::Object& endpoints, const api::Object& service) {
   }
   const json::object* want = api::ObjectAt(api::Metadata(service), "labels");
   return have == (want ? *want : json::object());
-}
-
-bool NamespaceTerminating(const Status& s) {
-  if (s.code() != StatusCode::kForbidden) return false;
-  for (const auto& cause : s.causes()) {
-    if (cause.type == "NamespaceTerminating") return true;
-  }
-  return false;
 }
 
 }  // namespace
@@ -70,9 +64,10 @@ EndpointsController::EndpointsController(const ControllerContext& context, Endpo
       events_(context.events, {"endpoint-controller", ""}) {
   auto enqueue = [this](const api::ObjectPtr& o) { Enqueue(client::ObjectKey(*o)); };
   services_.AddHandlers({enqueue, enqueue, enqueue});
-  pods_.AddHandlers({[this](const api::ObjectPtr& p) { EnqueuePodServices(memberships_.Update(*p)); },
-                     [this](const api::ObjectPtr& p) { EnqueuePodServices(memberships_.Update(*p)); },
-                     [this](const api::ObjectPtr& p) { EnqueuePodServices(memberships_.Remove(*p)); }});
+  pods_.AddHandlers(
+      {[this](const api::ObjectPtr& p) { EnqueuePodServices(memberships_.Update(*p)); },
+       [this](const api::ObjectPtr& p) { EnqueuePodServices(memberships_.Update(*p)); },
+       [this](const api::ObjectPtr& p) { EnqueuePodServices(memberships_.Remove(*p)); }});
   endpoints_.AddHandlers({nullptr, nullptr, enqueue});
 }
 
@@ -113,7 +108,8 @@ Status EndpointsController::Reconcile(const std::string& key) {
   for (auto& pod : pods_.ByIndex(client::kNamespaceIndex, service->namespace_name())) {
     if (SelectorMatches(selector, pod->labels())) pods.push_back(std::move(pod));
   }
-  std::sort(pods.begin(), pods.end(), [](const api::ObjectPtr& a, const api::ObjectPtr& b) { return a->name() < b->name(); });
+  std::sort(pods.begin(), pods.end(),
+            [](const api::ObjectPtr& a, const api::ObjectPtr& b) { return a->name() < b->name(); });
   const std::string trigger_time = trigger_times_.Compute(*service, pods);
 
   const json::object* spec = api::Spec(*service);
@@ -125,15 +121,19 @@ Status EndpointsController::Reconcile(const std::string& key) {
     std::string ip = AddressForService(*service, *pod);
     if (ip.empty()) continue;
     json::object address{{"ip", ip}};
-    if (ShouldSetHostname(*pod, *service)) address["hostname"] = api::StringAt(api::Spec(*pod), "hostname");
+    if (ShouldSetHostname(*pod, *service))
+      address["hostname"] = api::StringAt(api::Spec(*pod), "hostname");
     std::string_view node_name = api::StringAt(api::Spec(*pod), "nodeName");
     if (!node_name.empty()) address["nodeName"] = node_name;
-    address["targetRef"] =
-        json::object{{"kind", "Pod"}, {"namespace", pod->namespace_name()}, {"name", pod->name()}, {"uid", pod->uid()}};
+    address["targetRef"] = json::object{{"kind", "Pod"},
+                                        {"namespace", pod->namespace_name()},
+                                        {"name", pod->name()},
+                                        {"uid", pod->uid()}};
     const bool ready = publish_not_ready || api::IsPodReady(*pod);
     if (!service_ports || service_ports->empty()) {
       // A headless Service may have no ports: addresses alone.
-      if (api::StringAt(spec, "clusterIP") == "None") entries.push_back({address, ready, std::nullopt});
+      if (api::StringAt(spec, "clusterIP") == "None")
+        entries.push_back({address, ready, std::nullopt});
       continue;
     }
     for (const auto& p : *service_ports) {
@@ -142,7 +142,8 @@ Status EndpointsController::Reconcile(const std::string& key) {
       auto number = FindPort(*pod, *port);
       if (!number) continue;
       json::object endpoint_port;
-      if (std::string_view name = api::StringAt(port, "name"); !name.empty()) endpoint_port["name"] = name;
+      if (std::string_view name = api::StringAt(port, "name"); !name.empty())
+        endpoint_port["name"] = name;
       endpoint_port["port"] = *number;
       std::string_view protocol = api::StringAt(port, "protocol");
       endpoint_port["protocol"] = protocol.empty() ? "TCP" : protocol;
@@ -161,16 +162,18 @@ Status EndpointsController::Reconcile(const std::string& key) {
   if (current) {
     const json::array* have = api::ArrayAt(current->json(), "subsets");
     const bool annotated = !api::Annotation(*current, kOverCapacityAnnotation).empty();
-    if ((have ? *have : json::array()) == subsets && LabelsCurrent(*current, *service) && annotated == truncated) {
+    if ((have ? *have : json::array()) == subsets && LabelsCurrent(*current, *service) &&
+        annotated == truncated) {
       return Status::Ok();
     }
   }
 
-  json::object next = current ? ForUpdate(*current)
-                              : json::object{{"apiVersion", "v1"},
-                                             {"kind", "Endpoints"},
-                                             {"metadata", json::object{{"name", service->name()},
-                                                                       {"namespace", service->namespace_name()}}}};
+  json::object next =
+      current ? ForUpdate(*current)
+              : json::object{{"apiVersion", "v1"},
+                             {"kind", "Endpoints"},
+                             {"metadata", json::object{{"name", service->name()},
+                                                       {"namespace", service->namespace_name()}}}};
   json::object& meta = api::MutableObject(next, "metadata");
   json::object& annotations = api::MutableObject(meta, "annotations");
   if (trigger_time.empty()) {
@@ -185,7 +188,8 @@ Status EndpointsController::Reconcile(const std::string& key) {
   }
   if (annotations.empty()) meta.erase("annotations");
   json::object labels;
-  if (const json::object* service_labels = api::ObjectAt(api::Metadata(*service), "labels")) labels = *service_labels;
+  if (const json::object* service_labels = api::ObjectAt(api::Metadata(*service), "labels"))
+    labels = *service_labels;
   labels[kSkipMirrorLabel] = "true";
   if (IsServiceIPSet(*service)) {
     labels.erase(kHeadlessServiceLabel);

@@ -24,7 +24,8 @@ std::string AddressKey(const json::object& address) {
 // Ports ordered by name, number, protocol; the key also tells ports apart.
 std::string PortKey(const json::object& port) {
   char number[16];
-  std::snprintf(number, sizeof number, "%010lld", static_cast<long long>(api::IntAt(&port, "port")));
+  std::snprintf(number, sizeof number, "%010lld",
+                static_cast<long long>(api::IntAt(&port, "port")));
   const json::value* app = port.if_contains("appProtocol");
   return std::string(api::StringAt(port, "name")) + '\x1f' + number + '\x1f' +
          std::string(api::StringAt(port, "protocol")) + '\x1f' +
@@ -70,7 +71,8 @@ json::array RepackSubsets(const std::vector<AddressForPort>& entries) {
   std::map<std::string, Subset> by_addresses;
   for (const auto& [port_key, pa] : by_port) {
     std::string set_key;
-    for (const auto& [address_key, ready] : pa.ready) set_key += address_key + (ready ? "\x1dR" : "\x1dN") + '\x1e';
+    for (const auto& [address_key, ready] : pa.ready)
+      set_key += address_key + (ready ? "\x1dR" : "\x1dN") + '\x1e';
     Subset& s = by_addresses[set_key];
     s.ready = &pa.ready;
     s.port_keys.push_back(port_key);
@@ -95,7 +97,8 @@ json::array RepackSubsets(const std::vector<AddressForPort>& entries) {
     if (!ports.empty()) subset["ports"] = std::move(ports);
     subsets.emplace_back(std::move(sort_key), std::move(subset));
   }
-  std::sort(subsets.begin(), subsets.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::sort(subsets.begin(), subsets.end(),
+            [](const auto& a, const auto& b) { return a.first < b.first; });
   json::array out;
   for (auto& [key, subset] : subsets) out.push_back(std::move(subset));
   return out;
@@ -138,8 +141,8 @@ bool TruncateSubsets(json::array& subsets, size_t max_capacity) {
     json::object* subset = s.if_object();
     if (!subset) continue;
     const size_t in_subset = Count(s, truncate_ready ? "addresses" : "notReadyAddresses");
-    size_t to_be_added = static_cast<size_t>(
-        std::ceil(static_cast<double>(in_subset) / static_cast<double>(total) * static_cast<double>(max)));
+    size_t to_be_added = static_cast<size_t>(std::ceil(
+        static_cast<double>(in_subset) / static_cast<double>(total) * static_cast<double>(max)));
     to_be_added = std::min(to_be_added, can_be_added);
     if (truncate_ready) {
       Keep(*subset, "addresses", to_be_added);

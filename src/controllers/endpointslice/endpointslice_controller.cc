@@ -22,16 +22,9 @@ constexpr std::chrono::milliseconds kSliceChangeDelay{1000};
 std::string ManagedSliceService(const api::Object& slice) {
   auto managed = slice.labels().Get(kManagedByLabel);
   auto service = slice.labels().Get(kServiceNameLabel);
-  if (!managed || *managed != kEndpointSliceControllerName || !service || service->empty()) return {};
+  if (!managed || *managed != kEndpointSliceControllerName || !service || service->empty())
+    return {};
   return client::ObjectKey(slice.namespace_name(), *service);
-}
-
-bool NamespaceTerminating(const Status& s) {
-  if (s.code() != StatusCode::kForbidden) return false;
-  for (const auto& cause : s.causes()) {
-    if (cause.type == "NamespaceTerminating") return true;
-  }
-  return false;
 }
 
 // kube's addTriggerTimeAnnotation: set to the sync's trigger time, or removed.
@@ -48,7 +41,8 @@ void SetTriggerTime(json::object& slice, const std::string& trigger_time) {
 
 }  // namespace
 
-EndpointSliceController::EndpointSliceController(const ControllerContext& context, EndpointSliceOptions options)
+EndpointSliceController::EndpointSliceController(const ControllerContext& context,
+                                                 EndpointSliceOptions options)
     : Controller("endpointslice", context, options.workers),
       options_(options),
       services_(context.informers.For(api::Kind::kService)),
@@ -63,9 +57,10 @@ EndpointSliceController::EndpointSliceController(const ControllerContext& contex
   });
   auto enqueue = [this](const api::ObjectPtr& service) { Enqueue(client::ObjectKey(*service)); };
   services_.AddHandlers({enqueue, enqueue, enqueue});
-  pods_.AddHandlers({[this](const api::ObjectPtr& p) { EnqueuePodServices(memberships_.Update(*p)); },
-                     [this](const api::ObjectPtr& p) { EnqueuePodServices(memberships_.Update(*p)); },
-                     [this](const api::ObjectPtr& p) { EnqueuePodServices(memberships_.Remove(*p)); }});
+  pods_.AddHandlers(
+      {[this](const api::ObjectPtr& p) { EnqueuePodServices(memberships_.Update(*p)); },
+       [this](const api::ObjectPtr& p) { EnqueuePodServices(memberships_.Update(*p)); },
+       [this](const api::ObjectPtr& p) { EnqueuePodServices(memberships_.Remove(*p)); }});
   nodes_.AddHandlers({[this](const api::ObjectPtr& n) { NodeChanged(n, false); },
                       [this](const api::ObjectPtr& n) { NodeChanged(n, false); },
                       [this](const api::ObjectPtr& n) { NodeChanged(n, true); }});
@@ -126,7 +121,8 @@ Status EndpointSliceController::Reconcile(const std::string& key) {
   for (auto& pod : pods_.ByIndex(client::kNamespaceIndex, service->namespace_name())) {
     if (SelectorMatches(selector, pod->labels())) pods.push_back(std::move(pod));
   }
-  std::sort(pods.begin(), pods.end(), [](const api::ObjectPtr& a, const api::ObjectPtr& b) { return a->name() < b->name(); });
+  std::sort(pods.begin(), pods.end(),
+            [](const api::ObjectPtr& a, const api::ObjectPtr& b) { return a->name() < b->name(); });
 
   std::vector<api::ObjectPtr> cached = slices_.ByIndex(kSliceServiceIndex, key);
   if (tracker_.Stale(key, cached)) {
@@ -153,8 +149,8 @@ Status EndpointSliceController::Reconcile(const std::string& key) {
       api::ObjectPtr node = node_name.empty() ? nullptr : nodes_.Get(std::string(node_name));
       if (!node && !publish_not_ready) {
         if (!node_errors.empty()) node_errors += ", ";
-        node_errors += "skipping Pod " + pod->name() + " for Service " + key + ": Node " + std::string(node_name) +
-                       " Not Found";
+        node_errors += "skipping Pod " + pod->name() + " for Service " + key + ": Node " +
+                       std::string(node_name) + " Not Found";
         continue;
       }
       json::object endpoint = PodToEndpoint(*pod, node.get(), *service, address_type);
@@ -166,7 +162,7 @@ Status EndpointSliceController::Reconcile(const std::string& key) {
   SlicePlan plan = PlanSlices(*service, std::move(desired), existing,
                               static_cast<size_t>(std::max(1, options_.max_endpoints_per_slice)));
   Status applied = Apply(*service, key, std::move(plan), trigger_time);
-  Status result = !applied.ok() ? applied
+  Status result = !applied.ok()         ? applied
                   : node_errors.empty() ? Status::Ok()
                                         : Status(StatusCode::kUnavailable, node_errors);
   if (!result.ok() && result.code() != StatusCode::kConflict) {
@@ -193,16 +189,17 @@ Status EndpointSliceController::DeleteOrphanedSlices(const std::string& key) {
   return Status::Ok();
 }
 
-Status EndpointSliceController::Apply(const api::Object& service, const std::string& key, SlicePlan plan,
-                                      const std::string& trigger_time) {
+Status EndpointSliceController::Apply(const api::Object& service, const std::string& key,
+                                      SlicePlan plan, const std::string& trigger_time) {
   if (!api::BeingDeleted(service)) {
     for (auto& slice : plan.create) {
       SetTriggerTime(slice, trigger_time);
-      auto created = client_.Create(api::Kind::kEndpointSlice, service.namespace_name(), std::move(slice));
+      auto created =
+          client_.Create(api::Kind::kEndpointSlice, service.namespace_name(), std::move(slice));
       if (!created.ok()) {
         if (NamespaceTerminating(created.status())) return Status::Ok();
-        return Status(created.status().code(),
-                      "failed to create EndpointSlice for Service " + key + ": " + created.status().message());
+        return Status(created.status().code(), "failed to create EndpointSlice for Service " + key +
+                                                   ": " + created.status().message());
       }
       tracker_.Wrote(key, *created.value());
     }
@@ -211,8 +208,10 @@ Status EndpointSliceController::Apply(const api::Object& service, const std::str
     SetTriggerTime(slice, trigger_time);
     auto updated = client_.Update(api::Kind::kEndpointSlice, slice);
     if (!updated.ok()) {
-      return Status(updated.status().code(), "failed to update " + std::string(api::StringAt(api::ObjectAt(slice, "metadata"), "name")) +
-                                                 " EndpointSlice for Service " + key + ": " + updated.status().message());
+      return Status(updated.status().code(),
+                    "failed to update " +
+                        std::string(api::StringAt(api::ObjectAt(slice, "metadata"), "name")) +
+                        " EndpointSlice for Service " + key + ": " + updated.status().message());
     }
     tracker_.Wrote(key, *updated.value());
   }
@@ -220,8 +219,8 @@ Status EndpointSliceController::Apply(const api::Object& service, const std::str
     Status s = client_.Delete(api::Kind::kEndpointSlice, slice->namespace_name(), slice->name(),
                               {.uid_precondition = slice->uid()});
     if (!s.ok() && s.code() != StatusCode::kNotFound) {
-      return Status(s.code(), "failed to delete " + slice->name() + " EndpointSlice for Service " + key + ": " +
-                                  s.message());
+      return Status(s.code(), "failed to delete " + slice->name() + " EndpointSlice for Service " +
+                                  key + ": " + s.message());
     }
     if (s.ok()) tracker_.Deleted(key, *slice);
   }

@@ -36,14 +36,15 @@
 namespace berth::controllers {
 
 struct EndpointSliceOptions {
-  int max_endpoints_per_slice = 100;      // --max-endpoints-per-slice
+  int max_endpoints_per_slice = 100;          // --max-endpoints-per-slice
   std::chrono::milliseconds batch_period{0};  // --endpoint-updates-batch-period
-  int workers = 5;                        // --concurrent-service-endpoint-syncs
+  int workers = 5;                            // --concurrent-service-endpoint-syncs
 };
 
 class EndpointSliceController final : public Controller {
  public:
-  explicit EndpointSliceController(const ControllerContext& context, EndpointSliceOptions options = {});
+  explicit EndpointSliceController(const ControllerContext& context,
+                                   EndpointSliceOptions options = {});
 
  protected:
   Status Reconcile(const std::string& key) override;
@@ -67,7 +68,8 @@ class EndpointSliceController final : public Controller {
   SliceTracker tracker_;
   client::EventRecorder events_;
   std::mutex zones_mu_;
-  std::unordered_map<std::string, std::string> zones_;  // node name → zone label; guarded by zones_mu_
+  std::unordered_map<std::string, std::string>
+      zones_;  // node name → zone label; guarded by zones_mu_
 };
 
 }  // namespace berth::controllers

@@ -10,21 +10,25 @@ namespace berth::controllers {
 
 namespace json = boost::json;
 
-std::optional<std::vector<std::pair<std::string, std::string>>> ServiceSelector(const api::Object& service) {
+std::optional<std::vector<std::pair<std::string, std::string>>> ServiceSelector(
+    const api::Object& service) {
   const json::object* selector = api::ObjectAt(api::Spec(service), "selector");
   if (!selector || selector->empty()) return std::nullopt;
   std::vector<std::pair<std::string, std::string>> pairs;
   for (const auto& [key, value] : *selector) {
-    pairs.emplace_back(std::string(key), value.is_string() ? std::string(value.get_string()) : std::string());
+    pairs.emplace_back(std::string(key),
+                       value.is_string() ? std::string(value.get_string()) : std::string());
   }
   return pairs;
 }
 
 bool ManagesEndpoints(const api::Object& service) {
-  return api::StringAt(api::Spec(service), "type") != "ExternalName" && ServiceSelector(service).has_value();
+  return api::StringAt(api::Spec(service), "type") != "ExternalName" &&
+         ServiceSelector(service).has_value();
 }
 
-bool SelectorMatches(const std::vector<std::pair<std::string, std::string>>& selector, const api::Labels& labels) {
+bool SelectorMatches(const std::vector<std::pair<std::string, std::string>>& selector,
+                     const api::Labels& labels) {
   for (const auto& [key, value] : selector) {
     auto have = labels.Get(key);
     if (!have || *have != value) return false;
@@ -42,14 +46,15 @@ bool ShouldPodBeInEndpoints(const api::Object& pod, bool include_terminating) {
 
 bool ShouldSetHostname(const api::Object& pod, const api::Object& service) {
   const json::object* spec = api::Spec(pod);
-  return !api::StringAt(spec, "hostname").empty() && api::StringAt(spec, "subdomain") == service.name() &&
+  return !api::StringAt(spec, "hostname").empty() &&
+         api::StringAt(spec, "subdomain") == service.name() &&
          pod.namespace_name() == service.namespace_name();
 }
 
 namespace {
 
-std::optional<int64_t> NamedPort(const json::array* containers, std::string_view name, std::string_view protocol,
-                                 bool sidecars_only) {
+std::optional<int64_t> NamedPort(const json::array* containers, std::string_view name,
+                                 std::string_view protocol, bool sidecars_only) {
   if (!containers) return std::nullopt;
   for (const auto& c : *containers) {
     const json::object* container = c.if_object();
@@ -107,6 +112,14 @@ bool IsServiceIPSet(const api::Object& service) {
   return !ip.empty() && ip != "None";
 }
 
+bool NamespaceTerminating(const Status& s) {
+  if (s.code() != StatusCode::kForbidden) return false;
+  for (const auto& cause : s.causes()) {
+    if (cause.type == "NamespaceTerminating") return true;
+  }
+  return false;
+}
+
 namespace {
 
 // The pod's Ready condition's lastTransitionTime; "" without one.
@@ -114,7 +127,8 @@ std::string_view PodTriggerTime(const api::Object& pod) {
   const json::array* conditions = api::ArrayAt(api::StatusOf(pod), "conditions");
   if (!conditions) return {};
   for (const auto& c : *conditions) {
-    if (api::StringAt(c.if_object(), "type") == "Ready") return api::StringAt(c.if_object(), "lastTransitionTime");
+    if (api::StringAt(c.if_object(), "type") == "Ready")
+      return api::StringAt(c.if_object(), "lastTransitionTime");
   }
   return {};
 }
@@ -133,7 +147,8 @@ void KeepEarliest(std::string& earliest, std::string_view t) {
 
 }  // namespace
 
-std::string TriggerTimeTracker::Compute(const api::Object& service, const std::vector<api::ObjectPtr>& pods) {
+std::string TriggerTimeTracker::Compute(const api::Object& service,
+                                        const std::vector<api::ObjectPtr>& pods) {
   const std::string key = client::ObjectKey(service);
   State state;
   bool known = false;
@@ -151,7 +166,8 @@ std::string TriggerTimeTracker::Compute(const api::Object& service, const std::v
     if (!api::ParseRfc3339(t)) continue;
     next.pod_times[pod->name()] = std::string(t);
     auto previous = state.pod_times.find(pod->name());
-    if (After(t, previous == state.pod_times.end() ? std::string_view() : std::string_view(previous->second))) {
+    if (After(t, previous == state.pod_times.end() ? std::string_view()
+                                                   : std::string_view(previous->second))) {
       KeepEarliest(earliest, t);
     }
   }
@@ -175,7 +191,8 @@ std::vector<std::string> PodServiceMemberships::Matching(const api::Object& pod)
   std::vector<std::string> keys;
   for (const auto& service : services_.ByIndex(client::kNamespaceIndex, pod.namespace_name())) {
     auto selector = ServiceSelector(*service);
-    if (selector && SelectorMatches(*selector, pod.labels())) keys.push_back(client::ObjectKey(*service));
+    if (selector && SelectorMatches(*selector, pod.labels()))
+      keys.push_back(client::ObjectKey(*service));
   }
   std::sort(keys.begin(), keys.end());
   return keys;

@@ -16,6 +16,7 @@
 
 #include "api/labels.h"
 #include "api/object.h"
+#include "api/status.h"
 #include "client/shared_informer.h"
 
 namespace berth::controllers {
@@ -27,12 +28,14 @@ inline constexpr std::string_view kHeadlessServiceLabel = "service.kubernetes.io
 // spec.selector of a Service as label pairs; nullopt when it has none (absent,
 // null or empty: kube stores an empty selector as none). Such Services get
 // their endpoints from someone else, never from these controllers.
-std::optional<std::vector<std::pair<std::string, std::string>>> ServiceSelector(const api::Object& service);
+std::optional<std::vector<std::pair<std::string, std::string>>> ServiceSelector(
+    const api::Object& service);
 // Whether the endpoint controllers manage `service`: it has a selector and is
 // not of type ExternalName.
 bool ManagesEndpoints(const api::Object& service);
 // Every pair of `selector` is among `labels`.
-bool SelectorMatches(const std::vector<std::pair<std::string, std::string>>& selector, const api::Labels& labels);
+bool SelectorMatches(const std::vector<std::pair<std::string, std::string>>& selector,
+                     const api::Labels& labels);
 
 // kube's ShouldPodBeInEndpoints: not terminal (Succeeded, Failed), has an IP,
 // and, unless `include_terminating`, not being deleted.
@@ -50,6 +53,10 @@ std::vector<std::string> PodIPs(const api::Object& pod);
 bool IsIPv6(std::string_view ip);
 // spec.clusterIP is set and not "None".
 bool IsServiceIPSet(const api::Object& service);
+// A create refused because the namespace is being deleted (Forbidden with
+// cause NamespaceTerminating): such creates keep failing, so both controllers
+// drop the work instead of retrying.
+bool NamespaceTerminating(const Status& s);
 
 // kube's TriggerTimeTracker: the value of the last-change-trigger-time
 // annotation for a sync of a Service. The first sync of a Service gives its
@@ -88,7 +95,8 @@ class PodServiceMemberships {
  private:
   client::SharedInformer& services_;
   std::mutex mu_;
-  std::unordered_map<std::string, std::vector<std::string>> last_;  // pod key → service keys; guarded by mu_
+  std::unordered_map<std::string, std::vector<std::string>>
+      last_;  // pod key → service keys; guarded by mu_
 };
 
 }  // namespace berth::controllers

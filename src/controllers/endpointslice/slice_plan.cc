@@ -42,7 +42,8 @@ json::array EndpointPorts(const api::Object& service, const api::Object& pod) {
     json::object ep{{"name", api::StringAt(port, "name")},
                     {"protocol", protocol.empty() ? "TCP" : protocol},
                     {"port", *number}};
-    if (const json::value* app = port->if_contains("appProtocol"); app && app->is_string()) ep["appProtocol"] = *app;
+    if (const json::value* app = port->if_contains("appProtocol"); app && app->is_string())
+      ep["appProtocol"] = *app;
     out.push_back(std::move(ep));
   }
   return out;
@@ -54,8 +55,9 @@ std::string PortsKey(const json::array* ports) {
     for (const auto& p : *ports) {
       const json::object* port = p.if_object();
       const json::value* app = port ? port->if_contains("appProtocol") : nullptr;
-      parts.push_back(std::string(api::StringAt(port, "name")) + '\x1f' + std::to_string(api::IntAt(port, "port")) +
-                      '\x1f' + std::string(api::StringAt(port, "protocol")) + '\x1f' +
+      parts.push_back(std::string(api::StringAt(port, "name")) + '\x1f' +
+                      std::to_string(api::IntAt(port, "port")) + '\x1f' +
+                      std::string(api::StringAt(port, "protocol")) + '\x1f' +
                       (app && app->is_string() ? "=" + std::string(app->get_string()) : "-"));
     }
   }
@@ -65,25 +67,30 @@ std::string PortsKey(const json::array* ports) {
   return key;
 }
 
-json::object PodToEndpoint(const api::Object& pod, const api::Object* node, const api::Object& service,
-                           std::string_view address_type) {
+json::object PodToEndpoint(const api::Object& pod, const api::Object* node,
+                           const api::Object& service, std::string_view address_type) {
   const bool serving = api::IsPodReady(pod);
   const bool terminating = api::BeingDeleted(pod);
-  const bool ready = api::BoolAt(api::Spec(service), "publishNotReadyAddresses") || (serving && !terminating);
+  const bool ready =
+      api::BoolAt(api::Spec(service), "publishNotReadyAddresses") || (serving && !terminating);
   json::array addresses;
   for (const auto& ip : PodIPs(pod)) {
     if (IsIPv6(ip) == (address_type == "IPv6")) addresses.emplace_back(ip);
   }
   json::object ep;
   ep["addresses"] = std::move(addresses);
-  ep["conditions"] = json::object{{"ready", ready}, {"serving", serving}, {"terminating", terminating}};
+  ep["conditions"] =
+      json::object{{"ready", ready}, {"serving", serving}, {"terminating", terminating}};
   if (ShouldSetHostname(pod, service)) ep["hostname"] = api::StringAt(api::Spec(pod), "hostname");
-  ep["targetRef"] =
-      json::object{{"kind", "Pod"}, {"namespace", pod.namespace_name()}, {"name", pod.name()}, {"uid", pod.uid()}};
+  ep["targetRef"] = json::object{{"kind", "Pod"},
+                                 {"namespace", pod.namespace_name()},
+                                 {"name", pod.name()},
+                                 {"uid", pod.uid()}};
   std::string_view node_name = api::StringAt(api::Spec(pod), "nodeName");
   if (!node_name.empty()) ep["nodeName"] = node_name;
   if (node) {
-    if (auto zone = node->labels().Get("topology.kubernetes.io/zone"); zone && !zone->empty()) ep["zone"] = *zone;
+    if (auto zone = node->labels().Get("topology.kubernetes.io/zone"); zone && !zone->empty())
+      ep["zone"] = *zone;
   }
   return ep;
 }
@@ -97,7 +104,8 @@ std::string EndpointIdentity(const json::object& endpoint) {
     }
   }
   std::sort(addresses.begin(), addresses.end());
-  std::string id = std::string(api::StringAt(target, "namespace")) + '/' + std::string(api::StringAt(target, "name"));
+  std::string id = std::string(api::StringAt(target, "namespace")) + '/' +
+                   std::string(api::StringAt(target, "name"));
   id += '\x1f';
   for (const auto& a : addresses) id += a + ',';
   id += '\x1f';
@@ -152,7 +160,8 @@ bool OwnedBy(const api::Object& slice, const api::Object& service) {
   return false;
 }
 
-json::object NewSlice(const api::Object& service, const json::array& ports, std::string_view address_type) {
+json::object NewSlice(const api::Object& service, const json::array& ports,
+                      std::string_view address_type) {
   json::object meta{{"generateName", service.name() + "-"},
                     {"namespace", service.namespace_name()},
                     {"labels", SliceLabels(nullptr, service, nullptr)},
@@ -182,7 +191,8 @@ bool IsPlaceholder(const api::Object& slice, const json::object& placeholder) {
   const json::object* want_meta = api::ObjectAt(placeholder, "metadata");
   const json::object* labels = api::ObjectAt(api::Metadata(slice), "labels");
   const json::object* want_labels = api::ObjectAt(want_meta, "labels");
-  if ((labels ? *labels : json::object()) != (want_labels ? *want_labels : json::object())) return false;
+  if ((labels ? *labels : json::object()) != (want_labels ? *want_labels : json::object()))
+    return false;
   const json::array* refs = api::ArrayAt(api::Metadata(slice), "ownerReferences");
   const json::array* want_refs = api::ArrayAt(want_meta, "ownerReferences");
   return refs && want_refs && *refs == *want_refs;
@@ -201,9 +211,11 @@ class PortGroupPlan {
   // kube's reconcileByPortMapping for the slices `existing` (owned, same
   // ports) and the `group` desired.
   void Run(std::vector<api::ObjectPtr> existing, PortGroup& group, std::string_view address_type,
-           std::vector<json::object>& create, std::vector<json::object>& update, std::vector<api::ObjectPtr>& remove) {
-    std::sort(existing.begin(), existing.end(),
-              [](const api::ObjectPtr& a, const api::ObjectPtr& b) { return a->name() < b->name(); });
+           std::vector<json::object>& create, std::vector<json::object>& update,
+           std::vector<api::ObjectPtr>& remove) {
+    std::sort(
+        existing.begin(), existing.end(),
+        [](const api::ObjectPtr& a, const api::ObjectPtr& b) { return a->name() < b->name(); });
     auto& desired = group.endpoints;
     std::map<std::string, Working> slices;
     std::set<std::string> unchanged, to_update, to_delete;
@@ -223,7 +235,8 @@ class PortGroupPlan {
         }
       }
       bool labels_changed = false;
-      json::object labels = SliceLabels(api::ObjectAt(api::Metadata(*slice), "labels"), service_, &labels_changed);
+      json::object labels =
+          SliceLabels(api::ObjectAt(api::Metadata(*slice), "labels"), service_, &labels_changed);
       Working w{slice, ForUpdate(*slice)};
       if (updated || kept.size() != (endpoints ? endpoints->size() : 0)) {
         if (kept.empty()) {
@@ -246,8 +259,9 @@ class PortGroupPlan {
     if (!desired.empty() && !to_update.empty()) {
       std::vector<Working*> order;
       for (const auto& name : to_update) order.push_back(&slices.at(name));
-      std::stable_sort(order.begin(), order.end(),
-                       [](Working* a, Working* b) { return EndpointCount(a->json) > EndpointCount(b->json); });
+      std::stable_sort(order.begin(), order.end(), [](Working* a, Working* b) {
+        return EndpointCount(a->json) > EndpointCount(b->json);
+      });
       for (Working* w : order) Fill(w->json, desired);
     }
 
@@ -314,12 +328,13 @@ json::object SliceLabels(const json::object* current, const api::Object& service
   return service_labels;
 }
 
-SlicePlan PlanSlices(const api::Object& service, DesiredSlices desired, const std::vector<api::ObjectPtr>& existing,
-                     size_t max_endpoints_per_slice) {
+SlicePlan PlanSlices(const api::Object& service, DesiredSlices desired,
+                     const std::vector<api::ObjectPtr>& existing, size_t max_endpoints_per_slice) {
   SlicePlan plan;
   const size_t max = std::max<size_t>(1, max_endpoints_per_slice);
   for (const auto& slice : existing) {
-    if (!desired.count(std::string(api::StringAt(slice->json(), "addressType")))) plan.remove.push_back(slice);
+    if (!desired.count(std::string(api::StringAt(slice->json(), "addressType"))))
+      plan.remove.push_back(slice);
   }
   for (auto& [address_type, groups] : desired) {
     std::vector<json::object> create, update;
@@ -338,8 +353,8 @@ SlicePlan PlanSlices(const api::Object& service, DesiredSlices desired, const st
     PortGroupPlan group_plan(service, max);
     for (auto& [key, group] : groups) {
       auto it = by_ports.find(key);
-      group_plan.Run(it == by_ports.end() ? std::vector<api::ObjectPtr>() : it->second, group, address_type, create,
-                     update, remove);
+      group_plan.Run(it == by_ports.end() ? std::vector<api::ObjectPtr>() : it->second, group,
+                     address_type, create, update, remove);
     }
     for (const auto& [key, slices] : by_ports) {
       if (!groups.count(key)) remove.insert(remove.end(), slices.begin(), slices.end());

@@ -61,8 +61,8 @@ std::string PortsKey(const boost::json::array* ports);
 // Ready; terminating = being deleted; ready = serving and not terminating, or
 // the Service publishes not-ready addresses), nodeName, zone from `node`'s
 // topology.kubernetes.io/zone label (node may be null), hostname, targetRef.
-boost::json::object PodToEndpoint(const api::Object& pod, const api::Object* node, const api::Object& service,
-                                  std::string_view address_type);
+boost::json::object PodToEndpoint(const api::Object& pod, const api::Object* node,
+                                  const api::Object& service, std::string_view address_type);
 // What identifies an endpoint across syncs (kube hashes the same): target pod,
 // addresses and hostname. Sorts by pod, so slices fill in pod order.
 std::string EndpointIdentity(const boost::json::object& endpoint);
@@ -70,9 +70,10 @@ std::string EndpointIdentity(const boost::json::object& endpoint);
 // reserved service-name, managed-by and headless keys), headless "" for a
 // Service without a cluster IP, service-name and managed-by. `changed`: the
 // non-reserved labels of `current` differ from the Service's.
-boost::json::object SliceLabels(const boost::json::object* current, const api::Object& service, bool* changed);
+boost::json::object SliceLabels(const boost::json::object* current, const api::Object& service,
+                                bool* changed);
 
-SlicePlan PlanSlices(const api::Object& service, DesiredSlices desired, const std::vector<api::ObjectPtr>& existing,
-                     size_t max_endpoints_per_slice);
+SlicePlan PlanSlices(const api::Object& service, DesiredSlices desired,
+                     const std::vector<api::ObjectPtr>& existing, size_t max_endpoints_per_slice);
 
 }  // namespace berth::controllers

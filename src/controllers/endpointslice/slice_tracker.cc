@@ -12,7 +12,8 @@ void SliceTracker::Deleted(const std::string& service_key, const api::Object& sl
   expected_[service_key][slice.uid()] = kDeletedVersion;
 }
 
-bool SliceTracker::Stale(const std::string& service_key, const std::vector<api::ObjectPtr>& cached) const {
+bool SliceTracker::Stale(const std::string& service_key,
+                         const std::vector<api::ObjectPtr>& cached) const {
   std::lock_guard lock(mu_);
   auto it = expected_.find(service_key);
   if (it == expected_.end()) return false;
@@ -21,12 +22,15 @@ bool SliceTracker::Stale(const std::string& service_key, const std::vector<api::
     for (const auto& slice : cached) {
       if (slice->uid() == uid) found = slice.get();
     }
-    if (version == kDeletedVersion ? found != nullptr : (!found || found->resource_version() < version)) return true;
+    if (version == kDeletedVersion ? found != nullptr
+                                   : (!found || found->resource_version() < version))
+      return true;
   }
   return false;
 }
 
-bool SliceTracker::ShouldSync(const std::string& service_key, const api::Object& slice, bool deleted) {
+bool SliceTracker::ShouldSync(const std::string& service_key, const api::Object& slice,
+                              bool deleted) {
   std::lock_guard lock(mu_);
   auto it = expected_.find(service_key);
   if (it == expected_.end()) return true;
@@ -37,9 +41,9 @@ bool SliceTracker::ShouldSync(const std::string& service_key, const api::Object&
     it->second.erase(entry);
     return version != kDeletedVersion;
   }
-  if (version == kDeletedVersion) return false;  // its deletion will follow
+  if (version == kDeletedVersion) return false;          // its deletion will follow
   if (slice.resource_version() < version) return false;  // an older write of ours
-  it->second.erase(entry);  // the cache has caught up
+  it->second.erase(entry);                               // the cache has caught up
   return slice.resource_version() > version;
 }
 
