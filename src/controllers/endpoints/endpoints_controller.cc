@@ -55,20 +55,11 @@ bool LabelsCurrent(const api::Object& endpoints, const api::Object& service) {
 }  // namespace
 
 EndpointsController::EndpointsController(const ControllerContext& context, EndpointsOptions options)
-    : Controller("endpoint", context, options.workers),
-      options_(options),
-      services_(context.informers.For(api::Kind::kService)),
-      pods_(context.informers.For(api::Kind::kPod)),
+    : ServiceEndpointsController("endpoint", context, options.workers, options.batch_period),
       endpoints_(context.informers.For(api::Kind::kEndpoints)),
-      memberships_(services_),
       events_(context.events, {"endpoint-controller", ""}) {
-  auto enqueue = [this](const api::ObjectPtr& o) { Enqueue(client::ObjectKey(*o)); };
-  services_.AddHandlers({enqueue, enqueue, enqueue});
-  pods_.AddHandlers(
-      {[this](const api::ObjectPtr& p) { EnqueuePodServices(memberships_.Update(*p)); },
-       [this](const api::ObjectPtr& p) { EnqueuePodServices(memberships_.Update(*p)); },
-       [this](const api::ObjectPtr& p) { EnqueuePodServices(memberships_.Remove(*p)); }});
-  endpoints_.AddHandlers({nullptr, nullptr, enqueue});
+  endpoints_.AddHandlers(
+      {nullptr, nullptr, [this](const api::ObjectPtr& o) { Enqueue(client::ObjectKey(*o)); }});
 }
 
 void EndpointsController::Start() {
@@ -79,16 +70,6 @@ void EndpointsController::Start() {
       continue;
     }
     Enqueue(client::ObjectKey(*endpoints));
-  }
-}
-
-void EndpointsController::EnqueuePodServices(const std::vector<std::string>& keys) {
-  for (const auto& key : keys) {
-    if (options_.batch_period.count() > 0) {
-      EnqueueAfter(key, options_.batch_period);
-    } else {
-      Enqueue(key);
-    }
   }
 }
 
@@ -103,13 +84,7 @@ Status EndpointsController::Reconcile(const std::string& key) {
     return Status::Ok();
   }
   if (!ManagesEndpoints(*service)) return Status::Ok();
-  const auto selector = *ServiceSelector(*service);
-  std::vector<api::ObjectPtr> pods;
-  for (auto& pod : pods_.ByIndex(client::kNamespaceIndex, service->namespace_name())) {
-    if (SelectorMatches(selector, pod->labels())) pods.push_back(std::move(pod));
-  }
-  std::sort(pods.begin(), pods.end(),
-            [](const api::ObjectPtr& a, const api::ObjectPtr& b) { return a->name() < b->name(); });
+  const std::vector<api::ObjectPtr> pods = SelectedPods(*service);
   const std::string trigger_time = trigger_times_.Compute(*service, pods);
 
   const json::object* spec = api::Spec(*service);

@@ -21,8 +21,7 @@
 
 #include <chrono>
 
-#include "controllers/controller.h"
-#include "controllers/endpointslice/pod_endpoints.h"
+#include "controllers/endpointslice/service_endpoints_controller.h"
 
 namespace berth::controllers {
 
@@ -34,7 +33,7 @@ struct EndpointsOptions {
   int workers = 5;                            // --concurrent-endpoint-syncs
 };
 
-class EndpointsController final : public Controller {
+class EndpointsController final : public ServiceEndpointsController {
  public:
   explicit EndpointsController(const ControllerContext& context, EndpointsOptions options = {});
   // Run, then queue every Endpoints object so that those whose Service is
@@ -45,14 +44,7 @@ class EndpointsController final : public Controller {
   Status Reconcile(const std::string& key) override;
 
  private:
-  void EnqueuePodServices(const std::vector<std::string>& keys);
-
-  EndpointsOptions options_;
-  client::SharedInformer& services_;
-  client::SharedInformer& pods_;
   client::SharedInformer& endpoints_;
-  PodServiceMemberships memberships_;
-  TriggerTimeTracker trigger_times_;
   client::EventRecorder events_;
 };
 

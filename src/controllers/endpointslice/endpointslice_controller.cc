@@ -43,40 +43,21 @@ void SetTriggerTime(json::object& slice, const std::string& trigger_time) {
 
 EndpointSliceController::EndpointSliceController(const ControllerContext& context,
                                                  EndpointSliceOptions options)
-    : Controller("endpointslice", context, options.workers),
+    : ServiceEndpointsController("endpointslice", context, options.workers, options.batch_period),
       options_(options),
-      services_(context.informers.For(api::Kind::kService)),
-      pods_(context.informers.For(api::Kind::kPod)),
       nodes_(context.informers.For(api::Kind::kNode)),
       slices_(context.informers.For(api::Kind::kEndpointSlice)),
-      memberships_(services_),
       events_(context.events, {"endpoint-slice-controller", ""}) {
   slices_.AddIndex(kSliceServiceIndex, [](const api::Object& slice) {
     std::string key = ManagedSliceService(slice);
     return key.empty() ? std::vector<std::string>() : std::vector<std::string>{key};
   });
-  auto enqueue = [this](const api::ObjectPtr& service) { Enqueue(client::ObjectKey(*service)); };
-  services_.AddHandlers({enqueue, enqueue, enqueue});
-  pods_.AddHandlers(
-      {[this](const api::ObjectPtr& p) { EnqueuePodServices(memberships_.Update(*p)); },
-       [this](const api::ObjectPtr& p) { EnqueuePodServices(memberships_.Update(*p)); },
-       [this](const api::ObjectPtr& p) { EnqueuePodServices(memberships_.Remove(*p)); }});
   nodes_.AddHandlers({[this](const api::ObjectPtr& n) { NodeChanged(n, false); },
                       [this](const api::ObjectPtr& n) { NodeChanged(n, false); },
                       [this](const api::ObjectPtr& n) { NodeChanged(n, true); }});
   slices_.AddHandlers({[this](const api::ObjectPtr& s) { SliceChanged(s, false); },
                        [this](const api::ObjectPtr& s) { SliceChanged(s, false); },
                        [this](const api::ObjectPtr& s) { SliceChanged(s, true); }});
-}
-
-void EndpointSliceController::EnqueuePodServices(const std::vector<std::string>& keys) {
-  for (const auto& key : keys) {
-    if (options_.batch_period.count() > 0) {
-      EnqueueAfter(key, options_.batch_period);
-    } else {
-      Enqueue(key);
-    }
-  }
 }
 
 void EndpointSliceController::SliceChanged(const api::ObjectPtr& slice, bool deleted) {
@@ -105,7 +86,7 @@ void EndpointSliceController::NodeChanged(const api::ObjectPtr& node, bool delet
       if (std::find(keys.begin(), keys.end(), key) == keys.end()) keys.push_back(std::move(key));
     }
   }
-  EnqueuePodServices(keys);
+  EnqueueServices(keys);
 }
 
 Status EndpointSliceController::Reconcile(const std::string& key) {
@@ -116,13 +97,7 @@ Status EndpointSliceController::Reconcile(const std::string& key) {
     return DeleteOrphanedSlices(key);
   }
   if (!ManagesEndpoints(*service)) return Status::Ok();
-  const auto selector = *ServiceSelector(*service);
-  std::vector<api::ObjectPtr> pods;
-  for (auto& pod : pods_.ByIndex(client::kNamespaceIndex, service->namespace_name())) {
-    if (SelectorMatches(selector, pod->labels())) pods.push_back(std::move(pod));
-  }
-  std::sort(pods.begin(), pods.end(),
-            [](const api::ObjectPtr& a, const api::ObjectPtr& b) { return a->name() < b->name(); });
+  const std::vector<api::ObjectPtr> pods = SelectedPods(*service);
 
   std::vector<api::ObjectPtr> cached = slices_.ByIndex(kSliceServiceIndex, key);
   if (tracker_.Stale(key, cached)) {

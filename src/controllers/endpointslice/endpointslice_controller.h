@@ -28,8 +28,7 @@
 #include <string>
 #include <unordered_map>
 
-#include "controllers/controller.h"
-#include "controllers/endpointslice/pod_endpoints.h"
+#include "controllers/endpointslice/service_endpoints_controller.h"
 #include "controllers/endpointslice/slice_plan.h"
 #include "controllers/endpointslice/slice_tracker.h"
 
@@ -41,7 +40,7 @@ struct EndpointSliceOptions {
   int workers = 5;                            // --concurrent-service-endpoint-syncs
 };
 
-class EndpointSliceController final : public Controller {
+class EndpointSliceController final : public ServiceEndpointsController {
  public:
   explicit EndpointSliceController(const ControllerContext& context,
                                    EndpointSliceOptions options = {});
@@ -50,7 +49,6 @@ class EndpointSliceController final : public Controller {
   Status Reconcile(const std::string& key) override;
 
  private:
-  void EnqueuePodServices(const std::vector<std::string>& keys);
   void SliceChanged(const api::ObjectPtr& slice, bool deleted);
   void NodeChanged(const api::ObjectPtr& node, bool deleted);
   // Deletes the slices whose owning Service is gone (see the file comment).
@@ -59,17 +57,13 @@ class EndpointSliceController final : public Controller {
                const std::string& trigger_time);
 
   EndpointSliceOptions options_;
-  client::SharedInformer& services_;
-  client::SharedInformer& pods_;
   client::SharedInformer& nodes_;
   client::SharedInformer& slices_;
-  PodServiceMemberships memberships_;
-  TriggerTimeTracker trigger_times_;
   SliceTracker tracker_;
   client::EventRecorder events_;
   std::mutex zones_mu_;
-  std::unordered_map<std::string, std::string>
-      zones_;  // node name → zone label; guarded by zones_mu_
+  // node name → zone label; guarded by zones_mu_
+  std::unordered_map<std::string, std::string> zones_;
 };
 
 }  // namespace berth::controllers
