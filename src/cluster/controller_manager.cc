@@ -9,6 +9,8 @@
 #include "controllers/daemonset/daemonset_controller.h"
 #include "controllers/deployment/deployment_controller.h"
 #include "controllers/disruption/disruption_controller.h"
+#include "controllers/endpoints/endpoints_controller.h"
+#include "controllers/endpointslice/endpointslice_controller.h"
 #include "controllers/gc/garbage_collector.h"
 #include "api/duration.h"
 #include "controllers/namespace/namespace_controller.h"
@@ -86,6 +88,16 @@ const std::vector<Registration>& Registry() {
        [](const controllers::ControllerContext& c, const ControllerManagerOptions&) {
          return Workers(std::make_unique<controllers::CronJobController>(c));
        }},
+      {"endpointslice-controller", "endpointslice",
+       [](const controllers::ControllerContext& c, const ControllerManagerOptions& o) {
+         return Workers(std::make_unique<controllers::EndpointSliceController>(c, o.endpoint_slices));
+       }},
+      {"endpoints-controller", "endpoint",
+       [](const controllers::ControllerContext& c, const ControllerManagerOptions& o) {
+         auto endpoints = std::make_unique<controllers::EndpointsController>(c, o.endpoints);
+         auto* raw = endpoints.get();
+         return Built{std::move(endpoints), [raw] { raw->Start(); }};
+       }},
   };
   return registry;
 }
@@ -137,6 +149,23 @@ Status ParseNodeLifecycleFlags(const std::string& grace_period, const std::strin
   }
   lifecycle.grace_period = *grace;
   lifecycle.monitor_period = *period;
+  return Status::Ok();
+}
+
+Status ParseEndpointFlags(int64_t max_endpoints_per_slice, const std::string& batch_period,
+                          ControllerManagerOptions& options) {
+  if (max_endpoints_per_slice < 1 || max_endpoints_per_slice > 1000) {
+    return Status::BadRequest("--max-endpoints-per-slice " + std::to_string(max_endpoints_per_slice) +
+                              ": must be between 1 and 1000");
+  }
+  auto period = api::ParseGoDuration(batch_period);
+  if (!period || period->count() < 0) {
+    return Status::BadRequest("--endpoint-updates-batch-period " + batch_period + ": expected a duration such as 1s");
+  }
+  options.endpoint_slices.max_endpoints_per_slice = static_cast<int>(max_endpoints_per_slice);
+  const auto millis = std::chrono::duration_cast<std::chrono::milliseconds>(*period);
+  options.endpoint_slices.batch_period = millis;
+  options.endpoints.batch_period = millis;
   return Status::Ok();
 }
 

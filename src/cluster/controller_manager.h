@@ -17,6 +17,8 @@
 #include "client/informer_factory.h"
 #include "client/rest_client.h"
 #include "controllers/controller.h"
+#include "controllers/endpoints/endpoints_controller.h"
+#include "controllers/endpointslice/endpointslice_controller.h"
 #include "controllers/nodelifecycle/node_lifecycle_controller.h"
 #include "controllers/podgc/pod_gc_controller.h"
 #include "controllers/simnode/sim_nodes.h"
@@ -31,6 +33,8 @@ struct ControllerManagerOptions {
   std::vector<std::string> controllers{"*"};
   controllers::NodeLifecycleOptions lifecycle;
   controllers::PodGCOptions podgc;  // --terminated-pod-gc-threshold
+  controllers::EndpointSliceOptions endpoint_slices;  // --max-endpoints-per-slice, batch period
+  controllers::EndpointsOptions endpoints;
   // Simulated nodes (and their kubelets), when set.
   std::optional<controllers::SimNodesOptions> sim;
 };
@@ -48,6 +52,12 @@ Result<std::vector<std::string>> SelectControllers(const std::vector<std::string
 // the flag.
 Status ParseNodeLifecycleFlags(const std::string& grace_period, const std::string& monitor_period,
                                controllers::NodeLifecycleOptions& lifecycle);
+
+// kube-controller-manager's --max-endpoints-per-slice (1 to 1000) and
+// --endpoint-updates-batch-period (a Go duration, 0 or more) into `options`
+// (both endpoint controllers); BadRequest naming the flag.
+Status ParseEndpointFlags(int64_t max_endpoints_per_slice, const std::string& batch_period,
+                          ControllerManagerOptions& options);
 
 class ControllerManager {
  public:

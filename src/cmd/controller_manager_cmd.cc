@@ -20,6 +20,8 @@ struct ControllerManagerFlags {
   std::string node_monitor_grace_period = "40s";
   std::string node_monitor_period = "5s";
   int64_t terminated_pod_gc_threshold = 12500;
+  int64_t max_endpoints_per_slice = 100;
+  std::string endpoint_updates_batch_period = "0s";
 };
 
 int Fail(const std::string& message) {
@@ -37,6 +39,8 @@ int RunControllerManager(const ControllerManagerFlags& f) {
                                                   options.lifecycle);
   if (!flags.ok()) return Fail(flags.message());
   options.podgc.terminated_pod_threshold = f.terminated_pod_gc_threshold;
+  flags = cluster::ParseEndpointFlags(f.max_endpoints_per_slice, f.endpoint_updates_batch_period, options);
+  if (!flags.ok()) return Fail(flags.message());
 
   TerminationSignals signals;
   auto writer = client::HttpClient::Connect(f.server);
@@ -65,8 +69,9 @@ void AddControllerManagerCommand(CLI::App& app) {
   cmd->add_option("--controllers", f.controllers,
                   "Controllers to run, kube's syntax: '*' all, 'NAME' one more, '-NAME' one less "
                   "(replicaset-controller, deployment-controller, daemonset-controller, "
-                  "garbage-collector-controller, namespace-controller, node-lifecycle-controller; "
-                  "kube's short names also work)")
+                  "garbage-collector-controller, namespace-controller, node-lifecycle-controller, "
+                  "disruption-controller, pod-garbage-collector-controller, cronjob-controller, "
+                  "endpointslice-controller, endpoints-controller; kube's short names also work)")
       ->delimiter(',')
       ->capture_default_str();
   cmd->add_option("--node-monitor-grace-period", f.node_monitor_grace_period,
@@ -76,6 +81,12 @@ void AddControllerManagerCommand(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--terminated-pod-gc-threshold", f.terminated_pod_gc_threshold,
                   "Terminated pods kept before the pod garbage collector deletes the oldest (<= 0: never)")
+      ->capture_default_str();
+  cmd->add_option("--max-endpoints-per-slice", f.max_endpoints_per_slice,
+                    "The most endpoints an EndpointSlice holds")
+      ->capture_default_str();
+  cmd->add_option("--endpoint-updates-batch-period", f.endpoint_updates_batch_period,
+                    "How long pod changes are batched before a Service's endpoints are synced")
       ->capture_default_str();
   cmd->callback([] { SetExitCode(RunControllerManager(f)); });
 }

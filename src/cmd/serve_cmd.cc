@@ -44,6 +44,8 @@ struct ServeFlags {
   std::string node_monitor_grace_period = "40s";
   std::string node_monitor_period = "5s";
   int64_t terminated_pod_gc_threshold = 12500;
+  int64_t max_endpoints_per_slice = 100;
+  std::string endpoint_updates_batch_period = "0s";
   cluster::SimFleetFlags sim;
 };
 
@@ -111,6 +113,8 @@ Result<cluster::ClusterOptions> ClusterOptionsFrom(const ServeFlags& f, const sc
                                                       o.controllers.lifecycle);
   if (!lifecycle.ok()) return lifecycle;
   o.controllers.podgc.terminated_pod_threshold = f.terminated_pod_gc_threshold;
+  Status endpoints = cluster::ParseEndpointFlags(f.max_endpoints_per_slice, f.endpoint_updates_batch_period, o.controllers);
+  if (!endpoints.ok()) return endpoints;
   if (f.sim.nodes != 0 || !f.sim.config_file.empty()) {
     auto fleet = cluster::BuildSimFleet(f.sim);
     if (!fleet.ok()) return fleet.status();
@@ -215,8 +219,9 @@ void AddServeCommand(CLI::App& app, const scheduler::Registry& registry) {
       ->add_option("--controllers", f.controller_names,
                    "Controllers to run, kube's syntax: '*' all, 'NAME' one more, '-NAME' one less "
                    "(replicaset-controller, deployment-controller, daemonset-controller, "
-                   "garbage-collector-controller, namespace-controller, node-lifecycle-controller; "
-                   "kube's short names also work)")
+                   "garbage-collector-controller, namespace-controller, node-lifecycle-controller, "
+                   "disruption-controller, pod-garbage-collector-controller, cronjob-controller, "
+                   "endpointslice-controller, endpoints-controller; kube's short names also work)")
       ->delimiter(',')
       ->capture_default_str();
   serve->add_option("--event-ttl", f.event_ttl, "How long Events are kept after their last write (0: forever)")
@@ -228,6 +233,12 @@ void AddServeCommand(CLI::App& app, const scheduler::Registry& registry) {
       ->capture_default_str();
   serve->add_option("--terminated-pod-gc-threshold", f.terminated_pod_gc_threshold,
                     "Terminated pods kept before the pod garbage collector deletes the oldest (<= 0: never)")
+      ->capture_default_str();
+  serve->add_option("--max-endpoints-per-slice", f.max_endpoints_per_slice,
+                    "The most endpoints an EndpointSlice holds")
+      ->capture_default_str();
+  serve->add_option("--endpoint-updates-batch-period", f.endpoint_updates_batch_period,
+                    "How long pod changes are batched before a Service's endpoints are synced")
       ->capture_default_str();
   serve->add_option("--sim-nodes", f.sim.nodes, "Register this many simulated nodes (with simulated kubelets)")
       ->capture_default_str();

@@ -114,12 +114,13 @@ TEST(InProcessCluster, ControllersAreChosenByKubesNames) {
             (std::vector<std::string>{"replicaset-controller", "deployment-controller", "daemonset-controller",
                                       "garbage-collector-controller", "namespace-controller",
                                       "node-lifecycle-controller", "disruption-controller",
-                                      "pod-garbage-collector-controller", "cronjob-controller"}));
+                                      "pod-garbage-collector-controller", "cronjob-controller",
+                                      "endpointslice-controller", "endpoints-controller"}));
   EXPECT_EQ(SelectControllers({"*"}).value(), KnownControllers());
   EXPECT_EQ(SelectControllers({"*", "-nodelifecycle", "-podgc", "-cronjob"}).value(),
             (std::vector<std::string>{"replicaset-controller", "deployment-controller", "daemonset-controller",
                                       "garbage-collector-controller", "namespace-controller",
-                                      "disruption-controller"}));
+                                      "disruption-controller", "endpointslice-controller", "endpoints-controller"}));
   EXPECT_EQ(SelectControllers({"replicaset", "deployment-controller"}).value(),
             (std::vector<std::string>{"replicaset-controller", "deployment-controller"}));
   EXPECT_TRUE(SelectControllers({}).value().empty());
@@ -135,7 +136,8 @@ TEST(InProcessCluster, ControllersAreChosenByKubesNames) {
   EXPECT_EQ(cluster->controllers()->running(),
             (std::vector<std::string>{"replicaset-controller", "deployment-controller", "daemonset-controller",
                                       "namespace-controller", "disruption-controller",
-                                      "pod-garbage-collector-controller", "cronjob-controller"}));
+                                      "pod-garbage-collector-controller", "cronjob-controller",
+                                      "endpointslice-controller", "endpoints-controller"}));
 
   ClusterOptions none = InMemoryWithSimNodes(0);
   none.controllers.controllers.clear();
