@@ -8,9 +8,11 @@
 #include "controllers/deployment/deployment_controller.h"
 #include "controllers/disruption/disruption_controller.h"
 #include "controllers/gc/garbage_collector.h"
+#include "controllers/job/job_controller.h"
 #include "api/duration.h"
 #include "controllers/namespace/namespace_controller.h"
 #include "controllers/replicaset/replicaset_controller.h"
+#include "controllers/ttlafterfinished/ttl_after_finished_controller.h"
 
 namespace berth::cluster {
 
@@ -69,6 +71,14 @@ const std::vector<Registration>& Registry() {
       {"disruption-controller", "disruption",
        [](const controllers::ControllerContext& c, const ControllerManagerOptions&) {
          return Workers(std::make_unique<controllers::DisruptionController>(c));
+       }},
+      {"job-controller", "job",
+       [](const controllers::ControllerContext& c, const ControllerManagerOptions&) {
+         return Workers(std::make_unique<controllers::JobController>(c));
+       }},
+      {"ttl-after-finished-controller", "ttlafterfinished",
+       [](const controllers::ControllerContext& c, const ControllerManagerOptions&) {
+         return Workers(std::make_unique<controllers::TtlAfterFinishedController>(c));
        }},
   };
   return registry;
