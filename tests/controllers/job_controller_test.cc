@@ -109,8 +109,7 @@ TEST_F(JobControllerTest, RunsCompletionsWithAtMostParallelismActive) {
 
 TEST_F(JobControllerTest, WorkQueueJobStartsNothingAfterTheFirstSuccessAndCompletesWhenAllStop) {
   Start();
-  CreateJob(JobJson("queue", R"("parallelism":3)"));
-  SetSpec("queue", "completions", nullptr);  // the default would be 1 only when both were unset
+  CreateJob(JobJson("queue", R"("parallelism":3)"));  // completions stays unset
   Converge("queue");
   auto pods = ActivePods();
   ASSERT_EQ(pods.size(), 3u);
@@ -215,7 +214,7 @@ TEST_F(JobControllerTest, IndexedJobGivesEachPodItsIndexAndReportsCompletedIndex
   FinishPod(pods["0"], "Succeeded");
   FinishPod(pods["4"], "Succeeded");
   Converge("ix");
-  EXPECT_EQ(api::StringAt(JobStatus("ix"), "completedIndexes"), "0-1,3-4");
+  EXPECT_EQ(api::StringAt(JobStatus("ix"), "completedIndexes"), "0,1,3,4");
   EXPECT_EQ(api::IntAt(&JobStatus("ix"), "succeeded"), 4);
   for (const auto& [ix, p] : by_index()) FinishPod(p, "Succeeded");
   Converge("ix");

@@ -25,7 +25,8 @@ TEST(JobIndexes, FormatsRunsAsKubeDoes) {
       {{1}, "1"},
       {{1, 3, 4, 5}, "1,3-5"},
       {{5, 3, 1, 4}, "1,3-5"},  // any order
-      {{0, 1}, "0-1"},
+      {{0, 1}, "0,1"},  // a pair is two indexes, not a range
+      {{3, 4, 7, 8, 9}, "3,4,7-9"},
       {{2, 0, 1, 1}, "0-2"},  // duplicates and joining both neighbours
       {{9, 7, 0}, "0,7,9"},
   };
@@ -39,7 +40,7 @@ TEST(JobIndexes, FormatsRunsAsKubeDoes) {
 TEST(JobIndexes, ParsesWithinCompletionsAndSkipsMalformedParts) {
   EXPECT_EQ(IndexSet::Parse("1,3-5", 10).String(), "1,3-5");
   EXPECT_EQ(IndexSet::Parse("1,3-5", 10).Count(), 4);
-  EXPECT_EQ(IndexSet::Parse("0-2,8-12", 10).String(), "0-2,8-9");  // cut at completions
+  EXPECT_EQ(IndexSet::Parse("0-2,8-12", 10).String(), "0-2,8,9");  // cut at completions
   EXPECT_EQ(IndexSet::Parse("x,2,5-3,-1,4", 10).String(), "2,4");
   EXPECT_TRUE(IndexSet::Parse("1,3-5", 10).Contains(4));
   EXPECT_FALSE(IndexSet::Parse("1,3-5", 10).Contains(2));

@@ -14,16 +14,18 @@ using WallTime = std::chrono::system_clock::time_point;
 
 WallTime PodFinishTime(const api::Object& pod, WallTime now) {
   const json::object* status = api::StatusOf(pod);
+  // The latest finish of its containers, once all of them have finished.
   std::optional<WallTime> latest;
-  for (const char* list : {"containerStatuses", "initContainerStatuses"}) {
-    const json::array* statuses = api::ArrayAt(status, list);
-    if (!statuses) continue;
+  if (const json::array* statuses = api::ArrayAt(status, "containerStatuses")) {
     for (const auto& s : *statuses) {
-      if (!s.is_object()) continue;
-      const json::object* terminated = api::ObjectAt(api::ObjectAt(s.get_object(), "state"), "terminated");
-      if (auto at = api::ParseRfc3339(api::StringAt(terminated, "finishedAt")); at && (!latest || *at > *latest)) {
-        latest = at;
+      const json::object* terminated =
+          s.is_object() ? api::ObjectAt(api::ObjectAt(s.get_object(), "state"), "terminated") : nullptr;
+      auto at = api::ParseRfc3339(api::StringAt(terminated, "finishedAt"));
+      if (!at) {
+        latest.reset();
+        break;
       }
+      if (!latest || *at > *latest) latest = at;
     }
   }
   if (latest) return *latest;
@@ -36,7 +38,11 @@ WallTime PodFinishTime(const api::Object& pod, WallTime now) {
       if (auto at = api::ParseRfc3339(api::StringAt(c.get_object(), "lastTransitionTime"))) return *at;
     }
   }
-  if (auto at = api::ParseRfc3339(api::StringAt(api::Metadata(pod), "deletionTimestamp"))) return *at;
+  const json::object* meta = api::Metadata(pod);
+  if (auto at = api::ParseRfc3339(api::StringAt(meta, "deletionTimestamp"))) {
+    return *at - std::chrono::seconds(api::IntAt(meta, "deletionGracePeriodSeconds"));  // when deletion was asked
+  }
+  if (auto at = api::ParseRfc3339(api::StringAt(meta, "creationTimestamp"))) return *at;
   return now;
 }
 

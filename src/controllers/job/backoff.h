@@ -21,9 +21,11 @@ struct BackoffRecord {
   std::optional<std::chrono::system_clock::time_point> last_failure;
 };
 
-// When a finished pod finished: its containers' latest terminated.finishedAt,
-// else the time its Ready condition turned False, else its
-// deletionTimestamp, else `now`.
+// When a finished pod finished (kube's getFinishedTime): its containers'
+// latest terminated.finishedAt once all have one, else the time its Ready
+// condition turned False, else when its deletion was asked
+// (deletionTimestamp less the grace period), else its creation (`now` when
+// even that is missing).
 std::chrono::system_clock::time_point PodFinishTime(const api::Object& pod,
                                                     std::chrono::system_clock::time_point now);
 

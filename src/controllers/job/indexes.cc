@@ -70,7 +70,12 @@ std::string IndexSet::String() const {
   for (const auto& iv : intervals_) {
     if (!out.empty()) out += ',';
     out += std::to_string(iv.first);
-    if (iv.last != iv.first) out += '-' + std::to_string(iv.last);
+    // kube writes a pair as two indexes ("3,4"), longer runs as a range ("3-5").
+    if (iv.last == iv.first + 1) {
+      out += ',' + std::to_string(iv.last);
+    } else if (iv.last > iv.first) {
+      out += '-' + std::to_string(iv.last);
+    }
   }
   return out;
 }

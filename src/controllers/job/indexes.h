@@ -2,7 +2,8 @@
 // Completion indexes of Indexed Jobs: which pod runs which index, and the
 // index sets a Job's status lists (status.completedIndexes,
 // status.failedIndexes) in kube's compressed form: ascending, comma
-// separated, runs of consecutive indexes as "first-last" ("1,3-5").
+// separated, runs of three or more consecutive indexes as "first-last"
+// ("1,3-5"; a run of two is written "3,4").
 
 #include <cstdint>
 #include <optional>
@@ -27,7 +28,7 @@ class IndexSet {
   void Add(int64_t index);
   bool Contains(int64_t index) const;
   int64_t Count() const;
-  // kube's form: "" when empty, else "0,2-4,7".
+  // kube's form: "" when empty, else e.g. "0,2-4,7,8".
   std::string String() const;
 
  private:

@@ -69,16 +69,6 @@ bool EnsureCondition(json::object& status, std::string_view type, std::string_vi
   return true;
 }
 
-std::unordered_set<std::string> UidsIn(const json::object& status, std::string_view list) {
-  std::unordered_set<std::string> out;
-  const json::array* uids = api::ArrayAt(api::ObjectAt(status, "uncountedTerminatedPods"), list);
-  if (!uids) return out;
-  for (const auto& u : *uids) {
-    if (u.is_string()) out.emplace(u.get_string());
-  }
-  return out;
-}
-
 bool IsFinished(const api::Object& job) {
   const json::object* status = api::StatusOf(job);
   return status && (ConditionTrue(*status, "Complete") || ConditionTrue(*status, "Failed"));
@@ -251,8 +241,8 @@ Status JobController::Reconcile(const std::string& key) {
   s.satisfied = expectations_.Satisfied(key);
   s.expected_removals = ExpectedRemovals(key);
   if (!s.status.contains("uncountedTerminatedPods")) s.status["uncountedTerminatedPods"] = json::object();
-  s.uncounted_succeeded = UidsIn(s.status, "succeeded");
-  s.uncounted_failed = UidsIn(s.status, "failed");
+  s.uncounted_succeeded = job::UncountedUids(s.status, "succeeded");
+  s.uncounted_failed = job::UncountedUids(s.status, "failed");
 
   for (const auto& pod : pods_.ByIndex(client::kOwnerUidIndex, job->uid())) {
     if (ControllerUid(*pod, kKind) != job->uid()) continue;

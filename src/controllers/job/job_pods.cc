@@ -46,7 +46,8 @@ json::object PodFromTemplate(const api::Object& job, bool indexed) {
   pod["metadata"] = std::move(meta);
   pod["spec"] = api::ObjectAt(tmpl, "spec") ? *api::ObjectAt(tmpl, "spec") : json::object();
   if (indexed) {
-    // JOB_COMPLETION_INDEX in every container that does not set it.
+    // JOB_COMPLETION_INDEX in every container that does not set it, from the
+    // pod's index label (kube's PodIndexLabel, on by default since 1.28).
     json::object& spec = pod["spec"].as_object();
     for (const char* list : {"containers", "initContainers"}) {
       auto it = spec.find(list);
@@ -60,7 +61,7 @@ json::object PodFromTemplate(const api::Object& job, bool indexed) {
         env.push_back(json::object{
             {"name", "JOB_COMPLETION_INDEX"},
             {"valueFrom", json::object{{"fieldRef", json::object{{"apiVersion", "v1"},
-                                                                 {"fieldPath", std::string("metadata.annotations['") +
+                                                                 {"fieldPath", std::string("metadata.labels['") +
                                                                                    job::kCompletionIndexAnnotation +
                                                                                    "']"}}}}}});
       }
@@ -202,8 +203,12 @@ int64_t JobController::DeletePods(Sync& s, const std::vector<api::ObjectPtr>& po
 Status JobController::CreatePods(Sync& s, int64_t count) {
   std::vector<int64_t> indexes;
   if (s.indexed) {
+    // Indexes with a running pod, or (when only failed pods are replaced) a terminating one.
     job::IndexSet active_indexes;
-    for (const auto& pod : s.active) {
+    for (const auto& pod : s.pods) {
+      const std::string_view phase = api::StringAt(api::StatusOf(*pod), "phase");
+      const bool terminating = api::BeingDeleted(*pod) && phase != "Succeeded" && phase != "Failed";
+      if (!api::IsPodActive(*pod) && !(s.only_replace_failed && terminating)) continue;
       if (auto ix = job::CompletionIndex(*pod)) active_indexes.Add(*ix);
     }
     indexes = job::FirstPendingIndexes(*s.completions, count, {&s.succeeded_indexes, &active_indexes});

@@ -31,6 +31,8 @@ struct Condition {
 };
 
 bool HasTrackingFinalizer(const api::Object& pod);
+// The uids in status.uncountedTerminatedPods.`list` ("succeeded", "failed").
+std::unordered_set<std::string> UncountedUids(const boost::json::object& status, std::string_view list);
 // status[field] = value, or no field for 0 (kube's omitempty counters).
 void SetCounter(boost::json::object& status, std::string_view field, int64_t value);
 // Runs `work(i)` for i in [0, n) on up to 16 threads; returns how many failed and the first error.

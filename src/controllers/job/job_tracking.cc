@@ -18,16 +18,6 @@ namespace json = boost::json;
 
 namespace {
 
-std::unordered_set<std::string> UidsOf(const json::object& status, std::string_view list) {
-  std::unordered_set<std::string> out;
-  const json::array* uids = api::ArrayAt(api::ObjectAt(status, "uncountedTerminatedPods"), list);
-  if (!uids) return out;
-  for (const auto& u : *uids) {
-    if (u.is_string()) out.emplace(u.get_string());
-  }
-  return out;
-}
-
 void UncountedPush(JobController::Sync& s, std::string_view list, const std::string& uid) {
   api::MutableArray(api::MutableObject(s.status, "uncountedTerminatedPods"), list).emplace_back(uid);
 }
@@ -70,6 +60,16 @@ json::object ConditionJson(const job::Condition& c, const std::string& now) {
 
 namespace job {
 
+std::unordered_set<std::string> UncountedUids(const json::object& status, std::string_view list) {
+  std::unordered_set<std::string> out;
+  const json::array* uids = api::ArrayAt(api::ObjectAt(status, "uncountedTerminatedPods"), list);
+  if (!uids) return out;
+  for (const auto& u : *uids) {
+    if (u.is_string()) out.emplace(u.get_string());
+  }
+  return out;
+}
+
 void SetCounter(json::object& status, std::string_view field, int64_t value) {
   if (value == 0) {
     status.erase(field);  // omitempty
@@ -108,8 +108,8 @@ Status JobController::TrackStatusAndRemoveFinalizers(Sync& s, bool needs_flush) 
     });
   }
   std::vector<api::ObjectPtr> to_remove;
-  std::unordered_set<std::string> uncounted_succeeded = UidsOf(s.status, "succeeded");
-  std::unordered_set<std::string> uncounted_failed = UidsOf(s.status, "failed");
+  std::unordered_set<std::string> uncounted_succeeded = job::UncountedUids(s.status, "succeeded");
+  std::unordered_set<std::string> uncounted_failed = job::UncountedUids(s.status, "failed");
   const bool job_failing = s.finished && s.finished->type != "SuccessCriteriaMet";
   int64_t new_indexes = 0;
   bool reached_max = false;
