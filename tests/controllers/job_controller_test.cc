@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
 #include <set>
 
 #include "controllers/job/job_controller.h"
@@ -310,6 +311,75 @@ TEST_F(JobControllerTest, CountsEachFinishedPodOnceAcrossRepeatedSyncs) {
   for (int i = 0; i < 4; ++i) Reconcile(c, "default/once");
   EXPECT_EQ(api::IntAt(&JobStatus("once"), "succeeded"), 1);
   EXPECT_EQ(Pods().size(), 3u);  // not replaced: two still run for the remaining two completions
+}
+
+std::map<std::string, api::ObjectPtr> ActiveByIndex(const std::vector<api::ObjectPtr>& active) {
+  std::map<std::string, api::ObjectPtr> out;
+  for (const auto& p : active) out[std::string(api::Annotation(*p, "batch.kubernetes.io/job-completion-index"))] = p;
+  return out;
+}
+
+TEST_F(JobControllerTest, BackoffLimitPerIndexCarriesTheCountToReplacementsAndFailsTheIndex) {
+  Start();
+  CreateJob(JobJson("pi", R"("completions":3,"parallelism":3,"completionMode":"Indexed","backoffLimitPerIndex":1)"));
+  Converge("pi");
+  auto pods = ActiveByIndex(ActivePods());
+  ASSERT_EQ(pods.size(), 3u);
+  for (const auto& [ix, p] : pods) {
+    EXPECT_EQ(api::Annotation(*p, "batch.kubernetes.io/job-index-failure-count"), "0") << ix;
+  }
+  const std::string first_failed = pods["0"]->name();
+  FinishPod(pods["0"], "Failed", 1);
+  Converge("pi");
+  EXPECT_EQ(api::IntAt(&JobStatus("pi"), "failed"), 0);  // counted when its finalizer comes off
+  EXPECT_EQ(api::StringAt(JobStatus("pi"), "failedIndexes"), "");
+  EXPECT_FALSE(ActiveByIndex(ActivePods()).count("0"));  // the index's own backoff: 10 s
+  // The failed pod keeps its finalizer until its replacement exists.
+  auto held = client_->Get(api::Kind::kPod, "default", first_failed);
+  ASSERT_TRUE(held.ok());
+  EXPECT_TRUE(HasFinalizer(*held.value()));
+
+  clock_.Step(10s);
+  Converge("pi");
+  pods = ActiveByIndex(ActivePods());
+  ASSERT_TRUE(pods.count("0"));
+  EXPECT_EQ(api::Annotation(*pods["0"], "batch.kubernetes.io/job-index-failure-count"), "1");
+  Converge("pi");
+  held = client_->Get(api::Kind::kPod, "default", first_failed);
+  EXPECT_TRUE(!held.ok() || !HasFinalizer(*held.value()));  // released once replaced
+  EXPECT_EQ(api::IntAt(&JobStatus("pi"), "failed"), 1);
+
+  FinishPod(pods["0"], "Failed", 1);  // at the limit: index 0 fails
+  Converge("pi");
+  EXPECT_EQ(api::StringAt(JobStatus("pi"), "failedIndexes"), "0");
+  clock_.Step(1h);
+  Converge("pi");
+  EXPECT_FALSE(ActiveByIndex(ActivePods()).count("0"));  // never run again
+  EXPECT_EQ(ConditionOf(JobStatus("pi"), "Failed"), "");  // the other indexes still run
+  FinishPod(pods["1"], "Succeeded");
+  FinishPod(pods["2"], "Succeeded");
+  Converge("pi");
+  const auto& status = JobStatus("pi");
+  EXPECT_EQ(api::StringAt(status, "completedIndexes"), "1,2");
+  EXPECT_EQ(api::IntAt(&status, "failed"), 2);
+  EXPECT_EQ(ConditionOf(status, "Failed"), "True FailedIndexes: Job has failed indexes");
+}
+
+TEST_F(JobControllerTest, FailIndexRulePastMaxFailedIndexesFailsTheJob) {
+  Start();
+  CreateJob(JobJson("fi", R"("completions":2,"parallelism":2,"completionMode":"Indexed","backoffLimitPerIndex":3,
+      "maxFailedIndexes":0,"podFailurePolicy":{"rules":[
+        {"action":"FailIndex","onExitCodes":{"operator":"In","values":[42]}}]})"));
+  Converge("fi");
+  auto pods = ActiveByIndex(ActivePods());
+  ASSERT_EQ(pods.size(), 2u);
+  FinishPod(pods["1"], "Failed", 42);
+  Converge("fi");
+  const auto& status = JobStatus("fi");
+  EXPECT_EQ(api::StringAt(status, "failedIndexes"), "1");
+  EXPECT_EQ(ConditionOf(status, "Failed"),
+            "True MaxFailedIndexesExceeded: Job has exceeded the specified maximal number of failed indexes");
+  EXPECT_TRUE(ActivePods().empty());  // index 0's pod was deleted
 }
 
 }  // namespace

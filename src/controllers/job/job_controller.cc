@@ -228,13 +228,17 @@ Status JobController::Reconcile(const std::string& key) {
   s.resource_version = job->resource_version();
   if (const json::object* status = api::StatusOf(*job)) s.status = *status;
   s.written = s.status;
-  s.now = api::FormatRfc3339(clock_.WallNow());
+  s.wall_now = clock_.WallNow();
+  s.now = api::FormatRfc3339(s.wall_now);
   if (spec && spec->contains("completions") && (*spec).at("completions").is_number()) {
     s.completions = api::IntAt(spec, "completions");
   }
   s.parallelism = api::IntAt(spec, "parallelism", 1);
   s.backoff_limit = api::IntAt(spec, "backoffLimit", 6);
   s.indexed = mode == "Indexed" && s.completions;
+  s.per_index = s.indexed && spec->contains("backoffLimitPerIndex");
+  s.backoff_limit_per_index = api::IntAt(spec, "backoffLimitPerIndex");
+  if (s.per_index && spec->contains("maxFailedIndexes")) s.max_failed_indexes = api::IntAt(spec, "maxFailedIndexes");
   s.suspended = api::BoolAt(spec, "suspend");
   s.failure_policy = api::ObjectAt(spec, "podFailurePolicy");
   s.only_replace_failed = s.failure_policy || api::StringAt(spec, "podReplacementPolicy") == "Failed";
@@ -331,6 +335,17 @@ Status JobController::Reconcile(const std::string& key) {
       }
     }
     s.succeeded = s.succeeded_indexes.Count();
+    if (s.per_index) {
+      job::ComputeFailedIndexes(s);
+      const int64_t failed_indexes = s.failed_indexes.Count();
+      if (!s.finished && s.max_failed_indexes && failed_indexes > *s.max_failed_indexes) {
+        s.finished = job::Condition{"FailureTarget", "MaxFailedIndexesExceeded",
+                                    "Job has exceeded the specified maximal number of failed indexes"};
+      } else if (!s.finished && failed_indexes > 0 && failed_indexes + s.succeeded >= *s.completions) {
+        s.finished = job::Condition{"FailureTarget", "FailedIndexes", "Job has failed indexes"};
+      }
+      job::ComputeDelayedDeletion(s);
+    }
   }
 
   Status manage;

@@ -16,19 +16,24 @@
 //   the uid moves into status.succeeded / status.failed. A pod is thus
 //   counted exactly once even across restarts and stale caches, and the pod
 //   object is kept until counted.
-// - Failures: podFailurePolicy (FailJob, Ignore, Count), backoffLimit (and
-//   restarts of OnFailure pods), activeDeadlineSeconds. A failing Job first
-//   gets FailureTarget, its active pods are deleted, and once none is left
-//   terminating it gets Failed with the same reason and message. Success
-//   likewise: SuccessCriteriaMet, then Complete.
+// - Failures: podFailurePolicy (FailJob, Ignore, Count, FailIndex),
+//   backoffLimit (and restarts of OnFailure pods), activeDeadlineSeconds,
+//   and for Indexed Jobs backoffLimitPerIndex / maxFailedIndexes
+//   (job_per_index.cc). A failing Job first gets FailureTarget, its active
+//   pods are deleted, and once none is left terminating it gets Failed with
+//   the same reason and message. Success likewise: SuccessCriteriaMet, then
+//   Complete.
 // - Failed pods are replaced after the pod failure backoff (backoff.h).
 // - suspend deletes the active pods (condition Suspended); resuming resets
 //   status.startTime.
+// - Throughput: a sync counts at most kMaxUncountedPods finished pods and
+//   creates at most kMaxPodCreateDeletePerSync pods, as kube's; when it stops
+//   at either limit the Job is synced again at once rather than after the
+//   batch period kube would wait.
 //
 // Not done: adoption of orphan pods matching the selector (pods are found
 // by their controller reference only; berth's API server does not generate
-// Job selectors yet), backoffLimitPerIndex / maxFailedIndexes / FailIndex,
-// successPolicy, spec.managedBy.
+// Job selectors yet), successPolicy, spec.managedBy, the job_* metrics.
 
 #include <mutex>
 #include <string>

@@ -211,7 +211,25 @@ Status JobController::CreatePods(Sync& s, int64_t count) {
       if (!api::IsPodActive(*pod) && !(s.only_replace_failed && terminating)) continue;
       if (auto ix = job::CompletionIndex(*pod)) active_indexes.Add(*ix);
     }
-    indexes = job::FirstPendingIndexes(*s.completions, count, {&s.succeeded_indexes, &active_indexes});
+    indexes = job::FirstPendingIndexes(*s.completions, count, {&s.succeeded_indexes, &active_indexes, &s.failed_indexes});
+    if (s.per_index) {
+      // Each index waits out its own backoff; when none may start, come back for the nearest.
+      std::vector<int64_t> ready;
+      std::optional<std::chrono::nanoseconds> soonest;
+      for (int64_t ix : indexes) {
+        auto wait = job::IndexBackoff(s, ix, s.wall_now);
+        if (wait.count() == 0) {
+          ready.push_back(ix);
+        } else if (!soonest || wait < *soonest) {
+          soonest = wait;
+        }
+      }
+      if (ready.empty() && soonest) {
+        EnqueueAfter(s.key, std::max<std::chrono::milliseconds>(std::chrono::ceil<std::chrono::milliseconds>(*soonest),
+                                                                kSyncBatchPeriod));
+      }
+      indexes = std::move(ready);
+    }
     count = static_cast<int64_t>(indexes.size());
   }
   if (count <= 0) return Status::Ok();
@@ -224,7 +242,11 @@ Status JobController::CreatePods(Sync& s, int64_t count) {
     const int64_t n = std::min(batch, count - done);
     auto [failed, error] = job::ParallelFor(n, [&](int64_t i) {
       json::object pod = base;
-      if (s.indexed) SetIndex(pod, s.job->name(), indexes[static_cast<size_t>(done + i)]);
+      if (s.indexed) {
+        const int64_t ix = indexes[static_cast<size_t>(done + i)];
+        SetIndex(pod, s.job->name(), ix);
+        if (s.per_index) job::AddIndexFailureCounts(s, ix, api::MutableObject(pod["metadata"].as_object(), "annotations"));
+      }
       auto created = client_.Create(api::Kind::kPod, s.job->namespace_name(), std::move(pod));
       if (!created.ok()) {
         expectations_.CreationObserved(s.key);  // it will never be observed
@@ -277,7 +299,9 @@ Status JobController::ManagePods(Sync& s) {
   }
   const int64_t diff = want - (s.only_replace_failed ? s.terminating : 0) - s.active_count;
   if (diff <= 0) return Status::Ok();
-  if (auto wait = job::RemainingBackoff(s.backoff, clock_.WallNow()); wait.count() > 0) {
+  // With backoffLimitPerIndex each index has its own backoff (CreatePods) instead.
+  if (auto wait = s.per_index ? std::chrono::nanoseconds(0) : job::RemainingBackoff(s.backoff, s.wall_now);
+      wait.count() > 0) {
     EnqueueAfter(s.key, std::max<std::chrono::milliseconds>(
                             std::chrono::ceil<std::chrono::milliseconds>(wait), kSyncBatchPeriod));
     return Status::Ok();

@@ -3,7 +3,9 @@
 // controller's files (job_controller.cc: counting and conditions;
 // job_pods.cc: creating and deleting pods). Internal to the controller.
 
+#include <chrono>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <unordered_set>
@@ -25,6 +27,8 @@ inline constexpr char kControllerUidLabel[] = "batch.kubernetes.io/controller-ui
 inline constexpr char kJobNameLabel[] = "batch.kubernetes.io/job-name";
 inline constexpr char kLegacyControllerUidLabel[] = "controller-uid";
 inline constexpr char kLegacyJobNameLabel[] = "job-name";
+inline constexpr char kIndexFailureCountAnnotation[] = "batch.kubernetes.io/job-index-failure-count";
+inline constexpr char kIndexIgnoredFailureCountAnnotation[] = "batch.kubernetes.io/job-index-ignored-failure-count";
 
 struct Condition {
   std::string type, reason, message;
@@ -40,6 +44,21 @@ std::pair<int64_t, Status> ParallelFor(int64_t n, const std::function<Status(int
 // kube's isPodFailed: phase Failed, or (unless only failed pods are
 // replaced) being deleted without having succeeded.
 bool IsPodFailed(const api::Object& pod, bool only_replace_failed);
+
+}  // namespace job
+
+namespace job {
+
+// backoffLimitPerIndex (job_per_index.cc). Failed indexes: those of
+// status.failedIndexes and of uncounted failed pods past the limit (or
+// matching a FailIndex rule).
+void ComputeFailedIndexes(JobController::Sync& s);
+void ComputeDelayedDeletion(JobController::Sync& s);
+// The failure-count annotations a replacement pod for `index` carries.
+void AddIndexFailureCounts(const JobController::Sync& s, int64_t index, boost::json::object& annotations);
+// How long `index` still waits before its replacement (per-index backoff).
+std::chrono::nanoseconds IndexBackoff(const JobController::Sync& s, int64_t index,
+                                      std::chrono::system_clock::time_point now);
 
 }  // namespace job
 
@@ -68,7 +87,17 @@ struct JobController::Sync {
   job::BackoffRecord backoff;
   // The terminal condition this sync moves towards (interim type first).
   std::optional<job::Condition> finished;
+
+  // backoffLimitPerIndex (Indexed Jobs; job_per_index.cc).
+  bool per_index = false;
+  int64_t backoff_limit_per_index = 0;
+  std::optional<int64_t> max_failed_indexes;
+  job::IndexSet failed_indexes;
+  // Per index without a running pod, the failed pod whose finalizer stays
+  // until its replacement exists: the replacement's failure count comes from it.
+  std::map<int64_t, api::ObjectPtr> delayed_deletion;
   std::string now;  // RFC 3339
+  std::chrono::system_clock::time_point wall_now;
 };
 
 }  // namespace berth::controllers

@@ -120,8 +120,13 @@ Status JobController::TrackStatusAndRemoveFinalizers(Sync& s, bool needs_flush) 
     const bool succeeded = api::StringAt(api::StatusOf(*pod), "phase") == "Succeeded";
     // The finalizer may come off a finished pod, or any pod of a finishing or deleted Job.
     if (!(api::BeingDeleted(*s.job) || s.finished || succeeded || failed)) continue;
-    to_remove.push_back(pod);
     auto ix = job::CompletionIndex(*pod);
+    if (!api::BeingDeleted(*s.job) && !s.finished && !succeeded && s.per_index && ix) {
+      // Kept until its replacement carries the index's failure count.
+      auto delayed = s.delayed_deletion.find(*ix);
+      if (delayed != s.delayed_deletion.end() && delayed->second->uid() == uid) continue;
+    }
+    to_remove.push_back(pod);
     const bool valid_index = !s.indexed || (ix && *ix < *s.completions);
     if (succeeded && !uncounted_failed.count(uid)) {
       if (s.indexed) {
@@ -157,6 +162,7 @@ Status JobController::TrackStatusAndRemoveFinalizers(Sync& s, bool needs_flush) 
       s.status["completedIndexes"] = text;
     }
     job::SetCounter(s.status, "succeeded", s.succeeded_indexes.Count());
+    if (s.per_index) s.status["failedIndexes"] = s.failed_indexes.String();
   }
   // Interim conditions are written before any finalizer comes off.
   if (s.finished && s.finished->type == "FailureTarget") {
