@@ -18,6 +18,8 @@ namespace json = boost::json;
 namespace {
 
 constexpr std::string_view kKind = "Job";
+// How soon a sync that found the informer behind the Job's last status write looks again.
+constexpr std::chrono::milliseconds kStaleRetry{20};
 // Work-queue keys of pods whose tracking finalizer must come off although no
 // running Job counts them (their Job is gone or finished). ':' never occurs
 // in a Job key.
@@ -205,7 +207,20 @@ Status JobController::Reconcile(const std::string& key) {
     std::lock_guard lock(mu_);
     removals_.erase(key);
     backoff_.erase(key);
+    written_versions_.erase(key);
     return Status::Ok();
+  }
+  {
+    std::lock_guard lock(mu_);
+    auto written = written_versions_.find(key);
+    if (written != written_versions_.end()) {
+      if (job->resource_version() < written->second) {
+        // Our own write is on its way to the informer: look again shortly.
+        EnqueueAfter(key, kStaleRetry);
+        return Status::Ok();
+      }
+      written_versions_.erase(written);
+    }
   }
   if (IsFinished(*job)) {
     {

@@ -97,6 +97,10 @@ class JobController final : public Controller {
   std::unordered_map<std::string, std::unordered_set<std::string>> removals_;  // guarded by mu_
   std::unordered_map<std::string, job::BackoffRecord> backoff_;              // guarded by mu_
   std::unordered_map<std::string, int64_t> generations_;  // last seen metadata.generation; guarded by mu_
+  // The resourceVersion of each Job's last status write: a sync waits until
+  // the informer has caught up with it instead of counting from an older
+  // status and failing on the conflict (which would back the Job off).
+  std::unordered_map<std::string, int64_t> written_versions_;  // guarded by mu_
 };
 
 }  // namespace berth::controllers

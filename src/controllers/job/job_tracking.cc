@@ -88,6 +88,8 @@ Status JobController::WriteStatus(Sync& s) {
   if (!written.ok()) return written.status();
   s.resource_version = written.value()->resource_version();
   s.written = s.status;
+  std::lock_guard lock(mu_);
+  written_versions_[s.key] = s.resource_version;
   return Status::Ok();
 }
 
