@@ -113,12 +113,15 @@ TEST(InProcessCluster, ControllersAreChosenByKubesNames) {
   EXPECT_EQ(KnownControllers(),
             (std::vector<std::string>{"replicaset-controller", "deployment-controller",
                                       "garbage-collector-controller", "namespace-controller",
-                                      "node-lifecycle-controller", "disruption-controller"}));
+                                      "node-lifecycle-controller", "disruption-controller", "job-controller",
+                                      "ttl-after-finished-controller"}));
   EXPECT_EQ(SelectControllers({"*"}).value(), KnownControllers());
   EXPECT_EQ(SelectControllers({"*", "-nodelifecycle"}).value(),
             (std::vector<std::string>{"replicaset-controller", "deployment-controller",
                                       "garbage-collector-controller", "namespace-controller",
-                                      "disruption-controller"}));
+                                      "disruption-controller", "job-controller", "ttl-after-finished-controller"}));
+  EXPECT_EQ(SelectControllers({"ttlafterfinished", "job"}).value(),
+            (std::vector<std::string>{"job-controller", "ttl-after-finished-controller"}));
   EXPECT_EQ(SelectControllers({"replicaset", "deployment-controller"}).value(),
             (std::vector<std::string>{"replicaset-controller", "deployment-controller"}));
   EXPECT_TRUE(SelectControllers({}).value().empty());
@@ -133,7 +136,7 @@ TEST(InProcessCluster, ControllersAreChosenByKubesNames) {
   ASSERT_NE(cluster->controllers(), nullptr);
   EXPECT_EQ(cluster->controllers()->running(),
             (std::vector<std::string>{"replicaset-controller", "deployment-controller", "namespace-controller",
-                                      "disruption-controller"}));
+                                      "disruption-controller", "job-controller", "ttl-after-finished-controller"}));
 
   ClusterOptions none = InMemoryWithSimNodes(0);
   none.controllers.controllers.clear();

@@ -303,10 +303,19 @@ Status JobController::Reconcile(const std::string& key) {
   if (!s.status.contains("startTime") && !s.suspended) s.status["startTime"] = s.now;
   {
     std::lock_guard lock(mu_);
-    s.backoff = job::NextBackoffRecord(backoff_[key], new_succeeded, new_failed, clock_.WallNow());
+    s.backoff = job::NextBackoffRecord(backoff_[key], new_succeeded, new_failed, s.wall_now);
   }
 
-  // Why the Job is finishing, if it is.
+  DecideFinished(s);
+  Status manage = FinishOrManage(s);
+  job::SetCounter(s.status, "active", s.active_count);
+  s.status["ready"] = s.ready;
+  s.status["terminating"] = s.terminating;
+  if (Status tracked = TrackStatusAndRemoveFinalizers(s, false); !tracked.ok()) return tracked;
+  return manage;
+}
+
+void JobController::DecideFinished(Sync& s) {
   if (const json::object* met = FindCondition(s.status, "SuccessCriteriaMet");
       met && api::StringAt(*met, "status") == "True") {
     s.finished = job::Condition{"SuccessCriteriaMet", std::string(api::StringAt(*met, "reason")),
@@ -325,7 +334,7 @@ Status JobController::Reconcile(const std::string& key) {
     }
   }
   if (!s.finished) {
-    const int64_t deadline = api::IntAt(spec, "activeDeadlineSeconds", -1);
+    const int64_t deadline = api::IntAt(s.spec, "activeDeadlineSeconds", -1);
     auto started = api::ParseRfc3339(api::StringAt(s.status, "startTime"));
     if (s.failed > s.backoff_limit || PastBackoffLimitOnFailure(s)) {
       s.finished = job::Condition{"FailureTarget", "BackoffLimitExceeded", "Job has reached the specified backoff limit"};
@@ -335,7 +344,7 @@ Status JobController::Reconcile(const std::string& key) {
       if (ran >= allowed) {
         s.finished = job::Condition{"FailureTarget", "DeadlineExceeded", "Job was active longer than specified deadline"};
       } else {
-        EnqueueAfter(key, std::chrono::ceil<std::chrono::milliseconds>(allowed - ran));
+        EnqueueAfter(s.key, std::chrono::ceil<std::chrono::milliseconds>(allowed - ran));
       }
     }
   }
@@ -363,8 +372,10 @@ Status JobController::Reconcile(const std::string& key) {
     }
   }
 
+}
+
+Status JobController::FinishOrManage(Sync& s) {
   Status manage;
-  bool suspend_changed = false;
   if (s.finished) {
     // A finishing Job's active pods go; it is not finished while any may still count.
     const int64_t deleted = DeletePods(s, s.active, /*remove_finalizer=*/false, manage);
@@ -373,7 +384,7 @@ Status JobController::Reconcile(const std::string& key) {
     s.terminating += deleted;
   } else {
     bool managed = false;
-    if (s.satisfied && !api::BeingDeleted(*job)) {
+    if (s.satisfied && !api::BeingDeleted(*s.job)) {
       manage = ManagePods(s);
       managed = true;
     }
@@ -383,23 +394,16 @@ Status JobController::Reconcile(const std::string& key) {
       s.finished = job::Condition{"SuccessCriteriaMet", "CompletionsReached", "Reached expected number of succeeded pods"};
     } else if (managed && s.suspended) {
       if (EnsureCondition(s.status, "Suspended", "True", "JobSuspended", "Job suspended", s.now)) {
-        suspend_changed = true;
-        events_.Event(*job, "Normal", "Suspended", "Job suspended");
+        events_.Event(*s.job, "Normal", "Suspended", "Job suspended");
       }
     } else if (managed) {
       if (EnsureCondition(s.status, "Suspended", "False", "JobResumed", "Job resumed", s.now)) {
-        suspend_changed = true;
-        events_.Event(*job, "Normal", "Resumed", "Job resumed");
+        events_.Event(*s.job, "Normal", "Resumed", "Job resumed");
         // The deadline counts the time the Job is continuously active.
         s.status["startTime"] = s.now;
       }
     }
   }
-  job::SetCounter(s.status, "active", s.active_count);
-  s.status["ready"] = s.ready;
-  s.status["terminating"] = s.terminating;
-  (void)suspend_changed;  // any status change is written below
-  if (Status tracked = TrackStatusAndRemoveFinalizers(s, false); !tracked.ok()) return tracked;
   return manage;
 }
 

@@ -71,7 +71,13 @@ class JobController final : public Controller {
   void JobEvent(const api::ObjectPtr& job, bool deleted);
   void PodEvent(const api::ObjectPtr& pod, PodChange change);
   std::string OwnerKey(const api::Object& pod);
-  // Creates or deletes pods to reach the wanted active count; returns the new active count.
+  // Why the Job is finishing, if it is (sets sync.finished): a condition
+  // already recorded, podFailurePolicy, backoffLimit, the deadline, failed indexes.
+  void DecideFinished(Sync& sync);
+  // A finishing Job's active pods are deleted; otherwise pods are managed,
+  // completion is noticed and the Suspended condition kept.
+  Status FinishOrManage(Sync& sync);
+  // Creates or deletes pods to reach the wanted active count (sync.active_count follows).
   Status ManagePods(Sync& sync);
   Status CreatePods(Sync& sync, int64_t count);
   // Deletes `pods`; `remove_finalizer` first takes the tracking finalizer off
