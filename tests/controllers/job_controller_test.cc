@@ -1,12 +1,13 @@
 // The Job controller against a real API server in process, one reconcile at
 // a time, with a fake clock: the tests play the kubelet by writing pod status.
 
+#include "controllers/job/job_controller.h"
+
 #include <gtest/gtest.h>
 
 #include <map>
 #include <set>
 
-#include "controllers/job/job_controller.h"
 #include "controllers/owner_references.h"
 #include "job_test_env.h"
 
@@ -21,12 +22,14 @@ std::string JobJson(const std::string& name, const std::string& spec_fields,
                     const std::string& restart_policy = "Never") {
   return R"({"metadata":{"name":")" + name + R"("},"spec":{)" + spec_fields +
          (spec_fields.empty() ? "" : ",") + R"("template":{"metadata":{"labels":{"app":"x"}},
-          "spec":{"restartPolicy":")" + restart_policy + R"(","containers":[{"name":"c","image":"i"}]}}}})";
+          "spec":{"restartPolicy":")" +
+         restart_policy + R"(","containers":[{"name":"c","image":"i"}]}}}})";
 }
 
 bool HasFinalizer(const api::Object& pod) {
   const auto* f = api::ArrayAt(api::Metadata(pod), "finalizers");
-  return f && std::find(f->begin(), f->end(), json::value("batch.kubernetes.io/job-tracking")) != f->end();
+  return f && std::find(f->begin(), f->end(), json::value("batch.kubernetes.io/job-tracking")) !=
+                  f->end();
 }
 
 class JobControllerTest : public JobEnv {
@@ -95,15 +98,19 @@ TEST_F(JobControllerTest, RunsCompletionsWithAtMostParallelismActive) {
     EXPECT_EQ(api::IntAt(&status, "active"), want_active[round]) << round;
   }
   const auto& status = JobStatus("work");
-  EXPECT_EQ(ConditionOf(status, "SuccessCriteriaMet"), "True CompletionsReached: Reached expected number of succeeded pods");
-  EXPECT_EQ(ConditionOf(status, "Complete"), "True CompletionsReached: Reached expected number of succeeded pods");
+  EXPECT_EQ(ConditionOf(status, "SuccessCriteriaMet"),
+            "True CompletionsReached: Reached expected number of succeeded pods");
+  EXPECT_EQ(ConditionOf(status, "Complete"),
+            "True CompletionsReached: Reached expected number of succeeded pods");
   EXPECT_TRUE(status.contains("completionTime"));
   EXPECT_TRUE(api::ObjectAt(status, "uncountedTerminatedPods")->empty());
   EXPECT_EQ(Pods().size(), 5u);
   for (const auto& p : Pods()) EXPECT_FALSE(HasFinalizer(*p)) << p->name();  // counted, released
   auto events = EventsAbout("work");
   EXPECT_EQ(std::count_if(events.begin(), events.end(),
-                          [](const std::string& e) { return e.starts_with("Normal SuccessfulCreate: Created pod: work-"); }),
+                          [](const std::string& e) {
+                            return e.starts_with("Normal SuccessfulCreate: Created pod: work-");
+                          }),
             5);
   EXPECT_EQ(std::count(events.begin(), events.end(), "Normal Completed: Job completed"), 1);
 }
@@ -122,7 +129,8 @@ TEST_F(JobControllerTest, WorkQueueJobStartsNothingAfterTheFirstSuccessAndComple
   FinishPod(pods[2], "Succeeded");
   Converge("queue");
   EXPECT_EQ(api::IntAt(&JobStatus("queue"), "succeeded"), 3);
-  EXPECT_EQ(ConditionOf(JobStatus("queue"), "Complete"), "True CompletionsReached: Reached expected number of succeeded pods");
+  EXPECT_EQ(ConditionOf(JobStatus("queue"), "Complete"),
+            "True CompletionsReached: Reached expected number of succeeded pods");
 }
 
 TEST_F(JobControllerTest, ReplacesFailedPodsAfterDoublingBackoffThenFailsPastBackoffLimit) {
@@ -148,8 +156,10 @@ TEST_F(JobControllerTest, ReplacesFailedPodsAfterDoublingBackoffThenFailsPastBac
   Converge("flaky");
   const auto& status = JobStatus("flaky");
   EXPECT_EQ(api::IntAt(&status, "failed"), 3);
-  EXPECT_EQ(ConditionOf(status, "FailureTarget"), "True BackoffLimitExceeded: Job has reached the specified backoff limit");
-  EXPECT_EQ(ConditionOf(status, "Failed"), "True BackoffLimitExceeded: Job has reached the specified backoff limit");
+  EXPECT_EQ(ConditionOf(status, "FailureTarget"),
+            "True BackoffLimitExceeded: Job has reached the specified backoff limit");
+  EXPECT_EQ(ConditionOf(status, "Failed"),
+            "True BackoffLimitExceeded: Job has reached the specified backoff limit");
   EXPECT_FALSE(status.contains("completionTime"));
   auto events = EventsAbout("flaky");
   EXPECT_EQ(std::count(events.begin(), events.end(),
@@ -169,8 +179,10 @@ TEST_F(JobControllerTest, DeadlineFailsTheJobAndDeletesItsActivePods) {
   clock_.Step(1s);
   Converge("slow");
   const auto& status = JobStatus("slow");
-  EXPECT_EQ(ConditionOf(status, "Failed"), "True DeadlineExceeded: Job was active longer than specified deadline");
-  EXPECT_EQ(ConditionOf(status, "FailureTarget"), "True DeadlineExceeded: Job was active longer than specified deadline");
+  EXPECT_EQ(ConditionOf(status, "Failed"),
+            "True DeadlineExceeded: Job was active longer than specified deadline");
+  EXPECT_EQ(ConditionOf(status, "FailureTarget"),
+            "True DeadlineExceeded: Job was active longer than specified deadline");
   EXPECT_EQ(api::IntAt(&status, "failed"), 2);  // the deleted pods count as failed
   EXPECT_EQ(api::IntAt(&status, "active"), 0);
   EXPECT_TRUE(Pods().empty());
@@ -199,7 +211,8 @@ TEST_F(JobControllerTest, IndexedJobGivesEachPodItsIndexAndReportsCompletedIndex
     EXPECT_EQ(p->labels().Get("batch.kubernetes.io/job-completion-index").value_or(""), ix);
     EXPECT_EQ(api::StringAt(api::Spec(*p), "hostname"), std::string("ix-") + ix);
     EXPECT_TRUE(p->name().starts_with(std::string("ix-") + ix + "-")) << p->name();
-    const auto& env = api::ArrayAt(api::ArrayAt(*api::Spec(*p), "containers")->at(0).as_object(), "env")->at(0);
+    const auto& env =
+        api::ArrayAt(api::ArrayAt(*api::Spec(*p), "containers")->at(0).as_object(), "env")->at(0);
     EXPECT_EQ(api::StringAt(env.as_object(), "name"), "JOB_COMPLETION_INDEX");
   }
   FinishPod(pods["1"], "Succeeded");
@@ -220,7 +233,8 @@ TEST_F(JobControllerTest, IndexedJobGivesEachPodItsIndexAndReportsCompletedIndex
   for (const auto& [ix, p] : by_index()) FinishPod(p, "Succeeded");
   Converge("ix");
   EXPECT_EQ(api::StringAt(JobStatus("ix"), "completedIndexes"), "0-5");
-  EXPECT_EQ(ConditionOf(JobStatus("ix"), "Complete"), "True CompletionsReached: Reached expected number of succeeded pods");
+  EXPECT_EQ(ConditionOf(JobStatus("ix"), "Complete"),
+            "True CompletionsReached: Reached expected number of succeeded pods");
 }
 
 TEST_F(JobControllerTest, SuspendDeletesActivePodsAndResumeRestartsTheClock) {
@@ -253,19 +267,23 @@ TEST_F(JobControllerTest, SuspendDeletesActivePodsAndResumeRestartsTheClock) {
   EXPECT_EQ(std::count(events.begin(), events.end(), "Normal Suspended: Job suspended"), 2);
   EXPECT_EQ(std::count(events.begin(), events.end(), "Normal Resumed: Job resumed"), 2);
   EXPECT_EQ(std::count_if(events.begin(), events.end(),
-                          [](const std::string& e) { return e.starts_with("Normal SuccessfulDelete: Deleted pod: sus-"); }),
+                          [](const std::string& e) {
+                            return e.starts_with("Normal SuccessfulDelete: Deleted pod: sus-");
+                          }),
             2);
 }
 
-constexpr char kPolicy[] = R"("completions":2,"parallelism":1,"backoffLimit":0,"podFailurePolicy":{"rules":[
+constexpr char kPolicy[] =
+    R"("completions":2,"parallelism":1,"backoffLimit":0,"podFailurePolicy":{"rules":[
     {"action":"FailJob","onExitCodes":{"containerName":"c","operator":"In","values":[42]}},
     {"action":"Ignore","onPodConditions":[{"type":"DisruptionTarget","status":"True"}]},
     {"action":"Count","onExitCodes":{"operator":"NotIn","values":[0]}}]})";
 
 TEST_F(JobControllerTest, PodFailurePolicyFailJobFailsAtOnceWithKubesMessage) {
   Start();
-  CreateJob(JobJson("pfp", std::string(kPolicy).replace(std::string(kPolicy).find("\"backoffLimit\":0"), 16,
-                                                         "\"backoffLimit\":6")));
+  CreateJob(
+      JobJson("pfp", std::string(kPolicy).replace(std::string(kPolicy).find("\"backoffLimit\":0"),
+                                                  16, "\"backoffLimit\":6")));
   Converge("pfp");
   auto pod = ActivePods().at(0);
   FinishPod(pod, "Failed", 42);
@@ -282,7 +300,8 @@ TEST_F(JobControllerTest, PodFailurePolicyIgnoreDoesNotCountTheFailure) {
   Start();
   CreateJob(JobJson("ign", kPolicy));
   Converge("ign");
-  json::array disrupted{json::object{{"type", "DisruptionTarget"}, {"status", "True"}, {"reason", "EvictionByEvictionAPI"}}};
+  json::array disrupted{json::object{
+      {"type", "DisruptionTarget"}, {"status", "True"}, {"reason", "EvictionByEvictionAPI"}}};
   FinishPod(ActivePods().at(0), "Failed", 137, disrupted);
   Converge("ign");
   EXPECT_EQ(api::IntAt(&JobStatus("ign"), "failed"), 0);  // backoffLimit 0, yet not failed
@@ -299,7 +318,8 @@ TEST_F(JobControllerTest, PodFailurePolicyCountCountsTowardsBackoffLimit) {
   FinishPod(ActivePods().at(0), "Failed", 3);
   Converge("cnt");
   EXPECT_EQ(api::IntAt(&JobStatus("cnt"), "failed"), 1);
-  EXPECT_EQ(ConditionOf(JobStatus("cnt"), "Failed"), "True BackoffLimitExceeded: Job has reached the specified backoff limit");
+  EXPECT_EQ(ConditionOf(JobStatus("cnt"), "Failed"),
+            "True BackoffLimitExceeded: Job has reached the specified backoff limit");
 }
 
 TEST_F(JobControllerTest, CountsEachFinishedPodOnceAcrossRepeatedSyncs) {
@@ -315,13 +335,16 @@ TEST_F(JobControllerTest, CountsEachFinishedPodOnceAcrossRepeatedSyncs) {
 
 std::map<std::string, api::ObjectPtr> ActiveByIndex(const std::vector<api::ObjectPtr>& active) {
   std::map<std::string, api::ObjectPtr> out;
-  for (const auto& p : active) out[std::string(api::Annotation(*p, "batch.kubernetes.io/job-completion-index"))] = p;
+  for (const auto& p : active)
+    out[std::string(api::Annotation(*p, "batch.kubernetes.io/job-completion-index"))] = p;
   return out;
 }
 
 TEST_F(JobControllerTest, BackoffLimitPerIndexCarriesTheCountToReplacementsAndFailsTheIndex) {
   Start();
-  CreateJob(JobJson("pi", R"("completions":3,"parallelism":3,"completionMode":"Indexed","backoffLimitPerIndex":1)"));
+  CreateJob(JobJson(
+      "pi",
+      R"("completions":3,"parallelism":3,"completionMode":"Indexed","backoffLimitPerIndex":1)"));
   Converge("pi");
   auto pods = ActiveByIndex(ActivePods());
   ASSERT_EQ(pods.size(), 3u);
@@ -354,7 +377,7 @@ TEST_F(JobControllerTest, BackoffLimitPerIndexCarriesTheCountToReplacementsAndFa
   EXPECT_EQ(api::StringAt(JobStatus("pi"), "failedIndexes"), "0");
   clock_.Step(1h);
   Converge("pi");
-  EXPECT_FALSE(ActiveByIndex(ActivePods()).count("0"));  // never run again
+  EXPECT_FALSE(ActiveByIndex(ActivePods()).count("0"));   // never run again
   EXPECT_EQ(ConditionOf(JobStatus("pi"), "Failed"), "");  // the other indexes still run
   FinishPod(pods["1"], "Succeeded");
   FinishPod(pods["2"], "Succeeded");
@@ -367,7 +390,8 @@ TEST_F(JobControllerTest, BackoffLimitPerIndexCarriesTheCountToReplacementsAndFa
 
 TEST_F(JobControllerTest, FailIndexRulePastMaxFailedIndexesFailsTheJob) {
   Start();
-  CreateJob(JobJson("fi", R"("completions":2,"parallelism":2,"completionMode":"Indexed","backoffLimitPerIndex":3,
+  CreateJob(JobJson(
+      "fi", R"("completions":2,"parallelism":2,"completionMode":"Indexed","backoffLimitPerIndex":3,
       "maxFailedIndexes":0,"podFailurePolicy":{"rules":[
         {"action":"FailIndex","onExitCodes":{"operator":"In","values":[42]}}]})"));
   Converge("fi");
@@ -378,7 +402,8 @@ TEST_F(JobControllerTest, FailIndexRulePastMaxFailedIndexesFailsTheJob) {
   const auto& status = JobStatus("fi");
   EXPECT_EQ(api::StringAt(status, "failedIndexes"), "1");
   EXPECT_EQ(ConditionOf(status, "Failed"),
-            "True MaxFailedIndexesExceeded: Job has exceeded the specified maximal number of failed indexes");
+            "True MaxFailedIndexesExceeded: Job has exceeded the specified maximal number of "
+            "failed indexes");
   EXPECT_TRUE(ActivePods().empty());  // index 0's pod was deleted
 }
 

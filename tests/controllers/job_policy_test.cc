@@ -25,7 +25,7 @@ TEST(JobIndexes, FormatsRunsAsKubeDoes) {
       {{1}, "1"},
       {{1, 3, 4, 5}, "1,3-5"},
       {{5, 3, 1, 4}, "1,3-5"},  // any order
-      {{0, 1}, "0,1"},  // a pair is two indexes, not a range
+      {{0, 1}, "0,1"},          // a pair is two indexes, not a range
       {{3, 4, 7, 8, 9}, "3,4,7-9"},
       {{2, 0, 1, 1}, "0-2"},  // duplicates and joining both neighbours
       {{9, 7, 0}, "0,7,9"},
@@ -69,28 +69,33 @@ TEST(JobBackoff, DoublesFromTenSecondsUpToTenMinutes) {
   EXPECT_EQ(remaining(1, 11s), 0ns);
 }
 
-api::ObjectPtr FinishedPod(const std::string& name, const std::string& phase, const std::string& finished_at,
-                           int exit_code = 1, json::array conditions = {}, const std::string& container = "c") {
-  json::object status{{"phase", phase},
-                      {"containerStatuses",
-                       json::array{json::object{
-                           {"name", container},
-                           {"state", json::object{{"terminated", json::object{{"exitCode", exit_code},
-                                                                              {"finishedAt", finished_at}}}}}}}}};
+api::ObjectPtr FinishedPod(const std::string& name, const std::string& phase,
+                           const std::string& finished_at, int exit_code = 1,
+                           json::array conditions = {}, const std::string& container = "c") {
+  json::object status{
+      {"phase", phase},
+      {"containerStatuses",
+       json::array{json::object{
+           {"name", container},
+           {"state", json::object{{"terminated", json::object{{"exitCode", exit_code},
+                                                              {"finishedAt", finished_at}}}}}}}}};
   if (!conditions.empty()) status["conditions"] = std::move(conditions);
-  return api::Object::FromJson(json::object{
-                                   {"apiVersion", "v1"},
-                                   {"kind", "Pod"},
-                                   {"metadata", json::object{{"name", name}, {"namespace", "ns"}, {"uid", name}}},
-                                   {"spec", json::object{{"containers", json::array{json::object{{"name", container}}}}}},
-                                   {"status", status}})
+  return api::Object::FromJson(
+             json::object{
+                 {"apiVersion", "v1"},
+                 {"kind", "Pod"},
+                 {"metadata", json::object{{"name", name}, {"namespace", "ns"}, {"uid", name}}},
+                 {"spec",
+                  json::object{{"containers", json::array{json::object{{"name", container}}}}}},
+                 {"status", status}})
       .value();
 }
 
 TEST(JobBackoff, ASuccessResetsTheCountToLaterFailures) {
   const auto now = api::ParseRfc3339("2026-01-01T00:10:00Z").value();
-  BackoffRecord r = NextBackoffRecord({}, {}, {FinishedPod("a", "Failed", "2026-01-01T00:00:00Z"),
-                                              FinishedPod("b", "Failed", "2026-01-01T00:00:05Z")},
+  BackoffRecord r = NextBackoffRecord({}, {},
+                                      {FinishedPod("a", "Failed", "2026-01-01T00:00:00Z"),
+                                       FinishedPod("b", "Failed", "2026-01-01T00:00:05Z")},
                                       now);
   EXPECT_EQ(r.failures_after_last_success, 2);
   EXPECT_EQ(r.last_failure, api::ParseRfc3339("2026-01-01T00:00:05Z"));
@@ -119,11 +124,13 @@ TEST(JobPodFailurePolicy, FirstMatchingRuleDecides) {
     bool count;
     std::string message;
   } cases[] = {
-      {"disruption is ignored", FinishedPod("p", "Failed", t, 42, disrupted, "main"), "Ignore", false, ""},
-      {"exit 42 of main fails the job", FinishedPod("p", "Failed", t, 42, {}, "main"), "FailJob", true,
+      {"disruption is ignored", FinishedPod("p", "Failed", t, 42, disrupted, "main"), "Ignore",
+       false, ""},
+      {"exit 42 of main fails the job", FinishedPod("p", "Failed", t, 42, {}, "main"), "FailJob",
+       true,
        "Container main for pod ns/p failed with exit code 42 matching FailJob rule at index 1"},
-      {"exit 42 of another container is counted by NotIn", FinishedPod("p", "Failed", t, 42, {}, "side"), "Count",
-       true, ""},
+      {"exit 42 of another container is counted by NotIn",
+       FinishedPod("p", "Failed", t, 42, {}, "side"), "Count", true, ""},
       {"exit 1 skips NotIn and fails at index 3", FinishedPod("p", "Failed", t, 1), "FailJob", true,
        "Container c for pod ns/p failed with exit code 1 matching FailJob rule at index 3"},
       {"exit 2 matches nothing and counts", FinishedPod("p", "Failed", t, 2), "", true, ""},
@@ -141,10 +148,13 @@ TEST(JobPodFailurePolicy, PodConditionRuleNamesTheCondition) {
   const json::object policy =
       Policy(R"({"rules":[{"action":"FailJob","onPodConditions":[{"type":"DisruptionTarget"}]}]})");
   json::array disrupted{json::object{{"type", "DisruptionTarget"}, {"status", "True"}}};
-  auto d = MatchPodFailurePolicy(&policy, *FinishedPod("p", "Failed", "2026-01-01T00:00:00Z", 137, disrupted));
-  EXPECT_EQ(d.fail_job_message.value_or(""), "Pod ns/p has condition DisruptionTarget matching FailJob rule at index 0");
+  auto d = MatchPodFailurePolicy(
+      &policy, *FinishedPod("p", "Failed", "2026-01-01T00:00:00Z", 137, disrupted));
+  EXPECT_EQ(d.fail_job_message.value_or(""),
+            "Pod ns/p has condition DisruptionTarget matching FailJob rule at index 0");
   // No policy: every failure counts, nothing matched.
-  auto none = MatchPodFailurePolicy(nullptr, *FinishedPod("p", "Failed", "2026-01-01T00:00:00Z", 137, disrupted));
+  auto none = MatchPodFailurePolicy(
+      nullptr, *FinishedPod("p", "Failed", "2026-01-01T00:00:00Z", 137, disrupted));
   EXPECT_TRUE(none.count);
   EXPECT_EQ(none.action, "");
 }

@@ -35,7 +35,8 @@ class JobEnv : public InProcessApiTest {
   ControllerContext Context() { return {*client_, *informers_, nullptr, events_.get(), &clock_}; }
 
   api::ObjectPtr CreateJob(const std::string& json_text) {
-    auto created = client_->Create(api::Kind::kJob, "default", boost::json::parse(json_text).as_object());
+    auto created =
+        client_->Create(api::Kind::kJob, "default", boost::json::parse(json_text).as_object());
     EXPECT_TRUE(created.ok()) << created.status().message();
     return created.ok() ? created.value() : nullptr;
   }
@@ -52,7 +53,8 @@ class JobEnv : public InProcessApiTest {
   // Pods of the namespace, sorted by name.
   std::vector<api::ObjectPtr> Pods() {
     auto pods = client_->List(api::Kind::kPod, "default").value();
-    std::sort(pods.begin(), pods.end(), [](const auto& a, const auto& b) { return a->name() < b->name(); });
+    std::sort(pods.begin(), pods.end(),
+              [](const auto& a, const auto& b) { return a->name() < b->name(); });
     return pods;
   }
   std::vector<api::ObjectPtr> ActivePods() {
@@ -87,7 +89,8 @@ class JobEnv : public InProcessApiTest {
     auto fresh = client_->Get(api::Kind::kPod, "default", pod->name());
     ASSERT_TRUE(fresh.ok());
     boost::json::object o = fresh.value()->json();
-    api::MutableObject(o, "metadata")["resourceVersion"] = std::to_string(fresh.value()->resource_version());
+    api::MutableObject(o, "metadata")["resourceVersion"] =
+        std::to_string(fresh.value()->resource_version());
     const std::string now = api::FormatRfc3339(clock_.WallNow());
     boost::json::object& status = api::MutableObject(o, "status");
     status["phase"] = phase;
@@ -97,9 +100,11 @@ class JobEnv : public InProcessApiTest {
         {"restartCount", 0},
         {"image", "i"},
         {"imageID", ""},
-        {"state", boost::json::object{{"terminated", boost::json::object{{"exitCode", exit_code},
-                                                                          {"reason", exit_code ? "Error" : "Completed"},
-                                                                          {"finishedAt", now}}}}}}};
+        {"state",
+         boost::json::object{
+             {"terminated", boost::json::object{{"exitCode", exit_code},
+                                                {"reason", exit_code ? "Error" : "Completed"},
+                                                {"finishedAt", now}}}}}}};
     if (!conditions.empty()) status["conditions"] = std::move(conditions);
     auto written = client_->UpdateStatus(api::Kind::kPod, o);
     ASSERT_TRUE(written.ok()) << written.status().message();
@@ -128,7 +133,8 @@ class JobEnv : public InProcessApiTest {
       const boost::json::object& o = e->json();
       if (o.at("involvedObject").at("name") != boost::json::value(name)) continue;
       const std::string text = std::string(o.at("type").as_string()) + " " +
-                               std::string(o.at("reason").as_string()) + ": " + std::string(o.at("message").as_string());
+                               std::string(o.at("reason").as_string()) + ": " +
+                               std::string(o.at("message").as_string());
       const int64_t count = std::max<int64_t>(1, api::IntAt(&o, "count", 1));
       for (int64_t i = 0; i < count; ++i) out.push_back(text);
     }
@@ -143,7 +149,8 @@ class JobEnv : public InProcessApiTest {
     for (const auto& c : *conditions) {
       const auto& o = c.as_object();
       if (api::StringAt(o, "type") != type) continue;
-      return std::string(api::StringAt(o, "status")) + " " + std::string(api::StringAt(o, "reason")) + ": " +
+      return std::string(api::StringAt(o, "status")) + " " +
+             std::string(api::StringAt(o, "reason")) + ": " +
              std::string(api::StringAt(o, "message"));
     }
     return "";

@@ -2,9 +2,10 @@
 // deleted (Foreground) ttlSecondsAfterFinished after it finished, not before,
 // and Jobs without a TTL or not finished are left alone.
 
+#include "controllers/ttlafterfinished/ttl_after_finished_controller.h"
+
 #include <gtest/gtest.h>
 
-#include "controllers/ttlafterfinished/ttl_after_finished_controller.h"
 #include "job_test_env.h"
 
 namespace berth::controllers {
@@ -26,9 +27,11 @@ class TtlAfterFinishedTest : public JobEnv {
     controller_.reset();
   }
   // A Job with `ttl_field` in its spec, finished now with `condition` (none: still running).
-  void CreateJobThatFinished(const std::string& name, const std::string& ttl_field, const std::string& condition) {
-    auto job = CreateJob(R"({"metadata":{"name":")" + name + R"("},"spec":{)" + ttl_field +
-                         R"("template":{"spec":{"restartPolicy":"Never","containers":[{"name":"c","image":"i"}]}}}})");
+  void CreateJobThatFinished(const std::string& name, const std::string& ttl_field,
+                             const std::string& condition) {
+    auto job = CreateJob(
+        R"({"metadata":{"name":")" + name + R"("},"spec":{)" + ttl_field +
+        R"("template":{"spec":{"restartPolicy":"Never","containers":[{"name":"c","image":"i"}]}}}})");
     ASSERT_TRUE(job);
     if (condition.empty()) return;
     const std::string now = api::FormatRfc3339(clock_.WallNow());
@@ -36,8 +39,10 @@ class TtlAfterFinishedTest : public JobEnv {
     api::MutableObject(o, "metadata")["resourceVersion"] = std::to_string(job->resource_version());
     json::object& status = api::MutableObject(o, "status");
     status["startTime"] = now;
-    status["conditions"] = json::array{
-        json::object{{"type", condition}, {"status", "True"}, {"lastProbeTime", now}, {"lastTransitionTime", now}}};
+    status["conditions"] = json::array{json::object{{"type", condition},
+                                                    {"status", "True"},
+                                                    {"lastProbeTime", now},
+                                                    {"lastTransitionTime", now}}};
     if (condition == "Complete") status["completionTime"] = now;
     auto written = client_->UpdateStatus(api::Kind::kJob, o);
     ASSERT_TRUE(written.ok()) << written.status().message();
@@ -47,8 +52,9 @@ class TtlAfterFinishedTest : public JobEnv {
     auto job = GetJob(name);
     if (!job) return true;
     const auto* finalizers = api::ArrayAt(api::Metadata(*job), "finalizers");
-    const bool foreground = finalizers && std::find(finalizers->begin(), finalizers->end(),
-                                                    json::value("foregroundDeletion")) != finalizers->end();
+    const bool foreground =
+        finalizers && std::find(finalizers->begin(), finalizers->end(),
+                                json::value("foregroundDeletion")) != finalizers->end();
     return api::BeingDeleted(*job) && foreground;
   }
 
@@ -99,13 +105,13 @@ TEST_F(TtlAfterFinishedTest, ExpiryCountsFromCompletionTime) {
       "metadata":{"name":"j","namespace":"default"},"spec":{"ttlSecondsAfterFinished":30},
       "status":{"completionTime":"2026-03-01T10:00:00Z","conditions":[
         {"type":"Complete","status":"True","lastTransitionTime":"2026-03-01T10:00:09Z"}]}})")
-                                         .as_object())
+                                       .as_object())
                  .value();
   EXPECT_EQ(TtlAfterFinishedController::ExpiresAt(*job), finished + 30s);
   auto running = api::Object::FromJson(json::parse(R"({"apiVersion":"batch/v1","kind":"Job",
       "metadata":{"name":"j","namespace":"default"},"spec":{"ttlSecondsAfterFinished":30},
       "status":{"conditions":[{"type":"Failed","status":"False","lastTransitionTime":"2026-03-01T10:00:09Z"}]}})")
-                                             .as_object())
+                                           .as_object())
                      .value();
   EXPECT_FALSE(TtlAfterFinishedController::ExpiresAt(*running));
 }

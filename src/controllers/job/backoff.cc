@@ -1,7 +1,6 @@
 #include "controllers/job/backoff.h"
 
 #include <algorithm>
-
 #include <boost/json.hpp>
 
 #include "api/json_fields.h"
@@ -19,7 +18,8 @@ WallTime PodFinishTime(const api::Object& pod, WallTime now) {
   if (const json::array* statuses = api::ArrayAt(status, "containerStatuses")) {
     for (const auto& s : *statuses) {
       const json::object* terminated =
-          s.is_object() ? api::ObjectAt(api::ObjectAt(s.get_object(), "state"), "terminated") : nullptr;
+          s.is_object() ? api::ObjectAt(api::ObjectAt(s.get_object(), "state"), "terminated")
+                        : nullptr;
       auto at = api::ParseRfc3339(api::StringAt(terminated, "finishedAt"));
       if (!at) {
         latest.reset();
@@ -35,18 +35,21 @@ WallTime PodFinishTime(const api::Object& pod, WallTime now) {
           api::StringAt(c.get_object(), "status") != "False") {
         continue;
       }
-      if (auto at = api::ParseRfc3339(api::StringAt(c.get_object(), "lastTransitionTime"))) return *at;
+      if (auto at = api::ParseRfc3339(api::StringAt(c.get_object(), "lastTransitionTime")))
+        return *at;
     }
   }
   const json::object* meta = api::Metadata(pod);
   if (auto at = api::ParseRfc3339(api::StringAt(meta, "deletionTimestamp"))) {
-    return *at - std::chrono::seconds(api::IntAt(meta, "deletionGracePeriodSeconds"));  // when deletion was asked
+    return *at - std::chrono::seconds(
+                     api::IntAt(meta, "deletionGracePeriodSeconds"));  // when deletion was asked
   }
   if (auto at = api::ParseRfc3339(api::StringAt(meta, "creationTimestamp"))) return *at;
   return now;
 }
 
-BackoffRecord NextBackoffRecord(const BackoffRecord& previous, const std::vector<api::ObjectPtr>& new_succeeded,
+BackoffRecord NextBackoffRecord(const BackoffRecord& previous,
+                                const std::vector<api::ObjectPtr>& new_succeeded,
                                 const std::vector<api::ObjectPtr>& new_failed, WallTime now) {
   if (new_succeeded.empty()) {
     if (new_failed.empty()) return previous;
@@ -59,7 +62,8 @@ BackoffRecord NextBackoffRecord(const BackoffRecord& previous, const std::vector
     return next;
   }
   WallTime last_success = PodFinishTime(*new_succeeded.front(), now);
-  for (const auto& pod : new_succeeded) last_success = std::max(last_success, PodFinishTime(*pod, now));
+  for (const auto& pod : new_succeeded)
+    last_success = std::max(last_success, PodFinishTime(*pod, now));
   BackoffRecord next;
   for (const auto& pod : new_failed) {
     WallTime at = PodFinishTime(*pod, now);
@@ -71,9 +75,12 @@ BackoffRecord NextBackoffRecord(const BackoffRecord& previous, const std::vector
 }
 
 std::chrono::nanoseconds RemainingBackoff(const BackoffRecord& record, WallTime now) {
-  if (record.failures_after_last_success <= 0 || !record.last_failure) return std::chrono::nanoseconds(0);
+  if (record.failures_after_last_success <= 0 || !record.last_failure)
+    return std::chrono::nanoseconds(0);
   std::chrono::nanoseconds backoff = kPodFailureBackoff;
-  for (int64_t i = 1; i < record.failures_after_last_success && backoff < kMaxPodFailureBackoff; ++i) backoff *= 2;
+  for (int64_t i = 1; i < record.failures_after_last_success && backoff < kMaxPodFailureBackoff;
+       ++i)
+    backoff *= 2;
   backoff = std::min<std::chrono::nanoseconds>(backoff, kMaxPodFailureBackoff);
   const auto elapsed = now - *record.last_failure;
   if (elapsed >= backoff) return std::chrono::nanoseconds(0);

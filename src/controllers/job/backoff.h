@@ -31,11 +31,13 @@ std::chrono::system_clock::time_point PodFinishTime(const api::Object& pod,
 
 // The record after newly finished pods were seen: successes reset the count
 // to the failures that finished after the latest success.
-BackoffRecord NextBackoffRecord(const BackoffRecord& previous, const std::vector<api::ObjectPtr>& new_succeeded,
+BackoffRecord NextBackoffRecord(const BackoffRecord& previous,
+                                const std::vector<api::ObjectPtr>& new_succeeded,
                                 const std::vector<api::ObjectPtr>& new_failed,
                                 std::chrono::system_clock::time_point now);
 
 // How long pod creation still waits at `now`; zero when it may go ahead.
-std::chrono::nanoseconds RemainingBackoff(const BackoffRecord& record, std::chrono::system_clock::time_point now);
+std::chrono::nanoseconds RemainingBackoff(const BackoffRecord& record,
+                                          std::chrono::system_clock::time_point now);
 
 }  // namespace berth::controllers::job

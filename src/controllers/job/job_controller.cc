@@ -1,7 +1,6 @@
 #include "controllers/job/job_controller.h"
 
 #include <algorithm>
-
 #include <boost/json.hpp>
 
 #include "api/json_fields.h"
@@ -41,7 +40,8 @@ bool ConditionTrue(const json::object& status, std::string_view type) {
 
 json::object NewCondition(std::string_view type, std::string_view status, const std::string& reason,
                           const std::string& message, const std::string& now) {
-  json::object c{{"type", type}, {"status", status}, {"lastProbeTime", now}, {"lastTransitionTime", now}};
+  json::object c{
+      {"type", type}, {"status", status}, {"lastProbeTime", now}, {"lastTransitionTime", now}};
   if (!reason.empty()) c["reason"] = reason;
   if (!message.empty()) c["message"] = message;
   return c;
@@ -50,8 +50,9 @@ json::object NewCondition(std::string_view type, std::string_view status, const 
 // kube's ensureJobConditionStatus: replaces the condition of that type when
 // its status, reason or message differ; appends it unless the new status is
 // False. True when anything changed.
-bool EnsureCondition(json::object& status, std::string_view type, std::string_view value, const std::string& reason,
-                     const std::string& message, const std::string& now) {
+bool EnsureCondition(json::object& status, std::string_view type, std::string_view value,
+                     const std::string& reason, const std::string& message,
+                     const std::string& now) {
   json::array& conditions = api::MutableArray(status, "conditions");
   for (auto& c : conditions) {
     if (!c.is_object() || api::StringAt(c.get_object(), "type") != type) continue;
@@ -159,7 +160,8 @@ void JobController::PodEvent(const api::ObjectPtr& pod, PodChange change) {
   } else if (change == PodChange::kAdded) {
     expectations_.CreationObserved(owner);
   }
-  if (change == PodChange::kDeleted || !job::HasTrackingFinalizer(*pod)) RemovalObserved(owner, pod->uid());
+  if (change == PodChange::kDeleted || !job::HasTrackingFinalizer(*pod))
+    RemovalObserved(owner, pod->uid());
   EnqueueAfter(owner, kSyncBatchPeriod);
 }
 
@@ -232,7 +234,8 @@ Status JobController::Reconcile(const std::string& key) {
   const json::object* spec = api::Spec(*job);
   const std::string_view mode = api::StringAt(spec, "completionMode");
   if (!mode.empty() && mode != "NonIndexed" && mode != "Indexed") {
-    events_.Event(*job, "Warning", "UnknownCompletionMode", "Skipped Job sync because completion mode is unknown");
+    events_.Event(*job, "Warning", "UnknownCompletionMode",
+                  "Skipped Job sync because completion mode is unknown");
     return Status::Ok();
   }
 
@@ -253,13 +256,16 @@ Status JobController::Reconcile(const std::string& key) {
   s.indexed = mode == "Indexed" && s.completions;
   s.per_index = s.indexed && spec->contains("backoffLimitPerIndex");
   s.backoff_limit_per_index = api::IntAt(spec, "backoffLimitPerIndex");
-  if (s.per_index && spec->contains("maxFailedIndexes")) s.max_failed_indexes = api::IntAt(spec, "maxFailedIndexes");
+  if (s.per_index && spec->contains("maxFailedIndexes"))
+    s.max_failed_indexes = api::IntAt(spec, "maxFailedIndexes");
   s.suspended = api::BoolAt(spec, "suspend");
   s.failure_policy = api::ObjectAt(spec, "podFailurePolicy");
-  s.only_replace_failed = s.failure_policy || api::StringAt(spec, "podReplacementPolicy") == "Failed";
+  s.only_replace_failed =
+      s.failure_policy || api::StringAt(spec, "podReplacementPolicy") == "Failed";
   s.satisfied = expectations_.Satisfied(key);
   s.expected_removals = ExpectedRemovals(key);
-  if (!s.status.contains("uncountedTerminatedPods")) s.status["uncountedTerminatedPods"] = json::object();
+  if (!s.status.contains("uncountedTerminatedPods"))
+    s.status["uncountedTerminatedPods"] = json::object();
   s.uncounted_succeeded = job::UncountedUids(s.status, "succeeded");
   s.uncounted_failed = job::UncountedUids(s.status, "failed");
 
@@ -280,8 +286,8 @@ Status JobController::Reconcile(const std::string& key) {
   std::vector<api::ObjectPtr> new_succeeded, new_failed;
   for (const auto& pod : s.pods) {
     const std::string uid = pod->uid();
-    if (!job::HasTrackingFinalizer(*pod) || s.uncounted_succeeded.count(uid) || s.uncounted_failed.count(uid) ||
-        s.expected_removals.count(uid)) {
+    if (!job::HasTrackingFinalizer(*pod) || s.uncounted_succeeded.count(uid) ||
+        s.uncounted_failed.count(uid) || s.expected_removals.count(uid)) {
       continue;
     }
     if (s.indexed) {
@@ -295,9 +301,12 @@ Status JobController::Reconcile(const std::string& key) {
     }
   }
   int64_t counted_failures = 0;
-  for (const auto& pod : new_failed) counted_failures += job::MatchPodFailurePolicy(s.failure_policy, *pod).count;
-  s.succeeded = api::IntAt(&s.status, "succeeded") + static_cast<int64_t>(new_succeeded.size() + s.uncounted_succeeded.size());
-  s.failed = api::IntAt(&s.status, "failed") + counted_failures + static_cast<int64_t>(s.uncounted_failed.size());
+  for (const auto& pod : new_failed)
+    counted_failures += job::MatchPodFailurePolicy(s.failure_policy, *pod).count;
+  s.succeeded = api::IntAt(&s.status, "succeeded") +
+                static_cast<int64_t>(new_succeeded.size() + s.uncounted_succeeded.size());
+  s.failed = api::IntAt(&s.status, "failed") + counted_failures +
+             static_cast<int64_t>(s.uncounted_failed.size());
 
   // First start; a suspended Job has not started.
   if (!s.status.contains("startTime") && !s.suspended) s.status["startTime"] = s.now;
@@ -337,19 +346,22 @@ void JobController::DecideFinished(Sync& s) {
     const int64_t deadline = api::IntAt(s.spec, "activeDeadlineSeconds", -1);
     auto started = api::ParseRfc3339(api::StringAt(s.status, "startTime"));
     if (s.failed > s.backoff_limit || PastBackoffLimitOnFailure(s)) {
-      s.finished = job::Condition{"FailureTarget", "BackoffLimitExceeded", "Job has reached the specified backoff limit"};
+      s.finished = job::Condition{"FailureTarget", "BackoffLimitExceeded",
+                                  "Job has reached the specified backoff limit"};
     } else if (deadline >= 0 && started && !s.suspended) {
       const auto allowed = std::chrono::seconds(deadline);
       const auto ran = clock_.WallNow() - *started;
       if (ran >= allowed) {
-        s.finished = job::Condition{"FailureTarget", "DeadlineExceeded", "Job was active longer than specified deadline"};
+        s.finished = job::Condition{"FailureTarget", "DeadlineExceeded",
+                                    "Job was active longer than specified deadline"};
       } else {
         EnqueueAfter(s.key, std::chrono::ceil<std::chrono::milliseconds>(allowed - ran));
       }
     }
   }
   if (s.indexed) {
-    s.previous_indexes = job::IndexSet::Parse(api::StringAt(s.status, "completedIndexes"), *s.completions);
+    s.previous_indexes =
+        job::IndexSet::Parse(api::StringAt(s.status, "completedIndexes"), *s.completions);
     s.succeeded_indexes = s.previous_indexes;
     for (const auto& pod : s.pods) {
       auto ix = job::CompletionIndex(*pod);
@@ -363,15 +375,16 @@ void JobController::DecideFinished(Sync& s) {
       job::ComputeFailedIndexes(s);
       const int64_t failed_indexes = s.failed_indexes.Count();
       if (!s.finished && s.max_failed_indexes && failed_indexes > *s.max_failed_indexes) {
-        s.finished = job::Condition{"FailureTarget", "MaxFailedIndexesExceeded",
-                                    "Job has exceeded the specified maximal number of failed indexes"};
-      } else if (!s.finished && failed_indexes > 0 && failed_indexes + s.succeeded >= *s.completions) {
+        s.finished =
+            job::Condition{"FailureTarget", "MaxFailedIndexesExceeded",
+                           "Job has exceeded the specified maximal number of failed indexes"};
+      } else if (!s.finished && failed_indexes > 0 &&
+                 failed_indexes + s.succeeded >= *s.completions) {
         s.finished = job::Condition{"FailureTarget", "FailedIndexes", "Job has failed indexes"};
       }
       job::ComputeDelayedDeletion(s);
     }
   }
-
 }
 
 Status JobController::FinishOrManage(Sync& s) {
@@ -391,7 +404,8 @@ Status JobController::FinishOrManage(Sync& s) {
     const bool complete = s.completions ? s.succeeded >= *s.completions && s.active_count == 0
                                         : s.succeeded > 0 && s.active_count == 0;
     if (complete) {
-      s.finished = job::Condition{"SuccessCriteriaMet", "CompletionsReached", "Reached expected number of succeeded pods"};
+      s.finished = job::Condition{"SuccessCriteriaMet", "CompletionsReached",
+                                  "Reached expected number of succeeded pods"};
     } else if (managed && s.suspended) {
       if (EnsureCondition(s.status, "Suspended", "True", "JobSuspended", "Job suspended", s.now)) {
         events_.Event(*s.job, "Normal", "Suspended", "Job suspended");

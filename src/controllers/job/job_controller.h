@@ -35,13 +35,12 @@
 // by their controller reference only; berth's API server does not generate
 // Job selectors yet), successPolicy, spec.managedBy, the job_* metrics.
 
+#include <boost/json/object.hpp>
 #include <mutex>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
-
-#include <boost/json/object.hpp>
 
 #include "controllers/controller.h"
 #include "controllers/job/backoff.h"
@@ -82,7 +81,8 @@ class JobController final : public Controller {
   Status CreatePods(Sync& sync, int64_t count);
   // Deletes `pods`; `remove_finalizer` first takes the tracking finalizer off
   // (pods deleted while the Job runs). Returns how many were deleted.
-  int64_t DeletePods(Sync& sync, const std::vector<api::ObjectPtr>& pods, bool remove_finalizer, Status& error);
+  int64_t DeletePods(Sync& sync, const std::vector<api::ObjectPtr>& pods, bool remove_finalizer,
+                     Status& error);
   Status TrackStatusAndRemoveFinalizers(Sync& sync, bool needs_flush);
   Status WriteStatus(Sync& sync);
   Status RemoveFinalizer(const api::Object& pod);
@@ -101,8 +101,9 @@ class JobController final : public Controller {
 
   std::mutex mu_;
   std::unordered_map<std::string, std::unordered_set<std::string>> removals_;  // guarded by mu_
-  std::unordered_map<std::string, job::BackoffRecord> backoff_;              // guarded by mu_
-  std::unordered_map<std::string, int64_t> generations_;  // last seen metadata.generation; guarded by mu_
+  std::unordered_map<std::string, job::BackoffRecord> backoff_;                // guarded by mu_
+  std::unordered_map<std::string, int64_t>
+      generations_;  // last seen metadata.generation; guarded by mu_
   // The resourceVersion of each Job's last status write: a sync waits until
   // the informer has caught up with it instead of counting from an older
   // status and failing on the conflict (which would back the Job off).

@@ -6,9 +6,8 @@
 // or matching a FailIndex rule, is failed (status.failedIndexes) and not run
 // again; its own backoff delays each replacement.
 
-#include <charconv>
-
 #include <boost/json.hpp>
+#include <charconv>
 
 #include "api/json_fields.h"
 #include "controllers/job/job_sync.h"
@@ -25,14 +24,16 @@ int64_t CountAnnotation(const api::Object& pod, std::string_view key) {
   const std::string_view text = api::Annotation(pod, key);
   int64_t value = 0;
   auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (text.empty() || error != std::errc() || end != text.data() + text.size() || value < 0 || value > INT32_MAX) {
+  if (text.empty() || error != std::errc() || end != text.data() + text.size() || value < 0 ||
+      value > INT32_MAX) {
     return 0;
   }
   return value;
 }
 
 int64_t AbsoluteFailureCount(const api::Object& pod) {
-  return CountAnnotation(pod, kIndexFailureCountAnnotation) + CountAnnotation(pod, kIndexIgnoredFailureCountAnnotation);
+  return CountAnnotation(pod, kIndexFailureCountAnnotation) +
+         CountAnnotation(pod, kIndexIgnoredFailureCountAnnotation);
 }
 
 bool ValidIndex(const JobController::Sync& s, const api::Object& pod, int64_t& index) {
@@ -59,7 +60,8 @@ void ComputeFailedIndexes(JobController::Sync& s) {
   s.failed_indexes = IndexSet::Parse(api::StringAt(s.status, "failedIndexes"), *s.completions);
   for (const auto& pod : s.pods) {
     int64_t ix;
-    if (ValidIndex(s, *pod, ix) && HasTrackingFinalizer(*pod) && IsIndexFailed(s, *pod)) s.failed_indexes.Add(ix);
+    if (ValidIndex(s, *pod, ix) && HasTrackingFinalizer(*pod) && IsIndexFailed(s, *pod))
+      s.failed_indexes.Add(ix);
   }
 }
 
@@ -71,12 +73,13 @@ void ComputeDelayedDeletion(JobController::Sync& s) {
   const auto now = s.wall_now;
   for (const auto& pod : s.pods) {
     int64_t ix;
-    if (!HasTrackingFinalizer(*pod) || s.expected_removals.count(pod->uid()) || !ValidIndex(s, *pod, ix) ||
-        !IsPodFailed(*pod, s.only_replace_failed)) {
+    if (!HasTrackingFinalizer(*pod) || s.expected_removals.count(pod->uid()) ||
+        !ValidIndex(s, *pod, ix) || !IsPodFailed(*pod, s.only_replace_failed)) {
       continue;
     }
     // Failed pods of an index that runs again (or is done) may go: the running pod has the count.
-    if (s.succeeded_indexes.Contains(ix) || s.failed_indexes.Contains(ix) || active.Contains(ix)) continue;
+    if (s.succeeded_indexes.Contains(ix) || s.failed_indexes.Contains(ix) || active.Contains(ix))
+      continue;
     auto [it, inserted] = s.delayed_deletion.try_emplace(ix, pod);
     if (inserted) continue;
     const api::Object& last = *it->second;
@@ -108,7 +111,8 @@ std::chrono::nanoseconds IndexBackoff(const JobController::Sync& s, int64_t inde
   auto it = s.delayed_deletion.find(index);
   if (it == s.delayed_deletion.end()) return std::chrono::nanoseconds(0);
   const api::Object& last = *it->second;
-  return RemainingBackoff(BackoffRecord{AbsoluteFailureCount(last) + 1, PodFinishTime(last, now)}, now);
+  return RemainingBackoff(BackoffRecord{AbsoluteFailureCount(last) + 1, PodFinishTime(last, now)},
+                          now);
 }
 
 }  // namespace berth::controllers::job

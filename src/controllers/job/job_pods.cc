@@ -4,11 +4,10 @@
 
 #include <algorithm>
 #include <atomic>
+#include <boost/json.hpp>
 #include <functional>
 #include <map>
 #include <thread>
-
-#include <boost/json.hpp>
 
 #include "api/json_fields.h"
 #include "api/pod_view.h"
@@ -26,7 +25,8 @@ namespace {
 // controller reference and tracking finalizer.
 json::object PodFromTemplate(const api::Object& job, bool indexed) {
   const json::object* tmpl = api::ObjectAt(api::Spec(job), "template");
-  json::object meta = api::ObjectAt(tmpl, "metadata") ? *api::ObjectAt(tmpl, "metadata") : json::object();
+  json::object meta =
+      api::ObjectAt(tmpl, "metadata") ? *api::ObjectAt(tmpl, "metadata") : json::object();
   meta.erase("name");
   meta.erase("namespace");
   meta["generateName"] = job.name() + "-";
@@ -38,7 +38,8 @@ json::object PodFromTemplate(const api::Object& job, bool indexed) {
   labels[job::kLegacyControllerUidLabel] = job.uid();
   labels[job::kLegacyJobNameLabel] = job.name();
   json::array& finalizers = api::MutableArray(meta, "finalizers");
-  if (std::find(finalizers.begin(), finalizers.end(), json::value(job::kTrackingFinalizer)) == finalizers.end()) {
+  if (std::find(finalizers.begin(), finalizers.end(), json::value(job::kTrackingFinalizer)) ==
+      finalizers.end()) {
     finalizers.emplace_back(job::kTrackingFinalizer);
   }
   meta["ownerReferences"] = json::array{ControllerRef(job)};
@@ -56,14 +57,18 @@ json::object PodFromTemplate(const api::Object& job, bool indexed) {
         if (!c.is_object()) continue;
         json::array& env = api::MutableArray(c.get_object(), "env");
         bool present = false;
-        for (const auto& e : env) present = present || (e.is_object() && api::StringAt(e.get_object(), "name") == "JOB_COMPLETION_INDEX");
+        for (const auto& e : env)
+          present = present || (e.is_object() &&
+                                api::StringAt(e.get_object(), "name") == "JOB_COMPLETION_INDEX");
         if (present) continue;
         env.push_back(json::object{
             {"name", "JOB_COMPLETION_INDEX"},
-            {"valueFrom", json::object{{"fieldRef", json::object{{"apiVersion", "v1"},
-                                                                 {"fieldPath", std::string("metadata.labels['") +
-                                                                                   job::kCompletionIndexAnnotation +
-                                                                                   "']"}}}}}});
+            {"valueFrom",
+             json::object{
+                 {"fieldRef",
+                  json::object{{"apiVersion", "v1"},
+                               {"fieldPath", std::string("metadata.labels['") +
+                                                 job::kCompletionIndexAnnotation + "']"}}}}}});
       }
     }
   }
@@ -164,34 +169,39 @@ Status JobController::RemoveFinalizer(const api::Object& pod) {
   const json::array* finalizers = api::ArrayAt(api::Metadata(pod), "finalizers");
   if (!finalizers) return Status::Ok();
   for (size_t i = 0; i < finalizers->size(); ++i) {
-    if (!(*finalizers)[i].is_string() || (*finalizers)[i].get_string() != job::kTrackingFinalizer) continue;
+    if (!(*finalizers)[i].is_string() || (*finalizers)[i].get_string() != job::kTrackingFinalizer)
+      continue;
     // test guards the position against a concurrent change of the list.
     const std::string path = "/metadata/finalizers/" + std::to_string(i);
-    json::array patch{json::object{{"op", "test"}, {"path", path}, {"value", job::kTrackingFinalizer}},
-                      json::object{{"op", "remove"}, {"path", path}}};
-    auto patched = client_.Patch(api::Kind::kPod, pod.namespace_name(), pod.name(), json::serialize(patch),
-                                 "application/json-patch+json");
+    json::array patch{
+        json::object{{"op", "test"}, {"path", path}, {"value", job::kTrackingFinalizer}},
+        json::object{{"op", "remove"}, {"path", path}}};
+    auto patched = client_.Patch(api::Kind::kPod, pod.namespace_name(), pod.name(),
+                                 json::serialize(patch), "application/json-patch+json");
     if (!patched.ok() && patched.status().code() != StatusCode::kNotFound) return patched.status();
     return Status::Ok();
   }
   return Status::Ok();
 }
 
-int64_t JobController::DeletePods(Sync& s, const std::vector<api::ObjectPtr>& pods, bool remove_finalizer,
-                                  Status& error) {
+int64_t JobController::DeletePods(Sync& s, const std::vector<api::ObjectPtr>& pods,
+                                  bool remove_finalizer, Status& error) {
   std::atomic<int64_t> ready{0};
   auto [failed, first] = job::ParallelFor(static_cast<int64_t>(pods.size()), [&](int64_t i) {
     const api::Object& pod = *pods[static_cast<size_t>(i)];
     Status st = remove_finalizer ? RemoveFinalizer(pod) : Status::Ok();
     if (st.ok()) {
-      st = client_.Delete(api::Kind::kPod, pod.namespace_name(), pod.name(), {.uid_precondition = pod.uid()});
+      st = client_.Delete(api::Kind::kPod, pod.namespace_name(), pod.name(),
+                          {.uid_precondition = pod.uid()});
     }
     if (st.ok() || st.code() == StatusCode::kNotFound) {
-      if (st.ok()) events_.Event(*s.job, "Normal", "SuccessfulDelete", "Deleted pod: " + pod.name());
+      if (st.ok())
+        events_.Event(*s.job, "Normal", "SuccessfulDelete", "Deleted pod: " + pod.name());
       if (api::IsPodReady(pod)) ++ready;
       return Status::Ok();
     }
-    if (remove_finalizer) expectations_.DeletionObserved(s.key, client::ObjectKey(pod));  // never observed
+    if (remove_finalizer)
+      expectations_.DeletionObserved(s.key, client::ObjectKey(pod));  // never observed
     events_.Event(*s.job, "Warning", "FailedDelete", "Error deleting: " + st.message());
     return st;
   });
@@ -211,7 +221,8 @@ Status JobController::CreatePods(Sync& s, int64_t count) {
       if (!api::IsPodActive(*pod) && !(s.only_replace_failed && terminating)) continue;
       if (auto ix = job::CompletionIndex(*pod)) active_indexes.Add(*ix);
     }
-    indexes = job::FirstPendingIndexes(*s.completions, count, {&s.succeeded_indexes, &active_indexes, &s.failed_indexes});
+    indexes = job::FirstPendingIndexes(*s.completions, count,
+                                       {&s.succeeded_indexes, &active_indexes, &s.failed_indexes});
     if (s.per_index) {
       // Each index waits out its own backoff; when none may start, come back for the nearest.
       std::vector<int64_t> ready;
@@ -225,8 +236,9 @@ Status JobController::CreatePods(Sync& s, int64_t count) {
         }
       }
       if (ready.empty() && soonest) {
-        EnqueueAfter(s.key, std::max<std::chrono::milliseconds>(std::chrono::ceil<std::chrono::milliseconds>(*soonest),
-                                                                kSyncBatchPeriod));
+        EnqueueAfter(s.key,
+                     std::max<std::chrono::milliseconds>(
+                         std::chrono::ceil<std::chrono::milliseconds>(*soonest), kSyncBatchPeriod));
       }
       indexes = std::move(ready);
     }
@@ -245,15 +257,19 @@ Status JobController::CreatePods(Sync& s, int64_t count) {
       if (s.indexed) {
         const int64_t ix = indexes[static_cast<size_t>(done + i)];
         SetIndex(pod, s.job->name(), ix);
-        if (s.per_index) job::AddIndexFailureCounts(s, ix, api::MutableObject(pod["metadata"].as_object(), "annotations"));
+        if (s.per_index)
+          job::AddIndexFailureCounts(
+              s, ix, api::MutableObject(pod["metadata"].as_object(), "annotations"));
       }
       auto created = client_.Create(api::Kind::kPod, s.job->namespace_name(), std::move(pod));
       if (!created.ok()) {
         expectations_.CreationObserved(s.key);  // it will never be observed
-        events_.Event(*s.job, "Warning", "FailedCreate", "Error creating: " + created.status().message());
+        events_.Event(*s.job, "Warning", "FailedCreate",
+                      "Error creating: " + created.status().message());
         return created.status();
       }
-      events_.Event(*s.job, "Normal", "SuccessfulCreate", "Created pod: " + created.value()->name());
+      events_.Event(*s.job, "Normal", "SuccessfulCreate",
+                    "Created pod: " + created.value()->name());
       return Status::Ok();
     });
     done += n;
@@ -286,7 +302,8 @@ Status JobController::ManagePods(Sync& s) {
     want = std::clamp<int64_t>(*s.completions - s.succeeded, 0, s.parallelism);
   }
   auto remove = ActivePodsForRemoval(s, std::max<int64_t>(0, s.active_count - want));
-  if (remove.size() > static_cast<size_t>(kMaxPodCreateDeletePerSync)) remove.resize(kMaxPodCreateDeletePerSync);
+  if (remove.size() > static_cast<size_t>(kMaxPodCreateDeletePerSync))
+    remove.resize(kMaxPodCreateDeletePerSync);
   if (!remove.empty()) {
     // Deleting and creating in one sync is never needed together: deletions first.
     std::unordered_set<std::string> keys;
@@ -300,7 +317,8 @@ Status JobController::ManagePods(Sync& s) {
   const int64_t diff = want - (s.only_replace_failed ? s.terminating : 0) - s.active_count;
   if (diff <= 0) return Status::Ok();
   // With backoffLimitPerIndex each index has its own backoff (CreatePods) instead.
-  if (auto wait = s.per_index ? std::chrono::nanoseconds(0) : job::RemainingBackoff(s.backoff, s.wall_now);
+  if (auto wait =
+          s.per_index ? std::chrono::nanoseconds(0) : job::RemainingBackoff(s.backoff, s.wall_now);
       wait.count() > 0) {
     EnqueueAfter(s.key, std::max<std::chrono::milliseconds>(
                             std::chrono::ceil<std::chrono::milliseconds>(wait), kSyncBatchPeriod));

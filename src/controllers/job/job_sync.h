@@ -3,6 +3,7 @@
 // controller's files (job_controller.cc: counting and conditions;
 // job_pods.cc: creating and deleting pods). Internal to the controller.
 
+#include <boost/json/object.hpp>
 #include <chrono>
 #include <functional>
 #include <map>
@@ -10,8 +11,6 @@
 #include <string>
 #include <unordered_set>
 #include <vector>
-
-#include <boost/json/object.hpp>
 
 #include "api/object.h"
 #include "controllers/job/backoff.h"
@@ -27,8 +26,10 @@ inline constexpr char kControllerUidLabel[] = "batch.kubernetes.io/controller-ui
 inline constexpr char kJobNameLabel[] = "batch.kubernetes.io/job-name";
 inline constexpr char kLegacyControllerUidLabel[] = "controller-uid";
 inline constexpr char kLegacyJobNameLabel[] = "job-name";
-inline constexpr char kIndexFailureCountAnnotation[] = "batch.kubernetes.io/job-index-failure-count";
-inline constexpr char kIndexIgnoredFailureCountAnnotation[] = "batch.kubernetes.io/job-index-ignored-failure-count";
+inline constexpr char kIndexFailureCountAnnotation[] =
+    "batch.kubernetes.io/job-index-failure-count";
+inline constexpr char kIndexIgnoredFailureCountAnnotation[] =
+    "batch.kubernetes.io/job-index-ignored-failure-count";
 
 struct Condition {
   std::string type, reason, message;
@@ -36,7 +37,8 @@ struct Condition {
 
 bool HasTrackingFinalizer(const api::Object& pod);
 // The uids in status.uncountedTerminatedPods.`list` ("succeeded", "failed").
-std::unordered_set<std::string> UncountedUids(const boost::json::object& status, std::string_view list);
+std::unordered_set<std::string> UncountedUids(const boost::json::object& status,
+                                              std::string_view list);
 // status[field] = value, or no field for 0 (kube's omitempty counters).
 void SetCounter(boost::json::object& status, std::string_view field, int64_t value);
 // Runs `work(i)` for i in [0, n) on up to 16 threads; returns how many failed and the first error.
@@ -55,7 +57,8 @@ namespace job {
 void ComputeFailedIndexes(JobController::Sync& s);
 void ComputeDelayedDeletion(JobController::Sync& s);
 // The failure-count annotations a replacement pod for `index` carries.
-void AddIndexFailureCounts(const JobController::Sync& s, int64_t index, boost::json::object& annotations);
+void AddIndexFailureCounts(const JobController::Sync& s, int64_t index,
+                           boost::json::object& annotations);
 // How long `index` still waits before its replacement (per-index backoff).
 std::chrono::nanoseconds IndexBackoff(const JobController::Sync& s, int64_t index,
                                       std::chrono::system_clock::time_point now);
@@ -66,9 +69,9 @@ struct JobController::Sync {
   std::string key;
   api::ObjectPtr job;
   const boost::json::object* spec = nullptr;
-  boost::json::object status;        // being built
-  boost::json::object written;       // the status last read or written
-  int64_t resource_version = 0;      // of the Job version last read or written
+  boost::json::object status;    // being built
+  boost::json::object written;   // the status last read or written
+  int64_t resource_version = 0;  // of the Job version last read or written
 
   std::optional<int64_t> completions;  // unset: a work-queue Job
   int64_t parallelism = 1;

@@ -5,7 +5,6 @@
 // left uncounted or terminating.
 
 #include <algorithm>
-
 #include <boost/json.hpp>
 
 #include "api/json_fields.h"
@@ -19,7 +18,8 @@ namespace json = boost::json;
 namespace {
 
 void UncountedPush(JobController::Sync& s, std::string_view list, const std::string& uid) {
-  api::MutableArray(api::MutableObject(s.status, "uncountedTerminatedPods"), list).emplace_back(uid);
+  api::MutableArray(api::MutableObject(s.status, "uncountedTerminatedPods"), list)
+      .emplace_back(uid);
 }
 
 // Moves the uids of uncountedTerminatedPods.`list` whose pods no longer hold
@@ -50,7 +50,8 @@ bool HasCondition(const json::object& status, std::string_view type) {
 }
 
 json::object ConditionJson(const job::Condition& c, const std::string& now) {
-  json::object o{{"type", c.type}, {"status", "True"}, {"lastProbeTime", now}, {"lastTransitionTime", now}};
+  json::object o{
+      {"type", c.type}, {"status", "True"}, {"lastProbeTime", now}, {"lastTransitionTime", now}};
   if (!c.reason.empty()) o["reason"] = c.reason;
   if (!c.message.empty()) o["message"] = c.message;
   return o;
@@ -97,7 +98,8 @@ Status JobController::TrackStatusAndRemoveFinalizers(Sync& s, bool needs_flush) 
   // Pods holding the finalizer, less those whose removal is on its way.
   std::unordered_set<std::string> with_finalizer;
   for (const auto& pod : s.pods) {
-    if (job::HasTrackingFinalizer(*pod) && !s.expected_removals.count(pod->uid())) with_finalizer.insert(pod->uid());
+    if (job::HasTrackingFinalizer(*pod) && !s.expected_removals.count(pod->uid()))
+      with_finalizer.insert(pod->uid());
   }
   if (CountRemoved(s.status, "succeeded", "succeeded", with_finalizer)) needs_flush = true;
   if (CountRemoved(s.status, "failed", "failed", with_finalizer)) needs_flush = true;
@@ -105,9 +107,11 @@ Status JobController::TrackStatusAndRemoveFinalizers(Sync& s, bool needs_flush) 
   std::vector<api::ObjectPtr> ordered = s.pods;
   if (s.indexed) {
     // Completed indexes are introduced in order.
-    std::stable_sort(ordered.begin(), ordered.end(), [](const api::ObjectPtr& a, const api::ObjectPtr& b) {
-      return job::CompletionIndex(*a).value_or(INT64_MAX) < job::CompletionIndex(*b).value_or(INT64_MAX);
-    });
+    std::stable_sort(ordered.begin(), ordered.end(),
+                     [](const api::ObjectPtr& a, const api::ObjectPtr& b) {
+                       return job::CompletionIndex(*a).value_or(INT64_MAX) <
+                              job::CompletionIndex(*b).value_or(INT64_MAX);
+                     });
   }
   std::vector<api::ObjectPtr> to_remove;
   std::unordered_set<std::string> uncounted_succeeded = job::UncountedUids(s.status, "succeeded");
@@ -117,7 +121,8 @@ Status JobController::TrackStatusAndRemoveFinalizers(Sync& s, bool needs_flush) 
   bool reached_max = false;
   for (const auto& pod : ordered) {
     const std::string uid = pod->uid();
-    if (!job::HasTrackingFinalizer(*pod) || s.expected_removals.count(uid)) continue;  // counted before
+    if (!job::HasTrackingFinalizer(*pod) || s.expected_removals.count(uid))
+      continue;  // counted before
     const bool failed = job::IsPodFailed(*pod, s.only_replace_failed);
     const bool succeeded = api::StringAt(api::StatusOf(*pod), "phase") == "Succeeded";
     // The finalizer may come off a finished pod, or any pod of a finishing or deleted Job.
@@ -148,7 +153,8 @@ Status JobController::TrackStatusAndRemoveFinalizers(Sync& s, bool needs_flush) 
         needs_flush = true;
       }
     }
-    const int64_t uncounted = new_indexes + static_cast<int64_t>(uncounted_succeeded.size() + uncounted_failed.size());
+    const int64_t uncounted =
+        new_indexes + static_cast<int64_t>(uncounted_succeeded.size() + uncounted_failed.size());
     if (uncounted >= kMaxUncountedPods) {
       // Bounded work per sync (and a bounded status); the rest next time, at once.
       reached_max = true;
@@ -210,7 +216,8 @@ Status JobController::TrackStatusAndRemoveFinalizers(Sync& s, bool needs_flush) 
   // Finished once every pod is counted and none is still terminating.
   bool finished_now = false;
   const json::object* uncounted = api::ObjectAt(s.status, "uncountedTerminatedPods");
-  const bool all_counted = !api::ArrayAt(uncounted, "succeeded") && !api::ArrayAt(uncounted, "failed");
+  const bool all_counted =
+      !api::ArrayAt(uncounted, "succeeded") && !api::ArrayAt(uncounted, "failed");
   if (s.finished && !reached_max && all_counted && s.terminating == 0) {
     json::array& conditions = api::MutableArray(s.status, "conditions");
     bool replaced = false;

@@ -13,7 +13,8 @@ namespace {
 bool ExitCodeMatches(int64_t code, const json::object& requirement) {
   bool listed = false;
   if (const json::array* values = api::ArrayAt(requirement, "values")) {
-    for (const auto& v : *values) listed = listed || (v.is_number() && v.to_number<int64_t>() == code);
+    for (const auto& v : *values)
+      listed = listed || (v.is_number() && v.to_number<int64_t>() == code);
   }
   const std::string_view op = api::StringAt(requirement, "operator");
   if (op == "In") return listed;
@@ -22,7 +23,8 @@ bool ExitCodeMatches(int64_t code, const json::object& requirement) {
 }
 
 // The first terminated container (of `statuses`) whose exit code matches.
-const json::object* MatchingContainer(const json::array* statuses, const json::object& requirement) {
+const json::object* MatchingContainer(const json::array* statuses,
+                                      const json::object& requirement) {
   if (!statuses) return nullptr;
   const std::string_view only = api::StringAt(requirement, "containerName");
   for (const auto& s : *statuses) {
@@ -70,18 +72,22 @@ PodFailureDecision MatchPodFailurePolicy(const json::object* policy, const api::
     const std::string action(api::StringAt(rule, "action"));
     std::optional<std::string> message;
     if (const json::object* on_exit = api::ObjectAt(rule, "onExitCodes")) {
-      const json::object* container = MatchingContainer(api::ArrayAt(status, "containerStatuses"), *on_exit);
-      if (!container) container = MatchingContainer(api::ArrayAt(status, "initContainerStatuses"), *on_exit);
+      const json::object* container =
+          MatchingContainer(api::ArrayAt(status, "containerStatuses"), *on_exit);
+      if (!container)
+        container = MatchingContainer(api::ArrayAt(status, "initContainerStatuses"), *on_exit);
       if (!container) continue;
-      const int64_t code = api::IntAt(api::ObjectAt(api::ObjectAt(*container, "state"), "terminated"), "exitCode");
-      message = "Container " + std::string(api::StringAt(*container, "name")) + " for pod " + where +
-                " failed with exit code " + std::to_string(code) + " matching " + action + " rule at index " +
-                std::to_string(index);
+      const int64_t code =
+          api::IntAt(api::ObjectAt(api::ObjectAt(*container, "state"), "terminated"), "exitCode");
+      message = "Container " + std::string(api::StringAt(*container, "name")) + " for pod " +
+                where + " failed with exit code " + std::to_string(code) + " matching " + action +
+                " rule at index " + std::to_string(index);
     } else if (const json::array* on_conditions = api::ArrayAt(rule, "onPodConditions")) {
       const json::object* condition = MatchingCondition(status, *on_conditions);
       if (!condition) continue;
-      message = "Pod " + where + " has condition " + std::string(api::StringAt(*condition, "type")) +
-                " matching " + action + " rule at index " + std::to_string(index);
+      message = "Pod " + where + " has condition " +
+                std::string(api::StringAt(*condition, "type")) + " matching " + action +
+                " rule at index " + std::to_string(index);
     } else {
       continue;
     }

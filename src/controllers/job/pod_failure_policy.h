@@ -6,10 +6,9 @@
 // onPodConditions matches a pod condition of that type and status (e.g.
 // DisruptionTarget True). No rule matching counts the failure.
 
+#include <boost/json/object.hpp>
 #include <optional>
 #include <string>
-
-#include <boost/json/object.hpp>
 
 #include "api/object.h"
 

@@ -21,7 +21,8 @@ std::optional<std::chrono::system_clock::time_point> FinishTime(const api::Objec
     const json::object& o = c.get_object();
     const std::string_view type = api::StringAt(o, "type");
     if ((type != "Complete" && type != "Failed") || api::StringAt(o, "status") != "True") continue;
-    if (auto done = api::ParseRfc3339(api::StringAt(status, "completionTime")); done && type == "Complete") {
+    if (auto done = api::ParseRfc3339(api::StringAt(status, "completionTime"));
+        done && type == "Complete") {
       return done;
     }
     return api::ParseRfc3339(api::StringAt(o, "lastTransitionTime"));
@@ -31,17 +32,21 @@ std::optional<std::chrono::system_clock::time_point> FinishTime(const api::Objec
 
 }  // namespace
 
-TtlAfterFinishedController::TtlAfterFinishedController(const ControllerContext& context, int workers)
-    : Controller("ttlafterfinished", context, workers), jobs_(context.informers.For(api::Kind::kJob)) {
+TtlAfterFinishedController::TtlAfterFinishedController(const ControllerContext& context,
+                                                       int workers)
+    : Controller("ttlafterfinished", context, workers),
+      jobs_(context.informers.For(api::Kind::kJob)) {
   auto enqueue = [this](const api::ObjectPtr& job) {
     if (ExpiresAt(*job)) Enqueue(client::ObjectKey(*job));
   };
   jobs_.AddHandlers({enqueue, enqueue, nullptr});
 }
 
-std::optional<std::chrono::system_clock::time_point> TtlAfterFinishedController::ExpiresAt(const api::Object& job) {
+std::optional<std::chrono::system_clock::time_point> TtlAfterFinishedController::ExpiresAt(
+    const api::Object& job) {
   const json::object* spec = api::Spec(job);
-  if (!spec || !spec->contains("ttlSecondsAfterFinished") || api::BeingDeleted(job)) return std::nullopt;
+  if (!spec || !spec->contains("ttlSecondsAfterFinished") || api::BeingDeleted(job))
+    return std::nullopt;
   const int64_t ttl = api::IntAt(spec, "ttlSecondsAfterFinished", -1);
   if (ttl < 0) return std::nullopt;
   auto finished = FinishTime(job);
@@ -61,7 +66,8 @@ Status TtlAfterFinishedController::Reconcile(const std::string& key) {
   }
   // The cache may be behind: judge the Job as the API server has it.
   auto fresh = client_.Get(api::Kind::kJob, cached->namespace_name(), cached->name());
-  if (!fresh.ok()) return fresh.status().code() == StatusCode::kNotFound ? Status::Ok() : fresh.status();
+  if (!fresh.ok())
+    return fresh.status().code() == StatusCode::kNotFound ? Status::Ok() : fresh.status();
   expires = ExpiresAt(*fresh.value());
   if (!expires) return Status::Ok();
   if (now < *expires) {
