@@ -12,9 +12,11 @@
 #include "controllers/endpoints/endpoints_controller.h"
 #include "controllers/endpointslice/endpointslice_controller.h"
 #include "controllers/gc/garbage_collector.h"
+#include "controllers/job/job_controller.h"
 #include "api/duration.h"
 #include "controllers/namespace/namespace_controller.h"
 #include "controllers/replicaset/replicaset_controller.h"
+#include "controllers/ttlafterfinished/ttl_after_finished_controller.h"
 
 namespace berth::cluster {
 
@@ -97,6 +99,14 @@ const std::vector<Registration>& Registry() {
          auto endpoints = std::make_unique<controllers::EndpointsController>(c, o.endpoints);
          auto* raw = endpoints.get();
          return Built{std::move(endpoints), [raw] { raw->Start(); }};
+       }},
+      {"job-controller", "job",
+       [](const controllers::ControllerContext& c, const ControllerManagerOptions&) {
+         return Workers(std::make_unique<controllers::JobController>(c));
+       }},
+      {"ttl-after-finished-controller", "ttlafterfinished",
+       [](const controllers::ControllerContext& c, const ControllerManagerOptions&) {
+         return Workers(std::make_unique<controllers::TtlAfterFinishedController>(c));
        }},
   };
   return registry;

@@ -221,7 +221,8 @@ void AddServeCommand(CLI::App& app, const scheduler::Registry& registry) {
                    "(replicaset-controller, deployment-controller, daemonset-controller, "
                    "garbage-collector-controller, namespace-controller, node-lifecycle-controller, "
                    "disruption-controller, pod-garbage-collector-controller, cronjob-controller, "
-                   "endpointslice-controller, endpoints-controller; kube's short names also work)")
+                   "endpointslice-controller, endpoints-controller, job-controller, ttl-after-finished-controller; "
+                   "kube's short names also work)")
       ->delimiter(',')
       ->capture_default_str();
   serve->add_option("--event-ttl", f.event_ttl, "How long Events are kept after their last write (0: forever)")

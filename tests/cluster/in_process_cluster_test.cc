@@ -115,12 +115,16 @@ TEST(InProcessCluster, ControllersAreChosenByKubesNames) {
                                       "garbage-collector-controller", "namespace-controller",
                                       "node-lifecycle-controller", "disruption-controller",
                                       "pod-garbage-collector-controller", "cronjob-controller",
-                                      "endpointslice-controller", "endpoints-controller"}));
+                                      "endpointslice-controller", "endpoints-controller", "job-controller",
+                                      "ttl-after-finished-controller"}));
   EXPECT_EQ(SelectControllers({"*"}).value(), KnownControllers());
   EXPECT_EQ(SelectControllers({"*", "-nodelifecycle", "-podgc", "-cronjob"}).value(),
             (std::vector<std::string>{"replicaset-controller", "deployment-controller", "daemonset-controller",
                                       "garbage-collector-controller", "namespace-controller",
-                                      "disruption-controller", "endpointslice-controller", "endpoints-controller"}));
+                                      "disruption-controller", "endpointslice-controller", "endpoints-controller",
+                                      "job-controller", "ttl-after-finished-controller"}));
+  EXPECT_EQ(SelectControllers({"ttlafterfinished", "job"}).value(),
+            (std::vector<std::string>{"job-controller", "ttl-after-finished-controller"}));
   EXPECT_EQ(SelectControllers({"replicaset", "deployment-controller"}).value(),
             (std::vector<std::string>{"replicaset-controller", "deployment-controller"}));
   EXPECT_TRUE(SelectControllers({}).value().empty());
@@ -137,7 +141,8 @@ TEST(InProcessCluster, ControllersAreChosenByKubesNames) {
             (std::vector<std::string>{"replicaset-controller", "deployment-controller", "daemonset-controller",
                                       "namespace-controller", "disruption-controller",
                                       "pod-garbage-collector-controller", "cronjob-controller",
-                                      "endpointslice-controller", "endpoints-controller"}));
+                                      "endpointslice-controller", "endpoints-controller", "job-controller",
+                                      "ttl-after-finished-controller"}));
 
   ClusterOptions none = InMemoryWithSimNodes(0);
   none.controllers.controllers.clear();

@@ -17,7 +17,7 @@ namespace {
 constexpr char kUidIndex[] = "uid";
 constexpr std::string_view kOrphan = "orphan";
 constexpr std::string_view kForeground = "foregroundDeletion";
-constexpr api::Kind kKinds[] = {api::Kind::kPod, api::Kind::kReplicaSet, api::Kind::kDeployment};
+constexpr api::Kind kKinds[] = {api::Kind::kPod, api::Kind::kReplicaSet, api::Kind::kDeployment, api::Kind::kJob};
 // How often a dependent whose owner is of a kind not watched here (a custom
 // resource's) is judged again: that owner's deletion sends no event.
 constexpr std::chrono::seconds kUnwatchedOwnerRecheck{5};
@@ -110,7 +110,8 @@ Status GarbageCollector::Reconcile(const std::string& key) {
   auto bar = key.find('|');
   auto slash = key.find('/', bar);
   if (bar == std::string::npos) return Status::Ok();
-  auto kind = api::KindFromResource(key.substr(0, bar) == "pods" ? "" : "apps", key.substr(0, bar));
+  const std::string resource = key.substr(0, bar);
+  auto kind = api::KindFromResource(resource == "pods" ? "" : resource == "jobs" ? "batch" : "apps", resource);
   if (!kind) return Status::Ok();
   std::string object_key = key.substr(bar + 1);
   (void)slash;

@@ -1,6 +1,6 @@
 #pragma once
 // Garbage collection through ownerReferences (kube's garbage collector, for
-// the kinds berth's controllers own: ReplicaSets and Deployments as owners,
+// the kinds berth's controllers own: ReplicaSets, Deployments and Jobs as owners,
 // ReplicaSets and Pods as dependents):
 //
 // - Background (the default): once every owner of an object is gone, the
