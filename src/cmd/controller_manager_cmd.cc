@@ -72,7 +72,7 @@ void AddControllerManagerCommand(CLI::App& app) {
                   "garbage-collector-controller, namespace-controller, node-lifecycle-controller, "
                   "disruption-controller, pod-garbage-collector-controller, cronjob-controller, "
                   "endpointslice-controller, endpoints-controller, job-controller, ttl-after-finished-controller; "
-                   "kube's short names also work)")
+                  "kube's short names also work)")
       ->delimiter(',')
       ->capture_default_str();
   cmd->add_option("--node-monitor-grace-period", f.node_monitor_grace_period,
