@@ -15,6 +15,9 @@ void AddApiBenchCommand(CLI::App& app) {
   bench->add_option("--connections", o.connections, "Keep-alive connections for creates and GETs")
       ->capture_default_str();
   bench->add_option("--creates", o.creates, "Pods to create")->capture_default_str();
+  bench->add_option("--custom-objects", o.custom_objects,
+                    "Also create this many objects of a schema-validated custom resource (0: none)")
+      ->capture_default_str();
   bench->add_option("--gets", o.gets, "GETs to time")->capture_default_str();
   bench->add_option("--watchers", o.watchers, "Concurrent watchers")->capture_default_str();
   bench->add_option("--watch-events", o.watch_events, "Events each watcher must see")

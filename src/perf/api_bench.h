@@ -31,6 +31,9 @@ struct ApiBenchOptions {
   int64_t nodes = 0;  // > 0: register this many nodes and time creation until every pod is bound
   // Bind with `berth scheduler --server` (bindings over HTTP) instead of serve's own scheduler.
   bool external_scheduler = false;
+  // > 0: also create this many custom objects of a CustomResourceDefinition
+  // with a structural schema (validated, defaulted and pruned on each create).
+  int64_t custom_objects = 0;
 };
 
 int ApiBench(const ApiBenchOptions& options, std::FILE* out, std::FILE* err);

@@ -95,13 +95,22 @@ class EndpointsTest(unittest.TestCase):
                   lambda: self.server.kubectl("get", "endpoints", "web", check=False).returncode != 0)
 
     def test_unready_pods_and_selectorless_services(self):
-        self.kubectl("run", "lone", "--image=nginx", "--labels=app=lone")
-        self.wait("lone running", lambda: self.pod_ips("app=lone"))
+        # Readiness through a readiness gate: the simulated kubelet reports the
+        # pod Ready only while the gate's condition is True, as kube's does.
+        self.server.kubectl("apply", "-f", "-", input=json.dumps({
+            "apiVersion": "v1", "kind": "Pod", "metadata": {"name": "lone", "labels": {"app": "lone"}},
+            "spec": {"readinessGates": [{"conditionType": "example.com/serving"}],
+                     "containers": [{"name": "c", "image": "nginx"}]}}))
+        gate = lambda status: json.dumps({"status": {"conditions": [
+            {"type": "example.com/serving", "status": status, "lastTransitionTime": "2026-01-01T00:00:00Z"}]}})
+        self.wait("lone bound", lambda: json.loads(self.kubectl("get", "pod", "lone", "-o", "json"))
+                  .get("status", {}).get("podIP"))
+        self.kubectl("patch", "pod", "lone", "--subresource=status", "--type=strategic", "-p", gate("True"))
+        self.wait("lone ready", lambda: self.pod_ips("app=lone"))
         self.kubectl("create", "service", "clusterip", "lone", "--tcp=80:8080")
         self.wait("lone ready in its slice", lambda: [r for _, r, _ in self.slice_endpoints("lone")] == [True])
-        # The pod turns unready (written as a kubelet whose readiness probe fails would).
-        self.kubectl("patch", "pod", "lone", "--subresource=status", "--type=merge", "-p",
-                     json.dumps({"status": {"conditions": [{"type": "Ready", "status": "False"}]}}))
+        # The gate turns False: the pod turns unready.
+        self.kubectl("patch", "pod", "lone", "--subresource=status", "--type=strategic", "-p", gate("False"))
         self.wait("lone not ready in its slice", lambda: [r for _, r, _ in self.slice_endpoints("lone")] == [False])
         self.wait("lone not ready in its Endpoints", lambda: "notReadyAddresses" in json.loads(
             self.kubectl("get", "endpoints", "lone", "-o", "json")).get("subsets", [{}])[0])
