@@ -40,7 +40,7 @@ const std::vector<AdmissionPluginName>& AdmissionPluginNames() {
       {"MutatingAdmissionWebhook", true, false},
       {"ValidatingAdmissionPolicy", true, false},
       {"ValidatingAdmissionWebhook", true, false},
-      {"ResourceQuota", true, false},
+      {"ResourceQuota", true, true},
       {"AlwaysDeny", false, true},
   };
   return names;

@@ -12,6 +12,7 @@
 #include "api/validation.h"
 #include "apiserver/admission.h"
 #include "apiserver/limit_ranger.h"
+#include "apiserver/resource_quota.h"
 #include "store/store.h"
 
 namespace berth::apiserver {
@@ -382,6 +383,7 @@ std::unique_ptr<AdmissionPlugin> MakeAdmissionPlugin(std::string_view name, cons
   if (name == "DefaultStorageClass") return std::make_unique<DefaultStorageClass>(store);
   if (name == "RuntimeClass") return std::make_unique<RuntimeClass>(store);
   if (name == "DefaultIngressClass") return std::make_unique<DefaultIngressClass>(store);
+  if (name == "ResourceQuota") return MakeResourceQuota(store);
   if (name == "AlwaysPullImages") return std::make_unique<AlwaysPullImages>();
   if (name == "AlwaysAdmit") return std::make_unique<AlwaysAdmit>();
   if (name == "AlwaysDeny") return std::make_unique<AlwaysDeny>();

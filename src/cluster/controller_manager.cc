@@ -16,6 +16,7 @@
 #include "api/duration.h"
 #include "controllers/namespace/namespace_controller.h"
 #include "controllers/replicaset/replicaset_controller.h"
+#include "controllers/resourcequota/resource_quota_controller.h"
 #include "controllers/ttlafterfinished/ttl_after_finished_controller.h"
 
 namespace berth::cluster {
@@ -99,6 +100,10 @@ const std::vector<Registration>& Registry() {
          auto endpoints = std::make_unique<controllers::EndpointsController>(c, o.endpoints);
          auto* raw = endpoints.get();
          return Built{std::move(endpoints), [raw] { raw->Start(); }};
+       }},
+      {"resourcequota-controller", "resourcequota",
+       [](const controllers::ControllerContext& c, const ControllerManagerOptions&) {
+         return Workers(std::make_unique<controllers::ResourceQuotaController>(c));
        }},
       {"job-controller", "job",
        [](const controllers::ControllerContext& c, const ControllerManagerOptions&) {

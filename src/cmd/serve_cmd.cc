@@ -221,7 +221,8 @@ void AddServeCommand(CLI::App& app, const scheduler::Registry& registry) {
                    "(replicaset-controller, deployment-controller, daemonset-controller, "
                    "garbage-collector-controller, namespace-controller, node-lifecycle-controller, "
                    "disruption-controller, pod-garbage-collector-controller, cronjob-controller, "
-                   "endpointslice-controller, endpoints-controller, job-controller, ttl-after-finished-controller; "
+                   "endpointslice-controller, endpoints-controller, resourcequota-controller, job-controller, "
+                   "ttl-after-finished-controller; "
                    "kube's short names also work)")
       ->delimiter(',')
       ->capture_default_str();

@@ -36,7 +36,8 @@ TEST(AdmissionChainTest, RunsKubesDefaultPluginsBerthHasInKubesOrder) {
   ASSERT_TRUE(chain.ok()) << chain.status().message();
   EXPECT_EQ(chain.value()->Enabled(),
             (std::vector<std::string>{"NamespaceLifecycle", "LimitRanger", "Priority", "DefaultTolerationSeconds",
-                                      "DefaultStorageClass", "RuntimeClass", "DefaultIngressClass"}));
+                                      "DefaultStorageClass", "RuntimeClass", "DefaultIngressClass",
+                                      "ResourceQuota"}));
 }
 
 TEST(AdmissionChainTest, EnableAndDisableFollowKubesFlags) {
@@ -48,7 +49,8 @@ TEST(AdmissionChainTest, EnableAndDisableFollowKubesFlags) {
   ASSERT_TRUE(chain.ok()) << chain.status().message();
   EXPECT_EQ(chain.value()->Enabled(),
             (std::vector<std::string>{"NamespaceLifecycle", "AlwaysPullImages", "DefaultTolerationSeconds",
-                                      "DefaultStorageClass", "RuntimeClass", "DefaultIngressClass"}));
+                                      "DefaultStorageClass", "RuntimeClass", "DefaultIngressClass",
+                                      "ResourceQuota"}));
 }
 
 TEST(AdmissionChainTest, RefusesUnknownAndUnimplementedPluginNames) {
@@ -278,6 +280,92 @@ TEST_F(AlwaysPullTest, EveryContainerPullsAlways) {
                     Pod("p", R"({"containers":[{"name":"c","image":"nginx:1.25","imagePullPolicy":"Never"}]})"));
   ASSERT_EQ(r.status, 201) << r.body;
   EXPECT_EQ(At(Body(r), {"spec", "containers"})->as_array()[0].as_object().at("imagePullPolicy"), "Always");
+}
+
+}  // namespace
+}  // namespace berth::apiserver
+
+namespace berth::apiserver {
+namespace {
+
+class QuotaApiTest : public testing::ApiFixture {
+ protected:
+  // The quota as the quota controller leaves it: status.hard and status.used.
+  void SetQuotaStatus(const std::string& name, const std::string& status) {
+    Response r = Call("GET", "/api/v1/namespaces/default/resourcequotas/" + name);
+    json::object quota = json::parse(r.body).as_object();
+    quota["status"] = json::parse(status);
+    r = Call("PUT", "/api/v1/namespaces/default/resourcequotas/" + name + "/status", json::serialize(quota));
+    ASSERT_EQ(r.status, 200) << r.body;
+  }
+};
+
+TEST_F(QuotaApiTest, ResourceQuotaRefusesWhatWouldExceedItAndChargesWhatItAdmits) {
+  ASSERT_EQ(Call("POST", "/api/v1/namespaces/default/resourcequotas",
+                 R"({"metadata":{"name":"compute"},"spec":{"hard":{"pods":"2","requests.cpu":"1","limits.cpu":"2"}}})")
+                .status,
+            201);
+  const std::string pod_spec =
+      R"({"containers":[{"name":"c","image":"i","resources":{"requests":{"cpu":"600m"},"limits":{"cpu":"1"}}}]})";
+  // Not yet counted by the quota controller: kube refuses until it is.
+  Response r = Call("POST", "/api/v1/namespaces/default/pods", Pod("a", pod_spec));
+  EXPECT_EQ(r.status, 403);
+  EXPECT_EQ(Message(r), "pods \"a\" is forbidden: status unknown for quota: compute, resources: "
+                        "limits.cpu,pods,requests.cpu");
+  SetQuotaStatus("compute", R"({"hard":{"pods":"2","requests.cpu":"1","limits.cpu":"2"},
+                                       "used":{"pods":"0","requests.cpu":"0","limits.cpu":"0"}})");
+  r = Call("POST", "/api/v1/namespaces/default/pods", Pod("a", pod_spec));
+  ASSERT_EQ(r.status, 201) << r.body;
+  // Charged at once.
+  r = Call("GET", "/api/v1/namespaces/default/resourcequotas/compute");
+  json::object quota = Body(r);
+  EXPECT_EQ(At(quota, {"status", "used", "pods"})->as_string(), "1");
+  EXPECT_EQ(At(quota, {"status", "used", "requests.cpu"})->as_string(), "600m");
+  EXPECT_EQ(At(quota, {"status", "used", "limits.cpu"})->as_string(), "1");
+
+  r = Call("POST", "/api/v1/namespaces/default/pods", Pod("b", pod_spec));
+  EXPECT_EQ(r.status, 403);
+  EXPECT_EQ(Message(r), "pods \"b\" is forbidden: exceeded quota: compute, requested: requests.cpu=600m, "
+                        "used: requests.cpu=600m, limited: requests.cpu=1");
+  EXPECT_EQ(Call("GET", "/api/v1/namespaces/default/pods/b").status, 404);
+
+  // A container without the constrained resources is refused by name.
+  r = Call("POST", "/api/v1/namespaces/default/pods", Pod("bare", R"({"containers":[{"name":"app","image":"i"}]})"));
+  EXPECT_EQ(r.status, 403);
+  EXPECT_EQ(Message(r), "pods \"bare\" is forbidden: failed quota: compute: must specify limits.cpu for: app; "
+                        "requests.cpu for: app");
+  // Other kinds are not limited by this quota.
+  EXPECT_EQ(Call("POST", "/api/v1/namespaces/default/configmaps", R"({"metadata":{"name":"c"}})").status, 201);
+}
+
+TEST_F(QuotaApiTest, ResourceQuotaCountsObjectsAndHonoursScopes) {
+  ASSERT_EQ(Call("POST", "/api/v1/namespaces/default/resourcequotas",
+                 R"({"metadata":{"name":"objects"},"spec":{"hard":{"count/configmaps":"1","services.nodeports":"1"}}})")
+                .status,
+            201);
+  ASSERT_EQ(Call("POST", "/api/v1/namespaces/default/resourcequotas",
+                 R"({"metadata":{"name":"besteffort"},"spec":{"hard":{"pods":"0"},"scopes":["BestEffort"]}})")
+                .status,
+            201);
+  SetQuotaStatus("objects", R"({"hard":{"count/configmaps":"1","services.nodeports":"1"},
+                                       "used":{"count/configmaps":"0","services.nodeports":"0"}})");
+  SetQuotaStatus("besteffort", R"({"hard":{"pods":"0"},"used":{"pods":"0"}})");
+  EXPECT_EQ(Call("POST", "/api/v1/namespaces/default/configmaps", R"({"metadata":{"name":"one"}})").status, 201);
+  Response r = Call("POST", "/api/v1/namespaces/default/configmaps", R"({"metadata":{"name":"two"}})");
+  EXPECT_EQ(r.status, 403);
+  EXPECT_EQ(Message(r), "configmaps \"two\" is forbidden: exceeded quota: objects, requested: count/configmaps=1, "
+                        "used: count/configmaps=1, limited: count/configmaps=1");
+  r = Call("POST", "/api/v1/namespaces/default/services",
+           R"({"metadata":{"name":"np"},"spec":{"type":"NodePort","ports":[{"name":"a","port":80},{"name":"b","port":81}]}})");
+  EXPECT_EQ(r.status, 403);
+  EXPECT_NE(Message(r).find("requested: services.nodeports=2"), std::string::npos) << Message(r);
+  // The BestEffort quota allows no best-effort pod; a pod with requests is not in its scope.
+  r = Call("POST", "/api/v1/namespaces/default/pods", Pod("be", R"({"containers":[{"name":"c","image":"i"}]})"));
+  EXPECT_EQ(r.status, 403);
+  EXPECT_NE(Message(r).find("exceeded quota: besteffort"), std::string::npos) << Message(r);
+  r = Call("POST", "/api/v1/namespaces/default/pods",
+           Pod("burst", R"({"containers":[{"name":"c","image":"i","resources":{"requests":{"memory":"64Mi"}}}]})"));
+  EXPECT_EQ(r.status, 201) << r.body;
 }
 
 }  // namespace

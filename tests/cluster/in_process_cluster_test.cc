@@ -115,14 +115,15 @@ TEST(InProcessCluster, ControllersAreChosenByKubesNames) {
                                       "garbage-collector-controller", "namespace-controller",
                                       "node-lifecycle-controller", "disruption-controller",
                                       "pod-garbage-collector-controller", "cronjob-controller",
-                                      "endpointslice-controller", "endpoints-controller", "job-controller",
+                                      "endpointslice-controller", "endpoints-controller", "resourcequota-controller",
+                                      "job-controller",
                                       "ttl-after-finished-controller"}));
   EXPECT_EQ(SelectControllers({"*"}).value(), KnownControllers());
   EXPECT_EQ(SelectControllers({"*", "-nodelifecycle", "-podgc", "-cronjob"}).value(),
             (std::vector<std::string>{"replicaset-controller", "deployment-controller", "daemonset-controller",
                                       "garbage-collector-controller", "namespace-controller",
                                       "disruption-controller", "endpointslice-controller", "endpoints-controller",
-                                      "job-controller", "ttl-after-finished-controller"}));
+                                      "resourcequota-controller", "job-controller", "ttl-after-finished-controller"}));
   EXPECT_EQ(SelectControllers({"ttlafterfinished", "job"}).value(),
             (std::vector<std::string>{"job-controller", "ttl-after-finished-controller"}));
   EXPECT_EQ(SelectControllers({"replicaset", "deployment-controller"}).value(),
@@ -141,7 +142,8 @@ TEST(InProcessCluster, ControllersAreChosenByKubesNames) {
             (std::vector<std::string>{"replicaset-controller", "deployment-controller", "daemonset-controller",
                                       "namespace-controller", "disruption-controller",
                                       "pod-garbage-collector-controller", "cronjob-controller",
-                                      "endpointslice-controller", "endpoints-controller", "job-controller",
+                                      "endpointslice-controller", "endpoints-controller", "resourcequota-controller",
+                                      "job-controller",
                                       "ttl-after-finished-controller"}));
 
   ClusterOptions none = InMemoryWithSimNodes(0);

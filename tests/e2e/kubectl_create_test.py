@@ -272,6 +272,9 @@ class KubectlCreateTest(unittest.TestCase):
                          {"cpu": "1", "pods": "2", "requests.memory": "1Gi"})
         self.create("quota", "besteffort", "--hard=pods=5", "--scopes=BestEffort")
         self.assertEqual(self.get("resourcequota", "besteffort")["spec"]["scopes"], ["BestEffort"])
+        # Enforced (ResourceQuota admission): gone again, or the namespace's
+        # other tests' pods, which request nothing, would be refused.
+        self.k("delete", "-n", NS, "resourcequota", "small", "besteffort")
 
     def test_poddisruptionbudget(self):
         self.create("poddisruptionbudget", "pdb", "--selector=app=web", "--min-available=50%")
