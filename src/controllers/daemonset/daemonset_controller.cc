@@ -14,6 +14,7 @@
 #include "controllers/deployment/deployment_controller.h"
 #include "controllers/for_update.h"
 #include "controllers/owner_references.h"
+#include "controllers/parallel.h"
 
 namespace berth::controllers {
 
@@ -55,29 +56,6 @@ bool HasController(const api::Object& o) {
   return false;
 }
 
-// Runs `work(i)` for i in [0, n) on up to `parallelism` threads; returns how
-// many failed and the first error.
-std::pair<int, Status> ParallelFor(int n, int parallelism, const std::function<Status(int)>& work) {
-  std::atomic<int> next{0}, failed{0};
-  std::mutex mu;
-  Status first;
-  auto run = [&] {
-    for (int i; (i = next.fetch_add(1)) < n;) {
-      Status s = work(i);
-      if (!s.ok()) {
-        ++failed;
-        std::lock_guard lock(mu);
-        if (first.ok()) first = s;
-      }
-    }
-  };
-  int threads = std::min(n, parallelism);
-  std::vector<std::thread> pool;
-  for (int t = 1; t < threads; ++t) pool.emplace_back(run);
-  run();
-  for (auto& t : pool) t.join();
-  return {failed.load(), first};
-}
 
 }  // namespace
 
@@ -441,7 +419,7 @@ Status DaemonSetController::SyncNodes(Sync& s, const std::vector<api::ObjectPtr>
     int done = 0;
     for (int batch = 1; done < creates; batch *= 2) {
       int n = std::min(batch, creates - done);
-      auto [failed, error] = ParallelFor(n, kCreateParallelism, [&](int i) {
+      auto [failed, error] = ParallelFor(n, kCreateParallelism, [&](int64_t i) {
         json::object pod = base;
         PinToNode(pod["spec"].as_object(), create_on[static_cast<size_t>(done + i)]);
         auto created = client_.Create(api::Kind::kPod, ds.namespace_name(), std::move(pod));
@@ -464,7 +442,7 @@ Status DaemonSetController::SyncNodes(Sync& s, const std::vector<api::ObjectPtr>
     for (int i = done; i < creates; ++i) expectations_.CreationObserved(s.key);
   }
   if (deletes > 0) {
-    auto [failed, error] = ParallelFor(deletes, kCreateParallelism, [&](int i) {
+    auto [failed, error] = ParallelFor(deletes, kCreateParallelism, [&](int64_t i) {
       const auto& pod = to_delete[static_cast<size_t>(i)];
       Status st = client_.Delete(api::Kind::kPod, pod->namespace_name(), pod->name(),
                                  {.uid_precondition = pod->uid()});

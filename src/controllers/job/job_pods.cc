@@ -13,6 +13,7 @@
 #include "api/pod_view.h"
 #include "controllers/job/job_sync.h"
 #include "controllers/owner_references.h"
+#include "controllers/parallel.h"
 #include "controllers/replicaset/replicaset_controller.h"
 
 namespace berth::controllers {
@@ -20,6 +21,10 @@ namespace berth::controllers {
 namespace json = boost::json;
 
 namespace {
+
+// Pod creates and deletes in flight at once (kube's slow-start batches go
+// out in parallel too).
+constexpr int64_t kWriteParallelism = 16;
 
 // The pod every creation starts from: the template with the Job's labels,
 // controller reference and tracking finalizer.
@@ -101,27 +106,6 @@ bool HasTrackingFinalizer(const api::Object& pod) {
   return false;
 }
 
-std::pair<int64_t, Status> ParallelFor(int64_t n, const std::function<Status(int64_t)>& work) {
-  std::atomic<int64_t> next{0}, failed{0};
-  std::mutex mu;
-  Status first;
-  auto run = [&] {
-    for (int64_t i; (i = next.fetch_add(1)) < n;) {
-      Status s = work(i);
-      if (!s.ok()) {
-        ++failed;
-        std::lock_guard lock(mu);
-        if (first.ok()) first = s;
-      }
-    }
-  };
-  const int64_t threads = std::min<int64_t>(n, 16);
-  std::vector<std::thread> pool;
-  for (int64_t t = 1; t < threads; ++t) pool.emplace_back(run);
-  run();
-  for (auto& t : pool) t.join();
-  return {failed.load(), first};
-}
 
 bool IsPodFailed(const api::Object& pod, bool only_replace_failed) {
   const std::string_view phase = api::StringAt(api::StatusOf(pod), "phase");
@@ -187,7 +171,7 @@ Status JobController::RemoveFinalizer(const api::Object& pod) {
 int64_t JobController::DeletePods(Sync& s, const std::vector<api::ObjectPtr>& pods,
                                   bool remove_finalizer, Status& error) {
   std::atomic<int64_t> ready{0};
-  auto [failed, first] = job::ParallelFor(static_cast<int64_t>(pods.size()), [&](int64_t i) {
+  auto [failed, first] = ParallelFor(static_cast<int64_t>(pods.size()), kWriteParallelism, [&](int64_t i) {
     const api::Object& pod = *pods[static_cast<size_t>(i)];
     Status st = remove_finalizer ? RemoveFinalizer(pod) : Status::Ok();
     if (st.ok()) {
@@ -252,7 +236,7 @@ Status JobController::CreatePods(Sync& s, int64_t count) {
   Status first;
   for (int64_t batch = 1; done < count; batch *= 2) {
     const int64_t n = std::min(batch, count - done);
-    auto [failed, error] = job::ParallelFor(n, [&](int64_t i) {
+    auto [failed, error] = ParallelFor(n, kWriteParallelism, [&](int64_t i) {
       json::object pod = base;
       if (s.indexed) {
         const int64_t ix = indexes[static_cast<size_t>(done + i)];

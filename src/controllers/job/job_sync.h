@@ -41,8 +41,6 @@ std::unordered_set<std::string> UncountedUids(const boost::json::object& status,
                                               std::string_view list);
 // status[field] = value, or no field for 0 (kube's omitempty counters).
 void SetCounter(boost::json::object& status, std::string_view field, int64_t value);
-// Runs `work(i)` for i in [0, n) on up to 16 threads; returns how many failed and the first error.
-std::pair<int64_t, Status> ParallelFor(int64_t n, const std::function<Status(int64_t)>& work);
 // kube's isPodFailed: phase Failed, or (unless only failed pods are
 // replaced) being deleted without having succeeded.
 bool IsPodFailed(const api::Object& pod, bool only_replace_failed);

@@ -10,6 +10,7 @@
 #include "api/json_fields.h"
 #include "controllers/job/job_sync.h"
 #include "controllers/job/pod_failure_policy.h"
+#include "controllers/parallel.h"
 
 namespace berth::controllers {
 
@@ -192,7 +193,7 @@ Status JobController::TrackStatusAndRemoveFinalizers(Sync& s, bool needs_flush) 
   // Finalizers off; the uids whose removal worked are counted.
   std::vector<Status> results(to_remove.size());
   for (const auto& pod : to_remove) ExpectRemoval(s.key, pod->uid());
-  job::ParallelFor(static_cast<int64_t>(to_remove.size()), [&](int64_t i) {
+  ParallelFor(static_cast<int64_t>(to_remove.size()), 16, [&](int64_t i) {
     const auto at = static_cast<size_t>(i);
     results[at] = RemoveFinalizer(*to_remove[at]);
     return results[at];

@@ -11,6 +11,7 @@
 #include "api/selector.h"
 #include "controllers/for_update.h"
 #include "controllers/owner_references.h"
+#include "controllers/parallel.h"
 
 namespace berth::controllers {
 
@@ -49,28 +50,6 @@ int64_t RestartCount(const api::Object& pod) {
   return most;
 }
 
-// Runs `create(i)` for i in [0, n) on up to `parallelism` threads; returns how many failed and the first error.
-std::pair<int, Status> ParallelCreate(int n, int parallelism, const std::function<Status(int)>& create) {
-  std::atomic<int> next{0}, failed{0};
-  std::mutex mu;
-  Status first;
-  auto work = [&] {
-    for (int i; (i = next.fetch_add(1)) < n;) {
-      Status s = create(i);
-      if (!s.ok()) {
-        ++failed;
-        std::lock_guard lock(mu);
-        if (first.ok()) first = s;
-      }
-    }
-  };
-  int threads = std::min(n, parallelism);
-  std::vector<std::thread> pool;
-  for (int t = 1; t < threads; ++t) pool.emplace_back(work);
-  work();
-  for (auto& t : pool) t.join();
-  return {failed.load(), first};
-}
 
 }  // namespace
 
@@ -252,7 +231,7 @@ Status ReplicaSetController::ManageReplicas(const api::Object& rs, const std::st
     Status first;
     for (int batch = 1; done < want; batch *= 2) {
       int n = std::min(batch, want - done);
-      auto [failed, error] = ParallelCreate(n, 16, [&](int) {
+      auto [failed, error] = ParallelFor(n, 16, [&](int64_t) {
         auto created = client_.Create(api::Kind::kPod, rs.namespace_name(), pod);
         if (!created.ok()) {
           expectations_.CreationObserved(key);  // it will never be observed
@@ -279,7 +258,7 @@ Status ReplicaSetController::ManageReplicas(const api::Object& rs, const std::st
     std::unordered_set<std::string> keys;
     for (const auto& pod : ranked) keys.insert(client::ObjectKey(*pod));
     expectations_.ExpectDeletions(key, keys);
-    auto [failed, error] = ParallelCreate(static_cast<int>(ranked.size()), 16, [&](int i) {
+    auto [failed, error] = ParallelFor(static_cast<int64_t>(ranked.size()), 16, [&](int64_t i) {
       const auto& pod = ranked[static_cast<size_t>(i)];
       Status s = client_.Delete(api::Kind::kPod, pod->namespace_name(), pod->name(), {.uid_precondition = pod->uid()});
       if (s.ok()) {
