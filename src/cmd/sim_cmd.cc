@@ -1,3 +1,7 @@
+// berth sim node-add NAME: a simulated node joins the fleet of a running
+// `berth serve` (its Node is created with the label sim.berth.dev/node=true;
+// the server's simulated kubelets take it up: lease, Ready, pods run).
+//
 // berth sim node-down|node-up NAME --server URL: failure injection for the
 // simulated nodes of `berth serve --sim-nodes`. Sets or clears the node's
 // sim.berth.dev/down annotation; that node's simulated kubelet stops (or
@@ -6,8 +10,12 @@
 // that are not simulated (no sim.berth.dev/node=true label) are refused.
 
 #include <cstdio>
+#include <functional>
+
+#include <boost/json.hpp>
 
 #include "api/json_fields.h"
+#include "api/quantity.h"
 #include "client/http_client.h"
 #include "client/rest_client.h"
 #include "cmd/commands.h"
@@ -16,10 +24,84 @@
 namespace berth::cmd {
 namespace {
 
+namespace json = boost::json;
+
 struct SimOptions {
   std::string node;
   std::string server = "http://127.0.0.1:8080";
+  // node-add
+  std::string cpu = "8";
+  std::string memory = "32Gi";
+  int64_t pods = 110;
+  std::string zone;
+  std::vector<std::string> labels;  // KEY=VALUE
+  std::vector<std::string> taints;  // KEY[=VALUE]:EFFECT
 };
+
+int AddNode(const SimOptions& o) {
+  controllers::SimNodeGroup g;
+  for (const auto& [flag, q] : {std::pair{"--cpu", &o.cpu}, std::pair{"--memory", &o.memory}}) {
+    if (!api::Quantity::Parse(*q).ok()) {
+      std::fprintf(stderr, "berth sim node-add: %s %s: not a quantity\n", flag, q->c_str());
+      return 2;
+    }
+  }
+  if (o.pods < 1) {
+    std::fprintf(stderr, "berth sim node-add: --pods %lld: must be at least 1\n", static_cast<long long>(o.pods));
+    return 2;
+  }
+  g.cpu = o.cpu;
+  g.memory = o.memory;
+  g.pods = o.pods;
+  if (!o.zone.empty()) g.zones = {o.zone};
+  for (const auto& l : o.labels) {
+    auto eq = l.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      std::fprintf(stderr, "berth sim node-add: --label %s: expected KEY=VALUE\n", l.c_str());
+      return 2;
+    }
+    g.labels.emplace_back(l.substr(0, eq), l.substr(eq + 1));
+  }
+  for (const auto& t : o.taints) {
+    auto colon = t.rfind(':');
+    std::string effect = colon == std::string::npos ? "" : t.substr(colon + 1);
+    if (colon == std::string::npos || colon == 0 ||
+        (effect != "NoSchedule" && effect != "PreferNoSchedule" && effect != "NoExecute")) {
+      std::fprintf(stderr,
+                   "berth sim node-add: --taint %s: expected KEY[=VALUE]:EFFECT with EFFECT NoSchedule, "
+                   "PreferNoSchedule or NoExecute\n",
+                   t.c_str());
+      return 2;
+    }
+    std::string kv = t.substr(0, colon);
+    auto eq = kv.find('=');
+    json::object taint{{"key", kv.substr(0, eq)}, {"effect", effect}};
+    if (eq != std::string::npos) taint["value"] = kv.substr(eq + 1);
+    g.taints.push_back(std::move(taint));
+  }
+  auto http = client::HttpClient::Connect(o.server);
+  if (!http.ok()) {
+    std::fprintf(stderr, "berth sim node-add: --server %s: %s\n", o.server.c_str(), http.status().message().c_str());
+    return 2;
+  }
+  // A node added this way has no fleet index: its InternalIP comes from the
+  // 10.1.0.0/16 block, by a hash of its name (only shown, never routed).
+  uint32_t h = static_cast<uint32_t>(std::hash<std::string>{}(o.node) % 65534) + 1;
+  std::string ip = "10.1." + std::to_string(h >> 8) + "." + std::to_string(h & 255);
+  json::object node = controllers::SimNodeObject(g, o.node, 0, ip);
+  auto r = http.value()->Request("POST", "/api/v1/nodes", json::serialize(node), "application/json");
+  if (!r.ok()) {
+    std::fprintf(stderr, "berth sim node-add: %s: %s\n", o.server.c_str(), r.status().message().c_str());
+    return 1;
+  }
+  if (r.value().status != 201) {
+    Status s = client::StatusFromResponse(r.value().status, r.value().body);
+    std::fprintf(stderr, "berth sim node-add: %s\n", s.message().c_str());
+    return 1;
+  }
+  std::printf("node/%s added\n", o.node.c_str());
+  return 0;
+}
 
 int SetDown(const SimOptions& o, bool down) {
   const char* verb = down ? "node-down" : "node-up";
@@ -78,6 +160,16 @@ void AddSimCommand(CLI::App& app) {
     cmd->add_option("NAME", o.node, "The node")->required();
     cmd->add_option("--server,-s", o.server, "The API server")->capture_default_str();
   }
+  auto* add = sim->add_subcommand("node-add", "Add a simulated node (with a kubelet) to a running server");
+  add->add_option("NAME", o.node, "The node's name")->required();
+  add->add_option("--server,-s", o.server, "The API server")->capture_default_str();
+  add->add_option("--cpu", o.cpu, "Capacity: CPU")->capture_default_str();
+  add->add_option("--memory", o.memory, "Capacity: memory")->capture_default_str();
+  add->add_option("--pods", o.pods, "Capacity: pods")->capture_default_str();
+  add->add_option("--zone", o.zone, "The topology.kubernetes.io/zone label");
+  add->add_option("--label", o.labels, "A label KEY=VALUE (repeatable)");
+  add->add_option("--taint", o.taints, "A taint KEY[=VALUE]:EFFECT (repeatable)");
+  add->callback([] { SetExitCode(AddNode(o)); });
   down->callback([] { SetExitCode(SetDown(o, true)); });
   up->callback([] { SetExitCode(SetDown(o, false)); });
 }

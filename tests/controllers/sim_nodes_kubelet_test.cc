@@ -147,5 +147,36 @@ TEST_F(SimKubeletTest, ANodeTakenDownStaysDownWhenTheKubeletsStartAgain) {
   EXPECT_EQ(client_->Get(api::Kind::kLease, "kube-node-lease", "sim-0").status().code(), StatusCode::kNotFound);
 }
 
+TEST_F(SimKubeletTest, ANodeCreatedWithTheSimulatedLabelGetsAKubeletOfItsOwn) {
+  ASSERT_TRUE(informers_->Start().ok());
+  sim_->Start();
+  SimNodeGroup group{.cpu = "4"};
+  ASSERT_TRUE(client_->Create(api::Kind::kNode, "", SimNodeObject(group, "joined", 0, "10.1.0.1")).ok());
+  // Another node without the label stays without a kubelet.
+  json::object plain = SimNodeObject(group, "plain", 0, "10.1.0.2");
+  plain["metadata"].as_object()["labels"].as_object().erase(kSimManagedLabel);
+  ASSERT_TRUE(client_->Create(api::Kind::kNode, "", plain).ok());
+  auto ready = [&](const std::string& name) {
+    auto node = informers_->For(api::Kind::kNode).Get(name);
+    return node && api::StringAt(api::FindCondition(api::StatusOf(*node), "Ready"), "status") == "True";
+  };
+  for (int i = 0; i < 5000 && !ready("joined"); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  ASSERT_TRUE(ready("joined"));
+  EXPECT_TRUE(client_->Get(api::Kind::kLease, "kube-node-lease", "joined").ok());
+  EXPECT_EQ(sim_->size(), 2);
+  // Its pods run.
+  ASSERT_TRUE(client_->Create(api::Kind::kPod, "default",
+                              json::parse(R"({"metadata":{"name":"p"},"spec":{"nodeName":"joined",
+                                  "containers":[{"name":"c","image":"busybox"}]}})").as_object())
+                  .ok());
+  WaitUntil("p", [](const api::Object& p) { return Phase(p) == "Running"; });
+  EXPECT_FALSE(ready("plain"));
+  EXPECT_EQ(client_->Get(api::Kind::kLease, "kube-node-lease", "plain").status().code(), StatusCode::kNotFound);
+  // Deleted: the kubelet goes with it.
+  ASSERT_TRUE(client_->Delete(api::Kind::kNode, "", "joined").ok());
+  for (int i = 0; i < 5000 && sim_->size() != 1; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  EXPECT_EQ(sim_->size(), 1);
+}
+
 }  // namespace
 }  // namespace berth::controllers

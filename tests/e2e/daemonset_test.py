@@ -1,4 +1,5 @@
 """DaemonSets end to end: real kubectl against `berth serve --sim-nodes 3`
+(and a node added with `berth sim node-add`)
 (scheduler, controllers and simulated kubelets in process). Each test works
 in a namespace of its own."""
 
@@ -99,14 +100,13 @@ class DaemonSetTest(unittest.TestCase):
         self.kubectl("label", "node", "sim-node-0", "role=late")
         self.addCleanup(self.kubectl, "label", "node", "sim-node-0", "role-")
         self.wait("a pod on the labelled node", lambda: sorted(self.running_by_node("late")) == ["sim-node-0"])
-        # A node registered later (no kubelet: the pod is placed on it, not run).
-        room = {"cpu": "4", "memory": "8Gi", "pods": "110"}
-        self.kubectl("create", "-f", "-", input=json.dumps(
-            {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "late-node", "labels": {"role": "late"}},
-             "status": {"capacity": room, "allocatable": room}}))
+        # A simulated node joins the running server (`berth sim node-add`):
+        # its kubelet registers it Ready and runs the daemon pod placed there.
+        subprocess.run([BERTH, "sim", "node-add", "late-node", "--label", "role=late", "--cpu", "4",
+                        "--server", self.server.url], check=True, capture_output=True, text=True)
         self.addCleanup(self.kubectl, "delete", "node", "late-node", "--ignore-not-found")
-        bound = self.wait("a pod bound to the new node", lambda: [
-            p for p in self.pods("late") if p["spec"].get("nodeName") == "late-node"])
+        bound = self.wait("a Running pod on the new node", lambda: [
+            p for p in self.pods("late") if p["spec"].get("nodeName") == "late-node" and self.running(p)])
         self.assertEqual(len(bound), 1)
         self.assertEqual(self.wait("desired 2", lambda: self.status("late").get("desiredNumberScheduled") == 2), True)
         # Its labels change: the pod there is deleted.

@@ -22,6 +22,9 @@ namespace json = boost::json;
 namespace {
 
 constexpr char kLeaseNamespace[] = "kube-node-lease";
+// Work-queue keys of nodes whose kubelet starts; pod keys are NAMESPACE/NAME
+// and a namespace has no ':'.
+constexpr char kNodeKeyPrefix[] = "node:";
 
 // `now` with microseconds, as a kubelet's Lease renewTime.
 std::string MicroTime(std::chrono::system_clock::time_point now) {
@@ -32,7 +35,9 @@ std::string MicroTime(std::chrono::system_clock::time_point now) {
   return base.substr(0, base.size() - 1) + frac;
 }
 
-json::object NodeObject(const SimNodeGroup& g, const std::string& name, int index_in_group, const std::string& ip) {
+}  // namespace
+
+json::object SimNodeObject(const SimNodeGroup& g, const std::string& name, int index_in_group, const std::string& ip) {
   json::object labels{{"kubernetes.io/hostname", name},
                       {"kubernetes.io/os", "linux"},
                       {"kubernetes.io/arch", "amd64"},
@@ -67,6 +72,8 @@ json::object NodeObject(const SimNodeGroup& g, const std::string& name, int inde
                                                   {"systemUUID", name},
                                                   {"bootID", name}}}}}};
 }
+
+namespace {
 
 // The host part (1 to 65534) of a pod IP 10.244.x.y the kubelets handed out.
 std::optional<uint32_t> PodIpHost(std::string_view ip) {
@@ -154,14 +161,15 @@ Result<std::vector<SimNodeGroup>> LoadSimNodeGroups(const std::string& path) {
 SimNodes::SimNodes(const ControllerContext& context, SimNodesOptions options)
     : Controller("simkubelet", context, 4),
       options_(std::move(options)),
+      broadcaster_(context.events),
       nodes_(context.informers.For(api::Kind::kNode)),
       pods_(context.informers.For(api::Kind::kPod)) {
   for (const auto& g : options_.groups) {
-    for (int i = 0; i < g.count; ++i) names_.push_back(g.name_prefix + std::to_string(i));
-  }
-  std::sort(names_.begin(), names_.end());
-  for (const auto& name : names_) {
-    kubelet_events_.emplace(name, client::EventRecorder(context.events, {"kubelet", name}));
+    for (int i = 0; i < g.count; ++i) {
+      std::string name = g.name_prefix + std::to_string(i);
+      kubelet_events_.emplace(name, client::EventRecorder(context.events, {"kubelet", name}));
+      names_.insert(std::move(name));
+    }
   }
   auto pod_changed = [this](const api::ObjectPtr& pod) {
     const auto* view = pod->As<api::PodView>();
@@ -174,10 +182,43 @@ SimNodes::SimNodes(const ControllerContext& context, SimNodesOptions options)
   pods_.AddHandlers({pod_changed, pod_changed, pod_deleted});
   // A node brought back up: its kubelet catches up with its pods.
   auto node_changed = [this](const api::ObjectPtr& node) {
+    if (!Ours(node->name())) Adopt(node);
     if (!Ours(node->name()) || Down(node->name())) return;
     for (const auto& pod : pods_.ByIndex(client::kNodeNameIndex, node->name())) Enqueue(client::ObjectKey(*pod));
   };
-  nodes_.AddHandlers({nullptr, node_changed, nullptr});
+  auto node_deleted = [this](const api::ObjectPtr& node) {
+    std::unique_lock lock(names_mu_);
+    names_.erase(node->name());
+    kubelet_events_.erase(node->name());
+  };
+  nodes_.AddHandlers({[this](const api::ObjectPtr& node) { Adopt(node); }, node_changed, node_deleted});
+}
+
+int SimNodes::size() const {
+  std::shared_lock lock(names_mu_);
+  return static_cast<int>(names_.size());
+}
+
+std::vector<std::string> SimNodes::Names() const {
+  std::shared_lock lock(names_mu_);
+  return {names_.begin(), names_.end()};
+}
+
+client::EventRecorder SimNodes::Recorder(const std::string& node) const {
+  std::shared_lock lock(names_mu_);
+  auto it = kubelet_events_.find(node);
+  return it == kubelet_events_.end() ? client::EventRecorder() : it->second;
+}
+
+void SimNodes::Adopt(const api::ObjectPtr& node) {
+  if (node->labels().Get(kSimManagedLabel) != "true") return;
+  {
+    std::unique_lock lock(names_mu_);
+    if (!names_.insert(node->name()).second) return;
+    kubelet_events_.emplace(node->name(), client::EventRecorder(broadcaster_, {"kubelet", node->name()}));
+  }
+  // The kubelet's start (lease, Ready) is a write: it runs on a worker.
+  Enqueue(std::string(kNodeKeyPrefix) + node->name());
 }
 
 SimNodes::~SimNodes() {
@@ -186,7 +227,9 @@ SimNodes::~SimNodes() {
 }
 
 bool SimNodes::Ours(const std::string& node) const {
-  return !node.empty() && std::binary_search(names_.begin(), names_.end(), node);
+  if (node.empty()) return false;
+  std::shared_lock lock(names_mu_);
+  return names_.contains(node);
 }
 
 bool SimNodes::Down(const std::string& node) const {
@@ -201,19 +244,23 @@ Status SimNodes::Register() {
       ++host;
       std::string name = g.name_prefix + std::to_string(i);
       std::string ip = "10.0." + std::to_string((host >> 8) & 255) + "." + std::to_string(host & 255);
-      auto created = client_.Create(api::Kind::kNode, "", NodeObject(g, name, i, ip));
+      auto created = client_.Create(api::Kind::kNode, "", SimNodeObject(g, name, i, ip));
       if (!created.ok() && created.status().code() != StatusCode::kAlreadyExists) return created.status();
       auto node = created.ok() ? created : client_.Get(api::Kind::kNode, "", name);
       if (!node.ok()) return node.status();
       // A node taken down (berth sim node-down) stays down across a restart:
       // no lease renewal, no Ready.
       if (api::Annotation(*node.value(), kSimDownAnnotation) == "true") continue;
-      if (Status s = RenewLease(name); !s.ok()) return s;
-      kubelet_events_.at(name).Event(*node.value(), "Normal", "Starting", "Starting kubelet.");
-      if (Status s = ReportReady(node.value()); !s.ok()) return s;
+      if (Status s = StartKubelet(node.value()); !s.ok()) return s;
     }
   }
   return Status::Ok();
+}
+
+Status SimNodes::StartKubelet(const api::ObjectPtr& node) {
+  if (Status s = RenewLease(node->name()); !s.ok()) return s;
+  Recorder(node->name()).Event(*node, "Normal", "Starting", "Starting kubelet.");
+  return ReportReady(node);
 }
 
 void SimNodes::Start() {
@@ -258,18 +305,16 @@ Status SimNodes::ReportReady(const api::ObjectPtr& node) {
   auto written = client_.UpdateStatus(api::Kind::kNode, next);
   if (!written.ok()) return written.status();
   // The kubelet records each condition it changed.
-  if (auto recorder = kubelet_events_.find(node->name()); recorder != kubelet_events_.end()) {
-    for (const char* status_now : {"NodeHasSufficientMemory", "NodeHasNoDiskPressure",
-                                   "NodeHasSufficientPID", "NodeReady"}) {
-      recorder->second.Event(*written.value(), "Normal", status_now,
-                             "Node " + node->name() + " status is now: " + status_now);
-    }
+  client::EventRecorder recorder = Recorder(node->name());
+  for (const char* status_now : {"NodeHasSufficientMemory", "NodeHasNoDiskPressure",
+                                 "NodeHasSufficientPID", "NodeReady"}) {
+    recorder.Event(*written.value(), "Normal", status_now, "Node " + node->name() + " status is now: " + status_now);
   }
   return Status::Ok();
 }
 
 void SimNodes::Heartbeat() {
-  for (const auto& name : names_) {
+  for (const auto& name : Names()) {
     if (Down(name)) continue;
     Status s = RenewLease(name);
     if (s.ok()) {
@@ -282,6 +327,11 @@ void SimNodes::Heartbeat() {
 }
 
 Status SimNodes::Reconcile(const std::string& key) {
+  if (key.starts_with(kNodeKeyPrefix)) {
+    api::ObjectPtr node = nodes_.Get(key.substr(std::string_view(kNodeKeyPrefix).size()));
+    if (!node || !Ours(node->name()) || Down(node->name())) return Status::Ok();
+    return StartKubelet(node);
+  }
   api::ObjectPtr pod = pods_.Get(key);
   if (!pod) return Status::Ok();
   const auto* view = pod->As<api::PodView>();
@@ -430,22 +480,22 @@ void SimNodes::PodGone(const api::Object& pod) {
 
 void SimNodes::RecordEvents(const api::Object& pod, const std::vector<KubeletEvent>& events) {
   const auto* view = pod.As<api::PodView>();
-  auto recorder = view ? kubelet_events_.find(view->node_name) : kubelet_events_.end();
-  if (recorder == kubelet_events_.end()) return;
-  for (const auto& e : events) recorder->second.Event(pod, e.type, e.reason, e.message);
+  if (!view) return;
+  client::EventRecorder recorder = Recorder(view->node_name);
+  for (const auto& e : events) recorder.Event(pod, e.type, e.reason, e.message);
 }
 
 void SimNodes::ContainerEvents(
     const api::Object& pod, std::string_view reason,
     const std::function<std::string(std::string_view, std::string_view)>& message) {
   const auto* view = pod.As<api::PodView>();
-  auto recorder = view ? kubelet_events_.find(view->node_name) : kubelet_events_.end();
   const auto* spec = api::Spec(pod);
   const json::array* containers = spec ? api::ArrayAt(*spec, "containers") : nullptr;
-  if (recorder == kubelet_events_.end() || !containers) return;
+  if (!view || !containers) return;
+  client::EventRecorder recorder = Recorder(view->node_name);
   for (const auto& c : *containers) {
     if (!c.is_object()) continue;
-    recorder->second.Event(
+    recorder.Event(
         pod, "Normal", reason,
         message(api::StringAt(c.get_object(), "name"), api::StringAt(c.get_object(), "image")));
   }

@@ -24,6 +24,12 @@
 //   final delete. So terminationGracePeriodSeconds: 5 with stop-duration 1m
 //   keeps the pod Terminating for 5 s.
 //
+// Nodes join at run time too: a Node created with the label
+// sim.berth.dev/node=true (what `berth sim node-add` creates) gets a
+// simulated kubelet of its own, as a real node's kubelet registers it; a
+// deleted one loses it. After a restart of the server such nodes are taken
+// up again from the store.
+//
 // Failure injection: a node annotated sim.berth.dev/down="true" (what
 // `berth sim node-down` sets) stops heartbeating and working, also when the
 // server restarts (it is not reported Ready again); removing the annotation
@@ -37,6 +43,8 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <set>
+#include <shared_mutex>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -71,6 +79,11 @@ struct SimNodesOptions {
   std::chrono::milliseconds default_run_duration{2000};
 };
 
+// The Node a simulated kubelet registers: the group's capacity, labels and
+// taints, its zone (round-robin by `index_in_group`), `ip` as InternalIP.
+boost::json::object SimNodeObject(const SimNodeGroup& g, const std::string& name, int index_in_group,
+                                  const std::string& ip);
+
 // Reads the fleet file: `groups:` of {count, namePrefix, cpu, memory, pods,
 // zones, labels, taints}. Errors name the file and line.
 Result<std::vector<SimNodeGroup>> LoadSimNodeGroups(const std::string& path);
@@ -84,13 +97,19 @@ class SimNodes final : public Controller {
   // writes go through the client), then starts the kubelets.
   Status Register();
   void Start();
-  int size() const { return static_cast<int>(names_.size()); }
+  int size() const;
 
  protected:
   Status Reconcile(const std::string& key) override;
 
  private:
   bool Ours(const std::string& node) const;
+  // The nodes with a kubelet here, sorted.
+  std::vector<std::string> Names() const;
+  // A Node with the simulated label seen: it gets a kubelet (lease, Ready).
+  void Adopt(const api::ObjectPtr& node);
+  // Renews the node's lease and reports it Ready.
+  Status StartKubelet(const api::ObjectPtr& node);
   bool Down(const std::string& node) const;
   // Renews every up node's lease and reports it ready; the heartbeat alarm's function.
   void Heartbeat();
@@ -118,11 +137,15 @@ class SimNodes final : public Controller {
   void PodGone(const api::Object& pod);
 
   SimNodesOptions options_;
+  client::EventBroadcaster* broadcaster_;
   client::SharedInformer& nodes_;
   client::SharedInformer& pods_;
-  std::vector<std::string> names_;  // sorted
-  // Each node's kubelet's recorder (source kubelet, host the node).
+  mutable std::shared_mutex names_mu_;  // taken after mu_, never before it
+  std::set<std::string> names_;           // guarded by names_mu_
+  // Each node's kubelet's recorder (source kubelet, host the node); guarded by names_mu_.
   std::unordered_map<std::string, client::EventRecorder> kubelet_events_;
+  // The node's kubelet's recorder (one that records nothing for a node not ours).
+  client::EventRecorder Recorder(const std::string& node) const;
   std::mutex mu_;
   bool ips_seeded_ = false;                 // guarded by mu_
   std::unordered_map<uint32_t, std::string> ips_in_use_;  // host part → pod UID; guarded by mu_
