@@ -121,6 +121,16 @@ QuotaUsage UsageOf(Kind kind, const json::object& object) {
   return usage;
 }
 
+QuotaUsage QuotaIncrease(const QuotaUsage& before, const QuotaUsage& after) {
+  QuotaUsage grown;
+  for (const auto& [name, amount] : after) {
+    auto was = before.find(name);
+    int64_t previous = was == before.end() ? 0 : was->second;
+    if (amount > previous) grown.emplace(name, amount - previous);
+  }
+  return grown;
+}
+
 std::vector<std::string> MissingPodResources(const json::object& pod, const json::object& hard) {
   std::vector<std::string> missing;
   const json::object* spec = ObjectAt(pod, "spec");

@@ -31,6 +31,10 @@ using QuotaUsage = std::map<std::string, int64_t, std::less<>>;
 //          names; every kind: count/<resource>[.<group>].
 QuotaUsage UsageOf(Kind kind, const boost::json::object& object);
 
+// What `after` uses beyond `before`: the names whose amount grew, by how
+// much (an update's charge).
+QuotaUsage QuotaIncrease(const QuotaUsage& before, const QuotaUsage& after);
+
 // A pod's containers' resources that `hard` constrains but the container
 // does not set ("requests.cpu for: app"); kube refuses such pods.
 std::vector<std::string> MissingPodResources(const boost::json::object& pod, const boost::json::object& hard);

@@ -35,13 +35,21 @@ class ResourceQuota final : public AdmissionPlugin {
   std::string_view Name() const override { return "ResourceQuota"; }
 
   Status Validate(const AdmissionAttributes& a) override {
-    if (a.operation != AdmissionOperation::kCreate || !a.subresource.empty() || !a.object || !a.kind.namespaced) {
+    if (!a.subresource.empty() || !a.object || !a.kind.namespaced) return Status::Ok();
+    const bool update = a.operation == AdmissionOperation::kUpdate;
+    // kube charges creates, and of updates only those of Services (a type
+    // changed to NodePort or LoadBalancer) and PersistentVolumeClaims (a
+    // larger request): by what they add.
+    if (update && (!a.old || (a.kind.kind != api::Kind::kService && a.kind.kind != api::Kind::kPersistentVolumeClaim))) {
       return Status::Ok();
     }
+    if (!update && a.operation != AdmissionOperation::kCreate) return Status::Ok();
     for (int attempt = 0; attempt < 8; ++attempt) {
       auto listed = store_.List({.prefix = api::StoragePrefix(api::Kind::kResourceQuota, a.ns)});
       if (!listed.ok() || listed->items.empty()) return Status::Ok();
-      const api::QuotaUsage usage = api::UsageOf(a.kind.kind, *a.object);
+      const api::QuotaUsage usage =
+          update ? api::QuotaIncrease(api::UsageOf(a.kind.kind, *a.old), api::UsageOf(a.kind.kind, *a.object))
+                 : api::UsageOf(a.kind.kind, *a.object);
       if (usage.empty()) return Status::Ok();
       struct Charge {
         api::ObjectPtr quota;

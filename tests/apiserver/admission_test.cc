@@ -338,6 +338,42 @@ TEST_F(QuotaApiTest, ResourceQuotaRefusesWhatWouldExceedItAndChargesWhatItAdmits
   EXPECT_EQ(Call("POST", "/api/v1/namespaces/default/configmaps", R"({"metadata":{"name":"c"}})").status, 201);
 }
 
+TEST_F(QuotaApiTest, ServiceUpdatesAreChargedByWhatTheyAdd) {
+  ASSERT_EQ(Call("POST", "/api/v1/namespaces/default/resourcequotas",
+                 R"({"metadata":{"name":"ports"},"spec":{"hard":{"services":"5","services.nodeports":"1"}}})")
+                .status,
+            201);
+  SetQuotaStatus("ports", R"({"hard":{"services":"5","services.nodeports":"1"},
+                                     "used":{"services":"0","services.nodeports":"0"}})");
+  ASSERT_EQ(Call("POST", "/api/v1/namespaces/default/services",
+                 R"({"metadata":{"name":"web"},"spec":{"ports":[{"name":"a","port":80},{"name":"b","port":81}]}})")
+                .status,
+            201);
+  // ClusterIP → NodePort adds two node ports: over the quota, refused, nothing stored changes.
+  Response r = Call("PATCH", "/api/v1/namespaces/default/services/web", R"({"spec":{"type":"NodePort"}})",
+                    "application/merge-patch+json");
+  EXPECT_EQ(r.status, 403);
+  EXPECT_EQ(Message(r), "services \"web\" is forbidden: exceeded quota: ports, requested: services.nodeports=2, "
+                        "used: services.nodeports=0, limited: services.nodeports=1");
+  json::object stored = Body(Call("GET", "/api/v1/namespaces/default/services/web"));
+  EXPECT_EQ(At(stored, {"spec", "type"})->as_string(), "ClusterIP");
+  // An update that adds nothing (a label) is not charged again: the
+  // services count stays 1.
+  ASSERT_EQ(Call("PATCH", "/api/v1/namespaces/default/services/web", R"({"metadata":{"labels":{"a":"b"}}})",
+                 "application/merge-patch+json")
+                .status,
+            200);
+  json::object quota = Body(Call("GET", "/api/v1/namespaces/default/resourcequotas/ports"));
+  EXPECT_EQ(At(quota, {"status", "used", "services"})->as_string(), "1");
+  // One port fits.
+  ASSERT_EQ(Call("PATCH", "/api/v1/namespaces/default/services/web",
+                 R"({"spec":{"type":"NodePort","ports":[{"name":"a","port":80}]}})", "application/merge-patch+json")
+                .status,
+            200);
+  quota = Body(Call("GET", "/api/v1/namespaces/default/resourcequotas/ports"));
+  EXPECT_EQ(At(quota, {"status", "used", "services.nodeports"})->as_string(), "1");
+}
+
 TEST_F(QuotaApiTest, ResourceQuotaCountsObjectsAndHonoursScopes) {
   ASSERT_EQ(Call("POST", "/api/v1/namespaces/default/resourcequotas",
                  R"({"metadata":{"name":"objects"},"spec":{"hard":{"count/configmaps":"1","services.nodeports":"1"}}})")
