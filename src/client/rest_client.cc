@@ -1,5 +1,7 @@
 #include "client/rest_client.h"
 
+#include <charconv>
+
 #include <cctype>
 
 #include <boost/json.hpp>
@@ -96,7 +98,7 @@ Result<api::ObjectPtr> RestClient::Get(api::Kind kind, std::string_view ns, std:
 }
 
 Result<std::vector<api::ObjectPtr>> RestClient::List(api::Kind kind, std::string_view ns,
-                                                     std::string_view label_selector) {
+                                                     std::string_view label_selector, int64_t* revision) {
   std::string target = CollectionPath(kind, ns);
   if (!label_selector.empty()) target += "?labelSelector=" + QueryEscape(label_selector);
   auto response = transport_("GET", target, "", "application/json");
@@ -105,6 +107,11 @@ Result<std::vector<api::ObjectPtr>> RestClient::List(api::Kind kind, std::string
   json::error_code ec;
   json::value list = json::parse(response->body, ec);
   if (ec || !list.is_object()) return Status::Internal("list " + target + ": malformed response");
+  if (revision) {
+    std::string_view rv = api::StringAt(api::ObjectAt(list.get_object(), "metadata"), "resourceVersion");
+    *revision = 0;
+    std::from_chars(rv.data(), rv.data() + rv.size(), *revision);
+  }
   std::vector<api::ObjectPtr> out;
   auto items = list.get_object().find("items");
   if (items == list.get_object().end() || !items->value().is_array()) return out;

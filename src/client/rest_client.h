@@ -42,8 +42,10 @@ class RestClient {
   explicit RestClient(Transport transport) : transport_(std::move(transport)) {}
 
   Result<api::ObjectPtr> Get(api::Kind kind, std::string_view ns, std::string_view name);
-  // Every object of `kind` (in `ns` when non-empty) matching the label selector.
-  Result<std::vector<api::ObjectPtr>> List(api::Kind kind, std::string_view ns, std::string_view label_selector = {});
+  // Every object of `kind` (in `ns` when non-empty) matching the label selector;
+  // `revision`, when given, gets the list's metadata.resourceVersion.
+  Result<std::vector<api::ObjectPtr>> List(api::Kind kind, std::string_view ns, std::string_view label_selector = {},
+                                           int64_t* revision = nullptr);
   // `object` needs apiVersion/kind only if the caller wants them checked; they are filled in.
   Result<api::ObjectPtr> Create(api::Kind kind, std::string_view ns, boost::json::object object);
   // PUT: the object's metadata.resourceVersion guards the write (Conflict when stale).

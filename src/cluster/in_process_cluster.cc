@@ -34,10 +34,17 @@ Status InProcessCluster::Start() {
   started_ = true;
   event_expiry_ = std::make_unique<apiserver::EventExpiry>(*store_, options_.event_ttl);
   if (options_.scheduler) {
+    CacheResync resync{.list = [store = store_.get()](api::Kind kind)
+                           -> Result<std::pair<std::vector<api::ObjectPtr>, int64_t>> {
+                         auto listed = store->List({.prefix = api::StoragePrefix(kind)});
+                         if (!listed.ok()) return listed.status();
+                         return std::pair{std::move(listed->items), listed->revision};
+                       },
+                       .period = options_.cache_resync_period};
     auto runner = SchedulerRunner::Create(options_.scheduler_config, options_.scheduler_options,
                                           StoreInformerSources(*store_),
                                           std::make_unique<InProcessSchedulerClient>(*api_),
-                                          options_.scheduler_registry);
+                                          options_.scheduler_registry, std::move(resync));
     if (!runner.ok()) return runner.status();
     scheduler_ = std::move(runner).value();
     if (Status s = scheduler_->Start(); !s.ok()) return Status(s.code(), "scheduler: " + s.message());

@@ -53,6 +53,9 @@ struct ClusterOptions {
   bool scheduler = true;
   scheduler::SchedulerConfig scheduler_config;
   scheduler::SchedulerOptions scheduler_options;
+  // The scheduler's drift guard: its cache compared with the store this
+  // often (0: never).
+  std::chrono::milliseconds cache_resync_period{30000};
   // The plugins the scheduler's configuration may name.
   scheduler::Registry scheduler_registry = scheduler::InTreeRegistry();
 

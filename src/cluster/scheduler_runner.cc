@@ -1,5 +1,8 @@
 #include "cluster/scheduler_runner.h"
 
+#include <pthread.h>
+
+#include <cstdio>
 #include <fstream>
 #include <sstream>
 
@@ -10,9 +13,13 @@ Result<std::unique_ptr<SchedulerRunner>> SchedulerRunner::Create(const scheduler
                                                                  scheduler::SchedulerOptions options,
                                                                  client::InformerFactory::KindSourceFactory sources,
                                                                  std::unique_ptr<scheduler::SchedulerClient> client,
-                                                                 const scheduler::Registry& registry) {
+                                                                 const scheduler::Registry& registry,
+                                                                 CacheResync resync) {
   std::unique_ptr<SchedulerRunner> r(new SchedulerRunner());
   r->client_ = std::move(client);
+  r->resync_ = std::move(resync);
+  if (!r->resync_.list) r->resync_.period = std::chrono::milliseconds(0);
+  options.drift_guard = r->resync_.period.count() > 0;
   auto created = scheduler::Scheduler::Create(config, registry, options, r->client_.get());
   if (!created.ok()) return created.status();
   r->scheduler_ = std::move(created).value();
@@ -28,9 +35,7 @@ Result<std::unique_ptr<SchedulerRunner>> SchedulerRunner::Create(const scheduler
   r->informers_.push_back(sources(api::Kind::kNode,
                                   client::InformerHandlers{[s](const api::ObjectPtr& o) { s->OnNodeAdd(o); },
                                                            [s](const api::ObjectPtr& o) { s->OnNodeUpdate(o); },
-                                                           [s](const api::ObjectPtr& o) {
-                                                             s->OnNodeDelete(o->name());
-                                                           }}));
+                                                           [s](const api::ObjectPtr& o) { s->OnNodeDelete(o); }}));
   // Budgets before pods: preemption reads them.
   r->informers_.push_back(sources(api::Kind::kPodDisruptionBudget,
                                   client::InformerHandlers{
@@ -49,12 +54,52 @@ Status SchedulerRunner::Start() {
     if (Status s = informer->Start(); !s.ok()) return s;
   }
   scheduler_->Start();
+  if (resync_.period.count() > 0) resync_thread_ = std::thread([this] { ResyncLoop(); });
   return Status::Ok();
+}
+
+Result<int> SchedulerRunner::ResyncCache() {
+  if (!resync_.list) return Status::BadRequest("the scheduler has no source for resyncing its cache");
+  std::vector<std::pair<std::vector<scheduler::Scheduler::Drift>, int64_t>> found;
+  for (api::Kind kind : {api::Kind::kNode, api::Kind::kPod}) {
+    auto listed = resync_.list(kind);
+    if (!listed.ok()) return listed.status();
+    found.emplace_back(scheduler_->FindCacheDrift(kind, listed->first, listed->second), listed->second);
+  }
+  if (!found[0].first.empty() || !found[1].first.empty()) {
+    std::unique_lock lock(resync_mu_);
+    resync_cv_.wait_for(lock, resync_.grace, [this] { return resync_stop_; });
+  }
+  int repaired = 0;
+  for (const auto& [drift, revision] : found) repaired += scheduler_->RepairCacheDrift(drift, revision);
+  return repaired;
+}
+
+void SchedulerRunner::ResyncLoop() {
+  pthread_setname_np(pthread_self(), "cache-resync");
+  std::unique_lock lock(resync_mu_);
+  while (!resync_cv_.wait_for(lock, resync_.period, [this] { return resync_stop_; })) {
+    lock.unlock();
+    auto repaired = ResyncCache();
+    if (!repaired.ok()) {
+      std::fprintf(stderr, "berth scheduler: cache resync: %s\n", repaired.status().message().c_str());
+    } else if (*repaired > 0) {
+      std::fprintf(stderr, "berth scheduler: cache resync repaired %d difference(s) with the API server\n",
+                   *repaired);
+    }
+    lock.lock();
+  }
 }
 
 void SchedulerRunner::Stop() {
   if (stopped_) return;
   stopped_ = true;
+  {
+    std::lock_guard lock(resync_mu_);
+    resync_stop_ = true;
+  }
+  resync_cv_.notify_all();
+  if (resync_thread_.joinable()) resync_thread_.join();
   for (auto it = informers_.rbegin(); it != informers_.rend(); ++it) (*it)->Stop();
   if (scheduler_) scheduler_->Stop();
   client_.reset();  // writes the events still queued

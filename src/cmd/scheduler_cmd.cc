@@ -4,7 +4,9 @@
 
 #include <cstdio>
 
+#include "api/duration.h"
 #include "client/http_client.h"
+#include "client/rest_client.h"
 #include "cluster/informer_sources.h"
 #include "cluster/scheduler_clients.h"
 #include "cluster/scheduler_runner.h"
@@ -19,6 +21,7 @@ struct SchedulerFlags {
   std::string config;
   int concurrent = 2;
   uint64_t seed = 0;
+  std::string cache_resync_period = "30s";
 };
 
 int Fail(const std::string& message) {
@@ -42,9 +45,26 @@ int RunScheduler(const SchedulerFlags& f, const scheduler::Registry& registry) {
   scheduler::SchedulerOptions options;
   options.concurrent = f.concurrent;
   options.seed = f.seed;
+  auto period = api::ParseGoDuration(f.cache_resync_period);
+  if (!period || period->count() < 0) {
+    return Fail("--cache-resync-period " + f.cache_resync_period + ": expected a duration such as 30s");
+  }
+  // The drift guard lists over a connection of its own.
+  auto lister = client::HttpClient::Connect(f.server);
+  if (!lister.ok()) return Fail("--server " + f.server + ": " + lister.status().message());
+  auto rest = std::make_shared<client::RestClient>(client::HttpTransport(*lister.value()));
+  cluster::CacheResync resync{
+      .list = [rest](api::Kind kind) -> Result<std::pair<std::vector<api::ObjectPtr>, int64_t>> {
+        int64_t revision = 0;
+        auto items = rest->List(kind, "", "", &revision);
+        if (!items.ok()) return items.status();
+        return std::pair{std::move(items).value(), revision};
+      },
+      .period = std::chrono::duration_cast<std::chrono::milliseconds>(*period)};
   auto runner = cluster::SchedulerRunner::Create(
       config, options, cluster::HttpInformerSources(*reader.value()),
-      std::make_unique<cluster::ApiSchedulerClient>(client::HttpTransport(*writer.value())), registry);
+      std::make_unique<cluster::ApiSchedulerClient>(client::HttpTransport(*writer.value())), registry,
+      std::move(resync));
   if (!runner.ok()) return Fail((f.config.empty() ? "" : "--config " + f.config + ": ") + runner.status().message());
   if (Status s = runner.value()->Start(); !s.ok()) return Fail(s.message());
   std::fprintf(stderr, "berth scheduler: scheduling for %s\n", f.server.c_str());
@@ -66,6 +86,10 @@ void AddSchedulerCommand(CLI::App& app, const scheduler::Registry& registry) {
       ->capture_default_str()
       ->check(CLI::Range(1, 256));
   cmd->add_option("--seed", f.seed, "Seed for every random choice (0: random)");
+  cmd->add_option("--cache-resync-period", f.cache_resync_period,
+                  "How often the scheduler compares its cache with the API server and repairs what differs "
+                  "(0: never)")
+      ->capture_default_str();
   cmd->callback([&registry] { SetExitCode(RunScheduler(f, registry)); });
 }
 

@@ -41,6 +41,7 @@ struct ServeFlags {
   bool no_controllers = false;
   std::vector<std::string> controller_names{"*"};
   std::string event_ttl = "1h";
+  std::string cache_resync_period = "30s";
   std::string node_monitor_grace_period = "40s";
   std::string node_monitor_period = "5s";
   int64_t terminated_pod_gc_threshold = 12500;
@@ -102,6 +103,11 @@ Result<cluster::ClusterOptions> ClusterOptionsFrom(const ServeFlags& f, const sc
   }
   o.scheduler_options.concurrent = f.concurrent;
   o.scheduler_options.seed = f.seed;
+  auto resync = api::ParseGoDuration(f.cache_resync_period);
+  if (!resync || resync->count() < 0) {
+    return Status::BadRequest("--cache-resync-period " + f.cache_resync_period + ": expected a duration such as 30s");
+  }
+  o.cache_resync_period = std::chrono::duration_cast<std::chrono::milliseconds>(*resync);
 
   if (f.no_controllers) {
     o.controllers.controllers.clear();
@@ -214,6 +220,10 @@ void AddServeCommand(CLI::App& app, const scheduler::Registry& registry) {
   serve->add_option("--concurrent", f.concurrent, "Scheduling cycles at once")
       ->capture_default_str()
       ->check(CLI::Range(1, 256));
+  serve
+      ->add_option("--cache-resync-period", f.cache_resync_period,
+                   "How often the scheduler compares its cache with the store and repairs what differs (0: never)")
+      ->capture_default_str();
   serve->add_flag("--no-controllers", f.no_controllers, "Run no controller in process");
   serve
       ->add_option("--controllers", f.controller_names,

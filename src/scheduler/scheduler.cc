@@ -88,7 +88,11 @@ Scheduler::Scheduler(SchedulerOptions options, SchedulerClient* client)
                               .WithLabels({})),
       permit_wait_duration_(metrics_.AddHistogram("scheduler_permit_wait_duration_seconds",
                                                   "Duration of waiting on permit.",
-                                                  metrics::ExponentialBuckets(0.001, 2, 15), {"result"})) {
+                                                  metrics::ExponentialBuckets(0.001, 2, 15), {"result"})),
+      cache_drift_(metrics_.AddCounter("berth_scheduler_cache_drift_total",
+                                       "Differences between the scheduler's cache and the API server that the "
+                                       "periodic resync found and repaired, by kind.",
+                                       {"kind"})) {
   uint64_t seed = options_.seed ? options_.seed : std::random_device{}();
   seed_sequence_ = seed;
   random_state_ = seed ^ 0x5bd1e995u;

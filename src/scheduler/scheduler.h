@@ -85,6 +85,9 @@ struct SchedulerOptions {
   // Keep a BoundPod record per binding for TakeBoundPods (bench, perf); off
   // elsewhere, so that a long-running scheduler does not accumulate them.
   bool record_bound_pods = false;
+  // Deletions are remembered for the drift guard (FindCacheDrift) when set:
+  // the runner sets it when it resyncs the cache periodically.
+  bool drift_guard = false;
 };
 
 class Scheduler final : public Handle {
@@ -98,6 +101,7 @@ class Scheduler final : public Handle {
   void OnNodeAdd(const api::ObjectPtr& node);
   void OnNodeUpdate(const api::ObjectPtr& node);
   void OnNodeDelete(const std::string& name);
+  void OnNodeDelete(const api::ObjectPtr& node);
   void OnPodAdd(const api::ObjectPtr& pod);
   void OnPodUpdate(const api::ObjectPtr& pod);
   void OnPodDelete(const api::ObjectPtr& pod);
@@ -106,6 +110,32 @@ class Scheduler final : public Handle {
   // PodDisruptionBudgets (policy/v1), which preemption respects.
   void OnPodDisruptionBudget(const api::ObjectPtr& pdb);
   void OnPodDisruptionBudgetDelete(const api::ObjectPtr& pdb);
+
+  // The drift guard (scheduler_resync.cc): the cache compared with a
+  // complete list of nodes or pods read from the API server, and what
+  // differs repaired by replaying the listed object as the event that was
+  // missed (a watch event lost, a handler skipped). Two steps, so that the
+  // events of the moment can arrive in between: FindCacheDrift with the list
+  // and the revision it is consistent at leaves out what an event newer
+  // than the list already explains (a cached version after the list's, a
+  // deletion seen after it); RepairCacheDrift, a little later, repairs what
+  // is still as it was and counts it in
+  // berth_scheduler_cache_drift_total{kind}. Pods assumed by a cycle are
+  // never touched; bound, unfinished pods are compared (the cache's pods).
+  struct Drift {
+    enum class What { kMissing, kStale, kExtra };
+    What what;
+    api::Kind kind;            // kNode or kPod
+    std::string key;           // node name, pod namespace/name
+    int64_t cached_version;    // 0 when missing
+    api::ObjectPtr listed;     // the API server's version; nullptr when extra
+    api::ObjectPtr cached;     // the cache's version; nullptr when missing
+  };
+  std::vector<Drift> FindCacheDrift(api::Kind kind, const std::vector<api::ObjectPtr>& listed,
+                                    int64_t revision) const;
+  // Returns how many differences were repaired. `revision`: the list's;
+  // deletions remembered up to it are forgotten.
+  int RepairCacheDrift(const std::vector<Drift>& drift, int64_t revision);
 
   void Start();
   void Stop();
@@ -409,6 +439,14 @@ class Scheduler final : public Handle {
   metrics::Histogram& preemption_victims_;
   // scheduler_permit_wait_duration_seconds{result}: from Permit's Wait to the outcome.
   metrics::Family<metrics::Histogram>& permit_wait_duration_;
+  // berth_scheduler_cache_drift_total{kind}: differences the drift guard repaired.
+  metrics::Family<metrics::Counter>& cache_drift_;
+  // With options_.drift_guard: the revision at which each node ("node/NAME")
+  // and pod ("pod/NS/NAME") was last seen deleted, until a list at or past it.
+  void RememberDeletion(std::string key, int64_t revision);
+  int64_t DeletedAt(const std::string& key) const;
+  mutable std::mutex deletions_mu_;
+  std::unordered_map<std::string, int64_t> deletions_;  // guarded by deletions_mu_
 
   // Pods waiting at Permit. Declared last: destroyed first, after Stop
   // settled them all. Its alarm thread settles timed-out pods.

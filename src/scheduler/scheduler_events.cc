@@ -23,6 +23,11 @@ void Scheduler::OnNodeUpdate(const api::ObjectPtr& node) {
 
 void Scheduler::OnNodeDelete(const std::string& name) { cache_.RemoveNode(name); }
 
+void Scheduler::OnNodeDelete(const api::ObjectPtr& node) {
+  if (options_.drift_guard) RememberDeletion("node/" + node->name(), node->resource_version());
+  cache_.RemoveNode(node->name());
+}
+
 void Scheduler::OnPodAdd(const api::ObjectPtr& pod) {
   const auto* view = pod->As<api::PodView>();
   PodInfoPtr info = MakePodInfo(pod);
@@ -84,6 +89,7 @@ void Scheduler::OnPodUpdate(const api::ObjectPtr& pod) {
 
 void Scheduler::OnPodDelete(const api::ObjectPtr& pod) {
   std::string key = PodKey(*pod);
+  if (options_.drift_guard) RememberDeletion("pod/" + key, pod->resource_version());
   // A pod waiting at Permit is gone: its binding fails (kube rejects it too).
   waiting_pods_->Reject(pod->uid());
   queue_->Delete(key);

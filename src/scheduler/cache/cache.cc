@@ -95,8 +95,10 @@ void Cache::AddPod(PodInfoPtr pod) {
       if (old.labels() == pod->labels() && old.view->requests == pod->view->requests &&
           old.view->host_ports == pod->view->host_ports && old.view->terminating == pod->view->terminating) {
         // The bound version of an assumed pod: nothing the plugins read changed,
-        // so the NodeInfo (and the snapshots sharing it) stay as they are.
+        // so the NodeInfo (and the snapshots sharing it) stay as they are;
+        // the entry keeps the newest version (the drift check reads it).
         it->second.assumed = false;
+        it->second.pod = std::move(pod);
         return;
       }
       // Updated in place: replace the pod, keep the accounting exact.
@@ -195,6 +197,27 @@ std::string Cache::NodeOf(const std::string& key) const {
 size_t Cache::NodeCount() const {
   std::lock_guard lock(mu_);
   return node_order_.size();
+}
+
+std::vector<Cache::Version> Cache::NodeVersions() const {
+  std::lock_guard lock(mu_);
+  std::vector<Version> out;
+  out.reserve(node_order_.size());
+  for (const auto& name : node_order_) {
+    api::ObjectPtr node = nodes_.at(name).info->node_object();
+    out.push_back({name, node->resource_version(), false, node});
+  }
+  return out;
+}
+
+std::vector<Cache::Version> Cache::PodVersions() const {
+  std::lock_guard lock(mu_);
+  std::vector<Version> out;
+  out.reserve(pods_.size());
+  for (const auto& [key, entry] : pods_) {
+    out.push_back({key, entry.pod->object->resource_version(), entry.assumed, entry.pod->object});
+  }
+  return out;
 }
 
 size_t Cache::PodCount() const {

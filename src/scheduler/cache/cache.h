@@ -62,6 +62,18 @@ class Cache {
   // The node a pod is (assumed) on, "" when the cache does not have it.
   std::string NodeOf(const std::string& key) const;
   size_t NodeCount() const;
+  // What the cache holds, for comparing it with the API server's lists: the
+  // nodes (with a Node object) by name and the pods by namespace/name, each
+  // with the resourceVersion last observed (an assumed pod: the version the
+  // cycle saw).
+  struct Version {
+    std::string key;
+    int64_t resource_version = 0;
+    bool assumed = false;
+    api::ObjectPtr object;
+  };
+  std::vector<Version> NodeVersions() const;
+  std::vector<Version> PodVersions() const;
   size_t PodCount() const;
   // A copy of one node's current info (tests, explanations); nullptr when unknown.
   NodeInfoPtr GetNode(const std::string& name) const;
