@@ -8,6 +8,7 @@
 
 #include <boost/json.hpp>
 #include <chrono>
+#include <cstdio>
 #include <string>
 #include <thread>
 #include <vector>
@@ -106,6 +107,36 @@ TEST(VolumeMatchingTest, DelayedBindingTakesOnlyAVolumePointedAtTheClaim) {
   // A claimRef for an older claim of that name (another uid) is not this claim's.
   auto stale = Decode(PvJson("stale", "1Gi", "local", R"(,"claimRef":{"namespace":"default","name":"c","uid":"old"})"));
   EXPECT_EQ(Chosen({stale}, claim, /*delay=*/false), "");
+}
+
+TEST(SimStorageConfigTest, GroupsGiveCapacityPerClassZoneAndNode) {
+  const std::string path = ::testing::TempDir() + "/volume_binder_sim.yaml";
+  auto write = [&](const std::string& text) {
+    std::FILE* f = std::fopen(path.c_str(), "w");
+    ASSERT_TRUE(f);
+    std::fputs(text.c_str(), f);
+    std::fclose(f);
+  };
+  write("groups:\n- count: 3\n  namePrefix: s-\n  zones: [zone-a, zone-b]\n"
+        "  storageClasses: [fast, local]\n  storageCapacity: 10Gi\n- count: 2\n");
+  auto groups = LoadSimNodeGroups(path);
+  ASSERT_TRUE(groups.ok()) << groups.status().message();
+  SimStorageCapacity capacity = StorageCapacityFromGroups(groups.value());
+  const int64_t gi = int64_t{1} << 30;
+  EXPECT_EQ(capacity.per_zone["fast"]["zone-a"], 20 * gi);  // s-0 and s-2
+  EXPECT_EQ(capacity.per_zone["fast"]["zone-b"], 10 * gi);
+  EXPECT_EQ(capacity.per_node["local"]["s-1"], 10 * gi);
+  EXPECT_TRUE(capacity.Limited("fast"));
+  EXPECT_FALSE(capacity.Limited("other"));
+
+  write("groups:\n- count: 1\n  storageClasses: [fast]\n");
+  groups = LoadSimNodeGroups(path);
+  ASSERT_FALSE(groups.ok());
+  EXPECT_EQ(groups.status().message(), path + ":2: groups[0]: storageClasses needs a storageCapacity");
+  write("groups:\n- count: 1\n  storageClasses: [fast]\n  storageCapacity: lots\n");
+  groups = LoadSimNodeGroups(path);
+  ASSERT_FALSE(groups.ok());
+  EXPECT_EQ(groups.status().message(), path + ":4: groups[0].storageCapacity: not a quantity of 0 or more: lots");
 }
 
 class VolumeBinderTest : public InProcessApiTest {
