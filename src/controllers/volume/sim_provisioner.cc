@@ -62,6 +62,14 @@ std::string ObjectNameOf(std::string text) {
   return text;
 }
 
+// A label value made of `text` (at most 63 characters, alphanumeric at both ends).
+std::string LabelValueOf(const std::string& text) {
+  std::string value = ObjectNameOf(text);
+  if (value.size() > 63) value.resize(63);
+  while (!value.empty() && !std::isalnum(static_cast<unsigned char>(value.back()))) value.pop_back();
+  return value;
+}
+
 std::string FormatBytes(int64_t bytes) { return api::Quantity::FromInt(bytes, api::Quantity::Format::kBinarySI).ToString(); }
 
 bool Allowed(const api::StorageClassView& sc, const api::Object& node) {
@@ -189,7 +197,8 @@ Status SimCsiProvisioner::Provision(const api::ObjectPtr& claim) {
   const bool local = LocalClass(*storage_class);
   const char* topology_key = local ? kHostnameLabel : kZoneLabel;
 
-  std::lock_guard lock(mu_);
+  std::unique_lock lock(mu_);
+  if (provisioned_.count(volume_name)) return Status::Ok();  // made; the cache has not seen it yet
   std::string segment;
   if (!pvc->selected_node.empty()) {
     api::ObjectPtr node = nodes_.Get(pvc->selected_node);
@@ -233,6 +242,9 @@ Status SimCsiProvisioner::Provision(const api::ObjectPtr& claim) {
                 "=" + segment + ": requested " + FormatBytes(pvc->requested_bytes) + ", available " +
                 FormatBytes(std::max<int64_t>(free, 0)));
   }
+  // Reserved before the write, so that a concurrent decision counts it.
+  provisioned_[volume_name] = Usage{class_name, segment, pvc->requested_bytes};
+  lock.unlock();
 
   recorder.Event(*claim, "Normal", "Provisioning",
                  "External provisioner is provisioning volume for claim \"" + client::ObjectKey(*claim) + "\"");
@@ -269,9 +281,12 @@ Status SimCsiProvisioner::Provision(const api::ObjectPtr& claim) {
                       {"spec", std::move(spec)}};
   auto created = client_.Create(api::Kind::kPersistentVolume, "", std::move(volume));
   if (!created.ok() && created.status().code() != StatusCode::kAlreadyExists) {
+    {
+      std::lock_guard relock(mu_);
+      provisioned_.erase(volume_name);
+    }
     return fail(created.status().message());
   }
-  provisioned_[volume_name] = Usage{class_name, segment, pvc->requested_bytes};
   recorder.Event(*claim, "Normal", "ProvisioningSucceeded", "Successfully provisioned volume " + volume_name);
   Enqueue(kCapacityKey);
   return Status::Ok();
@@ -281,7 +296,7 @@ Status SimCsiProvisioner::PublishCapacity() {
   // What should exist: name → object.
   std::map<std::string, json::object> desired;
   std::set<std::string> drivers;
-  std::lock_guard lock(mu_);
+  std::unique_lock lock(mu_);
   for (const auto& storage_class : classes_.List()) {
     const auto* sc = storage_class->As<api::StorageClassView>();
     if (!sc || sc->provisioner == kNoProvisioner || !capacity_.Limited(storage_class->name())) continue;
@@ -297,19 +312,23 @@ Status SimCsiProvisioner::PublishCapacity() {
           {"kind", "CSIStorageCapacity"},
           {"metadata", json::object{{"name", name},
                                     {"namespace", kCapacityNamespace},
-                                    {"labels", json::object{{kDriverLabel, ObjectNameOf(sc->provisioner)},
+                                    {"labels", json::object{{kDriverLabel, LabelValueOf(sc->provisioner)},
                                                             {kManagedByLabel, kManagedBy}}}}},
           {"storageClassName", storage_class->name()},
           {"nodeTopology", json::object{{"matchLabels", std::move(match_labels)}}},
           {"capacity", FormatBytes(std::max<int64_t>(Free(storage_class->name(), segment, local), 0))}};
     }
   }
+  lock.unlock();
   Status first = Status::Ok();
   auto keep = [&first](const Status& s) {
     if (first.ok() && !s.ok() && s.code() != StatusCode::kNotFound && s.code() != StatusCode::kAlreadyExists) first = s;
   };
   for (const auto& driver : drivers) {
-    // The driver says its capacity is to be checked (kube's CSIDriver.spec.storageCapacity).
+    // The driver says its capacity is to be checked (kube's
+    // CSIDriver.spec.storageCapacity). A provisioner name that cannot name an
+    // object (kube's CSI driver names are DNS subdomains) gets none.
+    if (ObjectNameOf(driver) != driver) continue;
     auto got = client_.Get(api::Kind::kCSIDriver, "", driver);
     if (got.ok() || got.status().code() != StatusCode::kNotFound) continue;
     json::object csi_driver{{"apiVersion", "storage.k8s.io/v1"},

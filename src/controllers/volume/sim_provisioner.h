@@ -25,8 +25,11 @@
 //   or per class and node for local classes; it is published as
 //   CSIStorageCapacity objects in kube-system (capacity = configured minus
 //   what is provisioned there), with a CSIDriver of the provisioner's name
-//   (storageCapacity: true) so that the scheduler checks them. Classes
-//   without configured capacity are unlimited and publish nothing.
+//   (storageCapacity: true) so that the scheduler checks them; a provisioner
+//   name that is not a DNS subdomain (kube's CSI driver names are) gets no
+//   CSIDriver, so the scheduler does not check its capacity, while the
+//   provisioner still refuses what does not fit. Classes without configured
+//   capacity are unlimited and publish nothing.
 //
 // Events on the claim, with kube's reasons: Provisioning,
 // ProvisioningSucceeded, ProvisioningFailed (source: the driver's name).
