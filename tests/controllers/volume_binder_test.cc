@@ -30,7 +30,8 @@ using namespace std::chrono_literals;
 
 namespace {
 
-const std::chrono::system_clock::time_point kWallStart = std::chrono::system_clock::from_time_t(1700000000);
+const std::chrono::system_clock::time_point kWallStart =
+    std::chrono::system_clock::from_time_t(1700000000);
 
 api::ObjectPtr Decode(const std::string& text) {
   auto o = api::Object::Decode(text);
@@ -42,29 +43,32 @@ api::ObjectPtr Decode(const std::string& text) {
 std::string PvJson(const std::string& name, const std::string& size, const std::string& cls,
                    const std::string& extra_spec = "", const std::string& extra_meta = "",
                    const std::string& phase = "Available") {
-  return R"({"apiVersion":"v1","kind":"PersistentVolume","metadata":{"name":")" + name + "\"" + extra_meta +
-         R"(},"spec":{"capacity":{"storage":")" + size + R"("},"accessModes":["ReadWriteOnce"],"storageClassName":")" +
-         cls + R"(","hostPath":{"path":"/tmp/)" + name + "\"}" + extra_spec + R"(},"status":{"phase":")" + phase +
-         "\"}}";
+  return R"({"apiVersion":"v1","kind":"PersistentVolume","metadata":{"name":")" + name + "\"" +
+         extra_meta + R"(},"spec":{"capacity":{"storage":")" + size +
+         R"("},"accessModes":["ReadWriteOnce"],"storageClassName":")" + cls +
+         R"(","hostPath":{"path":"/tmp/)" + name + "\"}" + extra_spec + R"(},"status":{"phase":")" +
+         phase + "\"}}";
 }
 
 std::string PvcJson(const std::string& name, const std::string& size, const std::string& cls_field,
                     const std::string& extra_spec = "", const std::string& extra_meta = "") {
   return R"({"apiVersion":"v1","kind":"PersistentVolumeClaim","metadata":{"name":")" + name +
          R"(","namespace":"default","uid":"uid-)" + name + "\"" + extra_meta +
-         R"(},"spec":{"accessModes":["ReadWriteOnce"],"resources":{"requests":{"storage":")" + size + "\"}}" +
-         cls_field + extra_spec + R"(},"status":{"phase":"Pending"}})";
+         R"(},"spec":{"accessModes":["ReadWriteOnce"],"resources":{"requests":{"storage":")" +
+         size + "\"}}" + cls_field + extra_spec + R"(},"status":{"phase":"Pending"}})";
 }
 
-std::string Chosen(const std::vector<api::ObjectPtr>& volumes, const std::string& claim, bool delay = false) {
+std::string Chosen(const std::vector<api::ObjectPtr>& volumes, const std::string& claim,
+                   bool delay = false) {
   auto c = Decode(claim);
   auto match = FindBestVolume(volumes, *c, delay);
   return match.volume ? match.volume->name() : "";
 }
 
 TEST(VolumeMatchingTest, ChoosesTheSmallestAvailableVolumeThatFits) {
-  std::vector<api::ObjectPtr> volumes = {Decode(PvJson("big", "10Gi", "")), Decode(PvJson("small", "1Gi", "")),
-                                         Decode(PvJson("mid", "2Gi", "")), Decode(PvJson("mid2", "2Gi", ""))};
+  std::vector<api::ObjectPtr> volumes = {
+      Decode(PvJson("big", "10Gi", "")), Decode(PvJson("small", "1Gi", "")),
+      Decode(PvJson("mid", "2Gi", "")), Decode(PvJson("mid2", "2Gi", ""))};
   EXPECT_EQ(Chosen(volumes, PvcJson("c", "1500Mi", "")), "mid");  // smallest fit; ties by name
   EXPECT_EQ(Chosen(volumes, PvcJson("c", "1Gi", "")), "small");
   EXPECT_EQ(Chosen(volumes, PvcJson("c", "11Gi", "")), "");
@@ -83,12 +87,16 @@ TEST(VolumeMatchingTest, SkipsVolumesOfAnotherClassModeSelectorOrVolumeMode) {
       {"other class", PvJson("v", "1Gi", "slow", "", gold), false},
       {"no class", PvJson("v", "1Gi", "", "", gold), false},
       {"selector", PvJson("v", "1Gi", "fast", "", R"(,"labels":{"tier":"bronze"})"), false},
-      {"access mode", PvJson("v", "1Gi", "fast", R"(,"accessModes":["ReadOnlyMany"])", gold), false},
+      {"access mode", PvJson("v", "1Gi", "fast", R"(,"accessModes":["ReadOnlyMany"])", gold),
+       false},
       {"volume mode", PvJson("v", "1Gi", "fast", R"(,"volumeMode":"Block")", gold), false},
       {"not available", PvJson("v", "1Gi", "fast", "", gold, "Released"), false},
-      {"claimed by another", PvJson("v", "1Gi", "fast", R"(,"claimRef":{"namespace":"default","name":"x"})", gold),
+      {"claimed by another",
+       PvJson("v", "1Gi", "fast", R"(,"claimRef":{"namespace":"default","name":"x"})", gold),
        false},
-      {"unhealthy", PvJson("v", "1Gi", "fast", "", gold + R"(,"annotations":{"sim.berth.dev/volume-healthy":"false"})"),
+      {"unhealthy",
+       PvJson("v", "1Gi", "fast", "",
+              gold + R"(,"annotations":{"sim.berth.dev/volume-healthy":"false"})"),
        false},
   };
   for (const auto& c : cases) {
@@ -100,12 +108,14 @@ TEST(VolumeMatchingTest, DelayedBindingTakesOnlyAVolumePointedAtTheClaim) {
   const std::string claim = PvcJson("c", "1Gi", R"(,"storageClassName":"local")");
   auto free_volume = Decode(PvJson("free", "1Gi", "local"));
   auto pointed = Decode(PvJson("pointed", "5Gi", "local",
-                               R"(,"claimRef":{"namespace":"default","name":"c","uid":"uid-c"})", "", "Available"));
+                               R"(,"claimRef":{"namespace":"default","name":"c","uid":"uid-c"})",
+                               "", "Available"));
   EXPECT_EQ(Chosen({free_volume}, claim, /*delay=*/true), "");
   EXPECT_EQ(Chosen({free_volume}, claim, /*delay=*/false), "free");
   EXPECT_EQ(Chosen({free_volume, pointed}, claim, /*delay=*/true), "pointed");
   // A claimRef for an older claim of that name (another uid) is not this claim's.
-  auto stale = Decode(PvJson("stale", "1Gi", "local", R"(,"claimRef":{"namespace":"default","name":"c","uid":"old"})"));
+  auto stale = Decode(PvJson("stale", "1Gi", "local",
+                             R"(,"claimRef":{"namespace":"default","name":"c","uid":"old"})"));
   EXPECT_EQ(Chosen({stale}, claim, /*delay=*/false), "");
 }
 
@@ -117,8 +127,9 @@ TEST(SimStorageConfigTest, GroupsGiveCapacityPerClassZoneAndNode) {
     std::fputs(text.c_str(), f);
     std::fclose(f);
   };
-  write("groups:\n- count: 3\n  namePrefix: s-\n  zones: [zone-a, zone-b]\n"
-        "  storageClasses: [fast, local]\n  storageCapacity: 10Gi\n- count: 2\n");
+  write(
+      "groups:\n- count: 3\n  namePrefix: s-\n  zones: [zone-a, zone-b]\n"
+      "  storageClasses: [fast, local]\n  storageCapacity: 10Gi\n- count: 2\n");
   auto groups = LoadSimNodeGroups(path);
   ASSERT_TRUE(groups.ok()) << groups.status().message();
   SimStorageCapacity capacity = StorageCapacityFromGroups(groups.value());
@@ -132,11 +143,13 @@ TEST(SimStorageConfigTest, GroupsGiveCapacityPerClassZoneAndNode) {
   write("groups:\n- count: 1\n  storageClasses: [fast]\n");
   groups = LoadSimNodeGroups(path);
   ASSERT_FALSE(groups.ok());
-  EXPECT_EQ(groups.status().message(), path + ":2: groups[0]: storageClasses needs a storageCapacity");
+  EXPECT_EQ(groups.status().message(),
+            path + ":2: groups[0]: storageClasses needs a storageCapacity");
   write("groups:\n- count: 1\n  storageClasses: [fast]\n  storageCapacity: lots\n");
   groups = LoadSimNodeGroups(path);
   ASSERT_FALSE(groups.ok());
-  EXPECT_EQ(groups.status().message(), path + ":4: groups[0].storageCapacity: not a quantity of 0 or more: lots");
+  EXPECT_EQ(groups.status().message(),
+            path + ":4: groups[0].storageCapacity: not a quantity of 0 or more: lots");
 }
 
 class VolumeBinderTest : public InProcessApiTest {
@@ -168,14 +181,17 @@ class VolumeBinderTest : public InProcessApiTest {
   }
   void CreatePvc(const std::string& name, const std::string& size, const std::string& cls_field,
                  const std::string& extra_spec = "", const std::string& extra_meta = "") {
-    json::object o = json::parse(PvcJson(name, size, cls_field, extra_spec, extra_meta)).as_object();
+    json::object o =
+        json::parse(PvcJson(name, size, cls_field, extra_spec, extra_meta)).as_object();
     o["metadata"].as_object().erase("uid");
     auto created = client_->Create(api::Kind::kPersistentVolumeClaim, "default", std::move(o));
     ASSERT_TRUE(created.ok()) << created.status().message();
   }
-  void CreateClass(const std::string& name, const std::string& provisioner, const std::string& extra = "") {
-    Create(api::Kind::kStorageClass, R"({"apiVersion":"storage.k8s.io/v1","kind":"StorageClass","metadata":{"name":")" +
-                                         name + R"("},"provisioner":")" + provisioner + "\"" + extra + "}");
+  void CreateClass(const std::string& name, const std::string& provisioner,
+                   const std::string& extra = "") {
+    Create(api::Kind::kStorageClass,
+           R"({"apiVersion":"storage.k8s.io/v1","kind":"StorageClass","metadata":{"name":")" +
+               name + R"("},"provisioner":")" + provisioner + "\"" + extra + "}");
   }
   void CreateNode(const std::string& name, const std::string& zone) {
     Create(api::Kind::kNode, R"({"apiVersion":"v1","kind":"Node","metadata":{"name":")" + name +
@@ -188,7 +204,9 @@ class VolumeBinderTest : public InProcessApiTest {
     return got.ok() ? got.value() : nullptr;
   }
   api::ObjectPtr Pv(const std::string& name) { return Get(api::Kind::kPersistentVolume, name); }
-  api::ObjectPtr Pvc(const std::string& name) { return Get(api::Kind::kPersistentVolumeClaim, name, "default"); }
+  api::ObjectPtr Pvc(const std::string& name) {
+    return Get(api::Kind::kPersistentVolumeClaim, name, "default");
+  }
   static std::string Phase(const api::ObjectPtr& o) {
     return o ? std::string(api::StringAt(api::StatusOf(*o), "phase")) : "<gone>";
   }
@@ -217,11 +235,15 @@ class VolumeBinderTest : public InProcessApiTest {
 
   // Waits until the informers hold what the API server has.
   void Settle() {
-    const api::Kind kinds[] = {api::Kind::kPersistentVolume, api::Kind::kPersistentVolumeClaim,
-                               api::Kind::kStorageClass, api::Kind::kNode, api::Kind::kPod,
+    const api::Kind kinds[] = {api::Kind::kPersistentVolume,
+                               api::Kind::kPersistentVolumeClaim,
+                               api::Kind::kStorageClass,
+                               api::Kind::kNode,
+                               api::Kind::kPod,
                                api::Kind::kCSIStorageCapacity};
     for (int i = 0; i < 5000; ++i) {
-      if (std::all_of(std::begin(kinds), std::end(kinds), [&](api::Kind k) { return Matches(k); })) return;
+      if (std::all_of(std::begin(kinds), std::end(kinds), [&](api::Kind k) { return Matches(k); }))
+        return;
       std::this_thread::sleep_for(1ms);
     }
     FAIL() << "informers did not catch up";
@@ -247,7 +269,8 @@ class VolumeBinderTest : public InProcessApiTest {
         Reconcile(*pv_protection_, pv->name());
       }
       for (const auto& pvc : List(api::Kind::kPersistentVolumeClaim)) {
-        Reconcile(*binder_, PersistentVolumeController::ClaimKey(pvc->namespace_name(), pvc->name()));
+        Reconcile(*binder_,
+                  PersistentVolumeController::ClaimKey(pvc->namespace_name(), pvc->name()));
         Reconcile(*provisioner_, client::ObjectKey(*pvc));
         Reconcile(*pvc_protection_, client::ObjectKey(*pvc));
       }
@@ -321,7 +344,9 @@ TEST_F(VolumeBinderTest, AClaimWithNoFitStaysPendingUntilAVolumeAppears) {
   CreatePvc("data", "1Gi", R"(,"storageClassName":"")");
   Sync();
   EXPECT_EQ(Phase(Pvc("data")), "Pending");
-  EXPECT_TRUE(HasEvent("data", "FailedBinding: no persistent volumes available for this claim and no storage class is set"));
+  EXPECT_TRUE(HasEvent(
+      "data",
+      "FailedBinding: no persistent volumes available for this claim and no storage class is set"));
   CreatePv("plain", "1Gi", "");
   Sync();
   EXPECT_EQ(VolumeName(Pvc("data")), "plain");
@@ -349,9 +374,12 @@ TEST_F(VolumeBinderTest, PreBoundPairsBindAndAVolumeOfAnotherClaimIsRefused) {
   EXPECT_EQ(Phase(Pv("pointing")), "Bound");
   EXPECT_EQ(api::Annotation(*Pv("pointing"), kAnnBoundByController), "");
   EXPECT_EQ(Phase(Pvc("late")), "Pending");
-  EXPECT_TRUE(HasEvent("late", "FailedBinding: volume \"pointing\" already bound to a different claim."));
+  EXPECT_TRUE(
+      HasEvent("late", "FailedBinding: volume \"pointing\" already bound to a different claim."));
   EXPECT_EQ(Phase(Pvc("too-big")), "Pending");
-  EXPECT_TRUE(HasEvent("too-big", "VolumeMismatch: Cannot bind to requested volume \"tiny\": requested PV is too small"));
+  EXPECT_TRUE(HasEvent(
+      "too-big",
+      "VolumeMismatch: Cannot bind to requested volume \"tiny\": requested PV is too small"));
 }
 
 TEST_F(VolumeBinderTest, ReleasedVolumesAreRetainedOrDeletedPerReclaimPolicy) {
@@ -365,7 +393,8 @@ TEST_F(VolumeBinderTest, ReleasedVolumesAreRetainedOrDeletedPerReclaimPolicy) {
   Sync();
   ASSERT_EQ(Phase(Pv("kept")), "Bound");
   ASSERT_EQ(Phase(Pv("dropped")), "Bound");
-  for (const char* c : {"ca", "cb", "cc"}) ASSERT_TRUE(client_->Delete(api::Kind::kPersistentVolumeClaim, "default", c).ok());
+  for (const char* c : {"ca", "cb", "cc"})
+    ASSERT_TRUE(client_->Delete(api::Kind::kPersistentVolumeClaim, "default", c).ok());
   Sync();
   EXPECT_EQ(Pvc("ca"), nullptr);  // no pod used it: the protection finalizer went at once
   EXPECT_EQ(Phase(Pv("kept")), "Released");
@@ -398,8 +427,9 @@ TEST_F(VolumeBinderTest, AClaimInUseByARunningPodIsKeptUntilThePodFinishes) {
   EXPECT_TRUE(api::BeingDeleted(*claim));
   ASSERT_TRUE(Pv("pv"));
   EXPECT_TRUE(api::BeingDeleted(*Pv("pv")));
-  Edit(api::Kind::kPod, "user", "default", [](json::object& o) { api::MutableObject(o, "status")["phase"] = "Succeeded"; },
-       "status");
+  Edit(
+      api::Kind::kPod, "user", "default",
+      [](json::object& o) { api::MutableObject(o, "status")["phase"] = "Succeeded"; }, "status");
   Sync();
   EXPECT_EQ(Pvc("data"), nullptr);
   EXPECT_EQ(Pv("pv"), nullptr);  // Released after the claim went, then its finalizer too
@@ -413,13 +443,17 @@ TEST_F(VolumeBinderTest, WaitForFirstConsumerWaitsForTheSchedulersChoice) {
   Sync();
   EXPECT_EQ(Phase(Pvc("data")), "Pending");
   EXPECT_EQ(Phase(Pv("local-1")), "Available");
-  EXPECT_TRUE(HasEvent("data", "WaitForFirstConsumer: waiting for first consumer to be created before binding"));
+  EXPECT_TRUE(HasEvent(
+      "data", "WaitForFirstConsumer: waiting for first consumer to be created before binding"));
   // The scheduler's PreBind for a static volume: claimRef and bound-by-controller on the PV.
   const std::string uid = Pvc("data")->uid();
   Edit(api::Kind::kPersistentVolume, "local-1", "", [&](json::object& o) {
-    api::MutableObject(o, "spec")["claimRef"] =
-        json::object{{"kind", "PersistentVolumeClaim"}, {"namespace", "default"}, {"name", "data"}, {"uid", uid}};
-    api::MutableObject(api::MutableObject(o, "metadata"), "annotations")[kAnnBoundByController] = "yes";
+    api::MutableObject(o, "spec")["claimRef"] = json::object{{"kind", "PersistentVolumeClaim"},
+                                                             {"namespace", "default"},
+                                                             {"name", "data"},
+                                                             {"uid", uid}};
+    api::MutableObject(api::MutableObject(o, "metadata"), "annotations")[kAnnBoundByController] =
+        "yes";
   });
   Sync();
   EXPECT_EQ(VolumeName(Pvc("data")), "local-1");
@@ -432,11 +466,14 @@ TEST_F(VolumeBinderTest, ProvisionsInTheAllowedOrSelectedZoneOrOnTheSelectedNode
   CreateNode("n-a", "zone-a");
   CreateNode("n-b", "zone-b");
   CreateNode("n-c", "zone-c");
-  CreateClass("zonal", "ebs.csi.aws.com",
-              R"(,"allowedTopologies":[{"matchLabelExpressions":[{"key":"topology.kubernetes.io/zone","values":["zone-b"]}]}])");
-  CreateClass("wffc", "pd.csi.storage.gke.io", R"(,"volumeBindingMode":"WaitForFirstConsumer","reclaimPolicy":"Retain")");
-  CreateClass("local", "rancher.io/local-path",
-              R"(,"volumeBindingMode":"WaitForFirstConsumer","parameters":{"sim.berth.dev/local":"true"})");
+  CreateClass(
+      "zonal", "ebs.csi.aws.com",
+      R"(,"allowedTopologies":[{"matchLabelExpressions":[{"key":"topology.kubernetes.io/zone","values":["zone-b"]}]}])");
+  CreateClass("wffc", "pd.csi.storage.gke.io",
+              R"(,"volumeBindingMode":"WaitForFirstConsumer","reclaimPolicy":"Retain")");
+  CreateClass(
+      "local", "rancher.io/local-path",
+      R"(,"volumeBindingMode":"WaitForFirstConsumer","parameters":{"sim.berth.dev/local":"true"})");
   CreatePvc("imm", "3Gi", R"(,"storageClassName":"zonal")");
   CreatePvc("late", "2Gi", R"(,"storageClassName":"wffc")");
   CreatePvc("loc", "1Gi", R"(,"storageClassName":"local")");
@@ -449,13 +486,17 @@ TEST_F(VolumeBinderTest, ProvisionsInTheAllowedOrSelectedZoneOrOnTheSelectedNode
   ASSERT_TRUE(volume);
   EXPECT_EQ(VolumeName(imm), volume->name());
   EXPECT_EQ(api::Annotation(*volume, kAnnProvisionedBy), "ebs.csi.aws.com");
-  EXPECT_EQ(json::serialize(*api::ObjectAt(api::Spec(*volume), "nodeAffinity")),
-            R"({"required":{"nodeSelectorTerms":[{"matchExpressions":[{"key":"topology.kubernetes.io/zone","operator":"In","values":["zone-b"]}]}]}})");
+  EXPECT_EQ(
+      json::serialize(*api::ObjectAt(api::Spec(*volume), "nodeAffinity")),
+      R"({"required":{"nodeSelectorTerms":[{"matchExpressions":[{"key":"topology.kubernetes.io/zone","operator":"In","values":["zone-b"]}]}]}})");
   EXPECT_EQ(api::StringAt(api::ObjectAt(api::Spec(*volume), "capacity"), "storage"), "3Gi");
   EXPECT_EQ(api::StringAt(api::Spec(*volume), "persistentVolumeReclaimPolicy"), "Delete");
-  EXPECT_TRUE(HasEvent("imm", "ExternalProvisioning: waiting for a volume to be created, either by external "
-                              "provisioner \"ebs.csi.aws.com\" or manually created by system administrator"));
-  EXPECT_TRUE(HasEvent("imm", "ProvisioningSucceeded: Successfully provisioned volume " + volume->name()));
+  EXPECT_TRUE(
+      HasEvent("imm",
+               "ExternalProvisioning: waiting for a volume to be created, either by external "
+               "provisioner \"ebs.csi.aws.com\" or manually created by system administrator"));
+  EXPECT_TRUE(
+      HasEvent("imm", "ProvisioningSucceeded: Successfully provisioned volume " + volume->name()));
 
   // WaitForFirstConsumer: nothing until the scheduler selects a node.
   EXPECT_EQ(Phase(Pvc("late")), "Pending");
@@ -470,21 +511,25 @@ TEST_F(VolumeBinderTest, ProvisionsInTheAllowedOrSelectedZoneOrOnTheSelectedNode
   ASSERT_EQ(Phase(late), "Bound");
   auto late_volume = Pv(VolumeName(late));
   ASSERT_TRUE(late_volume);
-  EXPECT_NE(json::serialize(*api::ObjectAt(api::Spec(*late_volume), "nodeAffinity")).find(R"("values":["zone-c"])"),
+  EXPECT_NE(json::serialize(*api::ObjectAt(api::Spec(*late_volume), "nodeAffinity"))
+                .find(R"("values":["zone-c"])"),
             std::string::npos);
   EXPECT_EQ(api::StringAt(api::Spec(*late_volume), "persistentVolumeReclaimPolicy"), "Retain");
   auto loc_volume = Pv(VolumeName(Pvc("loc")));
   ASSERT_TRUE(loc_volume);
-  EXPECT_EQ(json::serialize(*api::ObjectAt(api::Spec(*loc_volume), "nodeAffinity")),
-            R"({"required":{"nodeSelectorTerms":[{"matchExpressions":[{"key":"kubernetes.io/hostname","operator":"In","values":["n-a"]}]}]}})");
+  EXPECT_EQ(
+      json::serialize(*api::ObjectAt(api::Spec(*loc_volume), "nodeAffinity")),
+      R"({"required":{"nodeSelectorTerms":[{"matchExpressions":[{"key":"kubernetes.io/hostname","operator":"In","values":["n-a"]}]}]}})");
 
   // A selected node outside allowedTopologies fails.
   CreatePvc("wrong", "1Gi", R"(,"storageClassName":"zonal")", "",
             R"(,"annotations":{"volume.kubernetes.io/selected-node":"n-a"})");
   Sync();
   EXPECT_EQ(Phase(Pvc("wrong")), "Pending");
-  EXPECT_TRUE(HasEvent("wrong", "ProvisioningFailed: failed to provision volume with StorageClass \"zonal\": rpc error: "
-                                "code = InvalidArgument desc = node \"n-a\" is not in the class's allowedTopologies"));
+  EXPECT_TRUE(HasEvent(
+      "wrong",
+      "ProvisioningFailed: failed to provision volume with StorageClass \"zonal\": rpc error: "
+      "code = InvalidArgument desc = node \"n-a\" is not in the class's allowedTopologies"));
 }
 
 TEST_F(VolumeBinderTest, CapacityIsPublishedSubtractedAndRefusedWhenExhausted) {
@@ -525,9 +570,11 @@ TEST_F(VolumeBinderTest, CapacityIsPublishedSubtractedAndRefusedWhenExhausted) {
   CreatePvc("two", "2Gi", R"(,"storageClassName":"fast")", "", selected);
   Sync();
   EXPECT_EQ(Phase(Pvc("two")), "Pending");
-  EXPECT_TRUE(HasEvent("two", "ProvisioningFailed: failed to provision volume with StorageClass \"fast\": rpc error: "
-                              "code = ResourceExhausted desc = insufficient capacity in "
-                              "topology.kubernetes.io/zone=zone-a: requested 2Gi, available 1Gi"));
+  EXPECT_TRUE(HasEvent(
+      "two",
+      "ProvisioningFailed: failed to provision volume with StorageClass \"fast\": rpc error: "
+      "code = ResourceExhausted desc = insufficient capacity in "
+      "topology.kubernetes.io/zone=zone-a: requested 2Gi, available 1Gi"));
   // The first claim goes (policy Delete): its room comes back and the second fits.
   ASSERT_TRUE(client_->Delete(api::Kind::kPersistentVolumeClaim, "default", "one").ok());
   Sync();
@@ -547,10 +594,12 @@ TEST_F(VolumeBinderTest, UnhealthyVolumesAreNeverBound) {
   Sync();
   EXPECT_EQ(Phase(Pvc("second")), "Pending");
   EXPECT_TRUE(HasEvent("second",
-                       "FailedBinding: volume \"sick\" is unhealthy (sim.berth.dev/volume-healthy: \"false\"): not binding it"));
+                       "FailedBinding: volume \"sick\" is unhealthy (sim.berth.dev/volume-healthy: "
+                       "\"false\"): not binding it"));
   // Healthy again: bound.
   Edit(api::Kind::kPersistentVolume, "sick", "", [](json::object& o) {
-    api::MutableObject(api::MutableObject(o, "metadata"), "annotations")[kVolumeHealthyAnnotation] = "true";
+    api::MutableObject(api::MutableObject(o, "metadata"), "annotations")[kVolumeHealthyAnnotation] =
+        "true";
   });
   Sync();
   EXPECT_EQ(VolumeName(Pvc("second")), "sick");
@@ -563,11 +612,13 @@ TEST_F(VolumeBinderTest, ABoundClaimWhoseVolumeIsGoneIsLost) {
   Sync();
   ASSERT_EQ(Phase(Pvc("data")), "Bound");
   // Remove the volume behind the controller's back (finalizer first).
-  Edit(api::Kind::kPersistentVolume, "pv", "", [](json::object& o) { o["metadata"].as_object().erase("finalizers"); });
+  Edit(api::Kind::kPersistentVolume, "pv", "",
+       [](json::object& o) { o["metadata"].as_object().erase("finalizers"); });
   ASSERT_TRUE(client_->Delete(api::Kind::kPersistentVolume, "", "pv").ok());
   Sync();
   EXPECT_EQ(Phase(Pvc("data")), "Lost");
-  EXPECT_TRUE(HasEvent("data", "ClaimLost: Bound claim has lost its PersistentVolume. Data on the volume is lost!"));
+  EXPECT_TRUE(HasEvent(
+      "data", "ClaimLost: Bound claim has lost its PersistentVolume. Data on the volume is lost!"));
 }
 
 }  // namespace

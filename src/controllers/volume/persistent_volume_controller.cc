@@ -34,7 +34,9 @@ bool HasAnnotation(const api::Object& o, std::string_view key) {
   return annotations && annotations->contains(key);
 }
 
-json::object& Annotations(json::object& o) { return api::MutableObject(api::MutableObject(o, "metadata"), "annotations"); }
+json::object& Annotations(json::object& o) {
+  return api::MutableObject(api::MutableObject(o, "metadata"), "annotations");
+}
 
 Status IgnoreNotFound(Status s) { return s.code() == StatusCode::kNotFound ? Status::Ok() : s; }
 
@@ -98,11 +100,12 @@ void PersistentVolumeController::EnqueuePendingClaims() {
 
 void PersistentVolumeController::EnqueueAll() {
   for (const auto& volume : volumes_.List()) Enqueue(VolumeKey(volume->name()));
-  for (const auto& claim : claims_.List()) Enqueue(ClaimKey(claim->namespace_name(), claim->name()));
+  for (const auto& claim : claims_.List())
+    Enqueue(ClaimKey(claim->namespace_name(), claim->name()));
 }
 
-void PersistentVolumeController::Event(const api::Object& object, std::string_view type, std::string_view reason,
-                                       std::string message) const {
+void PersistentVolumeController::Event(const api::Object& object, std::string_view type,
+                                       std::string_view reason, std::string message) const {
   events_.Event(object, type, reason, std::move(message));
 }
 
@@ -139,13 +142,16 @@ Status PersistentVolumeController::SyncUnboundClaim(const api::ObjectPtr& claim)
                 ": \"false\"): not binding it");
     }
     if (delay && pvc.selected_node.empty()) {
-      Event(*claim, "Normal", "WaitForFirstConsumer", "waiting for first consumer to be created before binding");
+      Event(*claim, "Normal", "WaitForFirstConsumer",
+            "waiting for first consumer to be created before binding");
     } else if (storage_class) {
       if (Status s = HandToProvisioner(claim, *storage_class); !s.ok()) return s;
     } else if (!class_name.empty()) {
-      Event(*claim, "Warning", "ProvisioningFailed", "storageclass.storage.k8s.io \"" + class_name + "\" not found");
+      Event(*claim, "Warning", "ProvisioningFailed",
+            "storageclass.storage.k8s.io \"" + class_name + "\" not found");
     } else {
-      Event(*claim, "Normal", "FailedBinding", "no persistent volumes available for this claim and no storage class is set");
+      Event(*claim, "Normal", "FailedBinding",
+            "no persistent volumes available for this claim and no storage class is set");
     }
     return SetClaimPhase(*claim, "Pending");
   }
@@ -154,22 +160,26 @@ Status PersistentVolumeController::SyncUnboundClaim(const api::ObjectPtr& claim)
   if (!volume) return SetClaimPhase(*claim, "Pending");
   if (VolumeUnhealthy(*volume)) {
     Event(*claim, "Warning", "FailedBinding",
-          "volume \"" + volume->name() + "\" is unhealthy (" + kVolumeHealthyAnnotation + ": \"false\"): not binding it");
+          "volume \"" + volume->name() + "\" is unhealthy (" + kVolumeHealthyAnnotation +
+              ": \"false\"): not binding it");
     return SetClaimPhase(*claim, "Pending");
   }
   const auto& pv = Pv(*volume);
   if (!pv.claim_ref) {
     if (std::string why = VolumeMismatch(*volume, *claim); !why.empty()) {
-      Event(*claim, "Warning", "VolumeMismatch", "Cannot bind to requested volume \"" + volume->name() + "\": " + why);
+      Event(*claim, "Warning", "VolumeMismatch",
+            "Cannot bind to requested volume \"" + volume->name() + "\": " + why);
       return SetClaimPhase(*claim, "Pending");
     }
     return Bind(volume, claim);
   }
   if (VolumeBoundToClaim(*volume, *claim)) return Bind(volume, claim);
   if (HasAnnotation(*claim, kAnnBoundByController)) {
-    return Status::Internal("invalid binding of claim " + client::ObjectKey(*claim) + " to volume " + volume->name());
+    return Status::Internal("invalid binding of claim " + client::ObjectKey(*claim) +
+                            " to volume " + volume->name());
   }
-  Event(*claim, "Warning", "FailedBinding", "volume \"" + volume->name() + "\" already bound to a different claim.");
+  Event(*claim, "Warning", "FailedBinding",
+        "volume \"" + volume->name() + "\" already bound to a different claim.");
   return SetClaimPhase(*claim, "Pending");
 }
 
@@ -177,25 +187,29 @@ Status PersistentVolumeController::SyncBoundClaim(const api::ObjectPtr& claim) {
   const auto& pvc = Pvc(*claim);
   if (pvc.volume_name.empty()) {
     if (pvc.phase != "Lost") {
-      Event(*claim, "Warning", "ClaimLost", "Bound claim has lost reference to PersistentVolume. Data on the volume is lost!");
+      Event(*claim, "Warning", "ClaimLost",
+            "Bound claim has lost reference to PersistentVolume. Data on the volume is lost!");
     }
     return SetClaimPhase(*claim, "Lost");
   }
   api::ObjectPtr volume = volumes_.Get(pvc.volume_name);
   if (!volume) {
     if (pvc.phase != "Lost") {
-      Event(*claim, "Warning", "ClaimLost", "Bound claim has lost its PersistentVolume. Data on the volume is lost!");
+      Event(*claim, "Warning", "ClaimLost",
+            "Bound claim has lost its PersistentVolume. Data on the volume is lost!");
     }
     return SetClaimPhase(*claim, "Lost");
   }
   if (!Pv(*volume).claim_ref || VolumeBoundToClaim(*volume, *claim)) return Bind(volume, claim);
   if (pvc.phase != "Lost") {
-    Event(*claim, "Warning", "ClaimMisbound", "Two claims are bound to the same volume, this one is bound incorrectly");
+    Event(*claim, "Warning", "ClaimMisbound",
+          "Two claims are bound to the same volume, this one is bound incorrectly");
   }
   return SetClaimPhase(*claim, "Lost");
 }
 
-Status PersistentVolumeController::HandToProvisioner(const api::ObjectPtr& claim, const api::Object& storage_class) {
+Status PersistentVolumeController::HandToProvisioner(const api::ObjectPtr& claim,
+                                                     const api::Object& storage_class) {
   const std::string provisioner(storage_class.As<api::StorageClassView>()->provisioner);
   if (api::Annotation(*claim, kAnnStorageProvisioner) != provisioner ||
       api::Annotation(*claim, kAnnBetaStorageProvisioner) != provisioner) {
@@ -216,18 +230,20 @@ Status PersistentVolumeController::Bind(api::ObjectPtr volume, api::ObjectPtr cl
   const std::string now = api::FormatRfc3339(clock_.WallNow());
   const auto& pv = Pv(*volume);
   const bool volume_points_here = pv.claim_ref && pv.claim_ref->uid == claim->uid() &&
-                                  pv.claim_ref->name == claim->name() && pv.claim_ref->ns == claim->namespace_name();
+                                  pv.claim_ref->name == claim->name() &&
+                                  pv.claim_ref->ns == claim->namespace_name();
   if (!volume_points_here || !HasAnnotation(*volume, kAnnBoundAt)) {
     json::object next = ForUpdate(*volume);
     json::object& spec = api::MutableObject(next, "spec");
     if (!pv.claim_ref) Annotations(next)[kAnnBoundByController] = "yes";
     if (!volume_points_here) {
-      spec["claimRef"] = json::object{{"kind", "PersistentVolumeClaim"},
-                                      {"namespace", claim->namespace_name()},
-                                      {"name", claim->name()},
-                                      {"uid", claim->uid()},
-                                      {"apiVersion", "v1"},
-                                      {"resourceVersion", std::to_string(claim->resource_version())}};
+      spec["claimRef"] =
+          json::object{{"kind", "PersistentVolumeClaim"},
+                       {"namespace", claim->namespace_name()},
+                       {"name", claim->name()},
+                       {"uid", claim->uid()},
+                       {"apiVersion", "v1"},
+                       {"resourceVersion", std::to_string(claim->resource_version())}};
     }
     if (!HasAnnotation(*volume, kAnnBoundAt)) Annotations(next)[kAnnBoundAt] = now;
     auto written = client_.Update(api::Kind::kPersistentVolume, next);
@@ -255,7 +271,8 @@ Status PersistentVolumeController::Bind(api::ObjectPtr volume, api::ObjectPtr cl
   const json::value* capacity = volume_spec ? volume_spec->if_contains("capacity") : nullptr;
   const json::value* modes = volume_spec ? volume_spec->if_contains("accessModes") : nullptr;
   const json::value* has_capacity = claim_status ? claim_status->if_contains("capacity") : nullptr;
-  if (Phase(*claim) == "Bound" && has_capacity && capacity && *has_capacity == *capacity) return Status::Ok();
+  if (Phase(*claim) == "Bound" && has_capacity && capacity && *has_capacity == *capacity)
+    return Status::Ok();
   json::object next = ForUpdate(*claim);
   json::object& status = api::MutableObject(next, "status");
   status["phase"] = "Bound";
@@ -363,7 +380,8 @@ Status PersistentVolumeController::ReclaimVolume(const api::ObjectPtr& volume) {
     Event(*volume, "Warning", "VolumeFailedRecycle", "No recycler plugin found for the volume!");
     return SetVolumePhase(*volume, "Failed", "No recycler plugin found for the volume!");
   }
-  Event(*volume, "Warning", "VolumeUnknownReclaimPolicy", "Volume has unrecognized PersistentVolumeReclaimPolicy");
+  Event(*volume, "Warning", "VolumeUnknownReclaimPolicy",
+        "Volume has unrecognized PersistentVolumeReclaimPolicy");
   return SetVolumePhase(*volume, "Failed", "Volume has unrecognized PersistentVolumeReclaimPolicy");
 }
 

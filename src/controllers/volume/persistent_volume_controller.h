@@ -52,7 +52,8 @@ inline constexpr char kAnnBindCompleted[] = "pv.kubernetes.io/bind-completed";
 inline constexpr char kAnnBoundByController[] = "pv.kubernetes.io/bound-by-controller";
 inline constexpr char kAnnProvisionedBy[] = "pv.kubernetes.io/provisioned-by";
 inline constexpr char kAnnStorageProvisioner[] = "volume.kubernetes.io/storage-provisioner";
-inline constexpr char kAnnBetaStorageProvisioner[] = "volume.beta.kubernetes.io/storage-provisioner";
+inline constexpr char kAnnBetaStorageProvisioner[] =
+    "volume.beta.kubernetes.io/storage-provisioner";
 inline constexpr char kAnnSelectedNode[] = "volume.kubernetes.io/selected-node";
 inline constexpr char kAnnBoundAt[] = "scheduler.berth.dev/bound-at";
 inline constexpr char kNoProvisioner[] = "kubernetes.io/no-provisioner";
@@ -63,7 +64,8 @@ struct PersistentVolumeControllerOptions {
 
 class PersistentVolumeController final : public Controller {
  public:
-  PersistentVolumeController(const ControllerContext& context, PersistentVolumeControllerOptions options = {});
+  PersistentVolumeController(const ControllerContext& context,
+                             PersistentVolumeControllerOptions options = {});
   ~PersistentVolumeController() override;
 
   // The workers and the sync period's ticker.
@@ -87,14 +89,16 @@ class PersistentVolumeController final : public Controller {
   // Binds the pair (each step skipped when already done).
   Status Bind(api::ObjectPtr volume, api::ObjectPtr claim);
   Status SetClaimPhase(const api::Object& claim, std::string_view phase);
-  Status SetVolumePhase(const api::Object& volume, std::string_view phase, std::string_view message = {});
+  Status SetVolumePhase(const api::Object& volume, std::string_view phase,
+                        std::string_view message = {});
   // Drops the volume's claimRef (or only its uid, when a user set it).
   Status UnbindVolume(const api::Object& volume);
   // The claim is given to its class's provisioner.
   Status HandToProvisioner(const api::ObjectPtr& claim, const api::Object& storage_class);
   void EnqueuePendingClaims();
   void EnqueueAll();
-  void Event(const api::Object& object, std::string_view type, std::string_view reason, std::string message) const;
+  void Event(const api::Object& object, std::string_view type, std::string_view reason,
+             std::string message) const;
 
   PersistentVolumeControllerOptions options_;
   client::SharedInformer& volumes_;

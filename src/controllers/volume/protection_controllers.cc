@@ -32,7 +32,8 @@ std::vector<std::string> ClaimsOf(const api::Object& pod) {
     if (const json::object* pvc = api::ObjectAt(volume, "persistentVolumeClaim")) {
       out.push_back(client::ObjectKey(pod.namespace_name(), api::StringAt(pvc, "claimName")));
     } else if (api::ObjectAt(volume, "ephemeral")) {
-      out.push_back(client::ObjectKey(pod.namespace_name(), pod.name() + "-" + std::string(api::StringAt(volume, "name"))));
+      out.push_back(client::ObjectKey(
+          pod.namespace_name(), pod.name() + "-" + std::string(api::StringAt(volume, "name"))));
     }
   }
   return out;
@@ -46,13 +47,15 @@ bool UsesClaims(const api::Object& pod) {
 
 }  // namespace
 
-Status SetFinalizer(client::RestClient& client, const api::Object& object, std::string_view finalizer, bool add) {
+Status SetFinalizer(client::RestClient& client, const api::Object& object,
+                    std::string_view finalizer, bool add) {
   json::object next = ForUpdate(object);
   json::array& list = api::MutableArray(api::MutableObject(next, "metadata"), "finalizers");
   if (add) {
     list.emplace_back(finalizer);
   } else {
-    api::EraseIf(list, [&](const json::value& f) { return f.is_string() && f.get_string() == finalizer; });
+    api::EraseIf(
+        list, [&](const json::value& f) { return f.is_string() && f.get_string() == finalizer; });
   }
   auto written = client.Update(object.kind(), next);
   if (!written.ok() && written.status().code() != StatusCode::kNotFound) return written.status();
@@ -66,7 +69,8 @@ PvcProtectionController::PvcProtectionController(const ControllerContext& contex
   pods_.AddIndex(kPodClaimIndex, [](const api::Object& pod) { return ClaimsOf(pod); });
   auto claim_changed = [this](const api::ObjectPtr& claim) {
     const bool deleting = api::BeingDeleted(*claim);
-    if (deleting == HasFinalizer(*claim, kPvcProtectionFinalizer)) Enqueue(client::ObjectKey(*claim));
+    if (deleting == HasFinalizer(*claim, kPvcProtectionFinalizer))
+      Enqueue(client::ObjectKey(*claim));
   };
   claims_.AddHandlers({claim_changed, claim_changed, nullptr});
   // A pod that finished or went away may be what a deleted claim waits for.
@@ -99,7 +103,8 @@ Status PvcProtectionController::Reconcile(const std::string& key) {
 }
 
 PvProtectionController::PvProtectionController(const ControllerContext& context, int workers)
-    : Controller("pv-protection", context, workers), volumes_(context.informers.For(api::Kind::kPersistentVolume)) {
+    : Controller("pv-protection", context, workers),
+      volumes_(context.informers.For(api::Kind::kPersistentVolume)) {
   auto volume_changed = [this](const api::ObjectPtr& volume) {
     const bool deleting = api::BeingDeleted(*volume);
     if (deleting == HasFinalizer(*volume, kPvProtectionFinalizer)) Enqueue(volume->name());

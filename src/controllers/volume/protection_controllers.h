@@ -46,6 +46,7 @@ class PvProtectionController final : public Controller {
 
 // Adds (add true) or removes `finalizer` on `object` through `client`, with
 // the object's version as a precondition. NotFound is success.
-Status SetFinalizer(client::RestClient& client, const api::Object& object, std::string_view finalizer, bool add);
+Status SetFinalizer(client::RestClient& client, const api::Object& object,
+                    std::string_view finalizer, bool add);
 
 }  // namespace berth::controllers

@@ -24,7 +24,8 @@ constexpr char kManagedBy[] = "external-provisioner";
 constexpr char kCapacityPrefix[] = "sim-";
 
 bool LocalClass(const api::Object& storage_class) {
-  return api::StringAt(api::ObjectAt(storage_class.json(), "parameters"), kSimLocalParameter) == "true";
+  return api::StringAt(api::ObjectAt(storage_class.json(), "parameters"), kSimLocalParameter) ==
+         "true";
 }
 
 std::string_view Label(const api::Object& o, std::string_view key) {
@@ -35,7 +36,8 @@ std::string_view Label(const api::Object& o, std::string_view key) {
 // The segment a provisioned volume was made in: the value of its node
 // affinity's zone or hostname requirement.
 std::string SegmentOf(const api::Object& volume) {
-  const json::object* affinity = api::ObjectAt(api::ObjectAt(api::Spec(volume), "nodeAffinity"), "required");
+  const json::object* affinity =
+      api::ObjectAt(api::ObjectAt(api::Spec(volume), "nodeAffinity"), "required");
   const json::array* terms = api::ArrayAt(affinity, "nodeSelectorTerms");
   if (!terms || terms->empty() || !terms->front().is_object()) return "";
   const json::array* expressions = api::ArrayAt(terms->front().get_object(), "matchExpressions");
@@ -44,7 +46,8 @@ std::string SegmentOf(const api::Object& volume) {
     if (!e.is_object()) continue;
     const std::string_view key = api::StringAt(e.get_object(), "key");
     const json::array* values = api::ArrayAt(e.get_object(), "values");
-    if ((key == kZoneLabel || key == kHostnameLabel) && values && !values->empty() && values->front().is_string()) {
+    if ((key == kZoneLabel || key == kHostnameLabel) && values && !values->empty() &&
+        values->front().is_string()) {
       return std::string(values->front().get_string());
     }
   }
@@ -66,16 +69,20 @@ std::string ObjectNameOf(std::string text) {
 std::string LabelValueOf(const std::string& text) {
   std::string value = ObjectNameOf(text);
   if (value.size() > 63) value.resize(63);
-  while (!value.empty() && !std::isalnum(static_cast<unsigned char>(value.back()))) value.pop_back();
+  while (!value.empty() && !std::isalnum(static_cast<unsigned char>(value.back())))
+    value.pop_back();
   return value;
 }
 
-std::string FormatBytes(int64_t bytes) { return api::Quantity::FromInt(bytes, api::Quantity::Format::kBinarySI).ToString(); }
+std::string FormatBytes(int64_t bytes) {
+  return api::Quantity::FromInt(bytes, api::Quantity::Format::kBinarySI).ToString();
+}
 
 bool Allowed(const api::StorageClassView& sc, const api::Object& node) {
   if (sc.allowed_topologies.empty()) return true;
-  return std::any_of(sc.allowed_topologies.begin(), sc.allowed_topologies.end(),
-                     [&](const api::NodeSelectorTerm& term) { return term.Matches(node.labels(), node.name()); });
+  return std::any_of(
+      sc.allowed_topologies.begin(), sc.allowed_topologies.end(),
+      [&](const api::NodeSelectorTerm& term) { return term.Matches(node.labels(), node.name()); });
 }
 
 }  // namespace
@@ -113,7 +120,8 @@ SimCsiProvisioner::SimCsiProvisioner(const ControllerContext& context, SimStorag
       capacities_(context.informers.For(api::Kind::kCSIStorageCapacity)),
       events_(context.events) {
   auto claim_changed = [this](const api::ObjectPtr& claim) {
-    if (!api::Annotation(*claim, kAnnStorageProvisioner).empty()) Enqueue(client::ObjectKey(*claim));
+    if (!api::Annotation(*claim, kAnnStorageProvisioner).empty())
+      Enqueue(client::ObjectKey(*claim));
   };
   claims_.AddHandlers({claim_changed, claim_changed, nullptr});
   auto volume_changed = [this](const api::ObjectPtr& volume) {
@@ -151,10 +159,12 @@ void SimCsiProvisioner::Track(const api::Object& volume) {
   const auto* pv = volume.As<api::PersistentVolumeView>();
   if (!pv) return;
   std::lock_guard lock(mu_);
-  provisioned_[volume.name()] = Usage{pv->storage_class_name, SegmentOf(volume), pv->capacity_bytes};
+  provisioned_[volume.name()] =
+      Usage{pv->storage_class_name, SegmentOf(volume), pv->capacity_bytes};
 }
 
-int64_t SimCsiProvisioner::Free(const std::string& storage_class, const std::string& segment, bool local) const {
+int64_t SimCsiProvisioner::Free(const std::string& storage_class, const std::string& segment,
+                                bool local) const {
   if (!capacity_.Limited(storage_class)) return INT64_MAX;
   const auto& table = local ? capacity_.per_node : capacity_.per_zone;
   int64_t free = 0;
@@ -175,7 +185,8 @@ Status SimCsiProvisioner::Reconcile(const std::string& key) {
 
 Status SimCsiProvisioner::Provision(const api::ObjectPtr& claim) {
   const auto* pvc = claim->As<api::PersistentVolumeClaimView>();
-  if (!pvc || api::BeingDeleted(*claim) || !pvc->volume_name.empty() || pvc->phase != "Pending") return Status::Ok();
+  if (!pvc || api::BeingDeleted(*claim) || !pvc->volume_name.empty() || pvc->phase != "Pending")
+    return Status::Ok();
   const std::string driver(api::Annotation(*claim, kAnnStorageProvisioner));
   const std::string class_name = ClaimClass(*claim);
   api::ObjectPtr storage_class = classes_.Get(class_name);
@@ -238,8 +249,9 @@ Status SimCsiProvisioner::Provision(const api::ObjectPtr& claim) {
   }
   const int64_t free = Free(class_name, segment, local);
   if (free < pvc->requested_bytes) {
-    return fail("rpc error: code = ResourceExhausted desc = insufficient capacity in " + std::string(topology_key) +
-                "=" + segment + ": requested " + FormatBytes(pvc->requested_bytes) + ", available " +
+    return fail("rpc error: code = ResourceExhausted desc = insufficient capacity in " +
+                std::string(topology_key) + "=" + segment + ": requested " +
+                FormatBytes(pvc->requested_bytes) + ", available " +
                 FormatBytes(std::max<int64_t>(free, 0)));
   }
   // Reserved before the write, so that a concurrent decision counts it.
@@ -247,38 +259,46 @@ Status SimCsiProvisioner::Provision(const api::ObjectPtr& claim) {
   lock.unlock();
 
   recorder.Event(*claim, "Normal", "Provisioning",
-                 "External provisioner is provisioning volume for claim \"" + client::ObjectKey(*claim) + "\"");
+                 "External provisioner is provisioning volume for claim \"" +
+                     client::ObjectKey(*claim) + "\"");
   const json::object* claim_spec = api::Spec(*claim);
   json::object spec;
-  std::string request(api::StringAt(api::ObjectAt(api::ObjectAt(claim_spec, "resources"), "requests"), "storage"));
+  std::string request(
+      api::StringAt(api::ObjectAt(api::ObjectAt(claim_spec, "resources"), "requests"), "storage"));
   if (request.empty()) request = "0";
   spec["capacity"] = json::object{{"storage", request}};
-  if (const json::value* modes = claim_spec->if_contains("accessModes")) spec["accessModes"] = *modes;
+  if (const json::value* modes = claim_spec->if_contains("accessModes"))
+    spec["accessModes"] = *modes;
   spec["volumeMode"] = pvc->volume_mode;
   spec["storageClassName"] = class_name;
   spec["persistentVolumeReclaimPolicy"] = sc.reclaim_policy.empty() ? "Delete" : sc.reclaim_policy;
-  if (const json::value* options = storage_class->json().if_contains("mountOptions")) spec["mountOptions"] = *options;
+  if (const json::value* options = storage_class->json().if_contains("mountOptions"))
+    spec["mountOptions"] = *options;
   spec["claimRef"] = json::object{{"kind", "PersistentVolumeClaim"},
                                   {"namespace", claim->namespace_name()},
                                   {"name", claim->name()},
                                   {"uid", claim->uid()},
                                   {"apiVersion", "v1"},
                                   {"resourceVersion", std::to_string(claim->resource_version())}};
-  spec["csi"] = json::object{{"driver", driver},
-                             {"volumeHandle", "sim-" + claim->uid()},
-                             {"volumeAttributes", json::object{{"storage.kubernetes.io/csiProvisionerIdentity",
-                                                                "berth-sim-" + driver}}}};
+  spec["csi"] = json::object{
+      {"driver", driver},
+      {"volumeHandle", "sim-" + claim->uid()},
+      {"volumeAttributes",
+       json::object{{"storage.kubernetes.io/csiProvisionerIdentity", "berth-sim-" + driver}}}};
   if (!segment.empty()) {
-    json::object requirement{{"key", topology_key}, {"operator", "In"}, {"values", json::array{segment}}};
+    json::object requirement{
+        {"key", topology_key}, {"operator", "In"}, {"values", json::array{segment}}};
     spec["nodeAffinity"] = json::object{
         {"required", json::object{{"nodeSelectorTerms",
-                                   json::array{json::object{{"matchExpressions", json::array{requirement}}}}}}}};
+                                   json::array{json::object{
+                                       {"matchExpressions", json::array{requirement}}}}}}}};
   }
-  json::object volume{{"apiVersion", "v1"},
-                      {"kind", "PersistentVolume"},
-                      {"metadata", json::object{{"name", volume_name},
-                                                {"annotations", json::object{{kAnnProvisionedBy, driver}}}}},
-                      {"spec", std::move(spec)}};
+  json::object volume{
+      {"apiVersion", "v1"},
+      {"kind", "PersistentVolume"},
+      {"metadata", json::object{{"name", volume_name},
+                                {"annotations", json::object{{kAnnProvisionedBy, driver}}}}},
+      {"spec", std::move(spec)}};
   auto created = client_.Create(api::Kind::kPersistentVolume, "", std::move(volume));
   if (!created.ok() && created.status().code() != StatusCode::kAlreadyExists) {
     {
@@ -287,7 +307,8 @@ Status SimCsiProvisioner::Provision(const api::ObjectPtr& claim) {
     }
     return fail(created.status().message());
   }
-  recorder.Event(*claim, "Normal", "ProvisioningSucceeded", "Successfully provisioned volume " + volume_name);
+  recorder.Event(*claim, "Normal", "ProvisioningSucceeded",
+                 "Successfully provisioned volume " + volume_name);
   Enqueue(kCapacityKey);
   return Status::Ok();
 }
@@ -299,30 +320,36 @@ Status SimCsiProvisioner::PublishCapacity() {
   std::unique_lock lock(mu_);
   for (const auto& storage_class : classes_.List()) {
     const auto* sc = storage_class->As<api::StorageClassView>();
-    if (!sc || sc->provisioner == kNoProvisioner || !capacity_.Limited(storage_class->name())) continue;
+    if (!sc || sc->provisioner == kNoProvisioner || !capacity_.Limited(storage_class->name()))
+      continue;
     const bool local = LocalClass(*storage_class);
     const auto& table = (local ? capacity_.per_node : capacity_.per_zone).at(storage_class->name());
     drivers.insert(sc->provisioner);
     for (const auto& [segment, total] : table) {
       json::object match_labels;
       if (!segment.empty()) match_labels[local ? kHostnameLabel : kZoneLabel] = segment;
-      std::string name = ObjectNameOf(kCapacityPrefix + storage_class->name() + "-" + (segment.empty() ? "all" : segment));
+      std::string name = ObjectNameOf(kCapacityPrefix + storage_class->name() + "-" +
+                                      (segment.empty() ? "all" : segment));
       desired[name] = json::object{
           {"apiVersion", "storage.k8s.io/v1"},
           {"kind", "CSIStorageCapacity"},
-          {"metadata", json::object{{"name", name},
-                                    {"namespace", kCapacityNamespace},
-                                    {"labels", json::object{{kDriverLabel, LabelValueOf(sc->provisioner)},
-                                                            {kManagedByLabel, kManagedBy}}}}},
+          {"metadata",
+           json::object{{"name", name},
+                        {"namespace", kCapacityNamespace},
+                        {"labels", json::object{{kDriverLabel, LabelValueOf(sc->provisioner)},
+                                                {kManagedByLabel, kManagedBy}}}}},
           {"storageClassName", storage_class->name()},
           {"nodeTopology", json::object{{"matchLabels", std::move(match_labels)}}},
-          {"capacity", FormatBytes(std::max<int64_t>(Free(storage_class->name(), segment, local), 0))}};
+          {"capacity",
+           FormatBytes(std::max<int64_t>(Free(storage_class->name(), segment, local), 0))}};
     }
   }
   lock.unlock();
   Status first = Status::Ok();
   auto keep = [&first](const Status& s) {
-    if (first.ok() && !s.ok() && s.code() != StatusCode::kNotFound && s.code() != StatusCode::kAlreadyExists) first = s;
+    if (first.ok() && !s.ok() && s.code() != StatusCode::kNotFound &&
+        s.code() != StatusCode::kAlreadyExists)
+      first = s;
   };
   for (const auto& driver : drivers) {
     // The driver says its capacity is to be checked (kube's
@@ -331,13 +358,14 @@ Status SimCsiProvisioner::PublishCapacity() {
     if (ObjectNameOf(driver) != driver) continue;
     auto got = client_.Get(api::Kind::kCSIDriver, "", driver);
     if (got.ok() || got.status().code() != StatusCode::kNotFound) continue;
-    json::object csi_driver{{"apiVersion", "storage.k8s.io/v1"},
-                            {"kind", "CSIDriver"},
-                            {"metadata", json::object{{"name", driver}}},
-                            {"spec", json::object{{"attachRequired", false},
-                                                  {"podInfoOnMount", false},
-                                                  {"storageCapacity", true},
-                                                  {"volumeLifecycleModes", json::array{"Persistent"}}}}};
+    json::object csi_driver{
+        {"apiVersion", "storage.k8s.io/v1"},
+        {"kind", "CSIDriver"},
+        {"metadata", json::object{{"name", driver}}},
+        {"spec", json::object{{"attachRequired", false},
+                              {"podInfoOnMount", false},
+                              {"storageCapacity", true},
+                              {"volumeLifecycleModes", json::array{"Persistent"}}}}};
     auto created = client_.Create(api::Kind::kCSIDriver, "", std::move(csi_driver));
     if (!created.ok()) keep(created.status());
   }
@@ -355,7 +383,8 @@ Status SimCsiProvisioner::PublishCapacity() {
     if (!written.ok()) keep(written.status());
   }
   for (const auto& existing : capacities_.List()) {
-    if (existing->namespace_name() != kCapacityNamespace || Label(*existing, kManagedByLabel) != kManagedBy ||
+    if (existing->namespace_name() != kCapacityNamespace ||
+        Label(*existing, kManagedByLabel) != kManagedBy ||
         existing->name().rfind(kCapacityPrefix, 0) != 0 || desired.count(existing->name())) {
       continue;
     }

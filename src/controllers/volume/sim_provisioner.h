@@ -87,7 +87,8 @@ class SimCsiProvisioner final : public Controller {
   Status Provision(const api::ObjectPtr& claim);
   Status PublishCapacity();
   // Bytes still free for `storage_class` in `segment`; INT64_MAX when unlimited.
-  int64_t Free(const std::string& storage_class, const std::string& segment, bool local) const;  // REQUIRES: mu_
+  int64_t Free(const std::string& storage_class, const std::string& segment,
+               bool local) const;  // REQUIRES: mu_
   void Track(const api::Object& volume);
 
   SimStorageCapacity capacity_;
@@ -97,7 +98,7 @@ class SimCsiProvisioner final : public Controller {
   client::SharedInformer& nodes_;
   client::SharedInformer& capacities_;
   client::EventBroadcaster* events_;
-  mutable std::mutex mu_;  // one provisioning decision at a time
+  mutable std::mutex mu_;                     // one provisioning decision at a time
   std::map<std::string, Usage> provisioned_;  // by PV name; guarded by mu_
 };
 

@@ -9,10 +9,13 @@ namespace berth::controllers {
 
 namespace {
 
-bool HasAllAccessModes(const api::PersistentVolumeView& pv, const api::PersistentVolumeClaimView& claim) {
-  return std::all_of(claim.access_modes.begin(), claim.access_modes.end(), [&](const std::string& mode) {
-    return std::find(pv.access_modes.begin(), pv.access_modes.end(), mode) != pv.access_modes.end();
-  });
+bool HasAllAccessModes(const api::PersistentVolumeView& pv,
+                       const api::PersistentVolumeClaimView& claim) {
+  return std::all_of(claim.access_modes.begin(), claim.access_modes.end(),
+                     [&](const std::string& mode) {
+                       return std::find(pv.access_modes.begin(), pv.access_modes.end(), mode) !=
+                              pv.access_modes.end();
+                     });
 }
 
 }  // namespace
@@ -25,7 +28,8 @@ bool VolumeBoundToClaim(const api::Object& volume, const api::Object& claim) {
   const auto* pv = volume.As<api::PersistentVolumeView>();
   if (!pv || !pv->claim_ref) return false;
   const api::ObjectReference& ref = *pv->claim_ref;
-  return ref.name == claim.name() && ref.ns == claim.namespace_name() && (ref.uid.empty() || ref.uid == claim.uid());
+  return ref.name == claim.name() && ref.ns == claim.namespace_name() &&
+         (ref.uid.empty() || ref.uid == claim.uid());
 }
 
 std::string ClaimClass(const api::Object& claim) {
