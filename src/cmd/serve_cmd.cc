@@ -256,7 +256,8 @@ void AddServeCommand(CLI::App& app, const scheduler::Registry& registry) {
   serve->add_option("--sim-node-prefix", f.sim.node_prefix, "Name prefix of the simulated nodes")
       ->capture_default_str();
   serve->add_option("--sim-config", f.sim.config_file,
-                    "A YAML file of simulated node groups (count, namePrefix, cpu, memory, pods, zones, labels, taints)");
+                    "A YAML file of simulated node groups (count, namePrefix, cpu, memory, pods, zones, labels, taints, "
+                    "storageClasses, storageCapacity)");
   serve
       ->add_option("--sim-heartbeat-period", f.sim.heartbeat_period,
                    "How often simulated kubelets renew their Lease (at most a quarter of the grace period)")
