@@ -26,7 +26,7 @@ const std::vector<AdmissionPluginName>& AdmissionPluginNames() {
       {"EventRateLimit", false, false},
       {"ExtendedResourceToleration", false, false},
       {"DefaultStorageClass", true, true},
-      {"StorageObjectInUseProtection", true, false},
+      {"StorageObjectInUseProtection", true, true},
       {"OwnerReferencesPermissionEnforcement", false, false},
       {"PersistentVolumeClaimResize", true, false},
       {"RuntimeClass", true, true},

@@ -1,7 +1,7 @@
 // The admission plugins berth has, with kube's names and messages:
 // NamespaceLifecycle, Priority, DefaultTolerationSeconds, DefaultStorageClass,
-// RuntimeClass, DefaultIngressClass, AlwaysPullImages, AlwaysAdmit and
-// AlwaysDeny. LimitRanger is in limit_ranger.cc.
+// StorageObjectInUseProtection, RuntimeClass, DefaultIngressClass,
+// AlwaysPullImages, AlwaysAdmit and AlwaysDeny. LimitRanger is in limit_ranger.cc.
 
 #include <algorithm>
 #include <boost/json.hpp>
@@ -235,6 +235,33 @@ class DefaultStorageClass final : public AdmissionPlugin {
   store::Store& store_;
 };
 
+// kube's StorageObjectInUseProtection: every PersistentVolume is created with
+// the finalizer kubernetes.io/pv-protection and every claim with
+// kubernetes.io/pvc-protection; the PV and PVC protection controllers remove
+// them once the object is no longer bound or in use by a pod.
+class StorageObjectInUseProtection final : public AdmissionPlugin {
+ public:
+  std::string_view Name() const override { return "StorageObjectInUseProtection"; }
+  std::vector<api::Kind> Kinds() const override {
+    return {api::Kind::kPersistentVolume, api::Kind::kPersistentVolumeClaim};
+  }
+
+  Status Admit(const AdmissionAttributes& a, json::object* object) override {
+    if (!Creating(a, object)) return Status::Ok();
+    const std::string_view finalizer = a.kind.kind == api::Kind::kPersistentVolume ? "kubernetes.io/pv-protection"
+                                                                                   : "kubernetes.io/pvc-protection";
+    json::object& metadata = api::MutableObject(*object, "metadata");
+    json::value& list = metadata["finalizers"];
+    if (!list.is_array()) list = json::array();
+    json::array& finalizers = list.get_array();
+    for (const auto& f : finalizers) {
+      if (f.is_string() && f.get_string() == finalizer) return Status::Ok();
+    }
+    finalizers.emplace_back(finalizer);
+    return Status::Ok();
+  }
+};
+
 // kube's DefaultIngressClass: an Ingress that names no class (neither
 // spec.ingressClassName nor the kubernetes.io/ingress.class annotation) gets
 // the default IngressClass.
@@ -381,6 +408,7 @@ std::unique_ptr<AdmissionPlugin> MakeAdmissionPlugin(std::string_view name, cons
   if (name == "Priority") return std::make_unique<Priority>(store);
   if (name == "DefaultTolerationSeconds") return std::make_unique<DefaultTolerationSeconds>(options);
   if (name == "DefaultStorageClass") return std::make_unique<DefaultStorageClass>(store);
+  if (name == "StorageObjectInUseProtection") return std::make_unique<StorageObjectInUseProtection>();
   if (name == "RuntimeClass") return std::make_unique<RuntimeClass>(store);
   if (name == "DefaultIngressClass") return std::make_unique<DefaultIngressClass>(store);
   if (name == "ResourceQuota") return MakeResourceQuota(store);

@@ -18,6 +18,9 @@
 #include "controllers/replicaset/replicaset_controller.h"
 #include "controllers/resourcequota/resource_quota_controller.h"
 #include "controllers/ttlafterfinished/ttl_after_finished_controller.h"
+#include "controllers/volume/persistent_volume_controller.h"
+#include "controllers/volume/protection_controllers.h"
+#include "controllers/volume/sim_provisioner.h"
 
 namespace berth::cluster {
 
@@ -112,6 +115,29 @@ const std::vector<Registration>& Registry() {
       {"ttl-after-finished-controller", "ttlafterfinished",
        [](const controllers::ControllerContext& c, const ControllerManagerOptions&) {
          return Workers(std::make_unique<controllers::TtlAfterFinishedController>(c));
+       }},
+      {"persistentvolume-binder-controller", "persistentvolume-binder",
+       [](const controllers::ControllerContext& c, const ControllerManagerOptions&) {
+         auto binder = std::make_unique<controllers::PersistentVolumeController>(c);
+         auto* raw = binder.get();
+         return Built{std::move(binder), [raw] { raw->Start(); }};
+       }},
+      {"persistentvolume-protection-controller", "pv-protection",
+       [](const controllers::ControllerContext& c, const ControllerManagerOptions&) {
+         return Workers(std::make_unique<controllers::PvProtectionController>(c));
+       }},
+      {"persistentvolumeclaim-protection-controller", "pvc-protection",
+       [](const controllers::ControllerContext& c, const ControllerManagerOptions&) {
+         return Workers(std::make_unique<controllers::PvcProtectionController>(c));
+       }},
+      // berth's simulated CSI provisioner (kube runs a driver's
+      // external-provisioner instead); capacity from the simulated groups.
+      {"sim-csi-provisioner", "sim-csi-provisioner",
+       [](const controllers::ControllerContext& c, const ControllerManagerOptions& o) {
+         auto provisioner = std::make_unique<controllers::SimCsiProvisioner>(
+             c, o.sim ? controllers::StorageCapacityFromGroups(o.sim->groups) : controllers::SimStorageCapacity{});
+         auto* raw = provisioner.get();
+         return Built{std::move(provisioner), [raw] { raw->Start(); }};
        }},
   };
   return registry;

@@ -72,7 +72,9 @@ void AddControllerManagerCommand(CLI::App& app) {
                   "garbage-collector-controller, namespace-controller, node-lifecycle-controller, "
                   "disruption-controller, pod-garbage-collector-controller, cronjob-controller, "
                   "endpointslice-controller, endpoints-controller, resourcequota-controller, job-controller, "
-                  "ttl-after-finished-controller; "
+                  "ttl-after-finished-controller, persistentvolume-binder-controller, "
+                  "persistentvolume-protection-controller, persistentvolumeclaim-protection-controller, "
+                  "sim-csi-provisioner; "
                   "kube's short names also work)")
       ->delimiter(',')
       ->capture_default_str();

@@ -232,7 +232,9 @@ void AddServeCommand(CLI::App& app, const scheduler::Registry& registry) {
                    "garbage-collector-controller, namespace-controller, node-lifecycle-controller, "
                    "disruption-controller, pod-garbage-collector-controller, cronjob-controller, "
                    "endpointslice-controller, endpoints-controller, resourcequota-controller, job-controller, "
-                   "ttl-after-finished-controller; "
+                   "ttl-after-finished-controller, persistentvolume-binder-controller, "
+                  "persistentvolume-protection-controller, persistentvolumeclaim-protection-controller, "
+                  "sim-csi-provisioner; "
                    "kube's short names also work)")
       ->delimiter(',')
       ->capture_default_str();
@@ -264,7 +266,8 @@ void AddServeCommand(CLI::App& app, const scheduler::Registry& registry) {
   serve->add_option("--sim-node-prefix", f.sim.node_prefix, "Name prefix of the simulated nodes")
       ->capture_default_str();
   serve->add_option("--sim-config", f.sim.config_file,
-                    "A YAML file of simulated node groups (count, namePrefix, cpu, memory, pods, zones, labels, taints)");
+                    "A YAML file of simulated node groups (count, namePrefix, cpu, memory, pods, zones, labels, taints, "
+                    "storageClasses, storageCapacity)");
   serve
       ->add_option("--sim-heartbeat-period", f.sim.heartbeat_period,
                    "How often simulated kubelets renew their Lease (at most a quarter of the grace period)")

@@ -8,6 +8,12 @@
 // resumes) heartbeating and working, and the node lifecycle controller does
 // the rest (Unknown, unreachable taints, evictions; Ready again). Nodes
 // that are not simulated (no sim.berth.dev/node=true label) are refused.
+//
+// berth sim volume-health PV true|false --server URL: marks a
+// PersistentVolume healthy or not (berth's health pre-check of CSI volumes):
+// false sets the annotation sim.berth.dev/volume-healthy: "false", which the
+// PV controller and the scheduler's volume filter read (they never bind an
+// unhealthy volume); true removes it.
 
 #include <cstdio>
 #include <functional>
@@ -20,6 +26,7 @@
 #include "client/rest_client.h"
 #include "cmd/commands.h"
 #include "controllers/simnode/sim_nodes.h"
+#include "controllers/volume/volume_matching.h"
 
 namespace berth::cmd {
 namespace {
@@ -28,6 +35,8 @@ namespace json = boost::json;
 
 struct SimOptions {
   std::string node;
+  std::string volume;
+  std::string healthy;  // "true" or "false"
   std::string server = "http://127.0.0.1:8080";
   // node-add
   std::string cpu = "8";
@@ -148,11 +157,41 @@ int SetDown(const SimOptions& o, bool down) {
   return 0;
 }
 
+int SetVolumeHealth(const SimOptions& o) {
+  if (o.healthy != "true" && o.healthy != "false") {
+    std::fprintf(stderr, "berth sim volume-health: HEALTHY must be true or false, not \"%s\"\n", o.healthy.c_str());
+    return 2;
+  }
+  auto http = client::HttpClient::Connect(o.server);
+  if (!http.ok()) {
+    std::fprintf(stderr, "berth sim volume-health: --server %s: %s\n", o.server.c_str(),
+                 http.status().message().c_str());
+    return 2;
+  }
+  const bool healthy = o.healthy == "true";
+  // Removing an absent annotation is a no-op; a missing volume is NotFound.
+  std::string patch = std::string(R"({"metadata":{"annotations":{")") + controllers::kVolumeHealthyAnnotation +
+                      "\":" + (healthy ? "null" : "\"false\"") + "}}}";
+  auto r = http.value()->Request("PATCH", "/api/v1/persistentvolumes/" + o.volume, patch,
+                                 "application/merge-patch+json");
+  if (!r.ok()) {
+    std::fprintf(stderr, "berth sim volume-health: %s: %s\n", o.server.c_str(), r.status().message().c_str());
+    return 1;
+  }
+  if (r.value().status != 200) {
+    Status s = client::StatusFromResponse(r.value().status, r.value().body);
+    std::fprintf(stderr, "berth sim volume-health: %s\n", s.message().c_str());
+    return 1;
+  }
+  std::printf("persistentvolume/%s %s\n", o.volume.c_str(), healthy ? "healthy" : "unhealthy");
+  return 0;
+}
+
 }  // namespace
 
 void AddSimCommand(CLI::App& app) {
   static SimOptions o;
-  auto* sim = app.add_subcommand("sim", "Failure injection for simulated nodes");
+  auto* sim = app.add_subcommand("sim", "Failure injection for simulated nodes and volumes");
   sim->require_subcommand(1);
   auto* down = sim->add_subcommand("node-down", "Stop a simulated node's heartbeat and kubelet");
   auto* up = sim->add_subcommand("node-up", "Restart a simulated node's heartbeat and kubelet");
@@ -170,6 +209,11 @@ void AddSimCommand(CLI::App& app) {
   add->add_option("--label", o.labels, "A label KEY=VALUE (repeatable)");
   add->add_option("--taint", o.taints, "A taint KEY[=VALUE]:EFFECT (repeatable)");
   add->callback([] { SetExitCode(AddNode(o)); });
+  auto* health = sim->add_subcommand("volume-health", "Mark a PersistentVolume healthy (true) or unhealthy (false)");
+  health->add_option("PV", o.volume, "The PersistentVolume")->required();
+  health->add_option("HEALTHY", o.healthy, "true or false")->required();
+  health->add_option("--server,-s", o.server, "The API server")->capture_default_str();
+  health->callback([] { SetExitCode(SetVolumeHealth(o)); });
   down->callback([] { SetExitCode(SetDown(o, true)); });
   up->callback([] { SetExitCode(SetDown(o, false)); });
 }

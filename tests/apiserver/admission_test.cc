@@ -36,7 +36,8 @@ TEST(AdmissionChainTest, RunsKubesDefaultPluginsBerthHasInKubesOrder) {
   ASSERT_TRUE(chain.ok()) << chain.status().message();
   EXPECT_EQ(chain.value()->Enabled(),
             (std::vector<std::string>{"NamespaceLifecycle", "LimitRanger", "Priority", "DefaultTolerationSeconds",
-                                      "DefaultStorageClass", "RuntimeClass", "DefaultIngressClass",
+                                      "DefaultStorageClass", "StorageObjectInUseProtection", "RuntimeClass",
+                                      "DefaultIngressClass",
                                       "ResourceQuota"}));
 }
 
@@ -49,7 +50,8 @@ TEST(AdmissionChainTest, EnableAndDisableFollowKubesFlags) {
   ASSERT_TRUE(chain.ok()) << chain.status().message();
   EXPECT_EQ(chain.value()->Enabled(),
             (std::vector<std::string>{"NamespaceLifecycle", "AlwaysPullImages", "DefaultTolerationSeconds",
-                                      "DefaultStorageClass", "RuntimeClass", "DefaultIngressClass",
+                                      "DefaultStorageClass", "StorageObjectInUseProtection", "RuntimeClass",
+                                      "DefaultIngressClass",
                                       "ResourceQuota"}));
 }
 
@@ -119,6 +121,27 @@ TEST_F(AdmissionApiTest, PriorityKeepsAPodsPriorityAcrossAnUpdate) {
   r = Call("PUT", "/api/v1/namespaces/default/pods/p", json::serialize(pod));
   ASSERT_EQ(r.status, 200) << r.body;
   EXPECT_EQ(At(Body(r), {"spec", "priority"})->as_int64(), 1000);
+}
+
+TEST_F(AdmissionApiTest, StorageObjectInUseProtectionAddsTheProtectionFinalizersOnCreate) {
+  Response r = Call("POST", "/api/v1/persistentvolumes",
+                    R"({"metadata":{"name":"pv1","finalizers":["example.com/keep"]},
+                        "spec":{"capacity":{"storage":"1Gi"},"accessModes":["ReadWriteOnce"],
+                                "hostPath":{"path":"/tmp/pv1"}}})");
+  ASSERT_EQ(r.status, 201) << r.body;
+  json::object pv = Body(r);
+  EXPECT_EQ(json::serialize(*At(pv, {"metadata", "finalizers"})),
+            R"(["example.com/keep","kubernetes.io/pv-protection"])");
+  r = Call("POST", "/api/v1/namespaces/default/persistentvolumeclaims",
+           R"({"metadata":{"name":"c1","finalizers":["kubernetes.io/pvc-protection"]},
+               "spec":{"accessModes":["ReadWriteOnce"],"resources":{"requests":{"storage":"1Gi"}}}})");
+  ASSERT_EQ(r.status, 201) << r.body;
+  EXPECT_EQ(json::serialize(*At(Body(r), {"metadata", "finalizers"})), R"(["kubernetes.io/pvc-protection"])");
+  // Create only: an update may remove the finalizer (the protection controllers do).
+  pv["metadata"].as_object()["finalizers"] = json::array{"example.com/keep"};
+  r = Call("PUT", "/api/v1/persistentvolumes/pv1", json::serialize(pv));
+  ASSERT_EQ(r.status, 200) << r.body;
+  EXPECT_EQ(json::serialize(*At(Body(r), {"metadata", "finalizers"})), R"(["example.com/keep"])");
 }
 
 TEST_F(AdmissionApiTest, RuntimeClassSetsOverheadAndSchedulingOrRefuses) {

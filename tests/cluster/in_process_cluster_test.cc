@@ -119,14 +119,17 @@ TEST(InProcessCluster, ControllersAreChosenByKubesNames) {
                                       "node-lifecycle-controller", "disruption-controller",
                                       "pod-garbage-collector-controller", "cronjob-controller",
                                       "endpointslice-controller", "endpoints-controller", "resourcequota-controller",
-                                      "job-controller",
-                                      "ttl-after-finished-controller"}));
+                                      "job-controller", "ttl-after-finished-controller",
+                                      "persistentvolume-binder-controller", "persistentvolume-protection-controller",
+                                      "persistentvolumeclaim-protection-controller", "sim-csi-provisioner"}));
   EXPECT_EQ(SelectControllers({"*"}).value(), KnownControllers());
   EXPECT_EQ(SelectControllers({"*", "-nodelifecycle", "-podgc", "-cronjob"}).value(),
             (std::vector<std::string>{"replicaset-controller", "deployment-controller", "daemonset-controller",
                                       "garbage-collector-controller", "namespace-controller",
                                       "disruption-controller", "endpointslice-controller", "endpoints-controller",
-                                      "resourcequota-controller", "job-controller", "ttl-after-finished-controller"}));
+                                      "resourcequota-controller", "job-controller", "ttl-after-finished-controller",
+                                      "persistentvolume-binder-controller", "persistentvolume-protection-controller",
+                                      "persistentvolumeclaim-protection-controller", "sim-csi-provisioner"}));
   EXPECT_EQ(SelectControllers({"ttlafterfinished", "job"}).value(),
             (std::vector<std::string>{"job-controller", "ttl-after-finished-controller"}));
   EXPECT_EQ(SelectControllers({"replicaset", "deployment-controller"}).value(),
@@ -146,8 +149,9 @@ TEST(InProcessCluster, ControllersAreChosenByKubesNames) {
                                       "namespace-controller", "disruption-controller",
                                       "pod-garbage-collector-controller", "cronjob-controller",
                                       "endpointslice-controller", "endpoints-controller", "resourcequota-controller",
-                                      "job-controller",
-                                      "ttl-after-finished-controller"}));
+                                      "job-controller", "ttl-after-finished-controller",
+                                      "persistentvolume-binder-controller", "persistentvolume-protection-controller",
+                                      "persistentvolumeclaim-protection-controller", "sim-csi-provisioner"}));
 
   ClusterOptions none = InMemoryWithSimNodes(0);
   none.controllers.controllers.clear();

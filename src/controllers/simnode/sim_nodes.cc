@@ -145,12 +145,25 @@ Result<std::vector<SimNodeGroup>> LoadSimNodeGroups(const std::string& path) {
             }
             group.taints.push_back(std::move(taint));
           }
+        } else if (key == "storageClasses") {
+          group.storage_classes = v.as<std::vector<std::string>>();
+        } else if (key == "storageCapacity") {
+          std::string q = v.as<std::string>();
+          auto parsed = api::Quantity::Parse(q);
+          if (!parsed.ok() || parsed.value().Sign() < 0) {
+            return Status::BadRequest(at(v) + field + ": not a quantity of 0 or more: " + q);
+          }
+          group.storage_capacity = q;
         } else {
           return Status::BadRequest(at(kv.first) + field + ": unknown field");
         }
       }
     } catch (const YAML::Exception& e) {
       return Status::BadRequest(path + ":" + std::to_string(e.mark.line + 1) + ": " + e.msg);
+    }
+    if (!group.storage_classes.empty() && group.storage_capacity.empty()) {
+      return Status::BadRequest(at(g) + "groups[" + std::to_string(index) +
+                                "]: storageClasses needs a storageCapacity");
     }
     groups.push_back(std::move(group));
     ++index;

@@ -69,6 +69,11 @@ struct SimNodeGroup {
   std::vector<std::string> zones;  // spread round-robin; empty: no zone label
   std::vector<std::pair<std::string, std::string>> labels;
   boost::json::array taints;  // as in a Node's spec.taints
+  // Storage for the simulated CSI provisioner (controllers/volume/): each
+  // node of the group has `storage_capacity` (a quantity) for each of these
+  // StorageClasses. Empty: the group adds no capacity.
+  std::vector<std::string> storage_classes;
+  std::string storage_capacity;
 };
 
 struct SimNodesOptions {
@@ -85,7 +90,7 @@ boost::json::object SimNodeObject(const SimNodeGroup& g, const std::string& name
                                   const std::string& ip);
 
 // Reads the fleet file: `groups:` of {count, namePrefix, cpu, memory, pods,
-// zones, labels, taints}. Errors name the file and line.
+// zones, labels, taints, storageClasses, storageCapacity}. Errors name the file and line.
 Result<std::vector<SimNodeGroup>> LoadSimNodeGroups(const std::string& path);
 
 class SimNodes final : public Controller {
