@@ -40,10 +40,6 @@ const json::object* TemplateOf(const api::Object& ds) {
   return spec ? api::ObjectAt(*spec, "template") : nullptr;
 }
 
-int64_t RevisionNumber(const api::Object& revision) {
-  return api::IntAt(&revision.json(), "revision");
-}
-
 bool HasController(const api::Object& o) {
   const auto* view = o.As<api::PodView>();
   if (view) return view->ControllerRef() != nullptr;
