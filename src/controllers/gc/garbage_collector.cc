@@ -17,7 +17,9 @@ namespace {
 constexpr char kUidIndex[] = "uid";
 constexpr std::string_view kOrphan = "orphan";
 constexpr std::string_view kForeground = "foregroundDeletion";
-constexpr api::Kind kKinds[] = {api::Kind::kPod, api::Kind::kReplicaSet, api::Kind::kDeployment, api::Kind::kJob};
+constexpr api::Kind kKinds[] = {api::Kind::kPod,         api::Kind::kReplicaSet,
+                                api::Kind::kDeployment,  api::Kind::kJob,
+                                api::Kind::kStatefulSet, api::Kind::kPersistentVolumeClaim};
 // How often a dependent whose owner is of a kind not watched here (a custom
 // resource's) is judged again: that owner's deletion sends no event.
 constexpr std::chrono::seconds kUnwatchedOwnerRecheck{5};
