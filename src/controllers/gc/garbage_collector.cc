@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <optional>
 
 #include <boost/json.hpp>
 
@@ -113,7 +114,10 @@ Status GarbageCollector::Reconcile(const std::string& key) {
   auto slash = key.find('/', bar);
   if (bar == std::string::npos) return Status::Ok();
   const std::string resource = key.substr(0, bar);
-  auto kind = api::KindFromResource(resource == "pods" ? "" : resource == "jobs" ? "batch" : "apps", resource);
+  std::optional<api::Kind> kind;
+  for (api::Kind k : kKinds) {
+    if (api::Info(k).resource == resource) kind = k;
+  }
   if (!kind) return Status::Ok();
   std::string object_key = key.substr(bar + 1);
   (void)slash;
