@@ -72,16 +72,6 @@ std::string RevisionHash(const api::Object& revision) {
   return hash ? std::string(*hash) : std::string();
 }
 
-bool HasControllerRef(const api::Object& o) {
-  const auto* meta = api::Metadata(o);
-  const auto* refs = meta ? api::ArrayAt(*meta, "ownerReferences") : nullptr;
-  if (!refs) return false;
-  for (const auto& r : *refs) {
-    if (r.is_object() && api::BoolAt(&r.get_object(), "controller")) return true;
-  }
-  return false;
-}
-
 std::optional<int64_t> CollisionCount(const api::Object& owner) {
   const auto* status = api::StatusOf(owner);
   if (!status || !status->contains("collisionCount")) return std::nullopt;

@@ -30,8 +30,6 @@ boost::json::object RevisionTemplate(const api::Object& revision);
 int64_t RevisionNumber(const api::Object& revision);
 // The revision's controller-revision-hash label; "" when it has none.
 std::string RevisionHash(const api::Object& revision);
-// Whether any ownerReference of `o` has controller=true.
-bool HasControllerRef(const api::Object& o);
 // The owner's status.collisionCount; nullopt when never written.
 std::optional<int64_t> CollisionCount(const api::Object& owner);
 

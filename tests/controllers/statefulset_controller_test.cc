@@ -105,9 +105,9 @@ class StatefulSetEnv : public InProcessApiTest {
         [&](json::object& o) {
           o["status"] = json::object{
               {"phase", "Running"},
-              {"conditions", json::array{json::object{{"type", "Ready"},
-                                                      {"status", "True"},
-                                                      {"lastTransitionTime", since}}}}};
+              {"conditions",
+               json::array{json::object{
+                   {"type", "Ready"}, {"status", "True"}, {"lastTransitionTime", since}}}}};
         },
         true);
   }
@@ -242,7 +242,10 @@ TEST_F(StatefulSetEnv, ScaleDownWaitsWhileAnyRemainingPodIsUnready) {
   Converge();
   Edit(
       api::Kind::kPod, "web-0",
-      [](json::object& o) { o["status"] = json::object{{"phase", "Pending"}}; }, true);
+      [](json::object& o) {
+        o["status"] = json::object{{"phase", "Pending"}};
+      },
+      true);
   SetSpec("replicas", "2");
   Reconcile();
   EXPECT_EQ(PodNames(), (Names{"web-0", "web-1", "web-2"}));
@@ -284,9 +287,9 @@ TEST_F(StatefulSetEnv, ClaimsAreCreatedBeforeTheirPodAndNeverWaitedFor) {
   EXPECT_EQ(api::ArrayAt(api::Metadata(*claim), "ownerReferences"), nullptr);
   const auto& volumes = api::Spec(*pod)->at("volumes").as_array();
   ASSERT_EQ(volumes.size(), 1u);
-  EXPECT_EQ(api::StringAt(api::ObjectAt(volumes[0].as_object(), "persistentVolumeClaim"),
-                          "claimName"),
-            "www-web-0");
+  EXPECT_EQ(
+      api::StringAt(api::ObjectAt(volumes[0].as_object(), "persistentVolumeClaim"), "claimName"),
+      "www-web-0");
   // The claim stays Pending (nothing binds it) and web-1 still comes.
   MakeReady("web-0");
   Reconcile();
@@ -303,8 +306,10 @@ TEST_F(StatefulSetEnv, ClaimsAreCreatedBeforeTheirPodAndNeverWaitedFor) {
 TEST_F(StatefulSetEnv, RetentionPolicyDeleteSetsTheOwnersTheGarbageCollectorNeeds) {
   auto set = Create(
       api::Kind::kStatefulSet,
-      SetJson(2, R"("persistentVolumeClaimRetentionPolicy":{"whenDeleted":"Delete","whenScaled":"Delete"},)",
-              kClaims));
+      SetJson(
+          2,
+          R"("persistentVolumeClaimRetentionPolicy":{"whenDeleted":"Delete","whenScaled":"Delete"},)",
+          kClaims));
   Converge();
   ASSERT_EQ(PodNames(), (Names{"web-0", "web-1"}));
   for (const char* name : {"www-web-0", "www-web-1"}) {
@@ -361,8 +366,9 @@ TEST_F(StatefulSetEnv, RollingUpdateReplacesHighestOrdinalFirstAndCompletes) {
 }
 
 TEST_F(StatefulSetEnv, PartitionKeepsLowerOrdinalsAtTheCurrentRevision) {
-  Create(api::Kind::kStatefulSet,
-         SetJson(3, R"("updateStrategy":{"type":"RollingUpdate","rollingUpdate":{"partition":2}},)"));
+  Create(
+      api::Kind::kStatefulSet,
+      SetJson(3, R"("updateStrategy":{"type":"RollingUpdate","rollingUpdate":{"partition":2}},)"));
   Converge();
   std::string first = StatusString("currentRevision");
   SetImage("v2");
@@ -386,8 +392,11 @@ TEST_F(StatefulSetEnv, PartitionKeepsLowerOrdinalsAtTheCurrentRevision) {
 }
 
 TEST_F(StatefulSetEnv, MaxUnavailableReplacesSeveralPodsAtOnce) {
-  Create(api::Kind::kStatefulSet,
-         SetJson(4, R"("podManagementPolicy":"Parallel","updateStrategy":{"type":"RollingUpdate","rollingUpdate":{"partition":0,"maxUnavailable":2}},)"));
+  Create(
+      api::Kind::kStatefulSet,
+      SetJson(
+          4,
+          R"("podManagementPolicy":"Parallel","updateStrategy":{"type":"RollingUpdate","rollingUpdate":{"partition":0,"maxUnavailable":2}},)"));
   Converge();
   SetImage("v2");
   Reconcile();
@@ -427,8 +436,9 @@ TEST_F(StatefulSetEnv, RevisionsAreReusedOnRollbackAndTrimmedToTheHistoryLimit) 
   auto r1 = Get(api::Kind::kControllerRevision, v1);
   ASSERT_TRUE(r1);
   EXPECT_EQ(RevisionNumber(*r1), 3);
-  EXPECT_EQ(RevisionTemplate(*r1)["spec"].as_object()["containers"].as_array()[0].as_object()["image"],
-            "v1");
+  EXPECT_EQ(
+      RevisionTemplate(*r1)["spec"].as_object()["containers"].as_array()[0].as_object()["image"],
+      "v1");
   EXPECT_EQ(List(api::Kind::kControllerRevision).size(), 2u);
   SetImage("v3");
   Converge();
@@ -450,7 +460,10 @@ TEST_F(StatefulSetEnv, FailedPodsAreDeletedAndCreatedAgain) {
   auto old = Get(api::Kind::kPod, "web-0");
   Edit(
       api::Kind::kPod, "web-0",
-      [](json::object& o) { o["status"] = json::object{{"phase", "Failed"}}; }, true);
+      [](json::object& o) {
+        o["status"] = json::object{{"phase", "Failed"}};
+      },
+      true);
   Reconcile();
   Reconcile();
   auto fresh = Get(api::Kind::kPod, "web-0");
@@ -473,10 +486,12 @@ TEST_F(StatefulSetEnv, MinReadySecondsHoldsTheNextPodOnTheClock) {
 }
 
 TEST_F(StatefulSetEnv, OrphanPodsWithTheSetsNamesAreAdopted) {
-  Create(api::Kind::kPod,
-         R"({"metadata":{"name":"web-0","labels":{"app":"web"}},"spec":{"containers":[{"name":"c","image":"v1"}]}})");
-  Create(api::Kind::kPod,
-         R"({"metadata":{"name":"other","labels":{"app":"web"}},"spec":{"containers":[{"name":"c","image":"v1"}]}})");
+  Create(
+      api::Kind::kPod,
+      R"({"metadata":{"name":"web-0","labels":{"app":"web"}},"spec":{"containers":[{"name":"c","image":"v1"}]}})");
+  Create(
+      api::Kind::kPod,
+      R"({"metadata":{"name":"other","labels":{"app":"web"}},"spec":{"containers":[{"name":"c","image":"v1"}]}})");
   auto set = Create(api::Kind::kStatefulSet, SetJson(1));
   Reconcile();
   auto web0 = Get(api::Kind::kPod, "web-0");

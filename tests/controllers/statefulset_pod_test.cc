@@ -2,14 +2,13 @@
 // ordinals, identity and storage, claims from templates, and the claims'
 // owner references for each retention policy.
 
-#include "controllers/statefulset/stateful_pod.h"
-
 #include <gtest/gtest.h>
 
 #include <boost/json.hpp>
 
 #include "api/json_fields.h"
 #include "controllers/history.h"
+#include "controllers/statefulset/stateful_pod.h"
 
 namespace berth::controllers {
 namespace {
@@ -38,8 +37,8 @@ TEST(StatefulPodName, ParsesParentAndOrdinal) {
     std::string name, parent;
     int64_t ordinal;
   } cases[] = {
-      {"web-0", "web", 0},          {"my-web-12", "my-web", 12}, {"web", "", -1},
-      {"web-", "", -1},             {"web-x1", "", -1},          {"web-99999999999", "", -1},
+      {"web-0", "web", 0}, {"my-web-12", "my-web", 12}, {"web", "", -1},
+      {"web-", "", -1},    {"web-x1", "", -1},          {"web-99999999999", "", -1},
   };
   for (const auto& c : cases) {
     auto id = ParseStatefulPodName(c.name);
@@ -74,9 +73,9 @@ TEST(StatefulPod, NewPodHasStableIdentityAndClaimVolumes) {
   const json::array& volumes = spec.at("volumes").as_array();
   ASSERT_EQ(volumes.size(), 2u);
   EXPECT_EQ(api::StringAt(volumes[0].as_object(), "name"), "www");
-  EXPECT_EQ(api::StringAt(api::ObjectAt(volumes[0].as_object(), "persistentVolumeClaim"),
-                          "claimName"),
-            "www-web-1");
+  EXPECT_EQ(
+      api::StringAt(api::ObjectAt(volumes[0].as_object(), "persistentVolumeClaim"), "claimName"),
+      "www-web-1");
   EXPECT_EQ(api::StringAt(volumes[1].as_object(), "name"), "scratch");
 
   pod["metadata"].as_object()["uid"] = "pod-uid";
@@ -87,7 +86,8 @@ TEST(StatefulPod, NewPodHasStableIdentityAndClaimVolumes) {
 
 TEST(StatefulPod, MismatchedIdentityAndStorageAreRepaired) {
   auto set = Make(SetJson());
-  auto pod = Make(R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"web-4","namespace":"ns","labels":{"app":"web"}},
+  auto pod = Make(
+      R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"web-4","namespace":"ns","labels":{"app":"web"}},
       "spec":{"containers":[{"name":"c","image":"v1"}],"volumes":[{"name":"www","emptyDir":{}}]}})");
   EXPECT_FALSE(IdentityMatches(*set, *pod));
   EXPECT_FALSE(StorageMatches(*set, *pod));
@@ -98,7 +98,8 @@ TEST(StatefulPod, MismatchedIdentityAndStorageAreRepaired) {
   EXPECT_TRUE(IdentityMatches(*set, *fixed));
   EXPECT_TRUE(StorageMatches(*set, *fixed));
   // Another set's pod never matches this one's identity.
-  auto other = Make(R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"db-0","namespace":"ns"},"spec":{}})");
+  auto other = Make(
+      R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"db-0","namespace":"ns"},"spec":{}})");
   EXPECT_FALSE(IdentityMatches(*set, *other));
 }
 
@@ -140,12 +141,14 @@ TEST(StatefulPod, ClaimOwnersFollowTheRetentionPolicy) {
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(std::string(c.when_deleted) + "/" + c.when_scaled + " " + c.pod);
-    auto set = Make(SetJson(std::string(R"("persistentVolumeClaimRetentionPolicy":{"whenDeleted":")") +
-                            c.when_deleted + R"(","whenScaled":")" + c.when_scaled + R"("},)"));
+    auto set =
+        Make(SetJson(std::string(R"("persistentVolumeClaimRetentionPolicy":{"whenDeleted":")") +
+                     c.when_deleted + R"(","whenScaled":")" + c.when_scaled + R"("},)"));
     auto pod = Make(std::string(R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":")") + c.pod +
                     R"(","namespace":"ns","uid":"pod-uid"},"spec":{}})");
     // A claim with an unrelated (non-controller) owner, which must survive.
-    auto claim = Make(R"({"apiVersion":"v1","kind":"PersistentVolumeClaim","metadata":{"name":"www-web-1","namespace":"ns",
+    auto claim = Make(
+        R"({"apiVersion":"v1","kind":"PersistentVolumeClaim","metadata":{"name":"www-web-1","namespace":"ns",
         "ownerReferences":[{"apiVersion":"v1","kind":"ConfigMap","name":"keep","uid":"cm-uid"}]},"spec":{}})");
     bool want_change = c.set_owns || c.pod_owns;
     EXPECT_EQ(ClaimOwnerUpToDate(*claim, *set, *pod), !want_change);
@@ -171,12 +174,16 @@ TEST(StatefulPod, ClaimOwnersFollowTheRetentionPolicy) {
 }
 
 TEST(StatefulPod, ClaimsOfAnotherControllerOrAnEarlierSetAreLeftAlone) {
-  auto set = Make(SetJson(R"("persistentVolumeClaimRetentionPolicy":{"whenDeleted":"Delete","whenScaled":"Retain"},)"));
-  auto pod = Make(R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"web-0","namespace":"ns","uid":"pod-uid"},"spec":{}})");
-  auto foreign = Make(R"({"apiVersion":"v1","kind":"PersistentVolumeClaim","metadata":{"name":"www-web-0","namespace":"ns",
+  auto set = Make(SetJson(
+      R"("persistentVolumeClaimRetentionPolicy":{"whenDeleted":"Delete","whenScaled":"Retain"},)"));
+  auto pod = Make(
+      R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"web-0","namespace":"ns","uid":"pod-uid"},"spec":{}})");
+  auto foreign = Make(
+      R"({"apiVersion":"v1","kind":"PersistentVolumeClaim","metadata":{"name":"www-web-0","namespace":"ns",
       "ownerReferences":[{"apiVersion":"apps/v1","kind":"ReplicaSet","name":"x","uid":"rs","controller":true}]},"spec":{}})");
   EXPECT_TRUE(ClaimOwnerUpToDate(*foreign, *set, *pod));
-  auto stale = Make(R"({"apiVersion":"v1","kind":"PersistentVolumeClaim","metadata":{"name":"www-web-0","namespace":"ns",
+  auto stale = Make(
+      R"({"apiVersion":"v1","kind":"PersistentVolumeClaim","metadata":{"name":"www-web-0","namespace":"ns",
       "ownerReferences":[{"apiVersion":"apps/v1","kind":"StatefulSet","name":"web","uid":"old-set","controller":true}]},"spec":{}})");
   EXPECT_TRUE(ClaimOwnerUpToDate(*stale, *set, *pod));
 }

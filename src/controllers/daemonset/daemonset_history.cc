@@ -25,28 +25,10 @@ constexpr std::string_view kKind = "DaemonSet";
 
 Status DaemonSetController::ConstructHistory(Sync& s) {
   const api::Object& ds = *s.ds;
-  std::vector<api::ObjectPtr> histories;
-  for (const auto& r : revisions_.ByIndex(client::kOwnerUidIndex, ds.uid())) {
-    if (ControllerUid(*r, kKind) == ds.uid()) histories.push_back(r);
-  }
-  // Adopt orphaned revisions the selector matches (kube's ClaimControllerRevisions).
-  const auto* spec = api::Spec(ds);
-  const json::value* selector_json = spec ? spec->if_contains("selector") : nullptr;
-  auto selector = api::LabelSelector::FromJson(selector_json ? *selector_json : json::value());
-  if (selector_json && selector.ok() && !selector->Empty()) {
-    for (const auto& r : revisions_.ByIndex(client::kNamespaceIndex, ds.namespace_name())) {
-      if (HasControllerRef(*r) || api::BeingDeleted(*r) || !selector->Matches(r->labels())) continue;
-      json::object edited = ForUpdate(*r);
-      api::MutableArray(api::MutableObject(edited, "metadata"), "ownerReferences")
-          .push_back(ControllerRef(ds));
-      auto adopted = client_.Update(api::Kind::kControllerRevision, edited);
-      if (adopted.ok()) {
-        histories.push_back(adopted.value());
-      } else if (adopted.status().code() != StatusCode::kNotFound) {
-        return adopted.status();
-      }
-    }
-  }
+  // Orphaned revisions the selector matches are adopted (kube's ClaimControllerRevisions).
+  auto claimed = ClaimDependents(client_, revisions_, ds, OwnerSelector(ds));
+  if (!claimed.ok()) return claimed.status();
+  const std::vector<api::ObjectPtr>& histories = claimed.value();
   std::vector<api::ObjectPtr> current;
   for (const auto& h : histories) {
     (HistoryMatches(ds, *h) ? current : s.old).push_back(h);

@@ -139,8 +139,8 @@ json::object NewStatefulPod(const api::Object& set, const json::object& pod_temp
     }
   }
   meta["ownerReferences"] = json::array{ControllerRef(set)};
-  json::object spec = api::ObjectAt(pod_template, "spec") ? *api::ObjectAt(pod_template, "spec")
-                                                          : json::object();
+  json::object spec =
+      api::ObjectAt(pod_template, "spec") ? *api::ObjectAt(pod_template, "spec") : json::object();
   json::object pod{{"apiVersion", "v1"},
                    {"kind", "Pod"},
                    {"metadata", std::move(meta)},
@@ -150,7 +150,8 @@ json::object NewStatefulPod(const api::Object& set, const json::object& pod_temp
   // kube's initIdentity: hostname and subdomain are set at creation only.
   json::object& pod_spec = api::MutableObject(pod, "spec");
   pod_spec["hostname"] = StatefulPodName(set.name(), ordinal);
-  if (std::string_view service = ServiceName(set); !service.empty()) pod_spec["subdomain"] = service;
+  if (std::string_view service = ServiceName(set); !service.empty())
+    pod_spec["subdomain"] = service;
   UpdateStorage(set, pod);
   api::MutableObject(api::MutableObject(pod, "metadata"), "labels")[kControllerRevisionHashLabel] =
       revision_hash;
@@ -182,8 +183,8 @@ bool StorageMatches(const api::Object& set, const api::Object& pod) {
         const json::object* vol = v.if_object();
         if (!vol || api::StringAt(*vol, "name") != name) continue;
         const json::object* pvc = api::ObjectAt(*vol, "persistentVolumeClaim");
-        found = pvc && api::StringAt(*pvc, "claimName") ==
-                           StatefulClaimName(name, set.name(), id.ordinal);
+        found = pvc &&
+                api::StringAt(*pvc, "claimName") == StatefulClaimName(name, set.name(), id.ordinal);
         break;
       }
     }

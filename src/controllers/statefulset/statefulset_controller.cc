@@ -20,16 +20,6 @@ namespace {
 
 constexpr std::string_view kKind = "StatefulSet";
 
-api::LabelSelector SelectorOf(const api::Object& set) {
-  const auto* spec = api::Spec(set);
-  auto it = spec ? spec->find("selector") : nullptr;
-  if (!spec || it == spec->end()) return api::LabelSelector::Nothing();
-  auto selector = api::LabelSelector::FromJson(it->value());
-  // An empty or malformed selector selects nothing here (validation rejects both).
-  if (!selector.ok() || selector->Empty()) return api::LabelSelector::Nothing();
-  return std::move(selector).value();
-}
-
 // The name in `o`'s controller reference when it is a StatefulSet's.
 std::string_view ControllerName(const api::Object& o) {
   const json::array* refs = api::ArrayAt(api::Metadata(o), "ownerReferences");
@@ -85,7 +75,7 @@ std::string StatefulSetController::OwnerKey(const api::Object& o) {
 std::vector<std::string> StatefulSetController::SetsSelecting(const api::Object& o) {
   std::vector<std::string> keys;
   for (const auto& set : sets_.ByIndex(client::kNamespaceIndex, o.namespace_name())) {
-    if (SelectorOf(*set).Matches(o.labels())) keys.push_back(client::ObjectKey(*set));
+    if (OwnerSelector(*set).Matches(o.labels())) keys.push_back(client::ObjectKey(*set));
   }
   return keys;
 }
@@ -148,23 +138,9 @@ Status StatefulSetController::Reconcile(const std::string& key) {
 }
 
 Status StatefulSetController::AdoptRevisions(Sync& s) {
-  const api::Object& set = *s.set;
-  for (const auto& r : revisions_.ByIndex(client::kOwnerUidIndex, set.uid())) {
-    if (ControllerUid(*r, kKind) == set.uid()) s.revisions.push_back(r);
-  }
-  api::LabelSelector selector = SelectorOf(set);
-  for (const auto& r : revisions_.ByIndex(client::kNamespaceIndex, set.namespace_name())) {
-    if (HasControllerRef(*r) || api::BeingDeleted(*r) || !selector.Matches(r->labels())) continue;
-    json::object edited = ForUpdate(*r);
-    api::MutableArray(api::MutableObject(edited, "metadata"), "ownerReferences")
-        .push_back(ControllerRef(set));
-    auto adopted = client_.Update(api::Kind::kControllerRevision, edited);
-    if (adopted.ok()) {
-      s.revisions.push_back(adopted.value());
-    } else if (adopted.status().code() != StatusCode::kNotFound) {
-      return adopted.status();
-    }
-  }
+  auto claimed = ClaimDependents(client_, revisions_, *s.set, OwnerSelector(*s.set));
+  if (!claimed.ok()) return claimed.status();
+  s.revisions = std::move(claimed).value();
   // kube's SortControllerRevisions: by revision, then age, then name.
   std::sort(s.revisions.begin(), s.revisions.end(), [](const auto& a, const auto& b) {
     if (RevisionNumber(*a) != RevisionNumber(*b)) return RevisionNumber(*a) < RevisionNumber(*b);
@@ -178,41 +154,10 @@ Status StatefulSetController::AdoptRevisions(Sync& s) {
 
 Status StatefulSetController::ClaimPods(Sync& s) {
   const api::Object& set = *s.set;
-  api::LabelSelector selector = SelectorOf(set);
-  for (const auto& pod : pods_.ByIndex(client::kOwnerUidIndex, set.uid())) {
-    if (ControllerUid(*pod, kKind) != set.uid()) continue;
-    if (selector.Matches(pod->labels()) && IsMemberOf(set, *pod)) {
-      s.pods.push_back(pod);
-      continue;
-    }
-    // Release: drop our reference, guarded by the pod's resourceVersion.
-    json::object edited = ForUpdate(*pod);
-    json::array& refs =
-        api::MutableArray(api::MutableObject(edited, "metadata"), "ownerReferences");
-    api::EraseIf(refs, [&](const json::value& r) {
-      return r.is_object() && api::StringAt(r.get_object(), "uid") == set.uid();
-    });
-    auto released = client_.Update(api::Kind::kPod, edited);
-    if (!released.ok() && released.status().code() != StatusCode::kNotFound)
-      return released.status();
-  }
-  // Adopt orphans the selector matches whose names are of this set (not
-  // while the set is being deleted).
-  if (api::BeingDeleted(set)) return Status::Ok();
-  for (const auto& pod : pods_.ByIndex(client::kNamespaceIndex, set.namespace_name())) {
-    if (HasControllerRef(*pod) || api::BeingDeleted(*pod) || !selector.Matches(pod->labels()) ||
-        !IsMemberOf(set, *pod))
-      continue;
-    json::object edited = ForUpdate(*pod);
-    api::MutableArray(api::MutableObject(edited, "metadata"), "ownerReferences")
-        .push_back(ControllerRef(set));
-    auto adopted = client_.Update(api::Kind::kPod, edited);
-    if (adopted.ok()) {
-      s.pods.push_back(adopted.value());
-    } else if (adopted.status().code() != StatusCode::kNotFound) {
-      return adopted.status();
-    }
-  }
+  auto claimed = ClaimDependents(client_, pods_, set, OwnerSelector(set),
+                                 [&](const api::Object& pod) { return IsMemberOf(set, pod); });
+  if (!claimed.ok()) return claimed.status();
+  s.pods = std::move(claimed).value();
   return Status::Ok();
 }
 

@@ -30,11 +30,13 @@ bool IsTerminating(const api::Object& pod) { return api::BeingDeleted(pod); }
 bool RunningAndReady(const api::ObjectPtr& pod) {
   return pod && Phase(*pod) == "Running" && api::IsPodReady(*pod);
 }
-bool RunningAndAvailable(const api::ObjectPtr& pod, int64_t min_ready, std::chrono::system_clock::time_point now) {
+bool RunningAndAvailable(const api::ObjectPtr& pod, int64_t min_ready,
+                         std::chrono::system_clock::time_point now) {
   return RunningAndReady(pod) && api::IsPodAvailable(*pod, min_ready, now);
 }
 // kube's isHealthy: running, ready (and available) and not being deleted.
-bool Healthy(const api::ObjectPtr& pod, int64_t min_ready, std::chrono::system_clock::time_point now) {
+bool Healthy(const api::ObjectPtr& pod, int64_t min_ready,
+             std::chrono::system_clock::time_point now) {
   return RunningAndAvailable(pod, min_ready, now) && !IsTerminating(*pod);
 }
 std::string_view PodRevision(const api::Object& pod) {
@@ -123,7 +125,8 @@ Status StatefulSetController::Update(Sync& s, Counts& counts) {
       first_unhealthy = pod;
     }
   };
-  for (int64_t i = 0; i < replica_count; ++i) note_unhealthy(replicas[static_cast<size_t>(i)], start + i);
+  for (int64_t i = 0; i < replica_count; ++i)
+    note_unhealthy(replicas[static_cast<size_t>(i)], start + i);
   for (const auto& pod : condemned) note_unhealthy(pod, Ordinal(*pod));
 
   if (api::BeingDeleted(set)) return Status::Ok();  // status only
@@ -287,8 +290,7 @@ Status StatefulSetController::CreatePod(Sync& s, int64_t ordinal, bool& created)
   bool stale = false;
   if (Status st = CreateClaims(s, ordinal, stale); !st.ok() || stale) return st;
   std::string_view revision = PodRevisionFor(s, ordinal);
-  const json::object& tmpl =
-      revision == s.current->name() ? s.current_template : s.update_template;
+  const json::object& tmpl = revision == s.current->name() ? s.current_template : s.update_template;
   json::object pod = NewStatefulPod(set, tmpl, ordinal, revision);
   std::string name = StatefulPodName(set.name(), ordinal);
   auto made = client_.Create(api::Kind::kPod, set.namespace_name(), std::move(pod));
@@ -329,8 +331,8 @@ Status StatefulSetController::CreateClaims(Sync& s, int64_t ordinal, bool& stale
     if (policy.delete_when_deleted) {
       api::MutableObject(claim, "metadata")["ownerReferences"] = json::array{ControllerRef(set)};
     }
-    auto made = client_.Create(api::Kind::kPersistentVolumeClaim, set.namespace_name(),
-                               std::move(claim));
+    auto made =
+        client_.Create(api::Kind::kPersistentVolumeClaim, set.namespace_name(), std::move(claim));
     if (made.ok()) {
       events_.Event(set, "Normal", "SuccessfulCreate",
                     "create Claim " + name + " Pod " + pod_name + " in StatefulSet " + set.name() +
@@ -428,18 +430,17 @@ Status StatefulSetController::WriteStatus(Sync& s, Counts counts) {
   }
   const int64_t generation = api::Generation(set);
   const std::pair<const char*, int64_t> ints[] = {
-      {"observedGeneration", generation}, {"replicas", counts.replicas},
-      {"readyReplicas", counts.ready},    {"currentReplicas", counts.current},
-      {"updatedReplicas", counts.updated}, {"availableReplicas", counts.available},
+      {"observedGeneration", generation},    {"replicas", counts.replicas},
+      {"readyReplicas", counts.ready},       {"currentReplicas", counts.current},
+      {"updatedReplicas", counts.updated},   {"availableReplicas", counts.available},
       {"collisionCount", s.collision_count},
   };
-  const std::pair<const char*, std::string> strings[] = {
-      {"currentRevision", current_revision}, {"updateRevision", s.update->name()}};
+  const std::pair<const char*, std::string> strings[] = {{"currentRevision", current_revision},
+                                                         {"updateRevision", s.update->name()}};
   const auto* status = api::StatusOf(set);
   bool same = status && status->contains("collisionCount");
   for (const auto& [field, value] : ints) same = same && api::IntAt(status, field) == value;
-  for (const auto& [field, value] : strings)
-    same = same && api::StringAt(status, field) == value;
+  for (const auto& [field, value] : strings) same = same && api::StringAt(status, field) == value;
   int64_t min_ready = api::IntAt(api::Spec(set), "minReadySeconds");
   if (min_ready > 0 && counts.available != counts.ready)
     EnqueueAfter(s.key, std::chrono::seconds(min_ready));
