@@ -17,6 +17,7 @@
 #include "controllers/namespace/namespace_controller.h"
 #include "controllers/replicaset/replicaset_controller.h"
 #include "controllers/resourcequota/resource_quota_controller.h"
+#include "controllers/statefulset/statefulset_controller.h"
 #include "controllers/ttlafterfinished/ttl_after_finished_controller.h"
 #include "controllers/volume/persistent_volume_controller.h"
 #include "controllers/volume/protection_controllers.h"
@@ -62,6 +63,10 @@ const std::vector<Registration>& Registry() {
       {"daemonset-controller", "daemonset",
        [](const controllers::ControllerContext& c, const ControllerManagerOptions&) {
          return Workers(std::make_unique<controllers::DaemonSetController>(c));
+       }},
+      {"statefulset-controller", "statefulset",
+       [](const controllers::ControllerContext& c, const ControllerManagerOptions&) {
+         return Workers(std::make_unique<controllers::StatefulSetController>(c));
        }},
       {"garbage-collector-controller", "garbagecollector",
        [](const controllers::ControllerContext& c, const ControllerManagerOptions&) {

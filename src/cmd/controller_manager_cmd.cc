@@ -69,6 +69,7 @@ void AddControllerManagerCommand(CLI::App& app) {
   cmd->add_option("--controllers", f.controllers,
                   "Controllers to run, kube's syntax: '*' all, 'NAME' one more, '-NAME' one less "
                   "(replicaset-controller, deployment-controller, daemonset-controller, "
+                  "statefulset-controller, "
                   "garbage-collector-controller, namespace-controller, node-lifecycle-controller, "
                   "disruption-controller, pod-garbage-collector-controller, cronjob-controller, "
                   "endpointslice-controller, endpoints-controller, resourcequota-controller, job-controller, "

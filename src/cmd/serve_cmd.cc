@@ -229,6 +229,7 @@ void AddServeCommand(CLI::App& app, const scheduler::Registry& registry) {
       ->add_option("--controllers", f.controller_names,
                    "Controllers to run, kube's syntax: '*' all, 'NAME' one more, '-NAME' one less "
                    "(replicaset-controller, deployment-controller, daemonset-controller, "
+                   "statefulset-controller, "
                    "garbage-collector-controller, namespace-controller, node-lifecycle-controller, "
                    "disruption-controller, pod-garbage-collector-controller, cronjob-controller, "
                    "endpointslice-controller, endpoints-controller, resourcequota-controller, job-controller, "

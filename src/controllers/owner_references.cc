@@ -1,6 +1,7 @@
 #include "controllers/owner_references.h"
 
 #include "api/json_fields.h"
+#include "controllers/for_update.h"
 
 namespace berth::controllers {
 
@@ -26,6 +27,64 @@ std::string_view ControllerUid(const api::Object& o, std::string_view kind) {
     }
   }
   return {};
+}
+
+bool HasControllerRef(const api::Object& o) {
+  const json::array* refs = api::ArrayAt(api::Metadata(o), "ownerReferences");
+  if (!refs) return false;
+  for (const auto& r : *refs) {
+    if (r.is_object() && api::BoolAt(&r.get_object(), "controller")) return true;
+  }
+  return false;
+}
+
+api::LabelSelector OwnerSelector(const api::Object& owner) {
+  const auto* spec = api::Spec(owner);
+  const json::value* value = spec ? spec->if_contains("selector") : nullptr;
+  if (!value) return api::LabelSelector::Nothing();
+  auto selector = api::LabelSelector::FromJson(*value);
+  if (!selector.ok() || selector->Empty()) return api::LabelSelector::Nothing();
+  return std::move(selector).value();
+}
+
+Result<std::vector<api::ObjectPtr>> ClaimDependents(
+    client::RestClient& client, client::SharedInformer& informer, const api::Object& owner,
+    const api::LabelSelector& selector, const std::function<bool(const api::Object&)>& member) {
+  const std::string_view kind = owner.info().name;
+  auto selects = [&](const api::Object& o) {
+    return selector.Matches(o.labels()) && (!member || member(o));
+  };
+  std::vector<api::ObjectPtr> owned;
+  for (const auto& o : informer.ByIndex(client::kOwnerUidIndex, owner.uid())) {
+    if (ControllerUid(*o, kind) != owner.uid()) continue;
+    if (selects(*o)) {
+      owned.push_back(o);
+      continue;
+    }
+    json::object edited = ForUpdate(*o);
+    json::array& refs =
+        api::MutableArray(api::MutableObject(edited, "metadata"), "ownerReferences");
+    api::EraseIf(refs, [&](const json::value& r) {
+      return r.is_object() && api::StringAt(r.get_object(), "uid") == owner.uid();
+    });
+    auto released = client.Update(o->kind(), edited);
+    if (!released.ok() && released.status().code() != StatusCode::kNotFound)
+      return released.status();
+  }
+  if (api::BeingDeleted(owner)) return owned;
+  for (const auto& o : informer.ByIndex(client::kNamespaceIndex, owner.namespace_name())) {
+    if (HasControllerRef(*o) || api::BeingDeleted(*o) || !selects(*o)) continue;
+    json::object edited = ForUpdate(*o);
+    api::MutableArray(api::MutableObject(edited, "metadata"), "ownerReferences")
+        .push_back(ControllerRef(owner));
+    auto adopted = client.Update(o->kind(), edited);
+    if (adopted.ok()) {
+      owned.push_back(adopted.value());
+    } else if (adopted.status().code() != StatusCode::kNotFound) {
+      return adopted.status();
+    }
+  }
+  return owned;
 }
 
 }  // namespace berth::controllers

@@ -4,9 +4,15 @@
 // garbage collector deletes dependents whose owners are gone.
 
 #include <boost/json/object.hpp>
+#include <functional>
 #include <string_view>
+#include <vector>
 
 #include "api/object.h"
+#include "api/selector.h"
+#include "api/status.h"
+#include "client/rest_client.h"
+#include "client/shared_informer.h"
 
 namespace berth::controllers {
 
@@ -16,5 +22,23 @@ boost::json::object ControllerRef(const api::Object& owner);
 // The uid of `o`'s controller ownerReference when it is of `kind`; "" when
 // `o` has no controller or another kind controls it.
 std::string_view ControllerUid(const api::Object& o, std::string_view kind);
+// Whether any ownerReference of `o` has controller=true.
+bool HasControllerRef(const api::Object& o);
+
+// The owner's spec.selector; Nothing() when absent, empty or malformed
+// (validation rejects all three), so such an owner claims nothing.
+api::LabelSelector OwnerSelector(const api::Object& owner);
+
+// kube's ControllerRefManager claim, over the objects `informer` caches:
+// the objects of the owner's namespace the owner controls that `selector`
+// (and `member`, when given) still selects. Orphans it selects are adopted
+// (a controller reference added, unless the owner is being deleted) and
+// objects it controls but no longer selects released (its reference
+// removed); both writes are guarded by the object's resourceVersion, and an
+// object gone meanwhile is skipped.
+Result<std::vector<api::ObjectPtr>> ClaimDependents(
+    client::RestClient& client, client::SharedInformer& informer, const api::Object& owner,
+    const api::LabelSelector& selector,
+    const std::function<bool(const api::Object&)>& member = nullptr);
 
 }  // namespace berth::controllers

@@ -115,6 +115,7 @@ TEST(InProcessCluster, PodThatFitsNowhereIsReportedThroughTheApi) {
 TEST(InProcessCluster, ControllersAreChosenByKubesNames) {
   EXPECT_EQ(KnownControllers(),
             (std::vector<std::string>{"replicaset-controller", "deployment-controller", "daemonset-controller",
+                                      "statefulset-controller",
                                       "garbage-collector-controller", "namespace-controller",
                                       "node-lifecycle-controller", "disruption-controller",
                                       "pod-garbage-collector-controller", "cronjob-controller",
@@ -125,6 +126,7 @@ TEST(InProcessCluster, ControllersAreChosenByKubesNames) {
   EXPECT_EQ(SelectControllers({"*"}).value(), KnownControllers());
   EXPECT_EQ(SelectControllers({"*", "-nodelifecycle", "-podgc", "-cronjob"}).value(),
             (std::vector<std::string>{"replicaset-controller", "deployment-controller", "daemonset-controller",
+                                      "statefulset-controller",
                                       "garbage-collector-controller", "namespace-controller",
                                       "disruption-controller", "endpointslice-controller", "endpoints-controller",
                                       "resourcequota-controller", "job-controller", "ttl-after-finished-controller",
@@ -146,6 +148,7 @@ TEST(InProcessCluster, ControllersAreChosenByKubesNames) {
   ASSERT_NE(cluster->controllers(), nullptr);
   EXPECT_EQ(cluster->controllers()->running(),
             (std::vector<std::string>{"replicaset-controller", "deployment-controller", "daemonset-controller",
+                                      "statefulset-controller",
                                       "namespace-controller", "disruption-controller",
                                       "pod-garbage-collector-controller", "cronjob-controller",
                                       "endpointslice-controller", "endpoints-controller", "resourcequota-controller",

@@ -338,6 +338,38 @@ TEST_F(ControllerEnv, GarbageCollectorDeletesDependentsOfAGoneOwnerOnly) {
   EXPECT_TRUE(List(api::Kind::kPod).empty()) << "its owner is gone: collected";
 }
 
+// A StatefulSet's claims (core group) go with the pod or set that owns them
+// (persistentVolumeClaimRetentionPolicy Delete).
+TEST_F(ControllerEnv, GarbageCollectorCollectsClaimsOfAGonePodOrStatefulSet) {
+  auto& gc = Make<GarbageCollector>(Context());
+  ASSERT_TRUE(informers_->Start().ok());
+  auto pod = Create(api::Kind::kPod, "default",
+                    R"({"metadata":{"name":"web-1"},"spec":{"containers":[{"name":"c","image":"i"}]}})");
+  auto set = Create(api::Kind::kStatefulSet, "default", R"({"metadata":{"name":"web"},"spec":{
+    "selector":{"matchLabels":{"app":"w"}},
+    "template":{"metadata":{"labels":{"app":"w"}},"spec":{"containers":[{"name":"c","image":"i"}]}}}})");
+  auto claim = [&](const std::string& name, const std::string& kind, const std::string& api_version,
+                   const std::string& owner, const std::string& uid) {
+    Create(api::Kind::kPersistentVolumeClaim, "default",
+           R"({"metadata":{"name":")" + name + R"(","ownerReferences":[{"apiVersion":")" +
+               api_version + R"(","kind":")" + kind + R"(","name":")" + owner + R"(","uid":")" +
+               uid + R"(","controller":true}]},
+               "spec":{"accessModes":["ReadWriteOnce"],"resources":{"requests":{"storage":"1Gi"}}}})");
+  };
+  claim("www-web-1", "Pod", "v1", "web-1", pod->uid());
+  claim("www-web-0", "StatefulSet", "apps/v1", "web", set->uid());
+  Sync(api::Kind::kPersistentVolumeClaim, 2);
+  ASSERT_TRUE(gc.ReconcileForTest("persistentvolumeclaims|default/www-web-1").ok());
+  EXPECT_EQ(List(api::Kind::kPersistentVolumeClaim).size(), 2u) << "owners live: claims stay";
+  ASSERT_TRUE(client_->Delete(api::Kind::kPod, "default", "web-1").ok());
+  ASSERT_TRUE(client_->Delete(api::Kind::kStatefulSet, "default", "web").ok());
+  Sync(api::Kind::kPod, 0);
+  Sync(api::Kind::kStatefulSet, 0);
+  ASSERT_TRUE(gc.ReconcileForTest("persistentvolumeclaims|default/www-web-1").ok());
+  ASSERT_TRUE(gc.ReconcileForTest("persistentvolumeclaims|default/www-web-0").ok());
+  EXPECT_TRUE(List(api::Kind::kPersistentVolumeClaim).empty()) << "their owners are gone";
+}
+
 TEST_F(ControllerEnv, GarbageCollectorDeletesOnlyTheVersionItJudged) {
   auto& gc = Make<GarbageCollector>(Context());
   ASSERT_TRUE(informers_->Start().ok());

@@ -44,22 +44,6 @@ void AddOrUpdateToleration(json::array& tolerations, const DaemonToleration& t) 
   tolerations.push_back(std::move(added));
 }
 
-json::value WithoutNulls(const json::value& v) {
-  if (const json::object* o = v.if_object()) {
-    json::object out;
-    for (const auto& [k, member] : *o) {
-      if (!member.is_null()) out[k] = WithoutNulls(member);
-    }
-    return out;
-  }
-  if (const json::array* a = v.if_array()) {
-    json::array out;
-    for (const auto& e : *a) out.push_back(WithoutNulls(e));
-    return out;
-  }
-  return v;
-}
-
 const json::object* TemplateOf(const api::Object& daemon_set) {
   const json::object* spec = api::Spec(daemon_set);
   return spec ? api::ObjectAt(*spec, "template") : nullptr;
@@ -149,24 +133,6 @@ DaemonPlacement::Fit DaemonPlacement::Evaluate(std::string_view node_name,
     untolerated_no_schedule = true;
   }
   return {!untolerated_no_schedule, true};
-}
-
-json::object HistoryData(const api::Object& daemon_set) {
-  const json::object* tmpl = TemplateOf(daemon_set);
-  json::value copy = WithoutNulls(tmpl ? json::value(*tmpl) : json::value(json::object()));
-  copy.get_object()["$patch"] = "replace";
-  return json::object{{"spec", json::object{{"template", std::move(copy)}}}};
-}
-
-bool HistoryMatches(const api::Object& daemon_set, const api::Object& revision) {
-  const json::object* data = api::ObjectAt(revision.json(), "data");
-  const json::object* spec = data ? api::ObjectAt(*data, "spec") : nullptr;
-  const json::object* stored = spec ? api::ObjectAt(*spec, "template") : nullptr;
-  if (!stored) return false;
-  json::value want = WithoutNulls(*stored);
-  want.get_object().erase("$patch");
-  const json::object* tmpl = TemplateOf(daemon_set);
-  return WithoutNulls(tmpl ? json::value(*tmpl) : json::value(json::object())) == want;
 }
 
 }  // namespace berth::controllers

@@ -13,9 +13,7 @@
 //   matchFields metadata.name In [node] that replaces the template's
 //   required terms (which the node was checked against), so the scheduler
 //   places it (resources, preemption) and spec.nodeName stays empty;
-// - a ControllerRevision stores the template as a strategic merge patch
-//   {"spec":{"template":{..., "$patch":"replace"}}}, what `kubectl rollout
-//   undo` sends back to the DaemonSet.
+// - its ControllerRevisions are those of controllers/history.h.
 
 #include <boost/json/object.hpp>
 #include <memory>
@@ -29,10 +27,10 @@
 #include "api/object.h"
 #include "api/status.h"
 #include "api/taints.h"
+#include "controllers/history.h"
 
 namespace berth::controllers {
 
-inline constexpr char kControllerRevisionHashLabel[] = "controller-revision-hash";
 inline constexpr char kPodTemplateGenerationLabel[] = "pod-template-generation";
 inline constexpr char kTemplateGenerationAnnotation[] = "deprecated.daemonset.template.generation";
 
@@ -73,11 +71,5 @@ class DaemonPlacement {
   std::optional<api::NodeSelector> required_;
   std::vector<api::Toleration> tolerations_;
 };
-
-// The ControllerRevision data for the DaemonSet's current template.
-boost::json::object HistoryData(const api::Object& daemon_set);
-// Whether the revision holds the DaemonSet's current template (nulls, which
-// decoders treat as absent members, are ignored).
-bool HistoryMatches(const api::Object& daemon_set, const api::Object& revision);
 
 }  // namespace berth::controllers

@@ -25,37 +25,15 @@ namespace {
 constexpr std::string_view kKind = "DaemonSet";
 constexpr int kCreateParallelism = 16;
 
-api::LabelSelector SelectorOf(const api::Object& ds) {
-  const auto* spec = api::Spec(ds);
-  auto it = spec ? spec->find("selector") : nullptr;
-  if (!spec || it == spec->end()) return api::LabelSelector::Nothing();
-  auto selector = api::LabelSelector::FromJson(it->value());
-  // An empty or malformed selector selects nothing here (validation rejects both).
-  if (!selector.ok() || selector->Empty()) return api::LabelSelector::Nothing();
-  return std::move(selector).value();
-}
-
 const json::object* TemplateOf(const api::Object& ds) {
   const auto* spec = api::Spec(ds);
   return spec ? api::ObjectAt(*spec, "template") : nullptr;
 }
 
-int64_t RevisionNumber(const api::Object& revision) {
-  return api::IntAt(&revision.json(), "revision");
-}
-
 bool HasController(const api::Object& o) {
   const auto* view = o.As<api::PodView>();
-  if (view) return view->ControllerRef() != nullptr;
-  const auto* meta = api::Metadata(o);
-  const auto* refs = meta ? api::ArrayAt(*meta, "ownerReferences") : nullptr;
-  if (!refs) return false;
-  for (const auto& r : *refs) {
-    if (r.is_object() && api::BoolAt(&r.get_object(), "controller")) return true;
-  }
-  return false;
+  return view ? view->ControllerRef() != nullptr : HasControllerRef(o);
 }
-
 
 }  // namespace
 
@@ -171,7 +149,7 @@ std::string DaemonSetController::OwnerKey(const api::Object& pod) {
 std::vector<std::string> DaemonSetController::DaemonSetsFor(const api::Object& pod) {
   std::vector<std::string> keys;
   for (const auto& ds : daemonsets_.ByIndex(client::kNamespaceIndex, pod.namespace_name())) {
-    if (SelectorOf(*ds).Matches(pod.labels())) keys.push_back(client::ObjectKey(*ds));
+    if (OwnerSelector(*ds).Matches(pod.labels())) keys.push_back(client::ObjectKey(*ds));
   }
   return keys;
 }
@@ -246,41 +224,9 @@ Status DaemonSetController::Reconcile(const std::string& key) {
 }
 
 Status DaemonSetController::ClaimPods(Sync& s) {
-  const api::Object& ds = *s.ds;
-  api::LabelSelector selector = SelectorOf(ds);
-  std::vector<api::ObjectPtr> owned;
-  for (const auto& pod : pods_.ByIndex(client::kOwnerUidIndex, ds.uid())) {
-    if (ControllerUid(*pod, kKind) != ds.uid()) continue;
-    if (selector.Matches(pod->labels())) {
-      owned.push_back(pod);
-      continue;
-    }
-    // Release: drop our reference, guarded by the pod's resourceVersion.
-    json::object edited = ForUpdate(*pod);
-    json::array& refs =
-        api::MutableArray(api::MutableObject(edited, "metadata"), "ownerReferences");
-    api::EraseIf(refs, [&](const json::value& r) {
-      return r.is_object() && api::StringAt(r.get_object(), "uid") == ds.uid();
-    });
-    auto released = client_.Update(api::Kind::kPod, edited);
-    if (!released.ok() && released.status().code() != StatusCode::kNotFound)
-      return released.status();
-  }
-  // Adopt orphans the selector matches.
-  for (const auto& pod : pods_.ByIndex(client::kNamespaceIndex, ds.namespace_name())) {
-    if (HasController(*pod) || api::BeingDeleted(*pod) || !selector.Matches(pod->labels()))
-      continue;
-    json::object edited = ForUpdate(*pod);
-    api::MutableArray(api::MutableObject(edited, "metadata"), "ownerReferences")
-        .push_back(ControllerRef(ds));
-    auto adopted = client_.Update(api::Kind::kPod, edited);
-    if (adopted.ok()) {
-      owned.push_back(adopted.value());
-    } else if (adopted.status().code() != StatusCode::kNotFound) {
-      return adopted.status();
-    }
-  }
-  for (auto& pod : owned) {
+  auto owned = ClaimDependents(client_, pods_, *s.ds, OwnerSelector(*s.ds));
+  if (!owned.ok()) return owned.status();
+  for (auto& pod : owned.value()) {
     std::string_view phase = api::StringAt(api::StatusOf(*pod), "phase");
     // Finished and being deleted: nothing left to do with it.
     if ((phase == "Succeeded" || phase == "Failed") && api::BeingDeleted(*pod)) continue;

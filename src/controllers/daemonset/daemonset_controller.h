@@ -25,8 +25,7 @@
 // pod-template-generation is the DaemonSet's deprecated template-generation
 // annotation when it has one (kube's API server keeps it; berth's does not),
 // else the current revision number.
-// Partial: orphaned ControllerRevisions are adopted but revisions whose
-// labels stop matching the selector are not released; pods bound to a node
+// Partial: pods bound to a node
 // that was deleted are left for a pod garbage collector (kube's PodGC),
 // which berth does not have yet: they are no longer counted in the status.
 

@@ -21,58 +21,14 @@ namespace {
 
 constexpr std::string_view kKind = "DaemonSet";
 
-int64_t RevisionNumber(const api::Object& revision) {
-  return api::IntAt(&revision.json(), "revision");
-}
-
-std::string HashOf(const api::Object& revision) {
-  auto hash = revision.labels().Get(kControllerRevisionHashLabel);
-  return hash ? std::string(*hash) : std::string();
-}
-
-bool Controlled(const api::Object& o) {
-  const auto* meta = api::Metadata(o);
-  const auto* refs = meta ? api::ArrayAt(*meta, "ownerReferences") : nullptr;
-  if (!refs) return false;
-  for (const auto& r : *refs) {
-    if (r.is_object() && api::BoolAt(&r.get_object(), "controller")) return true;
-  }
-  return false;
-}
-
-// collisionCount as written, absent when never set.
-std::optional<int64_t> CollisionCount(const api::Object& ds) {
-  const auto* status = api::StatusOf(ds);
-  if (!status || !status->contains("collisionCount")) return std::nullopt;
-  return api::IntAt(status, "collisionCount");
-}
-
 }  // namespace
 
 Status DaemonSetController::ConstructHistory(Sync& s) {
   const api::Object& ds = *s.ds;
-  std::vector<api::ObjectPtr> histories;
-  for (const auto& r : revisions_.ByIndex(client::kOwnerUidIndex, ds.uid())) {
-    if (ControllerUid(*r, kKind) == ds.uid()) histories.push_back(r);
-  }
-  // Adopt orphaned revisions the selector matches (kube's ClaimControllerRevisions).
-  const auto* spec = api::Spec(ds);
-  const json::value* selector_json = spec ? spec->if_contains("selector") : nullptr;
-  auto selector = api::LabelSelector::FromJson(selector_json ? *selector_json : json::value());
-  if (selector_json && selector.ok() && !selector->Empty()) {
-    for (const auto& r : revisions_.ByIndex(client::kNamespaceIndex, ds.namespace_name())) {
-      if (Controlled(*r) || api::BeingDeleted(*r) || !selector->Matches(r->labels())) continue;
-      json::object edited = ForUpdate(*r);
-      api::MutableArray(api::MutableObject(edited, "metadata"), "ownerReferences")
-          .push_back(ControllerRef(ds));
-      auto adopted = client_.Update(api::Kind::kControllerRevision, edited);
-      if (adopted.ok()) {
-        histories.push_back(adopted.value());
-      } else if (adopted.status().code() != StatusCode::kNotFound) {
-        return adopted.status();
-      }
-    }
-  }
+  // Orphaned revisions the selector matches are adopted (kube's ClaimControllerRevisions).
+  auto claimed = ClaimDependents(client_, revisions_, ds, OwnerSelector(ds));
+  if (!claimed.ok()) return claimed.status();
+  const std::vector<api::ObjectPtr>& histories = claimed.value();
   std::vector<api::ObjectPtr> current;
   for (const auto& h : histories) {
     (HistoryMatches(ds, *h) ? current : s.old).push_back(h);
@@ -89,10 +45,10 @@ Status DaemonSetController::ConstructHistory(Sync& s) {
     for (const auto& h : current) {
       if (RevisionNumber(*h) >= RevisionNumber(*keep)) keep = h;
     }
-    std::string keep_hash = HashOf(*keep);
+    std::string keep_hash = RevisionHash(*keep);
     for (const auto& h : current) {
       if (h == keep) continue;
-      std::string dup_hash = HashOf(*h);
+      std::string dup_hash = RevisionHash(*h);
       for (const auto& pod : pods_.ByIndex(client::kOwnerUidIndex, ds.uid())) {
         auto have = pod->labels().Get(kControllerRevisionHashLabel);
         if (!have || *have != dup_hash || dup_hash == keep_hash) continue;
@@ -117,7 +73,7 @@ Status DaemonSetController::ConstructHistory(Sync& s) {
       s.current = renumbered.value();
     }
   }
-  s.hash = HashOf(*s.current);
+  s.hash = RevisionHash(*s.current);
   return Status::Ok();
 }
 
@@ -193,7 +149,7 @@ Status DaemonSetController::CleanupHistory(Sync& s) {
   });
   for (const auto& h : old) {
     if (to_kill <= 0) break;
-    if (live.count(HashOf(*h))) continue;
+    if (live.count(RevisionHash(*h))) continue;
     Status st = client_.Delete(api::Kind::kControllerRevision, h->namespace_name(), h->name(),
                                {.uid_precondition = h->uid()});
     if (!st.ok() && st.code() != StatusCode::kNotFound) return st;

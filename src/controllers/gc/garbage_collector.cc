@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <optional>
 
 #include <boost/json.hpp>
 
@@ -17,7 +18,9 @@ namespace {
 constexpr char kUidIndex[] = "uid";
 constexpr std::string_view kOrphan = "orphan";
 constexpr std::string_view kForeground = "foregroundDeletion";
-constexpr api::Kind kKinds[] = {api::Kind::kPod, api::Kind::kReplicaSet, api::Kind::kDeployment, api::Kind::kJob};
+constexpr api::Kind kKinds[] = {api::Kind::kPod,         api::Kind::kReplicaSet,
+                                api::Kind::kDeployment,  api::Kind::kJob,
+                                api::Kind::kStatefulSet, api::Kind::kPersistentVolumeClaim};
 // How often a dependent whose owner is of a kind not watched here (a custom
 // resource's) is judged again: that owner's deletion sends no event.
 constexpr std::chrono::seconds kUnwatchedOwnerRecheck{5};
@@ -111,7 +114,10 @@ Status GarbageCollector::Reconcile(const std::string& key) {
   auto slash = key.find('/', bar);
   if (bar == std::string::npos) return Status::Ok();
   const std::string resource = key.substr(0, bar);
-  auto kind = api::KindFromResource(resource == "pods" ? "" : resource == "jobs" ? "batch" : "apps", resource);
+  std::optional<api::Kind> kind;
+  for (api::Kind k : kKinds) {
+    if (api::Info(k).resource == resource) kind = k;
+  }
   if (!kind) return Status::Ok();
   std::string object_key = key.substr(bar + 1);
   (void)slash;

@@ -1,7 +1,8 @@
 #pragma once
 // Garbage collection through ownerReferences (kube's garbage collector, for
-// the kinds berth's controllers own: ReplicaSets, Deployments and Jobs as owners,
-// ReplicaSets and Pods as dependents):
+// the kinds berth's controllers own: ReplicaSets, Deployments, Jobs,
+// StatefulSets and Pods as owners, ReplicaSets, Pods and
+// PersistentVolumeClaims as dependents):
 //
 // - Background (the default): once every owner of an object is gone, the
 //   object is deleted; a dangling reference beside a live owner is removed.

@@ -21,16 +21,6 @@ namespace {
 
 constexpr std::string_view kKind = "ReplicaSet";
 
-api::LabelSelector SelectorOf(const api::Object& rs) {
-  const auto* spec = api::Spec(rs);
-  auto it = spec ? spec->find("selector") : nullptr;
-  if (!spec || it == spec->end()) return api::LabelSelector::Nothing();
-  auto selector = api::LabelSelector::FromJson(it->value());
-  // An empty or malformed selector selects nothing here (validation rejects both).
-  if (!selector.ok() || selector->Empty()) return api::LabelSelector::Nothing();
-  return std::move(selector).value();
-}
-
 int64_t Replicas(const api::Object& rs) { return api::IntAt(api::Spec(rs), "replicas", 1); }
 
 int PhaseRank(std::string_view phase) {
@@ -84,7 +74,7 @@ std::string ReplicaSetController::OwnerKey(const api::Object& pod) {
 std::vector<std::string> ReplicaSetController::MatchingReplicaSets(const api::Object& pod) {
   std::vector<std::string> keys;
   for (const auto& rs : replicasets_.ByIndex(client::kNamespaceIndex, pod.namespace_name())) {
-    if (SelectorOf(*rs).Matches(pod.labels())) keys.push_back(client::ObjectKey(*rs));
+    if (OwnerSelector(*rs).Matches(pod.labels())) keys.push_back(client::ObjectKey(*rs));
   }
   return keys;
 }
@@ -160,7 +150,7 @@ Status ReplicaSetController::Reconcile(const std::string& key) {
     expectations_.Forget(key);
     return Status::Ok();
   }
-  api::LabelSelector selector = SelectorOf(*rs);
+  api::LabelSelector selector = OwnerSelector(*rs);
   bool needs_sync = expectations_.Satisfied(key);
 
   // Owned pods, adopting orphans and releasing pods whose labels stopped matching.
