@@ -367,7 +367,11 @@ TEST_F(ControllerEnv, GarbageCollectorCollectsClaimsOfAGonePodOrStatefulSet) {
   Sync(api::Kind::kStatefulSet, 0);
   ASSERT_TRUE(gc.ReconcileForTest("persistentvolumeclaims|default/www-web-1").ok());
   ASSERT_TRUE(gc.ReconcileForTest("persistentvolumeclaims|default/www-web-0").ok());
-  EXPECT_TRUE(List(api::Kind::kPersistentVolumeClaim).empty()) << "their owners are gone";
+  // Deleted; the kubernetes.io/pvc-protection finalizer (added at admission)
+  // keeps them Terminating until the protection controller lets them go.
+  auto claims = List(api::Kind::kPersistentVolumeClaim);
+  EXPECT_EQ(claims.size(), 2u);
+  for (const auto& c : claims) EXPECT_TRUE(api::BeingDeleted(*c)) << c->name() << ": their owners are gone";
 }
 
 TEST_F(ControllerEnv, GarbageCollectorDeletesOnlyTheVersionItJudged) {

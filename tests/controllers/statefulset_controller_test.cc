@@ -333,6 +333,12 @@ TEST_F(StatefulSetEnv, RetentionPolicyDeleteSetsTheOwnersTheGarbageCollectorNeed
   Reconcile();
   EXPECT_EQ(PodNames(), Names{"web-0"});
   ASSERT_TRUE(client_->Delete(api::Kind::kPersistentVolumeClaim, "default", "www-web-1").ok());
+  // Terminating (pvc-protection): web-1 still waits.
+  Reconcile();
+  EXPECT_EQ(PodNames(), Names{"web-0"});
+  // The protection controller lets it go once no pod uses it.
+  ASSERT_TRUE(client_->Patch(api::Kind::kPersistentVolumeClaim, "default", "www-web-1",
+                             R"({"metadata":{"finalizers":null}})").ok());
   Reconcile();
   EXPECT_EQ(PodNames(), (Names{"web-0", "web-1"}));
   EXPECT_EQ(ClaimNames(), (Names{"www-web-0", "www-web-1"}));
