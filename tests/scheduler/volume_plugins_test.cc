@@ -4,8 +4,12 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <sstream>
 #include <thread>
 
+#include "scheduler/framework/framework.h"
+#include "scheduler/framework/registry.h"
 #include "scheduler/framework/volume_lister.h"
 #include "scheduler/plugins/volume_binding/volume_binding.h"
 #include "scheduler/plugins/volume_limits/node_volume_limits.h"
@@ -460,6 +464,53 @@ TEST(VolumeZoneAffinity, PrefersZonesHoldingVolumesOfTheClaimsClass) {
   EXPECT_EQ(scores[1].score, 50);
   EXPECT_EQ(scores[2].score, 0);
   EXPECT_TRUE(plugin.PreScore(cycle.state, *Pod("no-claims"), feasible).IsSkip());
+}
+
+}  // namespace
+}  // namespace berth::scheduler
+
+namespace berth::scheduler {
+namespace {
+
+std::vector<std::string> Names(const Framework& fw, std::string_view point) { return fw.PluginNames(point); }
+bool Has(const std::vector<std::string>& names, std::string_view name) {
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+TEST(VolumePlugins, DefaultProfileRunsKubesVolumePluginsAndNotTheZoneScore) {
+  testing::FakeHandle handle;
+  auto fw = Framework::Build(ProfileConfig{}, InTreeRegistry(), handle);
+  ASSERT_TRUE(fw.ok()) << fw.status().message();
+  const auto filters = Names(*fw.value(), "filter");
+  for (std::string_view name : {"VolumeRestrictions", "NodeVolumeLimits", "VolumeBinding", "VolumeZone"}) {
+    EXPECT_TRUE(Has(filters, name)) << name;
+  }
+  // kube's order: after NodeResourcesFit, before PodTopologySpread.
+  auto at = [&](std::string_view name) { return std::find(filters.begin(), filters.end(), name) - filters.begin(); };
+  EXPECT_LT(at("NodeResourcesFit"), at("VolumeRestrictions"));
+  EXPECT_LT(at("VolumeRestrictions"), at("NodeVolumeLimits"));
+  EXPECT_LT(at("NodeVolumeLimits"), at("VolumeBinding"));
+  EXPECT_LT(at("VolumeBinding"), at("VolumeZone"));
+  EXPECT_LT(at("VolumeZone"), at("PodTopologySpread"));
+  EXPECT_TRUE(Has(Names(*fw.value(), "reserve"), "VolumeBinding"));
+  EXPECT_TRUE(Has(Names(*fw.value(), "preBind"), "VolumeBinding"));
+  EXPECT_FALSE(Has(Names(*fw.value(), "score"), "VolumeZoneAffinity"));
+}
+
+TEST(VolumePlugins, ExampleProfileEnablesTheZoneScore) {
+  std::ifstream in(std::string(BERTH_SOURCE_DIR) + "/examples/scheduler-config/volume-zone-affinity.yaml");
+  ASSERT_TRUE(in) << "the example profile is missing";
+  std::stringstream text;
+  text << in.rdbuf();
+  auto config = ParseSchedulerConfig(text.str());
+  ASSERT_TRUE(config.ok()) << config.status().message();
+  ASSERT_EQ(config->profiles.size(), 1u);
+  testing::FakeHandle handle;
+  auto fw = Framework::Build(config->profiles[0], InTreeRegistry(), handle);
+  ASSERT_TRUE(fw.ok()) << fw.status().message();
+  EXPECT_TRUE(Has(Names(*fw.value(), "score"), "VolumeZoneAffinity"));
+  EXPECT_EQ(fw.value()->ScoreWeight("VolumeZoneAffinity"), 2);
+  EXPECT_TRUE(Has(Names(*fw.value(), "filter"), "VolumeBinding")) << "the defaults stay";
 }
 
 }  // namespace
