@@ -431,6 +431,11 @@ TEST(NodeVolumeLimits, CSINodeCountLimitsAttachedVolumes) {
   auto in_tree = PodWithClaims("r", {"c3"});
   ASSERT_TRUE(plugin.PreFilter(third.state, *in_tree).ok());
   EXPECT_FALSE(plugin.Filter(third.state, *in_tree, *a).ok());
+  // The CSINode gone: no limit left anywhere.
+  EXPECT_EQ(handle.volumes.SmallestCSINodeLimit(), 1);
+  handle.volumes.OnCSINodeDelete("a");
+  EXPECT_EQ(handle.volumes.SmallestCSINodeLimit(), std::numeric_limits<int64_t>::max());
+  EXPECT_TRUE(plugin.Filter(third.state, *in_tree, *a).ok());
 }
 
 TEST(VolumeZoneAffinity, PrefersZonesHoldingVolumesOfTheClaimsClass) {

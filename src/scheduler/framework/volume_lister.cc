@@ -137,12 +137,27 @@ void VolumeLister::OnCSINode(const api::ObjectPtr& csi_node) {
     }
   }
   std::unique_lock lock(mu_);
-  csi_nodes_[csi_node->name()] = std::move(limits);
+  SetCSINodeLimits(csi_node->name(), std::move(limits));
 }
 
 void VolumeLister::OnCSINodeDelete(const std::string& name) {
   std::unique_lock lock(mu_);
-  csi_nodes_.erase(name);
+  SetCSINodeLimits(name, nullptr);
+}
+
+void VolumeLister::SetCSINodeLimits(const std::string& node,
+                                    std::shared_ptr<const std::unordered_map<std::string, int64_t>> limits) {
+  auto it = csi_nodes_.find(node);
+  if (it != csi_nodes_.end()) {
+    for (const auto& [driver, count] : *it->second) limits_.erase(limits_.find(count));
+    csi_nodes_.erase(it);
+  }
+  if (limits) {
+    for (const auto& [driver, count] : *limits) limits_.insert(count);
+    csi_nodes_.emplace(node, std::move(limits));
+  }
+  smallest_limit_.store(limits_.empty() ? std::numeric_limits<int64_t>::max() : *limits_.begin(),
+                        std::memory_order_release);
 }
 
 void VolumeLister::OnCSIDriver(const api::ObjectPtr& driver) {

@@ -9,7 +9,10 @@
 // take the lock exclusively, reads (scheduling cycles, concurrently) share
 // it; what a read returns is an immutable snapshot of one object.
 
+#include <atomic>
 #include <chrono>
+#include <limits>
+#include <set>
 #include <condition_variable>
 #include <cstdint>
 #include <map>
@@ -83,6 +86,9 @@ class VolumeLister {
   // The CSINode of `node`: driver → allocatable.count (drivers without a
   // count are absent: no limit). nullptr when the node has no CSINode.
   std::shared_ptr<const std::unordered_map<std::string, int64_t>> CSINodeLimits(const std::string& node) const;
+  // The smallest count of any driver on any CSINode (INT64_MAX when none
+  // has one): a node whose volumes stay within it needs no look-up. Lock-free.
+  int64_t SmallestCSINodeLimit() const { return smallest_limit_.load(std::memory_order_acquire); }
   // spec.storageCapacity of the CSIDriver named `driver`; nullopt when no
   // such CSIDriver exists (kube then assumes unlimited capacity).
   std::optional<bool> DriverStorageCapacity(const std::string& driver) const;
@@ -107,6 +113,9 @@ class VolumeLister {
 
  private:
   void Changed();  // REQUIRES: mu_ held exclusively
+  // Replaces a CSINode's counts in limits_. REQUIRES: mu_ held exclusively.
+  void SetCSINodeLimits(const std::string& node,
+                        std::shared_ptr<const std::unordered_map<std::string, int64_t>> limits);
 
   mutable std::shared_mutex mu_;
   std::unordered_map<std::string, VolumeEntryPtr> volumes_;                 // guarded by mu_
@@ -115,6 +124,8 @@ class VolumeLister {
   std::unordered_map<std::string, api::ObjectPtr> classes_;                 // guarded by mu_
   std::unordered_map<std::string, std::shared_ptr<const std::unordered_map<std::string, int64_t>>>
       csi_nodes_;                                                           // guarded by mu_
+  std::multiset<int64_t> limits_;  // every CSINode's counts; guarded by mu_
+  std::atomic<int64_t> smallest_limit_{std::numeric_limits<int64_t>::max()};  // *limits_.begin(), written under mu_
   std::unordered_map<std::string, bool> drivers_;                           // guarded by mu_
   std::map<std::string, StorageCapacityEntry> capacities_;                  // "ns/name"; guarded by mu_
   std::unordered_map<std::string, std::string> assumed_;                    // pv → claim; guarded by mu_

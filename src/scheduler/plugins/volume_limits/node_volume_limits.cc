@@ -76,11 +76,20 @@ PluginStatus NodeVolumeLimits::Filter(const CycleState& state, const PodInfo& po
   const auto* data = state.Get<LimitsState>(kStateKey);
   if (!data) return {};
   const VolumeLister& volumes = *handle_.Volumes();
+  // The node's pods use at most this many volumes of any driver: when even
+  // that many and all of the pod's fit under every limit, nothing needs
+  // looking up (the common case, and the scheduling path's fast one).
+  int64_t claims_on_node = 0;
+  for (const PodInfoPtr& other : node.pods()) claims_on_node += static_cast<int64_t>(other->view->volumes.size());
+  const int64_t most = claims_on_node + static_cast<int64_t>(data->volumes.size());
+  if (most <= volumes.SmallestCSINodeLimit()) return {};
   auto limits = volumes.CSINodeLimits(node.name());
   if (!limits) return {};
-  const bool limited = std::any_of(data->volumes.begin(), data->volumes.end(),
-                                   [&](const AttachableVolume& a) { return limits->count(a.driver) > 0; });
-  if (!limited) return {};
+  const bool surely_fits = std::all_of(data->volumes.begin(), data->volumes.end(), [&](const AttachableVolume& a) {
+    auto limit = limits->find(a.driver);
+    return limit == limits->end() || most <= limit->second;
+  });
+  if (surely_fits) return {};
   // What the node's pods attach already, for the limited drivers.
   std::unordered_map<std::string, std::unordered_set<std::string>> attached;
   for (const PodInfoPtr& other : node.pods()) {
