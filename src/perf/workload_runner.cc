@@ -29,6 +29,7 @@ using Clock = std::chrono::steady_clock;
 constexpr char kAttemptDuration[] = "scheduler_scheduling_attempt_duration_seconds";
 constexpr char kPodSchedulingDuration[] = "scheduler_pod_scheduling_duration_seconds";
 constexpr int kCreateThreads = 16;  // scheduler_perf's createPodsRapidly uses 16 workers
+constexpr int kVolumeCreateThreads = 30;  // its CreatePodWithPersistentVolume, 30
 
 class Runner {
  public:
@@ -130,12 +131,12 @@ class Runner {
   // Creates objects from several threads, as scheduler_perf does: a durable
   // store commits concurrent writes together, so creation keeps ahead of the
   // scheduler instead of pacing it.
-  Status PostMany(int64_t n, const std::function<Status(int64_t)>& post) {
+  Status PostMany(int64_t n, const std::function<Status(int64_t)>& post, int create_threads = kCreateThreads) {
     std::atomic<int64_t> next{0};
     std::mutex mu;
     Status first;
     std::vector<std::thread> threads;
-    for (int t = 0; t < kCreateThreads; ++t) {
+    for (int t = 0; t < create_threads; ++t) {
       threads.emplace_back([&] {
         pthread_setname_np(pthread_self(), "perf-create");
         for (int64_t i; (i = next.fetch_add(1)) < n;) {
@@ -371,10 +372,13 @@ class Runner {
       pv_tmpl = pv.value();
       pvc_tmpl = pvc.value();
     }
-    Status status = PostMany(count, [&](int64_t i) {
-      if (pv_tmpl.is_null()) return Post(path, tmpl.value());
-      return CreatePodWithVolume(ns, i, tmpl.value(), pv_tmpl, pvc_tmpl);
-    });
+    Status status = PostMany(
+        count,
+        [&](int64_t i) {
+          if (pv_tmpl.is_null()) return Post(path, tmpl.value());
+          return CreatePodWithVolume(ns, i, tmpl.value(), pv_tmpl, pvc_tmpl);
+        },
+        pv_tmpl.is_null() ? kCreateThreads : kVolumeCreateThreads);
     if (!status.ok()) return status;
     // A measured op is waited for even with skipWaitToCompletion: its phase
     // ends with its last pod.
@@ -402,8 +406,9 @@ class Runner {
   // scheduler_perf's CreatePodWithPersistentVolume (bindVolume true): claim
   // "pvc-<i>" and volume "<namespace>-vol-<i>" bound to each other from the
   // start (claim spec.volumeName, volume claimRef, phases Bound written as
-  // status), and the pod using the claim as its only volume, "vol". The
-  // volume's CSI volumeHandle (or EBS volumeID) is "vol-<i>".
+  // status), and the pod using the claim as its only volume, "vol"; in that
+  // order, per pod, by 30 threads. The volume's CSI volumeHandle is its name,
+  // an EBS volumeID "vol-<i>".
   Status CreatePodWithVolume(const std::string& ns, int64_t i, const json::value& pod_tmpl, const json::value& pv_tmpl,
                              const json::value& pvc_tmpl) {
     const std::string claim = "pvc-" + std::to_string(i);
@@ -415,7 +420,7 @@ class Runner {
     json::object pv = pv_tmpl.as_object();
     api::MutableObject(pv, "metadata")["name"] = volume;
     json::object& pv_spec = api::MutableObject(pv, "spec");
-    if (pv_spec.contains("csi")) api::MutableObject(pv_spec, "csi")["volumeHandle"] = volume_id;
+    if (pv_spec.contains("csi")) api::MutableObject(pv_spec, "csi")["volumeHandle"] = volume;
     if (pv_spec.contains("awsElasticBlockStore")) api::MutableObject(pv_spec, "awsElasticBlockStore")["volumeID"] = volume_id;
     pv_spec["claimRef"] = json::object{
         {"kind", "PersistentVolumeClaim"}, {"namespace", ns}, {"name", claim}, {"apiVersion", "v1"}};

@@ -13,7 +13,8 @@
 //   createPods        count pods from the template in `namespace` (default
 //                     "namespace-<op index>"), created by 16 threads (with
 //                     persistentVolume[Claim]TemplatePath: each with its own
-//                     claim and volume, pre-bound, as scheduler_perf does); then waits
+//                     claim and volume, pre-bound, by 30 threads, as
+//                     scheduler_perf does); then waits
 //                     until that namespace's pods are bound, unless
 //                     skipWaitToCompletion: those pods are still being attempted
 //                     while the next ops run (a later measured phase is not

@@ -328,6 +328,8 @@ TEST(VolumeBinding, PreBindFailsOnTimeoutAndOnALostSelectedNode) {
     const json::object& annotations = handle.pvc_updates[0].at("metadata").at("annotations").as_object();
     EXPECT_EQ(annotations.at("volume.kubernetes.io/selected-node").as_string(), "a");
     EXPECT_EQ(annotations.at("volume.kubernetes.io/storage-provisioner").as_string(), "csi.example.com");
+    // Written over the version PreFilter saw, so a claim changed since is a conflict.
+    EXPECT_EQ(handle.pvc_updates[0].at("metadata").at("resourceVersion").as_string(), "7");
   }
   {
     // The provisioner gave the node up: the annotation is gone.

@@ -72,6 +72,16 @@ json::object& Annotations(json::object& object) {
   return api::MutableObject(api::MutableObject(object, "metadata"), "annotations");
 }
 
+// The object as last seen, to be written back with a change: its
+// resourceVersion makes the write conditional (Conflict when it moved).
+json::object ForUpdate(const api::Object& seen) {
+  json::object object = seen.json();
+  if (seen.resource_version() > 0) {
+    api::MutableObject(object, "metadata")["resourceVersion"] = std::to_string(seen.resource_version());
+  }
+  return object;
+}
+
 }  // namespace
 
 PluginStatus VolumeBinding::PreFilter(CycleState& state, const PodInfo& pod) const {
@@ -228,7 +238,7 @@ PluginStatus VolumeBinding::PreBind(CycleState& state, const PodInfo& pod, const
   // kube's BindPodVolumes: the API writes first, then the wait for the PV controller.
   for (const auto& [i, pv] : data->chosen.static_bindings) {
     const Claim& claim = data->delayed[i];
-    json::object object = pv->object->json();
+    json::object object = ForUpdate(*pv->object);
     api::MutableObject(object, "spec")["claimRef"] =
         json::object{{"kind", "PersistentVolumeClaim"},
                      {"namespace", claim.object->namespace_name()},
@@ -243,7 +253,7 @@ PluginStatus VolumeBinding::PreBind(CycleState& state, const PodInfo& pod, const
   }
   for (size_t i : data->chosen.provisions) {
     const Claim& claim = data->delayed[i];
-    json::object object = claim.object->json();
+    json::object object = ForUpdate(*claim.object);
     json::object& annotations = Annotations(object);
     annotations[kSelectedNode] = node;
     annotations[kStorageProvisioner] = claim.class_view->provisioner;
@@ -309,6 +319,12 @@ Result<std::shared_ptr<Plugin>> NewVolumeBinding(const json::object& args, const
       if (value.is_int64() && value.get_int64() < 0) {
         return Status::BadRequest("bindTimeoutSeconds: Invalid value: " + json::serialize(value) +
                                   ": invalid BindTimeoutSeconds, should not be a negative value");
+      }
+      // Go's time.Duration holds at most this many seconds.
+      constexpr uint64_t kMaxSeconds = 9'223'372'036;
+      if (value.is_uint64() ? value.get_uint64() > kMaxSeconds
+                            : static_cast<uint64_t>(value.get_int64()) > kMaxSeconds) {
+        return Status::BadRequest("bindTimeoutSeconds: Invalid value: " + json::serialize(value) + ": too large");
       }
       timeout = value.to_number<int64_t>();
     } else {
