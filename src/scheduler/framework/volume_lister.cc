@@ -71,6 +71,13 @@ std::string ClaimClass(const api::Object& pvc) {
   return view && view->storage_class_name ? *view->storage_class_name : "";
 }
 
+bool HasClaims(const PodInfo& pod) {
+  for (const auto& v : pod.view->volumes) {
+    if (!v.claim_name.empty()) return true;
+  }
+  return false;
+}
+
 void VolumeLister::Changed() {
   std::lock_guard lock(wait_mu_);
   ++generation_;

@@ -28,6 +28,7 @@
 #include "api/object.h"
 #include "api/selector.h"
 #include "api/storage_views.h"
+#include "scheduler/framework/node_info.h"
 
 namespace berth::scheduler {
 
@@ -60,6 +61,10 @@ inline constexpr std::string_view kVolumeHealthyAnnotation = "sim.berth.dev/volu
 // the beta annotation volume.beta.kubernetes.io/storage-class, else
 // spec.storageClassName, else "". REQUIRES: `pvc` is a PersistentVolumeClaim.
 std::string ClaimClass(const api::Object& pvc);
+
+// Whether `pod` uses any claim (persistentVolumeClaim or generic ephemeral
+// volumes): the volume plugins skip pods that do not, before anything else.
+bool HasClaims(const PodInfo& pod);
 
 class VolumeLister {
  public:

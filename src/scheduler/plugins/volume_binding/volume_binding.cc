@@ -86,9 +86,7 @@ json::object ForUpdate(const api::Object& seen) {
 
 PluginStatus VolumeBinding::PreFilter(CycleState& state, const PodInfo& pod) const {
   VolumeLister* volumes = handle_.Volumes();
-  bool has_claims = false;
-  for (const auto& v : pod.view->volumes) has_claims |= !v.claim_name.empty();
-  if (!volumes || !has_claims) return PluginStatus::Skip();
+  if (!volumes || !HasClaims(pod)) return PluginStatus::Skip();
 
   auto data = std::make_unique<BindingState>();
   bool unbound_immediate = false;

@@ -55,6 +55,7 @@ bool Resolve(const VolumeLister& volumes, const std::string& ns, const std::stri
 PluginStatus NodeVolumeLimits::PreFilter(CycleState& state, const PodInfo& pod) const {
   VolumeLister* volumes = handle_.Volumes();
   if (!volumes) return PluginStatus::Skip();
+  if (!HasClaims(pod)) return PluginStatus::Skip();
   auto data = std::make_unique<LimitsState>();
   for (const auto& v : pod.view->volumes) {
     if (v.claim_name.empty()) continue;

@@ -36,6 +36,7 @@ int64_t SharedClaims(const PodInfo& pod, const PodInfo& other, const std::vector
 PluginStatus VolumeRestrictions::PreFilter(CycleState& state, const PodInfo& pod) const {
   VolumeLister* volumes = handle_.Volumes();
   if (!volumes) return PluginStatus::Skip();
+  if (!HasClaims(pod)) return PluginStatus::Skip();
   auto data = std::make_unique<RestrictionsState>();
   for (const auto& v : pod.view->volumes) {
     if (v.claim_name.empty()) continue;

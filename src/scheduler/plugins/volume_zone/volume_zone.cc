@@ -53,6 +53,7 @@ std::vector<std::string> SplitZones(std::string_view value) {
 PluginStatus VolumeZone::PreFilter(CycleState& state, const PodInfo& pod) const {
   VolumeLister* volumes = handle_.Volumes();
   if (!volumes) return PluginStatus::Skip();
+  if (!HasClaims(pod)) return PluginStatus::Skip();
   auto data = std::make_unique<ZoneState>();
   for (const auto& v : pod.view->volumes) {
     if (v.claim_name.empty()) continue;
