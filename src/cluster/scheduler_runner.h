@@ -28,10 +28,8 @@ class SchedulerRunner {
                                                          const scheduler::Registry& registry = scheduler::InTreeRegistry());
   ~SchedulerRunner();
 
-  // Lists namespaces, nodes, PodDisruptionBudgets, the storage objects
-  // (StorageClasses, CSIDrivers, CSINodes, CSIStorageCapacities, PVs, PVCs)
-  // and pods (in that order: what a pod refers to is known when the pod
-  // arrives), starts
+  // Lists namespaces, nodes, PodDisruptionBudgets and pods (in that order: a
+  // pod's namespace and node are known when the pod arrives), starts
   // watching, then starts the scheduling cycles.
   Status Start();
   // Informers first (no more events), then the cycles and bindings; then the
