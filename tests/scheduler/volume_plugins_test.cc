@@ -16,6 +16,7 @@
 #include "scheduler/plugins/volume_restrictions/volume_restrictions.h"
 #include "scheduler/plugins/volume_zone/volume_zone.h"
 #include "scheduler/plugins/volume_zone_affinity/volume_zone_affinity.h"
+#include "fake_cluster.h"
 #include "scheduler_test_util.h"
 
 namespace berth::scheduler {
@@ -518,6 +519,42 @@ TEST(VolumePlugins, ExampleProfileEnablesTheZoneScore) {
   EXPECT_TRUE(Has(Names(*fw.value(), "score"), "VolumeZoneAffinity"));
   EXPECT_EQ(fw.value()->ScoreWeight("VolumeZoneAffinity"), 2);
   EXPECT_TRUE(Has(Names(*fw.value(), "filter"), "VolumeBinding")) << "the defaults stay";
+}
+
+}  // namespace
+}  // namespace berth::scheduler
+
+namespace berth::scheduler {
+namespace {
+
+// Through the scheduler: a pod turned away for a missing claim is tried
+// again when the storage objects arrive (kube's cluster events for
+// VolumeBinding), and its local volume decides its node.
+TEST(VolumeScheduling, StorageEventsBringAnUnschedulablePodBack) {
+  testing::FakeCluster c;
+  c.scheduler->OnNodeAdd(testing::NodeObject("n1", "4", "8Gi", R"({"kubernetes.io/hostname":"n1"})"));
+  c.scheduler->OnNodeAdd(testing::NodeObject("n2", "4", "8Gi", R"({"kubernetes.io/hostname":"n2"})"));
+  c.scheduler->Start();
+  c.scheduler->OnPodAdd(PodWithClaims("p", {"data"})->object);
+  ASSERT_TRUE(c.WaitIdle());
+  EXPECT_TRUE(c.Placements().empty());
+  EXPECT_NE(c.FailureOf("default/p").find("persistentvolumeclaim \"data\" not found"), std::string::npos)
+      << c.FailureOf("default/p");
+
+  c.scheduler->OnStorageObject(
+      api::Kind::kPersistentVolume,
+      VolumeObject("local-n2",
+                   VolumeSpec("", "1Gi", R"(,"claimRef":{"namespace":"default","name":"data"},)" + HostAffinity("n2")),
+                   "Bound"));
+  c.scheduler->OnStorageObject(api::Kind::kPersistentVolumeClaim,
+                               ClaimObject("data", ClaimSpec("", "1Gi", R"(,"volumeName":"local-n2")"),
+                                           R"(,"annotations":{"pv.kubernetes.io/bind-completed":"yes"})", "Bound"));
+  // After its backoff (1 s) the pod is tried again.
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(15);
+  while (c.Placements().empty() && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  EXPECT_EQ(c.Placements()["default/p"], "n2");
 }
 
 }  // namespace
