@@ -107,6 +107,16 @@ Status ApiSchedulerClient::SetNominatedNodeName(const api::Object& pod, const st
   return Send("PATCH", PodPath(pod) + "/status", patch, "application/merge-patch+json");
 }
 
+Status ApiSchedulerClient::UpdatePersistentVolume(const json::object& pv) {
+  auto updated = rest_.Update(api::Kind::kPersistentVolume, pv);
+  return updated.ok() ? Status::Ok() : updated.status();
+}
+
+Status ApiSchedulerClient::UpdatePersistentVolumeClaim(const json::object& pvc) {
+  auto updated = rest_.Update(api::Kind::kPersistentVolumeClaim, pvc);
+  return updated.ok() ? Status::Ok() : updated.status();
+}
+
 void ApiSchedulerClient::ReportScheduled(const api::Object& pod, const std::string& node) {
   events_.Event(pod, "Normal", "Scheduled",
                 "Successfully assigned " + pod.namespace_name() + "/" + pod.name() + " to " + node);

@@ -32,6 +32,8 @@ class ApiSchedulerClient : public scheduler::SchedulerClient {
   void ReportScheduled(const api::Object& pod, const std::string& node) override;
   Status PreemptPod(const api::Object& victim, const api::Object& preemptor, const std::string& node) override;
   Status SetNominatedNodeName(const api::Object& pod, const std::string& node) override;
+  Status UpdatePersistentVolume(const boost::json::object& pv) override;
+  Status UpdatePersistentVolumeClaim(const boost::json::object& pvc) override;
   // Writes the events still queued; later ones are dropped.
   void StopEvents();
 

@@ -42,6 +42,17 @@ Result<std::unique_ptr<SchedulerRunner>> SchedulerRunner::Create(const scheduler
                                       [s](const api::ObjectPtr& o) { s->OnPodDisruptionBudget(o); },
                                       [s](const api::ObjectPtr& o) { s->OnPodDisruptionBudget(o); },
                                       [s](const api::ObjectPtr& o) { s->OnPodDisruptionBudgetDelete(o); }}));
+  // Storage before pods: the volume plugins read a pod's claims and volumes.
+  for (api::Kind kind : {api::Kind::kStorageClass, api::Kind::kCSIDriver, api::Kind::kCSINode,
+                         api::Kind::kCSIStorageCapacity, api::Kind::kPersistentVolume,
+                         api::Kind::kPersistentVolumeClaim}) {
+    r->informers_.push_back(sources(kind, client::InformerHandlers{
+                                              [s, kind](const api::ObjectPtr& o) { s->OnStorageObject(kind, o); },
+                                              [s, kind](const api::ObjectPtr& o) { s->OnStorageObject(kind, o); },
+                                              [s, kind](const api::ObjectPtr& o) {
+                                                s->OnStorageObjectDelete(kind, o);
+                                              }}));
+  }
   r->informers_.push_back(sources(api::Kind::kPod,
                                   client::InformerHandlers{[s](const api::ObjectPtr& o) { s->OnPodAdd(o); },
                                                            [s](const api::ObjectPtr& o) { s->OnPodUpdate(o); },

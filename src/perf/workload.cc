@@ -141,9 +141,11 @@ std::string PodTemplatePath(const Workload& w, const Op& op) {
 }
 
 const std::map<std::string, bool>& HonouredFeatureGates() {
-  // Both GA in kube since (1.24 and 1.26); berth's plugins always have them.
+  // GA in kube; berth always behaves as with them on.
   static const std::map<std::string, bool> kGates = {
-      {"PodAffinityNamespaceSelector", true}, {"NodeInclusionPolicyInPodTopologySpread", true}};
+      {"PodAffinityNamespaceSelector", true}, {"NodeInclusionPolicyInPodTopologySpread", true},
+      // GA and locked on since 1.25: in-tree EBS volumes count as ebs.csi.aws.com ones.
+      {"CSIMigration", true}, {"CSIMigrationAWS", true}};
   return kGates;
 }
 
@@ -169,6 +171,9 @@ std::string Unsupported(const Workload& w, Templates& templates) {
                                                 "labelNodePrepareStrategy",
                                                 "prefix",
                                                 "namespaceTemplatePath",
+                                                "nodeAllocatableStrategy",
+                                                "persistentVolumeTemplatePath",
+                                                "persistentVolumeClaimTemplatePath",
                                                 "podTemplatePath",
                                                 "namespace",
                                                 "collectMetrics",
@@ -178,9 +183,6 @@ std::string Unsupported(const Workload& w, Templates& templates) {
     if (!kOps.count(op.opcode)) return "op " + op.opcode;
     for (const auto& kv : op.node) {
       const std::string key = kv.first.as<std::string>();
-      if (key == "persistentVolumeTemplatePath" || key == "persistentVolumeClaimTemplatePath") {
-        return op.opcode + "." + key + " (volume binding is not in berth's scheduler yet)";
-      }
       if (!kFields.count(key)) return op.opcode + "." + key;
     }
   }

@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "api/duration.h"
+#include "api/json_fields.h"
 #include "cluster/in_process_cluster.h"
 #include "perf/histogram.h"
 #include "perf/process_stats.h"
@@ -28,6 +29,7 @@ using Clock = std::chrono::steady_clock;
 constexpr char kAttemptDuration[] = "scheduler_scheduling_attempt_duration_seconds";
 constexpr char kPodSchedulingDuration[] = "scheduler_pod_scheduling_duration_seconds";
 constexpr int kCreateThreads = 16;  // scheduler_perf's createPodsRapidly uses 16 workers
+constexpr int kVolumeCreateThreads = 30;  // its CreatePodWithPersistentVolume, 30
 
 class Runner {
  public:
@@ -98,31 +100,43 @@ class Runner {
     return std::max<int64_t>(1, std::llround(static_cast<double>(count) * o_.scale));
   }
 
-  Status Post(const std::string& path, const json::value& body) {
+  // A write through the API server's handler; `created`, when given, gets the
+  // object the server answered with.
+  Status Send(const std::string& method, const std::string& path, const json::value& body,
+              const std::string& content_type = "application/json", json::value* created = nullptr) {
     apiserver::Request request;
-    request.method = "POST";
+    request.method = method;
     request.path = path;
-    request.content_type = "application/json";
+    request.content_type = content_type;
     request.accept = "application/json";
     request.body = json::serialize(body);
     request.trusted = true;
     auto response = cluster_->api().Handle(request);
     if (response.status != 201 && response.status != 200) {
-      return Status::Internal("POST " + path + ": HTTP " + std::to_string(response.status) + ": " +
+      return Status::Internal(method + " " + path + ": HTTP " + std::to_string(response.status) + ": " +
                               response.body.substr(0, 300));
     }
+    if (created) {
+      boost::system::error_code ec;
+      *created = json::parse(response.body, ec);
+      if (ec) return Status::Internal(method + " " + path + ": the answer is not JSON");
+    }
     return Status::Ok();
+  }
+
+  Status Post(const std::string& path, const json::value& body, json::value* created = nullptr) {
+    return Send("POST", path, body, "application/json", created);
   }
 
   // Creates objects from several threads, as scheduler_perf does: a durable
   // store commits concurrent writes together, so creation keeps ahead of the
   // scheduler instead of pacing it.
-  Status PostMany(int64_t n, const std::function<Status(int64_t)>& post) {
+  Status PostMany(int64_t n, const std::function<Status(int64_t)>& post, int create_threads = kCreateThreads) {
     std::atomic<int64_t> next{0};
     std::mutex mu;
     Status first;
     std::vector<std::thread> threads;
-    for (int t = 0; t < kCreateThreads; ++t) {
+    for (int t = 0; t < create_threads; ++t) {
       threads.emplace_back([&] {
         pthread_setname_np(pthread_self(), "perf-create");
         for (int64_t i; (i = next.fetch_add(1)) < n;) {
@@ -270,8 +284,55 @@ class Runner {
       }
       nodes.push_back(std::move(node));
     }
-    return PostMany(
-        count, [&](int64_t i) { return Post("/api/v1/nodes", nodes[static_cast<size_t>(i)]); });
+    const YAML::Node allocatable = op.node["nodeAllocatableStrategy"];
+    if (allocatable) {
+      if (Status s = ApplyNodeAllocatable(allocatable, nodes); !s.ok()) return s;
+    }
+    return PostMany(count, [&](int64_t i) {
+      json::value created;
+      Status s = Post("/api/v1/nodes", nodes[static_cast<size_t>(i)], allocatable ? &created : nullptr);
+      if (!s.ok() || !allocatable) return s;
+      return CreateCSINode(allocatable, created);
+    });
+  }
+
+  // kube's NodeAllocatableStrategy: extra allocatable on every node (beside
+  // what its capacity gives it) ...
+  Status ApplyNodeAllocatable(const YAML::Node& strategy, std::vector<json::value>& nodes) {
+    for (json::value& node : nodes) {
+      json::object& status = api::MutableObject(node.as_object(), "status");
+      if (!status.contains("allocatable") && status.contains("capacity")) status["allocatable"] = status["capacity"];
+      json::object& allocatable = api::MutableObject(status, "allocatable");
+      if (const YAML::Node extra = strategy["nodeAllocatable"]) {
+        for (const auto& kv : extra) allocatable[kv.first.as<std::string>()] = kv.second.as<std::string>();
+      }
+    }
+    return Status::Ok();
+  }
+
+  // ... and a CSINode per node: each driver of csiNodeAllocatable with its
+  // count, migratedPlugins in kube's storage.alpha.kubernetes.io/migrated-plugins.
+  Status CreateCSINode(const YAML::Node& strategy, const json::value& node) {
+    const std::string name(api::StringAt(api::ObjectAt(node.as_object(), "metadata"), "name"));
+    json::array drivers;
+    if (const YAML::Node csi = strategy["csiNodeAllocatable"]) {
+      for (const auto& kv : csi) {
+        json::object driver{{"name", kv.first.as<std::string>()}, {"nodeID", name}};
+        if (kv.second["count"]) driver["allocatable"] = json::object{{"count", kv.second["count"].as<int64_t>()}};
+        drivers.push_back(std::move(driver));
+      }
+    }
+    json::object metadata{{"name", name}};
+    if (const YAML::Node migrated = strategy["migratedPlugins"]) {
+      std::string joined;
+      for (const auto& p : migrated) joined += (joined.empty() ? "" : ",") + p.as<std::string>();
+      metadata["annotations"] = json::object{{"storage.alpha.kubernetes.io/migrated-plugins", joined}};
+    }
+    return Post("/apis/storage.k8s.io/v1/csinodes",
+                json::object{{"apiVersion", "storage.k8s.io/v1"},
+                             {"kind", "CSINode"},
+                             {"metadata", std::move(metadata)},
+                             {"spec", json::object{{"drivers", std::move(drivers)}}}});
   }
 
   Status CreatePods(const Op& op, int64_t count, WorkloadResult& r) {
@@ -298,7 +359,26 @@ class Runner {
     const size_t bound_before = Bound(ns);
     expected_[ns] += count;
     const std::string path = "/api/v1/namespaces/" + ns + "/pods";
-    Status status = PostMany(count, [&](int64_t) { return Post(path, tmpl.value()); });
+    json::value pv_tmpl, pvc_tmpl;
+    if (op.node["persistentVolumeTemplatePath"] || op.node["persistentVolumeClaimTemplatePath"]) {
+      if (!op.node["persistentVolumeTemplatePath"] || !op.node["persistentVolumeClaimTemplatePath"]) {
+        return Status::BadRequest(
+            "createPods: persistentVolumeTemplatePath and persistentVolumeClaimTemplatePath go together");
+      }
+      auto pv = templates_.Load(op.node["persistentVolumeTemplatePath"].as<std::string>());
+      if (!pv.ok()) return pv.status();
+      auto pvc = templates_.Load(op.node["persistentVolumeClaimTemplatePath"].as<std::string>());
+      if (!pvc.ok()) return pvc.status();
+      pv_tmpl = pv.value();
+      pvc_tmpl = pvc.value();
+    }
+    Status status = PostMany(
+        count,
+        [&](int64_t i) {
+          if (pv_tmpl.is_null()) return Post(path, tmpl.value());
+          return CreatePodWithVolume(ns, i, tmpl.value(), pv_tmpl, pvc_tmpl);
+        },
+        pv_tmpl.is_null() ? kCreateThreads : kVolumeCreateThreads);
     if (!status.ok()) return status;
     // A measured op is waited for even with skipWaitToCompletion: its phase
     // ends with its last pod.
@@ -321,6 +401,46 @@ class Runner {
     r.pod_scheduling_ms = HistogramSummary(HistogramBuckets(before, kPodSchedulingDuration),
                                            HistogramBuckets(after, kPodSchedulingDuration));
     return Status::Ok();
+  }
+
+  // scheduler_perf's CreatePodWithPersistentVolume (bindVolume true): claim
+  // "pvc-<i>" and volume "<namespace>-vol-<i>" bound to each other from the
+  // start (claim spec.volumeName, volume claimRef, phases Bound written as
+  // status), and the pod using the claim as its only volume, "vol"; in that
+  // order, per pod, by 30 threads. The volume's CSI volumeHandle is its name,
+  // an EBS volumeID "vol-<i>".
+  Status CreatePodWithVolume(const std::string& ns, int64_t i, const json::value& pod_tmpl, const json::value& pv_tmpl,
+                             const json::value& pvc_tmpl) {
+    const std::string claim = "pvc-" + std::to_string(i);
+    const std::string volume_id = "vol-" + std::to_string(i);
+    const std::string volume = ns + "-" + volume_id;
+    json::object pvc = pvc_tmpl.as_object();
+    api::MutableObject(pvc, "metadata")["name"] = claim;
+    api::MutableObject(pvc, "spec")["volumeName"] = volume;
+    json::object pv = pv_tmpl.as_object();
+    api::MutableObject(pv, "metadata")["name"] = volume;
+    json::object& pv_spec = api::MutableObject(pv, "spec");
+    if (pv_spec.contains("csi")) api::MutableObject(pv_spec, "csi")["volumeHandle"] = volume;
+    if (pv_spec.contains("awsElasticBlockStore")) api::MutableObject(pv_spec, "awsElasticBlockStore")["volumeID"] = volume_id;
+    pv_spec["claimRef"] = json::object{
+        {"kind", "PersistentVolumeClaim"}, {"namespace", ns}, {"name", claim}, {"apiVersion", "v1"}};
+    const json::object bound{{"status", json::object{{"phase", "Bound"}}}};
+    // The claim first: the volume refers to it.
+    const std::string claims = "/api/v1/namespaces/" + ns + "/persistentvolumeclaims";
+    if (Status s = Post(claims, pvc); !s.ok()) return s;
+    if (Status s = Send("PATCH", claims + "/" + claim + "/status", bound, "application/merge-patch+json"); !s.ok()) {
+      return s;
+    }
+    if (Status s = Post("/api/v1/persistentvolumes", pv); !s.ok()) return s;
+    if (Status s = Send("PATCH", "/api/v1/persistentvolumes/" + volume + "/status", bound,
+                        "application/merge-patch+json");
+        !s.ok()) {
+      return s;
+    }
+    json::object pod = pod_tmpl.as_object();
+    api::MutableObject(pod, "spec")["volumes"] =
+        json::array{json::object{{"name", "vol"}, {"persistentVolumeClaim", json::object{{"claimName", claim}}}}};
+    return Post("/api/v1/namespaces/" + ns + "/pods", pod);
   }
 
   const PerfOptions& o_;

@@ -7,10 +7,14 @@
 //
 // Ops, with kube's semantics:
 //   createNodes       count nodes from the node template (uniqueNodeLabelStrategy,
-//                     labelNodePrepareStrategy), created through the API by 16 threads
+//                     labelNodePrepareStrategy, nodeAllocatableStrategy: extra
+//                     allocatable and a CSINode per node), created through the API by 16 threads
 //   createNamespaces  prefix-0 … prefix-(count-1), from namespaceTemplatePath
 //   createPods        count pods from the template in `namespace` (default
-//                     "namespace-<op index>"), created by 16 threads; then waits
+//                     "namespace-<op index>"), created by 16 threads (with
+//                     persistentVolume[Claim]TemplatePath: each with its own
+//                     claim and volume, pre-bound, by 30 threads, as
+//                     scheduler_perf does); then waits
 //                     until that namespace's pods are bound, unless
 //                     skipWaitToCompletion: those pods are still being attempted
 //                     while the next ops run (a later measured phase is not

@@ -219,6 +219,7 @@ void Scheduler::Stop() {
   if (!queue_) return;  // Create failed before the queue existed: nothing started
   shutting_down_ = true;
   queue_->Close();
+  volumes_.Shutdown();  // a PreBind waiting for the binder gives up
   // The cycles first: no pod starts waiting after this.
   for (auto& t : threads_) {
     if (t.joinable()) t.join();

@@ -52,6 +52,7 @@
 #include "scheduler/cache/cache.h"
 #include "scheduler/extender/extender.h"
 #include "scheduler/framework/framework.h"
+#include "scheduler/framework/volume_lister.h"
 #include "scheduler/parallelizer.h"
 #include "scheduler/queue/nominator.h"
 #include "scheduler/queue/scheduling_queue.h"
@@ -110,6 +111,12 @@ class Scheduler final : public Handle {
   // PodDisruptionBudgets (policy/v1), which preemption respects.
   void OnPodDisruptionBudget(const api::ObjectPtr& pdb);
   void OnPodDisruptionBudgetDelete(const api::ObjectPtr& pdb);
+  // Storage objects for the volume plugins (VolumeLister). An added or
+  // changed PV, PVC, StorageClass, CSINode, CSIDriver or CSIStorageCapacity
+  // may let unschedulable pods in (kube's cluster events for the volume
+  // plugins): they move to active or backoff.
+  void OnStorageObject(api::Kind kind, const api::ObjectPtr& object);
+  void OnStorageObjectDelete(api::Kind kind, const api::ObjectPtr& object);
 
   // The drift guard (scheduler_resync.cc): the cache compared with a
   // complete list of nodes or pods read from the API server, and what
@@ -178,6 +185,9 @@ class Scheduler final : public Handle {
   bool RejectWaitingPod(std::string_view uid) const override;
   // The registry RenderMetrics renders: plugins' own families appear there.
   metrics::Registry* MetricsRegistry() const override { return &metrics_; }
+  VolumeLister* Volumes() const override { return &volumes_; }
+  Status UpdatePersistentVolume(const boost::json::object& pv) const override;
+  Status UpdatePersistentVolumeClaim(const boost::json::object& pvc) const override;
 
   struct Stats {
     uint64_t scheduled = 0, unschedulable = 0, errors = 0, conflicts = 0, bind_failures = 0;
@@ -389,6 +399,9 @@ class Scheduler final : public Handle {
   mutable std::mutex pdb_mu_;
   std::unordered_map<std::string, DisruptionBudget> pdbs_;        // by namespace/name; guarded by pdb_mu_
   std::shared_ptr<const std::vector<DisruptionBudget>> pdb_list_;  // guarded by pdb_mu_
+
+  // Storage objects; mutable: plugins assume bindings through the const Handle.
+  mutable VolumeLister volumes_;
 
   mutable std::mutex ns_mu_;
   std::unordered_map<std::string, std::shared_ptr<const api::Labels>> namespaces_;  // guarded by ns_mu_

@@ -8,6 +8,8 @@
 #include <string>
 #include <string_view>
 
+#include <boost/json/object.hpp>
+
 #include "api/object.h"
 #include "api/status.h"
 
@@ -39,6 +41,15 @@ class SchedulerClient {
   }
   // Writes status.nominatedNodeName ("" removes it).
   virtual Status SetNominatedNodeName(const api::Object& pod, const std::string& node) { return Status::Ok(); }
+  // VolumeBinding's PreBind writes (kube's binder): a PersistentVolume with
+  // its claimRef, a claim with its selected-node annotation. A PUT of the
+  // whole object, Conflict when its resourceVersion is not the stored one.
+  virtual Status UpdatePersistentVolume(const boost::json::object& pv) {
+    return Status::Internal("this scheduler client cannot write PersistentVolumes");
+  }
+  virtual Status UpdatePersistentVolumeClaim(const boost::json::object& pvc) {
+    return Status::Internal("this scheduler client cannot write PersistentVolumeClaims");
+  }
 };
 
 }  // namespace berth::scheduler

@@ -1,5 +1,5 @@
 // The scheduler's inputs and what it offers plugins: informer events
-// (nodes, pods, namespaces, PodDisruptionBudgets) into the cache, the queue
+// (nodes, pods, namespaces, PodDisruptionBudgets, storage objects) into the cache, the queue
 // and the nominator; the Handle methods plugins call (namespace labels,
 // binding, preemption's budgets, nominations and evictions, Permit's waiting
 // pods).
@@ -157,6 +157,70 @@ void Scheduler::OnPodDisruptionBudgetDelete(const api::ObjectPtr& pdb) {
 std::shared_ptr<const std::vector<DisruptionBudget>> Scheduler::DisruptionBudgets() const {
   std::lock_guard lock(pdb_mu_);
   return pdb_list_;
+}
+
+void Scheduler::OnStorageObject(api::Kind kind, const api::ObjectPtr& object) {
+  switch (kind) {
+    case api::Kind::kPersistentVolume:
+      volumes_.OnVolume(object);
+      break;
+    case api::Kind::kPersistentVolumeClaim:
+      volumes_.OnClaim(object);
+      break;
+    case api::Kind::kStorageClass:
+      volumes_.OnStorageClass(object);
+      break;
+    case api::Kind::kCSINode:
+      volumes_.OnCSINode(object);
+      break;
+    case api::Kind::kCSIDriver:
+      volumes_.OnCSIDriver(object);
+      break;
+    case api::Kind::kCSIStorageCapacity:
+      volumes_.OnStorageCapacity(object);
+      break;
+    default:
+      return;
+  }
+  queue_->MoveAllToActiveOrBackoff();
+}
+
+void Scheduler::OnStorageObjectDelete(api::Kind kind, const api::ObjectPtr& object) {
+  switch (kind) {
+    case api::Kind::kPersistentVolume:
+      volumes_.OnVolumeDelete(object->name());
+      break;
+    case api::Kind::kPersistentVolumeClaim:
+      volumes_.OnClaimDelete(object);
+      break;
+    case api::Kind::kStorageClass:
+      volumes_.OnStorageClassDelete(object->name());
+      break;
+    case api::Kind::kCSINode:
+      volumes_.OnCSINodeDelete(object->name());
+      // Fewer limits known: more pods may fit (kube moves pods on CSINode changes).
+      queue_->MoveAllToActiveOrBackoff();
+      break;
+    case api::Kind::kCSIDriver:
+      volumes_.OnCSIDriverDelete(object->name());
+      queue_->MoveAllToActiveOrBackoff();
+      break;
+    case api::Kind::kCSIStorageCapacity:
+      volumes_.OnStorageCapacityDelete(object);
+      break;
+    default:
+      break;
+  }
+}
+
+Status Scheduler::UpdatePersistentVolume(const boost::json::object& pv) const {
+  if (!client_) return Status::Internal("no client to write PersistentVolumes through");
+  return client_->UpdatePersistentVolume(pv);
+}
+
+Status Scheduler::UpdatePersistentVolumeClaim(const boost::json::object& pvc) const {
+  if (!client_) return Status::Internal("no client to write PersistentVolumeClaims through");
+  return client_->UpdatePersistentVolumeClaim(pvc);
 }
 
 std::vector<PodInfoPtr> Scheduler::NominatedPodsForNode(const std::string& node) const {

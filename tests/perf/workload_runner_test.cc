@@ -309,3 +309,83 @@ TEST_F(WorkloadRunnerTest, ASleepThatIsNotADurationIsNamed) {
 
 }  // namespace
 }  // namespace berth::perf
+
+namespace berth::perf {
+namespace {
+
+constexpr char kCsiVolume[] = R"(apiVersion: v1
+kind: PersistentVolume
+spec:
+  accessModes: [ReadOnlyMany]
+  capacity: {storage: 1Gi}
+  csi: {driver: ebs.csi.aws.com}
+  persistentVolumeReclaimPolicy: Retain
+)";
+constexpr char kClaim[] = R"(apiVersion: v1
+kind: PersistentVolumeClaim
+metadata:
+  annotations: {pv.kubernetes.io/bind-completed: "true"}
+spec:
+  accessModes: [ReadOnlyMany]
+  resources: {requests: {storage: 1Gi}}
+)";
+
+TEST_F(WorkloadRunnerTest, PodsWithPreBoundCSIVolumesKeepToTheNodesVolumeLimits) {
+  Write("config/pv-csi.yaml", kCsiVolume);
+  Write("config/pvc.yaml", kClaim);
+  PerfOptions options;
+  options.after_op = [&](const Op& op, cluster::InProcessCluster& c) {
+    if (op.index == 0) {  // a CSINode per node, with the driver's count
+      auto csi_nodes = List(c, api::Kind::kCSINode);
+      ASSERT_EQ(csi_nodes.size(), 2u);
+      for (const auto& n : csi_nodes) {
+        const auto& driver = n->json().at("spec").at("drivers").at(0).as_object();
+        EXPECT_EQ(driver.at("name").as_string(), "ebs.csi.aws.com");
+        EXPECT_EQ(driver.at("allocatable").at("count").as_int64(), 2);
+      }
+      for (const auto& n : List(c, api::Kind::kNode)) {
+        EXPECT_TRUE(n->json().at("status").at("allocatable").as_object().contains(
+            "attachable-volumes-csi-ebs.csi.aws.com"));
+      }
+    } else if (op.index == 1) {  // claims and volumes pre-bound; the limit holds
+      auto claims = List(c, api::Kind::kPersistentVolumeClaim, "namespace-1");
+      ASSERT_EQ(claims.size(), 4u);
+      for (const auto& claim : claims) {
+        EXPECT_EQ(claim->json().at("spec").at("volumeName").as_string(),
+                  "namespace-1-vol-" + claim->name().substr(4));
+      }
+      auto volumes = List(c, api::Kind::kPersistentVolume);
+      ASSERT_EQ(volumes.size(), 4u);
+      for (const auto& v : volumes) {
+        EXPECT_EQ(v->json().at("spec").at("claimRef").at("namespace").as_string(), "namespace-1");
+        EXPECT_EQ(v->json().at("status").at("phase").as_string(), "Bound");
+      }
+      std::map<std::string, int> per_node;
+      for (const auto& p : List(c, api::Kind::kPod, "namespace-1")) per_node[p->As<api::PodView>()->node_name]++;
+      EXPECT_EQ(per_node.size(), 2u);
+      for (const auto& [node, pods] : per_node) EXPECT_EQ(pods, 2) << node;
+    }
+  };
+  WorkloadResult r = Run(R"(
+- name: CSIPVs
+  workloadTemplate:
+  - opcode: createNodes
+    count: 2
+    nodeAllocatableStrategy:
+      nodeAllocatable: {attachable-volumes-csi-ebs.csi.aws.com: "2"}
+      csiNodeAllocatable: {ebs.csi.aws.com: {count: 2}}
+  - opcode: createPods
+    count: 4
+    persistentVolumeTemplatePath: config/pv-csi.yaml
+    persistentVolumeClaimTemplatePath: config/pvc.yaml
+    collectMetrics: true
+  workloads:
+  - name: 2Nodes
+)", options);
+  EXPECT_EQ(r.unsupported, "");
+  EXPECT_EQ(r.error, "");
+  EXPECT_EQ(r.measured_pods, 4);
+}
+
+}  // namespace
+}  // namespace berth::perf

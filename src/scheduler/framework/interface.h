@@ -17,6 +17,8 @@
 #include <utility>
 #include <vector>
 
+#include <boost/json/object.hpp>
+
 #include "api/labels.h"
 #include "api/selector.h"
 #include "api/status.h"
@@ -30,7 +32,8 @@ class Registry;
 
 namespace berth::scheduler {
 
-class WaitingPod;  // scheduler/framework/waiting_pods.h
+class WaitingPod;    // scheduler/framework/waiting_pods.h
+class VolumeLister;  // scheduler/framework/volume_lister.h
 
 inline constexpr int64_t kMaxNodeScore = 100;
 inline constexpr int64_t kMinNodeScore = 0;
@@ -192,6 +195,21 @@ class Handle {
   // The scheduler's metrics, where a plugin may add its own families (they
   // appear on /metrics). nullptr: this handle keeps none. Thread-safe.
   virtual metrics::Registry* MetricsRegistry() const { return nullptr; }
+
+  // ---- storage (the volume plugins) ----
+  // The PVs, PVCs, StorageClasses and CSI objects the scheduler watches, and
+  // the volume bindings assumed between Reserve and PreBind. nullptr: this
+  // handle keeps none (the volume plugins then let every pod through).
+  virtual VolumeLister* Volumes() const { return nullptr; }
+  // Replaces a PersistentVolume / PersistentVolumeClaim (PUT, with the
+  // object's resourceVersion as precondition: Conflict when it moved). Called
+  // from PreBind, on a binding thread.
+  virtual Status UpdatePersistentVolume(const boost::json::object& pv) const {
+    return Status::Internal("this scheduler cannot write PersistentVolumes");
+  }
+  virtual Status UpdatePersistentVolumeClaim(const boost::json::object& pvc) const {
+    return Status::Internal("this scheduler cannot write PersistentVolumeClaims");
+  }
 };
 
 

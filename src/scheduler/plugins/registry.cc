@@ -7,6 +7,11 @@
 #include "scheduler/plugins/node_label_weights/node_label_weights.h"
 #include "scheduler/plugins/node_resources/node_resources_fit.h"
 #include "scheduler/plugins/pod_topology_spread/pod_topology_spread.h"
+#include "scheduler/plugins/volume_binding/volume_binding.h"
+#include "scheduler/plugins/volume_limits/node_volume_limits.h"
+#include "scheduler/plugins/volume_restrictions/volume_restrictions.h"
+#include "scheduler/plugins/volume_zone/volume_zone.h"
+#include "scheduler/plugins/volume_zone_affinity/volume_zone_affinity.h"
 
 namespace berth::scheduler {
 
@@ -44,6 +49,11 @@ Registry InTreeRegistry() {
   r.Register("InterPodAffinity", NewInterPodAffinity);
   r.Register("DefaultPreemption", NewDefaultPreemption);
   r.Register("NodeLabelWeights", NewNodeLabelWeights);
+  r.Register("VolumeBinding", NewVolumeBinding);
+  r.Register("VolumeRestrictions", NoArgs<VolumeRestrictions>());
+  r.Register("NodeVolumeLimits", NoArgs<NodeVolumeLimits>());
+  r.Register("VolumeZone", NoArgs<VolumeZone>());
+  r.Register("VolumeZoneAffinity", NoArgs<VolumeZoneAffinity>());
   return r;
 }
 
