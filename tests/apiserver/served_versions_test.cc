@@ -191,6 +191,23 @@ TEST_F(ServedVersionsTest, AV2HpaReadThroughV1CarriesItsOtherMetricsInAnnotation
   EXPECT_EQ(At(v2, {"metadata", "annotations"}), "<absent>");
 }
 
+TEST_F(ServedVersionsTest, HpasGetKubesDefaultsWhicheverVersionWritesThem) {
+  ASSERT_EQ(Call("POST", kHpaV2,
+                 R"({"apiVersion":"autoscaling/v2","kind":"HorizontalPodAutoscaler","metadata":{"name":"bare"},)"
+                 R"("spec":{"scaleTargetRef":{"apiVersion":"apps/v1","kind":"Deployment","name":"web"},"maxReplicas":3}})")
+                .status,
+            201);
+  json::object v1 = Body(Call("GET", std::string(kHpaV1) + "/bare"));
+  EXPECT_EQ(At(v1, {"spec", "minReplicas"}), "1");
+  EXPECT_EQ(At(v1, {"spec", "targetCPUUtilizationPercentage"}), "80");
+  ASSERT_EQ(Call("POST", kHpaV1,
+                 R"({"apiVersion":"autoscaling/v1","kind":"HorizontalPodAutoscaler","metadata":{"name":"old"},)"
+                 R"("spec":{"scaleTargetRef":{"apiVersion":"apps/v1","kind":"Deployment","name":"web"},"maxReplicas":3}})")
+                .status,
+            201);
+  EXPECT_EQ(At(Body(Call("GET", std::string(kHpaV2) + "/old")), {"spec", "minReplicas"}), "1");
+}
+
 TEST_F(ServedVersionsTest, DiscoveryPrefersAutoscalingV2AndServesEventsV1) {
   json::object group = Body(Call("GET", "/apis/autoscaling"));
   EXPECT_EQ(At(group, {"preferredVersion", "version"}), "v2");
