@@ -232,6 +232,18 @@ TEST_F(ServedVersionsTest, InvalidMessagesNameTheKindWithItsGroup) {
   EXPECT_EQ(At(Body(pod), {"message"}).rfind("Pod \"p\" is invalid: ", 0), 0u) << pod.body;
   EXPECT_EQ(At(Body(Call("GET", "/apis/apps/v1/namespaces/default/deployments/none")), {"message"}),
             "deployments.apps \"none\" not found");
+  // The scale subresource's Scale is autoscaling's.
+  ASSERT_EQ(Call("POST", "/apis/apps/v1/namespaces/default/deployments",
+                 R"({"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"ok"},)"
+                 R"("spec":{"selector":{"matchLabels":{"app":"ok"}},)"
+                 R"("template":{"metadata":{"labels":{"app":"ok"}},"spec":{"containers":[{"name":"c","image":"nginx"}]}}}})")
+                .status,
+            201);
+  Response scale = Call("PUT", "/apis/apps/v1/namespaces/default/deployments/ok/scale",
+                        R"({"apiVersion":"autoscaling/v1","kind":"Scale","metadata":{"name":"ok"},"spec":{"replicas":-1}})");
+  ASSERT_EQ(scale.status, 422) << scale.body;
+  EXPECT_EQ(At(Body(scale), {"message"}),
+            "Scale.autoscaling \"ok\" is invalid: spec.replicas: Invalid value: -1: must be greater than or equal to 0");
   Response unnamed = Call("POST", "/apis/apps/v1/namespaces/default/deployments",
                           R"({"apiVersion":"apps/v1","kind":"Deployment","metadata":{}})");
   EXPECT_EQ(At(Body(unnamed), {"message"}),
