@@ -94,6 +94,24 @@ TEST_F(ServedVersionsTest, ACoreEventIsListedThroughEventsV1WithItsNames) {
   EXPECT_NE(cells.find("Pulled"), std::string::npos) << cells;
 }
 
+TEST_F(ServedVersionsTest, AWatchThroughEventsV1SeesCoreEventsInItsForm) {
+  ASSERT_EQ(Call("POST", kCoreEvents,
+                 R"({"apiVersion":"v1","kind":"Event","metadata":{"name":"w"},"reason":"Pulled","message":"m",)"
+                 R"("involvedObject":{"kind":"Pod","namespace":"default","name":"p"}})")
+                .status,
+            201);
+  Response r = Call("GET", std::string(kEventsV1) + "?watch=true&timeoutSeconds=5");
+  ASSERT_TRUE(r.stream);
+  r.stream->Start([] {});
+  std::string chunk = r.stream->Pump().data;
+  r.stream->Cancel();
+  json::object event = json::parse(chunk.substr(0, chunk.find('\n'))).as_object();
+  EXPECT_EQ(At(event, {"type"}), "ADDED");
+  EXPECT_EQ(At(event, {"object", "apiVersion"}), "events.k8s.io/v1");
+  EXPECT_EQ(At(event, {"object", "note"}), "m");
+  EXPECT_EQ(At(event, {"object", "regarding", "name"}), "p");
+}
+
 TEST_F(ServedVersionsTest, EventsV1CreatesGetKubesStricterValidation) {
   // No eventTime, a type kube does not know, a deprecated field set.
   std::string bad = R"({"apiVersion":"events.k8s.io/v1","kind":"Event","metadata":{"name":"bad"},)"
