@@ -207,6 +207,20 @@ void DefaultPriorityClass(json::object& priority_class) {
   SetDefault(priority_class, "preemptionPolicy", "PreemptLowerPriority");
 }
 
+// autoscaling/v2's defaults: one replica at least, and without metrics a cpu
+// utilization target of 80% (the behavior's own defaults are not applied).
+void DefaultHorizontalPodAutoscaler(json::object& hpa) {
+  json::object& spec = MutableObject(hpa, "spec");
+  SetDefault(spec, "minReplicas", 1);
+  const json::value* metrics = spec.if_contains("metrics");
+  if (!metrics || !metrics->is_array() || metrics->get_array().empty()) {
+    spec["metrics"] = json::array{json::object{
+        {"type", "Resource"},
+        {"resource",
+         json::object{{"name", "cpu"}, {"target", json::object{{"type", "Utilization"}, {"averageUtilization", 80}}}}}}};
+  }
+}
+
 using Defaulter = void (*)(json::object&);
 
 struct KindDefaulter {
@@ -232,6 +246,7 @@ constexpr KindDefaulter kDefaulters[] = {
     {Kind::kCronJob, DefaultCronJob},
     {Kind::kStatefulSet, DefaultStatefulSet},
     {Kind::kDaemonSet, DefaultDaemonSet},
+    {Kind::kHorizontalPodAutoscaler, DefaultHorizontalPodAutoscaler},
 };
 
 std::array<Defaulter, kBuiltinKindCount> DefaulterTable() {

@@ -94,6 +94,9 @@ const std::array<KindInfo, kBuiltinKindCount> kBuiltinNames = {{
      false, {}, {}},
     {Kind::kCustomResourceDefinition, "apiextensions.k8s.io", "v1", "CustomResourceDefinition",
      "customresourcedefinitions", "customresourcedefinition", false, kCrdShort, {}},
+    {Kind::kEventsEvent, "events.k8s.io", "v1", "Event", "events", "event", true, kEvShort, {}},
+    {Kind::kHorizontalPodAutoscalerV1, "autoscaling", "v1", "HorizontalPodAutoscaler", "horizontalpodautoscalers",
+     "horizontalpodautoscaler", true, kHpaShort, kAll},
 }};
 
 // kube-apiserver 1.32's status and scale subresources of the built-in kinds.
@@ -102,17 +105,20 @@ std::array<KindInfo, kBuiltinKindCount> WithSubresources() {
   for (Kind k : {Kind::kPod, Kind::kNode, Kind::kNamespace, Kind::kPersistentVolume, Kind::kPersistentVolumeClaim,
                  Kind::kDeployment, Kind::kReplicaSet, Kind::kPodDisruptionBudget, Kind::kService,
                  Kind::kReplicationController, Kind::kResourceQuota, Kind::kStatefulSet, Kind::kDaemonSet, Kind::kJob,
-                 Kind::kCronJob, Kind::kHorizontalPodAutoscaler, Kind::kIngress, Kind::kVolumeAttachment,
-                 Kind::kCustomResourceDefinition}) {
+                 Kind::kCronJob, Kind::kHorizontalPodAutoscaler, Kind::kHorizontalPodAutoscalerV1, Kind::kIngress,
+                 Kind::kVolumeAttachment, Kind::kCustomResourceDefinition}) {
     kinds[static_cast<int>(k)].status = true;
   }
   for (Kind k : {Kind::kDeployment, Kind::kReplicaSet, Kind::kStatefulSet}) kinds[static_cast<int>(k)].scale = true;
   for (Kind k : {Kind::kDeployment, Kind::kReplicaSet, Kind::kPodDisruptionBudget, Kind::kStatefulSet,
                  Kind::kDaemonSet, Kind::kReplicationController, Kind::kJob, Kind::kCronJob,
-                 Kind::kHorizontalPodAutoscaler, Kind::kIngress, Kind::kNetworkPolicy,
-                 Kind::kCustomResourceDefinition}) {
+                 Kind::kHorizontalPodAutoscaler, Kind::kHorizontalPodAutoscalerV1, Kind::kIngress,
+                 Kind::kNetworkPolicy, Kind::kCustomResourceDefinition}) {
     kinds[static_cast<int>(k)].generation = true;
   }
+  // kube's cohabiting resources and second versions: the same stored objects.
+  kinds[static_cast<int>(Kind::kEventsEvent)].stored_as = Kind::kEvent;
+  kinds[static_cast<int>(Kind::kHorizontalPodAutoscalerV1)].stored_as = Kind::kHorizontalPodAutoscaler;
   kinds[static_cast<int>(Kind::kBinding)].create_only = true;
   kinds[static_cast<int>(Kind::kPod)].pod_spec_path = "spec";
   kinds[static_cast<int>(Kind::kPodTemplate)].pod_spec_path = "template.spec";
@@ -180,6 +186,15 @@ std::string KindInfo::ApiVersion() const {
   std::string s(group);
   s += '/';
   s += version;
+  return s;
+}
+
+std::string QualifiedKind(const KindInfo& info) {
+  std::string s(info.name);
+  if (!info.group.empty()) {
+    s += '.';
+    s += info.group;
+  }
   return s;
 }
 
@@ -292,7 +307,7 @@ std::string StorageKey(Kind kind, std::string_view ns, std::string_view name) {
 }
 
 std::string StoragePrefix(Kind kind, std::string_view ns) {
-  const KindInfo& info = Info(kind);
+  const KindInfo& info = Info(StorageKindOf(kind));
   std::string key = "/";
   key += GroupSegment(info);
   key += '/';

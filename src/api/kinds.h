@@ -66,9 +66,14 @@ enum class Kind : uint16_t {
   kCSIStorageCapacity,
   kVolumeAttachment,
   kCustomResourceDefinition,
+  // Served over the objects of another kind (KindInfo::stored_as):
+  // events.k8s.io/v1 Event over core/v1 Events, autoscaling/v1 over
+  // autoscaling/v2 HorizontalPodAutoscalers.
+  kEventsEvent,
+  kHorizontalPodAutoscalerV1,
 };
 // The built-in kinds are 0 … kBuiltinKindCount-1; registered kinds follow.
-inline constexpr int kBuiltinKindCount = 42;
+inline constexpr int kBuiltinKindCount = 44;
 // At most this many kinds in one process (built-in and registered).
 inline constexpr int kMaxKinds = 4096;
 
@@ -94,15 +99,24 @@ struct KindInfo {
   // Where the kind's pod spec lives, dotted ("spec", "spec.template.spec",
   // "spec.jobTemplate.spec.template.spec"); empty: it has none.
   std::string_view pod_spec_path;
+  // Another group or version of the objects of this kind, as kube serves
+  // events.k8s.io Events over core ones: objects are stored (and keyed) as
+  // this kind and converted on the way in and out (api/conversion.h).
+  std::optional<Kind> stored_as;
   // "v1" or "apps/v1", as written in apiVersion.
   std::string ApiVersion() const;
 };
 
 // REQUIRES: `kind` is built in or was registered.
 const KindInfo& Info(Kind kind);
+// The kind with its group, as kube names it in messages ("Deployment.apps",
+// "MyApp.example.com"; core kinds alone: "Pod").
+std::string QualifiedKind(const KindInfo& info);
 // Every kind served now: the built-ins, then registered kinds in order.
 std::vector<KindInfo> AllKinds();
 inline bool IsBuiltin(Kind kind) { return static_cast<int>(kind) < kBuiltinKindCount; }
+// The kind whose objects `kind` serves: Info(kind).stored_as, else `kind`.
+inline Kind StorageKindOf(Kind kind) { return Info(kind).stored_as.value_or(kind); }
 
 // Looks a served kind up by apiVersion ("v1", "apps/v1") and kind name ("Pod").
 std::optional<Kind> KindFromApiVersion(std::string_view api_version, std::string_view kind);
@@ -131,7 +145,8 @@ void UnregisterKind(Kind kind);
 // Store keys: "/<group|core>/<resource>/<namespace>/<name>" for namespaced kinds,
 // "/<group|core>/<resource>/<name>" for cluster-scoped ones. Keys of one kind
 // (and of one namespace) share a prefix, so a list is a prefix range; the
-// versions of one resource share their keys.
+// versions of one resource share their keys, and a kind stored as another
+// has that kind's keys.
 std::string StorageKey(Kind kind, std::string_view ns, std::string_view name);
 // The prefix of every key of `kind`, or of `kind` in namespace `ns` when ns is non-empty.
 std::string StoragePrefix(Kind kind, std::string_view ns = {});

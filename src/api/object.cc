@@ -1,5 +1,7 @@
 #include "api/object.h"
 
+#include "api/conversion.h"
+
 #include <charconv>
 #include <cstdio>
 #include <cstdlib>
@@ -308,6 +310,10 @@ void Object::Data::MakeJson() const {
 
 std::string EncodedAs(const Object& object, Kind kind) {
   if (object.kind() == kind) return std::string(object.Encoded());
+  if (Info(kind).stored_as == object.kind()) {
+    json::value v = json::parse(object.Encoded());
+    return json::serialize(ConvertFromStored(kind, v.get_object()));
+  }
   json::value v = json::parse(object.Encoded());
   v.get_object()["apiVersion"] = Info(kind).ApiVersion();
   return json::serialize(v);

@@ -191,7 +191,8 @@ class Object {
 std::optional<int64_t> ParseResourceVersion(std::string_view text);
 
 // The object as a client of `kind` reads it: Encoded() when it was written
-// as that kind, else the same with apiVersion set to that kind's (another
+// as that kind; converted (api/conversion.h) when `kind` is stored as the
+// object's kind; else the same with apiVersion set to that kind's (another
 // served version of the same custom resource: kube's conversion "None").
 std::string EncodedAs(const Object& object, Kind kind);
 

@@ -159,7 +159,7 @@ Status ValidatePriorityClassUpdate(const Object& next, const Object& current) {
   if (StringAt(n, "preemptionPolicy") != StringAt(c, "preemptionPolicy")) {
     errors.Invalid("preemptionPolicy", StringAt(n, "preemptionPolicy"), "field is immutable");
   }
-  return errors.ToStatus(next.info().name, next.name());
+  return errors.ToStatus(QualifiedKind(next.info()), next.name());
 }
 
 Status ValidateObject(const Object& object) {
@@ -218,6 +218,9 @@ Status ValidateObject(const Object& object) {
       break;
     case Kind::kHorizontalPodAutoscaler:
       validation::ValidateHorizontalPodAutoscaler(object, errors);
+      break;
+    case Kind::kEvent:
+      validation::ValidateEventLegacy(object, errors);
       break;
     case Kind::kIngress:
       validation::ValidateIngress(object, errors);
@@ -300,7 +303,7 @@ Status ValidateObject(const Object& object) {
     default:
       break;
   }
-  return errors.ToStatus(object.info().name, object.name());
+  return errors.ToStatus(QualifiedKind(object.info()), object.name());
 }
 
 Status ValidateObjectUpdate(const Object& next, const Object& current) {
@@ -358,7 +361,7 @@ Status ValidateObjectUpdate(const Object& next, const Object& current) {
     default:
       break;
   }
-  return errors.ToStatus(next.info().name, next.name());
+  return errors.ToStatus(QualifiedKind(next.info()), next.name());
 }
 
 }  // namespace berth::api

@@ -41,6 +41,15 @@ Status ValidateObject(const Object& object);
 // PriorityClasses: ValidatePodUpdate and ValidatePriorityClassUpdate.
 Status ValidateObjectUpdate(const Object& next, const Object& current);
 
+// kube's ValidateEventCreate / ValidateEventUpdate for an Event (core/v1
+// form) written through events.k8s.io/v1: ValidateObject, then eventTime,
+// type Normal or Warning, a series of at least 2 with lastObservedTime, and
+// the deprecated fields unset; on update, nothing but the series and
+// metadata changes. Writes through core/v1 get the legacy rules only
+// (ValidateObject).
+Status ValidateEventsV1Create(const Object& object);
+Status ValidateEventsV1Update(const Object& next, const Object& current);
+
 // PriorityClass limits (kube's scheduling API): user classes go up to
 // kHighestUserDefinablePriority; names starting with "system-" are reserved
 // for the built-in classes, whose values start at kSystemCriticalPriority.

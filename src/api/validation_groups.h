@@ -114,6 +114,8 @@ void ValidateCronJob(const Object& object, FieldErrors& errors);
 void ValidateJobUpdate(const Object& next, const Object& current, FieldErrors& errors);
 
 // ---- autoscaling/v2 (validation_autoscaling.cc) ----
+// core/v1 Event: kube's legacyValidateEvent (validation_events.cc).
+void ValidateEventLegacy(const Object& object, FieldErrors& errors);
 void ValidateHorizontalPodAutoscaler(const Object& object, FieldErrors& errors);
 
 // ---- networking.k8s.io/v1, discovery.k8s.io/v1 (validation_networking.cc) ----

@@ -141,6 +141,12 @@ class ApiServer {
   std::unique_ptr<crd::CrdController> crds_;
 };
 
+// A request body of a kind served over another's objects (KindInfo::stored_as)
+// in the stored form (api/conversion.h); Ok and unchanged for other kinds.
+Status ToStoredForm(api::Kind kind, boost::json::value& value);
+// `object` (stored) as a client of `kind` reads it, with its current resourceVersion.
+boost::json::value ServedForm(api::Kind kind, const api::ObjectPtr& object);
+
 // Response helpers shared by the handlers.
 Response JsonResponse(int status, std::string body);
 Response ErrorResponse(const Status& status, const StatusDetails& details = {});

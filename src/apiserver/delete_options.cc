@@ -119,11 +119,8 @@ Status ReadDeleteOptions(const json::object& o, DeleteOptions& options) {
   if (const json::object* p = api::ObjectAt(o, "preconditions")) {
     if (auto uid = api::StringAt(p, "uid"); !uid.empty())
       options.uid_precondition = std::string(uid);
-    if (auto rv = api::StringAt(p, "resourceVersion"); !rv.empty()) {
-      auto parsed = api::ParseResourceVersion(rv);
-      if (!parsed)
-        return Status::BadRequest("invalid preconditions.resourceVersion: " + std::string(rv));
-      options.resource_version_precondition = *parsed;
+    if (const json::value* rv = p->if_contains("resourceVersion"); rv && rv->is_string()) {
+      options.resource_version_precondition = std::string(rv->get_string());
     }
   }
   if (const auto* d = o.if_contains("dryRun"); d && d->is_array() && !d->get_array().empty())
@@ -176,21 +173,17 @@ Result<DeleteOptions> DeleteOptionsFromRequest(const Request& request) {
 Status CheckDeletePreconditions(const DeleteOptions& options, const api::Object& current) {
   // kube names the kind here, not the resource: "Pod", "Deployment.apps".
   const api::KindInfo& kind = current.info();
-  std::string on = "Operation cannot be fulfilled on " + std::string(kind.name) +
-                   (kind.group.empty() ? "" : "." + std::string(kind.group)) + " \"" +
-                   current.name() + "\": ";
+  std::string on = "Operation cannot be fulfilled on " + api::QualifiedKind(kind) + " \"" + current.name() + "\": ";
   if (!options.uid_precondition.empty() && options.uid_precondition != current.uid()) {
     return Status::Conflict(on + "the UID in the precondition (" + options.uid_precondition +
                             ") does not match the UID in record (" + current.uid() +
                             "). The object might have been deleted and then recreated");
   }
-  if (options.resource_version_precondition > 0 &&
-      options.resource_version_precondition != current.resource_version()) {
+  const std::string record = std::to_string(current.resource_version());
+  if (options.resource_version_precondition && *options.resource_version_precondition != record) {
     return Status::Conflict(on + "the ResourceVersion in the precondition (" +
-                            std::to_string(options.resource_version_precondition) +
-                            ") does not match the ResourceVersion in record (" +
-                            std::to_string(current.resource_version()) +
-                            "). The object might have been modified");
+                            *options.resource_version_precondition + ") does not match the ResourceVersion in record (" +
+                            record + "). The object might have been modified");
   }
   return Status::Ok();
 }

@@ -16,7 +16,9 @@ namespace berth::apiserver {
 
 struct DeleteOptions {
   std::string uid_precondition;                 // preconditions.uid
-  int64_t resource_version_precondition = 0;    // preconditions.resourceVersion (0: none)
+  // preconditions.resourceVersion, compared as text as kube does (so one that
+  // is not a number never holds: 409).
+  std::optional<std::string> resource_version_precondition;
   std::optional<int64_t> grace_period_seconds;  // a negative value becomes 1, as in kube
   std::string propagation_policy;               // "", "Orphan", "Background", "Foreground"
   bool dry_run = false;
@@ -25,7 +27,7 @@ struct DeleteOptions {
 // Adds what a DeleteOptions object sets to `options`, validated as kube does
 // (Invalid `DeleteOptions.meta.k8s.io "" is invalid: ...` for a
 // propagationPolicy beside orphanDependents or not supported, a dryRun other
-// than "All"); BadRequest for malformed preconditions.
+// than "All").
 Status ReadDeleteOptions(const boost::json::object& body, DeleteOptions& options);
 
 // A DELETE's options: from the body (application/json or

@@ -116,11 +116,11 @@ Response ApiServer::Evict(Request& request, const RequestInfo& info) {
                             ", UID in object meta: " + pod->uid()),
             DetailsFor(pods, info.name));
       }
-      if (options.resource_version_precondition > 0 &&
-          options.resource_version_precondition != pod->resource_version()) {
+      if (options.resource_version_precondition &&
+          *options.resource_version_precondition != std::to_string(pod->resource_version())) {
         return ErrorResponse(ConflictFor(pods, info.name,
                                          "Precondition failed: ResourceVersion in precondition: " +
-                                             std::to_string(options.resource_version_precondition) +
+                                             *options.resource_version_precondition +
                                              ", ResourceVersion in object meta: " +
                                              std::to_string(pod->resource_version())),
                              DetailsFor(pods, info.name));
@@ -177,12 +177,12 @@ Response ApiServer::Evict(Request& request, const RequestInfo& info) {
           api::StringAt(api::Spec(*budget), "unhealthyPodEvictionPolicy") == "AlwaysAllow";
       if (always_allow || (current_healthy >= desired_healthy && desired_healthy > 0)) {
         // Only while it is still that unready version.
-        if (options.resource_version_precondition == 0) {
-          options.resource_version_precondition = pod.value()->resource_version();
+        if (!options.resource_version_precondition) {
+          options.resource_version_precondition = std::to_string(pod.value()->resource_version());
         }
         Response r = delete_pod(pod.value());
         if (r.status == 409 && attempt + 1 < kMaxAttempts) {
-          options.resource_version_precondition = 0;
+          options.resource_version_precondition.reset();
           continue;
         }
         return r;

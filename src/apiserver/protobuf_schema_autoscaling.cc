@@ -1,5 +1,5 @@
-// autoscaling/v2 messages (k8s.io/api/autoscaling/v2/generated.proto):
-// HorizontalPodAutoscaler.
+// autoscaling/v2 and v1 messages (k8s.io/api/autoscaling/v2/generated.proto
+// and v1's): HorizontalPodAutoscaler.
 
 #include "apiserver/protobuf_schema.h"
 
@@ -88,8 +88,24 @@ const Message kHorizontalPodAutoscaler{
     {Nested(1, "metadata", kObjectMeta), Nested(2, "spec", kHorizontalPodAutoscalerSpec),
      Nested(3, "status", kHorizontalPodAutoscalerStatus)}};
 
+// autoscaling/v1 (k8s.io/api/autoscaling/v1/generated.proto): what
+// `kubectl autoscale` sends.
+const Message kHorizontalPodAutoscalerSpecV1{
+    "HorizontalPodAutoscalerSpec",
+    {Nested(1, "scaleTargetRef", kCrossVersionObjectReference), Int(2, "minReplicas", kKeep),
+     Int(3, "maxReplicas", kKeep), Int(4, "targetCPUUtilizationPercentage", kKeep)}};
+const Message kHorizontalPodAutoscalerStatusV1{
+    "HorizontalPodAutoscalerStatus",
+    {Int(1, "observedGeneration", kKeep), Time(2, "lastScaleTime"), Int(3, "currentReplicas", kKeep),
+     Int(4, "desiredReplicas", kKeep), Int(5, "currentCPUUtilizationPercentage", kKeep)}};
+const Message kHorizontalPodAutoscalerV1{
+    "HorizontalPodAutoscaler",
+    {Nested(1, "metadata", kObjectMeta), Nested(2, "spec", kHorizontalPodAutoscalerSpecV1),
+     Nested(3, "status", kHorizontalPodAutoscalerStatusV1)}};
+
 const KindMessage kAutoscalingKindList[] = {
     {api::Kind::kHorizontalPodAutoscaler, &kHorizontalPodAutoscaler},
+    {api::Kind::kHorizontalPodAutoscalerV1, &kHorizontalPodAutoscalerV1},
 };
 const std::span<const KindMessage> kAutoscalingKinds = kAutoscalingKindList;
 

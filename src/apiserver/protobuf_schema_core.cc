@@ -2,7 +2,8 @@
 // than Pod, PodTemplate and Binding (protobuf_schema_pod.cc) and the
 // persistent volumes (protobuf_schema_volume.cc): the object references the
 // others embed, Namespace, ConfigMap, Secret, Service, ServiceAccount,
-// ResourceQuota, Node, Event, Endpoints, LimitRange, ReplicationController.
+// ResourceQuota, Node, Event (and events.k8s.io/v1 Event, the same objects),
+// Endpoints, LimitRange, ReplicationController.
 
 #include "apiserver/protobuf_schema.h"
 
@@ -186,6 +187,15 @@ const Message kEvent{
      MicroTime(10, "eventTime"), Nested(11, "series", kEventSeries), String(12, "action"),
      Nested(13, "related", kObjectReference), String(14, "reportingComponent", kKeep),
      String(15, "reportingInstance", kKeep)}};
+// events.k8s.io/v1 (k8s.io/api/events/v1/generated.proto): the same objects
+// under their newer names.
+const Message kEventsEvent{
+    "Event",
+    {Nested(1, "metadata", kObjectMeta), MicroTime(2, "eventTime"), Nested(3, "series", kEventSeries),
+     String(4, "reportingController"), String(5, "reportingInstance"), String(6, "action"), String(7, "reason"),
+     Nested(8, "regarding", kObjectReference), Nested(9, "related", kObjectReference), String(10, "note"),
+     String(11, "type"), Nested(12, "deprecatedSource", kEventSource), Time(13, "deprecatedFirstTimestamp"),
+     Time(14, "deprecatedLastTimestamp"), Int(15, "deprecatedCount")}};
 const Message kEndpointAddress{
     "EndpointAddress",
     {String(1, "ip", kKeep), String(3, "hostname"), String(4, "nodeName", kKeep),
@@ -230,6 +240,7 @@ const KindMessage kCoreKindList[] = {
     {api::Kind::kLimitRange, &kLimitRange},
     {api::Kind::kNode, &kNode},
     {api::Kind::kEvent, &kEvent},
+    {api::Kind::kEventsEvent, &kEventsEvent},
     {api::Kind::kEndpoints, &kEndpoints},
     {api::Kind::kReplicationController, &kReplicationController},
 };

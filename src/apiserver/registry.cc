@@ -29,7 +29,34 @@ void ResourceStrategy::AfterCreate(const api::ObjectPtr&) const {}
 Status ResourceStrategy::ValidateDelete(const api::Object&) const { return Status::Ok(); }
 int64_t ResourceStrategy::DeleteGracePeriod(const api::Object&, std::optional<int64_t>) const { return 0; }
 
-std::shared_ptr<const ResourceStrategy> BuiltinStrategy(api::Kind kind) { return std::make_shared<BuiltinResourceStrategy>(kind); }
+namespace {
+
+// A kind served over another kind's objects (KindInfo::stored_as): the REST
+// handlers convert what it reads and writes, so its strategy sees objects of
+// the storage kind and is that kind's, but for the rules of its own version
+// (events.k8s.io/v1's stricter validation of Events).
+class StoredAsStrategy final : public BuiltinResourceStrategy {
+ public:
+  explicit StoredAsStrategy(api::Kind served) : BuiltinResourceStrategy(api::StorageKindOf(served)), served_(served) {}
+  Status Validate(const api::Object& object) const override {
+    if (served_ == api::Kind::kEventsEvent) return api::ValidateEventsV1Create(object);
+    return BuiltinResourceStrategy::Validate(object);
+  }
+  Status ValidateUpdate(const api::Object& next, const api::Object& current) const override {
+    if (served_ == api::Kind::kEventsEvent) return api::ValidateEventsV1Update(next, current);
+    return BuiltinResourceStrategy::ValidateUpdate(next, current);
+  }
+
+ private:
+  const api::Kind served_;
+};
+
+}  // namespace
+
+std::shared_ptr<const ResourceStrategy> BuiltinStrategy(api::Kind kind) {
+  if (api::Info(kind).stored_as) return std::make_shared<StoredAsStrategy>(kind);
+  return std::make_shared<BuiltinResourceStrategy>(kind);
+}
 
 ResourceRegistry::ResourceRegistry() {
   for (int i = 0; i < api::kBuiltinKindCount; ++i) Set(static_cast<api::Kind>(i), BuiltinStrategy(static_cast<api::Kind>(i)));

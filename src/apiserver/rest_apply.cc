@@ -74,9 +74,7 @@ Response ApiServer::Apply(Request& request, const RequestInfo& info) {
         continue;  // created meanwhile: apply to it
       return response;
     }
-    json::value live = current.value()->json();
-    api::MutableObject(live.get_object(), "metadata")["resourceVersion"] =
-        std::to_string(current.value()->resource_version());
+    json::value live = ServedForm(*info.kind, current.value());
     auto applied = ServerSideApply(ownership, &live.get_object(), config, options);
     if (!applied.ok()) return ErrorResponse(applied.status());
     Status fields = CheckFields(request, openapi_, kind, WriteVerb::kPatch, *applied, &live);
@@ -88,8 +86,9 @@ Response ApiServer::Apply(Request& request, const RequestInfo& info) {
                                        "to the latest version and try again"),
                            DetailsFor(kind, info.name));
     }
+    if (Status converted = ToStoredForm(*info.kind, *applied); !converted.ok()) return ErrorResponse(converted);
     auto written = WriteUpdate(info, current.value(), std::move(applied).value(), dry_run);
-    if (written.ok()) return JsonResponse(200, std::string(written.value()->Encoded()));
+    if (written.ok()) return JsonResponse(200, api::EncodedAs(*written.value(), *info.kind));
     if (written.status().code() != StatusCode::kConflict) {
       return ErrorResponse(written.status(), {info.name, std::string(kind.group),
                                               written.status().code() == StatusCode::kInvalid

@@ -85,7 +85,8 @@ Result<api::ObjectPtr> ApiServer::DeleteObject(const api::ObjectPtr& object, std
 Result<bool> ApiServer::DeleteNamespaceContents(const std::string& ns) {
   bool empty = true;
   for (const auto& info : api::AllKinds()) {
-    if (!info.namespaced || info.create_only) continue;
+    // A kind stored as another is that kind's objects: deleted once, as those.
+    if (!info.namespaced || info.create_only || info.stored_as) continue;
     auto list = store_.List({.prefix = api::StoragePrefix(info.kind, ns)});
     if (!list.ok()) return list.status();
     for (const auto& object : list->items) {
@@ -166,8 +167,8 @@ Response ApiServer::Delete(Request& request, const RequestInfo& info) {
   if (Status refused = strategy.ValidateDelete(*current.value()); !refused.ok()) {
     return ErrorResponse(refused, DetailsFor(kind, info.name));
   }
-  AdmissionAttributes attributes{AdmissionOperation::kDelete, kind, "", info.ns, info.name, nullptr,
-                                 &current.value()->json(), dry_run};
+  AdmissionAttributes attributes{AdmissionOperation::kDelete, api::Info(api::StorageKindOf(*info.kind)), "", info.ns,
+                                 info.name, nullptr, &current.value()->json(), dry_run};
   if (Status admitted = admission_->Admit(attributes, nullptr); !admitted.ok()) {
     return ErrorResponse(admitted, DetailsFor(kind, info.name));
   }
@@ -177,15 +178,22 @@ Response ApiServer::Delete(Request& request, const RequestInfo& info) {
   if (Status held = CheckDeletePreconditions(*options, *current.value()); !held.ok()) {
     return ErrorResponse(held, DetailsFor(kind, info.name));
   }
-  if (dry_run) return JsonResponse(200, std::string(current.value()->Encoded()));
+  if (dry_run) return JsonResponse(200, api::EncodedAs(*current.value(), *info.kind));
   auto deleted = strategy.DeletesContents() ? DeleteNamespace(current.value())
                                             : DeleteObject(current.value(), grace_seconds, finalizer);
   if (!deleted.ok()) return ErrorResponse(deleted.status(), DetailsFor(kind, info.name));
-  return JsonResponse(200, std::string(deleted.value()->Encoded()));
+  return JsonResponse(200, api::EncodedAs(*deleted.value(), *info.kind));
 }
 
+// kube's DeleteCollection: the DeleteOptions (body or query) hold for every
+// object deleted, as a DELETE of each would take them: grace period,
+// propagation policy, preconditions (the first object they do not hold for
+// ends the request with its Conflict) and dryRun (nothing deleted, the
+// objects listed).
 Response ApiServer::DeleteCollection(Request& request, const RequestInfo& info) {
   const api::KindInfo& kind = api::Info(*info.kind);
+  auto options = DeleteOptionsFromRequest(request);
+  if (!options.ok()) return ErrorResponse(options.status());
   auto predicate = SelectorPredicate(request, *info.kind);
   if (!predicate.ok()) return ErrorResponse(predicate.status());
   auto list = store_.List({.prefix = api::StoragePrefix(*info.kind, info.ns),
@@ -195,21 +203,35 @@ Response ApiServer::DeleteCollection(Request& request, const RequestInfo& info) 
                      kind.ApiVersion() + R"(","metadata":{},"items":[)";
   bool first = true;
   const ResourceStrategy& strategy = registry_.For(*info.kind);
+  std::string_view finalizer;
+  if (!strategy.DeletesContents()) {
+    if (options->propagation_policy == "Orphan") finalizer = "orphan";
+    if (options->propagation_policy == "Foreground") finalizer = "foregroundDeletion";
+  }
+  const api::KindInfo& stored = api::Info(api::StorageKindOf(*info.kind));
   for (const auto& object : list->items) {
-    AdmissionAttributes attributes{AdmissionOperation::kDelete, kind, "", info.ns, object->name(), nullptr,
-                                   &object->json(), false};
+    AdmissionAttributes attributes{AdmissionOperation::kDelete, stored, "", info.ns, object->name(), nullptr,
+                                   &object->json(), options->dry_run};
     Status admitted = strategy.ValidateDelete(*object);
     if (admitted.ok()) admitted = admission_->Admit(attributes, nullptr);
     if (admitted.ok()) admitted = admission_->Validate(attributes);
     if (!admitted.ok()) return ErrorResponse(admitted, DetailsFor(kind, object->name()));
-    auto deleted = strategy.DeletesContents() ? DeleteNamespace(object) : DeleteObject(object);
-    if (!deleted.ok()) {
-      if (deleted.status().code() == StatusCode::kNotFound) continue;
-      return ErrorResponse(deleted.status());
+    if (Status held = CheckDeletePreconditions(*options, *object); !held.ok()) {
+      return ErrorResponse(held, DetailsFor(kind, object->name()));
+    }
+    api::ObjectPtr shown = object;
+    if (!options->dry_run) {
+      auto deleted = strategy.DeletesContents() ? DeleteNamespace(object)
+                                                : DeleteObject(object, options->grace_period_seconds, finalizer);
+      if (!deleted.ok()) {
+        if (deleted.status().code() == StatusCode::kNotFound) continue;
+        return ErrorResponse(deleted.status());
+      }
+      shown = deleted.value();
     }
     if (!first) body += ',';
     first = false;
-    body += deleted.value()->Encoded();
+    body += api::EncodedAs(*shown, *info.kind);
   }
   body += "]}";
   return JsonResponse(200, std::move(body));

@@ -47,7 +47,7 @@ Result<store::Predicate> ApiServer::SelectorPredicate(const Request& request, ap
   if (auto s = request.Query("fieldSelector"); s && !s->empty()) {
     auto parsed = api::FieldSelector::Parse(*s);
     if (!parsed.ok()) return parsed.status();
-    Status supported = parsed->CheckSupported(kind);
+    Status supported = parsed->CheckSupported(api::StorageKindOf(kind));
     if (!supported.ok()) return supported;
     fields = std::move(parsed).value();
   }

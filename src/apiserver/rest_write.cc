@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "api/cbor.h"
+#include "api/conversion.h"
 #include "api/json_fields.h"
 #include "api/pod_view.h"
 #include "api/rfc3339.h"
@@ -133,6 +134,20 @@ Result<int64_t> BodyRevision(const json::object& object) {
 
 }  // namespace
 
+Status ToStoredForm(api::Kind kind, json::value& value) {
+  if (!api::Info(kind).stored_as) return Status::Ok();
+  auto converted = api::ConvertToStored(kind, std::move(value.get_object()));
+  if (!converted.ok()) return converted.status();
+  value = std::move(converted).value();
+  return Status::Ok();
+}
+
+json::value ServedForm(api::Kind kind, const api::ObjectPtr& object) {
+  json::value v = WithCurrentRevision(object);
+  if (api::Info(kind).stored_as == object->kind()) return api::ConvertFromStored(kind, v.get_object());
+  return v;
+}
+
 Response ApiServer::AnswerWhenVisible(Response response, int64_t revision) {
   if (revision > 0) {
     response.when_ready = [&store = store_, revision](std::function<void()> ready) {
@@ -148,6 +163,9 @@ Response ApiServer::Create(Request& request, const RequestInfo& info) {
   if (!decoded.ok()) return ErrorResponse(decoded.status());
   Status fields = CheckFields(request, openapi_, kind, WriteVerb::kCreate, *decoded);
   if (!fields.ok()) return ErrorResponse(fields);
+  if (Status converted = ToStoredForm(*info.kind, *decoded); !converted.ok()) return ErrorResponse(converted);
+  // Admission and the server's fields see the objects as stored.
+  const api::KindInfo& stored = api::Info(api::StorageKindOf(*info.kind));
   json::object& object = decoded->get_object();
   Status ns_ok = ReconcileNamespace(object, kind, info.ns);
   if (!ns_ok.ok()) return ErrorResponse(ns_ok);
@@ -156,7 +174,8 @@ Response ApiServer::Create(Request& request, const RequestInfo& info) {
   std::string generate(api::StringAt(meta, "generateName"));
   if (name.empty() && generate.empty()) {
     return ErrorResponse(
-        Status::Invalid(std::string(kind.name) + " \"\" is invalid: metadata.name: Required value: "
+        Status::Invalid(api::QualifiedKind(api::Info(api::StorageKindOf(kind.kind))) +
+                            " \"\" is invalid: metadata.name: Required value: "
                         "name or generateName is required",
                         {{"FieldValueRequired", "Required value: name or generateName is required",
                           "metadata.name"}}),
@@ -165,13 +184,13 @@ Response ApiServer::Create(Request& request, const RequestInfo& info) {
   const ResourceStrategy& strategy = registry_.For(*info.kind);
   const bool dry_run = request.Query("dryRun").has_value();
   strategy.Default(object);
-  AdmissionAttributes attributes{AdmissionOperation::kCreate, kind, "", info.ns, name, &object, nullptr, dry_run};
+  AdmissionAttributes attributes{AdmissionOperation::kCreate, stored, "", info.ns, name, &object, nullptr, dry_run};
   if (Status admitted = admission_->Admit(attributes, &object); !admitted.ok()) {
     // NamespaceLifecycle: a missing namespace is NotFound about the namespace.
     return ErrorResponse(admitted, admitted.code() == StatusCode::kNotFound ? StatusDetails{info.ns, "", "namespaces"}
                                                                             : DetailsFor(kind, name));
   }
-  fields_.PrepareCreate(*info.kind, object);
+  fields_.PrepareCreate(stored.kind, object);
   strategy.PrepareForCreate(object);
   // What the create holds until it is written (a Service's addresses).
   auto guard = strategy.BeginCreate(object);
@@ -192,13 +211,13 @@ Response ApiServer::Create(Request& request, const RequestInfo& info) {
     Status valid = strategy.Validate(*built.value());
     if (!valid.ok()) return ErrorResponse(valid, {name, std::string(kind.group), std::string(kind.name)});
     if (attempt == 0 || !generate.empty()) {
-      AdmissionAttributes validating{AdmissionOperation::kCreate, kind, "", info.ns, name, &built.value()->json(),
+      AdmissionAttributes validating{AdmissionOperation::kCreate, stored, "", info.ns, name, &built.value()->json(),
                                      nullptr, dry_run};
       if (Status admitted = admission_->Validate(validating); !admitted.ok()) {
         return ErrorResponse(admitted, DetailsFor(kind, name));
       }
     }
-    if (dry_run) return JsonResponse(201, std::string(built.value()->Encoded()));
+    if (dry_run) return JsonResponse(201, api::EncodedAs(*built.value(), *info.kind));
     // Over HTTP the answer waits for durability without holding the thread.
     std::optional<store::DeferAcknowledgement> defer;
     if (request.may_defer) defer.emplace();
@@ -207,8 +226,7 @@ Response ApiServer::Create(Request& request, const RequestInfo& info) {
     defer.reset();
     if (created.ok()) {
       strategy.AfterCreate(created.value());
-      return AnswerWhenVisible(JsonResponse(201, std::string(created.value()->Encoded())),
-                               deferred);
+      return AnswerWhenVisible(JsonResponse(201, api::EncodedAs(*created.value(), *info.kind)), deferred);
     }
     if (created.status().code() != StatusCode::kAlreadyExists) return ErrorResponse(created.status());
     if (generate.empty()) return ErrorResponse(AlreadyExistsFor(kind, name), DetailsFor(kind, name));
@@ -259,10 +277,11 @@ Result<api::ObjectPtr> ApiServer::WriteUpdate(const RequestInfo& info, const api
   const bool whole = info.subresource.empty();
   if (whole) strategy.Default(result);
   const std::string_view name = current->name();
-  AdmissionAttributes attributes{AdmissionOperation::kUpdate, kind, info.subresource, info.ns, name, &result, &cur,
+  const api::KindInfo& stored = api::Info(api::StorageKindOf(*info.kind));
+  AdmissionAttributes attributes{AdmissionOperation::kUpdate, stored, info.subresource, info.ns, name, &result, &cur,
                                  dry_run};
   if (Status admitted = admission_->Admit(attributes, &result); !admitted.ok()) return admitted;
-  fields_.PrepareUpdate(*info.kind, cur, result);
+  fields_.PrepareUpdate(stored.kind, cur, result);
   if (whole) strategy.PrepareForUpdate(result, cur);
   api::MutableObject(result, "metadata").erase("resourceVersion");
   auto built = api::Object::FromJson(std::move(next_value));
@@ -271,7 +290,7 @@ Result<api::ObjectPtr> ApiServer::WriteUpdate(const RequestInfo& info, const api
   // rules are not about.
   Status valid = whole ? strategy.ValidateUpdate(*built.value(), *current) : strategy.Validate(*built.value());
   if (!valid.ok()) return valid;
-  AdmissionAttributes validating{AdmissionOperation::kUpdate, kind, info.subresource, info.ns, name,
+  AdmissionAttributes validating{AdmissionOperation::kUpdate, stored, info.subresource, info.ns, name,
                                  &built.value()->json(), &cur, dry_run};
   if (Status admitted = admission_->Validate(validating); !admitted.ok()) return admitted;
   if (SameExceptResourceVersion(built.value()->json(), cur)) return current;
@@ -303,6 +322,7 @@ Response ApiServer::Update(Request& request, const RequestInfo& info) {
   if (!decoded.ok()) return ErrorResponse(decoded.status());
   Status fields = CheckFields(request, openapi_, kind, WriteVerb::kUpdate, *decoded);
   if (!fields.ok()) return ErrorResponse(fields);
+  if (Status converted = ToStoredForm(*info.kind, *decoded); !converted.ok()) return ErrorResponse(converted);
   json::object& object = decoded->get_object();
   Status ns_ok = ReconcileNamespace(object, kind, info.ns);
   if (!ns_ok.ok()) return ErrorResponse(ns_ok);
@@ -333,7 +353,7 @@ Response ApiServer::Update(Request& request, const RequestInfo& info) {
                    FieldManagerOf(request), api::NowRfc3339());
     }
     auto written = WriteUpdate(info, current.value(), std::move(next), dry_run);
-    if (written.ok()) return JsonResponse(200, std::string(written.value()->Encoded()));
+    if (written.ok()) return JsonResponse(200, api::EncodedAs(*written.value(), *info.kind));
     if (written.status().code() != StatusCode::kConflict || expected.value() > 0) {
       return ErrorResponse(written.status(), {info.name, std::string(kind.group),
                                               written.status().code() == StatusCode::kInvalid
@@ -360,7 +380,7 @@ Response ApiServer::Patch(Request& request, const RequestInfo& info) {
   for (int attempt = 0; attempt < kMaxAttempts; ++attempt) {
     auto current = store_.Get(key);
     if (!current.ok()) return ErrorResponse(NotFoundFor(kind, info.name), DetailsFor(kind, info.name));
-    json::value original = WithCurrentRevision(current.value());
+    json::value original = ServedForm(*info.kind, current.value());
     auto patched = ApplyPatch(*type, *info.kind, original, request.body);
     if (!patched.ok()) return ErrorResponse(patched.status());
     if (!patched->is_object()) return ErrorResponse(Status::BadRequest("the patch result is not an object"));
@@ -385,8 +405,9 @@ Response ApiServer::Patch(Request& request, const RequestInfo& info) {
       RecordUpdate(OwnershipOf(*info.kind, registry_.For(*info.kind)), &original.get_object(), p,
                    FieldManagerOf(request), api::NowRfc3339());
     }
+    if (Status converted = ToStoredForm(*info.kind, *patched); !converted.ok()) return ErrorResponse(converted);
     auto written = WriteUpdate(info, current.value(), std::move(patched).value(), dry_run);
-    if (written.ok()) return JsonResponse(200, std::string(written.value()->Encoded()));
+    if (written.ok()) return JsonResponse(200, api::EncodedAs(*written.value(), *info.kind));
     if (written.status().code() != StatusCode::kConflict) {
       return ErrorResponse(written.status(), {info.name, std::string(kind.group),
                                               written.status().code() == StatusCode::kInvalid

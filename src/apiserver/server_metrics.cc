@@ -53,7 +53,7 @@ std::string ServerMetrics::Render(store::Store& store, const apiserver::HttpServ
   for (const auto& [prefix, count] : store.CountByResource()) {
     std::string resource = prefix;
     for (const auto& info : api::AllKinds()) {
-      if (api::StoragePrefix(info.kind) == prefix) {
+      if (!info.stored_as && api::StoragePrefix(info.kind) == prefix) {
         resource = info.group.empty() ? std::string(info.resource)
                                       : std::string(info.resource) + "." + std::string(info.group);
       }

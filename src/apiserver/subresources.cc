@@ -339,7 +339,7 @@ Response ApiServer::Scale(Request& request, const RequestInfo& info) {
       scale = json::parse(request.body, ec);
       if (ec) return ErrorResponse(Status::BadRequest("couldn't get version/kind; json parse error: " + ec.message()));
     }
-    int64_t replicas = -1;
+    int64_t replicas = 0;  // a Scale without spec.replicas asks for none, as in kube
     int64_t precondition = 0;
     if (scale.is_object()) {
       json::object& s = scale.get_object();
@@ -352,8 +352,11 @@ Response ApiServer::Scale(Request& request, const RequestInfo& info) {
       }
     }
     if (replicas < 0) {
-      return ErrorResponse(Status::Invalid("Scale \"" + info.name + "\" is invalid: spec.replicas: Invalid value: must be greater than or equal to 0",
-                                           {{"FieldValueInvalid", "must be greater than or equal to 0", "spec.replicas"}}));
+      // kube's ValidateScale: autoscaling/v1 Scale, named with its group.
+      const std::string detail = "Invalid value: " + std::to_string(replicas) + ": must be greater than or equal to 0";
+      return ErrorResponse(Status::Invalid("Scale.autoscaling \"" + info.name + "\" is invalid: spec.replicas: " + detail,
+                                           {{"FieldValueInvalid", detail, "spec.replicas"}}),
+                           {info.name, "autoscaling", "Scale"});
     }
     if (precondition > 0 && precondition != current.value()->resource_version()) {
       return ErrorResponse(ConflictFor(kind, info.name, "the object has been modified; please apply your changes to the latest version and try again"), details);

@@ -136,7 +136,8 @@ json::object MakeTable(api::Kind kind, std::span<const api::ObjectPtr> objects,
                        std::string_view resource_version, std::string_view continue_token,
                        const TableOptions& options) {
   const TablePrinter* custom = api::IsBuiltin(kind) ? nullptr : options.custom_printer;
-  const table::KindPrinter& builtin = table::PrinterFor(kind);
+  // A kind stored as another prints as that one (kube's printers are per internal type).
+  const table::KindPrinter& builtin = table::PrinterFor(api::StorageKindOf(kind));
 
   json::object table;
   table["kind"] = "Table";
@@ -175,7 +176,7 @@ json::object MakeTable(api::Kind kind, std::span<const api::ObjectPtr> objects,
       row["cells"] = std::move(cells);
     }
     if (options.include_object == IncludeObject::kObject) {
-      row["object"] = json::parse(object->Encoded());
+      row["object"] = json::parse(api::EncodedAs(*object, kind));
     } else if (options.include_object == IncludeObject::kMetadata) {
       json::object partial;
       partial["kind"] = "PartialObjectMetadata";

@@ -29,19 +29,19 @@ TEST(DisruptionBudgetValidation, KubesRulesAndMessages) {
       {R"({"minAvailable":2,"selector":{}})", ""},
       {R"({"maxUnavailable":"25%","selector":{}})", ""},
       {R"({"minAvailable":1,"maxUnavailable":1})",
-       "PodDisruptionBudget \"web\" is invalid: spec.minAvailable: Invalid value: 1: minAvailable "
+       "PodDisruptionBudget.policy \"web\" is invalid: spec.minAvailable: Invalid value: 1: minAvailable "
        "and maxUnavailable "
        "cannot be both set"},
       {R"({"minAvailable":-1})",
-       "PodDisruptionBudget \"web\" is invalid: spec.minAvailable: Invalid value: -1: must be "
+       "PodDisruptionBudget.policy \"web\" is invalid: spec.minAvailable: Invalid value: -1: must be "
        "greater than or equal "
        "to 0"},
       {R"({"maxUnavailable":"150%"})",
-       "PodDisruptionBudget \"web\" is invalid: spec.maxUnavailable: Invalid value: \"150%\": must "
+       "PodDisruptionBudget.policy \"web\" is invalid: spec.maxUnavailable: Invalid value: \"150%\": must "
        "not be greater "
        "than 100%"},
       {R"({"minAvailable":1,"unhealthyPodEvictionPolicy":"Sometimes"})",
-       "PodDisruptionBudget \"web\" is invalid: spec.unhealthyPodEvictionPolicy: Unsupported "
+       "PodDisruptionBudget.policy \"web\" is invalid: spec.unhealthyPodEvictionPolicy: Unsupported "
        "value: \"Sometimes\": "
        "supported values: \"AlwaysAllow\", \"IfHealthyBudget\""},
   };

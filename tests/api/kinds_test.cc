@@ -16,9 +16,17 @@ TEST(Kinds, BuiltinsAreInKindOrderAndFoundByNameAndResource) {
     EXPECT_EQ(static_cast<int>(info.kind), i) << info.name;
     EXPECT_TRUE(info.builtin);
     EXPECT_EQ(KindFromApiVersion(info.ApiVersion(), info.name), info.kind) << info.name;
-    EXPECT_EQ(KindFromResource(info.group, info.resource), info.kind) << info.name;
+    // Without a version, a resource of several versions is its first (preferred) one.
+    if (info.kind != Kind::kHorizontalPodAutoscalerV1) {
+      EXPECT_EQ(KindFromResource(info.group, info.resource), info.kind) << info.name;
+    }
     EXPECT_EQ(KindFromResource(info.group, info.version, info.resource), info.kind) << info.name;
   }
+  EXPECT_EQ(KindFromResource("autoscaling", "horizontalpodautoscalers"), Kind::kHorizontalPodAutoscaler);
+  EXPECT_EQ(KindFromResource("autoscaling", "v1", "horizontalpodautoscalers"), Kind::kHorizontalPodAutoscalerV1);
+  // A kind stored as another shares its keys.
+  EXPECT_EQ(StorageKey(Kind::kEventsEvent, "default", "e"), "/core/events/default/e");
+  EXPECT_EQ(StoragePrefix(Kind::kHorizontalPodAutoscalerV1), "/autoscaling/horizontalpodautoscalers/");
   EXPECT_EQ(KindFromApiVersion("batch/v1", "CronJob"), Kind::kCronJob);
   EXPECT_EQ(StoragePrefix(Kind::kService, "default"), "/core/services/default/");
   EXPECT_EQ(Info(Kind::kCustomResourceDefinition).short_names.size(), 2u);

@@ -32,7 +32,7 @@ std::string Deployment(const std::string& selector, const std::string& extra = "
 }
 
 TEST(AppsValidation, StatefulSets) {
-  const std::string p = "StatefulSet \"db\" is invalid: ";
+  const std::string p = "StatefulSet.apps \"db\" is invalid: ";
   EXPECT_EQ(Problems(StatefulSet("")), "");
   EXPECT_EQ(Problems(StatefulSet(R"(,"podManagementPolicy":"Random")")),
             p + "spec.podManagementPolicy: Invalid value: \"Random\": must be 'OrderedReady' or "
@@ -80,7 +80,7 @@ TEST(AppsValidation, StatefulSets) {
   EXPECT_EQ(
       Problems(Apps("StatefulSet", "db.v1",
                     R"({"selector":{"matchLabels":{"app":"web"}},"template":)" + Template() + "}")),
-      "StatefulSet \"db.v1\" is invalid: metadata.name: Invalid value: \"db.v1\": a lowercase RFC "
+      "StatefulSet.apps \"db.v1\" is invalid: metadata.name: Invalid value: \"db.v1\": a lowercase RFC "
       "1123 label must "
       "consist of lower case alphanumeric characters or '-', and must start and end with an "
       "alphanumeric "
@@ -96,7 +96,7 @@ TEST(AppsValidation, StatefulSetUpdatesOnlyTouchTheirMutableFields) {
             "");
   EXPECT_EQ(
       UpdateProblems(StatefulSet(R"(,"replicas":1,"podManagementPolicy":"Parallel")"), before),
-      "StatefulSet \"db\" is invalid: spec: Forbidden: updates to statefulset spec for fields "
+      "StatefulSet.apps \"db\" is invalid: spec: Forbidden: updates to statefulset spec for fields "
       "other than "
       "'replicas', 'ordinals', 'template', 'updateStrategy', "
       "'persistentVolumeClaimRetentionPolicy' and "
@@ -107,7 +107,7 @@ TEST(AppsValidation, StatefulSetUpdatesOnlyTouchTheirMutableFields) {
 }
 
 TEST(AppsValidation, DaemonSets) {
-  const std::string p = "DaemonSet \"agent\" is invalid: ";
+  const std::string p = "DaemonSet.apps \"agent\" is invalid: ";
   EXPECT_EQ(Problems(DaemonSet("")), "");
   EXPECT_EQ(Problems(DaemonSet(R"(,"updateStrategy":{"type":"OnDelete"})")), "");
   EXPECT_EQ(Problems(DaemonSet(R"(,"updateStrategy":{"type":"Blue"})")),
@@ -134,7 +134,7 @@ TEST(AppsValidation, DaemonSets) {
 
 TEST(AppsValidation, ControllerRevisions) {
   EXPECT_EQ(Problems(Obj("apps/v1", "ControllerRevision", "r", R"("revision":1)")),
-            "ControllerRevision \"r\" is invalid: data: Required value: data is mandatory");
+            "ControllerRevision.apps \"r\" is invalid: data: Required value: data is mandatory");
   const std::string before =
       Obj("apps/v1", "ControllerRevision", "r", R"("revision":1,"data":{"a":1})");
   EXPECT_EQ(
@@ -144,18 +144,18 @@ TEST(AppsValidation, ControllerRevisions) {
   EXPECT_EQ(
       UpdateProblems(Obj("apps/v1", "ControllerRevision", "r", R"("revision":1,"data":{"a":2})"),
                      before),
-      "ControllerRevision \"r\" is invalid: data: Invalid value: {\"a\":2}: field is immutable");
+      "ControllerRevision.apps \"r\" is invalid: data: Invalid value: {\"a\":2}: field is immutable");
 }
 
 TEST(AppsValidation, DeploymentStrategies) {
   const std::string selector = R"({"matchLabels":{"app":"web"}})";
   EXPECT_EQ(Problems(Deployment(selector, R"(,"strategy":{"type":"Recreate","rollingUpdate":{}})")),
-            "Deployment \"web\" is invalid: spec.strategy.rollingUpdate: Forbidden: may not be "
+            "Deployment.apps \"web\" is invalid: spec.strategy.rollingUpdate: Forbidden: may not be "
             "specified when strategy "
             "`type` is 'Recreate'");
   EXPECT_EQ(Problems(Deployment(
                 selector, R"(,"strategy":{"rollingUpdate":{"maxUnavailable":0,"maxSurge":0}})")),
-            "Deployment \"web\" is invalid: spec.strategy.rollingUpdate.maxUnavailable: Invalid "
+            "Deployment.apps \"web\" is invalid: spec.strategy.rollingUpdate.maxUnavailable: Invalid "
             "value: 0: may not be 0 "
             "when `maxSurge` is 0");
 }
@@ -166,14 +166,14 @@ TEST(AppsValidation, SelectorsNeverChange) {
       UpdateProblems(Deployment(R"({"matchLabels":{"app":"web"}})", R"(,"replicas":5)"), before),
       "");
   EXPECT_EQ(UpdateProblems(Deployment(R"({"matchLabels":{"app":"web","tier":"fe"}})"), before),
-            "Deployment \"web\" is invalid: spec.selector: Invalid value: "
+            "Deployment.apps \"web\" is invalid: spec.selector: Invalid value: "
             "v1.LabelSelector{MatchLabels:map[string]string{\"app\":\"web\", \"tier\":\"fe\"}, "
             "MatchExpressions:[]v1.LabelSelectorRequirement(nil)}: field is immutable");
   const std::string with_expression =
       R"({"matchLabels":{"app":"web"},"matchExpressions":[{"key":"tier","operator":"In","values":["a","b"]}]})";
   EXPECT_EQ(
       UpdateProblems(DaemonSet("", with_expression), DaemonSet("")),
-      "DaemonSet \"agent\" is invalid: spec.selector: Invalid value: "
+      "DaemonSet.apps \"agent\" is invalid: spec.selector: Invalid value: "
       "v1.LabelSelector{MatchLabels:map[string]string{\"app\":\"web\"}, "
       "MatchExpressions:[]v1.LabelSelectorRequirement{v1.LabelSelectorRequirement{Key:\"tier\", "
       "Operator:\"In\", Values:[]string{\"a\", \"b\"}}}}: field is immutable");

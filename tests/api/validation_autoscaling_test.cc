@@ -17,7 +17,7 @@ const std::string kTarget =
     R"("scaleTargetRef":{"apiVersion":"apps/v1","kind":"Deployment","name":"web"})";
 
 TEST(AutoscalingValidation, HorizontalPodAutoscalers) {
-  const std::string p = "HorizontalPodAutoscaler \"web\" is invalid: ";
+  const std::string p = "HorizontalPodAutoscaler.autoscaling \"web\" is invalid: ";
   EXPECT_EQ(
       Problems(Hpa(
           "{" + kTarget +

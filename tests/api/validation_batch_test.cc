@@ -29,7 +29,7 @@ std::string CronJob(const std::string& schedule, const std::string& extra = "",
 }
 
 TEST(BatchValidation, Jobs) {
-  const std::string p = "Job \"pi\" is invalid: ";
+  const std::string p = "Job.batch \"pi\" is invalid: ";
   EXPECT_EQ(Problems(Job("")), "");
   EXPECT_EQ(Problems(Job("", Template())), p + "spec.template.spec.restartPolicy: Required value: "
                                                "valid values: \"OnFailure\", \"Never\"");
@@ -59,7 +59,7 @@ TEST(BatchValidation, Jobs) {
 }
 
 TEST(BatchValidation, CronJobs) {
-  const std::string p = "CronJob \"c\" is invalid: ";
+  const std::string p = "CronJob.batch \"c\" is invalid: ";
   EXPECT_EQ(Problems(CronJob("*/5 * * * *")), "");
   EXPECT_EQ(Problems(CronJob("0 9 * jan-jun MON-FRI")), "");
   EXPECT_EQ(Problems(CronJob("@hourly")), "");
@@ -99,7 +99,7 @@ TEST(BatchValidation, CronJobs) {
                 "\"Never\"");
   const std::string long_name(53, 'a');
   EXPECT_EQ(Problems(CronJob("* * * * *", "", Template("OnFailure"), long_name)),
-            "CronJob \"" + long_name + "\" is invalid: metadata.name: Invalid value: \"" +
+            "CronJob.batch \"" + long_name + "\" is invalid: metadata.name: Invalid value: \"" +
                 long_name + "\": must be no more than 52 characters");
 }
 
@@ -149,7 +149,7 @@ TEST(CronSchedule, ParsesFieldsNamesStepsAndDescriptors) {
 }
 
 TEST(BatchValidation, JobUpdates) {
-  const std::string p = "Job \"pi\" is invalid: ";
+  const std::string p = "Job.batch \"pi\" is invalid: ";
   const std::string selector = R"(,"selector":{"matchLabels":{"app":"web"}})";
   const std::string before = Job(selector + R"(,"completions":3,"parallelism":1)");
   EXPECT_EQ(UpdateProblems(Job(selector + R"(,"completions":3,"parallelism":2)"), before), "");

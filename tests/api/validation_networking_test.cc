@@ -29,7 +29,7 @@ std::string Policy(const std::string& spec) {
 }
 
 TEST(NetworkingValidation, IngressRulesPathsAndBackends) {
-  const std::string p = "Ingress \"ing\" is invalid: ";
+  const std::string p = "Ingress.networking.k8s.io \"ing\" is invalid: ";
   EXPECT_EQ(Problems(Ingress(R"({"rules":[)" + Rule("*.example.com", "Prefix", "/") + "]}")), "");
   EXPECT_EQ(
       Problems(Ingress(R"({"defaultBackend":{"service":{"name":"web","port":{"name":"http"}}}})")),
@@ -83,7 +83,7 @@ TEST(NetworkingValidation, IngressClasses) {
   auto ingress_class = [](const std::string& spec) {
     return Obj("networking.k8s.io/v1", "IngressClass", "nginx", R"("spec":)" + spec, false);
   };
-  const std::string p = "IngressClass \"nginx\" is invalid: ";
+  const std::string p = "IngressClass.networking.k8s.io \"nginx\" is invalid: ";
   EXPECT_EQ(Problems(ingress_class(R"({"controller":"k8s.io/ingress-nginx"})")), "");
   EXPECT_EQ(Problems(ingress_class("{}")), p + "spec.controller: Required value");
   EXPECT_EQ(Problems(ingress_class(R"({"controller":"nginx"})")),
@@ -99,7 +99,7 @@ TEST(NetworkingValidation, IngressClasses) {
 }
 
 TEST(NetworkingValidation, NetworkPolicies) {
-  const std::string p = "NetworkPolicy \"np\" is invalid: ";
+  const std::string p = "NetworkPolicy.networking.k8s.io \"np\" is invalid: ";
   EXPECT_EQ(
       Problems(Policy(
           R"({"podSelector":{},"ingress":[{"from":[{"ipBlock":{"cidr":"10.0.0.0/8","except":["10.1.0.0/16"]}}],"ports":[{"port":80,"endPort":90}]}],"policyTypes":["Ingress"]})")),
@@ -147,7 +147,7 @@ TEST(DiscoveryValidation, EndpointSlices) {
   auto slice = [](const std::string& body) {
     return Obj("discovery.k8s.io/v1", "EndpointSlice", "web-1", body);
   };
-  const std::string p = "EndpointSlice \"web-1\" is invalid: ";
+  const std::string p = "EndpointSlice.discovery.k8s.io \"web-1\" is invalid: ";
   EXPECT_EQ(
       Problems(slice(
           R"("addressType":"IPv4","endpoints":[{"addresses":["10.1.2.3"]}],"ports":[{"port":80}])")),

@@ -27,7 +27,7 @@ const std::string kViewRef =
     R"({"apiGroup":"rbac.authorization.k8s.io","kind":"ClusterRole","name":"view"})";
 
 TEST(RbacValidation, RoleRules) {
-  const std::string p = "Role \"reader\" is invalid: ";
+  const std::string p = "Role.rbac.authorization.k8s.io \"reader\" is invalid: ";
   EXPECT_EQ(Problems(Role(R"([{"apiGroups":[""],"resources":["pods"],"verbs":["get"]}])")), "");
   EXPECT_EQ(Problems(Role(R"([{"apiGroups":[""],"resources":["pods"]}])")),
             p + "rules[0].verbs: Required value: verbs must contain at least one value");
@@ -44,23 +44,23 @@ TEST(RbacValidation, RoleRules) {
   EXPECT_EQ(
       Problems(Role(R"([{"nonResourceURLs":["/healthz"],"resources":["pods"],"verbs":["get"]}])",
                     "ClusterRole")),
-      "ClusterRole \"reader\" is invalid: rules[0].nonResourceURLs: Invalid value: "
+      "ClusterRole.rbac.authorization.k8s.io \"reader\" is invalid: rules[0].nonResourceURLs: Invalid value: "
       "[]string{\"/healthz\"}: rules "
       "cannot apply to both regular resources and non-resource URLs");
   // RBAC names are path segments: colons are fine, slashes are not.
   EXPECT_EQ(Problems(Role("[]", "ClusterRole", "system:aggregate-to-view")), "");
   EXPECT_EQ(
       Problems(Role("[]", "ClusterRole", "a/b")),
-      "ClusterRole \"a/b\" is invalid: metadata.name: Invalid value: \"a/b\": may not contain '/'");
+      "ClusterRole.rbac.authorization.k8s.io \"a/b\" is invalid: metadata.name: Invalid value: \"a/b\": may not contain '/'");
   EXPECT_EQ(Problems(Obj(kGroup, "ClusterRole", "agg",
                          R"("aggregationRule":{"clusterRoleSelectors":[]})", false)),
-            "ClusterRole \"agg\" is invalid: aggregationRule.clusterRoleSelectors: Required value: "
+            "ClusterRole.rbac.authorization.k8s.io \"agg\" is invalid: aggregationRule.clusterRoleSelectors: Required value: "
             "at least one "
             "clusterRoleSelector required if aggregationRule is non-nil");
 }
 
 TEST(RbacValidation, BindingsRoleRefsAndSubjects) {
-  const std::string p = "RoleBinding \"b\" is invalid: ";
+  const std::string p = "RoleBinding.rbac.authorization.k8s.io \"b\" is invalid: ";
   EXPECT_EQ(Problems(Binding(
                 kViewRef,
                 R"([{"kind":"User","name":"alice"},{"kind":"ServiceAccount","name":"default"}])")),
@@ -85,12 +85,12 @@ TEST(RbacValidation, BindingsRoleRefsAndSubjects) {
       p + "subjects[0].apiGroup: Unsupported value: \"v1\": supported values: \"\"");
   EXPECT_EQ(Problems(Binding(R"({"apiGroup":"rbac.authorization.k8s.io","kind":"Role","name":"r"})",
                              "[]", "ClusterRoleBinding")),
-            "ClusterRoleBinding \"b\" is invalid: roleRef.kind: Unsupported value: \"Role\": "
+            "ClusterRoleBinding.rbac.authorization.k8s.io \"b\" is invalid: roleRef.kind: Unsupported value: \"Role\": "
             "supported values: "
             "\"ClusterRole\"");
   EXPECT_EQ(Problems(Binding(kViewRef, R"([{"kind":"ServiceAccount","name":"sa"}])",
                              "ClusterRoleBinding")),
-            "ClusterRoleBinding \"b\" is invalid: subjects[0].namespace: Required value");
+            "ClusterRoleBinding.rbac.authorization.k8s.io \"b\" is invalid: subjects[0].namespace: Required value");
 }
 
 TEST(RbacValidation, RoleRefNeverChanges) {
@@ -100,7 +100,7 @@ TEST(RbacValidation, RoleRefNeverChanges) {
       UpdateProblems(Binding(kViewRef, R"([{"kind":"User","name":"bob"}])"), Binding(kViewRef)),
       "");
   EXPECT_EQ(UpdateProblems(Binding(edit), Binding(kViewRef)),
-            "RoleBinding \"b\" is invalid: roleRef: Invalid value: "
+            "RoleBinding.rbac.authorization.k8s.io \"b\" is invalid: roleRef: Invalid value: "
             "rbac.RoleRef{APIGroup:\"rbac.authorization.k8s.io\", "
             "Kind:\"ClusterRole\", Name:\"edit\"}: cannot change roleRef");
   EXPECT_NE(UpdateProblems(Binding(edit, "[]", "ClusterRoleBinding"),

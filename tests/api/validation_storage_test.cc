@@ -16,7 +16,7 @@ TEST(StorageValidation, VolumeAttachments) {
   auto attachment = [](const std::string& spec) {
     return Obj("storage.k8s.io/v1", "VolumeAttachment", "va", R"("spec":)" + spec, false);
   };
-  const std::string p = "VolumeAttachment \"va\" is invalid: ";
+  const std::string p = "VolumeAttachment.storage.k8s.io \"va\" is invalid: ";
   const std::string valid = attachment(
       R"({"attacher":"csi.example.com","nodeName":"n1","source":{"persistentVolumeName":"pv1"}})");
   EXPECT_EQ(Problems(valid), "");
@@ -44,17 +44,17 @@ TEST(StorageValidation, CsiNodesDriversAndCapacities) {
           "storage.k8s.io/v1", "CSINode", "n1",
           R"("spec":{"drivers":[{"name":"csi.example.com"},{"name":"csi.example.com","nodeID":"x"}]})",
           false)),
-      "CSINode \"n1\" is invalid: [spec.drivers[0].nodeID: Required value, spec.drivers[1].name: "
+      "CSINode.storage.k8s.io \"n1\" is invalid: [spec.drivers[0].nodeID: Required value, spec.drivers[1].name: "
       "Duplicate value: "
       "\"csi.example.com\"]");
   EXPECT_EQ(Problems(Obj("storage.k8s.io/v1", "CSIDriver", "csi.example.com",
                          R"("spec":{"volumeLifecycleModes":["Forever"]})", false)),
-            "CSIDriver \"csi.example.com\" is invalid: spec.volumeLifecycleModes[0]: Unsupported "
+            "CSIDriver.storage.k8s.io \"csi.example.com\" is invalid: spec.volumeLifecycleModes[0]: Unsupported "
             "value: \"Forever\": "
             "supported values: \"Ephemeral\", \"Persistent\"");
   EXPECT_EQ(Problems(Obj("storage.k8s.io/v1", "CSIStorageCapacity", "cap",
                          R"("storageClassName":"fast","capacity":"-1Gi")")),
-            "CSIStorageCapacity \"cap\" is invalid: capacity: Invalid value: \"-1Gi\": must be "
+            "CSIStorageCapacity.storage.k8s.io \"cap\" is invalid: capacity: Invalid value: \"-1Gi\": must be "
             "greater than or equal to 0");
 }
 
@@ -65,7 +65,7 @@ TEST(NodeValidation, RuntimeClassHandlers) {
   };
   EXPECT_EQ(Problems(runtime_class("runsc")), "");
   EXPECT_EQ(Problems(runtime_class("run_sc")),
-            "RuntimeClass \"gvisor\" is invalid: handler: Invalid value: \"run_sc\": a lowercase "
+            "RuntimeClass.node.k8s.io \"gvisor\" is invalid: handler: Invalid value: \"run_sc\": a lowercase "
             "RFC 1123 label must "
             "consist of lower case alphanumeric characters or '-', and must start and end with an "
             "alphanumeric "
@@ -73,7 +73,7 @@ TEST(NodeValidation, RuntimeClassHandlers) {
             "'[a-z0-9]([-a-z0-9]*[a-z0-9])?')");
   EXPECT_EQ(
       UpdateProblems(runtime_class("kata"), runtime_class("runsc")),
-      "RuntimeClass \"gvisor\" is invalid: handler: Invalid value: \"kata\": field is immutable");
+      "RuntimeClass.node.k8s.io \"gvisor\" is invalid: handler: Invalid value: \"kata\": field is immutable");
 }
 
 TEST(UpdateValidation, PodsAndPriorityClassesGoThroughTheirOwnRules) {
@@ -89,7 +89,7 @@ TEST(UpdateValidation, PodsAndPriorityClassesGoThroughTheirOwnRules) {
   };
   EXPECT_EQ(
       UpdateProblems(priority(2), priority(1)),
-      "PriorityClass \"high\" is invalid: value: Forbidden: may not be changed in an update.");
+      "PriorityClass.scheduling.k8s.io \"high\" is invalid: value: Forbidden: may not be changed in an update.");
   // Kinds without update rules accept any valid update.
   EXPECT_EQ(
       UpdateProblems(Obj("v1", "ServiceAccount", "sa", R"("automountServiceAccountToken":false)"),

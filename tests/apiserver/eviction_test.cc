@@ -321,16 +321,16 @@ TEST_F(EvictionTest, PriorityClassValidationUsesKubesMessages) {
     std::string message;
   } cases[] = {
       {R"({"metadata":{"name":"huge"},"value":1000000001})", 422,
-       "PriorityClass \"huge\" is invalid: value: Forbidden: maximum allowed value of a user "
+       "PriorityClass.scheduling.k8s.io \"huge\" is invalid: value: Forbidden: maximum allowed value of a user "
        "defined priority is "
        "1000000000"},
       {R"({"metadata":{"name":"system-mine"},"value":10})", 422,
-       "PriorityClass \"system-mine\" is invalid: metadata.name: Forbidden: priority class names "
+       "PriorityClass.scheduling.k8s.io \"system-mine\" is invalid: metadata.name: Forbidden: priority class names "
        "with 'system-' "
        "prefix are reserved for system use only. error: system-mine is not a known system priority "
        "class"},
       {R"({"metadata":{"name":"odd"},"value":10,"preemptionPolicy":"Sometimes"})", 422,
-       "PriorityClass \"odd\" is invalid: preemptionPolicy: Unsupported value: \"Sometimes\": "
+       "PriorityClass.scheduling.k8s.io \"odd\" is invalid: preemptionPolicy: Unsupported value: \"Sometimes\": "
        "supported values: "
        "\"Never\", \"PreemptLowerPriority\""},
       {R"({"metadata":{"name":"top"},"value":1000000000,"preemptionPolicy":"Never"})", 201, ""},
@@ -354,7 +354,7 @@ TEST_F(EvictionTest, PriorityClassValidationUsesKubesMessages) {
       Call("PUT", "/apis/scheduling.k8s.io/v1/priorityclasses/top", json::serialize(changed));
   ASSERT_EQ(r.status, 422) << r.body;
   EXPECT_EQ(Body(r)["message"],
-            "PriorityClass \"top\" is invalid: value: Forbidden: may not be changed in an update.");
+            "PriorityClass.scheduling.k8s.io \"top\" is invalid: value: Forbidden: may not be changed in an update.");
 }
 
 }  // namespace

@@ -176,6 +176,22 @@ std::vector<KindCase> CoreCases() {
            R"("eventTime":"2023-11-14T22:13:20.123456Z",)"
            R"("series":{"count":3,"lastObservedTime":"2023-11-14T22:13:21.000005Z"},)"
            R"("reportingComponent":"kubelet","reportingInstance":"")")},
+      {"EventsV1EventWithItsOwnNames", api::Kind::kEventsEvent, "events.k8s.io/v1", "Event",
+       Pb().Msg(1, Meta("x"))
+           .Time(2, 1700000000, 123456789)
+           .Str(4, "example.com/ctl")
+           .Str(5, "ctl-1")
+           .Str(6, "Scale")
+           .Str(7, "Scaled")
+           .Msg(8, Pb().Str(1, "Deployment").Str(2, "default").Str(3, "web"))
+           .Str(10, "scaled up")
+           .Str(11, "Normal")
+           .Int(15, 0),
+       WithMeta(
+           R"("eventTime":"2023-11-14T22:13:20.123456Z","reportingController":"example.com/ctl",)"
+           R"("reportingInstance":"ctl-1","action":"Scale","reason":"Scaled",)"
+           R"("regarding":{"kind":"Deployment","namespace":"default","name":"web"},"note":"scaled up",)"
+           R"("type":"Normal")")},
       {"EndpointsWithReadyAndNotReadyAddresses", api::Kind::kEndpoints, "v1", "Endpoints",
        Pb().Msg(1, Meta("x"))
            .Msg(2, Pb().Msg(1, Pb().Str(1, "10.0.0.5")
@@ -379,6 +395,15 @@ std::vector<KindCase> OtherGroupCases() {
            R"({"type":"Pods","pods":{"metric":{"name":"qps"},"target":{"type":"AverageValue","averageValue":"1k"}}}],)"
            R"("behavior":{"scaleDown":{"stabilizationWindowSeconds":0,"selectPolicy":"Min",)"
            R"("policies":[{"type":"Percent","value":10,"periodSeconds":60}],"tolerance":"0.05"}}},"status":{})")},
+      {"HorizontalPodAutoscalerV1AsKubectlAutoscaleSendsIt", api::Kind::kHorizontalPodAutoscalerV1,
+       "autoscaling/v1", "HorizontalPodAutoscaler",
+       Pb().Msg(1, Meta("x"))
+           .Msg(2, Pb().Msg(1, Pb().Str(1, "Deployment").Str(2, "web").Str(3, "apps/v1")).Int(2, 2).Int(3, 5).Int(4, 80))
+           .Msg(3, Pb().Int(3, 0).Int(4, 0)),
+       WithMeta(
+           R"("spec":{"scaleTargetRef":{"kind":"Deployment","name":"web","apiVersion":"apps/v1"},)"
+           R"("minReplicas":2,"maxReplicas":5,"targetCPUUtilizationPercentage":80},)"
+           R"("status":{"currentReplicas":0,"desiredReplicas":0})")},
       {"EndpointSliceKeepsFalseConditions", api::Kind::kEndpointSlice, "discovery.k8s.io/v1",
        "EndpointSlice",
        Pb().Msg(1, Meta("x"))

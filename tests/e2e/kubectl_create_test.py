@@ -295,6 +295,53 @@ class KubectlCreateTest(unittest.TestCase):
         c = d["spec"]["template"]["spec"]["containers"][0]
         self.assertEqual((c["image"], c["ports"]), ("nginx:1.27", [{"containerPort": 80, "protocol": "TCP"}]))
 
+    def test_autoscale_posts_autoscaling_v1_read_back_as_v2(self):
+        # kubectl autoscale sends an autoscaling/v1 HorizontalPodAutoscaler in protobuf.
+        self.create("deployment", "scaled", "--image=nginx:1.27")
+        out = self.k("autoscale", "deployment", "scaled", "-n", NS, "--min=2", "--max=5", "--cpu-percent=80").stdout
+        self.assertIn("horizontalpodautoscaler.autoscaling/scaled autoscaled", out)
+        v1 = self.get("horizontalpodautoscalers.v1.autoscaling", "scaled")
+        self.assertEqual((v1["apiVersion"], v1["spec"]["minReplicas"], v1["spec"]["maxReplicas"],
+                          v1["spec"]["targetCPUUtilizationPercentage"]), ("autoscaling/v1", 2, 5, 80))
+        v2 = self.get("hpa", "scaled")  # the preferred version, v2
+        self.assertEqual(v2["apiVersion"], "autoscaling/v2")
+        self.assertEqual(v2["spec"]["metrics"], [
+            {"type": "Resource", "resource": {"name": "cpu", "target": {"type": "Utilization", "averageUtilization": 80}}}])
+        table = self.k("get", "hpa", "scaled", "-n", NS).stdout
+        self.assertIn("Deployment/scaled", table)
+
+    def test_events_are_served_by_both_event_apis(self):
+        manifest = json.dumps({
+            "apiVersion": "events.k8s.io/v1", "kind": "Event", "metadata": {"name": "scaled.1"},
+            "eventTime": "2024-05-01T10:00:00.000000Z", "reportingController": "example.com/scaler",
+            "reportingInstance": "scaler-1", "action": "Scale", "reason": "Scaled", "type": "Normal",
+            "regarding": {"apiVersion": "apps/v1", "kind": "Deployment", "namespace": NS, "name": "web"},
+            "note": "scaled web to 3"})
+        self.k("create", "-n", NS, "-f", "-", input=manifest)
+        core = self.get("events", "scaled.1")
+        self.assertEqual((core["apiVersion"], core["message"], core["involvedObject"]["name"]),
+                         ("v1", "scaled web to 3", "web"))
+        listed = json.loads(self.k("get", "events.events.k8s.io", "-n", NS, "-o", "json").stdout)
+        mine = [e for e in listed["items"] if e["metadata"]["name"] == "scaled.1"]
+        self.assertEqual(len(mine), 1, listed)
+        self.assertEqual((mine[0]["apiVersion"], mine[0]["note"]), ("events.k8s.io/v1", "scaled web to 3"))
+        table = self.k("get", "events.events.k8s.io", "-n", NS).stdout
+        self.assertIn("scaled web to 3", table)
+        self.assertIn("scaled web to 3", self.k("events", "-n", NS).stdout)
+
+    def test_an_invalid_deployment_is_named_with_its_group(self):
+        body = json.dumps({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "bad"},
+                           "spec": {"replicas": -1, "selector": {"matchLabels": {"app": "bad"}},
+                                    "template": {"metadata": {"labels": {"app": "bad"}},
+                                                 "spec": {"containers": [{"name": "c", "image": "nginx"}]}}}})
+        status, answer = self.post(f"/apis/apps/v1/namespaces/{NS}/deployments", body.encode(),
+                                   content_type="application/json")
+        self.assertEqual(status, 422, answer)
+        self.assertTrue(answer["message"].startswith('Deployment.apps "bad" is invalid: spec.replicas: '), answer)
+        # kubectl prints the kind from the Status details, as against kube.
+        p = self.k("create", "-n", NS, "-f", "-", input=body, check=False)
+        self.assertIn('The Deployment "bad" is invalid', p.stderr)
+
     def test_dry_run_server_returns_the_object_without_storing_it(self):
         for args in (["configmap", "dry-cm", "--from-literal=a=b"],
                      ["service", "clusterip", "dry-svc", "--tcp=80:8080"],

@@ -113,7 +113,7 @@ Status ValidateCrd(const api::Object& object) {
       errors.InvalidValue("spec.versions", *versions, "must have exactly one version marked as storage version");
     }
   }
-  return errors.ToStatus("CustomResourceDefinition", object.name());
+  return errors.ToStatus("CustomResourceDefinition.apiextensions.k8s.io", object.name());
 }
 
 class CrdKindStrategy final : public ResourceStrategy {
@@ -150,7 +150,7 @@ class CrdKindStrategy final : public ResourceStrategy {
     if (api::StringAt(n, "scope") != api::StringAt(c, "scope")) {
       errors.Invalid("spec.scope", api::StringAt(n, "scope"), "field is immutable");
     }
-    return errors.ToStatus("CustomResourceDefinition", next.name());
+    return errors.ToStatus("CustomResourceDefinition.apiextensions.k8s.io", next.name());
   }
 
  private:
@@ -487,7 +487,7 @@ void CrdController::Serve(const api::Object& crd) {
                                             std::string(api::StringAt(s, "labelSelectorPath"))};
     }
     registry_.Set(*registered,
-                  std::make_shared<CustomResourceStrategy>(kind.name, std::move(schema).value(),
+                  std::make_shared<CustomResourceStrategy>(kind.name + "." + kind.group, std::move(schema).value(),
                                                            sub && sub->contains("status"), scale, PrinterFor(version)));
     if (openapi_) openapi_->SetSchema(*registered, json::value(*schema_json));
     kinds.push_back(*registered);

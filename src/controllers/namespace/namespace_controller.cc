@@ -29,7 +29,7 @@ NamespaceController::NamespaceController(const ControllerContext& context, int w
 Result<size_t> NamespaceController::DeleteContent(const std::string& ns) {
   size_t remaining = 0;
   for (const auto& info : api::AllKinds()) {
-    if (!info.namespaced || info.kind == api::Kind::kBinding) continue;
+    if (!info.namespaced || info.kind == api::Kind::kBinding || info.stored_as) continue;
     auto list = client_.List(info.kind, ns);
     if (!list.ok()) return list.status();
     for (const auto& object : *list) {
