@@ -183,7 +183,9 @@ class DisruptionEnv : public InProcessApiTest {
   }
   // Waits until the informers hold what the store has (pods and budgets).
   void Sync(size_t pods, std::function<bool(const api::Object&)> budget_ready = nullptr) {
-    for (int i = 0; i < 2000; ++i) {
+    // Generous: the machine may be busy (the informers are threads of their own).
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    while (std::chrono::steady_clock::now() < deadline) {
       auto b = informers_->For(api::Kind::kPodDisruptionBudget).Get("default/web");
       bool pods_ready = true;
       for (const auto& p : informers_->For(api::Kind::kPod).List()) {
