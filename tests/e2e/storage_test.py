@@ -171,8 +171,8 @@ class StorageTest(unittest.TestCase):
         cls = "static-" + self.ns
         self.apply({"apiVersion": "storage.k8s.io/v1", "kind": "StorageClass", "metadata": {"name": cls},
                     "provisioner": "kubernetes.io/no-provisioner", "volumeBindingMode": "WaitForFirstConsumer"})
-        # The smaller volume would be chosen, but it is marked unhealthy.
-        self.apply(volume("small-" + self.ns, cls, size="1Gi", zone="zone-a"))
+        # Both fit in the same zone: the smaller one would be chosen, but it is marked unhealthy.
+        self.apply(volume("small-" + self.ns, cls, size="1Gi", zone="zone-b"))
         self.apply(volume("big-" + self.ns, cls, size="5Gi", zone="zone-b"))
         subprocess.run([BERTH, "sim", "volume-health", "small-" + self.ns, "false", "--server", self.server.url],
                        check=True, capture_output=True, text=True)
