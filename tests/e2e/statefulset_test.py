@@ -1,5 +1,8 @@
 """StatefulSets end to end: real kubectl against `berth serve --sim-nodes 2`
-(scheduler, controllers and simulated kubelets in process)."""
+(scheduler, controllers, provisioner and simulated kubelets in process). The
+claim templates name no class: the default StorageClass is theirs (kube's
+DefaultStorageClass admission) and its claims are provisioned for the node
+the scheduler picks."""
 
 import json
 import unittest
@@ -7,6 +10,14 @@ import unittest
 from berth_server import BerthServer, wait_for
 
 STATEFUL_SET = """
+apiVersion: storage.k8s.io/v1
+kind: StorageClass
+metadata:
+  name: standard
+  annotations: {storageclass.kubernetes.io/is-default-class: "true"}
+provisioner: rancher.io/local-path
+volumeBindingMode: WaitForFirstConsumer
+---
 apiVersion: v1
 kind: Service
 metadata: {name: web}

@@ -192,8 +192,10 @@ class StorageTest(unittest.TestCase):
             p = self.running(f"db-{i}")
             self.assertIsNotNone(p, f"db-{i}")
             c = self.get("pvc", f"data-db-{i}")
-            # Each claim was provisioned for its pod's node (so in its zone).
-            self.assertEqual(c["metadata"]["annotations"]["volume.kubernetes.io/selected-node"], p["spec"]["nodeName"])
+            # Each claim was provisioned in its pod's zone.
+            pv = self.get("pv", c["spec"]["volumeName"])
+            zones = pv["spec"]["nodeAffinity"]["required"]["nodeSelectorTerms"][0]["matchExpressions"][0]["values"]
+            self.assertEqual(zones, [self.node_zone(p["spec"]["nodeName"])], f"db-{i}")
         self.kubectl("scale", "-n", self.ns, "statefulset/db", "--replicas=1")
         self.wait("scaled down to db-0", lambda: [p["metadata"]["name"] for p in self.get("pods")["items"]] == ["db-0"])
         # whenScaled: Retain keeps the claims; scaling up again reuses them.
