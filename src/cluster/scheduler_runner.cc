@@ -2,6 +2,7 @@
 
 #include <pthread.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -72,12 +73,13 @@ Status SchedulerRunner::Start() {
 Result<int> SchedulerRunner::ResyncCache() {
   if (!resync_.list) return Status::BadRequest("the scheduler has no source for resyncing its cache");
   std::vector<std::pair<std::vector<scheduler::Scheduler::Drift>, int64_t>> found;
-  for (api::Kind kind : {api::Kind::kNode, api::Kind::kPod}) {
+  for (api::Kind kind :
+       {api::Kind::kNode, api::Kind::kPod, api::Kind::kPersistentVolume, api::Kind::kPersistentVolumeClaim}) {
     auto listed = resync_.list(kind);
     if (!listed.ok()) return listed.status();
     found.emplace_back(scheduler_->FindCacheDrift(kind, listed->first, listed->second), listed->second);
   }
-  if (!found[0].first.empty() || !found[1].first.empty()) {
+  if (std::any_of(found.begin(), found.end(), [](const auto& f) { return !f.first.empty(); })) {
     std::unique_lock lock(resync_mu_);
     resync_cv_.wait_for(lock, resync_.grace, [this] { return resync_stop_; });
   }

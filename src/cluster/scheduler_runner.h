@@ -59,8 +59,9 @@ class SchedulerRunner {
   void Stop();
 
   scheduler::Scheduler& scheduler() { return *scheduler_; }
-  // One round of the drift guard (nodes, then pods) now; returns how many
-  // differences were repaired. The resync thread calls it every period.
+  // One round of the drift guard (nodes, pods, PersistentVolumes, claims)
+  // now; returns how many differences were repaired. The resync thread
+  // calls it every period.
   Result<int> ResyncCache();
 
  private:

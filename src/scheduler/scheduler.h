@@ -127,12 +127,13 @@ class Scheduler final : public Handle {
   // than the list already explains (a cached version after the list's, a
   // deletion seen after it); RepairCacheDrift, a little later, repairs what
   // is still as it was and counts it in
-  // berth_scheduler_cache_drift_total{kind}. Pods assumed by a cycle are
-  // never touched; bound, unfinished pods are compared (the cache's pods).
+  // berth_scheduler_cache_drift_total{kind}. Kinds: nodes and pods (the
+  // cache; pods assumed by a cycle are never touched, bound unfinished pods
+  // are compared), PersistentVolumes and claims (the volume lister).
   struct Drift {
     enum class What { kMissing, kStale, kExtra };
     What what;
-    api::Kind kind;            // kNode or kPod
+    api::Kind kind;            // kNode, kPod, kPersistentVolume or kPersistentVolumeClaim
     std::string key;           // node name, pod namespace/name
     int64_t cached_version;    // 0 when missing
     api::ObjectPtr listed;     // the API server's version; nullptr when extra
@@ -457,6 +458,10 @@ class Scheduler final : public Handle {
   // With options_.drift_guard: the revision at which each node ("node/NAME")
   // and pod ("pod/NS/NAME") was last seen deleted, until a list at or past it.
   void RememberDeletion(std::string key, int64_t revision);
+  // What the cache (nodes, pods) or the volume lister (volumes, claims) holds.
+  std::vector<Cache::Version> CachedVersions(api::Kind kind) const;
+  // The informer event that was missed, replayed: an add or update of `object`, or its deletion.
+  void ReplayEvent(api::Kind kind, const api::ObjectPtr& object, bool existed, bool deleted);
   int64_t DeletedAt(const std::string& key) const;
   mutable std::mutex deletions_mu_;
   std::unordered_map<std::string, int64_t> deletions_;  // guarded by deletions_mu_

@@ -186,6 +186,12 @@ void Scheduler::OnStorageObject(api::Kind kind, const api::ObjectPtr& object) {
 }
 
 void Scheduler::OnStorageObjectDelete(api::Kind kind, const api::ObjectPtr& object) {
+  if (options_.drift_guard && kind == api::Kind::kPersistentVolume) {
+    RememberDeletion("persistentvolume/" + object->name(), object->resource_version());
+  } else if (options_.drift_guard && kind == api::Kind::kPersistentVolumeClaim) {
+    RememberDeletion("persistentvolumeclaim/" + object->namespace_name() + "/" + object->name(),
+                     object->resource_version());
+  }
   switch (kind) {
     case api::Kind::kPersistentVolume:
       volumes_.OnVolumeDelete(object->name());

@@ -18,11 +18,67 @@ bool Cached(const api::Object& pod) {
   return view && !view->node_name.empty() && view->phase != "Succeeded" && view->phase != "Failed";
 }
 
-std::string DeletionKey(api::Kind kind, const std::string& key) {
-  return (kind == api::Kind::kNode ? "node/" : "pod/") + key;
+// The drift metric's label and the deletion memory's prefix.
+std::string KindName(api::Kind kind) {
+  switch (kind) {
+    case api::Kind::kNode:
+      return "node";
+    case api::Kind::kPod:
+      return "pod";
+    case api::Kind::kPersistentVolume:
+      return "persistentvolume";
+    default:
+      return "persistentvolumeclaim";
+  }
+}
+
+std::string DeletionKey(api::Kind kind, const std::string& key) { return KindName(kind) + "/" + key; }
+
+// Keys as the cache and the lister use them: names for cluster-scoped
+// kinds, namespace/name otherwise.
+std::string KeyOf(api::Kind kind, const api::Object& o) {
+  return api::Info(kind).namespaced ? o.namespace_name() + "/" + o.name() : o.name();
 }
 
 }  // namespace
+
+std::vector<Cache::Version> Scheduler::CachedVersions(api::Kind kind) const {
+  switch (kind) {
+    case api::Kind::kNode:
+      return cache_.NodeVersions();
+    case api::Kind::kPod:
+      return cache_.PodVersions();
+    default:
+      break;
+  }
+  std::vector<Cache::Version> out;
+  for (auto& o : kind == api::Kind::kPersistentVolume ? volumes_.Volumes() : volumes_.Claims()) {
+    out.push_back({KeyOf(kind, *o), o->resource_version(), false, o});
+  }
+  return out;
+}
+
+void Scheduler::ReplayEvent(api::Kind kind, const api::ObjectPtr& object, bool existed, bool deleted) {
+  switch (kind) {
+    case api::Kind::kNode:
+      if (deleted) {
+        OnNodeDelete(object->name());
+      } else {
+        existed ? OnNodeUpdate(object) : OnNodeAdd(object);
+      }
+      break;
+    case api::Kind::kPod:
+      if (deleted) {
+        OnPodDelete(object);
+      } else {
+        existed ? OnPodUpdate(object) : OnPodAdd(object);
+      }
+      break;
+    default:
+      deleted ? OnStorageObjectDelete(kind, object) : OnStorageObject(kind, object);
+      break;
+  }
+}
 
 void Scheduler::RememberDeletion(std::string key, int64_t revision) {
   std::lock_guard lock(deletions_mu_);
@@ -41,10 +97,10 @@ std::vector<Scheduler::Drift> Scheduler::FindCacheDrift(api::Kind kind, const st
   const bool pods = kind == api::Kind::kPod;
   std::unordered_map<std::string, const api::ObjectPtr*> by_key;
   by_key.reserve(listed.size());
-  for (const auto& object : listed) by_key.emplace(pods ? PodKey(*object) : object->name(), &object);
+  for (const auto& object : listed) by_key.emplace(KeyOf(kind, *object), &object);
   std::vector<Drift> drift;
   std::unordered_map<std::string, bool> cached;  // key → seen in the cache
-  for (const auto& c : pods ? cache_.PodVersions() : cache_.NodeVersions()) {
+  for (const auto& c : CachedVersions(kind)) {
     cached.emplace(c.key, true);
     if (c.assumed) continue;  // a cycle's, not yet confirmed by its event
     auto it = by_key.find(c.key);
@@ -69,16 +125,14 @@ std::vector<Scheduler::Drift> Scheduler::FindCacheDrift(api::Kind kind, const st
 }
 
 int Scheduler::RepairCacheDrift(const std::vector<Drift>& drift, int64_t revision) {
-  std::unordered_map<std::string, Cache::Version> nodes, pods;
-  bool read = false;
+  std::unordered_map<api::Kind, std::unordered_map<std::string, Cache::Version>> versions;
   int repaired = 0;
   for (const auto& d : drift) {
-    if (!read) {
-      for (auto& v : cache_.NodeVersions()) nodes.emplace(v.key, std::move(v));
-      for (auto& v : cache_.PodVersions()) pods.emplace(v.key, std::move(v));
-      read = true;
+    auto [at, first] = versions.try_emplace(d.kind);
+    if (first) {
+      for (auto& v : CachedVersions(d.kind)) at->second.emplace(v.key, std::move(v));
     }
-    const auto& now = d.kind == api::Kind::kPod ? pods : nodes;
+    const auto& now = at->second;
     auto it = now.find(d.key);
     bool still = false;
     switch (d.what) {
@@ -94,19 +148,12 @@ int Scheduler::RepairCacheDrift(const std::vector<Drift>& drift, int64_t revisio
         break;
     }
     if (!still) continue;
-    const bool pod = d.kind == api::Kind::kPod;
-    switch (d.what) {
-      case Drift::What::kMissing:
-        pod ? OnPodAdd(d.listed) : OnNodeAdd(d.listed);
-        break;
-      case Drift::What::kStale:
-        pod ? OnPodUpdate(d.listed) : OnNodeUpdate(d.listed);
-        break;
-      case Drift::What::kExtra:
-        pod ? OnPodDelete(d.cached) : OnNodeDelete(d.key);
-        break;
+    if (d.what == Drift::What::kExtra) {
+      ReplayEvent(d.kind, d.cached, true, true);
+    } else {
+      ReplayEvent(d.kind, d.listed, d.what == Drift::What::kStale, false);
     }
-    cache_drift_.WithLabels({pod ? "pod" : "node"}).Increment();
+    cache_drift_.WithLabels({KindName(d.kind)}).Increment();
     ++repaired;
   }
   if (options_.drift_guard) {

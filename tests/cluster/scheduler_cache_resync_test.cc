@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <mutex>
@@ -165,6 +166,43 @@ TEST_F(CacheResyncTest, DroppedEventsAreRepairedAndCounted) {
   repaired = runner_->ResyncCache();
   ASSERT_TRUE(repaired.ok());
   EXPECT_EQ(*repaired, 0);
+}
+
+TEST_F(CacheResyncTest, VolumesAndClaimsAreComparedToo) {
+  StartRunner(0ms);
+  auto pv = [&](const std::string& name) {
+    auto created = client_->Create(api::Kind::kPersistentVolume, "",
+                                   json::parse(R"({"metadata":{"name":")" + name + R"("},"spec":{
+                                       "capacity":{"storage":"1Gi"},"accessModes":["ReadWriteOnce"],
+                                       "hostPath":{"path":"/x"}}})")
+                                       .as_object());
+    ASSERT_TRUE(created.ok()) << created.status().message();
+  };
+  auto volumes = [&] {
+    std::vector<std::string> names;
+    for (const auto& v : runner_->scheduler().Volumes()->Volumes()) names.push_back(v->name());
+    std::sort(names.begin(), names.end());
+    return names;
+  };
+  pv("kept");
+  ASSERT_TRUE(Eventually([&] { return volumes() == std::vector<std::string>{"kept"}; }));
+  dropper_.Drop(dropper_.add, "lost");
+  pv("lost");
+  dropper_.Drop(dropper_.add, "claim");
+  ASSERT_TRUE(client_->Create(api::Kind::kPersistentVolumeClaim, "default",
+                              json::parse(R"({"metadata":{"name":"claim"},"spec":{"accessModes":["ReadWriteOnce"],
+                                  "resources":{"requests":{"storage":"1Gi"}}}})").as_object())
+                  .ok());
+  ASSERT_TRUE(Eventually([&] { return dropper_.Done(); }));
+  EXPECT_EQ(runner_->scheduler().Volumes()->Claim("default", "claim"), nullptr);
+
+  auto repaired = runner_->ResyncCache();
+  ASSERT_TRUE(repaired.ok()) << repaired.status().message();
+  EXPECT_EQ(*repaired, 2);
+  EXPECT_EQ(volumes(), (std::vector<std::string>{"kept", "lost"}));
+  EXPECT_NE(runner_->scheduler().Volumes()->Claim("default", "claim"), nullptr);
+  EXPECT_EQ(Drift("persistentvolume"), "1");
+  EXPECT_EQ(Drift("persistentvolumeclaim"), "1");
 }
 
 TEST_F(CacheResyncTest, PodsTheSchedulerBoundAreNotDrift) {

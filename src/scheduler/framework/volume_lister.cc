@@ -198,6 +198,22 @@ void VolumeLister::OnStorageCapacityDelete(const api::ObjectPtr& capacity) {
   capacities_.erase(ClaimKey(capacity->namespace_name(), capacity->name()));
 }
 
+std::vector<api::ObjectPtr> VolumeLister::Volumes() const {
+  std::shared_lock lock(mu_);
+  std::vector<api::ObjectPtr> out;
+  out.reserve(volumes_.size());
+  for (const auto& [name, entry] : volumes_) out.push_back(entry->object);
+  return out;
+}
+
+std::vector<api::ObjectPtr> VolumeLister::Claims() const {
+  std::shared_lock lock(mu_);
+  std::vector<api::ObjectPtr> out;
+  out.reserve(claims_.size());
+  for (const auto& [key, claim] : claims_) out.push_back(claim);
+  return out;
+}
+
 VolumeEntryPtr VolumeLister::Volume(const std::string& name) const {
   std::shared_lock lock(mu_);
   auto it = volumes_.find(name);

@@ -83,6 +83,10 @@ class VolumeLister {
   void OnStorageCapacityDelete(const api::ObjectPtr& capacity);
 
   // ---- reads (nullptr / nullopt when absent) ----
+  // Every PersistentVolume, every claim (the drift guard compares them with
+  // the API server's lists).
+  std::vector<api::ObjectPtr> Volumes() const;
+  std::vector<api::ObjectPtr> Claims() const;
   VolumeEntryPtr Volume(const std::string& name) const;
   api::ObjectPtr Claim(std::string_view ns, std::string_view name) const;
   api::ObjectPtr StorageClass(const std::string& name) const;
