@@ -188,9 +188,11 @@ SimNodes::SimNodes(const ControllerContext& context, SimNodesOptions options)
     const auto* view = pod->As<api::PodView>();
     if (view && Ours(view->node_name)) Enqueue(client::ObjectKey(*pod));
   };
+  // Also for a pod whose node left the fleet meanwhile (deleted): the IP
+  // and backoffs it held go, and PodGone only frees what the pod's UID holds.
   auto pod_deleted = [this](const api::ObjectPtr& pod) {
     const auto* view = pod->As<api::PodView>();
-    if (view && Ours(view->node_name)) PodGone(*pod);
+    if (view && !view->node_name.empty()) PodGone(*pod);
   };
   pods_.AddHandlers({pod_changed, pod_changed, pod_deleted});
   // A node brought back up: its kubelet catches up with its pods.
