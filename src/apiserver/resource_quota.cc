@@ -40,9 +40,9 @@ class ResourceQuota final : public AdmissionPlugin {
     // kube charges creates, and of updates only those of Services (a type
     // changed to NodePort or LoadBalancer) and PersistentVolumeClaims (a
     // larger request): by what they add.
-    if (update && (!a.old || (a.kind.kind != api::Kind::kService && a.kind.kind != api::Kind::kPersistentVolumeClaim))) {
-      return Status::Ok();
-    }
+    const bool charged_on_update =
+        a.kind.kind == api::Kind::kService || a.kind.kind == api::Kind::kPersistentVolumeClaim;
+    if (update && (!a.old || !charged_on_update)) return Status::Ok();
     if (!update && a.operation != AdmissionOperation::kCreate) return Status::Ok();
     for (int attempt = 0; attempt < 8; ++attempt) {
       auto listed = store_.List({.prefix = api::StoragePrefix(api::Kind::kResourceQuota, a.ns)});

@@ -106,7 +106,9 @@ std::vector<Scheduler::Drift> Scheduler::FindCacheDrift(api::Kind kind, const st
     auto it = by_key.find(c.key);
     if (it == by_key.end()) {
       // Not in the list: deleted by its revision, unless created after it.
-      if (c.resource_version <= revision) drift.push_back({Drift::What::kExtra, kind, c.key, c.resource_version, nullptr, c.object});
+      if (c.resource_version <= revision) {
+        drift.push_back({Drift::What::kExtra, kind, c.key, c.resource_version, nullptr, c.object});
+      }
       continue;
     }
     const api::ObjectPtr& l = *it->second;
