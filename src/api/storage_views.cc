@@ -1,5 +1,6 @@
 #include "api/storage_views.h"
 
+#include "api/object.h"
 #include "api/resources.h"
 
 namespace berth::api {
@@ -57,6 +58,11 @@ Result<std::shared_ptr<const TypedView>> ParsePersistentVolumeView(const json::o
   return Done(reader, std::move(view));
 }
 
+std::string ClaimClass(const Object& claim) {
+  const auto* view = claim.As<PersistentVolumeClaimView>();
+  return view ? view->class_name : std::string();
+}
+
 Result<std::shared_ptr<const TypedView>> ParsePersistentVolumeClaimView(const json::object& pvc) {
   auto view = std::make_shared<PersistentVolumeClaimView>();
   JsonReader reader;
@@ -68,6 +74,10 @@ Result<std::shared_ptr<const TypedView>> ParsePersistentVolumeClaimView(const js
           v && v->is_string()) {
         view->selected_node = std::string(v->get_string());
       }
+      if (const json::value* v = reader.Member(*annotations, "volume.beta.kubernetes.io/storage-class");
+          v && v->is_string()) {
+        view->class_name = std::string(v->get_string());
+      }
     }
   }
   if (const json::object* spec = reader.Object(pvc, "spec", root)) {
@@ -77,6 +87,7 @@ Result<std::shared_ptr<const TypedView>> ParsePersistentVolumeClaimView(const js
       view->requested_bytes = ReadStorage(reader, *resources, "requests", s.Field("resources"));
     }
     view->storage_class_name = reader.OptionalString(*spec, "storageClassName", s);
+    if (view->class_name.empty() && view->storage_class_name) view->class_name = *view->storage_class_name;
     view->volume_name = reader.String(*spec, "volumeName", s);
     view->volume_mode = reader.String(*spec, "volumeMode", s);
     if (view->volume_mode.empty()) view->volume_mode = "Filesystem";

@@ -13,6 +13,8 @@
 
 namespace berth::api {
 
+class Object;
+
 struct ObjectReference {
   std::string ns, name, uid;
 };
@@ -41,6 +43,10 @@ class PersistentVolumeClaimView : public TypedView {
   std::string phase;
   // The volume.kubernetes.io/selected-node annotation (delayed binding).
   std::string selected_node;
+  // The claim's class as kube reads it (GetPersistentVolumeClaimClass): the
+  // annotation volume.beta.kubernetes.io/storage-class, else
+  // spec.storageClassName, else "".
+  std::string class_name;
 };
 
 class StorageClassView : public TypedView {
@@ -61,6 +67,10 @@ class PriorityClassView : public TypedView {
 };
 
 Result<std::shared_ptr<const TypedView>> ParsePersistentVolumeView(const boost::json::object& pv);
+// A claim's class (PersistentVolumeClaimView::class_name); "" for an object
+// that is not a claim.
+std::string ClaimClass(const Object& claim);
+
 Result<std::shared_ptr<const TypedView>> ParsePersistentVolumeClaimView(const boost::json::object& pvc);
 Result<std::shared_ptr<const TypedView>> ParseStorageClassView(const boost::json::object& sc);
 Result<std::shared_ptr<const TypedView>> ParsePriorityClassView(const boost::json::object& pc);

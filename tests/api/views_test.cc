@@ -302,6 +302,14 @@ TEST(StorageViews, ReadBindingFields) {
 
   ObjectPtr unset = Decode(R"({"apiVersion":"v1","kind":"PersistentVolumeClaim","metadata":{"name":"c2"},"spec":{}})");
   EXPECT_FALSE(unset->As<PersistentVolumeClaimView>()->storage_class_name.has_value());
+  EXPECT_EQ(ClaimClass(*unset), "");
+  // kube's GetPersistentVolumeClaimClass: the beta annotation wins over the field.
+  ObjectPtr fast = Decode(R"({"apiVersion":"v1","kind":"PersistentVolumeClaim","metadata":{"name":"c3"},
+    "spec":{"storageClassName":"fast"}})");
+  EXPECT_EQ(ClaimClass(*fast), "fast");
+  ObjectPtr beta = Decode(R"({"apiVersion":"v1","kind":"PersistentVolumeClaim","metadata":{"name":"c4",
+    "annotations":{"volume.beta.kubernetes.io/storage-class":"old"}},"spec":{"storageClassName":"fast"}})");
+  EXPECT_EQ(ClaimClass(*beta), "old");
 
   ObjectPtr sc = Decode(R"({"apiVersion":"storage.k8s.io/v1","kind":"StorageClass",
     "metadata":{"name":"local","annotations":{"storageclass.kubernetes.io/is-default-class":"true"}},

@@ -32,11 +32,6 @@ bool VolumeBoundToClaim(const api::Object& volume, const api::Object& claim) {
          (ref.uid.empty() || ref.uid == claim.uid());
 }
 
-std::string ClaimClass(const api::Object& claim) {
-  const auto* view = claim.As<api::PersistentVolumeClaimView>();
-  return view && view->storage_class_name ? *view->storage_class_name : std::string();
-}
-
 std::string VolumeMismatch(const api::Object& volume, const api::Object& claim) {
   const auto* pv = volume.As<api::PersistentVolumeView>();
   const auto* pvc = claim.As<api::PersistentVolumeClaimView>();

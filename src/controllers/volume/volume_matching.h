@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "api/object.h"
+#include "api/storage_views.h"
 
 namespace berth::controllers {
 
@@ -31,8 +32,8 @@ bool VolumeUnhealthy(const api::Object& volume);
 // spec.claimRef of `volume` names `claim` (uid too, when the reference has one).
 bool VolumeBoundToClaim(const api::Object& volume, const api::Object& claim);
 
-// The claim's storageClassName, "" when unset.
-std::string ClaimClass(const api::Object& claim);
+// A claim's class: api::ClaimClass (kube's GetPersistentVolumeClaimClass).
+using api::ClaimClass;
 
 // Why `volume` cannot serve `claim` (kube's checkVolumeSatisfyClaim
 // messages: "requested PV is too small", "storageClassName does not match",

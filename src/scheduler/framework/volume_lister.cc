@@ -63,14 +63,6 @@ VolumeEntryPtr MakeEntry(const api::ObjectPtr& pv) {
 
 }  // namespace
 
-std::string ClaimClass(const api::Object& pvc) {
-  if (std::string_view beta = api::Annotation(pvc, "volume.beta.kubernetes.io/storage-class"); !beta.empty()) {
-    return std::string(beta);
-  }
-  const auto* view = pvc.As<api::PersistentVolumeClaimView>();
-  return view && view->storage_class_name ? *view->storage_class_name : "";
-}
-
 bool HasClaims(const PodInfo& pod) {
   for (const auto& v : pod.view->volumes) {
     if (!v.claim_name.empty()) return true;

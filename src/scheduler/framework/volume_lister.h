@@ -57,10 +57,8 @@ struct StorageCapacityEntry {
 
 inline constexpr std::string_view kVolumeHealthyAnnotation = "sim.berth.dev/volume-healthy";
 
-// A claim's storage class as kube reads it (GetPersistentVolumeClaimClass):
-// the beta annotation volume.beta.kubernetes.io/storage-class, else
-// spec.storageClassName, else "". REQUIRES: `pvc` is a PersistentVolumeClaim.
-std::string ClaimClass(const api::Object& pvc);
+// A claim's storage class as kube reads it: api::ClaimClass.
+using api::ClaimClass;
 
 // Whether `pod` uses any claim (persistentVolumeClaim or generic ephemeral
 // volumes): the volume plugins skip pods that do not, before anything else.
