@@ -9,6 +9,7 @@ packages=(
   libyaml-cpp-dev libcli11-dev libspdlog-dev libfmt-dev
   libgtest-dev libgmock-dev libbenchmark-dev libgoogle-perftools-dev
   python3 python3-kubernetes
+  etcd-server prometheus google-perftools chromium
 )
 
 missing=()
