@@ -174,6 +174,7 @@ Response ApiServer::Handle(Request& request) {
     r.content_type = "text/plain; version=0.0.4; charset=utf-8";
     return r;
   }
+  if (const Handler* route = FindRoute(options_.routes, path)) return (*route)(request);
   if (path == "/rpc") return Rpc(request);
   if (path == "/api" || path == "/apis" || path == "/api/" || path == "/apis/") {
     if (!get) return ErrorResponse(Status(StatusCode::kMethodNotAllowed, "method not allowed"));

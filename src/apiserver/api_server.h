@@ -43,6 +43,9 @@ class ApiServer {
     std::map<std::string, std::string> tokens;
     // Renders /metrics (Prometheus text); unset: 404.
     std::function<std::string()> metrics;
+    // Paths served beside the API (after authentication, before the API's
+    // own paths): see Route.
+    std::vector<Route> routes;
   };
 
   ApiServer(store::Store& store, Options options);

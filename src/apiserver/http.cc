@@ -83,4 +83,11 @@ bool IsCborContentType(std::string_view ct) {
   return media == "application/cbor";
 }
 
+const Handler* FindRoute(const std::vector<Route>& routes, std::string_view path) {
+  for (const Route& route : routes) {
+    if (path.starts_with(route.prefix)) return &route.handler;
+  }
+  return nullptr;
+}
+
 }  // namespace berth::apiserver

@@ -74,6 +74,17 @@ struct Response {
 
 using Handler = std::function<Response(Request&)>;
 
+// A path served beside the API by another part of the process (the
+// scheduler's explain endpoint, profiles, the web UI): every request whose
+// path starts with `prefix` goes to `handler`, after authentication.
+struct Route {
+  std::string prefix;
+  Handler handler;
+};
+
+// The handler of the first route whose prefix starts `path`, or nullptr.
+const Handler* FindRoute(const std::vector<Route>& routes, std::string_view path);
+
 // Percent-decoding of a path or (with plus_is_space) a form-encoded query value.
 std::string PercentDecode(std::string_view in, bool plus_is_space);
 // Splits "a=1&b=x+y" into decoded pairs.

@@ -7,6 +7,7 @@
 #include "api/duration.h"
 #include "client/http_client.h"
 #include "client/rest_client.h"
+#include "cluster/component_http.h"
 #include "cluster/informer_sources.h"
 #include "cluster/scheduler_clients.h"
 #include "cluster/scheduler_runner.h"
@@ -22,6 +23,8 @@ struct SchedulerFlags {
   int concurrent = 2;
   uint64_t seed = 0;
   std::string cache_resync_period = "30s";
+  std::string listen = "127.0.0.1:10259";
+  bool listen_set = false;  // --listen given: failing to bind it is an error
 };
 
 int Fail(const std::string& message) {
@@ -67,9 +70,27 @@ int RunScheduler(const SchedulerFlags& f, const scheduler::Registry& registry) {
       std::move(resync));
   if (!runner.ok()) return Fail((f.config.empty() ? "" : "--config " + f.config + ": ") + runner.status().message());
   if (Status s = runner.value()->Start(); !s.ok()) return Fail(s.message());
+  std::unique_ptr<apiserver::HttpServer> endpoint;
+  if (!f.listen.empty()) {
+    cluster::SchedulerRunner* r = runner.value().get();
+    auto started = cluster::StartComponentHttp(
+        {.listen = f.listen, .metrics = [r] { return r->scheduler().RenderMetrics(); }, .routes = {}});
+    if (started.ok()) {
+      endpoint = std::move(started).value();
+      std::fprintf(stderr, "berth scheduler: serving /healthz and /metrics on http://%s:%u\n",
+                   f.listen.substr(0, f.listen.rfind(':')).c_str(), endpoint->port());
+    } else if (f.listen_set) {
+      runner.value()->Stop();
+      return Fail(started.status().message());
+    } else {
+      // The default port taken (another scheduler on this machine): scheduling goes on.
+      std::fprintf(stderr, "berth scheduler: not serving /metrics: %s\n", started.status().message().c_str());
+    }
+  }
   std::fprintf(stderr, "berth scheduler: scheduling for %s\n", f.server.c_str());
   std::fflush(stderr);
   signals.Wait();
+  if (endpoint) endpoint->Stop();
   runner.value()->Stop();
   std::fprintf(stderr, "berth scheduler: stopped\n");
   return 0;
@@ -90,7 +111,14 @@ void AddSchedulerCommand(CLI::App& app, const scheduler::Registry& registry) {
                   "How often the scheduler compares its cache with the API server and repairs what differs "
                   "(0: never)")
       ->capture_default_str();
-  cmd->callback([&registry] { SetExitCode(RunScheduler(f, registry)); });
+  cmd->add_option("--listen", f.listen,
+                  "Where the scheduler serves /healthz and /metrics (HOST:PORT on loopback, port 0: any free one; "
+                  "\"\": nowhere)")
+      ->capture_default_str();
+  cmd->callback([cmd, &registry] {
+    f.listen_set = cmd->count("--listen") > 0;
+    SetExitCode(RunScheduler(f, registry));
+  });
 }
 
 }  // namespace berth::cmd

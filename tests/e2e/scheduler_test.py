@@ -167,7 +167,8 @@ class StandaloneScheduler(unittest.TestCase):
         from berth_server import BERTH
         self.server = BerthServer(extra_args=["--in-memory"]).start()  # no in-process scheduler
         self.log = open(self.server.tmp + "/scheduler.log", "wb")
-        self.scheduler = subprocess.Popen([BERTH, "scheduler", "--server", self.server.url, "--seed", "3"],
+        self.scheduler = subprocess.Popen([BERTH, "scheduler", "--server", self.server.url, "--seed", "3",
+                                           "--listen", "127.0.0.1:0"],
                                           stdout=self.log, stderr=subprocess.STDOUT)
 
     def tearDown(self):
@@ -215,6 +216,32 @@ class StandaloneScheduler(unittest.TestCase):
             time.sleep(0.05)
         self.assertEqual(scheduled, ["Successfully assigned default/fits to n1",
                                      "Successfully assigned default/too-big to n2"])
+
+    def test_serves_health_and_metrics_on_its_own_port(self):
+        import re
+        import urllib.request
+        port = None
+        deadline = time.time() + 20
+        while time.time() < deadline and port is None:
+            with open(self.server.tmp + "/scheduler.log") as f:
+                m = re.search(r"serving /healthz and /metrics on http://127\.0\.0\.1:(\d+)", f.read())
+            port = m and int(m.group(1))
+            time.sleep(0.05)
+        self.assertIsNotNone(port, "the scheduler's log names its port")
+        base = "http://127.0.0.1:%d" % port
+        self.assertEqual(urllib.request.urlopen(base + "/healthz", timeout=10).read(), b"ok")
+        k = self.server.kubectl
+        k("apply", "-f", "-", input=json.dumps(node("n1", cpu="2")))
+        k("apply", "-f", "-", input=json.dumps(pod("fits", cpu="1")))
+        text = ""
+        while time.time() < deadline and 'result="scheduled"' not in text:
+            text = urllib.request.urlopen(base + "/metrics", timeout=10).read().decode()
+            time.sleep(0.1)
+        attempts = [line for line in text.splitlines() if line.startswith("scheduler_schedule_attempts_total{")]
+        self.assertIn('scheduler_schedule_attempts_total{result="scheduled",profile="default-scheduler"} 1', attempts)
+        with self.assertRaises(urllib.error.HTTPError) as missing:
+            urllib.request.urlopen(base + "/nothing-here", timeout=10)
+        self.assertEqual(missing.exception.code, 404)
 
 
 class Bench(unittest.TestCase):
