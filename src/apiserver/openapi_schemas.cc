@@ -5,6 +5,8 @@
 
 #include <boost/json.hpp>
 
+#include "apiserver/openapi_generated.h"
+
 namespace berth::apiserver {
 
 namespace json = boost::json;
@@ -488,6 +490,7 @@ const boost::json::object& BuiltinDefinitions() {
     AddMetaDefinitions(defs);
     AddCoreDefinitions(defs);
     AddAppsDefinitions(defs);
+    AddGeneratedKindDefinitions(defs);
     return defs;
   }();
   return kDefinitions;

@@ -2,10 +2,13 @@
 // berth's own OpenAPI v3 schemas of kube's built-in kinds, under kube's
 // definition names ("io.k8s.api.core.v1.Pod"). The kinds users write and
 // explain most (Pod, Deployment, ReplicaSet, Service, ConfigMap, Secret,
-// Namespace) are described field by field; the rest name their top-level
-// fields and keep what lies below open. An object the schema does not list
-// completely carries `x-kubernetes-preserve-unknown-fields: true`, so that
-// field validation never refuses a field kube would accept.
+// Namespace) are described field by field, with descriptions; every other
+// kind the protobuf decoder knows gets a schema of all its fields and their
+// types derived from the decoder's tables (openapi_generated.h), without
+// descriptions; the few left name their top-level fields and keep what lies
+// below open. An object the schema does not list completely carries
+// `x-kubernetes-preserve-unknown-fields: true`, so that field validation
+// never refuses a field kube would accept.
 //
 // Immutable after first use; thread-safe.
 

@@ -342,30 +342,6 @@ Result<json::object> DecodeMessage(std::string_view bytes, const Message& m, int
   return out;
 }
 
-// The message of each built-in kind, gathered once from the group files'
-// lists; null for a kind no group file decodes.
-const Message* MessageFor(api::Kind kind) {
-  namespace schema = protobuf_schema;
-  using Table = std::array<const Message*, api::kBuiltinKindCount>;
-  static const Table table = [] {
-    Table t{};
-    for (auto group : {schema::kCoreKinds, schema::kPodKinds, schema::kVolumeKinds, schema::kAppsKinds,
-                       schema::kAutoscalingKinds, schema::kBatchKinds, schema::kCoordinationKinds,
-                       schema::kDiscoveryKinds, schema::kNetworkingKinds, schema::kNodeKinds, schema::kPolicyKinds,
-                       schema::kRbacKinds, schema::kSchedulingKinds, schema::kStorageKinds,
-                       schema::kApiextensionsKinds}) {
-      for (const schema::KindMessage& entry : group) t[static_cast<size_t>(entry.kind)] = entry.message;
-    }
-    return t;
-  }();
-  if (!api::IsBuiltin(kind)) return nullptr;  // custom resources: JSON only, as in kube
-  return table[static_cast<size_t>(kind)];
-}
-
-}  // namespace
-
-namespace {
-
 // Reads the "k8s\0" envelope and decodes its raw message by `message`;
 // apiVersion and kind come from the envelope, else the defaults given.
 Result<json::value> DecodeEnvelope(std::string_view body, const Message& message, std::string_view default_api_version,
@@ -409,7 +385,7 @@ Result<json::value> DecodeEnvelope(std::string_view body, const Message& message
 
 Result<json::value> DecodeProtobuf(std::string_view body, api::Kind kind) {
   const api::KindInfo& info = api::Info(kind);
-  const Message* message = MessageFor(kind);
+  const Message* message = protobuf_schema::MessageOf(kind);
   if (!message) return Unsupported(std::string(info.name) + " objects");
   return DecodeEnvelope(body, *message, info.ApiVersion(), info.name);
 }
@@ -421,5 +397,26 @@ Result<json::value> DecodeProtobufDeleteOptions(std::string_view body) {
 Result<json::value> DecodeProtobufEviction(std::string_view body) {
   return DecodeEnvelope(body, protobuf_schema::kEviction, "policy/v1", "Eviction");
 }
+
+namespace protobuf_schema {
+
+// The message of each built-in kind, gathered once from the group files'
+// lists; null for a kind no group file decodes.
+const Message* MessageOf(api::Kind kind) {
+  using Table = std::array<const Message*, api::kBuiltinKindCount>;
+  static const Table table = [] {
+    Table t{};
+    for (auto group : {kCoreKinds, kPodKinds, kVolumeKinds, kAppsKinds, kAutoscalingKinds, kBatchKinds,
+                       kCoordinationKinds, kDiscoveryKinds, kNetworkingKinds, kNodeKinds, kPolicyKinds, kRbacKinds,
+                       kSchedulingKinds, kStorageKinds, kApiextensionsKinds}) {
+      for (const KindMessage& entry : group) t[static_cast<size_t>(entry.kind)] = entry.message;
+    }
+    return t;
+  }();
+  if (!api::IsBuiltin(kind)) return nullptr;  // custom resources: JSON only, as in kube
+  return table[static_cast<size_t>(kind)];
+}
+
+}  // namespace protobuf_schema
 
 }  // namespace berth::apiserver

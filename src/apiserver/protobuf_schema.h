@@ -1,5 +1,7 @@
 #pragma once
-// Internal to the protobuf decoder (protobuf.cc): the schema it reads by.
+// The schema the protobuf decoder (protobuf.cc) reads by, which also gives
+// the OpenAPI schemas of the kinds without hand-written ones
+// (openapi_generated.cc).
 // Each message is a table of field number -> JSON name and type, as
 // k8s.io/api's and k8s.io/apimachinery's generated.proto define them, with
 // the JSON rules of the Go types (omitempty, pointers, inlined structs).
@@ -122,7 +124,7 @@ extern const Message kObjectMeta, kLabelSelector, kCondition, kDeleteOptions;
 // core/v1 messages other files embed.
 extern const Message kLocalObjectReference, kTypedLocalObjectReference, kObjectReference;  // _core
 extern const Message kPodTemplateSpec, kObjectFieldSelector, kResourceFieldSelector, kNodeSelector,
-    kToleration;                                                                           // _pod
+    kToleration, kContainer, kVolumeMount, kPodSpec;                                       // _pod
 extern const Message kVolume, kPersistentVolumeClaim, kPersistentVolumeSpec, kTopologySelectorTerm,
     kVolumeHealthCondition;  // _volume
 // Request bodies that are not stored kinds.
@@ -137,5 +139,9 @@ struct KindMessage {
 extern const std::span<const KindMessage> kCoreKinds, kPodKinds, kVolumeKinds, kAppsKinds,
     kAutoscalingKinds, kBatchKinds, kCoordinationKinds, kDiscoveryKinds, kNetworkingKinds, kNodeKinds,
     kPolicyKinds, kRbacKinds, kSchedulingKinds, kStorageKinds, kApiextensionsKinds;
+
+// The message a built-in kind's objects are read by (gathered from the lists
+// above); nullptr for custom resources and kinds no group file decodes.
+const Message* MessageOf(api::Kind kind);
 
 }  // namespace berth::apiserver::protobuf_schema

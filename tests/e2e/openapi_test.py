@@ -134,6 +134,49 @@ class OpenApiKubectlTest(unittest.TestCase):
         for field in ["replicas", "selector", "template", "strategy"]:
             self.assertIn(field, out)
 
+    def test_explain_nested_fields_of_every_kind(self):
+        # Kinds without hand-written schemas have every field, typed, down
+        # to the leaves (from the protobuf tables).
+        cases = {
+            "statefulset.spec.replicas": ("StatefulSet", "<integer>"),
+            "statefulset.spec.volumeClaimTemplates.spec.storageClassName": ("StatefulSet", "<string>"),
+            "job.spec.template.spec.containers.image": ("Job", "<string>"),
+            "cronjob.spec.jobTemplate.spec.backoffLimit": ("CronJob", "<integer>"),
+            "hpa.spec.metrics.resource.target.averageUtilization": ("HorizontalPodAutoscaler", "<integer>"),
+            "ingress.spec.rules.http.paths.backend.service.port.number": ("Ingress", "<integer>"),
+            "node.spec.taints.effect": ("Node", "<string>"),
+            "pvc.spec.resources.requests": ("PersistentVolumeClaim", "<map[string]"),
+            "crd.spec.names.shortNames": ("CustomResourceDefinition", "<[]string>"),
+            "clusterrole.rules.verbs": ("ClusterRole", "<[]string>"),
+            "lease.spec.holderIdentity": ("Lease", "<string>"),
+        }
+        for path, (kind, type_name) in cases.items():
+            out = self.k("explain", path).stdout
+            self.assertIn("KIND:       " + kind, out, path)
+            self.assertIn("FIELD: " + path.rsplit(".", 1)[1] + " " + type_name, out, path)
+        p = self.k("explain", "statefulset.spec.replicaz", check=False)
+        self.assertNotEqual(p.returncode, 0)
+        self.assertIn('field "replicaz" does not exist', p.stderr)
+
+    def test_unknown_fields_of_other_kinds_are_refused_too(self):
+        manifest = """apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: typo-sts}
+spec:
+  selector: {matchLabels: {app: s}}
+  serviceName: s
+  template:
+    metadata: {labels: {app: s}}
+    spec: {containers: [{name: c, image: nginx}]}
+  volumeClaimTemplates:
+  - metadata: {name: data}
+    spec: {accessModes: [ReadWriteOnce], resource: {requests: {storage: 1Gi}}}
+"""
+        p = self.k("apply", "-f", "-", input=manifest, check=False)
+        self.assertNotEqual(p.returncode, 0, p.stdout)
+        self.assertIn('unknown field "spec.volumeClaimTemplates[0].spec.resource"', p.stderr)
+        self.assertEqual(self.k("get", "statefulset", "typo-sts", check=False).returncode, 1)
+
     def test_openapi_v3_index_and_document(self):
         with urllib.request.urlopen(self.server.url + "/openapi/v3") as r:
             index = json.load(r)
