@@ -93,8 +93,10 @@ Result<api::ObjectPtr> ApiServer::BindPod(const std::string& ns, const std::stri
                                           int64_t expected_revision,
                                           const json::object* annotations) {
   if (node.empty()) {
-    // kube returns the raw validation error, which surfaces as an internal error.
-    return Status::Internal("target.name: Required value");
+    // kube answers its raw validation error here, which surfaces as a 500;
+    // berth answers what it is, an invalid Binding.
+    return Status::Invalid("Binding \"" + name + "\" is invalid: target.name: Required value",
+                           {{"FieldValueRequired", "Required value", "target.name"}});
   }
   const std::string key = api::StorageKey(api::Kind::kPod, ns, name);
   for (int attempt = 0; attempt < kMaxAttempts; ++attempt) {

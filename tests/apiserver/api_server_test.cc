@@ -381,6 +381,20 @@ TEST_F(ApiServerTest, BindingSetsNodeAndConditionOnceOnly) {
                  R"({"metadata":{"name":"other"},"target":{"name":"n1"}})").status, 400);
 }
 
+TEST_F(ApiServerTest, ABindingWithoutATargetIsInvalidNotAnInternalError) {
+  ASSERT_EQ(Call("POST", "/api/v1/namespaces/default/pods", Pod("a")).status, 201);
+  Response r = Call("POST", "/api/v1/namespaces/default/pods/a/binding",
+                    R"({"apiVersion":"v1","kind":"Binding","metadata":{"name":"a"},"target":{"name":""}})");
+  EXPECT_EQ(r.status, 422) << r.body;
+  EXPECT_EQ(Body(r)["reason"], "Invalid");
+  EXPECT_EQ(Body(r)["message"], "Binding \"a\" is invalid: target.name: Required value");
+  EXPECT_EQ(Body(r)["details"].as_object()["causes"].as_array()[0].as_object()["field"], "target.name");
+  EXPECT_EQ(Call("POST", "/api/v1/namespaces/default/pods/a/binding", R"({"metadata":{"name":"a"}})").status,
+            422);
+  json::object pod = Body(Call("GET", "/api/v1/namespaces/default/pods/a"));
+  EXPECT_FALSE(pod["spec"].as_object().contains("nodeName"));
+}
+
 TEST_F(ApiServerTest, BindingLeavesOtherConditionsAlone) {
   ASSERT_EQ(Call("POST", "/api/v1/namespaces/default/pods", Pod("a")).status, 201);
   json::object current = Body(Call("GET", "/api/v1/namespaces/default/pods/a"));
