@@ -16,6 +16,7 @@
 #include "cmd/commands.h"
 #include "perf/synthetic.h"
 #include "store/memory/memory_store.h"
+#include "store/wal/dir_lock.h"
 #include "store/wal/wal.h"
 
 namespace berth::cmd {
@@ -102,6 +103,9 @@ int Check(const std::string& dir, bool parse) {
 int Restore(const std::string& dir, int64_t revision) {
   namespace fs = std::filesystem;
   if (revision <= 0) return Fail("--to-revision must be a positive revision");
+  // Moving the directory under a running server would lose its writes.
+  auto owned = store::wal::DirLock::Acquire(dir);
+  if (!owned.ok()) return Fail("store restore " + dir + ": " + owned.status().message());
   store::MemoryStore::Options options;
   options.data_dir = dir;
   options.recover_to_revision = revision;

@@ -141,6 +141,22 @@ class Limits(unittest.TestCase):
         self.assertIn(f"127.0.0.1:{self.server.port}", second.stderr)
         self.assertIn("address already in use", second.stderr.lower())
 
+    def test_a_second_server_on_the_same_data_directory_is_refused(self):
+        self.server = BerthServer().start()
+        self.server.kubectl("create", "configmap", "kept", "--from-literal=k=v")
+        second = subprocess.run([BERTH, "serve", "--data-dir", self.server.data_dir,
+                                 "--listen", f"127.0.0.1:{free_port()}"],
+                                capture_output=True, text=True, timeout=30)
+        self.assertNotEqual(second.returncode, 0)
+        self.assertIn(f"data directory {self.server.data_dir} is in use by PID {self.server.proc.pid}",
+                      second.stderr)
+        restore = subprocess.run([BERTH, "store", "restore", "--data-dir", self.server.data_dir,
+                                  "--to-revision", "1"], capture_output=True, text=True, timeout=30)
+        self.assertNotEqual(restore.returncode, 0)
+        self.assertIn(f"is in use by PID {self.server.proc.pid}", restore.stderr)
+        # The first server goes on serving what it stored.
+        self.assertEqual(self.server.kubectl("get", "configmap", "kept", "-o", "jsonpath={.data.k}").stdout, "v")
+
     def test_a_bad_duration_flag_is_a_clear_error(self):
         self.server = BerthServer(extra_args=["--in-memory"]).start()
         for flag in ("--event-ttl", "--node-monitor-grace-period"):

@@ -370,3 +370,39 @@ TEST_F(DurableStore, InMemoryWritesAreNeverDeferred) {
 
 }  // namespace
 }  // namespace berth::store
+
+namespace berth::store {
+namespace {
+
+// One owner per data directory: a second store (another process or this
+// one), `store demo` and `store restore` are refused while the first is open;
+// a read-only check is not; Close hands the directory over.
+TEST_F(DurableStore, ASecondOwnerIsRefusedWhileTheFirstIsOpen) {
+  auto first = Open();
+  ASSERT_NE(first, nullptr);
+  ASSERT_TRUE(first->Create(MakePod("default", "a")).ok());
+  MemoryStore::Options options;
+  options.data_dir = dir_.string();
+  auto second = MemoryStore::Open(options);
+  ASSERT_FALSE(second.ok());
+  EXPECT_EQ(second.status().code(), StatusCode::kUnavailable);
+  EXPECT_EQ(second.status().message(),
+            "data directory " + dir_.string() + " is in use by PID " + std::to_string(::getpid()));
+  int status = 0;
+  std::string out = Run("store restore --data-dir " + dir_.string() + " --to-revision 1", &status);
+  EXPECT_NE(status, 0) << out;
+  EXPECT_NE(out.find("is in use by PID " + std::to_string(::getpid())), std::string::npos) << out;
+  EXPECT_TRUE(fs::exists(dir_ / "LOCK"));
+  out = Run("store demo --data-dir " + dir_.string(), &status);
+  EXPECT_NE(status, 0) << out;
+  out = Run("store check --data-dir " + dir_.string(), &status);
+  EXPECT_EQ(status, 0) << out;
+
+  first->Close();
+  auto third = Open();
+  ASSERT_NE(third, nullptr);
+  EXPECT_TRUE(third->Get(MakePod("default", "a")->StorageKey()).ok());
+}
+
+}  // namespace
+}  // namespace berth::store

@@ -95,6 +95,9 @@ Status MemoryStore::Recover() {
   } else {
     std::filesystem::create_directories(dir, ec);
     if (ec) return Status::Internal("cannot create data directory " + dir + ": " + ec.message());
+    auto locked = wal::DirLock::Acquire(dir);
+    if (!locked.ok()) return locked.status();
+    dir_lock_ = std::move(locked).value();
   }
 
   std::unique_lock lk(mu_);

@@ -359,8 +359,11 @@ void MemoryStore::Close() {
     std::lock_guard lk(commit_mu_);
   }
   commit_cv_.notify_all();
-  std::lock_guard lk(thread_mu_);
-  if (snapshot_thread_.joinable()) snapshot_thread_.join();
+  {
+    std::lock_guard lk(thread_mu_);
+    if (snapshot_thread_.joinable()) snapshot_thread_.join();
+  }
+  dir_lock_.Release();  // nothing more is written: the directory may have a new owner
 }
 
 }  // namespace berth::store

@@ -32,6 +32,7 @@
 
 #include "store/memory/key_index.h"
 #include "store/store.h"
+#include "store/wal/dir_lock.h"
 #include "store/wal/wal.h"
 
 namespace berth::store {
@@ -40,7 +41,10 @@ class MemoryStore final : public Store {
  public:
   struct Options {
     // Empty: nothing is persisted. Otherwise the directory (created if missing)
-    // holds the log and snapshots; Open recovers from it.
+    // holds the log and snapshots; Open recovers from it. Unless read_only,
+    // the store owns the directory until Close: Open fails (Unavailable, "data
+    // directory D is in use by PID n") while another store, in this process
+    // or another, owns it.
     std::string data_dir;
     // false: log writes are not fsync'ed (benchmarks of the non-durable path).
     bool sync = true;
@@ -158,6 +162,9 @@ class MemoryStore final : public Store {
   int64_t records_since_snapshot_ = 0;  // guarded by mu_
   std::map<std::string, int64_t, std::less<>> counts_;  // live objects per resource prefix; guarded by mu_
   std::unique_ptr<wal::LogWriter> log_;  // set once in Open
+  // Held from Open to Close when the store writes to a data directory: a
+  // second owner is refused (wal::DirLock).
+  wal::DirLock dir_lock_;
   uint64_t log_position_ = 0;            // of the newest Append or Rotate; guarded by mu_
 
   // Logged writes not yet published, in log order (queued under mu_ as they
