@@ -147,6 +147,16 @@ bool IsStatusObject(std::string_view line) {
   return !o.contains("type") && kind && kind->is_string() && kind->get_string() == "Status";
 }
 
+// ": MESSAGE" of a Status line, or nothing. (A body without a final newline
+// never reaches the line reader: the code alone then tells what happened.)
+std::string StatusMessage(std::string_view line) {
+  boost::system::error_code ec;
+  json::value v = json::parse(line, ec);
+  if (ec || !v.is_object()) return "";
+  const json::value* message = v.get_object().if_contains("message");
+  return message && message->is_string() ? ": " + std::string(message->get_string()) : "";
+}
+
 // A watch read from the server on a connection of its own, on a thread of its
 // own, handed to the page line by line. The answer to the page is already 200
 // when the server's arrives, so a refused watch (410 Expired ...) reaches the
@@ -182,7 +192,7 @@ class ReadThroughWatch : public apiserver::ResponseStream {
       if (!result.ok() || result.value() != 200) {
         Status status = result.ok() ? Status(CodeOfHttpStatus(result.value()),
                                              "the API server refused the watch (" + std::to_string(result.value()) +
-                                                 "): " + first.substr(0, 512))
+                                                 ")" + StatusMessage(first))
                                     : Status(StatusCode::kUnavailable, result.status().message());
         if (!stop_.load()) {
           pending_ = "{\"type\":\"ERROR\",\"object\":" + apiserver::ErrorResponse(status).body + "}\n";

@@ -34,12 +34,13 @@ export function drawChart(canvas, series, format) {
   g.textAlign = 'right';
   g.fillText(max > 0 ? format(max) : '', left - 4, top + 8);
   g.fillText(format(0), left - 4, bottom);
-  if (count < 2) {
+  if (count === 0) {
     g.textAlign = 'left';
     g.fillText('collecting…', left + 8, (top + bottom) / 2);
     return;
   }
-  const x = (i) => left + ((right - left) * i) / (count - 1);
+  // The newest point sits at the right edge.
+  const x = (i) => (count === 1 ? right : left + ((right - left) * i) / (count - 1));
   const y = (v) => bottom - (max > 0 ? ((bottom - top) * v) / max : 0);
   let legendX = right;
   g.textAlign = 'right';
@@ -58,6 +59,13 @@ export function drawChart(canvas, series, format) {
       pen = true;
     });
     g.stroke();
+    const last = s.values[s.values.length - 1];
+    if (last != null) {
+      g.fillStyle = s.color;
+      g.beginPath();
+      g.arc(x(s.values.length - 1), y(last), 2.5, 0, 2 * Math.PI);
+      g.fill();
+    }
     if (s.label) {
       g.fillStyle = s.color;
       g.fillText(s.label, legendX, height - 2);

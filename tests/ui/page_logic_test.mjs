@@ -1,0 +1,86 @@
+// The dashboard's pure parts, under node's test runner: quantities and pod
+// requests, the metrics parser and quantiles, the search words.
+// Run by tests/e2e/ui_test.py (node --test).
+
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+
+import { histogramQuantile, parseSchedulingMetrics, SchedulingRate } from '../../web/ui/metrics.js';
+import { parseQuantity, podRequests } from '../../web/ui/quantity.js';
+import { matcher } from '../../web/ui/search.js';
+
+test('quantities in kube\'s notation', () => {
+  const cases = [['250m', 0.25], ['2', 2], ['1.5', 1.5], ['128Mi', 128 * 2 ** 20], ['1Gi', 2 ** 30],
+    ['1k', 1000], ['2M', 2e6], ['1e3', 1000], ['5E2', 500], ['100n', 1e-7], ['', 0], ['nonsense', 0], [undefined, 0]];
+  for (const [text, want] of cases) assert.ok(Math.abs(parseQuantity(text) - want) < 1e-12, `${text}: ${parseQuantity(text)}`);
+});
+
+test('pod requests: containers, the largest init container, sidecars and overhead', () => {
+  const c = (cpu, memory, extra = {}) => ({ resources: { requests: { cpu, memory } }, ...extra });
+  assert.deepEqual(podRequests({ containers: [c('100m', '1Gi'), c('200m', '1Gi')] }), { cpu: 0.30000000000000004, memory: 2 ** 31 });
+  // An init container larger than the app containers sets the floor.
+  assert.equal(podRequests({ containers: [c('1', '1Mi')], initContainers: [c('3', '1Mi')] }).cpu, 3);
+  // A sidecar (restartPolicy Always) runs beside the app containers and the later init containers.
+  const sidecar = podRequests({
+    containers: [c('1', '1Mi')],
+    initContainers: [c('500m', '1Mi', { restartPolicy: 'Always' }), c('2', '1Mi')],
+  });
+  assert.equal(sidecar.cpu, 2.5);
+  assert.equal(podRequests({ containers: [c('1', '0')], overhead: { cpu: '250m' } }).cpu, 1.25);
+  assert.deepEqual(podRequests({ containers: [{}] }), { cpu: 0, memory: 0 });
+});
+
+const scrape = (scheduled, buckets) => [
+  '# HELP scheduler_schedule_attempts_total Number of attempts to schedule pods',
+  '# TYPE scheduler_schedule_attempts_total counter',
+  `scheduler_schedule_attempts_total{profile="default-scheduler",result="scheduled"} ${scheduled}`,
+  'scheduler_schedule_attempts_total{profile="default-scheduler",result="unschedulable"} 4',
+  'scheduler_schedule_attempts_total_other 99',
+  ...Object.entries(buckets).map(([le, n]) =>
+    `scheduler_scheduling_attempt_duration_seconds_bucket{profile="default-scheduler",result="scheduled",le="${le}"} ${n}`),
+  'scheduler_scheduling_attempt_duration_seconds_sum{profile="default-scheduler",result="scheduled"} 1.5',
+].join('\n');
+
+test('the scheduling metrics are summed over their labels', () => {
+  const sample = parseSchedulingMetrics(scrape(10, { 0.001: 2, 0.01: 8, '+Inf': 10 }));
+  assert.equal(sample.found, true);
+  assert.equal(sample.scheduled, 10);
+  assert.equal(sample.attempts, 14);
+  assert.deepEqual([...sample.buckets], [[0.001, 2], [0.01, 8], [Infinity, 10]]);
+  assert.equal(parseSchedulingMetrics('up 1\n').found, false);
+});
+
+test('quantiles interpolate inside the bucket, as histogram_quantile does', () => {
+  const buckets = new Map([[0.001, 0], [0.002, 50], [0.004, 100], [Infinity, 100]]);
+  assert.equal(histogramQuantile(0.5, buckets), 0.002);
+  assert.ok(Math.abs(histogramQuantile(0.75, buckets) - 0.003) < 1e-12);
+  assert.ok(Math.abs(histogramQuantile(0.25, buckets) - 0.0015) < 1e-12);
+  // Above the last finite bound: that bound.
+  assert.equal(histogramQuantile(0.99, new Map([[0.001, 1], [Infinity, 10]])), 0.001);
+  assert.equal(histogramQuantile(0.5, new Map([[Infinity, 0]])), null);
+});
+
+test('rates come from the difference between two scrapes', () => {
+  const rate = new SchedulingRate();
+  assert.equal(rate.add(parseSchedulingMetrics(scrape(10, { 0.001: 2, 0.01: 8, '+Inf': 10 })), 1000), null);
+  const point = rate.add(parseSchedulingMetrics(scrape(40, { 0.001: 2, 0.01: 38, '+Inf': 40 })), 4000);
+  assert.equal(point.rate, 10);
+  // All 30 new attempts fell in (0.001, 0.01]: the median is that bucket's middle.
+  assert.ok(Math.abs(point.p50 - 0.0055) < 1e-12, String(point.p50));
+  // A restarted scheduler (counters back to zero) gives no point.
+  assert.equal(rate.add(parseSchedulingMetrics(scrape(1, { '+Inf': 1 })), 7000), null);
+});
+
+test('search words: names, label parts and exact key=value', () => {
+  const node = { name: 'sim-node-3', labels: { 'topology.kubernetes.io/zone': 'zone-a', gpu: 'yes' } };
+  assert.ok(matcher('').matchesNode(node));
+  assert.ok(matcher('node-3').matchesNode(node));
+  assert.ok(matcher('zone-a').matchesNode(node));
+  assert.ok(matcher('topology.kubernetes.io/zone=zone-a gpu=yes').matchesNode(node));
+  assert.ok(!matcher('topology.kubernetes.io/zone=zone').matchesNode(node));
+  assert.ok(!matcher('node-3 zone-b').matchesNode(node));
+  const pod = { key: 'default/web-1', labels: { app: 'web' } };
+  assert.ok(matcher('default/web').matchesPod(pod));
+  assert.ok(matcher('APP=WEB').matchesPod(pod));
+  assert.ok(!matcher('app=we').matchesPod(pod));
+});
