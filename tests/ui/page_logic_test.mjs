@@ -7,7 +7,7 @@ import { test } from 'node:test';
 
 import { histogramQuantile, parseSchedulingMetrics, SchedulingRate } from '../../web/ui/metrics.js';
 import { parseQuantity, podRequests } from '../../web/ui/quantity.js';
-import { matcher } from '../../web/ui/search.js';
+import { byOrder, matcher, naturalKey, searchText } from '../../web/ui/search.js';
 
 test('quantities in kube\'s notation', () => {
   const cases = [['250m', 0.25], ['2', 2], ['1.5', 1.5], ['128Mi', 128 * 2 ** 20], ['1Gi', 2 ** 30],
@@ -72,15 +72,23 @@ test('rates come from the difference between two scrapes', () => {
 });
 
 test('search words: names, label parts and exact key=value', () => {
-  const node = { name: 'sim-node-3', labels: { 'topology.kubernetes.io/zone': 'zone-a', gpu: 'yes' } };
-  assert.ok(matcher('').matchesNode(node));
-  assert.ok(matcher('node-3').matchesNode(node));
-  assert.ok(matcher('zone-a').matchesNode(node));
-  assert.ok(matcher('topology.kubernetes.io/zone=zone-a gpu=yes').matchesNode(node));
-  assert.ok(!matcher('topology.kubernetes.io/zone=zone').matchesNode(node));
-  assert.ok(!matcher('node-3 zone-b').matchesNode(node));
-  const pod = { key: 'default/web-1', labels: { app: 'web' } };
-  assert.ok(matcher('default/web').matchesPod(pod));
-  assert.ok(matcher('APP=WEB').matchesPod(pod));
-  assert.ok(!matcher('app=we').matchesPod(pod));
+  const node = { search: searchText('sim-node-3', { 'topology.kubernetes.io/zone': 'zone-a', gpu: 'yes' }) };
+  assert.ok(matcher('').matches(node));
+  assert.ok(matcher('').empty);
+  assert.ok(matcher('node-3').matches(node));
+  assert.ok(matcher('zone-a').matches(node));
+  assert.ok(matcher('topology.kubernetes.io/zone=zone-a  gpu=yes').matches(node));
+  assert.ok(!matcher('topology.kubernetes.io/zone=zone').matches(node));
+  assert.ok(!matcher('node-3 zone-b').matches(node));
+  const pod = { search: searchText('default/web-1', { app: 'web' }) };
+  assert.ok(matcher('default/web').matches(pod));
+  assert.ok(matcher('APP=WEB').matches(pod));
+  assert.ok(!matcher('app=we').matches(pod));
+  assert.ok(!matcher('web-1=').matches(pod));
+});
+
+test('names sort in human order', () => {
+  const names = ['sim-node-10', 'sim-node-2', 'sim-node-1', 'a-100', 'a-20'];
+  const sorted = names.map((name) => ({ name, order: naturalKey(name) })).sort(byOrder).map((r) => r.name);
+  assert.deepEqual(sorted, ['a-20', 'a-100', 'sim-node-1', 'sim-node-2', 'sim-node-10']);
 });

@@ -7,7 +7,7 @@ import { drawChart } from './chart.js';
 import { parseSchedulingMetrics, SchedulingRate } from './metrics.js';
 import { formatBytes, formatCpu, parseQuantity, podRequests } from './quantity.js';
 import { getJson, listWatch } from './watch.js';
-import { matcher } from './search.js';
+import { byOrder, matcher, naturalKey, searchText } from './search.js';
 
 const kZoneLabel = 'topology.kubernetes.io/zone';
 const kNoZone = '(no zone)';
@@ -50,6 +50,8 @@ function nodeRecord(o) {
   return {
     name: o.metadata.name,
     labels,
+    search: searchText(o.metadata.name, labels),
+    order: naturalKey(o.metadata.name),
     zone: labels[kZoneLabel] || kNoZone,
     cpu: parseQuantity(allocatable.cpu),
     memory: parseQuantity(allocatable.memory),
@@ -62,8 +64,11 @@ function nodeRecord(o) {
 function podRecord(o) {
   const requests = podRequests(o.spec);
   const scheduled = (o.status?.conditions ?? []).find((c) => c.type === 'PodScheduled');
+  const key = `${o.metadata.namespace}/${o.metadata.name}`;
   return {
-    key: `${o.metadata.namespace}/${o.metadata.name}`,
+    key,
+    search: searchText(key, o.metadata?.labels),
+    order: naturalKey(key),
     namespace: o.metadata.namespace,
     name: o.metadata.name,
     labels: o.metadata?.labels ?? {},
@@ -132,25 +137,34 @@ function eventRecord(o) {
   };
 }
 
+// Drops the oldest events in batches (not one sort per arriving event).
 function trimEvents() {
-  if (events.size <= kKeptEvents) return;
+  if (events.size <= kKeptEvents * 1.25) return;
   const oldest = [...events.values()].sort((a, b) => (a.time < b.time ? -1 : 1));
   for (const e of oldest.slice(0, events.size - kKeptEvents)) events.delete(e.uid);
 }
 
 // ---- rendering (batched: at most one pass per animation frame) ----------
 
+// A busy cluster sends thousands of events a second: the page redraws at
+// most every kRenderPeriodMs, whatever arrived meanwhile in one pass.
+const kRenderPeriodMs = 150;
 const dirty = new Set();
 let frame = 0;
+let lastRender = 0;
 function invalidate(...parts) {
   for (const p of parts) dirty.add(p);
-  if (!frame) frame = requestAnimationFrame(render);
+  if (frame) return;
+  const wait = Math.max(0, lastRender + kRenderPeriodMs - performance.now());
+  frame = setTimeout(() => requestAnimationFrame(render), wait);
 }
 
 let map;
 
 function render() {
   frame = 0;
+  const started = performance.now();
+  lastRender = started;
   const parts = new Set(dirty);
   dirty.clear();
   if (parts.has('map')) renderMap();
@@ -159,25 +173,40 @@ function render() {
   if (parts.has('events')) renderEvents();
   if (parts.has('matches')) renderMatches();
   if (parts.has('detail')) renderDetail();
+  // The last pass's cost, for anyone checking the page stays responsive.
+  document.body.dataset.renderMs = (performance.now() - started).toFixed(1);
 }
 
+// Zones and the nodes in each, sorted; rebuilt only when a node comes, goes
+// or changes zone (not on every pod event).
+let nodeOrder = null;
+
 function renderMap() {
-  const zones = new Map();
-  for (const n of nodes.values()) {
-    if (!zones.has(n.zone)) zones.set(n.zone, []);
-    const u = usage.get(n.name);
-    zones.get(n.zone).push({
-      name: n.name,
-      cpu: n.cpu > 0 && u ? u.cpu / n.cpu : 0,
-      memory: n.memory > 0 && u ? u.memory / n.memory : 0,
-      ready: n.ready,
-      unschedulable: n.unschedulable,
-      match: query.matchesNode(n),
-    });
+  if (!nodeOrder) {
+    const zones = new Map();
+    for (const n of nodes.values()) {
+      if (!zones.has(n.zone)) zones.set(n.zone, []);
+      zones.get(n.zone).push(n);
+    }
+    nodeOrder = [...zones.entries()]
+      .map(([zone, list]) => ({ zone, order: naturalKey(zone), names: list.sort(byOrder).map((n) => n.name) }))
+      .sort((a, b) => (a.zone === kNoZone) - (b.zone === kNoZone) || byOrder(a, b));
   }
-  const groups = [...zones.entries()]
-    .sort((a, b) => (a[0] === kNoZone) - (b[0] === kNoZone) || a[0].localeCompare(b[0]))
-    .map(([zone, list]) => ({ zone, nodes: list.sort((a, b) => a.name.localeCompare(b.name, undefined, { numeric: true })) }));
+  const groups = nodeOrder.map(({ zone, names }) => ({
+    zone,
+    nodes: names.map((name) => {
+      const n = nodes.get(name);
+      const u = usage.get(name);
+      return {
+        name,
+        cpu: n.cpu > 0 && u ? u.cpu / n.cpu : 0,
+        memory: n.memory > 0 && u ? u.memory / n.memory : 0,
+        ready: n.ready,
+        unschedulable: n.unschedulable,
+        match: query.matches(n),
+      };
+    }),
+  }));
   map.setGroups(groups);
 }
 
@@ -204,8 +233,8 @@ function podLine(p, withNode) {
 }
 
 function renderPending() {
-  const list = [...pending].map((k) => pods.get(k)).filter((p) => p && query.matchesPod(p));
-  list.sort((a, b) => (a.created < b.created ? -1 : a.created > b.created ? 1 : a.key.localeCompare(b.key)));
+  const list = [...pending].map((k) => pods.get(k)).filter((p) => p && query.matches(p));
+  list.sort((a, b) => (a.created < b.created ? -1 : a.created > b.created ? 1 : byOrder(a, b)));
   $('pending-count').textContent = `${pending.size}`;
   const items = list.slice(0, kShownPending).map((p) => {
     const x = explanations.get(p.key);
@@ -252,10 +281,8 @@ function renderMatches() {
     return;
   }
   section.hidden = false;
-  const nodeList = [...nodes.values()].filter((n) => query.matchesNode(n));
-  const podList = [...pods.values()].filter((p) => query.matchesPod(p));
-  nodeList.sort((a, b) => a.name.localeCompare(b.name, undefined, { numeric: true }));
-  podList.sort((a, b) => a.key.localeCompare(b.key, undefined, { numeric: true }));
+  const nodeList = [...nodes.values()].filter((n) => query.matches(n)).sort(byOrder);
+  const podList = [...pods.values()].filter((p) => query.matches(p)).sort(byOrder);
   $('node-match-count').textContent = `(${nodeList.length})`;
   $('pod-match-count').textContent = `(${podList.length})`;
   const nodeItems = nodeList.slice(0, kShownMatches).map((n) => {
@@ -291,7 +318,7 @@ function describeNode(name, limit) {
     el('div', {}, bar('cpu', u.cpu, n.cpu), ` cpu ${formatCpu(u.cpu)} / ${formatCpu(n.cpu)}`),
     el('div', {}, bar('memory', u.memory, n.memory), ` memory ${formatBytes(u.memory)} / ${formatBytes(n.memory)}`),
     el('div', {}, `${u.pods.size} / ${n.pods || '?'} pods`));
-  const list = [...u.pods].map((k) => pods.get(k)).filter(Boolean).sort((a, b) => a.key.localeCompare(b.key));
+  const list = [...u.pods].map((k) => pods.get(k)).filter(Boolean).sort(byOrder);
   const ul = el('ul');
   for (const p of list.slice(0, limit)) ul.append(limit > 20 ? podLine(p, false) : el('li', {}, `${p.namespace}/${p.name}`));
   if (list.length > limit) ul.append(el('li', { class: 'muted' }, `and ${list.length - limit} more`));
@@ -340,10 +367,18 @@ function watchNodes() {
     reset(items) {
       nodes.clear();
       for (const o of items) nodes.set(o.metadata.name, nodeRecord(o));
+      nodeOrder = null;
     },
     apply(type, o) {
-      if (type === 'DELETED') nodes.delete(o.metadata.name);
-      else nodes.set(o.metadata.name, nodeRecord(o));
+      const old = nodes.get(o.metadata.name);
+      if (type === 'DELETED') {
+        nodes.delete(o.metadata.name);
+        nodeOrder = null;
+        return;
+      }
+      const n = nodeRecord(o);
+      nodes.set(n.name, n);
+      if (!old || old.zone !== n.zone) nodeOrder = null;
     },
     parts: ['map', 'matches', 'detail'],
   }));

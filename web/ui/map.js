@@ -65,14 +65,17 @@ export class ClusterMap {
 
   draw() {
     if (!this.groups) return;
-    const css = getComputedStyle(document.documentElement);
-    for (const name of ['cpu', 'memory', 'tile', 'bad', 'ink', 'muted']) {
-      this.colors[name] = css.getPropertyValue(`--${name}`).trim();
+    if (!this.colors.tile) {
+      // Read once: getComputedStyle forces a style pass over the whole page.
+      const css = getComputedStyle(document.documentElement);
+      for (const name of ['cpu', 'memory', 'tile', 'bad', 'ink', 'muted']) {
+        this.colors[name] = css.getPropertyValue(`--${name}`).trim();
+      }
     }
     const ratio = window.devicePixelRatio || 1;
     const width = this.canvas.clientWidth || 600;
     const height = this.layout(width);
-    this.canvas.style.height = `${height}px`;
+    if (this.canvas.style.height !== `${height}px`) this.canvas.style.height = `${height}px`;
     if (this.canvas.width !== Math.round(width * ratio) || this.canvas.height !== Math.round(height * ratio)) {
       this.canvas.width = Math.round(width * ratio);
       this.canvas.height = Math.round(height * ratio);

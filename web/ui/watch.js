@@ -41,10 +41,11 @@ async function watchFrom(path, resourceVersion, sink) {
     const { value, done } = await reader.read();
     if (done) break;
     buffered += decoder.decode(value, { stream: true });
-    let newline;
-    while ((newline = buffered.indexOf('\n')) >= 0) {
-      const line = buffered.slice(0, newline).trim();
-      buffered = buffered.slice(newline + 1);
+    // Lines are cut by index and the rest kept once per read: a read can
+    // hold thousands of events.
+    let start = 0;
+    for (let newline; (newline = buffered.indexOf('\n', start)) >= 0; start = newline + 1) {
+      const line = buffered.slice(start, newline).trim();
       if (!line) continue;
       const event = JSON.parse(line);
       if (event.type === 'ERROR') {
@@ -55,6 +56,7 @@ async function watchFrom(path, resourceVersion, sink) {
       if (event.type !== 'BOOKMARK') sink.apply(event.type, event.object);
       if (rv) resourceVersion = rv;
     }
+    buffered = buffered.slice(start);
   }
   return resourceVersion;
 }
