@@ -1,10 +1,10 @@
 #include "cluster/web_ui.h"
 
-#include <boost/json.hpp>
 #include <algorithm>
-#include <cctype>
 #include <array>
 #include <atomic>
+#include <boost/json.hpp>
+#include <cctype>
 #include <memory>
 #include <mutex>
 #include <thread>
@@ -35,10 +35,12 @@ const WebAsset* FindAsset(std::string_view path) {
 apiserver::Response ServeAsset(const apiserver::Request& request) {
   std::string_view path = request.path;
   if (path != kPrefix && !path.starts_with("/ui/")) {
-    return StatusResponse(StatusCode::kNotFound, "the server could not find the requested resource");
+    return StatusResponse(StatusCode::kNotFound,
+                          "the server could not find the requested resource");
   }
   if (request.method != "GET") {
-    return StatusResponse(StatusCode::kMethodNotAllowed, "the dashboard's files can only be read (GET)");
+    return StatusResponse(StatusCode::kMethodNotAllowed,
+                          "the dashboard's files can only be read (GET)");
   }
   if (path == kPrefix) {
     // The page's links are relative to /ui/.
@@ -51,7 +53,8 @@ apiserver::Response ServeAsset(const apiserver::Request& request) {
   std::string_view file = path.substr(kPrefix.size() + 1);
   if (file.empty()) file = "index.html";
   const WebAsset* asset = FindAsset(file);
-  if (!asset) return StatusResponse(StatusCode::kNotFound, "the dashboard has no file " + std::string(file));
+  if (!asset)
+    return StatusResponse(StatusCode::kNotFound, "the dashboard has no file " + std::string(file));
   apiserver::Response r;
   r.content_type = std::string(WebAssetContentType(asset->path));
   r.body = std::string(asset->body);
@@ -60,8 +63,9 @@ apiserver::Response ServeAsset(const apiserver::Request& request) {
   r.headers.emplace_back("Cache-Control", "no-cache");
   r.headers.emplace_back("X-Content-Type-Options", "nosniff");
   // Everything comes from this origin: no CDN, no inline script.
-  r.headers.emplace_back("Content-Security-Policy",
-                         "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'");
+  r.headers.emplace_back(
+      "Content-Security-Policy",
+      "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'");
   return r;
 }
 
@@ -77,7 +81,8 @@ bool ReadableByDashboard(std::string_view path) {
     parts.push_back(rest.substr(0, slash));
     rest = slash == std::string_view::npos ? std::string_view() : rest.substr(slash + 1);
   }
-  if (std::any_of(parts.begin(), parts.end(), [](std::string_view p) { return p.empty(); })) return false;
+  if (std::any_of(parts.begin(), parts.end(), [](std::string_view p) { return p.empty(); }))
+    return false;
   if (parts.size() >= 2 && parts[0] == "namespaces") {
     if (parts.size() < 3 || parts.size() > 4) return false;
     return parts[2] == "pods" || parts[2] == "events";
@@ -125,14 +130,22 @@ std::string UpstreamTarget(const apiserver::Request& request) {
 
 StatusCode CodeOfHttpStatus(int status) {
   switch (status) {
-    case 400: return StatusCode::kBadRequest;
-    case 401: return StatusCode::kUnauthorized;
-    case 403: return StatusCode::kForbidden;
-    case 404: return StatusCode::kNotFound;
-    case 410: return StatusCode::kExpired;
-    case 429: return StatusCode::kTooManyRequests;
-    case 504: return StatusCode::kTimeout;
-    default: return status >= 500 ? StatusCode::kUnavailable : StatusCode::kBadRequest;
+    case 400:
+      return StatusCode::kBadRequest;
+    case 401:
+      return StatusCode::kUnauthorized;
+    case 403:
+      return StatusCode::kForbidden;
+    case 404:
+      return StatusCode::kNotFound;
+    case 410:
+      return StatusCode::kExpired;
+    case 429:
+      return StatusCode::kTooManyRequests;
+    case 504:
+      return StatusCode::kTimeout;
+    default:
+      return status >= 500 ? StatusCode::kUnavailable : StatusCode::kBadRequest;
   }
 }
 
@@ -182,23 +195,28 @@ class ReadThroughWatch : public apiserver::ResponseStream {
               first = line;
               return;
             }
-            std::lock_guard lock(mu_);
-            pending_.append(line);
-            pending_ += '\n';
+            {
+              std::lock_guard lock(mu_);
+              pending_.append(line);
+              pending_ += '\n';
+            }
             wake();
           },
           stop_);
-      std::lock_guard lock(mu_);
+      std::unique_lock lock(mu_);
       if (!result.ok() || result.value() != 200) {
-        Status status = result.ok() ? Status(CodeOfHttpStatus(result.value()),
-                                             "the API server refused the watch (" + std::to_string(result.value()) +
-                                                 ")" + StatusMessage(first))
-                                    : Status(StatusCode::kUnavailable, result.status().message());
+        Status status =
+            result.ok() ? Status(CodeOfHttpStatus(result.value()),
+                                 "the API server refused the watch (" +
+                                     std::to_string(result.value()) + ")" + StatusMessage(first))
+                        : Status(StatusCode::kUnavailable, result.status().message());
         if (!stop_.load()) {
-          pending_ = "{\"type\":\"ERROR\",\"object\":" + apiserver::ErrorResponse(status).body + "}\n";
+          pending_ =
+              "{\"type\":\"ERROR\",\"object\":" + apiserver::ErrorResponse(status).body + "}\n";
         }
       }
       done_ = true;
+      lock.unlock();
       wake();
     });
   }
@@ -244,40 +262,48 @@ std::string_view WebAssetContentType(std::string_view path) {
 }
 
 apiserver::Route WebUiRoute() {
-  return {.prefix = std::string(kPrefix), .handler = [](apiserver::Request& request) { return ServeAsset(request); }};
+  return {.prefix = std::string(kPrefix),
+          .handler = [](apiserver::Request& request) { return ServeAsset(request); }};
 }
 
 apiserver::Route ApiReadThroughRoute(std::string server) {
   // Lists and single reads share keep-alive connections; each watch opens its own.
   std::shared_ptr<client::HttpClient> reads;
-  if (auto connected = client::HttpClient::Connect(server); connected.ok()) reads = std::move(connected).value();
-  return {.prefix = "/api", .handler = [server = std::move(server), reads](apiserver::Request& request) {
-            if (!reads) {
-              return StatusResponse(StatusCode::kUnavailable, "no API server to read from: --server " + server);
-            }
-            if (request.method != "GET") {
-              return StatusResponse(StatusCode::kMethodNotAllowed,
-                                    "the scheduler's endpoint only reads from the API server (GET)");
-            }
-            if (!ReadableByDashboard(request.path)) {
-              return StatusResponse(StatusCode::kForbidden,
-                                    "the scheduler's endpoint reads nodes, pods and events only; ask the API "
-                                    "server " + server + " for " + request.path);
-            }
-            std::string target = UpstreamTarget(request);
-            if (request.QueryBool("watch")) {
-              auto http = client::HttpClient::Connect(server);
-              if (!http.ok()) return StatusResponse(StatusCode::kUnavailable, http.status().message());
-              apiserver::Response r;
-              r.stream = std::make_shared<ReadThroughWatch>(std::move(http).value(), std::move(target));
-              return r;
-            }
-            auto answer = reads->Request("GET", target);
-            if (!answer.ok()) {
-              return StatusResponse(StatusCode::kUnavailable, "API server " + server + ": " + answer.status().message());
-            }
-            return apiserver::JsonResponse(answer->status, std::move(answer->body));
-          }};
+  if (auto connected = client::HttpClient::Connect(server); connected.ok())
+    reads = std::move(connected).value();
+  return {
+      .prefix = "/api",
+      .handler = [server = std::move(server), reads](apiserver::Request& request) {
+        if (!reads) {
+          return StatusResponse(StatusCode::kUnavailable,
+                                "no API server to read from: --server " + server);
+        }
+        if (request.method != "GET") {
+          return StatusResponse(StatusCode::kMethodNotAllowed,
+                                "the scheduler's endpoint only reads from the API server (GET)");
+        }
+        if (!ReadableByDashboard(request.path)) {
+          return StatusResponse(
+              StatusCode::kForbidden,
+              "the scheduler's endpoint reads nodes, pods and events only; ask the API "
+              "server " +
+                  server + " for " + request.path);
+        }
+        std::string target = UpstreamTarget(request);
+        if (request.QueryBool("watch")) {
+          auto http = client::HttpClient::Connect(server);
+          if (!http.ok()) return StatusResponse(StatusCode::kUnavailable, http.status().message());
+          apiserver::Response r;
+          r.stream = std::make_shared<ReadThroughWatch>(std::move(http).value(), std::move(target));
+          return r;
+        }
+        auto answer = reads->Request("GET", target);
+        if (!answer.ok()) {
+          return StatusResponse(StatusCode::kUnavailable,
+                                "API server " + server + ": " + answer.status().message());
+        }
+        return apiserver::JsonResponse(answer->status, std::move(answer->body));
+      }};
 }
 
 }  // namespace berth::cluster

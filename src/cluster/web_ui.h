@@ -11,6 +11,12 @@
 // passes the page's reads (GET, including watch streams) of nodes, pods and
 // events on to its --server; nothing else reaches the server through it.
 //
+// Routes run after the API server's authentication: with --token-file the
+// page itself needs the bearer token, which a browser does not send, so the
+// dashboard is for servers without tokens (the loopback default) or behind a
+// proxy that adds the header. The scheduler's endpoint is loopback-only and
+// unauthenticated, so its read-through is limited to what the page needs.
+//
 // The handlers are thread-safe (they hold no mutable state but the read-through's
 // per-request connections).
 

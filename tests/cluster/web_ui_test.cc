@@ -119,7 +119,8 @@ class ReadThroughTest : public ::testing::Test {
             "\n");
         return response;
       }
-      json::object echo{{"path", r.path}, {"selector", std::string(r.Query("labelSelector").value_or(""))}};
+      json::object echo{{"path", r.path},
+                        {"selector", std::string(r.Query("labelSelector").value_or(""))}};
       return apiserver::JsonResponse(200, json::serialize(echo));
     });
     ASSERT_TRUE(started.ok()) << started.status().message();
@@ -162,11 +163,14 @@ class ReadThroughTest : public ::testing::Test {
 
 TEST_F(ReadThroughTest, PassesReadsOfNodesPodsAndEventsWithTheirQuery) {
   EXPECT_EQ(route_.prefix, "/api");
-  apiserver::Response r = Call(route_, "GET", "/api/v1/nodes", {{"labelSelector", "zone in (a, b),x=y&z"}});
+  apiserver::Response r =
+      Call(route_, "GET", "/api/v1/nodes", {{"labelSelector", "zone in (a, b),x=y&z"}});
   EXPECT_EQ(r.status, 200);
-  EXPECT_EQ(json::parse(r.body), json::parse(R"({"path":"/api/v1/nodes","selector":"zone in (a, b),x=y&z"})"));
-  for (std::string path : {"/api/v1/pods", "/api/v1/events", "/api/v1/namespaces/default/pods",
-                           "/api/v1/namespaces/default/pods/web-1", "/api/v1/nodes/n1", "/api", "/apis", "/api/v1"}) {
+  EXPECT_EQ(json::parse(r.body),
+            json::parse(R"({"path":"/api/v1/nodes","selector":"zone in (a, b),x=y&z"})"));
+  for (std::string path :
+       {"/api/v1/pods", "/api/v1/events", "/api/v1/namespaces/default/pods",
+        "/api/v1/namespaces/default/pods/web-1", "/api/v1/nodes/n1", "/api", "/apis", "/api/v1"}) {
     apiserver::Response ok = Call(route_, "GET", path);
     EXPECT_EQ(ok.status, 200) << path;
     EXPECT_EQ(json::parse(ok.body).at("path"), json::value(path)) << path;
@@ -187,7 +191,8 @@ TEST_F(ReadThroughTest, RefusesWritesAndOtherResources) {
 }
 
 TEST_F(ReadThroughTest, StreamsAWatchLineByLine) {
-  apiserver::Response r = Call(route_, "GET", "/api/v1/pods", {{"watch", "1"}, {"resourceVersion", "5"}});
+  apiserver::Response r =
+      Call(route_, "GET", "/api/v1/pods", {{"watch", "1"}, {"resourceVersion", "5"}});
   ASSERT_TRUE(r.stream);
   std::string out = Drain(*r.stream);
   EXPECT_NE(out.find(R"({"type":"ADDED")"), std::string::npos) << out;
@@ -196,15 +201,17 @@ TEST_F(ReadThroughTest, StreamsAWatchLineByLine) {
 }
 
 TEST_F(ReadThroughTest, ARefusedWatchBecomesAnErrorEvent) {
-  apiserver::Response r = Call(route_, "GET", "/api/v1/pods", {{"watch", "true"}, {"resourceVersion", "1"}});
+  apiserver::Response r =
+      Call(route_, "GET", "/api/v1/pods", {{"watch", "true"}, {"resourceVersion", "1"}});
   ASSERT_TRUE(r.stream);
   std::string out = Drain(*r.stream);
   json::value event = json::parse(out);
   EXPECT_EQ(event.at("type"), "ERROR");
   EXPECT_EQ(event.at("object").at("code"), 410);
   EXPECT_EQ(event.at("object").at("reason"), "Expired");
-  EXPECT_NE(std::string(event.at("object").at("message").as_string()).find("refused the watch (410)"),
-            std::string::npos);
+  EXPECT_NE(
+      std::string(event.at("object").at("message").as_string()).find("refused the watch (410)"),
+      std::string::npos);
 }
 
 TEST(ReadThroughWithoutServerTest, AnswersUnavailable) {
