@@ -71,6 +71,41 @@ spec:
   await page.waitForFunction(() => /cpu [2468] \/ 8/.test(document.getElementById('node-detail').textContent));
 }
 
+// The scheduler's explanation, when it answers, is shown instead of the
+// condition: its summary and each suggestion. The answers here are the
+// test's own (the endpoint's contract), for one pod; too-big's explanation
+// is refused with a 404 so that the condition's message stands in.
+async function routeExplanations(page) {
+  await page.route('**/debug/explain/namespaces/default/pods/*', (route) => {
+    if (route.request().url().endsWith('/pods/explained')) {
+      return route.fulfill({
+        status: 200,
+        contentType: 'application/json',
+        body: JSON.stringify({
+          summary: '0/16 nodes are available: 16 Insufficient memory.',
+          suggestions: ['lower the memory request by 992Gi to fit on sim-node-0'],
+        }),
+      });
+    }
+    return route.fulfill({
+      status: 404,
+      contentType: 'application/json',
+      body: JSON.stringify({ kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'NotFound', code: 404 }),
+    });
+  });
+}
+
+async function explained(page) {
+  step('a pending pod with the scheduler\'s explanation');
+  kubectl(['run', 'explained', '--image=nginx', '--overrides',
+    JSON.stringify({ spec: { containers: [{ name: 'explained', image: 'nginx', resources: { requests: { memory: '1Ti' } } }] } })]);
+  await page.waitForFunction(() => {
+    const li = document.querySelector('#pending li[data-pod="default/explained"]');
+    return li && li.querySelector('.reason')?.textContent === '0/16 nodes are available: 16 Insufficient memory.' &&
+      li.querySelector('.suggestion')?.textContent === 'lower the memory request by 992Gi to fit on sim-node-0';
+  });
+}
+
 const context = await chromium.launchPersistentContext(process.env.USER_DATA_DIR, {
   executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
   headless: true,
@@ -89,6 +124,7 @@ try {
   });
   page.setDefaultTimeout(kTimeout);
 
+  if (full) await routeExplanations(page);
   step(`load ${url}/ui/ and see the ${wantNodes} nodes in ${wantZones} zones`);
   await page.goto(`${url}/ui/`);
   await page.waitForFunction(([n, z]) => document.getElementById('summary').dataset.nodes === String(n) &&
@@ -116,6 +152,7 @@ spec:
     const li = document.querySelector('#pending li[data-pod="default/too-big"]');
     return li && li.textContent.includes(`0/${n} nodes are available`) && /Insufficient cpu/.test(li.textContent);
   }, wantNodes);
+  if (full) await explained(page);
 
   step('see the scheduling rate from /metrics');
   await page.waitForFunction(() => /pods\/s/.test(document.getElementById('throughput-now').textContent));
