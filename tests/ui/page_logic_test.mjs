@@ -1,5 +1,6 @@
-// The dashboard's pure parts, under node's test runner: quantities and pod
-// requests, the metrics parser and quantiles, the search words.
+// The dashboard's parts that need no page, under node's test runner:
+// quantities and pod requests, the metrics parser and quantiles, the search
+// words, and list+watch against a scripted server (fetch replaced).
 // Run by tests/e2e/ui_test.py (node --test).
 
 import assert from 'node:assert/strict';
@@ -8,6 +9,7 @@ import { test } from 'node:test';
 import { histogramQuantile, parseSchedulingMetrics, SchedulingRate } from '../../web/ui/metrics.js';
 import { parseQuantity, podRequests } from '../../web/ui/quantity.js';
 import { byOrder, matcher, naturalKey, searchText } from '../../web/ui/search.js';
+import { listWatch } from '../../web/ui/watch.js';
 
 test('quantities in kube\'s notation', () => {
   const cases = [['250m', 0.25], ['2', 2], ['1.5', 1.5], ['128Mi', 128 * 2 ** 20], ['1Gi', 2 ** 30],
@@ -91,4 +93,50 @@ test('names sort in human order', () => {
   const names = ['sim-node-10', 'sim-node-2', 'sim-node-1', 'a-100', 'a-20'];
   const sorted = names.map((name) => ({ name, order: naturalKey(name) })).sort(byOrder).map((r) => r.name);
   assert.deepEqual(sorted, ['a-20', 'a-100', 'sim-node-1', 'sim-node-2', 'sim-node-10']);
+});
+
+test('list, watch, relist on 410 and resume after a bookmark', { timeout: 20000 }, async () => {
+  const object = (name, rv) => ({ metadata: { name, resourceVersion: rv } });
+  const lines = (...events) => events.map((e) => JSON.stringify(e)).join('\n') + '\n';
+  const json = (body, status = 200) => new Response(JSON.stringify(body), { status });
+  const script = [
+    ['/api/v1/pods', () => json({ items: [object('a', '3')], metadata: { resourceVersion: '5' } })],
+    ['/api/v1/pods?watch=1&resourceVersion=5&', () => new Response(lines(
+      { type: 'ADDED', object: object('b', '6') },
+      { type: 'ERROR', object: { kind: 'Status', code: 410, reason: 'Expired', message: 'too old resource version' } }))],
+    ['/api/v1/pods', () => json({ items: [object('c', '8')], metadata: { resourceVersion: '9' } })],
+    ['/api/v1/pods?watch=1&resourceVersion=9&', () => new Response(lines(
+      { type: 'MODIFIED', object: object('c', '10') },
+      { type: 'BOOKMARK', object: object('', '12') }))],
+    ['/api/v1/pods?watch=1&resourceVersion=12&', () => new Promise(() => {})],
+  ];
+  const asked = [];
+  let mismatch;
+  let done;
+  const finished = new Promise((resolve) => { done = resolve; });
+  const saved = globalThis.fetch;
+  globalThis.fetch = async (url) => {
+    asked.push(url);
+    const [want, answer] = script[asked.length - 1] ?? [];
+    if (!want || !url.startsWith(want)) {
+      mismatch = `request ${asked.length}: ${url}, expected ${want}`;
+      done();
+      return new Promise(() => {});
+    }
+    if (asked.length === script.length) done();
+    return answer();
+  };
+  const seen = [];
+  try {
+    listWatch('/api/v1/pods', {
+      reset: (items) => seen.push(`reset ${items.map((o) => o.metadata.name).join(',')}`),
+      apply: (type, o) => seen.push(`${type} ${o.metadata.name}`),
+      state: () => {},
+    });
+    await finished;
+  } finally {
+    globalThis.fetch = saved;
+  }
+  assert.equal(mismatch, undefined);
+  assert.deepEqual(seen, ['reset a', 'ADDED b', 'reset c', 'MODIFIED c']);
 });
