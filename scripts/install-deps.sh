@@ -18,11 +18,23 @@ for p in "${packages[@]}"; do
     missing+=("$p")
   fi
 done
-[ ${#missing[@]} -eq 0 ] && exit 0
+# Node.js and npm run the browser test (tests/ui): Debian's, unless a node is
+# already there (another distribution's nodejs carries its own npm).
+command -v npm >/dev/null 2>&1 || missing+=(nodejs npm)
 
-sudo=""
-[ "$(id -u)" -eq 0 ] || sudo="sudo"
-echo "install-deps: installing ${missing[*]}"
-export DEBIAN_FRONTEND=noninteractive
-$sudo apt-get update -qq
-$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+if [ ${#missing[@]} -gt 0 ]; then
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  echo "install-deps: installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  $sudo apt-get update -qq
+  $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# The browser test's pinned playwright-core (tests/ui/package-lock.json); it
+# drives Debian's chromium, so npm downloads no browser.
+ui_tests="$(dirname "$0")/../tests/ui"
+if [ ! -d "$ui_tests/node_modules/playwright-core" ]; then
+  echo "install-deps: npm ci in tests/ui"
+  (cd "$ui_tests" && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund --loglevel=error)
+fi

@@ -2,6 +2,7 @@
 
 #include "cluster/informer_sources.h"
 #include "cluster/scheduler_clients.h"
+#include "cluster/web_ui.h"
 #include "store/memory/memory_store.h"
 
 namespace berth::cluster {
@@ -24,6 +25,7 @@ Result<std::unique_ptr<InProcessCluster>> InProcessCluster::Create(ClusterOption
 
   apiserver::ApiServer::Options api_options = c->options_.api;
   api_options.metrics = [self] { return self->RenderMetrics(); };
+  api_options.routes.push_back(WebUiRoute());
   c->api_ = std::make_unique<apiserver::ApiServer>(*c->store_, api_options);
   if (Status s = c->api_->Bootstrap(); !s.ok()) return Status(s.code(), "bootstrap: " + s.message());
   return c;

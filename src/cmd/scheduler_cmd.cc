@@ -11,6 +11,7 @@
 #include "cluster/informer_sources.h"
 #include "cluster/scheduler_clients.h"
 #include "cluster/scheduler_runner.h"
+#include "cluster/web_ui.h"
 #include "cmd/commands.h"
 #include "cmd/termination_signals.h"
 
@@ -74,10 +75,12 @@ int RunScheduler(const SchedulerFlags& f, const scheduler::Registry& registry) {
   if (!f.listen.empty()) {
     cluster::SchedulerRunner* r = runner.value().get();
     auto started = cluster::StartComponentHttp(
-        {.listen = f.listen, .metrics = [r] { return r->scheduler().RenderMetrics(); }, .routes = {}});
+        {.listen = f.listen,
+         .metrics = [r] { return r->scheduler().RenderMetrics(); },
+         .routes = {cluster::WebUiRoute(), cluster::ApiReadThroughRoute(f.server)}});
     if (started.ok()) {
       endpoint = std::move(started).value();
-      std::fprintf(stderr, "berth scheduler: serving /healthz and /metrics on http://%s:%u\n",
+      std::fprintf(stderr, "berth scheduler: serving /healthz, /metrics and /ui/ on http://%s:%u\n",
                    f.listen.substr(0, f.listen.rfind(':')).c_str(), endpoint->port());
     } else if (f.listen_set) {
       runner.value()->Stop();

@@ -1,0 +1,54 @@
+#pragma once
+// berth's web dashboard at /ui/: plain HTML, CSS and JavaScript from web/ui/,
+// compiled into the binary (cmake/EmbedWebAssets.cmake), so it works with no
+// network and no CDN. The page reads everything through the same origin: the
+// Kubernetes API (list, then watch) for nodes, pods and events, /metrics for
+// the throughput and latency charts, and the scheduler's explain endpoint
+// (/debug/explain/namespaces/NS/pods/NAME) for pending pods.
+//
+// `berth serve` hangs WebUiRoute() beside its API. The standalone scheduler has
+// no API of its own: it serves WebUiRoute() and ApiReadThroughRoute(), which
+// passes the page's reads (GET, including watch streams) of nodes, pods and
+// events on to its --server; nothing else reaches the server through it.
+//
+// Routes run after the API server's authentication: with --token-file the
+// page itself needs the bearer token, which a browser does not send, so the
+// dashboard is for servers without tokens (the loopback default) or behind a
+// proxy that adds the header. The scheduler's endpoint is loopback-only and
+// unauthenticated, so its read-through is limited to what the page needs.
+//
+// The handlers are thread-safe (they hold no mutable state but the read-through's
+// per-request connections).
+
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "apiserver/http.h"
+
+namespace berth::cluster {
+
+// One embedded file: its path below web/ui/ ("index.html", "app.js") and bytes.
+struct WebAsset {
+  std::string_view path;
+  std::string_view body;
+};
+
+// Every file of web/ui/, sorted by path (generated at build time).
+std::span<const WebAsset> WebUiAssets();
+
+// The Content-Type berth answers for an asset, from its extension.
+std::string_view WebAssetContentType(std::string_view path);
+
+// GET or HEAD /ui/FILE answers the file (/ui/ is index.html), /ui answers a
+// redirect to /ui/; an unknown file is a 404 Status, another method a 405.
+apiserver::Route WebUiRoute();
+
+// Routes /api and /apis on to `server` ("http://HOST:PORT", as
+// `berth scheduler --server`): GET of nodes, pods and events (lists, single
+// objects and watches, cluster-wide or in one namespace) and the discovery
+// documents are answered with the server's status and body, watches streamed
+// line by line; any other method is a 405, any other resource a 403 Status.
+apiserver::Route ApiReadThroughRoute(std::string server);
+
+}  // namespace berth::cluster
