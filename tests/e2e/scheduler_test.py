@@ -224,7 +224,7 @@ class StandaloneScheduler(unittest.TestCase):
         deadline = time.time() + 20
         while time.time() < deadline and port is None:
             with open(self.server.tmp + "/scheduler.log") as f:
-                m = re.search(r"serving /healthz and /metrics on http://127\.0\.0\.1:(\d+)", f.read())
+                m = re.search(r"serving /healthz[^\n]* on http://127\.0\.0\.1:(\d+)", f.read())
             port = m and int(m.group(1))
             time.sleep(0.05)
         self.assertIsNotNone(port, "the scheduler's log names its port")
