@@ -11,6 +11,7 @@
 #include "cluster/scheduler_clients.h"
 #include "cluster/scheduler_runner.h"
 #include "cmd/commands.h"
+#include "cmd/leader_election_flags.h"
 #include "cmd/termination_signals.h"
 
 namespace berth::cmd {
@@ -22,6 +23,7 @@ struct SchedulerFlags {
   int concurrent = 2;
   uint64_t seed = 0;
   std::string cache_resync_period = "30s";
+  LeaderElectionFlags leader{.resource_name = "kube-scheduler"};
 };
 
 int Fail(const std::string& message) {
@@ -35,6 +37,11 @@ int RunScheduler(const SchedulerFlags& f, const scheduler::Registry& registry) {
     auto loaded = cluster::LoadSchedulerConfig(f.config);
     if (!loaded.ok()) return Fail(loaded.status().message());
     config = std::move(loaded).value();
+  }
+  Result<client::LeaderElectionConfig> election = client::LeaderElectionConfig{};
+  if (f.leader.leader_elect) {
+    election = LeaderElectionConfigFromFlags(f.leader, "leaderElection");
+    if (!election.ok()) return Fail(election.status().message());
   }
   TerminationSignals signals;
   auto writer = client::HttpClient::Connect(f.server);
@@ -61,12 +68,54 @@ int RunScheduler(const SchedulerFlags& f, const scheduler::Registry& registry) {
         return std::pair{std::move(items).value(), revision};
       },
       .period = std::chrono::duration_cast<std::chrono::milliseconds>(*period)};
-  auto runner = cluster::SchedulerRunner::Create(
-      config, options, cluster::HttpInformerSources(*reader.value()),
-      std::make_unique<cluster::ApiSchedulerClient>(client::HttpTransport(*writer.value())), registry,
-      std::move(resync));
-  if (!runner.ok()) return Fail((f.config.empty() ? "" : "--config " + f.config + ": ") + runner.status().message());
-  if (Status s = runner.value()->Start(); !s.ok()) return Fail(s.message());
+  // A runner per term of leadership (one, without leader election): fresh
+  // informers and cache each time, writes refused once the lease is lost.
+  auto make_runner = [&](client::Transport writes) -> Result<std::unique_ptr<cluster::SchedulerRunner>> {
+    auto runner = cluster::SchedulerRunner::Create(
+        config, options, cluster::HttpInformerSources(*reader.value()),
+        std::make_unique<cluster::ApiSchedulerClient>(std::move(writes)), registry, resync);
+    if (!runner.ok()) {
+      return Status::BadRequest((f.config.empty() ? "" : "--config " + f.config + ": ") + runner.status().message());
+    }
+    if (Status s = runner.value()->Start(); !s.ok()) return s;
+    return runner;
+  };
+  if (f.leader.leader_elect) {
+    // The configuration's plugins are checked now, not at the first term.
+    if (auto checked = cluster::SchedulerRunner::Create(config, options, cluster::HttpInformerSources(*reader.value()),
+                                                        nullptr, registry);
+        !checked.ok()) {
+      return Fail((f.config.empty() ? "" : "--config " + f.config + ": ") + checked.status().message());
+    }
+    // The Lease and its events go over a connection of their own, so that
+    // renewals never wait behind bindings.
+    auto lease = client::HttpClient::Connect(f.server);
+    if (!lease.ok()) return Fail("--server " + f.server + ": " + lease.status().message());
+    client::RestClient event_client(client::HttpTransport(*lease.value()));
+    client::EventBroadcaster broadcaster(event_client);
+    std::string component = config.profiles.empty() ? "default-scheduler" : config.profiles[0].scheduler_name;
+    client::EventRecorder events(&broadcaster, {component, ""});
+    std::unique_ptr<cluster::SchedulerRunner> runner;
+    LeaderWork work{
+        [&](const client::LeaderElector& elector) -> Status {
+          auto started = make_runner(client::LeaderOnlyTransport(client::HttpTransport(*writer.value()), elector));
+          if (!started.ok()) return started.status();
+          runner = std::move(started).value();
+          std::fprintf(stderr, "berth scheduler: scheduling for %s\n", f.server.c_str());
+          return Status::Ok();
+        },
+        [&] {
+          if (runner) runner->Stop();
+          runner.reset();
+        }};
+    int code = RunLeaderElected("scheduler", election.value(), client::HttpTransport(*lease.value()), signals, work,
+                                &events);
+    broadcaster.Stop();
+    std::fprintf(stderr, "berth scheduler: stopped\n");
+    return code;
+  }
+  auto runner = make_runner(client::HttpTransport(*writer.value()));
+  if (!runner.ok()) return Fail(runner.status().message());
   std::fprintf(stderr, "berth scheduler: scheduling for %s\n", f.server.c_str());
   std::fflush(stderr);
   signals.Wait();
@@ -90,6 +139,7 @@ void AddSchedulerCommand(CLI::App& app, const scheduler::Registry& registry) {
                   "How often the scheduler compares its cache with the API server and repairs what differs "
                   "(0: never)")
       ->capture_default_str();
+  AddLeaderElectionFlags(*cmd, f.leader);
   cmd->callback([&registry] { SetExitCode(RunScheduler(f, registry)); });
 }
 
