@@ -231,9 +231,23 @@ bool LeaderElector::LeaseValidLocked(api::Clock::time_point now) const {
   return observed_at_ + std::chrono::seconds(observed_.lease_duration_seconds) > now;
 }
 
-void LeaderElector::SetObserved(Record record) {
+void LeaderElector::SetObserved(Record record, int64_t version) {
   std::lock_guard lock(mu_);
   observed_ = std::move(record);
+  observed_version_ = version;
+  observed_at_ = clock_.Now();
+}
+
+void LeaderElector::Observe(const api::Object& lease) {
+  if (lease.kind() != api::Kind::kLease || lease.name() != config_.lock_name ||
+      lease.namespace_name() != config_.lock_namespace) {
+    return;
+  }
+  Record record = RecordOf(lease);
+  std::lock_guard lock(mu_);
+  if (lease.resource_version() <= observed_version_ || record == observed_) return;
+  observed_ = std::move(record);
+  observed_version_ = lease.resource_version();
   observed_at_ = clock_.Now();
 }
 
@@ -284,7 +298,7 @@ bool LeaderElector::TryAcquireOrRenew() {
     auto updated = client_.Update(api::Kind::kLease, LeaseWith(desired));
     if (updated.ok()) {
       lease_ = std::move(updated).value();
-      SetObserved(desired);
+      SetObserved(desired, lease_->resource_version());
       return true;
     }
     Log("Failed to update lock optimistically: " + updated.status().message() + ", falling back to slow path");
@@ -304,7 +318,7 @@ bool LeaderElector::TryAcquireOrRenew() {
       return false;
     }
     lease_ = std::move(created).value();
-    SetObserved(desired);
+    SetObserved(desired, lease_->resource_version());
     return true;
   }
   lease_ = std::move(got).value();
@@ -315,10 +329,11 @@ bool LeaderElector::TryAcquireOrRenew() {
   bool leader;
   {
     std::lock_guard lock(mu_);
-    if (!(current == observed_)) {
+    if (lease_->resource_version() >= observed_version_ && !(current == observed_)) {
       observed_ = current;
       observed_at_ = clock_.Now();
     }
+    observed_version_ = std::max(observed_version_, lease_->resource_version());
     leader = IsLeaderLocked();
     held_elsewhere = !current.holder.empty() && LeaseValidLocked(now) && !leader;
   }
@@ -337,7 +352,7 @@ bool LeaderElector::TryAcquireOrRenew() {
     return false;
   }
   lease_ = std::move(updated).value();
-  SetObserved(desired);
+  SetObserved(desired, lease_->resource_version());
   return true;
 }
 
@@ -357,7 +372,7 @@ bool LeaderElector::Release() {
     return false;
   }
   lease_ = std::move(updated).value();
-  SetObserved(released);
+  SetObserved(released, lease_->resource_version());
   return true;
 }
 

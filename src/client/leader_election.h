@@ -23,6 +23,7 @@
 // (LeaderOnlyTransport).
 //
 // Departures from client-go, each for a shorter or safer handover:
+// - a follower may also learn of renewals from a watch (Observe);
 // - a follower also tries at the moment the lease it observes would expire,
 //   not only every jittered retry period;
 // - leaseDurationSeconds is the lease duration rounded up to whole seconds
@@ -117,6 +118,14 @@ class LeaderElector {
   // REQUIRES: not called from a callback.
   void Stop();
 
+  // A version of the Lease seen elsewhere, e.g. by a watch: a follower that
+  // learns of each renewal as it happens, rather than at its next try,
+  // counts the lease's expiry from the renewal itself and takes over up to
+  // a jittered retry period sooner. Versions not newer than the last one
+  // seen (by resourceVersion) are ignored, so a late event never rolls the
+  // record back; other objects are ignored. Any thread.
+  void Observe(const api::Object& lease);
+
   // True while this candidate leads and its last renewal is younger than
   // the renew deadline by the clock now. Any thread.
   bool HoldsLease() const;
@@ -147,7 +156,7 @@ class LeaderElector {
   void StopLeading(const std::string& why);
   bool Release();
   void MaybeReportTransition();
-  void SetObserved(Record record);
+  void SetObserved(Record record, int64_t version);
   boost::json::object LeaseWith(const Record& record) const;
   static Record RecordOf(const api::Object& lease);
   bool LeaseValidLocked(api::Clock::time_point now) const;
@@ -162,6 +171,7 @@ class LeaderElector {
 
   mutable std::mutex mu_;
   Record observed_;                     // guarded by mu_
+  int64_t observed_version_ = 0;        // guarded by mu_: the resourceVersion observed_ came from
   api::Clock::time_point observed_at_;  // guarded by mu_: when observed_ last changed
   bool leading_ = false;                // guarded by mu_
   api::Clock::time_point renewed_at_;   // guarded by mu_: start of the last successful write while leading

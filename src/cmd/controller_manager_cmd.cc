@@ -78,8 +78,8 @@ int RunControllerManager(const ControllerManagerFlags& f) {
           if (manager) manager->Stop();
           manager.reset();
         }};
-    int code = RunLeaderElected("controller-manager", election.value(), client::HttpTransport(*lease.value()),
-                                signals, work, &events);
+    int code = RunLeaderElected("controller-manager", election.value(), *lease.value(), signals,
+                                work, &events);
     broadcaster.Stop();
     std::fprintf(stderr, "berth controller-manager: stopped\n");
     return code;

@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "api/duration.h"
+#include "client/http_informer.h"
 
 namespace berth::cmd {
 
@@ -80,8 +81,8 @@ Result<client::LeaderElectionConfig> LeaderElectionConfigFromFlags(const LeaderE
 }
 
 int RunLeaderElected(const std::string& command, const client::LeaderElectionConfig& config,
-                     client::Transport lease_transport, TerminationSignals& signals, const LeaderWork& work,
-                     const client::EventRecorder* events) {
+                     client::HttpClient& lease_client, TerminationSignals& signals, const LeaderWork& work,
+                     const client::EventRecorder* events, metrics::Registry* registry) {
   std::mutex mu;
   std::condition_variable cv;
   bool leading = false;    // guarded by mu: what the election says
@@ -102,8 +103,8 @@ int RunLeaderElected(const std::string& command, const client::LeaderElectionCon
                      identity.empty() ? "nobody (released)" : identity.c_str());
         std::fflush(stderr);
       }};
-  auto elector = client::LeaderElector::Create(config, std::move(lease_transport), std::move(callbacks),
-                                               {.recorder = events});
+  auto elector = client::LeaderElector::Create(config, client::HttpTransport(lease_client), std::move(callbacks),
+                                               {.registry = registry, .recorder = events});
   if (!elector.ok()) {
     std::fprintf(stderr, "berth %s: %s\n", command.c_str(), elector.status().message().c_str());
     return 1;
@@ -117,6 +118,15 @@ int RunLeaderElected(const std::string& command, const client::LeaderElectionCon
     terminate = true;
     cv.notify_all();
   });
+  client::LeaderElector* e = elector.value().get();
+  auto observe = [e](const api::ObjectPtr& lease) { e->Observe(*lease); };
+  client::HttpInformer lease_watch(lease_client,
+                                   "/apis/coordination.k8s.io/v1/namespaces/" + config.lock_namespace + "/leases",
+                                   {observe, observe, [](const api::ObjectPtr&) {}});
+  if (Status s = lease_watch.Start(); !s.ok()) {
+    std::fprintf(stderr, "berth %s: watching leases: %s (trying every retry period only)\n", command.c_str(),
+                 s.message().c_str());
+  }
   elector.value()->Start();
 
   int exit_code = 0;
@@ -146,6 +156,7 @@ int RunLeaderElected(const std::string& command, const client::LeaderElectionCon
   }
   // The work first: releasing the lease lets another replica start at once.
   if (running) work.stop();
+  lease_watch.Stop();
   elector.value()->Stop();
   {
     std::lock_guard lock(mu);

@@ -22,6 +22,7 @@
 #include <CLI/App.hpp>
 
 #include "api/status.h"
+#include "client/http_client.h"
 #include "client/leader_election.h"
 #include "client/rest_client.h"
 #include "cmd/termination_signals.h"
@@ -55,12 +56,15 @@ struct LeaderWork {
   std::function<void()> stop;
 };
 
-// Competes for the lease over `lease_transport` and runs `work` while
-// leading, until a termination signal; then stops the work and releases the
-// lease. Returns the command's exit status. `events`, if set, records kube's
-// LeaderElection events on the Lease.
+// Competes for the lease over `lease_client` and runs `work` while leading,
+// until a termination signal; then stops the work and releases the lease.
+// Returns the command's exit status. Besides trying every retry period, it
+// watches the Leases of the lock's namespace, so that a follower counts the
+// lease's expiry from each renewal as it happens (client::LeaderElector::
+// Observe). `events`, if set, records kube's LeaderElection events on the
+// Lease; `registry`, if set, gets leader_election_master_status.
 int RunLeaderElected(const std::string& command, const client::LeaderElectionConfig& config,
-                     client::Transport lease_transport, TerminationSignals& signals, const LeaderWork& work,
-                     const client::EventRecorder* events = nullptr);
+                     client::HttpClient& lease_client, TerminationSignals& signals, const LeaderWork& work,
+                     const client::EventRecorder* events = nullptr, metrics::Registry* registry = nullptr);
 
 }  // namespace berth::cmd

@@ -108,7 +108,7 @@ int RunScheduler(const SchedulerFlags& f, const scheduler::Registry& registry) {
           if (runner) runner->Stop();
           runner.reset();
         }};
-    int code = RunLeaderElected("scheduler", election.value(), client::HttpTransport(*lease.value()), signals, work,
+    int code = RunLeaderElected("scheduler", election.value(), *lease.value(), signals, work,
                                 &events);
     broadcaster.Stop();
     std::fprintf(stderr, "berth scheduler: stopped\n");

@@ -166,6 +166,46 @@ TEST_F(LeaderElectionTest, FollowerTakesOverExactlyOneLeaseDurationAfterTheRecor
   EXPECT_EQ(Lease().at("spec").at("leaseTransitions").as_int64(), 1);
 }
 
+api::ObjectPtr LeaseObject(RestClient& rest) {
+  return rest.Get(api::Kind::kLease, "kube-system", "kube-scheduler").value();
+}
+
+TEST_F(LeaderElectionTest, WatchingFollowerCountsTheExpiryFromTheRenewalItself) {
+  Candidate& a = Add("a");
+  Candidate& b = Add("b");
+  a.elector->Start();
+  Advance(a.clock, milliseconds(1));
+  b.elector->Start();
+  Advance(b.clock, milliseconds(1));  // b's first try reads a's record
+  Advance(a.clock, milliseconds(1999));  // a renews ...
+  b.elector->Observe(*LeaseObject(*rest_));  // ... and b's watch tells it at once
+  // a is paused from now on. Polling alone, b would see the renewal at its
+  // next try (2 to 4.4 s from its first) and take over 15 s after that.
+  Advance(b.clock, milliseconds(14999));
+  EXPECT_EQ(Holder(Lease()), "a");
+  Advance(b.clock, milliseconds(1));
+  EXPECT_EQ(Holder(Lease()), "b");
+  EXPECT_TRUE(b.elector->HoldsLease());
+}
+
+TEST_F(LeaderElectionTest, ALateWatchEventDoesNotRollTheRecordBack) {
+  Candidate& a = Add("a");
+  Candidate& b = Add("b");
+  a.elector->Start();
+  Advance(a.clock, milliseconds(1));
+  api::ObjectPtr old_version = LeaseObject(*rest_);
+  Advance(a.clock, milliseconds(1999));  // a renews; then a is paused
+  b.elector->Start();
+  Advance(b.clock, milliseconds(1));  // b reads the renewed record
+  Advance(b.clock, milliseconds(10000));
+  b.elector->Observe(*old_version);  // older: must not count as a change
+  EXPECT_EQ(b.elector->GetLeader(), "a");
+  Advance(b.clock, milliseconds(4998));
+  EXPECT_EQ(Holder(Lease()), "a");
+  Advance(b.clock, milliseconds(1));  // 15 s after b read the record, not after the late event
+  EXPECT_EQ(Holder(Lease()), "b");
+}
+
 TEST_F(LeaderElectionTest, FollowerDoesNotTakeALeaseThatKeepsBeingRenewed) {
   Candidate& a = Add("a");
   Candidate& b = Add("b");
