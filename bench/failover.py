@@ -7,13 +7,14 @@ usage: bench/failover.py [--berth build/berth] [--runs 5] [-- ELECTION FLAGS...]
 Starts `berth serve --in-memory --no-scheduler` on a free port, one node and
 two `berth scheduler` replicas (with the given --leader-elect-* flags; kube's
 defaults if none). Each run: wait until both replicas have been up a few
-retry periods, kill the Lease's holder, create a pod at once, and time until
+retry periods (plus a random part of one), kill the Lease's holder, create a pod at once, and time until
 the pod has a node; then start a replica again in place of the dead one.
 Prints each run and the median as JSON."""
 
 import argparse
 import json
 import os
+import random
 import re
 import signal
 import socket
@@ -103,7 +104,9 @@ def main():
         bound("warm-up", 60)
         results = []
         for run in range(args.runs):
-            time.sleep(5)  # both replicas in their steady rhythm
+            # Both replicas in their steady rhythm, and the kill at a random
+            # point of the leader's renewal period.
+            time.sleep(5 + random.uniform(0, 2.5))
             leader_id = holder()
             leader = next(r for r in replicas if r["identity"] == leader_id)
             leader["proc"].send_signal(signal.SIGKILL)
