@@ -169,5 +169,29 @@ class LeaderElection(unittest.TestCase):
         wait_for(self, s, "pods bound by the new leader", lambda: self.all_bound("p", 3))
 
 
+class LeaderElectionFlags(unittest.TestCase):
+    """Refused as kube refuses them, before anything connects."""
+
+    def test_bad_durations_and_locks_are_refused_with_kubes_words(self):
+        cases = [
+            (["scheduler", "--leader-elect-lease-duration", "5s", "--leader-elect-renew-deadline", "5s"],
+             'leaderElection.leaseDuration: Invalid value: "5s": must be greater than `RenewDeadline`'),
+            (["controller-manager", "--leader-elect-retry-period", "0s"],
+             'generic.leaderElection.retryPeriod: Invalid value: "0s": must be greater than zero'),
+            (["scheduler", "--leader-elect-retry-period", "9s"],
+             "renewDeadline must be greater than retryPeriod*JitterFactor"),
+            (["scheduler", "--leader-elect-resource-lock", "configmaps"],
+             "configmaps lock is removed, migrate to configmapsleases (using version v0.27.x)"),
+            (["controller-manager", "--leader-elect-lease-duration", "soon"],
+             'invalid argument "soon" for "--leader-elect-lease-duration" flag: time: invalid duration "soon"'),
+        ]
+        for args, message in cases:
+            p = subprocess.run([BERTH] + args + ["--server", "http://127.0.0.1:1"], capture_output=True, text=True,
+                               timeout=30)
+            self.assertEqual(p.returncode, 1, (args, p.stderr))
+            self.assertIn(message, p.stderr, args)
+            self.assertNotIn("connecting", p.stderr, args)
+
+
 if __name__ == "__main__":
     unittest.main()
