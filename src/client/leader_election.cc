@@ -3,9 +3,8 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cstdio>
-
 #include <boost/json.hpp>
+#include <cstdio>
 
 #include "api/duration.h"
 #include "api/json_fields.h"
@@ -29,7 +28,8 @@ void Log(const std::string& line) {
 
 }  // namespace
 
-Status ValidateLeaderElectionConfig(const LeaderElectionConfig& config, const std::string& field_path) {
+Status ValidateLeaderElectionConfig(const LeaderElectionConfig& config,
+                                    const std::string& field_path) {
   std::vector<StatusCause> causes;
   auto invalid = [&](const char* field, std::chrono::milliseconds value, const char* message) {
     std::string path = field_path + "." + field;
@@ -39,9 +39,12 @@ Status ValidateLeaderElectionConfig(const LeaderElectionConfig& config, const st
   auto required = [&](const char* field) {
     causes.push_back({"FieldValueRequired", "Required value", field_path + "." + field});
   };
-  if (config.lease_duration.count() <= 0) invalid("leaseDuration", config.lease_duration, "must be greater than zero");
-  if (config.renew_deadline.count() <= 0) invalid("renewDeadline", config.renew_deadline, "must be greater than zero");
-  if (config.retry_period.count() <= 0) invalid("retryPeriod", config.retry_period, "must be greater than zero");
+  if (config.lease_duration.count() <= 0)
+    invalid("leaseDuration", config.lease_duration, "must be greater than zero");
+  if (config.renew_deadline.count() <= 0)
+    invalid("renewDeadline", config.renew_deadline, "must be greater than zero");
+  if (config.retry_period.count() <= 0)
+    invalid("retryPeriod", config.retry_period, "must be greater than zero");
   // kube prints the renew deadline here, under the lease duration's path.
   if (config.lease_duration <= config.renew_deadline) {
     invalid("leaseDuration", config.renew_deadline, "must be greater than `RenewDeadline`");
@@ -50,12 +53,14 @@ Status ValidateLeaderElectionConfig(const LeaderElectionConfig& config, const st
   if (config.lock_name.empty()) required("resourceName");
   if (!causes.empty()) {
     std::string message;
-    for (const auto& c : causes) message += (message.empty() ? "" : ", ") + c.field + ": " + c.message;
+    for (const auto& c : causes)
+      message += (message.empty() ? "" : ", ") + c.field + ": " + c.message;
     if (causes.size() > 1) message = "[" + message + "]";
     return Status::Invalid(std::move(message), std::move(causes));
   }
   // client-go's NewLeaderElector.
-  if (config.renew_deadline.count() <= kJitterFactor * static_cast<double>(config.retry_period.count())) {
+  if (config.renew_deadline.count() <=
+      kJitterFactor * static_cast<double>(config.retry_period.count())) {
     return Status::BadRequest("renewDeadline must be greater than retryPeriod*JitterFactor");
   }
   if (config.identity.empty()) return Status::BadRequest("Lock identity is empty");
@@ -70,22 +75,27 @@ std::string NewLeaderIdentity() {
   uint64_t hi = (rng() & 0xffffffffffff0fffULL) | 0x0000000000004000ULL;  // version 4
   uint64_t lo = (rng() & 0x3fffffffffffffffULL) | 0x8000000000000000ULL;  // RFC 4122 variant
   char uuid[40];
-  std::snprintf(uuid, sizeof uuid, "%08llx-%04llx-%04llx-%04llx-%012llx", static_cast<unsigned long long>(hi >> 32),
-                static_cast<unsigned long long>((hi >> 16) & 0xffff), static_cast<unsigned long long>(hi & 0xffff),
-                static_cast<unsigned long long>(lo >> 48), static_cast<unsigned long long>(lo & 0xffffffffffffULL));
+  std::snprintf(uuid, sizeof uuid, "%08llx-%04llx-%04llx-%04llx-%012llx",
+                static_cast<unsigned long long>(hi >> 32),
+                static_cast<unsigned long long>((hi >> 16) & 0xffff),
+                static_cast<unsigned long long>(hi & 0xffff),
+                static_cast<unsigned long long>(lo >> 48),
+                static_cast<unsigned long long>(lo & 0xffffffffffffULL));
   return std::string(host) + "_" + uuid;
 }
 
-Result<std::unique_ptr<LeaderElector>> LeaderElector::Create(LeaderElectionConfig config, Transport transport,
-                                                             LeaderCallbacks callbacks, Options options) {
+Result<std::unique_ptr<LeaderElector>> LeaderElector::Create(LeaderElectionConfig config,
+                                                             Transport transport,
+                                                             LeaderCallbacks callbacks,
+                                                             Options options) {
   if (Status s = ValidateLeaderElectionConfig(config, "leaderElection"); !s.ok()) return s;
   if (config.name.empty()) config.name = config.lock_name;
   return std::unique_ptr<LeaderElector>(
       new LeaderElector(std::move(config), std::move(transport), std::move(callbacks), options));
 }
 
-LeaderElector::LeaderElector(LeaderElectionConfig config, Transport transport, LeaderCallbacks callbacks,
-                             Options options)
+LeaderElector::LeaderElector(LeaderElectionConfig config, Transport transport,
+                             LeaderCallbacks callbacks, Options options)
     : config_(std::move(config)),
       client_(std::move(transport)),
       callbacks_(std::move(callbacks)),
@@ -93,13 +103,15 @@ LeaderElector::LeaderElector(LeaderElectionConfig config, Transport transport, L
       options_(options),
       rng_(options.seed ? options.seed : std::random_device{}()) {
   if (options_.registry) {
-    master_status_ = &options_.registry
-                          ->AddGauge("leader_election_master_status",
-                                     "Gauge of if the reporting system is master of the relevant lease, 0 indicates "
-                                     "backup, 1 indicates master. 'name' is the string used to identify the lease. "
-                                     "Please make sure to group by name.",
-                                     {"name"})
-                          .WithLabels({config_.name});
+    master_status_ =
+        &options_.registry
+             ->AddGauge(
+                 "leader_election_master_status",
+                 "Gauge of if the reporting system is master of the relevant lease, 0 indicates "
+                 "backup, 1 indicates master. 'name' is the string used to identify the lease. "
+                 "Please make sure to group by name.",
+                 {"name"})
+             .WithLabels({config_.name});
     master_status_->Set(0);
   }
 }
@@ -155,12 +167,14 @@ std::chrono::nanoseconds LeaderElector::Step() {
   }
   // Try again within the deadline; the next step stops leading once it passed.
   return std::max<std::chrono::nanoseconds>(
-      std::chrono::nanoseconds(0), std::min<std::chrono::nanoseconds>(config_.retry_period, deadline - clock_.Now()));
+      std::chrono::nanoseconds(0),
+      std::min<std::chrono::nanoseconds>(config_.retry_period, deadline - clock_.Now()));
 }
 
 std::chrono::nanoseconds LeaderElector::NextTryAsFollower() {
   std::uniform_real_distribution<double> jitter(0.0, kJitterFactor);
-  auto next = std::chrono::duration_cast<std::chrono::nanoseconds>(config_.retry_period * (1.0 + jitter(rng_)));
+  auto next = std::chrono::duration_cast<std::chrono::nanoseconds>(config_.retry_period *
+                                                                   (1.0 + jitter(rng_)));
   std::lock_guard lock(mu_);
   if (!observed_.holder.empty() && !IsLeaderLocked()) {
     // The moment the observed lease expires, if that comes first.
@@ -179,7 +193,8 @@ void LeaderElector::StartLeading(api::Clock::time_point renewed_at) {
   }
   if (master_status_) master_status_->Set(1);
   if (options_.recorder && lease_) {
-    options_.recorder->Event(*lease_, "Normal", "LeaderElection", config_.identity + " became leader");
+    options_.recorder->Event(*lease_, "Normal", "LeaderElection",
+                             config_.identity + " became leader");
   }
   Log("successfully acquired lease " + Describe());
   if (callbacks_.on_started_leading) callbacks_.on_started_leading();
@@ -193,7 +208,8 @@ void LeaderElector::StopLeading(const std::string& why) {
   }
   if (master_status_) master_status_->Set(0);
   if (options_.recorder && lease_) {
-    options_.recorder->Event(*lease_, "Normal", "LeaderElection", config_.identity + " stopped leading");
+    options_.recorder->Event(*lease_, "Normal", "LeaderElection",
+                             config_.identity + " stopped leading");
   }
   Log("stopped leading: " + why);
   if (callbacks_.on_stopped_leading) callbacks_.on_stopped_leading();
@@ -263,9 +279,10 @@ LeaderElector::Record LeaderElector::RecordOf(const api::Object& lease) {
 }
 
 json::object LeaderElector::LeaseWith(const Record& record) const {
-  json::object lease = lease_ ? lease_->json()
-                              : json::object{{"metadata", json::object{{"name", config_.lock_name},
-                                                                        {"namespace", config_.lock_namespace}}}};
+  json::object lease =
+      lease_ ? lease_->json()
+             : json::object{{"metadata", json::object{{"name", config_.lock_name},
+                                                      {"namespace", config_.lock_namespace}}}};
   // The whole spec, as client-go's LeaseLock writes it.
   lease["spec"] = json::object{{"holderIdentity", record.holder},
                                {"leaseDurationSeconds", record.lease_duration_seconds},
@@ -301,7 +318,8 @@ bool LeaderElector::TryAcquireOrRenew() {
       SetObserved(desired, lease_->resource_version());
       return true;
     }
-    Log("Failed to update lock optimistically: " + updated.status().message() + ", falling back to slow path");
+    Log("Failed to update lock optimistically: " + updated.status().message() +
+        ", falling back to slow path");
   }
 
   // 2. Read the record, or create it.
@@ -384,12 +402,12 @@ void LeaderElector::MaybeReportTransition() {
 }
 
 Transport LeaderOnlyTransport(Transport inner, const LeaderElector& elector) {
-  return [inner = std::move(inner), &elector](const std::string& method, const std::string& target,
-                                                const std::string& body,
-                                                const std::string& content_type) -> Result<RestResponse> {
+  return [inner = std::move(inner), &elector](
+             const std::string& method, const std::string& target, const std::string& body,
+             const std::string& content_type) -> Result<RestResponse> {
     if (method != "GET" && !elector.HoldsLease()) {
-      return Status::Unavailable("not the leader of " + elector.Describe() + ": " + method + " " + target +
-                                 " refused");
+      return Status::Unavailable("not the leader of " + elector.Describe() + ": " + method + " " +
+                                 target + " refused");
     }
     return inner(method, target, body, content_type);
   };

@@ -88,7 +88,8 @@ struct LeaderCallbacks {
 // ValidateLeaderElectionConfiguration under `field_path`, e.g.
 // "leaderElection", then client-go's NewLeaderElector's). Invalid with one
 // cause per problem.
-Status ValidateLeaderElectionConfig(const LeaderElectionConfig& config, const std::string& field_path);
+Status ValidateLeaderElectionConfig(const LeaderElectionConfig& config,
+                                    const std::string& field_path);
 
 // hostname + "_" + a random (version 4) UUID, kube's holderIdentity.
 std::string NewLeaderIdentity();
@@ -96,17 +97,18 @@ std::string NewLeaderIdentity();
 class LeaderElector {
  public:
   struct Options {
-    api::Clock* clock = nullptr;             // nullptr: api::RealClock
-    metrics::Registry* registry = nullptr;   // leader_election_master_status; nullptr: none
+    api::Clock* clock = nullptr;              // nullptr: api::RealClock
+    metrics::Registry* registry = nullptr;    // leader_election_master_status; nullptr: none
     const EventRecorder* recorder = nullptr;  // "became leader" / "stopped leading" on the Lease
-    uint64_t seed = 0;                       // the followers' retry jitter; 0: random
+    uint64_t seed = 0;                        // the followers' retry jitter; 0: random
   };
 
   // `transport` carries the Lease's requests only (give it a connection of
   // its own, so that renewals do not queue behind the work they guard).
   // Invalid or BadRequest when the configuration is (see above).
-  static Result<std::unique_ptr<LeaderElector>> Create(LeaderElectionConfig config, Transport transport,
-                                                      LeaderCallbacks callbacks, Options options);
+  static Result<std::unique_ptr<LeaderElector>> Create(LeaderElectionConfig config,
+                                                       Transport transport,
+                                                       LeaderCallbacks callbacks, Options options);
   ~LeaderElector();  // Stop()
   LeaderElector(const LeaderElector&) = delete;
   LeaderElector& operator=(const LeaderElector&) = delete;
@@ -146,7 +148,8 @@ class LeaderElector {
     bool operator==(const Record&) const = default;
   };
 
-  LeaderElector(LeaderElectionConfig config, Transport transport, LeaderCallbacks callbacks, Options options);
+  LeaderElector(LeaderElectionConfig config, Transport transport, LeaderCallbacks callbacks,
+                Options options);
   void Fire();
   // One try; returns when to try next.
   std::chrono::nanoseconds Step();
@@ -174,7 +177,8 @@ class LeaderElector {
   int64_t observed_version_ = 0;        // guarded by mu_: the resourceVersion observed_ came from
   api::Clock::time_point observed_at_;  // guarded by mu_: when observed_ last changed
   bool leading_ = false;                // guarded by mu_
-  api::Clock::time_point renewed_at_;   // guarded by mu_: start of the last successful write while leading
+  // guarded by mu_: when the last successful write while leading started
+  api::Clock::time_point renewed_at_;
 
   // The election's thread only (and Stop, once the alarm is gone).
   api::ObjectPtr lease_;  // the Lease as last read or written

@@ -15,29 +15,36 @@ namespace berth::cmd {
 
 void AddLeaderElectionFlags(CLI::App& cmd, LeaderElectionFlags& f) {
   cmd.add_flag("--leader-elect", f.leader_elect,
-               "Start a leader election client and gain leadership before executing the main loop. Enable this "
-               "when running replicated components for high availability. (default true; --leader-elect=false turns it "
+               "Start a leader election client and gain leadership before executing the main loop. "
+               "Enable this "
+               "when running replicated components for high availability. (default true; "
+               "--leader-elect=false turns it "
                "off)");
   cmd.add_option("--leader-elect-lease-duration", f.lease_duration,
-                 "The duration that non-leader candidates will wait after observing a leadership renewal until "
+                 "The duration that non-leader candidates will wait after observing a leadership "
+                 "renewal until "
                  "attempting to acquire leadership of a led but unrenewed leader slot.")
       ->capture_default_str();
   cmd.add_option("--leader-elect-renew-deadline", f.renew_deadline,
-                 "The interval between attempts by the acting master to renew a leadership slot before it stops "
+                 "The interval between attempts by the acting master to renew a leadership slot "
+                 "before it stops "
                  "leading. This must be less than the lease duration.")
       ->capture_default_str();
   cmd.add_option("--leader-elect-retry-period", f.retry_period,
-                 "The duration the clients should wait between attempting acquisition and renewal of a leadership.")
+                 "The duration the clients should wait between attempting acquisition and renewal "
+                 "of a leadership.")
       ->capture_default_str();
   cmd.add_option("--leader-elect-resource-lock", f.resource_lock,
-                 "The type of resource object that is used for locking during leader election. Supported options "
+                 "The type of resource object that is used for locking during leader election. "
+                 "Supported options "
                  "are 'leases'.")
       ->capture_default_str();
   cmd.add_option("--leader-elect-resource-name", f.resource_name,
                  "The name of resource object that is used for locking during leader election.")
       ->capture_default_str();
-  cmd.add_option("--leader-elect-resource-namespace", f.resource_namespace,
-                 "The namespace of resource object that is used for locking during leader election.")
+  cmd.add_option(
+         "--leader-elect-resource-namespace", f.resource_namespace,
+         "The namespace of resource object that is used for locking during leader election.")
       ->capture_default_str();
 }
 
@@ -71,7 +78,8 @@ Result<client::LeaderElectionConfig> LeaderElectionConfigFromFlags(const LeaderE
     return Status::BadRequest("configmapsleases lock is removed, migrated to leases");
   }
   if (f.resource_lock.empty()) return Status::Invalid(field_path + ".resourceLock: Required value");
-  if (f.resource_lock != "leases") return Status::BadRequest("Invalid lock-type " + f.resource_lock);
+  if (f.resource_lock != "leases")
+    return Status::BadRequest("Invalid lock-type " + f.resource_lock);
   config.lock_namespace = f.resource_namespace;
   config.lock_name = f.resource_name;
   config.name = f.resource_name;
@@ -81,8 +89,9 @@ Result<client::LeaderElectionConfig> LeaderElectionConfigFromFlags(const LeaderE
 }
 
 int RunLeaderElected(const std::string& command, const client::LeaderElectionConfig& config,
-                     client::HttpClient& lease_client, TerminationSignals& signals, const LeaderWork& work,
-                     const client::EventRecorder* events, metrics::Registry* registry) {
+                     client::HttpClient& lease_client, TerminationSignals& signals,
+                     const LeaderWork& work, const client::EventRecorder* events,
+                     metrics::Registry* registry) {
   std::mutex mu;
   std::condition_variable cv;
   bool leading = false;    // guarded by mu: what the election says
@@ -103,14 +112,15 @@ int RunLeaderElected(const std::string& command, const client::LeaderElectionCon
                      identity.empty() ? "nobody (released)" : identity.c_str());
         std::fflush(stderr);
       }};
-  auto elector = client::LeaderElector::Create(config, client::HttpTransport(lease_client), std::move(callbacks),
+  auto elector = client::LeaderElector::Create(config, client::HttpTransport(lease_client),
+                                               std::move(callbacks),
                                                {.registry = registry, .recorder = events});
   if (!elector.ok()) {
     std::fprintf(stderr, "berth %s: %s\n", command.c_str(), elector.status().message().c_str());
     return 1;
   }
-  std::fprintf(stderr, "berth %s: competing for lease %s as %s\n", command.c_str(), elector.value()->Describe().c_str(),
-               config.identity.c_str());
+  std::fprintf(stderr, "berth %s: competing for lease %s as %s\n", command.c_str(),
+               elector.value()->Describe().c_str(), config.identity.c_str());
   std::fflush(stderr);
   std::thread waiter([&] {
     signals.Wait();
@@ -120,12 +130,12 @@ int RunLeaderElected(const std::string& command, const client::LeaderElectionCon
   });
   client::LeaderElector* e = elector.value().get();
   auto observe = [e](const api::ObjectPtr& lease) { e->Observe(*lease); };
-  client::HttpInformer lease_watch(lease_client,
-                                   "/apis/coordination.k8s.io/v1/namespaces/" + config.lock_namespace + "/leases",
-                                   {observe, observe, [](const api::ObjectPtr&) {}});
+  client::HttpInformer lease_watch(
+      lease_client, "/apis/coordination.k8s.io/v1/namespaces/" + config.lock_namespace + "/leases",
+      {observe, observe, [](const api::ObjectPtr&) {}});
   if (Status s = lease_watch.Start(); !s.ok()) {
-    std::fprintf(stderr, "berth %s: watching leases: %s (trying every retry period only)\n", command.c_str(),
-                 s.message().c_str());
+    std::fprintf(stderr, "berth %s: watching leases: %s (trying every retry period only)\n",
+                 command.c_str(), s.message().c_str());
   }
   elector.value()->Start();
 

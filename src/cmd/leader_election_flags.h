@@ -16,10 +16,9 @@
 // berth replica stops its work and stays in the election as a follower
 // (the next term starts the work afresh: new informers, new caches).
 
+#include <CLI/App.hpp>
 #include <functional>
 #include <string>
-
-#include <CLI/App.hpp>
 
 #include "api/status.h"
 #include "client/http_client.h"
@@ -64,7 +63,8 @@ struct LeaderWork {
 // Observe). `events`, if set, records kube's LeaderElection events on the
 // Lease; `registry`, if set, gets leader_election_master_status.
 int RunLeaderElected(const std::string& command, const client::LeaderElectionConfig& config,
-                     client::HttpClient& lease_client, TerminationSignals& signals, const LeaderWork& work,
-                     const client::EventRecorder* events = nullptr, metrics::Registry* registry = nullptr);
+                     client::HttpClient& lease_client, TerminationSignals& signals,
+                     const LeaderWork& work, const client::EventRecorder* events = nullptr,
+                     metrics::Registry* registry = nullptr);
 
 }  // namespace berth::cmd

@@ -28,7 +28,8 @@ void Advance(api::FakeClock& clock, std::chrono::nanoseconds by) {
   for (;;) {
     auto next = clock.NextAlarm();
     if (!next || *next > target) break;
-    clock.Step(std::max<std::chrono::nanoseconds>(std::chrono::nanoseconds(0), *next - clock.Now()));
+    clock.Step(
+        std::max<std::chrono::nanoseconds>(std::chrono::nanoseconds(0), *next - clock.Now()));
   }
   clock.Step(target - clock.Now());
 }
@@ -45,7 +46,8 @@ struct Observed {
 struct Candidate {
   explicit Candidate(std::string id) : identity(std::move(id)) {}
   std::string identity;
-  api::FakeClock clock{api::Clock::time_point(std::chrono::hours(1)), std::chrono::system_clock::now()};
+  api::FakeClock clock{api::Clock::time_point(std::chrono::hours(1)),
+                       std::chrono::system_clock::now()};
   bool partitioned = false;
   std::function<void(const std::string& method)> before_request;
   Observed seen;
@@ -69,11 +71,13 @@ class LeaderElectionTest : public ::testing::Test {
     return config;  // kube's defaults: 15 s, 10 s, 2 s
   }
 
-  Candidate& Add(const std::string& identity, std::optional<LeaderElectionConfig> config = std::nullopt) {
+  Candidate& Add(const std::string& identity,
+                 std::optional<LeaderElectionConfig> config = std::nullopt) {
     candidates_.push_back(std::make_unique<Candidate>(identity));
     Candidate* c = candidates_.back().get();
     Transport inner = cluster::InProcessTransport(*api_, identity);
-    Transport transport = [c, inner](const std::string& method, const std::string& target, const std::string& body,
+    Transport transport = [c, inner](const std::string& method, const std::string& target,
+                                     const std::string& body,
                                      const std::string& content_type) -> Result<RestResponse> {
       if (c->partitioned) return Status::Unavailable("connection refused");
       if (c->before_request) c->before_request(method);
@@ -82,7 +86,8 @@ class LeaderElectionTest : public ::testing::Test {
     LeaderCallbacks callbacks{[c] { ++c->seen.started; }, [c] { ++c->seen.stopped; },
                               [c](const std::string& id) { c->seen.leaders.push_back(id); }};
     auto elector = LeaderElector::Create(config.value_or(Config(identity)), std::move(transport),
-                                         std::move(callbacks), {.clock = &c->clock, .registry = &c->registry, .seed = 7});
+                                         std::move(callbacks),
+                                         {.clock = &c->clock, .registry = &c->registry, .seed = 7});
     EXPECT_TRUE(elector.ok()) << elector.status().message();
     c->elector = std::move(elector).value();
     return *c;
@@ -121,9 +126,11 @@ TEST_F(LeaderElectionTest, FirstCandidateCreatesTheLeaseInKubesForm) {
   EXPECT_EQ(spec.at("leaseTransitions").as_int64(), 0);
   EXPECT_EQ(spec.at("acquireTime"), spec.at("renewTime"));
   std::string renew = json::value_to<std::string>(spec.at("renewTime"));
-  EXPECT_TRUE(std::regex_match(renew, std::regex(R"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z)"))) << renew;
+  EXPECT_TRUE(std::regex_match(renew, std::regex(R"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z)")))
+      << renew;
   EXPECT_EQ(a.seen.leaders, std::vector<std::string>{a.identity});
-  EXPECT_NE(a.registry.Render().find("leader_election_master_status{name=\"kube-scheduler\"} 1"), std::string::npos)
+  EXPECT_NE(a.registry.Render().find("leader_election_master_status{name=\"kube-scheduler\"} 1"),
+            std::string::npos)
       << a.registry.Render();
 }
 
@@ -134,10 +141,12 @@ TEST_F(LeaderElectionTest, LeaderRenewsEveryRetryPeriodKeepingItsAcquireTime) {
   json::object first = Lease();
   Advance(a.clock, milliseconds(1998));
   json::object before_retry = Lease();
-  EXPECT_EQ(before_retry.at("metadata").at("resourceVersion"), first.at("metadata").at("resourceVersion"));
+  EXPECT_EQ(before_retry.at("metadata").at("resourceVersion"),
+            first.at("metadata").at("resourceVersion"));
   Advance(a.clock, milliseconds(1));
   json::object renewed = Lease();
-  EXPECT_NE(renewed.at("metadata").at("resourceVersion"), first.at("metadata").at("resourceVersion"));
+  EXPECT_NE(renewed.at("metadata").at("resourceVersion"),
+            first.at("metadata").at("resourceVersion"));
   EXPECT_NE(renewed.at("spec").at("renewTime"), first.at("spec").at("renewTime"));
   EXPECT_EQ(renewed.at("spec").at("acquireTime"), first.at("spec").at("acquireTime"));
   EXPECT_EQ(renewed.at("spec").at("leaseTransitions").as_int64(), 0);
@@ -176,8 +185,8 @@ TEST_F(LeaderElectionTest, WatchingFollowerCountsTheExpiryFromTheRenewalItself) 
   a.elector->Start();
   Advance(a.clock, milliseconds(1));
   b.elector->Start();
-  Advance(b.clock, milliseconds(1));  // b's first try reads a's record
-  Advance(a.clock, milliseconds(1999));  // a renews ...
+  Advance(b.clock, milliseconds(1));         // b's first try reads a's record
+  Advance(a.clock, milliseconds(1999));      // a renews ...
   b.elector->Observe(*LeaseObject(*rest_));  // ... and b's watch tells it at once
   // a is paused from now on. Polling alone, b would see the renewal at its
   // next try (2 to 4.4 s from its first) and take over 15 s after that.
@@ -239,19 +248,22 @@ TEST_F(LeaderElectionTest, ResumedLeaderHasStoppedBeforeItWritesAnything) {
   int writes = 0;
   a.before_request = [&writes](const std::string& method) { writes += method != "GET"; };
   Transport guarded = LeaderOnlyTransport(
-      [](const std::string&, const std::string&, const std::string&, const std::string&) -> Result<RestResponse> {
+      [](const std::string&, const std::string&, const std::string&,
+         const std::string&) -> Result<RestResponse> {
         return RestResponse{201, "{}"};
       },
       *a.elector);
   a.clock.Step(seconds(20));  // the whole pause at once, then a's timers run
   EXPECT_EQ(a.seen.stopped, 1);
   EXPECT_FALSE(a.elector->HoldsLease());
-  auto refused = guarded("POST", "/api/v1/namespaces/default/pods/p/binding", "{}", "application/json");
+  auto refused =
+      guarded("POST", "/api/v1/namespaces/default/pods/p/binding", "{}", "application/json");
   ASSERT_FALSE(refused.ok());
   EXPECT_EQ(refused.status().code(), StatusCode::kUnavailable);
   EXPECT_EQ(writes, 0);
   EXPECT_EQ(json::value_to<std::string>(Lease().at("metadata").at("resourceVersion")), b_version);
-  EXPECT_NE(a.registry.Render().find("leader_election_master_status{name=\"kube-scheduler\"} 0"), std::string::npos);
+  EXPECT_NE(a.registry.Render().find("leader_election_master_status{name=\"kube-scheduler\"} 0"),
+            std::string::npos);
 
   // From then on a is a follower: b keeps renewing and a never takes it back.
   for (int i = 0; i < 300; ++i) {
@@ -271,7 +283,8 @@ class ThawingClock final : public api::Clock {
   explicit ThawingClock(api::FakeClock& inner) : inner_(inner) {}
   time_point Now() const override { return inner_.Now() + jump_; }
   std::chrono::system_clock::time_point WallNow() const override {
-    return inner_.WallNow() + std::chrono::duration_cast<std::chrono::system_clock::duration>(jump_);
+    return inner_.WallNow() +
+           std::chrono::duration_cast<std::chrono::system_clock::duration>(jump_);
   }
   std::unique_ptr<Alarm> NewAlarm(std::function<void()> fire) override {
     struct Shifted final : Alarm {
@@ -290,11 +303,12 @@ class ThawingClock final : public api::Clock {
 };
 
 TEST_F(LeaderElectionTest, HoldsLeaseEndsWithTheClockBeforeTheElectionRuns) {
-  api::FakeClock base(api::Clock::time_point(std::chrono::hours(1)), std::chrono::system_clock::now());
+  api::FakeClock base(api::Clock::time_point(std::chrono::hours(1)),
+                      std::chrono::system_clock::now());
   ThawingClock clock(base);
   int started = 0;
-  auto elector = LeaderElector::Create(Config("a"), cluster::InProcessTransport(*api_), {[&started] { ++started; }},
-                                       {.clock = &clock, .seed = 1});
+  auto elector = LeaderElector::Create(Config("a"), cluster::InProcessTransport(*api_),
+                                       {[&started] { ++started; }}, {.clock = &clock, .seed = 1});
   ASSERT_TRUE(elector.ok()) << elector.status().message();
   elector.value()->Start();
   Advance(base, milliseconds(1));
@@ -312,7 +326,7 @@ TEST_F(LeaderElectionTest, LeaderThatCannotRenewStepsDownAtTheRenewDeadline) {
   a.elector->Start();
   Advance(a.clock, milliseconds(1));
   Advance(a.clock, milliseconds(1999));  // the first renewal, at 2 s, succeeds
-  a.partitioned = true;                   // ... and none after it: the deadline is 12 s
+  a.partitioned = true;                  // ... and none after it: the deadline is 12 s
   Advance(a.clock, milliseconds(9999));
   EXPECT_TRUE(a.elector->HoldsLease());
   EXPECT_EQ(a.seen.stopped, 0);
@@ -387,7 +401,8 @@ TEST_F(LeaderElectionTest, LeaderOnlyTransportPassesReadsAlwaysAndWritesWhileLea
   EXPECT_TRUE(guarded("GET", "/api/v1/pods", "", "").ok());
   auto refused = guarded("POST", "/api/v1/namespaces/default/pods", "{}", "application/json");
   ASSERT_FALSE(refused.ok());
-  EXPECT_NE(refused.status().message().find("not the leader of kube-system/kube-scheduler"), std::string::npos);
+  EXPECT_NE(refused.status().message().find("not the leader of kube-system/kube-scheduler"),
+            std::string::npos);
   EXPECT_EQ(forwarded, 1);
   a.elector->Start();
   Advance(a.clock, milliseconds(1));
@@ -406,14 +421,16 @@ TEST(LeaderElectionConfigTest, RefusesWhatKubeRefuses) {
   const Case cases[] = {
       {"defaults", 15000, 10000, 2000, "kube-scheduler", StatusCode::kOk, ""},
       {"short", 1000, 800, 200, "kube-scheduler", StatusCode::kOk, ""},
-      {"renew deadline not below lease duration", 10000, 10000, 2000, "kube-scheduler", StatusCode::kInvalid,
-       "leaderElection.leaseDuration: Invalid value: \"10s\": must be greater than `RenewDeadline`"},
+      {"renew deadline not below lease duration", 10000, 10000, 2000, "kube-scheduler",
+       StatusCode::kInvalid,
+       "leaderElection.leaseDuration: Invalid value: \"10s\": must be greater than "
+       "`RenewDeadline`"},
       {"zero retry period", 15000, 10000, 0, "kube-scheduler", StatusCode::kInvalid,
        "leaderElection.retryPeriod: Invalid value: \"0s\": must be greater than zero"},
       {"no lock name", 15000, 10000, 2000, "", StatusCode::kInvalid,
        "leaderElection.resourceName: Required value"},
-      {"retry period too long for the deadline", 15000, 10000, 9000, "kube-scheduler", StatusCode::kBadRequest,
-       "renewDeadline must be greater than retryPeriod*JitterFactor"},
+      {"retry period too long for the deadline", 15000, 10000, 9000, "kube-scheduler",
+       StatusCode::kBadRequest, "renewDeadline must be greater than retryPeriod*JitterFactor"},
   };
   for (const Case& c : cases) {
     LeaderElectionConfig config;
@@ -432,7 +449,8 @@ TEST(LeaderElectionConfigTest, RefusesWhatKubeRefuses) {
 
 TEST(LeaderElectionConfigTest, IdentityIsHostnameUnderscoreUuid) {
   std::string a = NewLeaderIdentity();
-  EXPECT_TRUE(std::regex_match(a, std::regex(R"(.*_[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12})")))
+  EXPECT_TRUE(std::regex_match(
+      a, std::regex(R"(.*_[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12})")))
       << a;
   EXPECT_NE(a, NewLeaderIdentity());
 }
