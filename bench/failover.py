@@ -16,6 +16,7 @@ import json
 import os
 import random
 import re
+import shutil
 import signal
 import socket
 import statistics
@@ -131,6 +132,7 @@ def main():
                 r["proc"].wait()
         server.terminate()
         server.wait()
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 if __name__ == "__main__":
