@@ -29,6 +29,17 @@ std::string FormatRfc3339(std::chrono::system_clock::time_point t) {
   return out;
 }
 
+std::string FormatMicroTime(std::chrono::system_clock::time_point t) {
+  using namespace std::chrono;
+  std::string out = FormatRfc3339(t);  // ...SSZ
+  auto micros = static_cast<unsigned>((duration_cast<microseconds>(t.time_since_epoch()) % seconds(1)).count());
+  if (t.time_since_epoch().count() < 0) micros = 0;  // before 1970: whole seconds
+  std::string fraction = ".000000";
+  for (size_t i = 6; i > 0; --i, micros /= 10) fraction[i] = static_cast<char>('0' + micros % 10);
+  out.insert(out.size() - 1, fraction);
+  return out;
+}
+
 std::string NowRfc3339() { return FormatRfc3339(std::chrono::system_clock::now()); }
 
 std::optional<std::chrono::system_clock::time_point> ParseRfc3339(std::string_view text) {

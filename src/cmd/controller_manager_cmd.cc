@@ -9,6 +9,7 @@
 #include "cluster/controller_manager.h"
 #include "cluster/informer_sources.h"
 #include "cmd/commands.h"
+#include "cmd/leader_election_flags.h"
 #include "cmd/termination_signals.h"
 
 namespace berth::cmd {
@@ -22,6 +23,7 @@ struct ControllerManagerFlags {
   int64_t terminated_pod_gc_threshold = 12500;
   int64_t max_endpoints_per_slice = 100;
   std::string endpoint_updates_batch_period = "0s";
+  LeaderElectionFlags leader{.resource_name = "kube-controller-manager"};
 };
 
 int Fail(const std::string& message) {
@@ -42,12 +44,46 @@ int RunControllerManager(const ControllerManagerFlags& f) {
   flags = cluster::ParseEndpointFlags(f.max_endpoints_per_slice, f.endpoint_updates_batch_period, options);
   if (!flags.ok()) return Fail(flags.message());
 
+  Result<client::LeaderElectionConfig> election = client::LeaderElectionConfig{};
+  if (f.leader.leader_elect) {
+    election = LeaderElectionConfigFromFlags(f.leader, "generic.leaderElection");
+    if (!election.ok()) return Fail(election.status().message());
+  }
   TerminationSignals signals;
   auto writer = client::HttpClient::Connect(f.server);
   if (!writer.ok()) return Fail("--server " + f.server + ": " + writer.status().message());
   // Informers hold watch connections of their own.
   auto reader = client::HttpClient::Connect(f.server);
   if (!reader.ok()) return Fail("--server " + f.server + ": " + reader.status().message());
+  if (f.leader.leader_elect) {
+    // The Lease and its events go over a connection of their own.
+    auto lease = client::HttpClient::Connect(f.server);
+    if (!lease.ok()) return Fail("--server " + f.server + ": " + lease.status().message());
+    client::RestClient event_client(client::HttpTransport(*lease.value()));
+    client::EventBroadcaster broadcaster(event_client);
+    client::EventRecorder events(&broadcaster, {"kube-controller-manager", ""});
+    // A manager per term of leadership, its writes refused once the lease is lost.
+    std::unique_ptr<cluster::ControllerManager> manager;
+    LeaderWork work{
+        [&](const client::LeaderElector& elector) -> Status {
+          auto started = cluster::ControllerManager::Start(
+              client::LeaderOnlyTransport(client::HttpTransport(*writer.value()), elector),
+              cluster::HttpInformerSources(*reader.value()), options);
+          if (!started.ok()) return started.status();
+          manager = std::move(started).value();
+          std::fprintf(stderr, "berth controller-manager: controlling %s\n", f.server.c_str());
+          return Status::Ok();
+        },
+        [&] {
+          if (manager) manager->Stop();
+          manager.reset();
+        }};
+    int code = RunLeaderElected("controller-manager", election.value(), *lease.value(), signals,
+                                work, &events);
+    broadcaster.Stop();
+    std::fprintf(stderr, "berth controller-manager: stopped\n");
+    return code;
+  }
   auto started = cluster::ControllerManager::Start(client::HttpTransport(*writer.value()),
                                                    cluster::HttpInformerSources(*reader.value()), options);
   if (!started.ok()) return Fail(started.status().message());
@@ -93,6 +129,7 @@ void AddControllerManagerCommand(CLI::App& app) {
   cmd->add_option("--endpoint-updates-batch-period", f.endpoint_updates_batch_period,
                     "How long pod changes are batched before a Service's endpoints are synced")
       ->capture_default_str();
+  AddLeaderElectionFlags(*cmd, f.leader);
   cmd->callback([] { SetExitCode(RunControllerManager(f)); });
 }
 

@@ -3,6 +3,8 @@
 // the same runner as inside `berth serve`, with HTTP informers and client.
 
 #include <cstdio>
+#include <memory>
+#include <mutex>
 
 #include "api/duration.h"
 #include "client/http_client.h"
@@ -13,7 +15,9 @@
 #include "cluster/scheduler_runner.h"
 #include "cluster/web_ui.h"
 #include "cmd/commands.h"
+#include "cmd/leader_election_flags.h"
 #include "cmd/termination_signals.h"
+#include "metrics/metrics.h"
 
 namespace berth::cmd {
 namespace {
@@ -26,6 +30,7 @@ struct SchedulerFlags {
   std::string cache_resync_period = "30s";
   std::string listen = "127.0.0.1:10259";
   bool listen_set = false;  // --listen given: failing to bind it is an error
+  LeaderElectionFlags leader{.resource_name = "kube-scheduler"};
 };
 
 int Fail(const std::string& message) {
@@ -39,6 +44,11 @@ int RunScheduler(const SchedulerFlags& f, const scheduler::Registry& registry) {
     auto loaded = cluster::LoadSchedulerConfig(f.config);
     if (!loaded.ok()) return Fail(loaded.status().message());
     config = std::move(loaded).value();
+  }
+  Result<client::LeaderElectionConfig> election = client::LeaderElectionConfig{};
+  if (f.leader.leader_elect) {
+    election = LeaderElectionConfigFromFlags(f.leader, "leaderElection");
+    if (!election.ok()) return Fail(election.status().message());
   }
   TerminationSignals signals;
   auto writer = client::HttpClient::Connect(f.server);
@@ -65,35 +75,103 @@ int RunScheduler(const SchedulerFlags& f, const scheduler::Registry& registry) {
         return std::pair{std::move(items).value(), revision};
       },
       .period = std::chrono::duration_cast<std::chrono::milliseconds>(*period)};
-  auto runner = cluster::SchedulerRunner::Create(
-      config, options, cluster::HttpInformerSources(*reader.value()),
-      std::make_unique<cluster::ApiSchedulerClient>(client::HttpTransport(*writer.value())), registry,
-      std::move(resync));
-  if (!runner.ok()) return Fail((f.config.empty() ? "" : "--config " + f.config + ": ") + runner.status().message());
-  if (Status s = runner.value()->Start(); !s.ok()) return Fail(s.message());
+  // The runner of the current term (none while another replica leads), for
+  // the endpoint; a request holds it alive until it is answered.
+  std::mutex current_mu;
+  std::shared_ptr<cluster::SchedulerRunner> current;
+  auto current_runner = [&]() {
+    std::lock_guard lock(current_mu);
+    return current;
+  };
+  auto set_current = [&](std::shared_ptr<cluster::SchedulerRunner> runner) {
+    std::lock_guard lock(current_mu);
+    current = std::move(runner);
+  };
+  metrics::Registry election_metrics;  // leader_election_master_status
   std::unique_ptr<apiserver::HttpServer> endpoint;
   if (!f.listen.empty()) {
-    cluster::SchedulerRunner* r = runner.value().get();
     auto started = cluster::StartComponentHttp(
         {.listen = f.listen,
-         .metrics = [r] { return r->scheduler().RenderMetrics(); },
+         .metrics =
+             [&] {
+               auto r = current_runner();
+               return (r ? r->scheduler().RenderMetrics() : std::string()) + election_metrics.Render();
+             },
          .routes = {cluster::WebUiRoute(), cluster::ApiReadThroughRoute(f.server)}});
     if (started.ok()) {
       endpoint = std::move(started).value();
       std::fprintf(stderr, "berth scheduler: serving /healthz, /metrics and /ui/ on http://%s:%u\n",
                    f.listen.substr(0, f.listen.rfind(':')).c_str(), endpoint->port());
     } else if (f.listen_set) {
-      runner.value()->Stop();
       return Fail(started.status().message());
     } else {
       // The default port taken (another scheduler on this machine): scheduling goes on.
       std::fprintf(stderr, "berth scheduler: not serving /metrics: %s\n", started.status().message().c_str());
     }
   }
+  auto stop_endpoint = [&] {
+    if (endpoint) endpoint->Stop();
+  };
+  // A runner per term of leadership (one, without leader election): fresh
+  // informers and cache each time, writes refused once the lease is lost.
+  auto make_runner = [&](client::Transport writes) -> Result<std::shared_ptr<cluster::SchedulerRunner>> {
+    auto runner = cluster::SchedulerRunner::Create(
+        config, options, cluster::HttpInformerSources(*reader.value()),
+        std::make_unique<cluster::ApiSchedulerClient>(std::move(writes)), registry, resync);
+    if (!runner.ok()) {
+      return Status::BadRequest((f.config.empty() ? "" : "--config " + f.config + ": ") + runner.status().message());
+    }
+    if (Status s = runner.value()->Start(); !s.ok()) return s;
+    return std::shared_ptr<cluster::SchedulerRunner>(std::move(runner).value());
+  };
+  if (f.leader.leader_elect) {
+    // The configuration's plugins are checked now, not at the first term.
+    if (auto checked = cluster::SchedulerRunner::Create(config, options, cluster::HttpInformerSources(*reader.value()),
+                                                        nullptr, registry);
+        !checked.ok()) {
+      stop_endpoint();
+      return Fail((f.config.empty() ? "" : "--config " + f.config + ": ") + checked.status().message());
+    }
+    // The Lease and its events go over a connection of their own, so that
+    // renewals never wait behind bindings.
+    auto lease = client::HttpClient::Connect(f.server);
+    if (!lease.ok()) {
+      stop_endpoint();
+      return Fail("--server " + f.server + ": " + lease.status().message());
+    }
+    client::RestClient event_client(client::HttpTransport(*lease.value()));
+    client::EventBroadcaster broadcaster(event_client);
+    std::string component = config.profiles.empty() ? "default-scheduler" : config.profiles[0].scheduler_name;
+    client::EventRecorder events(&broadcaster, {component, ""});
+    LeaderWork work{
+        [&](const client::LeaderElector& elector) -> Status {
+          auto started = make_runner(client::LeaderOnlyTransport(client::HttpTransport(*writer.value()), elector));
+          if (!started.ok()) return started.status();
+          set_current(std::move(started).value());
+          std::fprintf(stderr, "berth scheduler: scheduling for %s\n", f.server.c_str());
+          return Status::Ok();
+        },
+        [&] {
+          if (auto runner = current_runner()) runner->Stop();
+          set_current(nullptr);
+        }};
+    int code = RunLeaderElected("scheduler", election.value(), *lease.value(), signals, work, &events,
+                                &election_metrics);
+    stop_endpoint();
+    broadcaster.Stop();
+    std::fprintf(stderr, "berth scheduler: stopped\n");
+    return code;
+  }
+  auto runner = make_runner(client::HttpTransport(*writer.value()));
+  if (!runner.ok()) {
+    stop_endpoint();
+    return Fail(runner.status().message());
+  }
+  set_current(runner.value());
   std::fprintf(stderr, "berth scheduler: scheduling for %s\n", f.server.c_str());
   std::fflush(stderr);
   signals.Wait();
-  if (endpoint) endpoint->Stop();
+  stop_endpoint();
   runner.value()->Stop();
   std::fprintf(stderr, "berth scheduler: stopped\n");
   return 0;
@@ -115,9 +193,10 @@ void AddSchedulerCommand(CLI::App& app, const scheduler::Registry& registry) {
                   "(0: never)")
       ->capture_default_str();
   cmd->add_option("--listen", f.listen,
-                  "Where the scheduler serves /healthz and /metrics (HOST:PORT on loopback, port 0: any free one; "
-                  "\"\": nowhere)")
+                  "Where the scheduler serves /healthz, /metrics and /ui/ (HOST:PORT on loopback, port 0: any free "
+                  "one; \"\": nowhere)")
       ->capture_default_str();
+  AddLeaderElectionFlags(*cmd, f.leader);
   cmd->callback([cmd, &registry] {
     f.listen_set = cmd->count("--listen") > 0;
     SetExitCode(RunScheduler(f, registry));

@@ -256,6 +256,10 @@ class StandaloneControllerManagerTest(unittest.TestCase):
             manager = subprocess.Popen([BERTH, "controller-manager", "--server", server.url],
                                        stdout=log, stderr=subprocess.STDOUT)
             server.kubectl("rollout", "status", "deployment/solo", "--timeout=60s")
+            # It runs with kube's leader election by default: it holds the Lease.
+            holder = server.kubectl("get", "lease", "-n", "kube-system", "kube-controller-manager",
+                                    "-o", "jsonpath={.spec.holderIdentity}").stdout
+            self.assertRegex(holder, r"^.+_[0-9a-f-]{36}$")
             pods = json.loads(server.kubectl("get", "pods", "-l", "app=solo", "-o", "json").stdout)["items"]
             self.assertEqual(len(pods), 3)
             self.assertTrue(all(p["status"]["phase"] == "Running" for p in pods))

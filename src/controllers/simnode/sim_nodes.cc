@@ -26,15 +26,6 @@ constexpr char kLeaseNamespace[] = "kube-node-lease";
 // and a namespace has no ':'.
 constexpr char kNodeKeyPrefix[] = "node:";
 
-// `now` with microseconds, as a kubelet's Lease renewTime.
-std::string MicroTime(std::chrono::system_clock::time_point now) {
-  std::string base = api::FormatRfc3339(now);  // ...Z
-  auto micros = std::chrono::duration_cast<std::chrono::microseconds>(now.time_since_epoch()).count() % 1000000;
-  char frac[16];
-  std::snprintf(frac, sizeof frac, ".%06lldZ", static_cast<long long>(micros));
-  return base.substr(0, base.size() - 1) + frac;
-}
-
 }  // namespace
 
 json::object SimNodeObject(const SimNodeGroup& g, const std::string& name, int index_in_group, const std::string& ip) {
@@ -284,7 +275,7 @@ void SimNodes::Start() {
 }
 
 Status SimNodes::RenewLease(const std::string& node) {
-  std::string now = MicroTime(clock_.WallNow());
+  std::string now = api::FormatMicroTime(clock_.WallNow());
   json::object patch{{"spec", json::object{{"renewTime", now}}}};
   auto patched = client_.Patch(api::Kind::kLease, kLeaseNamespace, node, json::serialize(patch));
   if (patched.ok()) return Status::Ok();
