@@ -15,7 +15,7 @@ using namespace std::chrono_literals;
 
 namespace {
 
-// kube's lease reuse: Events written within this long share one lease.
+// kube's lease reuse: Events written within this long (at most) share one lease.
 constexpr auto kLeaseReuse = 60s;
 // kube's cacher waits this long for its cache to reach a revision a client names.
 constexpr auto kWaitFresh = 3s;
@@ -299,10 +299,13 @@ int64_t EtcdStore::EventLease() {
   if (options_.event_ttl.count() <= 0) return 0;
   std::lock_guard lk(lease_mu_);
   const auto now = std::chrono::steady_clock::now();
-  if (lease_id_ != 0 && now - lease_granted_ < kLeaseReuse) return lease_id_;
+  // kube's lease manager: a lease is shared for 5% of the TTL, at most a minute.
+  const int64_t reuse = std::min<int64_t>(options_.event_ttl.count() / 20,
+                                          std::chrono::seconds(kLeaseReuse).count());
+  if (lease_id_ != 0 && now - lease_granted_ < std::chrono::seconds(reuse)) return lease_id_;
   // Granted for the TTL plus the reuse window, so the last Event to share
   // it still lives out its TTL.
-  const int64_t ttl = options_.event_ttl.count() + std::chrono::seconds(kLeaseReuse).count();
+  const int64_t ttl = options_.event_ttl.count() + reuse;
   auto answer = client_->Call("/v3/lease/grant", json::object{{"TTL", ttl}});
   if (!answer.ok()) return 0;
   lease_id_ = Int(*answer, "ID");
