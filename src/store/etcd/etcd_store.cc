@@ -178,7 +178,6 @@ void EtcdStore::Feed() {
     json::object create{{"key", B64(range_start_)},
                         {"range_end", B64(range_end_)},
                         {"start_revision", from},
-                        {"prev_kv", true},
                         {"progress_notify", true}};
     json::object request{{"create_request", std::move(create)}};
     std::vector<MemoryStore::ReplicaChange> changes;
@@ -226,11 +225,9 @@ void EtcdStore::Feed() {
               MemoryStore::ReplicaChange change;
               change.revision = revision;
               if (deleted) {
-                const json::value* prev = event->if_contains("prev_kv");
-                ObjectPtr before = prev && prev->is_object()
-                                       ? DecodeValue(ValueOf(prev->as_object()), revision, etcd_key)
-                                       : nullptr;
-                change.key = before ? before->StorageKey() : StorageKeyOf(etcd_key);
+                // The watch asks for no previous values (etcd would read
+                // one per event): the cache knows the key.
+                change.key = StorageKeyOf(etcd_key);
               } else {
                 change.object = DecodeValue(ValueOf(*kv), revision, etcd_key);
                 if (!change.object) continue;
