@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <memory>
 #include <stdexcept>
@@ -37,12 +38,16 @@ inline int FreePort() {
   return ntohs(addr.sin_port);
 }
 
+// With `tls`, etcd serves https with a certificate for 127.0.0.1 signed by
+// a CA of its own and requires client certificates of that CA; the files
+// are ca.crt, client.crt and client.key in dir().
 class EtcdServer {
  public:
-  EtcdServer() {
+  explicit EtcdServer(bool tls = false) : tls_(tls) {
     char dir[] = "/tmp/berth-etcd-test-XXXXXX";
     if (!::mkdtemp(dir)) throw std::runtime_error("mkdtemp failed");
     dir_ = dir;
+    if (tls_) MakeCertificates();
     Start();
   }
   ~EtcdServer() {
@@ -52,6 +57,7 @@ class EtcdServer {
   }
 
   const std::string& url() const { return url_; }
+  const std::string& dir() const { return dir_; }
 
   // Starts etcd (again, on the same data directory and ports) and waits
   // until it answers.
@@ -60,13 +66,22 @@ class EtcdServer {
       client_port_ = FreePort();
       peer_port_ = FreePort();
     }
-    url_ = "http://127.0.0.1:" + std::to_string(client_port_);
+    url_ = std::string(tls_ ? "https" : "http") + "://127.0.0.1:" + std::to_string(client_port_);
     const std::string peer = "http://127.0.0.1:" + std::to_string(peer_port_);
     pid_ = ::fork();
     if (pid_ == 0) {
       const std::string log = dir_ + "/etcd.log";
       FILE* out = std::freopen(log.c_str(), "a", stderr);
       (void)out;
+      const std::string cert = dir_ + "/server.crt", key = dir_ + "/server.key", ca = dir_ + "/ca.crt";
+      if (tls_) {
+        ::execl(kEtcdBinary, kEtcdBinary, "--name", "test", "--data-dir", (dir_ + "/data").c_str(),
+                "--listen-client-urls", url_.c_str(), "--advertise-client-urls", url_.c_str(),
+                "--listen-peer-urls", peer.c_str(), "--initial-advertise-peer-urls", peer.c_str(),
+                "--initial-cluster", ("test=" + peer).c_str(), "--cert-file", cert.c_str(),
+                "--key-file", key.c_str(), "--trusted-ca-file", ca.c_str(), "--client-cert-auth",
+                nullptr);
+      }
       ::execl(kEtcdBinary, kEtcdBinary, "--name", "test", "--data-dir", (dir_ + "/data").c_str(),
               "--listen-client-urls", url_.c_str(), "--advertise-client-urls", url_.c_str(),
               "--listen-peer-urls", peer.c_str(), "--initial-advertise-peer-urls", peer.c_str(),
@@ -77,6 +92,11 @@ class EtcdServer {
     etcd::ClientOptions options;
     options.endpoints = {url_};
     options.timeout = std::chrono::milliseconds(500);
+    if (tls_) {
+      options.ca_file = dir_ + "/ca.crt";
+      options.cert_file = dir_ + "/client.crt";
+      options.key_file = dir_ + "/client.key";
+    }
     auto client = etcd::Client::Create(options);
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
     while (std::chrono::steady_clock::now() < deadline) {
@@ -96,6 +116,22 @@ class EtcdServer {
   }
 
  private:
+  void MakeCertificates() {
+    const std::string d = dir_;
+    const std::string script =
+        "cd '" + d + "' && echo subjectAltName=IP:127.0.0.1 > san.ext && "
+        "openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=test-ca -keyout ca.key -out ca.crt && "
+        "openssl req -newkey rsa:2048 -nodes -subj /CN=etcd -keyout server.key -out server.csr && "
+        "openssl x509 -req -in server.csr -CA ca.crt -CAkey ca.key -CAcreateserial -days 1 "
+        "-extfile san.ext -out server.crt && "
+        "openssl req -newkey rsa:2048 -nodes -subj /CN=berth -keyout client.key -out client.csr && "
+        "openssl x509 -req -in client.csr -CA ca.crt -CAkey ca.key -CAcreateserial -days 1 -out client.crt";
+    if (std::system((script + " > certs.log 2>&1").c_str()) != 0) {
+      throw std::runtime_error("making certificates failed; see " + d + "/certs.log");
+    }
+  }
+
+  bool tls_ = false;
   std::string dir_;
   std::string url_;
   int client_port_ = 0;

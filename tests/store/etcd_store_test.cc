@@ -195,6 +195,30 @@ TEST_F(EtcdStoreTest, EventsExpireThroughTheirLease) {
   EXPECT_TRUE(store->Get(api::StorageKey(api::Kind::kNode, "", "stays")).ok());
 }
 
+TEST(EtcdStoreTls, TalksToEtcdOverTlsWithAClientCertificate) {
+  if (!testing::HaveEtcd()) GTEST_SKIP() << testing::kEtcdBinary << " is missing";
+  testing::EtcdServer server(/*tls=*/true);
+  EtcdStore::Options options;
+  options.client.endpoints = {server.url()};
+  options.client.ca_file = server.dir() + "/ca.crt";
+  options.client.cert_file = server.dir() + "/client.crt";
+  options.client.key_file = server.dir() + "/client.key";
+  options.compaction_interval = 0ms;
+  auto store = EtcdStore::Open(options);
+  ASSERT_TRUE(store.ok()) << store.status().ToString();
+  auto w = std::move(store.value()->WatchFrom({.prefix = "/core/nodes/"})).value();
+  ASSERT_TRUE(store.value()->Create(MakeNode("n")).ok());
+  EXPECT_EQ(Drain(*w, 1).size(), 1u) << "the cache's watch streams over TLS too";
+  // Without the client certificate etcd refuses the handshake.
+  options.client.cert_file.clear();
+  options.client.key_file.clear();
+  options.client.timeout = 2s;
+  EXPECT_EQ(EtcdStore::Open(options).status().code(), StatusCode::kUnavailable);
+  // A CA that did not sign etcd's certificate: refused.
+  options.client.ca_file = server.dir() + "/client.crt";
+  EXPECT_FALSE(EtcdStore::Open(options).ok());
+}
+
 TEST_F(EtcdStoreTest, BadServersAreRefused) {
   EtcdStore::Options options;
   options.client.endpoints = {"127.0.0.1:2379"};

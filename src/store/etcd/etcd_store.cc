@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <iterator>
 
 #include "api/kinds.h"
 
@@ -102,6 +103,7 @@ Result<std::unique_ptr<EtcdStore>> EtcdStore::Open(Options options) {
   if (store->options_.compaction_interval.count() > 0) {
     store->compactor_ = std::thread([s = store.get()] { s->Compactor(); });
   }
+  store->overdue_ = std::thread([s = store.get()] { s->Overdue(); });
   return store;
 }
 
@@ -113,6 +115,7 @@ void EtcdStore::Close() {
   stop_cv_.notify_all();
   if (feeder_.joinable()) feeder_.join();
   if (compactor_.joinable()) compactor_.join();
+  if (overdue_.joinable()) overdue_.join();
   {
     std::lock_guard lk(applied_mu_);
   }
@@ -308,6 +311,51 @@ int64_t EtcdStore::EventLease() {
   lease_id_ = Int(*answer, "ID");
   lease_granted_ = now;
   return lease_id_;
+}
+
+void EtcdStore::WhenVisible(int64_t revision, std::function<void()> done) {
+  if (cache_->CurrentRevision() >= revision) {
+    done();
+    return;
+  }
+  auto called = std::make_shared<std::atomic<bool>>(false);
+  auto shared = std::make_shared<std::function<void()>>(std::move(done));
+  {
+    std::lock_guard lk(callbacks_mu_);
+    callbacks_.push_back({std::chrono::steady_clock::now() + options_.client.timeout, called,
+                          [shared] { (*shared)(); }});
+  }
+  cache_->WhenVisible(revision, [called, shared] {
+    if (!called->exchange(true)) (*shared)();
+  });
+}
+
+void EtcdStore::Overdue() {
+  while (true) {
+    {
+      std::unique_lock lk(stop_mu_);
+      if (stop_cv_.wait_for(lk, 200ms, [&] { return closed_.load(); })) break;
+    }
+    const auto now = std::chrono::steady_clock::now();
+    std::vector<Callback> due;
+    {
+      std::lock_guard lk(callbacks_mu_);
+      auto late = std::partition(callbacks_.begin(), callbacks_.end(), [&](const Callback& c) {
+        return !c.called->load() && c.deadline > now;
+      });
+      std::move(late, callbacks_.end(), std::back_inserter(due));
+      callbacks_.erase(late, callbacks_.end());
+    }
+    for (Callback& c : due) {
+      if (!c.called->exchange(true)) c.done();
+    }
+  }
+  // Closing: nobody waits any longer.
+  std::lock_guard lk(callbacks_mu_);
+  for (Callback& c : callbacks_) {
+    if (!c.called->exchange(true)) c.done();
+  }
+  callbacks_.clear();
 }
 
 bool EtcdStore::WaitCache(int64_t revision, std::chrono::milliseconds timeout) {

@@ -64,9 +64,10 @@ class EtcdStore final : public Store {
   std::vector<std::pair<std::string, int64_t>> CountByResource() override {
     return cache_->CountByResource();
   }
-  void WhenVisible(int64_t revision, std::function<void()> done) override {
-    cache_->WhenVisible(revision, std::move(done));
-  }
+  // As the embedded store, but bounded: should the cache not reach `revision`
+  // within the client's timeout (etcd went away after the write), `done` is
+  // called then (the write is in etcd; this process's reads lag behind it).
+  void WhenVisible(int64_t revision, std::function<void()> done) override;
 
   // The oldest revision the cache can list or watch from.
   int64_t CompactedRevision() { return cache_->CompactedRevision(); }
@@ -89,6 +90,8 @@ class EtcdStore final : public Store {
   // The cache's feeder: one etcd watch, resumed or reloaded until Close.
   void Feed();
   void Compactor();
+  // Calls the WhenVisible callbacks whose time ran out.
+  void Overdue();
   // A lease for an Event written now (0: none or none could be had).
   int64_t EventLease();
   // A storage key for an etcd key (for a deletion etcd gave no previous value for).
@@ -110,6 +113,16 @@ class EtcdStore final : public Store {
   std::condition_variable applied_cv_;
   int64_t applied_ = 0;  // the cache's revision; guarded by applied_mu_
 
+  // WhenVisible callbacks not yet called, with their deadlines; each runs
+  // once, by the cache or by Overdue, whichever comes first.
+  struct Callback {
+    std::chrono::steady_clock::time_point deadline;
+    std::shared_ptr<std::atomic<bool>> called;
+    std::function<void()> done;
+  };
+  std::mutex callbacks_mu_;
+  std::vector<Callback> callbacks_;  // guarded by callbacks_mu_
+
   std::mutex lease_mu_;
   int64_t lease_id_ = 0;  // guarded by lease_mu_
   std::chrono::steady_clock::time_point lease_granted_;  // guarded by lease_mu_
@@ -119,6 +132,7 @@ class EtcdStore final : public Store {
   std::condition_variable stop_cv_;
   std::thread feeder_;
   std::thread compactor_;
+  std::thread overdue_;
 };
 
 }  // namespace berth::store
