@@ -73,7 +73,8 @@ class EtcdServer {
       const std::string log = dir_ + "/etcd.log";
       FILE* out = std::freopen(log.c_str(), "a", stderr);
       (void)out;
-      const std::string cert = dir_ + "/server.crt", key = dir_ + "/server.key", ca = dir_ + "/ca.crt";
+      const std::string cert = dir_ + "/server.crt", key = dir_ + "/server.key",
+                        ca = dir_ + "/ca.crt";
       if (tls_) {
         ::execl(kEtcdBinary, kEtcdBinary, "--name", "test", "--data-dir", (dir_ + "/data").c_str(),
                 "--listen-client-urls", url_.c_str(), "--advertise-client-urls", url_.c_str(),
@@ -85,8 +86,8 @@ class EtcdServer {
       ::execl(kEtcdBinary, kEtcdBinary, "--name", "test", "--data-dir", (dir_ + "/data").c_str(),
               "--listen-client-urls", url_.c_str(), "--advertise-client-urls", url_.c_str(),
               "--listen-peer-urls", peer.c_str(), "--initial-advertise-peer-urls", peer.c_str(),
-              "--initial-cluster", ("test=" + peer).c_str(), "--quota-backend-bytes",
-              "8589934592", nullptr);
+              "--initial-cluster", ("test=" + peer).c_str(), "--quota-backend-bytes", "8589934592",
+              nullptr);
       ::_exit(127);
     }
     etcd::ClientOptions options;
@@ -119,13 +120,16 @@ class EtcdServer {
   void MakeCertificates() {
     const std::string d = dir_;
     const std::string script =
-        "cd '" + d + "' && echo subjectAltName=IP:127.0.0.1 > san.ext && "
-        "openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=test-ca -keyout ca.key -out ca.crt && "
+        "cd '" + d +
+        "' && echo subjectAltName=IP:127.0.0.1 > san.ext && "
+        "openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=test-ca -keyout ca.key -out "
+        "ca.crt && "
         "openssl req -newkey rsa:2048 -nodes -subj /CN=etcd -keyout server.key -out server.csr && "
         "openssl x509 -req -in server.csr -CA ca.crt -CAkey ca.key -CAcreateserial -days 1 "
         "-extfile san.ext -out server.crt && "
         "openssl req -newkey rsa:2048 -nodes -subj /CN=berth -keyout client.key -out client.csr && "
-        "openssl x509 -req -in client.csr -CA ca.crt -CAkey ca.key -CAcreateserial -days 1 -out client.crt";
+        "openssl x509 -req -in client.csr -CA ca.crt -CAkey ca.key -CAcreateserial -days 1 -out "
+        "client.crt";
     if (std::system((script + " > certs.log 2>&1").c_str()) != 0) {
       throw std::runtime_error("making certificates failed; see " + d + "/certs.log");
     }

@@ -21,7 +21,8 @@ class EtcdStoreTest : public ::testing::Test {
  protected:
   void SetUp() override {
     if (!testing::HaveEtcd()) {
-      GTEST_SKIP() << testing::kEtcdBinary << " is missing: install etcd-server (scripts/install-deps.sh)";
+      GTEST_SKIP() << testing::kEtcdBinary
+                   << " is missing: install etcd-server (scripts/install-deps.sh)";
     }
     server_ = std::make_unique<testing::EtcdServer>();
   }
@@ -74,9 +75,8 @@ TEST_F(EtcdStoreTest, KeysFollowKubesLayoutAndValuesAreTheObjects) {
   auto decoded = api::Object::Decode(etcd::UnB64(kv.at("value").as_string()));
   ASSERT_TRUE(decoded.ok());
   EXPECT_EQ(decoded.value()->name(), "p");
-  EXPECT_EQ(etcd::Int(kv, "mod_revision"), store->Get(api::StorageKey(api::Kind::kPod, "ns", "p"))
-                                               .value()
-                                               ->resource_version());
+  EXPECT_EQ(etcd::Int(kv, "mod_revision"),
+            store->Get(api::StorageKey(api::Kind::kPod, "ns", "p")).value()->resource_version());
 }
 
 TEST_F(EtcdStoreTest, TwoStoresOnOneEtcdAreOneStore) {
@@ -92,7 +92,8 @@ TEST_F(EtcdStoreTest, TwoStoresOnOneEtcdAreOneStore) {
   // Written through one, guarded against the other's stale copy.
   const int64_t rv = created.value()->resource_version();
   ASSERT_TRUE(b->Update(MakePod("ns", "p", R"({"v":"2"})"), rv).ok());
-  EXPECT_EQ(a->Update(MakePod("ns", "p", R"({"v":"3"})"), rv).status().code(), StatusCode::kConflict);
+  EXPECT_EQ(a->Update(MakePod("ns", "p", R"({"v":"3"})"), rv).status().code(),
+            StatusCode::kConflict);
   EXPECT_EQ(a->Create(MakePod("ns", "p")).status().code(), StatusCode::kAlreadyExists);
   // The loser's Conflict came after its cache caught up: a retry reads the winner.
   EXPECT_EQ(a->Get(api::StorageKey(api::Kind::kPod, "ns", "p")).value()->labels().Get("v"), "2");

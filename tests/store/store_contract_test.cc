@@ -30,7 +30,8 @@ class StoreContract : public ::testing::TestWithParam<std::string> {
  protected:
   void SetUp() override {
     if (GetParam() == "etcd" && !testing::HaveEtcd()) {
-      GTEST_SKIP() << testing::kEtcdBinary << " is missing: install etcd-server (scripts/install-deps.sh)";
+      GTEST_SKIP() << testing::kEtcdBinary
+                   << " is missing: install etcd-server (scripts/install-deps.sh)";
     }
   }
 
@@ -192,7 +193,8 @@ TEST_P(StoreContract, ListSelectsPrefixAndPredicateInKeyOrder) {
 
 TEST_P(StoreContract, PaginatedListIsConsistentAtItsRevision) {
   auto store = Open();
-  for (int i = 0; i < 10; ++i) ASSERT_TRUE(store->Create(MakePod("ns", "p" + std::to_string(i))).ok());
+  for (int i = 0; i < 10; ++i)
+    ASSERT_TRUE(store->Create(MakePod("ns", "p" + std::to_string(i))).ok());
   ListOptions page{.prefix = api::StoragePrefix(api::Kind::kPod), .limit = 4};
   auto first = store->List(page);
   ASSERT_TRUE(first.ok());
@@ -215,18 +217,20 @@ TEST_P(StoreContract, PaginatedListIsConsistentAtItsRevision) {
     for (auto& o : next->items) names.push_back(o->name());
     token = next->continue_token;
   }
-  EXPECT_EQ(names, (std::vector<std::string>{"p0", "p1", "p2", "p3", "p4", "p5", "p6", "p7", "p8",
-                                             "p9"}));
+  EXPECT_EQ(names,
+            (std::vector<std::string>{"p0", "p1", "p2", "p3", "p4", "p5", "p6", "p7", "p8", "p9"}));
 }
 
 TEST_P(StoreContract, ListRejectsMalformedAndCompactedContinueTokens) {
   auto store = Open(/*history=*/3);
-  for (int i = 0; i < 3; ++i) ASSERT_TRUE(store->Create(MakePod("ns", "p" + std::to_string(i))).ok());
+  for (int i = 0; i < 3; ++i)
+    ASSERT_TRUE(store->Create(MakePod("ns", "p" + std::to_string(i))).ok());
   ListOptions page{.prefix = api::StoragePrefix(api::Kind::kPod), .limit = 1};
   auto first = store->List(page);
   page.continue_token = "!!not-a-token";
   EXPECT_EQ(store->List(page).status().code(), StatusCode::kBadRequest);
-  for (int i = 0; i < 5; ++i) ASSERT_TRUE(store->Create(MakePod("ns", "q" + std::to_string(i))).ok());
+  for (int i = 0; i < 5; ++i)
+    ASSERT_TRUE(store->Create(MakePod("ns", "q" + std::to_string(i))).ok());
   page.continue_token = first->continue_token;
   EXPECT_EQ(store->List(page).status().code(), StatusCode::kExpired);
 }
@@ -236,7 +240,8 @@ TEST_P(StoreContract, ListAtExactRevisionSeesThePast) {
   ASSERT_TRUE(store->Create(MakePod("ns", "a", R"({"v":"1"})")).ok());
   ASSERT_TRUE(store->Update(MakePod("ns", "a", R"({"v":"2"})"), 0).ok());
   ASSERT_TRUE(store->Create(MakePod("ns", "b")).ok());
-  ListOptions at1{.prefix = api::StoragePrefix(api::Kind::kPod), .resource_version = Rev(1),
+  ListOptions at1{.prefix = api::StoragePrefix(api::Kind::kPod),
+                  .resource_version = Rev(1),
                   .match = ResourceVersionMatch::kExact};
   auto past = store->List(at1);
   ASSERT_TRUE(past.ok());
@@ -248,7 +253,7 @@ TEST_P(StoreContract, ListAtExactRevisionSeesThePast) {
 
 TEST_P(StoreContract, WatchReplaysFromRevisionInOrder) {
   auto store = Open();
-  ASSERT_TRUE(store->Create(MakePod("ns", "a")).ok());                  // Rev(1)
+  ASSERT_TRUE(store->Create(MakePod("ns", "a")).ok());                     // Rev(1)
   ASSERT_TRUE(store->Update(MakePod("ns", "a", R"({"x":"y"})"), 0).ok());  // Rev(2)
   ASSERT_TRUE(store->Create(MakeNode("n")).ok());                          // Rev(3)
   ASSERT_TRUE(store->Delete(PodKey("ns", "a")).ok());                      // Rev(4)
@@ -256,8 +261,8 @@ TEST_P(StoreContract, WatchReplaysFromRevisionInOrder) {
   ASSERT_TRUE(w.ok());
   EXPECT_TRUE(w.value()->Poll().empty()) << "resource_version 0 starts at the current revision";
 
-  auto from0 = store->WatchFrom({.prefix = api::StoragePrefix(api::Kind::kPod),
-                                 .resource_version = Rev(1)});
+  auto from0 =
+      store->WatchFrom({.prefix = api::StoragePrefix(api::Kind::kPod), .resource_version = Rev(1)});
   auto events = Drain(**from0, 2);
   ASSERT_EQ(events.size(), 2u);
   EXPECT_EQ(events[0].type, EventType::kModified);
@@ -274,7 +279,8 @@ TEST_P(StoreContract, WatchDeliversLiveEventsToManyWatchers) {
     watches.push_back(std::move(store->WatchFrom({.prefix = "/core/pods/"})).value());
   }
   std::thread writer([&] {
-    for (int i = 0; i < 20; ++i) ASSERT_TRUE(store->Create(MakePod("ns", "p" + std::to_string(i))).ok());
+    for (int i = 0; i < 20; ++i)
+      ASSERT_TRUE(store->Create(MakePod("ns", "p" + std::to_string(i))).ok());
   });
   for (auto& w : watches) {
     auto events = Drain(*w, 20);
@@ -292,10 +298,10 @@ TEST_P(StoreContract, FilteredWatchTurnsTransitionsIntoAddedAndDeleted) {
   WatchOptions options{.prefix = "/core/pods/"};
   options.predicate = [](const api::Object& o) { return o.labels().Get("app") == "web"; };
   auto w = std::move(store->WatchFrom(options)).value();
-  ASSERT_TRUE(store->Create(MakePod("ns", "a", R"({"app":"db"})")).ok());   // no event
-  ASSERT_TRUE(store->Update(MakePod("ns", "a", R"({"app":"web"})"), 0).ok());  // ADDED
+  ASSERT_TRUE(store->Create(MakePod("ns", "a", R"({"app":"db"})")).ok());              // no event
+  ASSERT_TRUE(store->Update(MakePod("ns", "a", R"({"app":"web"})"), 0).ok());          // ADDED
   ASSERT_TRUE(store->Update(MakePod("ns", "a", R"({"app":"web","v":"2"})"), 0).ok());  // MODIFIED
-  ASSERT_TRUE(store->Update(MakePod("ns", "a", R"({"app":"db"})"), 0).ok());  // DELETED
+  ASSERT_TRUE(store->Update(MakePod("ns", "a", R"({"app":"db"})"), 0).ok());           // DELETED
   auto events = Drain(*w, 3);
   ASSERT_EQ(events.size(), 3u);
   EXPECT_EQ(events[0].type, EventType::kAdded);
@@ -308,7 +314,8 @@ TEST_P(StoreContract, FilteredWatchTurnsTransitionsIntoAddedAndDeleted) {
 
 TEST_P(StoreContract, WatchFromCompactedRevisionIsExpired) {
   auto store = Open(/*history=*/5);
-  for (int i = 0; i < 10; ++i) ASSERT_TRUE(store->Create(MakePod("ns", "p" + std::to_string(i))).ok());
+  for (int i = 0; i < 10; ++i)
+    ASSERT_TRUE(store->Create(MakePod("ns", "p" + std::to_string(i))).ok());
   EXPECT_EQ(Compacted(*store), Rev(5));
   EXPECT_EQ(store->WatchFrom({.prefix = "/", .resource_version = Rev(2)}).status().code(),
             StatusCode::kExpired);
@@ -340,7 +347,8 @@ TEST_P(StoreContract, SlowWatcherEndsWithExpiredWithoutBlockingWriters) {
 TEST_P(StoreContract, WatchSendsBookmarksWhenIdle) {
   auto store = Open();
   ASSERT_TRUE(store->Create(MakeNode("n")).ok());
-  auto w = std::move(store->WatchFrom({.prefix = "/core/pods/", .bookmark_interval = 20ms})).value();
+  auto w =
+      std::move(store->WatchFrom({.prefix = "/core/pods/", .bookmark_interval = 20ms})).value();
   ASSERT_TRUE(store->Create(MakeNode("m")).ok());  // not a pod: no event, but revision Rev(2)
   auto events = w->Next(std::chrono::steady_clock::now() + 2s);
   ASSERT_EQ(events.size(), 1u);
@@ -384,19 +392,21 @@ TEST_P(StoreContract, CountsLiveObjectsByResource) {
   ASSERT_TRUE(store->Delete(PodKey("a", "p")).ok());
   auto counts = store->CountByResource();
   EXPECT_EQ(counts, (std::vector<std::pair<std::string, int64_t>>{{"/core/nodes/", 1},
-                                                                    {"/core/pods/", 1}}));
+                                                                  {"/core/pods/", 1}}));
 }
 
 TEST_P(StoreContract, HistoryWindowPrunesOldVersions) {
   auto store = Open(/*history=*/4);
   ASSERT_TRUE(store->Create(MakePod("ns", "a", R"({"v":"0"})")).ok());
   for (int i = 1; i <= 20; ++i) {
-    ASSERT_TRUE(store->Update(MakePod("ns", "a", R"({"v":")" + std::to_string(i) + R"("})"), 0).ok());
+    ASSERT_TRUE(
+        store->Update(MakePod("ns", "a", R"({"v":")" + std::to_string(i) + R"("})"), 0).ok());
   }
   ASSERT_TRUE(store->Delete(PodKey("ns", "a")).ok());
   for (int i = 0; i < 8; ++i) ASSERT_TRUE(store->Create(MakeNode("n" + std::to_string(i))).ok());
   // A list at a revision inside the window still works, older ones are Expired.
-  ListOptions at{.prefix = "/core/pods/", .resource_version = Compacted(*store),
+  ListOptions at{.prefix = "/core/pods/",
+                 .resource_version = Compacted(*store),
                  .match = ResourceVersionMatch::kExact};
   EXPECT_TRUE(store->List(at).ok());
   at.resource_version = Compacted(*store) - 1;

@@ -100,7 +100,6 @@ namespace {
 
 constexpr size_t kMaxIdle = 64;
 
-
 std::string Seconds(std::chrono::milliseconds d) {
   if (d.count() % 1000 == 0) return std::to_string(d.count() / 1000) + "s";
   return std::to_string(d.count()) + "ms";
@@ -198,11 +197,12 @@ Status Client::Open(Connection& c, const Endpoint& endpoint, Deadline deadline) 
   beast::error_code ec = c.Await(
       deadline,
       [&](auto handler) {
-        resolver.async_resolve(endpoint.host, endpoint.port,
-                               [&, handler](beast::error_code e, tcp::resolver::results_type r) mutable {
-                                 addresses = std::move(r);
-                                 handler(e);
-                               });
+        resolver.async_resolve(
+            endpoint.host, endpoint.port,
+            [&, handler](beast::error_code e, tcp::resolver::results_type r) mutable {
+              addresses = std::move(r);
+              handler(e);
+            });
       },
       [&] { resolver.cancel(); });
   if (ec) return Status::Unavailable("etcd " + endpoint.url + ": resolving: " + ec.message());
@@ -210,7 +210,8 @@ Status Client::Open(Connection& c, const Endpoint& endpoint, Deadline deadline) 
   for (auto it = addresses.begin(); it != addresses.end(); ++it) {
     beast::error_code ignored;
     c.tcp_layer().socket().close(ignored);
-    ec = c.Await(deadline, [&](auto handler) { c.tcp_layer().socket().async_connect(*it, handler); });
+    ec = c.Await(deadline,
+                 [&](auto handler) { c.tcp_layer().socket().async_connect(*it, handler); });
     if (!ec || ec == beast::error::timeout) break;
   }
   if (ec) return Status::Unavailable("etcd " + endpoint.url + ": " + ec.message());
@@ -265,9 +266,8 @@ Result<json::object> Client::Call(std::string_view path, const json::object& bod
     auto taken = Take(deadline, attempt > 0);
     if (!taken.ok()) {
       if (std::chrono::steady_clock::now() >= deadline) {
-        return Status(StatusCode::kTimeout,
-                      "etcd: no answer within " + Seconds(options_.timeout) + ": " +
-                          taken.status().message());
+        return Status(StatusCode::kTimeout, "etcd: no answer within " + Seconds(options_.timeout) +
+                                                ": " + taken.status().message());
       }
       return taken.status();
     }
@@ -285,13 +285,13 @@ Result<json::object> Client::Call(std::string_view path, const json::object& bod
     });
     if (!ec) {
       ec = c->WithStream([&](auto& stream) {
-        return c->Await(deadline,
-                        [&](auto handler) { http::async_read(stream, c->buffer, parser, handler); });
+        return c->Await(
+            deadline, [&](auto handler) { http::async_read(stream, c->buffer, parser, handler); });
       });
     }
     if (ec == beast::error::timeout) {
-      return Status(StatusCode::kTimeout, "etcd " + c->endpoint->url + ": no answer within " +
-                                              Seconds(options_.timeout));
+      return Status(StatusCode::kTimeout,
+                    "etcd " + c->endpoint->url + ": no answer within " + Seconds(options_.timeout));
     }
     if (ec) {
       // A kept-alive connection etcd has closed (or an etcd gone): once more,
@@ -374,7 +374,8 @@ Status Client::Stream(std::string_view path, const json::object& body,
       }
     }
     if (result == http::error::need_buffer) result = {};
-    if (result) return Status::Unavailable("etcd " + c->endpoint->url + ": watch: " + result.message());
+    if (result)
+      return Status::Unavailable("etcd " + c->endpoint->url + ": watch: " + result.message());
     pending.append(chunk, sizeof(chunk) - parser.get().body().size);
     size_t start = 0;
     for (size_t nl; (nl = pending.find('\n', start)) != std::string::npos; start = nl + 1) {

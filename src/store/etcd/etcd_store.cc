@@ -109,16 +109,12 @@ Result<std::unique_ptr<EtcdStore>> EtcdStore::Open(Options options) {
 
 void EtcdStore::Close() {
   if (closed_.exchange(true)) return;
-  {
-    std::lock_guard lk(stop_mu_);
-  }
+  { std::lock_guard lk(stop_mu_); }
   stop_cv_.notify_all();
   if (feeder_.joinable()) feeder_.join();
   if (compactor_.joinable()) compactor_.join();
   if (overdue_.joinable()) overdue_.join();
-  {
-    std::lock_guard lk(applied_mu_);
-  }
+  { std::lock_guard lk(applied_mu_); }
   applied_cv_.notify_all();
   if (cache_) cache_->Close();
 }
@@ -198,7 +194,8 @@ void EtcdStore::Feed() {
             reload = true;  // our revision is gone: list again
             return false;
           }
-          if (const json::value* c = result.if_contains("canceled"); c && c->is_bool() && c->as_bool()) {
+          if (const json::value* c = result.if_contains("canceled");
+              c && c->is_bool() && c->as_bool()) {
             return false;
           }
           changes.clear();
@@ -208,7 +205,8 @@ void EtcdStore::Feed() {
             for (const json::value& e : events->as_array()) {
               const json::object* event = e.if_object();
               if (!event) continue;
-              const json::object* kv = event->if_contains("kv") ? event->at("kv").if_object() : nullptr;
+              const json::object* kv =
+                  event->if_contains("kv") ? event->at("kv").if_object() : nullptr;
               if (!kv) continue;
               const int64_t revision = Int(*kv, "mod_revision");
               through = std::max(through, revision);
@@ -222,8 +220,7 @@ void EtcdStore::Feed() {
                 }
               }
               const std::string etcd_key = UnB64(kv->at("key").as_string());
-              const bool deleted = event->if_contains("type") &&
-                                   event->at("type").is_string() &&
+              const bool deleted = event->if_contains("type") && event->at("type").is_string() &&
                                    event->at("type").as_string() == "DELETE";
               MemoryStore::ReplicaChange change;
               change.revision = revision;
@@ -238,8 +235,8 @@ void EtcdStore::Feed() {
               }
               changes.push_back(std::move(change));
             }
-          } else if (const json::value* h = result.if_contains("header"); h && h->is_object() &&
-                                                                           !result.contains("created")) {
+          } else if (const json::value* h = result.if_contains("header");
+                     h && h->is_object() && !result.contains("created")) {
             // A progress notification: nothing of ours changed up to its revision.
             through = Int(h->as_object(), "revision");
           }
@@ -270,7 +267,8 @@ void EtcdStore::Compactor() {
   while (true) {
     {
       std::unique_lock lk(stop_mu_);
-      if (stop_cv_.wait_for(lk, options_.compaction_interval, [&] { return closed_.load(); })) return;
+      if (stop_cv_.wait_for(lk, options_.compaction_interval, [&] { return closed_.load(); }))
+        return;
     }
     // kube's compactor: compact at what was current one interval ago, so a
     // whole interval of history stays for watches to resume in.
@@ -281,8 +279,9 @@ void EtcdStore::Compactor() {
                      static_cast<long long>(previous), s.message().c_str());
       }
     }
-    auto answer = client_->Call("/v3/kv/range", json::object{{"key", B64(range_start_)}, {"limit", 1},
-                                                             {"keys_only", true}});
+    auto answer =
+        client_->Call("/v3/kv/range",
+                      json::object{{"key", B64(range_start_)}, {"limit", 1}, {"keys_only", true}});
     if (answer.ok()) {
       if (const json::value* h = answer->if_contains("header"); h && h->is_object())
         previous = Int(h->as_object(), "revision");
@@ -300,8 +299,8 @@ int64_t EtcdStore::EventLease() {
   std::lock_guard lk(lease_mu_);
   const auto now = std::chrono::steady_clock::now();
   // kube's lease manager: a lease is shared for 5% of the TTL, at most a minute.
-  const int64_t reuse = std::min<int64_t>(options_.event_ttl.count() / 20,
-                                          std::chrono::seconds(kLeaseReuse).count());
+  const int64_t reuse =
+      std::min<int64_t>(options_.event_ttl.count() / 20, std::chrono::seconds(kLeaseReuse).count());
   if (lease_id_ != 0 && now - lease_granted_ < std::chrono::seconds(reuse)) return lease_id_;
   // Granted for the TTL plus the reuse window, so the last Event to share
   // it still lives out its TTL.
@@ -360,8 +359,9 @@ void EtcdStore::Overdue() {
 
 bool EtcdStore::WaitCache(int64_t revision, std::chrono::milliseconds timeout) {
   std::unique_lock lk(applied_mu_);
-  return applied_cv_.wait_for(lk, timeout, [&] { return closed_.load() || applied_ >= revision; }) &&
-         applied_ >= revision;
+  return applied_cv_.wait_for(lk, timeout, [&] {
+    return closed_.load() || applied_ >= revision;
+  }) && applied_ >= revision;
 }
 
 Result<ObjectPtr> EtcdStore::Write(Op op, const std::string& key, ObjectPtr object,
@@ -374,14 +374,16 @@ Result<ObjectPtr> EtcdStore::Write(Op op, const std::string& key, ObjectPtr obje
 
   json::array compare;
   if (op == Op::kCreate) {
-    compare.push_back(json::object{{"key", ekey64}, {"result", "EQUAL"}, {"target", "CREATE"},
-                                   {"create_revision", 0}});
+    compare.push_back(json::object{
+        {"key", ekey64}, {"result", "EQUAL"}, {"target", "CREATE"}, {"create_revision", 0}});
   } else if (expected_revision > 0) {
-    compare.push_back(json::object{{"key", ekey64}, {"result", "EQUAL"}, {"target", "MOD"},
+    compare.push_back(json::object{{"key", ekey64},
+                                   {"result", "EQUAL"},
+                                   {"target", "MOD"},
                                    {"mod_revision", expected_revision}});
   } else {
-    compare.push_back(json::object{{"key", ekey64}, {"result", "GREATER"}, {"target", "CREATE"},
-                                   {"create_revision", 0}});
+    compare.push_back(json::object{
+        {"key", ekey64}, {"result", "GREATER"}, {"target", "CREATE"}, {"create_revision", 0}});
   }
   json::object success;
   if (object) {
@@ -393,9 +395,10 @@ Result<ObjectPtr> EtcdStore::Write(Op op, const std::string& key, ObjectPtr obje
   } else {
     success["request_delete_range"] = json::object{{"key", ekey64}, {"prev_kv", true}};
   }
-  json::object txn{{"compare", std::move(compare)},
-                   {"success", json::array{std::move(success)}},
-                   {"failure", json::array{json::object{{"request_range", json::object{{"key", ekey64}}}}}}};
+  json::object txn{
+      {"compare", std::move(compare)},
+      {"success", json::array{std::move(success)}},
+      {"failure", json::array{json::object{{"request_range", json::object{{"key", ekey64}}}}}}};
   auto answer = client_->Call("/v3/kv/txn", txn);
   if (!answer.ok()) return answer.status();
   const json::value* h = answer->if_contains("header");
@@ -421,8 +424,8 @@ Result<ObjectPtr> EtcdStore::Write(Op op, const std::string& key, ObjectPtr obje
     const json::object* deleted = TxnResponse(*answer, "response_delete_range");
     const json::object* prev = nullptr;
     if (deleted) {
-      if (const json::value* p = deleted->if_contains("prev_kvs"); p && p->is_array() &&
-                                                                   !p->as_array().empty())
+      if (const json::value* p = deleted->if_contains("prev_kvs");
+          p && p->is_array() && !p->as_array().empty())
         prev = p->as_array()[0].if_object();
     }
     if (prev) {

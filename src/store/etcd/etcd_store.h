@@ -124,7 +124,7 @@ class EtcdStore final : public Store {
   std::vector<Callback> callbacks_;  // guarded by callbacks_mu_
 
   std::mutex lease_mu_;
-  int64_t lease_id_ = 0;  // guarded by lease_mu_
+  int64_t lease_id_ = 0;                                 // guarded by lease_mu_
   std::chrono::steady_clock::time_point lease_granted_;  // guarded by lease_mu_
 
   std::atomic<bool> closed_{false};

@@ -30,7 +30,8 @@ void MemoryStore::PublishReplicated(int64_t revision, std::span<const std::strin
     }
     auto due = std::partition(visible_callbacks_.begin(), visible_callbacks_.end(),
                               [&](const auto& c) { return c.first > revision; });
-    for (auto it = due; it != visible_callbacks_.end(); ++it) due_callbacks.push_back(std::move(it->second));
+    for (auto it = due; it != visible_callbacks_.end(); ++it)
+      due_callbacks.push_back(std::move(it->second));
     visible_callbacks_.erase(due, visible_callbacks_.end());
   }
   Publish(revision, keys);
