@@ -9,19 +9,41 @@ namespace berth::cluster {
 
 InProcessCluster::InProcessCluster(ClusterOptions options) : options_(std::move(options)) {}
 
-Result<std::unique_ptr<InProcessCluster>> InProcessCluster::Create(ClusterOptions options) {
-  std::unique_ptr<InProcessCluster> c(new InProcessCluster(std::move(options)));
+namespace {
+
+Result<std::unique_ptr<store::MemoryStore>> OpenEmbedded(const ClusterOptions& options,
+                                                         apiserver::ServerMetrics& metrics) {
   store::MemoryStore::Options store_options;
-  store_options.data_dir = c->options_.data_dir;
-  store_options.history = c->options_.watch_history;
-  InProcessCluster* self = c.get();
-  store_options.on_fsync = [self](double seconds) { self->metrics_.ObserveFsync(seconds); };
+  store_options.data_dir = options.data_dir;
+  store_options.history = options.watch_history;
+  store_options.on_fsync = [&metrics](double seconds) { metrics.ObserveFsync(seconds); };
   auto opened = store::MemoryStore::Open(store_options);
   if (!opened.ok()) {
     return Status(opened.status().code(),
-                  "data directory " + c->options_.data_dir + ": " + opened.status().message());
+                  "data directory " + options.data_dir + ": " + opened.status().message());
   }
-  c->store_ = std::move(opened).value();
+  return opened;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<InProcessCluster>> InProcessCluster::Create(ClusterOptions options) {
+  std::unique_ptr<InProcessCluster> c(new InProcessCluster(std::move(options)));
+  InProcessCluster* self = c.get();
+  if (c->options_.etcd) {
+    store::EtcdStore::Options etcd_options = *c->options_.etcd;
+    etcd_options.history = c->options_.watch_history;
+    etcd_options.event_ttl = c->options_.event_ttl;
+    auto opened = store::EtcdStore::Open(etcd_options);
+    if (!opened.ok()) return Status(opened.status().code(), "etcd: " + opened.status().message());
+    c->etcd_ = opened.value().get();
+    c->store_ = std::move(opened).value();
+  } else {
+    auto opened = OpenEmbedded(c->options_, self->metrics_);
+    if (!opened.ok()) return opened.status();
+    c->memory_ = opened.value().get();
+    c->store_ = std::move(opened).value();
+  }
 
   apiserver::ApiServer::Options api_options = c->options_.api;
   api_options.metrics = [self] { return self->RenderMetrics(); };
@@ -34,7 +56,8 @@ Result<std::unique_ptr<InProcessCluster>> InProcessCluster::Create(ClusterOption
 Status InProcessCluster::Start() {
   if (started_) return Status::Ok();
   started_ = true;
-  event_expiry_ = std::make_unique<apiserver::EventExpiry>(*store_, options_.event_ttl);
+  // On etcd, Events carry leases of the TTL: etcd deletes them.
+  if (!etcd_) event_expiry_ = std::make_unique<apiserver::EventExpiry>(*store_, options_.event_ttl);
   if (options_.scheduler) {
     CacheResync resync{.list = [store = store_.get()](api::Kind kind)
                            -> Result<std::pair<std::vector<api::ObjectPtr>, int64_t>> {
@@ -85,14 +108,17 @@ void InProcessCluster::Stop() {
   if (controllers_) controllers_->Stop();
   if (scheduler_) scheduler_->Stop();
   event_expiry_.reset();
-  if (store_) store_->Close();  // the log is synced
+  if (memory_) memory_->Close();  // the log is synced
+  if (etcd_) etcd_->Close();
 }
 
 InProcessCluster::~InProcessCluster() { Stop(); }
 
 store::Store& InProcessCluster::store() { return *store_; }
 
-std::vector<std::string> InProcessCluster::RecoveryNotes() const { return store_->recovery_report().notes; }
+std::vector<std::string> InProcessCluster::RecoveryNotes() const {
+  return memory_ ? memory_->recovery_report().notes : std::vector<std::string>{};
+}
 
 std::string InProcessCluster::RenderMetrics() {
   std::string text;

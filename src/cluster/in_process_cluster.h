@@ -31,6 +31,7 @@
 #include "cluster/scheduler_runner.h"
 #include "scheduler/framework/registry.h"
 #include "scheduler/scheduler.h"
+#include "store/etcd/etcd_store.h"
 #include "store/store.h"
 
 namespace berth::store {
@@ -43,6 +44,9 @@ struct ClusterOptions {
   // The store: durable in `data_dir`, or in memory when it is empty.
   std::string data_dir;
   int64_t watch_history = 100'000;  // revisions kept for watch resumption
+  // Set: the store is etcd (`data_dir` unused); its watch cache keeps
+  // `watch_history` revisions and Events get leases of `event_ttl`.
+  std::optional<store::EtcdStore::Options> etcd;
 
   apiserver::ApiServer::Options api;
   // Events are deleted this long after their last write (kube's --event-ttl);
@@ -96,7 +100,9 @@ class InProcessCluster {
 
   ClusterOptions options_;
   apiserver::ServerMetrics metrics_;
-  std::unique_ptr<store::MemoryStore> store_;
+  std::unique_ptr<store::Store> store_;
+  store::MemoryStore* memory_ = nullptr;  // store_, when it is the embedded store
+  store::EtcdStore* etcd_ = nullptr;      // store_, when it is etcd
   std::unique_ptr<apiserver::ApiServer> api_;
   std::unique_ptr<apiserver::EventExpiry> event_expiry_;
   std::unique_ptr<SchedulerRunner> scheduler_;

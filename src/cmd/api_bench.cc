@@ -26,6 +26,8 @@ void AddApiBenchCommand(CLI::App& app) {
       ->capture_default_str();
   bench->add_flag("--in-memory", o.in_memory,
                   "Run the server without a durable store (for comparison)");
+  bench->add_option("--etcd-servers", o.etcd_servers,
+                    "Serve from this etcd (one you run) instead of the embedded store");
   bench->add_flag(
       "--api-only", o.api_only,
       "Run the server without its scheduler and controllers (the API server and store alone)");

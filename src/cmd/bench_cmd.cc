@@ -23,11 +23,13 @@ void AddBenchCommand(CLI::App& app) {
           "--store", f.stores,
           "The store under the API server: durable (a write-ahead log in a fresh temporary "
           "directory, "
-          "removed afterwards; every binding writes the bound pod as a real store does) or memory; "
+          "removed afterwards; every binding writes the bound pod as a real store does), memory, or etcd "
+          "(with --etcd-servers); "
           "durable,memory runs both")
       ->delimiter(',')
       ->capture_default_str();
   bench->add_flag("--json", f.json, "Print a JSON array, one object per run");
+  bench->add_option("--etcd-servers", f.etcd_servers, "The etcd of --store etcd (one you run)");
   bench->add_option("--node-cpu", f.node_cpu, "Each node's CPU (allocatable and capacity)")
       ->capture_default_str();
   bench->add_option("--node-memory", f.node_memory, "Each node's memory (allocatable and capacity)")

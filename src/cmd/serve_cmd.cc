@@ -48,6 +48,11 @@ struct ServeFlags {
   int64_t max_endpoints_per_slice = 100;
   std::string endpoint_updates_batch_period = "0s";
   cluster::SimFleetFlags sim;
+  // The etcd backend (kube-apiserver's flags).
+  std::vector<std::string> etcd_servers;
+  std::string etcd_prefix = "/registry";
+  std::string etcd_cafile, etcd_certfile, etcd_keyfile;
+  std::string etcd_compaction_interval = "5m";
 };
 
 int Fail(const std::string& message) {
@@ -71,6 +76,30 @@ Result<cluster::ClusterOptions> ClusterOptionsFrom(const ServeFlags& f, const sc
   }
   if (!f.in_memory) o.data_dir = f.data_dir;
   o.watch_history = f.watch_history;
+  if (!f.etcd_servers.empty()) {
+    if (f.in_memory) return Status::BadRequest("--in-memory and --etcd-servers exclude each other");
+    store::EtcdStore::Options etcd;
+    etcd.client.endpoints = f.etcd_servers;
+    etcd.client.ca_file = f.etcd_cafile;
+    etcd.client.cert_file = f.etcd_certfile;
+    etcd.client.key_file = f.etcd_keyfile;
+    if (f.etcd_certfile.empty() != f.etcd_keyfile.empty()) {
+      return Status::BadRequest("--etcd-certfile and --etcd-keyfile must be given together");
+    }
+    if (f.etcd_prefix.empty() || f.etcd_prefix.front() != '/') {
+      return Status::BadRequest("--etcd-prefix " + f.etcd_prefix + ": must start with /");
+    }
+    etcd.prefix = f.etcd_prefix;
+    auto every = api::ParseGoDuration(f.etcd_compaction_interval);
+    if (!every || every->count() < 0) {
+      return Status::BadRequest("--etcd-compaction-interval " + f.etcd_compaction_interval +
+                                ": expected a duration such as 5m");
+    }
+    etcd.compaction_interval = std::chrono::duration_cast<std::chrono::milliseconds>(*every);
+    o.etcd = std::move(etcd);
+  } else if (!f.etcd_cafile.empty() || !f.etcd_certfile.empty() || !f.etcd_keyfile.empty()) {
+    return Status::BadRequest("--etcd-cafile, --etcd-certfile and --etcd-keyfile need --etcd-servers");
+  }
 
   o.api.berth_version = BERTH_VERSION;
   o.api.advertise_address = f.listen;
@@ -162,9 +191,11 @@ int Serve(const ServeFlags& f, const scheduler::Registry& registry) {
   cluster::InProcessCluster& c = *created.value();
   for (const auto& note : c.RecoveryNotes()) std::fprintf(stderr, "berth serve: %s\n", note.c_str());
   if (Status s = c.Start(); !s.ok()) return Fail(s.message());
+  const std::string where = !f.etcd_servers.empty() ? "etcd " + f.etcd_servers.front() + f.etcd_prefix
+                            : f.in_memory                ? std::string("in memory")
+                                                         : f.data_dir;
   std::fprintf(stderr, "berth serve: listening on %s://%s:%u (store %s, revision %lld)\n", tls ? "https" : "http",
-               host.c_str(), c.http()->port(), f.in_memory ? "in memory" : f.data_dir.c_str(),
-               static_cast<long long>(c.store().CurrentRevision()));
+               host.c_str(), c.http()->port(), where.c_str(), static_cast<long long>(c.store().CurrentRevision()));
   std::fflush(stderr);
 
   int signal_number = signals.Wait();
@@ -277,6 +308,19 @@ void AddServeCommand(CLI::App& app, const scheduler::Registry& registry) {
       ->add_option("--sim-default-run-duration", f.sim.default_run_duration,
                    "How long simulated pods with restartPolicy Never or OnFailure run (then exit 0) when they "
                    "have no sim.berth.dev/run-duration annotation")
+      ->capture_default_str();
+  serve
+      ->add_option("--etcd-servers", f.etcd_servers,
+                   "etcd servers to keep the objects in instead of the embedded store (scheme://ip:port, "
+                   "comma separated)")
+      ->delimiter(',');
+  serve->add_option("--etcd-prefix", f.etcd_prefix, "The prefix of every key in etcd")->capture_default_str();
+  serve->add_option("--etcd-cafile", f.etcd_cafile, "SSL Certificate Authority file used to secure etcd communication");
+  serve->add_option("--etcd-certfile", f.etcd_certfile, "SSL certification file used to secure etcd communication");
+  serve->add_option("--etcd-keyfile", f.etcd_keyfile, "SSL key file used to secure etcd communication");
+  serve
+      ->add_option("--etcd-compaction-interval", f.etcd_compaction_interval,
+                   "The interval of compaction requests (0: berth does not compact)")
       ->capture_default_str();
   serve->callback([&registry] { SetExitCode(Serve(f, registry)); });
 }

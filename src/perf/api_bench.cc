@@ -97,6 +97,11 @@ void Row(std::FILE* out, const std::string& metric, double value, const std::str
 
 namespace {
 
+std::string StoreLabel(const ApiBenchOptions& o) {
+  if (!o.etcd_servers.empty()) return " (etcd)";
+  return o.in_memory ? " (in memory)" : " (durable)";
+}
+
 // A definition with a structural schema of the usual shape (types, formats,
 // enums, bounds, a default, a list with maxItems, int-or-string), and
 // `o.custom_objects` creates of its objects over `o.connections`.
@@ -139,7 +144,7 @@ void CustomObjectCreates(uint16_t port, const ApiBenchOptions& o, Connection& se
   const double server_cpu = ProcessCpuSecondsOf(server) - server_cpu_before;
   Row(out,
       "custom object creates/s (schema-validated), " + std::to_string(o.connections) + " connections" +
-          (o.in_memory ? " (in memory)" : " (durable)"),
+          StoreLabel(o),
       static_cast<double>(o.custom_objects) / elapsed, "creates/s");
   Row(out, "  server CPU per custom object create", 1e6 * server_cpu / static_cast<double>(o.custom_objects), "us");
   Row(out, "  custom object create latency p50", Summarize(latencies).p50, "ms");
@@ -159,6 +164,8 @@ int ApiBench(const ApiBenchOptions& o, std::FILE* out, std::FILE* err) {
   }
   std::string listen = "127.0.0.1:" + std::to_string(port);
   std::string data = o.dir + "/data";
+  const std::string etcd_prefix = "/berth-api-bench-" + std::to_string(::getpid()) + "-" +
+                                  std::to_string(std::chrono::system_clock::now().time_since_epoch().count());
   pid_t server = fork();
   if (server == 0) {
     int devnull = ::open("/dev/null", O_WRONLY);
@@ -172,6 +179,12 @@ int ApiBench(const ApiBenchOptions& o, std::FILE* out, std::FILE* err) {
                                      "--max-requests-inflight",
                                      "10000"};
     if (o.in_memory) argv.push_back("--in-memory");
+    if (!o.etcd_servers.empty()) {
+      argv.push_back("--etcd-servers");
+      argv.push_back(o.etcd_servers.c_str());
+      argv.push_back("--etcd-prefix");
+      argv.push_back(etcd_prefix.c_str());
+    }
     if (o.api_only) {
       argv.push_back("--no-scheduler");
       argv.push_back("--no-controllers");
@@ -261,7 +274,7 @@ int ApiBench(const ApiBenchOptions& o, std::FILE* out, std::FILE* err) {
     }
     Row(out,
         "pod creates/s, " + std::to_string(o.connections) + " connections" +
-            (o.in_memory ? " (in memory)" : " (durable)") + (o.api_only ? ", API only" : ""),
+            StoreLabel(o) + (o.api_only ? ", API only" : ""),
         static_cast<double>(o.creates) / elapsed, "creates/s");
     // CPU per create, steadier than the rate on a shared machine. The server's
     // includes whatever else serve did meanwhile (its scheduler and

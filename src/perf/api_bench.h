@@ -26,6 +26,9 @@ struct ApiBenchOptions {
   std::string dir = "/tmp/berth-api-bench";  // scratch, removed afterwards
   std::string binary = "/proc/self/exe";     // the berth to spawn
   bool in_memory = false;
+  // Non-empty: serve keeps its objects in this etcd (--etcd-servers), which
+  // the caller runs; its keys go under a prefix of the run's own.
+  std::string etcd_servers;
   // Serve without its scheduler and controllers: the API server and store alone.
   bool api_only = false;
   int64_t nodes = 0;  // > 0: register this many nodes and time creation until every pod is bound

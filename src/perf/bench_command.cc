@@ -137,8 +137,11 @@ int Bench(const BenchFlags& f, std::FILE* out, std::FILE* err) {
       stores.push_back(StoreKind::kDurable);
     } else if (s == "memory") {
       stores.push_back(StoreKind::kMemory);
+    } else if (s == "etcd") {
+      if (f.etcd_servers.empty()) return fail("--store etcd needs --etcd-servers");
+      stores.push_back(StoreKind::kEtcd);
     } else {
-      return fail("--store " + s + ": expected durable or memory");
+      return fail("--store " + s + ": expected durable, memory or etcd");
     }
   }
   if (stores.empty()) return fail("--store: expected durable, memory or both");
@@ -167,6 +170,7 @@ int Bench(const BenchFlags& f, std::FILE* out, std::FILE* err) {
     for (int level : levels.value()) {
       BenchOptions o = base;
       o.store = store;
+      o.etcd_servers = f.etcd_servers;
       o.concurrent = level;
       try {
         runs.push_back(RunBench(o));

@@ -20,6 +20,7 @@ struct BenchFlags {
   std::string concurrent = "8";                // "4,8,16" sweeps
   std::vector<std::string> stores{"durable"};  // each of durable, memory
   bool json = false;
+  std::string etcd_servers;  // for --store etcd
   std::string node_cpu = "16";
   std::string node_memory = "64Gi";
   int node_max_pods = 150;

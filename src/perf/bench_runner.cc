@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <optional>
+#include <unistd.h>
 
 #include "api/kinds.h"
 #include "api/pod_view.h"
@@ -71,7 +72,15 @@ Status CheckBoundPods(store::Store& store, const NodeShape& shape, int64_t* boun
 }
 
 std::string_view StoreName(StoreKind kind) {
-  return kind == StoreKind::kDurable ? "durable" : "memory";
+  switch (kind) {
+    case StoreKind::kDurable:
+      return "durable";
+    case StoreKind::kMemory:
+      return "memory";
+    case StoreKind::kEtcd:
+      return "etcd";
+  }
+  return "durable";
 }
 
 BenchRun RunBench(const BenchOptions& o) {
@@ -88,6 +97,13 @@ BenchRun RunBench(const BenchOptions& o) {
     dir.emplace(std::move(made).value());
     cluster_options.data_dir = dir->path();
   }
+  if (o.store == StoreKind::kEtcd) {
+    store::EtcdStore::Options etcd;
+    etcd.client.endpoints = {o.etcd_servers};
+    etcd.prefix = "/berth-bench-" + std::to_string(::getpid()) + "-" +
+                  std::to_string(std::chrono::system_clock::now().time_since_epoch().count());
+    cluster_options.etcd = std::move(etcd);
+  }
   cluster_options.watch_history = std::max<int64_t>(100'000, 4LL * o.pods);
   cluster_options.api.seed = o.seed;
   cluster_options.controllers.controllers.clear();  // the scheduler alone
@@ -97,7 +113,7 @@ BenchRun RunBench(const BenchOptions& o) {
   options.seed = o.seed;
   options.filter_threads = o.filter_threads;
   options.binding_workers =
-      o.binding_workers > 0 ? o.binding_workers : (o.store == StoreKind::kDurable ? 16 : 4);
+      o.binding_workers > 0 ? o.binding_workers : (o.store != StoreKind::kMemory ? 16 : 4);
   options.cycle_yield_after = o.cycle_yield_after;
   options.record_bound_pods = true;
 

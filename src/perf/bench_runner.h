@@ -41,8 +41,8 @@
 
 namespace berth::perf {
 
-enum class StoreKind { kDurable, kMemory };
-std::string_view StoreName(StoreKind kind);  // "durable", "memory"
+enum class StoreKind { kDurable, kMemory, kEtcd };
+std::string_view StoreName(StoreKind kind);  // "durable", "memory", "etcd"
 
 struct BenchOptions {
   int nodes = 16;
@@ -53,6 +53,9 @@ struct BenchOptions {
   // Pod i requests pod_sizes[i % size]. REQUIRES: not empty.
   std::vector<PodShape> pod_sizes{PodShape{"100m", "128Mi"}};
   StoreKind store = StoreKind::kDurable;
+  // kEtcd: the etcd to use (one the caller runs); the run's keys go under a
+  // prefix of its own.
+  std::string etcd_servers;
   int concurrent = 8;
   scheduler::SchedulerConfig config;
   uint64_t seed = 1;

@@ -59,7 +59,10 @@ void MemoryStore::ApplyLocked(Entry* entry, ObjectPtr object, int64_t revision) 
   }
   event.entry = entry;
   versions.push_back({revision, std::move(object)});
+  SlotLocked(revision) = std::move(event);
+}
 
+MemoryStore::Event& MemoryStore::SlotLocked(int64_t revision) {
   // The ring holds every revision in (compacted_, revision]. Evicting the
   // oldest event advances the window; prune the versions it made unreachable.
   const int64_t history = options_.history;
@@ -77,7 +80,7 @@ void MemoryStore::ApplyLocked(Entry* entry, ObjectPtr object, int64_t revision) 
       if (vs.size() == 1 && !vs[0].object && vs[0].revision <= compacted_) index_.Erase(old);
     }
   }
-  slot = std::move(event);
+  return slot;
 }
 
 Result<ObjectPtr> MemoryStore::Write(Op op, const std::string& key, ObjectPtr object,

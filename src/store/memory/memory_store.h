@@ -85,6 +85,25 @@ class MemoryStore final : public Store {
   // Finishes writes in flight, syncs the log and ends every watch. Idempotent.
   void Close();
 
+  // Replica mode (memory_replica.cc), for a store without a data directory
+  // whose contents are written elsewhere (the etcd backend's watch cache):
+  // changes arrive with the revisions their source gave them, in order, with
+  // gaps where the source changed nothing of ours. Reads, lists and watches
+  // then work as usual over them.
+  struct ReplicaChange {
+    std::string key;
+    ObjectPtr object;  // resource_version() == revision; nullptr: deleted
+    int64_t revision = 0;
+  };
+  // Applies `changes` (revisions increasing; those at or below the last
+  // applied are ignored), then makes `through` (or the last change's revision
+  // when greater) visible, waking watchers and WhenVisible callbacks.
+  void ApplyReplicated(std::span<const ReplicaChange> changes, int64_t through);
+  // Replaces the whole contents with `objects` (each at its resource_version())
+  // as of `revision`: nothing older can be listed or watched from, so watches
+  // from before it end with Expired (their clients list again).
+  void ResetReplica(const std::vector<ObjectPtr>& objects, int64_t revision);
+
   // Recovery facts from Open (what was replayed, what was repaired).
   const wal::RecoveryReport& recovery_report() const { return recovery_; }
   // Parses every version held now (recovered objects are otherwise parsed on
@@ -131,6 +150,15 @@ class MemoryStore final : public Store {
   // entry `entry` (its key's, made by the caller) and the event ring, pruning
   // what falls out of the history window.
   void ApplyLocked(Entry* entry, ObjectPtr object, int64_t revision);
+  // REQUIRES: mu_ held exclusively. The ring slot of `revision`, after moving
+  // the window past what it held (pruning the versions that made unreachable).
+  Event& SlotLocked(int64_t revision);
+  // REQUIRES: mu_ held exclusively. Revisions (revision_, revision] carry no
+  // event of ours (replica mode): their slots are emptied.
+  void SkipLocked(int64_t revision);
+  // Makes `revision` visible and runs the WhenVisible callbacks it satisfies
+  // (replica mode).
+  void PublishReplicated(int64_t revision, std::span<const std::string_view> keys);
   // The newest version of `versions` at or below `revision`; nullptr if none or deleted.
   static const Version* VersionAt(const Versions& versions, int64_t revision);
   // Waits until `revision` is visible (used before reporting a conflict with a

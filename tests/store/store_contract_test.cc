@@ -1,12 +1,17 @@
-// The store contract, on the in-memory store (no data directory).
-
-#include "store/memory/memory_store.h"
+// The store contract, run against both backends: the embedded store (in
+// memory, no data directory) and the etcd backend (an etcd the suite starts
+// on free loopback ports; each test has a key prefix of its own). etcd's
+// revisions are cluster-wide, so revisions are counted from the store's
+// revision when the test opened it (Rev(n)).
 
 #include <gtest/gtest.h>
 
 #include <thread>
 
 #include "api/kinds.h"
+#include "etcd_server.h"
+#include "store/etcd/etcd_store.h"
+#include "store/memory/memory_store.h"
 #include "test_objects.h"
 
 namespace berth::store {
@@ -16,13 +21,51 @@ using namespace std::chrono_literals;
 using testing::MakeNode;
 using testing::MakePod;
 
-std::unique_ptr<MemoryStore> OpenStore(int64_t history = 1000) {
-  MemoryStore::Options options;
-  options.history = history;
-  auto store = MemoryStore::Open(options);
-  EXPECT_TRUE(store.ok()) << store.status().ToString();
-  return std::move(store).value();
+testing::EtcdServer& SharedEtcd() {
+  static testing::EtcdServer server;  // stopped when the process exits
+  return server;
 }
+
+class StoreContract : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override {
+    if (GetParam() == "etcd" && !testing::HaveEtcd()) {
+      GTEST_SKIP() << testing::kEtcdBinary
+                   << " is missing: install etcd-server (scripts/install-deps.sh)";
+    }
+  }
+
+  std::unique_ptr<Store> Open(int64_t history = 1000) {
+    std::unique_ptr<Store> store;
+    if (GetParam() == "memory") {
+      MemoryStore::Options options;
+      options.history = history;
+      auto opened = MemoryStore::Open(options);
+      EXPECT_TRUE(opened.ok()) << opened.status().ToString();
+      store = std::move(opened).value();
+    } else {
+      static int tests = 0;
+      EtcdStore::Options options;
+      options.client.endpoints = {SharedEtcd().url()};
+      options.prefix = "/contract" + std::to_string(++tests);
+      options.history = history;
+      options.compaction_interval = 0ms;
+      auto opened = EtcdStore::Open(options);
+      EXPECT_TRUE(opened.ok()) << opened.status().ToString();
+      store = std::move(opened).value();
+    }
+    base_ = store->CurrentRevision();
+    return store;
+  }
+  // The n-th revision written since Open.
+  int64_t Rev(int64_t n) const { return base_ + n; }
+  static int64_t Compacted(Store& store) {
+    if (auto* m = dynamic_cast<MemoryStore*>(&store)) return m->CompactedRevision();
+    return dynamic_cast<EtcdStore&>(store).CompactedRevision();
+  }
+
+  int64_t base_ = 0;
+};
 
 std::string PodKey(const std::string& ns, const std::string& name) {
   return api::StorageKey(api::Kind::kPod, ns, name);
@@ -39,58 +82,59 @@ std::vector<WatchEvent> Drain(Watch& w, size_t want) {
   return all;
 }
 
-TEST(MemoryStore, CreateAssignsIncreasingRevisions) {
-  auto store = OpenStore();
+TEST_P(StoreContract, CreateAssignsIncreasingRevisions) {
+  auto store = Open();
   auto a = store->Create(MakePod("default", "a"));
   auto b = store->Create(MakePod("default", "b"));
   ASSERT_TRUE(a.ok() && b.ok());
-  EXPECT_EQ(a.value()->resource_version(), 1);
-  EXPECT_EQ(b.value()->resource_version(), 2);
-  EXPECT_EQ(store->CurrentRevision(), 2);
-  EXPECT_NE(a.value()->Encoded().find(R"("resourceVersion":"1")"), std::string::npos);
+  EXPECT_EQ(a.value()->resource_version(), Rev(1));
+  EXPECT_EQ(b.value()->resource_version(), Rev(2));
+  EXPECT_EQ(store->CurrentRevision(), Rev(2));
+  EXPECT_NE(a.value()->Encoded().find(R"("resourceVersion":")" + std::to_string(Rev(1)) + "\""),
+            std::string::npos);
 }
 
-TEST(MemoryStore, CreateOfExistingKeyIsAlreadyExists) {
-  auto store = OpenStore();
+TEST_P(StoreContract, CreateOfExistingKeyIsAlreadyExists) {
+  auto store = Open();
   ASSERT_TRUE(store->Create(MakePod("default", "a")).ok());
   auto again = store->Create(MakePod("default", "a"));
   EXPECT_EQ(again.status().code(), StatusCode::kAlreadyExists);
-  EXPECT_EQ(store->CurrentRevision(), 1);
+  EXPECT_EQ(store->CurrentRevision(), Rev(1));
 }
 
-TEST(MemoryStore, GetReturnsLatestVersionOrNotFound) {
-  auto store = OpenStore();
+TEST_P(StoreContract, GetReturnsLatestVersionOrNotFound) {
+  auto store = Open();
   ASSERT_TRUE(store->Create(MakePod("default", "a", R"({"v":"1"})")).ok());
   ASSERT_TRUE(store->Update(MakePod("default", "a", R"({"v":"2"})"), 0).ok());
   auto got = store->Get(PodKey("default", "a"));
   ASSERT_TRUE(got.ok());
   EXPECT_EQ(got.value()->labels().Get("v"), "2");
-  EXPECT_EQ(got.value()->resource_version(), 2);
+  EXPECT_EQ(got.value()->resource_version(), Rev(2));
   EXPECT_EQ(store->Get(PodKey("default", "zz")).status().code(), StatusCode::kNotFound);
 }
 
-TEST(MemoryStore, UpdateWithStaleRevisionIsConflictAndChangesNothing) {
-  auto store = OpenStore();
+TEST_P(StoreContract, UpdateWithStaleRevisionIsConflictAndChangesNothing) {
+  auto store = Open();
   auto created = store->Create(MakePod("default", "a", R"({"v":"1"})"));
-  ASSERT_TRUE(store->Update(MakePod("default", "a", R"({"v":"2"})"), 1).ok());
-  auto stale = store->Update(MakePod("default", "a", R"({"v":"3"})"), 1);
+  ASSERT_TRUE(store->Update(MakePod("default", "a", R"({"v":"2"})"), Rev(1)).ok());
+  auto stale = store->Update(MakePod("default", "a", R"({"v":"3"})"), Rev(1));
   EXPECT_EQ(stale.status().code(), StatusCode::kConflict);
   EXPECT_EQ(store->Get(PodKey("default", "a")).value()->labels().Get("v"), "2");
-  EXPECT_EQ(store->CurrentRevision(), 2);
+  EXPECT_EQ(store->CurrentRevision(), Rev(2));
 }
 
-TEST(MemoryStore, UpdateOfMissingKeyIsNotFound) {
-  auto store = OpenStore();
+TEST_P(StoreContract, UpdateOfMissingKeyIsNotFound) {
+  auto store = Open();
   EXPECT_EQ(store->Update(MakePod("default", "a"), 0).status().code(), StatusCode::kNotFound);
 }
 
-TEST(MemoryStore, DeleteReturnsLastVersionAtDeletionRevision) {
-  auto store = OpenStore();
+TEST_P(StoreContract, DeleteReturnsLastVersionAtDeletionRevision) {
+  auto store = Open();
   ASSERT_TRUE(store->Create(MakePod("default", "a", R"({"v":"1"})")).ok());
-  EXPECT_EQ(store->Delete(PodKey("default", "a"), 7).status().code(), StatusCode::kConflict);
-  auto deleted = store->Delete(PodKey("default", "a"), 1);
+  EXPECT_EQ(store->Delete(PodKey("default", "a"), Rev(7)).status().code(), StatusCode::kConflict);
+  auto deleted = store->Delete(PodKey("default", "a"), Rev(1));
   ASSERT_TRUE(deleted.ok());
-  EXPECT_EQ(deleted.value()->resource_version(), 2);
+  EXPECT_EQ(deleted.value()->resource_version(), Rev(2));
   EXPECT_EQ(deleted.value()->labels().Get("v"), "1");
   EXPECT_EQ(store->Get(PodKey("default", "a")).status().code(), StatusCode::kNotFound);
   EXPECT_EQ(store->Delete(PodKey("default", "a")).status().code(), StatusCode::kNotFound);
@@ -98,8 +142,8 @@ TEST(MemoryStore, DeleteReturnsLastVersionAtDeletionRevision) {
   EXPECT_TRUE(store->Create(MakePod("default", "a")).ok());
 }
 
-TEST(MemoryStore, GuaranteedUpdateRetriesOnConflict) {
-  auto store = OpenStore();
+TEST_P(StoreContract, GuaranteedUpdateRetriesOnConflict) {
+  auto store = Open();
   ASSERT_TRUE(store->Create(MakePod("default", "a", R"({"n":"0"})")).ok());
   constexpr int kThreads = 4, kEach = 50;
   std::vector<std::thread> threads;
@@ -124,8 +168,8 @@ TEST(MemoryStore, GuaranteedUpdateRetriesOnConflict) {
             std::to_string(kThreads * kEach));
 }
 
-TEST(MemoryStore, ListSelectsPrefixAndPredicateInKeyOrder) {
-  auto store = OpenStore();
+TEST_P(StoreContract, ListSelectsPrefixAndPredicateInKeyOrder) {
+  auto store = Open();
   ASSERT_TRUE(store->Create(MakePod("b", "p2", R"({"app":"web"})")).ok());
   ASSERT_TRUE(store->Create(MakePod("a", "p1", R"({"app":"db"})")).ok());
   ASSERT_TRUE(store->Create(MakePod("a", "p0", R"({"app":"web"})")).ok());
@@ -136,7 +180,7 @@ TEST(MemoryStore, ListSelectsPrefixAndPredicateInKeyOrder) {
   ASSERT_EQ(all->items.size(), 3u);
   EXPECT_EQ(all->items[0]->name(), "p0");
   EXPECT_EQ(all->items[2]->name(), "p2");
-  EXPECT_EQ(all->revision, 4);
+  EXPECT_EQ(all->revision, Rev(4));
 
   auto in_a = store->List({.prefix = api::StoragePrefix(api::Kind::kPod, "a")});
   EXPECT_EQ(in_a->items.size(), 2u);
@@ -147,9 +191,10 @@ TEST(MemoryStore, ListSelectsPrefixAndPredicateInKeyOrder) {
   ASSERT_EQ(webs->items.size(), 2u);
 }
 
-TEST(MemoryStore, PaginatedListIsConsistentAtItsRevision) {
-  auto store = OpenStore();
-  for (int i = 0; i < 10; ++i) ASSERT_TRUE(store->Create(MakePod("ns", "p" + std::to_string(i))).ok());
+TEST_P(StoreContract, PaginatedListIsConsistentAtItsRevision) {
+  auto store = Open();
+  for (int i = 0; i < 10; ++i)
+    ASSERT_TRUE(store->Create(MakePod("ns", "p" + std::to_string(i))).ok());
   ListOptions page{.prefix = api::StoragePrefix(api::Kind::kPod), .limit = 4};
   auto first = store->List(page);
   ASSERT_TRUE(first.ok());
@@ -172,108 +217,113 @@ TEST(MemoryStore, PaginatedListIsConsistentAtItsRevision) {
     for (auto& o : next->items) names.push_back(o->name());
     token = next->continue_token;
   }
-  EXPECT_EQ(names, (std::vector<std::string>{"p0", "p1", "p2", "p3", "p4", "p5", "p6", "p7", "p8",
-                                             "p9"}));
+  EXPECT_EQ(names,
+            (std::vector<std::string>{"p0", "p1", "p2", "p3", "p4", "p5", "p6", "p7", "p8", "p9"}));
 }
 
-TEST(MemoryStore, ListRejectsMalformedAndCompactedContinueTokens) {
-  auto store = OpenStore(/*history=*/3);
-  for (int i = 0; i < 3; ++i) ASSERT_TRUE(store->Create(MakePod("ns", "p" + std::to_string(i))).ok());
+TEST_P(StoreContract, ListRejectsMalformedAndCompactedContinueTokens) {
+  auto store = Open(/*history=*/3);
+  for (int i = 0; i < 3; ++i)
+    ASSERT_TRUE(store->Create(MakePod("ns", "p" + std::to_string(i))).ok());
   ListOptions page{.prefix = api::StoragePrefix(api::Kind::kPod), .limit = 1};
   auto first = store->List(page);
   page.continue_token = "!!not-a-token";
   EXPECT_EQ(store->List(page).status().code(), StatusCode::kBadRequest);
-  for (int i = 0; i < 5; ++i) ASSERT_TRUE(store->Create(MakePod("ns", "q" + std::to_string(i))).ok());
+  for (int i = 0; i < 5; ++i)
+    ASSERT_TRUE(store->Create(MakePod("ns", "q" + std::to_string(i))).ok());
   page.continue_token = first->continue_token;
   EXPECT_EQ(store->List(page).status().code(), StatusCode::kExpired);
 }
 
-TEST(MemoryStore, ListAtExactRevisionSeesThePast) {
-  auto store = OpenStore();
+TEST_P(StoreContract, ListAtExactRevisionSeesThePast) {
+  auto store = Open();
   ASSERT_TRUE(store->Create(MakePod("ns", "a", R"({"v":"1"})")).ok());
   ASSERT_TRUE(store->Update(MakePod("ns", "a", R"({"v":"2"})"), 0).ok());
   ASSERT_TRUE(store->Create(MakePod("ns", "b")).ok());
-  ListOptions at1{.prefix = api::StoragePrefix(api::Kind::kPod), .resource_version = 1,
+  ListOptions at1{.prefix = api::StoragePrefix(api::Kind::kPod),
+                  .resource_version = Rev(1),
                   .match = ResourceVersionMatch::kExact};
   auto past = store->List(at1);
   ASSERT_TRUE(past.ok());
   ASSERT_EQ(past->items.size(), 1u);
   EXPECT_EQ(past->items[0]->labels().Get("v"), "1");
-  at1.resource_version = 99;
+  at1.resource_version = Rev(99);
   EXPECT_EQ(store->List(at1).status().code(), StatusCode::kTimeout);
 }
 
-TEST(MemoryStore, WatchReplaysFromRevisionInOrder) {
-  auto store = OpenStore();
-  ASSERT_TRUE(store->Create(MakePod("ns", "a")).ok());                  // 1
-  ASSERT_TRUE(store->Update(MakePod("ns", "a", R"({"x":"y"})"), 0).ok());  // 2
-  ASSERT_TRUE(store->Create(MakeNode("n")).ok());                          // 3
-  ASSERT_TRUE(store->Delete(PodKey("ns", "a")).ok());                      // 4
+TEST_P(StoreContract, WatchReplaysFromRevisionInOrder) {
+  auto store = Open();
+  ASSERT_TRUE(store->Create(MakePod("ns", "a")).ok());                     // Rev(1)
+  ASSERT_TRUE(store->Update(MakePod("ns", "a", R"({"x":"y"})"), 0).ok());  // Rev(2)
+  ASSERT_TRUE(store->Create(MakeNode("n")).ok());                          // Rev(3)
+  ASSERT_TRUE(store->Delete(PodKey("ns", "a")).ok());                      // Rev(4)
   auto w = store->WatchFrom({.prefix = api::StoragePrefix(api::Kind::kPod), .resource_version = 0});
   ASSERT_TRUE(w.ok());
   EXPECT_TRUE(w.value()->Poll().empty()) << "resource_version 0 starts at the current revision";
 
-  auto from0 = store->WatchFrom({.prefix = api::StoragePrefix(api::Kind::kPod),
-                                 .resource_version = 1});
+  auto from0 =
+      store->WatchFrom({.prefix = api::StoragePrefix(api::Kind::kPod), .resource_version = Rev(1)});
   auto events = Drain(**from0, 2);
   ASSERT_EQ(events.size(), 2u);
   EXPECT_EQ(events[0].type, EventType::kModified);
-  EXPECT_EQ(events[0].revision, 2);
+  EXPECT_EQ(events[0].revision, Rev(2));
   EXPECT_EQ(events[1].type, EventType::kDeleted);
-  EXPECT_EQ(events[1].object->resource_version(), 4);
+  EXPECT_EQ(events[1].object->resource_version(), Rev(4));
   EXPECT_EQ(events[1].object->labels().Get("x"), "y");
 }
 
-TEST(MemoryStore, WatchDeliversLiveEventsToManyWatchers) {
-  auto store = OpenStore();
+TEST_P(StoreContract, WatchDeliversLiveEventsToManyWatchers) {
+  auto store = Open();
   std::vector<std::unique_ptr<Watch>> watches;
   for (int i = 0; i < 50; ++i) {
     watches.push_back(std::move(store->WatchFrom({.prefix = "/core/pods/"})).value());
   }
   std::thread writer([&] {
-    for (int i = 0; i < 20; ++i) ASSERT_TRUE(store->Create(MakePod("ns", "p" + std::to_string(i))).ok());
+    for (int i = 0; i < 20; ++i)
+      ASSERT_TRUE(store->Create(MakePod("ns", "p" + std::to_string(i))).ok());
   });
   for (auto& w : watches) {
     auto events = Drain(*w, 20);
     ASSERT_EQ(events.size(), 20u);
     for (int i = 0; i < 20; ++i) {
-      EXPECT_EQ(events[i].revision, i + 1);
+      EXPECT_EQ(events[i].revision, Rev(i + 1));
       EXPECT_EQ(events[i].type, EventType::kAdded);
     }
   }
   writer.join();
 }
 
-TEST(MemoryStore, FilteredWatchTurnsTransitionsIntoAddedAndDeleted) {
-  auto store = OpenStore();
+TEST_P(StoreContract, FilteredWatchTurnsTransitionsIntoAddedAndDeleted) {
+  auto store = Open();
   WatchOptions options{.prefix = "/core/pods/"};
   options.predicate = [](const api::Object& o) { return o.labels().Get("app") == "web"; };
   auto w = std::move(store->WatchFrom(options)).value();
-  ASSERT_TRUE(store->Create(MakePod("ns", "a", R"({"app":"db"})")).ok());   // no event
-  ASSERT_TRUE(store->Update(MakePod("ns", "a", R"({"app":"web"})"), 0).ok());  // ADDED
+  ASSERT_TRUE(store->Create(MakePod("ns", "a", R"({"app":"db"})")).ok());              // no event
+  ASSERT_TRUE(store->Update(MakePod("ns", "a", R"({"app":"web"})"), 0).ok());          // ADDED
   ASSERT_TRUE(store->Update(MakePod("ns", "a", R"({"app":"web","v":"2"})"), 0).ok());  // MODIFIED
-  ASSERT_TRUE(store->Update(MakePod("ns", "a", R"({"app":"db"})"), 0).ok());  // DELETED
+  ASSERT_TRUE(store->Update(MakePod("ns", "a", R"({"app":"db"})"), 0).ok());           // DELETED
   auto events = Drain(*w, 3);
   ASSERT_EQ(events.size(), 3u);
   EXPECT_EQ(events[0].type, EventType::kAdded);
   EXPECT_EQ(events[1].type, EventType::kModified);
   EXPECT_EQ(events[2].type, EventType::kDeleted);
-  EXPECT_EQ(events[2].revision, 4);
-  EXPECT_EQ(events[2].object->resource_version(), 4);
+  EXPECT_EQ(events[2].revision, Rev(4));
+  EXPECT_EQ(events[2].object->resource_version(), Rev(4));
   EXPECT_EQ(events[2].object->labels().Get("app"), "web") << "the last matching state";
 }
 
-TEST(MemoryStore, WatchFromCompactedRevisionIsExpired) {
-  auto store = OpenStore(/*history=*/5);
-  for (int i = 0; i < 10; ++i) ASSERT_TRUE(store->Create(MakePod("ns", "p" + std::to_string(i))).ok());
-  EXPECT_EQ(store->CompactedRevision(), 5);
-  EXPECT_EQ(store->WatchFrom({.prefix = "/", .resource_version = 2}).status().code(),
+TEST_P(StoreContract, WatchFromCompactedRevisionIsExpired) {
+  auto store = Open(/*history=*/5);
+  for (int i = 0; i < 10; ++i)
+    ASSERT_TRUE(store->Create(MakePod("ns", "p" + std::to_string(i))).ok());
+  EXPECT_EQ(Compacted(*store), Rev(5));
+  EXPECT_EQ(store->WatchFrom({.prefix = "/", .resource_version = Rev(2)}).status().code(),
             StatusCode::kExpired);
-  EXPECT_TRUE(store->WatchFrom({.prefix = "/", .resource_version = 5}).ok());
+  EXPECT_TRUE(store->WatchFrom({.prefix = "/", .resource_version = Rev(5)}).ok());
 }
 
-TEST(MemoryStore, SlowWatcherEndsWithExpiredWithoutBlockingWriters) {
-  auto store = OpenStore(/*history=*/16);
+TEST_P(StoreContract, SlowWatcherEndsWithExpiredWithoutBlockingWriters) {
+  auto store = Open(/*history=*/16);
   auto slow = std::move(store->WatchFrom({.prefix = "/"})).value();
   auto fast = std::move(store->WatchFrom({.prefix = "/"})).value();
   for (int i = 0; i < 100; ++i) {
@@ -291,22 +341,23 @@ TEST(MemoryStore, SlowWatcherEndsWithExpiredWithoutBlockingWriters) {
   // The fast watcher kept up and has the rest.
   auto rest = fast->Poll();
   ASSERT_FALSE(rest.empty());
-  EXPECT_EQ(rest.back().revision, 100);
+  EXPECT_EQ(rest.back().revision, Rev(100));
 }
 
-TEST(MemoryStore, WatchSendsBookmarksWhenIdle) {
-  auto store = OpenStore();
+TEST_P(StoreContract, WatchSendsBookmarksWhenIdle) {
+  auto store = Open();
   ASSERT_TRUE(store->Create(MakeNode("n")).ok());
-  auto w = std::move(store->WatchFrom({.prefix = "/core/pods/", .bookmark_interval = 20ms})).value();
-  ASSERT_TRUE(store->Create(MakeNode("m")).ok());  // not a pod: no event, but revision 2
+  auto w =
+      std::move(store->WatchFrom({.prefix = "/core/pods/", .bookmark_interval = 20ms})).value();
+  ASSERT_TRUE(store->Create(MakeNode("m")).ok());  // not a pod: no event, but revision Rev(2)
   auto events = w->Next(std::chrono::steady_clock::now() + 2s);
   ASSERT_EQ(events.size(), 1u);
   EXPECT_EQ(events[0].type, EventType::kBookmark);
-  EXPECT_EQ(events[0].revision, 2);
+  EXPECT_EQ(events[0].revision, Rev(2));
 }
 
-TEST(MemoryStore, NotifyIsCalledForNewEventsAndStopEndsTheStream) {
-  auto store = OpenStore();
+TEST_P(StoreContract, NotifyIsCalledForNewEventsAndStopEndsTheStream) {
+  auto store = Open();
   auto w = std::move(store->WatchFrom({.prefix = "/"})).value();
   std::atomic<int> notified{0};
   w->SetNotify([&] { notified++; });
@@ -321,8 +372,8 @@ TEST(MemoryStore, NotifyIsCalledForNewEventsAndStopEndsTheStream) {
   EXPECT_TRUE(w->Next(std::chrono::steady_clock::now() + 1s).empty());
 }
 
-TEST(MemoryStore, OnlyWritesUnderTheWatchedPrefixNotify) {
-  auto store = OpenStore();
+TEST_P(StoreContract, OnlyWritesUnderTheWatchedPrefixNotify) {
+  auto store = Open();
   auto w = std::move(store->WatchFrom({.prefix = "/core/pods/"})).value();
   std::atomic<int> notified{0};
   w->SetNotify([&] { notified++; });
@@ -333,33 +384,38 @@ TEST(MemoryStore, OnlyWritesUnderTheWatchedPrefixNotify) {
   EXPECT_EQ(w->Poll().size(), 1u);
 }
 
-TEST(MemoryStore, CountsLiveObjectsByResource) {
-  auto store = OpenStore();
+TEST_P(StoreContract, CountsLiveObjectsByResource) {
+  auto store = Open();
   ASSERT_TRUE(store->Create(MakePod("a", "p")).ok());
   ASSERT_TRUE(store->Create(MakePod("b", "p")).ok());
   ASSERT_TRUE(store->Create(MakeNode("n")).ok());
   ASSERT_TRUE(store->Delete(PodKey("a", "p")).ok());
   auto counts = store->CountByResource();
   EXPECT_EQ(counts, (std::vector<std::pair<std::string, int64_t>>{{"/core/nodes/", 1},
-                                                                    {"/core/pods/", 1}}));
+                                                                  {"/core/pods/", 1}}));
 }
 
-TEST(MemoryStore, HistoryWindowPrunesOldVersions) {
-  auto store = OpenStore(/*history=*/4);
+TEST_P(StoreContract, HistoryWindowPrunesOldVersions) {
+  auto store = Open(/*history=*/4);
   ASSERT_TRUE(store->Create(MakePod("ns", "a", R"({"v":"0"})")).ok());
   for (int i = 1; i <= 20; ++i) {
-    ASSERT_TRUE(store->Update(MakePod("ns", "a", R"({"v":")" + std::to_string(i) + R"("})"), 0).ok());
+    ASSERT_TRUE(
+        store->Update(MakePod("ns", "a", R"({"v":")" + std::to_string(i) + R"("})"), 0).ok());
   }
   ASSERT_TRUE(store->Delete(PodKey("ns", "a")).ok());
   for (int i = 0; i < 8; ++i) ASSERT_TRUE(store->Create(MakeNode("n" + std::to_string(i))).ok());
   // A list at a revision inside the window still works, older ones are Expired.
-  ListOptions at{.prefix = "/core/pods/", .resource_version = store->CompactedRevision(),
+  ListOptions at{.prefix = "/core/pods/",
+                 .resource_version = Compacted(*store),
                  .match = ResourceVersionMatch::kExact};
   EXPECT_TRUE(store->List(at).ok());
-  at.resource_version = store->CompactedRevision() - 1;
+  at.resource_version = Compacted(*store) - 1;
   EXPECT_EQ(store->List(at).status().code(), StatusCode::kExpired);
   EXPECT_TRUE(store->List({.prefix = "/core/pods/"})->items.empty());
 }
+
+INSTANTIATE_TEST_SUITE_P(Backends, StoreContract, ::testing::Values("memory", "etcd"),
+                         [](const auto& info) { return info.param; });
 
 }  // namespace
 }  // namespace berth::store
