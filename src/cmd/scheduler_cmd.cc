@@ -8,6 +8,7 @@
 #include "client/http_client.h"
 #include "client/rest_client.h"
 #include "cluster/component_http.h"
+#include "cluster/explain_route.h"
 #include "cluster/informer_sources.h"
 #include "cluster/scheduler_clients.h"
 #include "cluster/scheduler_runner.h"
@@ -73,8 +74,9 @@ int RunScheduler(const SchedulerFlags& f, const scheduler::Registry& registry) {
   std::unique_ptr<apiserver::HttpServer> endpoint;
   if (!f.listen.empty()) {
     cluster::SchedulerRunner* r = runner.value().get();
-    auto started = cluster::StartComponentHttp(
-        {.listen = f.listen, .metrics = [r] { return r->scheduler().RenderMetrics(); }, .routes = {}});
+    auto started = cluster::StartComponentHttp({.listen = f.listen,
+                                                .metrics = [r] { return r->scheduler().RenderMetrics(); },
+                                                .routes = {cluster::ExplainRoute([r] { return &r->scheduler(); })}});
     if (started.ok()) {
       endpoint = std::move(started).value();
       std::fprintf(stderr, "berth scheduler: serving /healthz and /metrics on http://%s:%u\n",

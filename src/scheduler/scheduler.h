@@ -50,6 +50,7 @@
 #include "api/clock.h"
 #include "metrics/metrics.h"
 #include "scheduler/cache/cache.h"
+#include "scheduler/explain/explanation.h"
 #include "scheduler/extender/extender.h"
 #include "scheduler/framework/framework.h"
 #include "scheduler/framework/volume_lister.h"
@@ -219,6 +220,14 @@ class Scheduler final : public Handle {
   std::vector<BoundPod> TakeBoundPods();
   std::string RenderMetrics() const { return metrics_.Render(); }
   const Framework* Profile(std::string_view scheduler_name) const;
+
+  // `berth explain` (scheduler/explain/, scheduler_explain.cc): the pod
+  // `ns`/`name` as this scheduler holds it — pending (in the queue) or placed
+  // (in the cache: bound, or assumed while binding) — explained with its
+  // profile over a fresh snapshot; a placed pod is taken off its node in a
+  // copy first. Dry: nothing here changes, no metric moves. NotFound (kube's
+  // words) when the scheduler holds no such pod. Any thread.
+  Result<Explanation> Explain(std::string_view ns, std::string_view name) const;
 
  private:
   struct Worker;
