@@ -114,9 +114,13 @@ void PrintFilters(const json::object& e) {
     PrintTable(rows);
     return;
   }
-  std::printf("  rejections by reason (each node counted by its first rejection, as kube counts):\n");
   std::vector<std::pair<std::string, int64_t>> counts;
   for (const auto& [reason, count] : Obj(e, "reasonCounts")) counts.emplace_back(reason, count.to_number<int64_t>());
+  if (counts.empty()) {
+    std::printf("  no node rejects the pod\n");
+    return;
+  }
+  std::printf("  rejections by reason (each node counted by its first rejection, as kube counts):\n");
   std::sort(counts.begin(), counts.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
   std::vector<std::vector<std::string>> rows{{"NODES", "REASON"}};
   for (const auto& [reason, count] : counts) rows.push_back({"  " + std::to_string(count), reason});
@@ -179,6 +183,23 @@ void PrintReport(const json::object& e) {
   std::printf("\n%s\n", Str(e, "summary").c_str());
   PrintFilters(e);
   PrintScores(e);
+  if (const json::object& d = Obj(e, "decision"); !d.empty()) {
+    std::string line = "\nWhen it was scheduled (" + std::to_string(static_cast<long long>(
+                                                       d.at("secondsAgo").to_number<double>())) +
+                       "s ago): " + Str(d, "node") + " among " + std::to_string(Int(d, "feasibleNodes")) +
+                       " feasible nodes";
+    if (!Str(d, "runnerUp").empty()) {
+      line += ", score " + std::to_string(Int(d, "score")) + ", margin " + std::to_string(Int(d, "margin")) +
+              " over " + Str(d, "runnerUp");
+    }
+    const json::value* random = d.if_contains("randomTieBreak");
+    if (random && random->is_bool() && random->get_bool()) {
+      line += Str(d, "strategy") == "WeightedRandom"
+                  ? "; drawn at random weighted by score"
+                  : "; a random tie-break among " + std::to_string(Int(d, "tied")) + " nodes decided";
+    }
+    std::printf("%s\n", line.c_str());
+  }
   const json::array& suggestions = Arr(e, "suggestions");
   if (!suggestions.empty()) {
     std::printf("\nWhat would make it fit:\n");

@@ -228,6 +228,20 @@ class Scheduler final : public Handle {
   // copy first. Dry: nothing here changes, no metric moves. NotFound (kube's
   // words) when the scheduler holds no such pod. Any thread.
   Result<Explanation> Explain(std::string_view ns, std::string_view name) const;
+  // The latest decision a scheduling cycle made for `pod_key` (namespace/name)
+  // that the scheduler still remembers: each cycle thread keeps its last
+  // kDecisionsKept in a ring under its own lock (which only this contends
+  // for). nullopt when none is remembered. Any thread.
+  static constexpr size_t kDecisionsKept = 256;
+  struct Decision {
+    PodInfoPtr pod;
+    std::string node, runner_up;
+    int64_t score = 0, margin = 0;
+    uint32_t feasible = 0, tied = 0;
+    bool weighted_random = false;
+    api::Clock::time_point at;
+  };
+  std::optional<Decision> LastDecision(const std::string& pod_key) const;
 
  private:
   struct Worker;
@@ -315,6 +329,11 @@ class Scheduler final : public Handle {
   // Ends the scheduling cycle of a reserved pod (its algorithm latency) and
   // queues the binding cycle; the next scheduling cycle need not wait.
   // `waiting`: Permit asked the pod to wait (it is among waiting_pods_).
+  // Remembers the decision that placed `pod` on `selected` in the worker's
+  // ring (the runner-up and margin from worker.totals). One pass over the
+  // feasible nodes, no allocation once the ring is warm.
+  void RecordDecision(Worker& worker, const Framework& fw, const PodInfoPtr& pod, const NodeInfo& selected,
+                      api::Clock::time_point at);
   void HandOffToBinding(const Framework& fw, QueuedPodInfo info, std::string node, std::unique_ptr<CycleState> state,
                         api::Clock::time_point cycle_start, bool waiting = false);
   // HandleFailure and the attempt's metrics. Called without the cycle lock:

@@ -45,6 +45,13 @@ Result<Explanation> Scheduler::Explain(std::string_view ns, std::string_view nam
   options.bound_node = bound;
   Result<Explanation> explained = scheduler::Explain(*fw, snapshot, *pod, *this, options);
   if (!explained.ok()) return explained;
+  if (!bound.empty()) {
+    if (std::optional<Decision> d = LastDecision(key); d && d->node == bound) {
+      explained->decision = RecordedDecision{d->node,     d->runner_up, d->score,          d->margin,
+                                             d->feasible, d->tied,      d->weighted_random,
+                                             std::chrono::duration<double>(clock_.Now() - d->at).count()};
+    }
+  }
   if (!own_profile) {
     explained->notes.push_back("no profile of this scheduler is named " + pod->view->scheduler_name +
                                ": explained with profile " + fw->scheduler_name());

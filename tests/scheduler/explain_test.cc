@@ -304,5 +304,31 @@ TEST(SchedulerExplain, PlacedPodIsExplainedWithoutItself) {
   EXPECT_EQ(cluster.scheduler->cache().NodeOf("default/placed"), "n1");
 }
 
+TEST(SchedulerExplain, PlacedPodShowsTheDecisionThatPlacedIt) {
+  FakeCluster cluster;
+  cluster.scheduler->OnNodeAdd(NodeObject("small", "2"));
+  cluster.scheduler->OnNodeAdd(NodeObject("large", "16"));
+  cluster.scheduler->Start();
+  cluster.scheduler->OnPodAdd(PodRequesting("web", "1", "")->object);
+  ASSERT_TRUE(cluster.WaitIdle());
+  ASSERT_EQ(cluster.Placements()["default/web"], "large");
+  auto d = cluster.scheduler->LastDecision("default/web");
+  ASSERT_TRUE(d.has_value());
+  EXPECT_EQ(d->node, "large");
+  EXPECT_EQ(d->runner_up, "small");
+  EXPECT_EQ(d->feasible, 2u);
+  EXPECT_EQ(d->tied, 1u);
+  EXPECT_GT(d->margin, 0);
+  auto e = cluster.scheduler->Explain("default", "web");
+  ASSERT_TRUE(e.ok()) << e.status().message();
+  ASSERT_TRUE(e->decision.has_value());
+  EXPECT_EQ(e->decision->runner_up, "small");
+  EXPECT_EQ(e->decision->margin, d->margin);
+  // The dry run now, with the pod taken off its node, agrees with the record.
+  EXPECT_EQ(e->chosen, "large");
+  EXPECT_EQ(e->margin, d->margin);
+  EXPECT_FALSE(cluster.scheduler->LastDecision("default/other").has_value());
+}
+
 }  // namespace
 }  // namespace berth::scheduler

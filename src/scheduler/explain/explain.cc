@@ -285,6 +285,10 @@ Result<Explanation> Explain(const Framework& profile, const Snapshot& snapshot, 
           groups.push_back({std::move(change), {ne.node}});
         }
       }
+      if (detailed < rejected.size()) {
+        e.notes.push_back("what would fit was worked out for the " + std::to_string(detailed) + " closest of " +
+                          std::to_string(rejected.size()) + " rejected nodes");
+      }
       for (const auto& [change, nodes] : groups) {
         std::string who = nodes.size() == 1 ? "node " + nodes.front() : "nodes " + nodes[0] + ", " + nodes[1];
         if (nodes.size() == 3) who += ", " + nodes[2];
@@ -324,7 +328,7 @@ Result<Explanation> Explain(const Framework& profile, const Snapshot& snapshot, 
       now = "it still fits there: score " + std::to_string(total) + ", " +
             (best ? (e.tied > 1 ? "tied for the top with " + std::to_string(e.tied - 1) + " other node(s)" : "the top")
                   : "rank " + std::to_string(better + 1)) +
-            " of " + std::to_string(e.scores.size()) + " feasible nodes";
+            " (" + std::to_string(e.scores.size()) + " feasible nodes)";
     } else {
       now = "as the cluster is now it would not fit there";
     }

@@ -77,6 +77,19 @@ struct PreemptionDryRun {
   size_t candidates = 0;              // nodes where evicting lower-priority pods would let it fit
 };
 
+// A real decision of a scheduling cycle, as the scheduler recorded it
+// (Scheduler::LastDecision).
+struct RecordedDecision {
+  std::string node;
+  std::string runner_up;  // "" when one node was feasible
+  int64_t score = 0;      // the chosen node's total
+  int64_t margin = 0;     // minus the runner-up's
+  uint32_t feasible = 0;  // feasible nodes the cycle scored
+  uint32_t tied = 0;      // nodes sharing the top total
+  bool weighted_random = false;
+  double seconds_ago = 0;
+};
+
 struct Explanation {
   std::string pod;      // namespace/name
   std::string profile;  // schedulerName
@@ -101,6 +114,9 @@ struct Explanation {
   std::vector<std::string> suggestions;    // smallest changes, closest nodes first
   std::vector<std::string> notes;          // what the dry run did not cover
   PreemptionDryRun preemption;
+  // For a placed pod: the cycle that placed it, while the scheduler still
+  // remembers it.
+  std::optional<RecordedDecision> decision;
 };
 
 struct ExplainOptions {

@@ -120,6 +120,18 @@ json::object ExplanationToJson(const Explanation& e) {
     preemption["candidates"] = e.preemption.candidates;
   }
   o["preemption"] = std::move(preemption);
+  if (const auto& d = e.decision) {
+    json::object decision{{"node", d->node},       {"score", d->score},
+                          {"feasibleNodes", d->feasible}, {"tied", d->tied},
+                          {"randomTieBreak", d->weighted_random ? d->feasible > 1 : d->tied > 1},
+                          {"strategy", d->weighted_random ? "WeightedRandom" : "TopScore"},
+                          {"secondsAgo", d->seconds_ago}};
+    if (!d->runner_up.empty()) {
+      decision["runnerUp"] = d->runner_up;
+      decision["margin"] = d->margin;
+    }
+    o["decision"] = std::move(decision);
+  }
   o["notes"] = Strings(e.notes);
   return o;
 }
