@@ -125,11 +125,15 @@ class ExplainOnServe(unittest.TestCase):
         for row in e["scores"]:
             self.assertEqual(row["total"], sum(c["normalized"] * c["weight"] for c in row["plugins"]))
         self.assertIn(e["selection"]["chosen"], [row["node"] for row in e["scores"]])
+        # The cycle that placed it is remembered: two feasible nodes then too.
+        self.assertEqual(e["decision"]["node"], self.node)
+        self.assertEqual(e["decision"]["feasibleNodes"], 2)
         p = explain(self.server.url, "small")
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertIn(f"Bound on {self.node}", p.stdout)
         self.assertIn("Score (2 feasible nodes", p.stdout)
         self.assertRegex(p.stdout, r"Selection \(TopScore\): \S+")
+        self.assertRegex(p.stdout, r"When it was scheduled \(\d+s ago\): " + self.node + " among 2 feasible nodes")
 
     def test_unknown_pod_is_not_found(self):
         p = explain(self.server.url, "nope", "-n", "default")
