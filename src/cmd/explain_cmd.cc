@@ -5,10 +5,9 @@
 // default; --output json prints the scheduler's answer as it is.
 
 #include <algorithm>
+#include <boost/json.hpp>
 #include <cstdio>
 #include <map>
-
-#include <boost/json.hpp>
 
 #include "client/http_client.h"
 #include "cmd/commands.h"
@@ -82,14 +81,16 @@ void PrintTable(const std::vector<std::vector<std::string>>& rows) {
   }
 }
 
-// "TaintToleration: node(s) had untolerated taint {a: b}; NodeResourcesFit: Insufficient cpu", or "fits".
+// "TaintToleration: node(s) had untolerated taint {a: b}; NodeResourcesFit: Insufficient cpu", or
+// "fits".
 std::string FilterResult(const json::object& node) {
   std::string out;
   for (const auto& f : Arr(node, "filters")) {
     const json::object& v = f.get_object();
     const std::string code = Str(v, "code");
     if (code == "Success" || code == "Skip") continue;
-    out += (out.empty() ? "" : "; ") + Str(v, "plugin") + ": " + JoinStrings(Arr(v, "reasons"), ", ");
+    out +=
+        (out.empty() ? "" : "; ") + Str(v, "plugin") + ": " + JoinStrings(Arr(v, "reasons"), ", ");
   }
   if (out.empty()) {
     const json::object& status = Obj(node, "status");
@@ -103,25 +104,32 @@ void PrintFilters(const json::object& e) {
   const json::array& nodes = Arr(e, "nodes");
   if (nodes.empty()) return;
   std::vector<std::string> plugins;
-  for (const auto& f : Arr(nodes.front().get_object(), "filters")) plugins.push_back(Str(f.get_object(), "plugin"));
-  std::printf("\nFilter (%zu nodes, %lld feasible; every plugin runs on every node, in this order: ", nodes.size(),
-              static_cast<long long>(Int(e, "feasibleNodes")));
-  for (size_t i = 0; i < plugins.size(); ++i) std::printf("%s%s", i ? ", " : "", plugins[i].c_str());
+  for (const auto& f : Arr(nodes.front().get_object(), "filters"))
+    plugins.push_back(Str(f.get_object(), "plugin"));
+  std::printf(
+      "\nFilter (%zu nodes, %lld feasible; every plugin runs on every node, in this order: ",
+      nodes.size(), static_cast<long long>(Int(e, "feasibleNodes")));
+  for (size_t i = 0; i < plugins.size(); ++i)
+    std::printf("%s%s", i ? ", " : "", plugins[i].c_str());
   std::printf(")\n");
   if (nodes.size() <= kFullTableNodes) {
     std::vector<std::vector<std::string>> rows{{"NODE", "RESULT"}};
-    for (const auto& n : nodes) rows.push_back({Str(n.get_object(), "name"), FilterResult(n.get_object())});
+    for (const auto& n : nodes)
+      rows.push_back({Str(n.get_object(), "name"), FilterResult(n.get_object())});
     PrintTable(rows);
     return;
   }
   std::vector<std::pair<std::string, int64_t>> counts;
-  for (const auto& [reason, count] : Obj(e, "reasonCounts")) counts.emplace_back(reason, count.to_number<int64_t>());
+  for (const auto& [reason, count] : Obj(e, "reasonCounts"))
+    counts.emplace_back(reason, count.to_number<int64_t>());
   if (counts.empty()) {
     std::printf("  no node rejects the pod\n");
     return;
   }
-  std::printf("  rejections by reason (each node counted by its first rejection, as kube counts):\n");
-  std::sort(counts.begin(), counts.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+  std::printf(
+      "  rejections by reason (each node counted by its first rejection, as kube counts):\n");
+  std::sort(counts.begin(), counts.end(),
+            [](const auto& a, const auto& b) { return a.second > b.second; });
   std::vector<std::vector<std::string>> rows{{"NODES", "REASON"}};
   for (const auto& [reason, count] : counts) rows.push_back({"  " + std::to_string(count), reason});
   PrintTable(rows);
@@ -141,10 +149,12 @@ void PrintFilters(const json::object& e) {
 void PrintScores(const json::object& e) {
   const json::array& scores = Arr(e, "scores");
   if (scores.empty()) return;
-  std::printf("\nScore (%zu feasible nodes, best first; each cell: raw -> normalised x weight)\n", scores.size());
+  std::printf("\nScore (%zu feasible nodes, best first; each cell: raw -> normalised x weight)\n",
+              scores.size());
   std::vector<std::vector<std::string>> rows;
   std::vector<std::string> header{"NODE"};
-  for (const auto& c : Arr(scores.front().get_object(), "plugins")) header.push_back(Str(c.get_object(), "plugin"));
+  for (const auto& c : Arr(scores.front().get_object(), "plugins"))
+    header.push_back(Str(c.get_object(), "plugin"));
   header.emplace_back("TOTAL");
   rows.push_back(header);
   for (size_t i = 0; i < scores.size() && i < kScoresShown; ++i) {
@@ -152,7 +162,8 @@ void PrintScores(const json::object& e) {
     std::vector<std::string> cells{Str(row, "node")};
     for (const auto& c : Arr(row, "plugins")) {
       const json::object& cell = c.get_object();
-      cells.push_back(std::to_string(Int(cell, "raw")) + " -> " + std::to_string(Int(cell, "normalized")) + "x" +
+      cells.push_back(std::to_string(Int(cell, "raw")) + " -> " +
+                      std::to_string(Int(cell, "normalized")) + "x" +
                       std::to_string(Int(cell, "weight")));
     }
     cells.push_back(std::to_string(Int(row, "total")));
@@ -165,10 +176,12 @@ void PrintScores(const json::object& e) {
   if (!Str(s, "runnerUp").empty()) {
     line += ", margin " + std::to_string(Int(s, "margin")) + " over " + Str(s, "runnerUp");
   }
-  if (const json::value* random = s.if_contains("randomTieBreak"); random && random->is_bool() && random->get_bool()) {
+  if (const json::value* random = s.if_contains("randomTieBreak");
+      random && random->is_bool() && random->get_bool()) {
     line += Str(s, "strategy") == "WeightedRandom"
                 ? "; drawn at random weighted by score"
-                : "; a random tie-break among " + std::to_string(Int(s, "tied")) + " nodes with the top score decides";
+                : "; a random tie-break among " + std::to_string(Int(s, "tied")) +
+                      " nodes with the top score decides";
   } else {
     line += "; no random tie-break";
   }
@@ -176,27 +189,31 @@ void PrintScores(const json::object& e) {
 }
 
 void PrintReport(const json::object& e) {
-  std::printf("Pod %s (schedulerName %s): %s", Str(e, "pod").c_str(), Str(e, "schedulerName").c_str(),
-              Str(e, "phase").c_str());
-  if (!Str(e, "nodeName").empty()) std::printf(" on %s (explained with the pod taken off it)", Str(e, "nodeName").c_str());
-  if (!Str(e, "nominatedNodeName").empty()) std::printf(", nominated to %s", Str(e, "nominatedNodeName").c_str());
+  std::printf("Pod %s (schedulerName %s): %s", Str(e, "pod").c_str(),
+              Str(e, "schedulerName").c_str(), Str(e, "phase").c_str());
+  if (!Str(e, "nodeName").empty())
+    std::printf(" on %s (explained with the pod taken off it)", Str(e, "nodeName").c_str());
+  if (!Str(e, "nominatedNodeName").empty())
+    std::printf(", nominated to %s", Str(e, "nominatedNodeName").c_str());
   std::printf("\n%s\n", Str(e, "summary").c_str());
   PrintFilters(e);
   PrintScores(e);
   if (const json::object& d = Obj(e, "decision"); !d.empty()) {
-    std::string line = "\nWhen it was scheduled (" + std::to_string(static_cast<long long>(
-                                                       d.at("secondsAgo").to_number<double>())) +
-                       "s ago): " + Str(d, "node") + " among " + std::to_string(Int(d, "feasibleNodes")) +
-                       " feasible nodes";
+    std::string line =
+        "\nWhen it was scheduled (" +
+        std::to_string(static_cast<long long>(d.at("secondsAgo").to_number<double>())) +
+        "s ago): " + Str(d, "node") + " among " + std::to_string(Int(d, "feasibleNodes")) +
+        " feasible nodes";
     if (!Str(d, "runnerUp").empty()) {
-      line += ", score " + std::to_string(Int(d, "score")) + ", margin " + std::to_string(Int(d, "margin")) +
-              " over " + Str(d, "runnerUp");
+      line += ", score " + std::to_string(Int(d, "score")) + ", margin " +
+              std::to_string(Int(d, "margin")) + " over " + Str(d, "runnerUp");
     }
     const json::value* random = d.if_contains("randomTieBreak");
     if (random && random->is_bool() && random->get_bool()) {
-      line += Str(d, "strategy") == "WeightedRandom"
-                  ? "; drawn at random weighted by score"
-                  : "; a random tie-break among " + std::to_string(Int(d, "tied")) + " nodes decided";
+      line +=
+          Str(d, "strategy") == "WeightedRandom"
+              ? "; drawn at random weighted by score"
+              : "; a random tie-break among " + std::to_string(Int(d, "tied")) + " nodes decided";
     }
     std::printf("%s\n", line.c_str());
   }
@@ -206,11 +223,15 @@ void PrintReport(const json::object& e) {
     for (const auto& s : suggestions) std::printf("  - %s\n", std::string(s.get_string()).c_str());
   }
   const json::object& p = Obj(e, "preemption");
-  if (const json::value* considered = p.if_contains("considered"); considered && considered->as_bool()) {
+  if (const json::value* considered = p.if_contains("considered");
+      considered && considered->as_bool()) {
     if (p.at("helps").as_bool()) {
-      std::printf("\nPreemption: would evict %s on %s (%lld PodDisruptionBudget violations; %lld candidate nodes)\n",
-                  JoinStrings(Arr(p, "victims"), ", ").c_str(), Str(p, "node").c_str(),
-                  static_cast<long long>(Int(p, "pdbViolations")), static_cast<long long>(Int(p, "candidates")));
+      std::printf(
+          "\nPreemption: would evict %s on %s (%lld PodDisruptionBudget violations; %lld candidate "
+          "nodes)\n",
+          JoinStrings(Arr(p, "victims"), ", ").c_str(), Str(p, "node").c_str(),
+          static_cast<long long>(Int(p, "pdbViolations")),
+          static_cast<long long>(Int(p, "candidates")));
     } else {
       std::printf("\nPreemption: would not help: %s\n", Str(p, "reason").c_str());
     }
@@ -224,15 +245,18 @@ void PrintReport(const json::object& e) {
 
 int RunExplain(const ExplainFlags& f) {
   if (!f.output.empty() && f.output != "json") {
-    std::fprintf(stderr, "error: --output must be json (or omitted for the report), not %s\n", f.output.c_str());
+    std::fprintf(stderr, "error: --output must be json (or omitted for the report), not %s\n",
+                 f.output.c_str());
     return 1;
   }
   auto http = client::HttpClient::Connect(f.server);
   if (!http.ok()) {
-    std::fprintf(stderr, "error: --server %s: %s\n", f.server.c_str(), http.status().message().c_str());
+    std::fprintf(stderr, "error: --server %s: %s\n", f.server.c_str(),
+                 http.status().message().c_str());
     return 1;
   }
-  auto response = http.value()->Request("GET", "/debug/explain/namespaces/" + f.ns + "/pods/" + f.name);
+  auto response =
+      http.value()->Request("GET", "/debug/explain/namespaces/" + f.ns + "/pods/" + f.name);
   if (!response.ok()) {
     std::fprintf(stderr, "error: %s: %s\n", f.server.c_str(), response.status().message().c_str());
     return 1;
@@ -252,7 +276,8 @@ int RunExplain(const ExplainFlags& f) {
     return 1;
   }
   if (ec || !body.is_object()) {
-    std::fprintf(stderr, "error: %s answered something that is not an explanation\n", f.server.c_str());
+    std::fprintf(stderr, "error: %s answered something that is not an explanation\n",
+                 f.server.c_str());
     return 1;
   }
   if (f.output == "json") {
@@ -267,15 +292,19 @@ int RunExplain(const ExplainFlags& f) {
 
 void AddExplainCommand(CLI::App& app) {
   static ExplainFlags f;
-  auto* explain = app.add_subcommand("explain", "Why a pod is pending or placed where it is, and what would make it fit");
+  auto* explain = app.add_subcommand(
+      "explain", "Why a pod is pending or placed where it is, and what would make it fit");
   explain->require_subcommand(1);
-  auto* pod = explain->add_subcommand("pod", "Explain one pod, as the scheduler sees the cluster now (a dry run)");
+  auto* pod = explain->add_subcommand(
+      "pod", "Explain one pod, as the scheduler sees the cluster now (a dry run)");
   pod->add_option("NAME", f.name, "The pod's name")->required();
   pod->add_option("-n,--namespace", f.ns, "The pod's namespace")->capture_default_str();
-  pod->add_option("--server", f.server,
-                  "berth serve's address, or a standalone scheduler's --listen address (http://HOST:PORT)")
+  pod->add_option(
+         "--server", f.server,
+         "berth serve's address, or a standalone scheduler's --listen address (http://HOST:PORT)")
       ->capture_default_str();
-  pod->add_option("-o,--output", f.output, "json: the scheduler's answer as JSON (default: a report)");
+  pod->add_option("-o,--output", f.output,
+                  "json: the scheduler's answer as JSON (default: a report)");
   pod->callback([] { SetExitCode(RunExplain(f)); });
 }
 

@@ -41,23 +41,40 @@ Result<Explanation> Scheduler::Explain(std::string_view ns, std::string_view nam
     }
     snapshot = Snapshot::FromNodes(nodes);
   }
+  if (!bound.empty() && !pod->view->node_name.empty()) {
+    // spec.nodeName is the outcome being explained, not a constraint on it:
+    // the pod is explained as it was before it was bound.
+    auto unbound = pod->object->Edit([](boost::json::object& o) {
+      if (auto* spec = o.if_contains("spec"); spec && spec->is_object()) spec->as_object().erase("nodeName");
+    });
+    if (!unbound.ok()) return unbound.status();
+    pod = MakePodInfo(std::move(unbound).value());
+  }
   ExplainOptions options;
   options.bound_node = bound;
   Result<Explanation> explained = scheduler::Explain(*fw, snapshot, *pod, *this, options);
   if (!explained.ok()) return explained;
   if (!bound.empty()) {
     if (std::optional<Decision> d = LastDecision(key); d && d->node == bound) {
-      explained->decision = RecordedDecision{d->node,     d->runner_up, d->score,          d->margin,
-                                             d->feasible, d->tied,      d->weighted_random,
-                                             std::chrono::duration<double>(clock_.Now() - d->at).count()};
+      explained->decision =
+          RecordedDecision{d->node,
+                           d->runner_up,
+                           d->score,
+                           d->margin,
+                           d->feasible,
+                           d->tied,
+                           d->weighted_random,
+                           std::chrono::duration<double>(clock_.Now() - d->at).count()};
     }
   }
   if (!own_profile) {
-    explained->notes.push_back("no profile of this scheduler is named " + pod->view->scheduler_name +
-                               ": explained with profile " + fw->scheduler_name());
+    explained->notes.push_back("no profile of this scheduler is named " +
+                               pod->view->scheduler_name + ": explained with profile " +
+                               fw->scheduler_name());
   }
   if (!extenders_->empty()) {
-    explained->notes.emplace_back("the scheduler extenders were not consulted: their filters and scores are not shown");
+    explained->notes.emplace_back(
+        "the scheduler extenders were not consulted: their filters and scores are not shown");
   }
   return explained;
 }

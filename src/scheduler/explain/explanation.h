@@ -20,12 +20,11 @@
 // Thread-safety: Explain reads the snapshot and calls the plugins as a cycle
 // does (they are thread-safe); it may run beside the scheduling cycles.
 
+#include <boost/json/object.hpp>
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <boost/json/object.hpp>
 
 #include "scheduler/framework/framework.h"
 #include "scheduler/framework/interface.h"
@@ -68,13 +67,14 @@ struct ScoreRow {
 };
 
 struct PreemptionDryRun {
-  bool considered = false;  // the profile has DefaultPreemption and the pod is pending with no feasible node
+  bool considered =
+      false;  // the profile has DefaultPreemption and the pod is pending with no feasible node
   bool helps = false;
-  std::string reason;                 // why not, when it does not help
-  std::string node;                   // where it would make room
-  std::vector<std::string> victims;   // namespace/name, most important first
+  std::string reason;                // why not, when it does not help
+  std::string node;                  // where it would make room
+  std::vector<std::string> victims;  // namespace/name, most important first
   int64_t pdb_violations = 0;
-  size_t candidates = 0;              // nodes where evicting lower-priority pods would let it fit
+  size_t candidates = 0;  // nodes where evicting lower-priority pods would let it fit
 };
 
 // A real decision of a scheduling cycle, as the scheduler recorded it
@@ -91,28 +91,28 @@ struct RecordedDecision {
 };
 
 struct Explanation {
-  std::string pod;      // namespace/name
-  std::string profile;  // schedulerName
+  std::string pod;         // namespace/name
+  std::string profile;     // schedulerName
   std::string bound_node;  // "" while pending
   std::string nominated_node;
   size_t total_nodes = 0;
   std::optional<PluginStatus> pre_filter;  // a PreFilter rejection or error
   std::vector<NodeExplanation> nodes;      // every node, in the snapshot's order
-  // Rejected nodes, closest first: fewest failing plugins, then smallest
-  // shortfall. Only these have their `would_fit` filled in on big clusters.
+  // Rejected nodes, closest first: filtered before those PreFilter left out,
+  // then fewest failing plugins, then smallest shortfall. Only these have their `would_fit` filled in on big clusters.
   std::vector<std::string> closest_nodes;
   size_t feasible = 0;
-  std::vector<ScoreRow> scores;            // the feasible nodes, best total first
-  std::string selection;                   // "TopScore" or "WeightedRandom"
-  std::string chosen;                      // the node the scheduler would pick ("" when none)
+  std::vector<ScoreRow> scores;  // the feasible nodes, best total first
+  std::string selection;         // "TopScore" or "WeightedRandom"
+  std::string chosen;            // the node the scheduler would pick ("" when none)
   std::string runner_up;
-  int64_t margin = 0;                      // chosen's total minus runner_up's
-  size_t tied = 0;                         // nodes sharing the top total
-  bool random_decides = false;             // a random tie-break (or the weighted draw) decides
-  double chosen_probability = 1;           // WeightedRandom: the top node's chance
-  std::string summary;                     // one line
-  std::vector<std::string> suggestions;    // smallest changes, closest nodes first
-  std::vector<std::string> notes;          // what the dry run did not cover
+  int64_t margin = 0;                    // chosen's total minus runner_up's
+  size_t tied = 0;                       // nodes sharing the top total
+  bool random_decides = false;           // a random tie-break (or the weighted draw) decides
+  double chosen_probability = 1;         // WeightedRandom: the top node's chance
+  std::string summary;                   // one line
+  std::vector<std::string> suggestions;  // smallest changes, closest nodes first
+  std::vector<std::string> notes;        // what the dry run did not cover
   PreemptionDryRun preemption;
   // For a placed pod: the cycle that placed it, while the scheduler still
   // remembers it.
@@ -138,8 +138,8 @@ struct ExplainOptions {
 // pod, already without it: see Scheduler::Explain). `handle` is the
 // scheduler's (nominations, disruption budgets, evictions in flight).
 // Errors: a PreFilter, Filter or Score error, as a cycle would report it.
-Result<Explanation> Explain(const Framework& fw, const Snapshot& snapshot, const PodInfo& pod, const Handle& handle,
-                            const ExplainOptions& options = {});
+Result<Explanation> Explain(const Framework& fw, const Snapshot& snapshot, const PodInfo& pod,
+                            const Handle& handle, const ExplainOptions& options = {});
 
 // The JSON that GET /debug/explain/... answers: "summary", "suggestions" and
 // the fields above (camelCase).

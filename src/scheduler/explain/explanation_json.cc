@@ -1,6 +1,5 @@
-#include <map>
-
 #include <boost/json.hpp>
+#include <map>
 
 #include "scheduler/explain/explanation.h"
 
@@ -13,18 +12,27 @@ namespace {
 // kube's framework.Code names.
 std::string_view CodeName(Code code) {
   switch (code) {
-    case Code::kSuccess: return "Success";
-    case Code::kError: return "Error";
-    case Code::kUnschedulable: return "Unschedulable";
-    case Code::kUnschedulableAndUnresolvable: return "UnschedulableAndUnresolvable";
-    case Code::kWait: return "Wait";
-    case Code::kSkip: return "Skip";
-    case Code::kPending: return "Pending";
+    case Code::kSuccess:
+      return "Success";
+    case Code::kError:
+      return "Error";
+    case Code::kUnschedulable:
+      return "Unschedulable";
+    case Code::kUnschedulableAndUnresolvable:
+      return "UnschedulableAndUnresolvable";
+    case Code::kWait:
+      return "Wait";
+    case Code::kSkip:
+      return "Skip";
+    case Code::kPending:
+      return "Pending";
   }
   return "Unknown";
 }
 
-json::array Strings(const std::vector<std::string>& items) { return json::array(items.begin(), items.end()); }
+json::array Strings(const std::vector<std::string>& items) {
+  return json::array(items.begin(), items.end());
+}
 
 json::object StatusJson(const PluginStatus& s) {
   json::object o;
@@ -121,8 +129,10 @@ json::object ExplanationToJson(const Explanation& e) {
   }
   o["preemption"] = std::move(preemption);
   if (const auto& d = e.decision) {
-    json::object decision{{"node", d->node},       {"score", d->score},
-                          {"feasibleNodes", d->feasible}, {"tied", d->tied},
+    json::object decision{{"node", d->node},
+                          {"score", d->score},
+                          {"feasibleNodes", d->feasible},
+                          {"tied", d->tied},
                           {"randomTieBreak", d->weighted_random ? d->feasible > 1 : d->tied > 1},
                           {"strategy", d->weighted_random ? "WeightedRandom" : "TopScore"},
                           {"secondsAgo", d->seconds_ago}};

@@ -37,23 +37,27 @@ std::string LabelText(std::string_view key, std::string_view value) {
 std::string PodList(const std::vector<std::string>& keys) {
   std::string out;
   for (size_t i = 0; i < keys.size() && i < kMaxPodsNamed; ++i) out += (i ? ", " : "") + keys[i];
-  if (keys.size() > kMaxPodsNamed) out += " and " + std::to_string(keys.size() - kMaxPodsNamed) + " more";
+  if (keys.size() > kMaxPodsNamed)
+    out += " and " + std::to_string(keys.size() - kMaxPodsNamed) + " more";
   return out;
 }
 
-FitHint ResourcesHint(const FilterPlugin& plugin, const std::vector<std::string>& reasons, const PodInfo& pod,
-                      const NodeInfo& node) {
+FitHint ResourcesHint(const FilterPlugin& plugin, const std::vector<std::string>& reasons,
+                      const PodInfo& pod, const NodeInfo& node) {
   FitHint hint;
   const auto* fit = dynamic_cast<const NodeResourcesFit*>(&plugin);
   const int64_t headroom = fit ? fit->headroom_percent : 0;
   auto usable = [&](int64_t allocatable) {
-    return headroom == 0 ? allocatable : allocatable / 100 * (100 - headroom) + allocatable % 100 * (100 - headroom) / 100;
+    return headroom == 0
+               ? allocatable
+               : allocatable / 100 * (100 - headroom) + allocatable % 100 * (100 - headroom) / 100;
   };
   const api::ResourceList& alloc = node.allocatable();
   const api::ResourceList& used = node.requested();
   if (HasReason(reasons, "Too many pods")) {
-    hint.changes.push_back("pods: the node already runs " + std::to_string(used.pods) + " pods, its allocatable " +
-                           std::to_string(alloc.pods) + ": one must go");
+    hint.changes.push_back("pods: the node already runs " + std::to_string(used.pods) +
+                           " pods, its allocatable " + std::to_string(alloc.pods) +
+                           ": one must go");
     hint.shortfall += alloc.pods > 0 ? 1.0 / static_cast<double>(alloc.pods) : 1.0;
   }
   std::vector<std::string> names = {"cpu", "memory", "ephemeral-storage"};
@@ -69,7 +73,8 @@ FitHint ResourcesHint(const FilterPlugin& plugin, const std::vector<std::string>
                        FormatAmount(name, capacity) + (headroom ? " usable" : " allocatable") + ")";
     if (want > capacity) text += "; more than the node has: no eviction can make room";
     hint.changes.push_back(std::move(text));
-    hint.shortfall += capacity > 0 ? static_cast<double>(short_by) / static_cast<double>(capacity) : 1.0;
+    hint.shortfall +=
+        capacity > 0 ? static_cast<double>(short_by) / static_cast<double>(capacity) : 1.0;
   }
   return hint;
 }
@@ -78,9 +83,12 @@ FitHint TaintHint(const PodInfo& pod, const NodeInfo& node) {
   FitHint hint;
   if (!node.view()) return hint;
   for (const auto& taint : node.view()->taints) {
-    if (taint.effect != api::TaintEffect::kNoSchedule && taint.effect != api::TaintEffect::kNoExecute) continue;
+    if (taint.effect != api::TaintEffect::kNoSchedule &&
+        taint.effect != api::TaintEffect::kNoExecute)
+      continue;
     if (api::Tolerated(pod.view->tolerations, taint)) continue;
-    hint.changes.push_back("add a toleration for taint " + TaintText(taint) + " (or remove the taint)");
+    hint.changes.push_back("add a toleration for taint " + TaintText(taint) +
+                           " (or remove the taint)");
   }
   return hint;
 }
@@ -94,7 +102,8 @@ std::string RequirementMiss(const api::NodeSelectorRequirement& r, const NodeInf
     for (size_t i = 0; i < r.values.size(); ++i) want += (i ? " " : "") + r.values[i];
     want += "]";
   }
-  return "node affinity wants " + want + (has ? ", the node has " + LabelText(r.key, *has) : ", the node lacks label " + r.key);
+  return "node affinity wants " + want +
+         (has ? ", the node has " + LabelText(r.key, *has) : ", the node lacks label " + r.key);
 }
 
 FitHint NodeAffinityHint(const PodInfo& pod, const NodeInfo& node) {
@@ -117,9 +126,11 @@ FitHint NodeAffinityHint(const PodInfo& pod, const NodeInfo& node) {
         if (!r.Matches(node.labels())) misses.push_back(RequirementMiss(r, node));
       }
       for (const auto& r : term.match_fields) {
-        if (!r.MatchesField(node.name())) misses.push_back("node affinity's matchFields " + r.key + " excludes the node");
+        if (!r.MatchesField(node.name()))
+          misses.push_back("node affinity's matchFields " + r.key + " excludes the node");
       }
-      if (term.match_expressions.empty() && term.match_fields.empty()) misses.push_back("an empty node selector term matches no node");
+      if (term.match_expressions.empty() && term.match_fields.empty())
+        misses.push_back("an empty node selector term matches no node");
       if (misses.size() < best_count) {
         best_count = misses.size();
         best = std::move(misses);
@@ -127,7 +138,8 @@ FitHint NodeAffinityHint(const PodInfo& pod, const NodeInfo& node) {
     }
     hint.changes.insert(hint.changes.end(), best.begin(), best.end());
   }
-  if (hint.changes.empty()) hint.changes.emplace_back("the profile's addedAffinity (NodeAffinity args) excludes the node");
+  if (hint.changes.empty())
+    hint.changes.emplace_back("the profile's addedAffinity (NodeAffinity args) excludes the node");
   return hint;
 }
 
@@ -144,7 +156,8 @@ FitHint PortsHint(const PodInfo& pod, const NodeInfo& node) {
         }
       }
     }
-    hint.changes.push_back("host port " + std::to_string(port.port) + "/" + port.protocol + " is taken" +
+    hint.changes.push_back("host port " + std::to_string(port.port) + "/" + port.protocol +
+                           " is taken" +
                            (holders.empty() ? std::string() : " by " + PodList(holders)));
   }
   return hint;
@@ -152,8 +165,8 @@ FitHint PortsHint(const PodInfo& pod, const NodeInfo& node) {
 
 // The matching pods (the pod's namespace, the constraint's selector) per
 // domain of `key`, over the nodes the constraint counts.
-std::map<std::string, int64_t> SpreadCounts(const api::TopologySpreadConstraint& c, const PodInfo& pod,
-                                            const Snapshot& snapshot) {
+std::map<std::string, int64_t> SpreadCounts(const api::TopologySpreadConstraint& c,
+                                            const PodInfo& pod, const Snapshot& snapshot) {
   std::map<std::string, int64_t> counts;
   for (const auto& n : snapshot.nodes()) {
     std::optional<std::string_view> domain = n->labels().Get(c.topology_key);
@@ -161,8 +174,8 @@ std::map<std::string, int64_t> SpreadCounts(const api::TopologySpreadConstraint&
     if (c.node_affinity_honor && !NodeAffinity::RequiredMatches(pod, *n)) continue;
     int64_t& count = counts[std::string(*domain)];
     for (const auto& p : n->pods()) {
-      if (p->namespace_name() == pod.namespace_name() && !p->view->terminating && p->key != pod.key &&
-          c.label_selector.Matches(p->labels())) {
+      if (p->namespace_name() == pod.namespace_name() && !p->view->terminating &&
+          p->key != pod.key && c.label_selector.Matches(p->labels())) {
         ++count;
       }
     }
@@ -176,7 +189,8 @@ FitHint SpreadHint(const PodInfo& pod, const NodeInfo& node, const Snapshot& sna
     if (!c.do_not_schedule) continue;
     std::optional<std::string_view> domain = node.labels().Get(c.topology_key);
     if (!domain) {
-      hint.changes.push_back("node lacks label " + c.topology_key + " (a topology spread constraint's topologyKey)");
+      hint.changes.push_back("node lacks label " + c.topology_key +
+                             " (a topology spread constraint's topologyKey)");
       continue;
     }
     auto counts = SpreadCounts(c, pod, snapshot);
@@ -187,11 +201,12 @@ FitHint SpreadHint(const PodInfo& pod, const NodeInfo& node, const Snapshot& sna
     const int64_t here = counts[std::string(*domain)];
     const int64_t skew = here + self - least->second;
     if (skew <= c.max_skew) continue;
-    hint.changes.push_back("topology " + LabelText(c.topology_key, *domain) + " has " + std::to_string(here) +
-                           " matching pods, " + LabelText(c.topology_key, least->first) + " has " +
-                           std::to_string(least->second) + ": placing the pod here makes skew " +
-                           std::to_string(skew) + " > maxSkew " + std::to_string(c.max_skew) +
-                           " (room in " + LabelText(c.topology_key, least->first) + " or a larger maxSkew would do)");
+    hint.changes.push_back(
+        "topology " + LabelText(c.topology_key, *domain) + " has " + std::to_string(here) +
+        " matching pods, " + LabelText(c.topology_key, least->first) + " has " +
+        std::to_string(least->second) + ": placing the pod here makes skew " +
+        std::to_string(skew) + " > maxSkew " + std::to_string(c.max_skew) + " (room in " +
+        LabelText(c.topology_key, least->first) + " or a larger maxSkew would do)");
   }
   return hint;
 }
@@ -217,23 +232,26 @@ FitHint InterPodAffinityHint(const FilterPlugin& plugin, const PodInfo& pod, con
   for (const auto& term : pod.view->pod_affinity.required) {
     std::optional<std::string_view> domain = node.labels().Get(term.topology_key);
     if (!domain) {
-      hint.changes.push_back("node lacks label " + term.topology_key + " (a required pod affinity term's topologyKey)");
+      hint.changes.push_back("node lacks label " + term.topology_key +
+                             " (a required pod affinity term's topologyKey)");
       continue;
     }
-    auto found = pods_in_domain(term.topology_key,
-                                [&](const PodInfo& p) { return affinity->TermMatches(term, pod, p); });
+    auto found = pods_in_domain(
+        term.topology_key, [&](const PodInfo& p) { return affinity->TermMatches(term, pod, p); });
     if (found.empty()) {
       hint.changes.push_back("no pod matching the required pod affinity term (selector " +
-                             term.label_selector.ToString() + ") runs in " + LabelText(term.topology_key, *domain));
+                             term.label_selector.ToString() + ") runs in " +
+                             LabelText(term.topology_key, *domain));
     }
   }
   for (const auto& term : pod.view->pod_anti_affinity.required) {
-    auto found = pods_in_domain(term.topology_key,
-                                [&](const PodInfo& p) { return affinity->TermMatches(term, pod, p); });
+    auto found = pods_in_domain(
+        term.topology_key, [&](const PodInfo& p) { return affinity->TermMatches(term, pod, p); });
     if (!found.empty()) {
-      hint.changes.push_back("pod(s) " + PodList(found) + " in " +
-                             LabelText(term.topology_key, *node.labels().Get(term.topology_key)) +
-                             " match the pod's anti-affinity: they would have to go, or the term be relaxed");
+      hint.changes.push_back(
+          "pod(s) " + PodList(found) + " in " +
+          LabelText(term.topology_key, *node.labels().Get(term.topology_key)) +
+          " match the pod's anti-affinity: they would have to go, or the term be relaxed");
     }
   }
   // Existing pods whose own required anti-affinity rejects this pod here.
@@ -252,7 +270,8 @@ FitHint InterPodAffinityHint(const FilterPlugin& plugin, const PodInfo& pod, con
     }
   }
   if (!rejecting.empty()) {
-    hint.changes.push_back("the anti-affinity of pod(s) " + PodList(rejecting) + " keeps this pod away");
+    hint.changes.push_back("the anti-affinity of pod(s) " + PodList(rejecting) +
+                           " keeps this pod away");
   }
   return hint;
 }
@@ -261,14 +280,15 @@ FitHint InterPodAffinityHint(const FilterPlugin& plugin, const PodInfo& pod, con
 
 std::string FormatAmount(std::string_view resource, int64_t amount) {
   if (resource == "cpu") return api::Quantity::FromMilli(amount).ToString();
-  if (resource == "memory" || resource == "ephemeral-storage" || resource.starts_with("hugepages-")) {
+  if (resource == "memory" || resource == "ephemeral-storage" ||
+      resource.starts_with("hugepages-")) {
     return api::Quantity::FromInt(amount, api::Quantity::Format::kBinarySI).ToString();
   }
   return std::to_string(amount);
 }
 
-FitHint WhatWouldFit(const FilterPlugin& plugin, const std::vector<std::string>& reasons, const PodInfo& pod,
-                     const NodeInfo& node, const Snapshot& snapshot) {
+FitHint WhatWouldFit(const FilterPlugin& plugin, const std::vector<std::string>& reasons,
+                     const PodInfo& pod, const NodeInfo& node, const Snapshot& snapshot) {
   const std::string_view name = plugin.Name();
   FitHint hint;
   if (name == NodeResourcesFit::kName) {
@@ -277,7 +297,8 @@ FitHint WhatWouldFit(const FilterPlugin& plugin, const std::vector<std::string>&
     hint = TaintHint(pod, node);
   } else if (name == NodeUnschedulable::kName) {
     if (node.node()) {
-      hint.changes.push_back("the node is cordoned (spec.unschedulable): kubectl uncordon " + node.name() +
+      hint.changes.push_back("the node is cordoned (spec.unschedulable): kubectl uncordon " +
+                             node.name() +
                              ", or a toleration for node.kubernetes.io/unschedulable:NoSchedule");
     }
   } else if (name == NodeAffinity::kName) {

@@ -27,8 +27,8 @@ struct FitHint {
 };
 
 // `plugin`: the Filter plugin that rejected the pod on `node` with `reasons`.
-FitHint WhatWouldFit(const FilterPlugin& plugin, const std::vector<std::string>& reasons, const PodInfo& pod,
-                     const NodeInfo& node, const Snapshot& snapshot);
+FitHint WhatWouldFit(const FilterPlugin& plugin, const std::vector<std::string>& reasons,
+                     const PodInfo& pod, const NodeInfo& node, const Snapshot& snapshot);
 
 // Kubernetes' canonical text of an amount of a resource ("1500m" of cpu,
 // "512Mi" of memory, "3" pods).
