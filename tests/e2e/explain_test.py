@@ -3,14 +3,13 @@ against a standalone scheduler's --listen endpoint: pending pods (too big,
 tainted nodes, a missing label) and a placed pod, as a report and as JSON."""
 
 import json
-import re
 import subprocess
 import time
 import unittest
 import urllib.error
 import urllib.request
 
-from berth_server import BERTH, BerthServer, wait_for
+from berth_server import BERTH, BerthServer, free_port, wait_for
 
 # Two plain nodes with 2 cpu; one 8-cpu node tainted and labelled for GPUs.
 SIM_CONFIG = """groups:
@@ -158,8 +157,10 @@ class ExplainOnStandaloneScheduler(unittest.TestCase):
         self.server = start_server(scheduler=False)
         self.log_path = self.server.tmp + "/scheduler.log"
         self.log = open(self.log_path, "wb")
+        self.port = free_port()
         self.scheduler = subprocess.Popen([BERTH, "scheduler", "--server", self.server.url, "--seed", "3",
-                                           "--listen", "127.0.0.1:0"], stdout=self.log, stderr=subprocess.STDOUT)
+                                           "--listen", f"127.0.0.1:{self.port}"],
+                                          stdout=self.log, stderr=subprocess.STDOUT)
 
     def tearDown(self):
         self.scheduler.terminate()
@@ -168,15 +169,8 @@ class ExplainOnStandaloneScheduler(unittest.TestCase):
         self.server.stop()
         self.server.cleanup()
 
-    def scheduler_url(self):
-        def port():
-            with open(self.log_path) as f:
-                m = re.search(r"serving /healthz and /metrics on (http://127\.0\.0\.1:\d+)", f.read())
-            return m and m.group(1)
-        return wait_for(self, self.server, "the scheduler's endpoint", port)
-
     def test_explains_from_the_schedulers_own_endpoint(self):
-        url = self.scheduler_url()
+        url = f"http://127.0.0.1:{self.port}"
         self.server.kubectl("apply", "-f", "-", input=json.dumps(pod("too-big", cpu="16")))
 
         def answered():
