@@ -1,5 +1,6 @@
 #include "cluster/in_process_cluster.h"
 
+#include "cluster/explain_route.h"
 #include "cluster/informer_sources.h"
 #include "cluster/scheduler_clients.h"
 #include "cluster/web_ui.h"
@@ -48,6 +49,7 @@ Result<std::unique_ptr<InProcessCluster>> InProcessCluster::Create(ClusterOption
   apiserver::ApiServer::Options api_options = c->options_.api;
   api_options.metrics = [self] { return self->RenderMetrics(); };
   api_options.routes.push_back(WebUiRoute());
+  api_options.routes.push_back(ExplainRoute([self] { return self->scheduler(); }));
   c->api_ = std::make_unique<apiserver::ApiServer>(*c->store_, api_options);
   if (Status s = c->api_->Bootstrap(); !s.ok()) return Status(s.code(), "bootstrap: " + s.message());
   return c;

@@ -65,6 +65,7 @@ int Main(int argc, char** argv, const std::vector<Option>& options) {
   berth::cmd::AddSimCommand(app);
   berth::cmd::AddPerfCommand(app);
   berth::cmd::AddControllerManagerCommand(app);
+  berth::cmd::AddExplainCommand(app);
   berth::cmd::AddStoreCommands(app);
 
   try {

@@ -19,6 +19,8 @@ void AddSchedulerCommand(CLI::App& app, const scheduler::Registry& registry);
 void AddSimCommand(CLI::App& app);
 void AddPerfCommand(CLI::App& app);
 void AddControllerManagerCommand(CLI::App& app);
+// `berth explain pod NAME`: asks a scheduler's explain endpoint.
+void AddExplainCommand(CLI::App& app);
 // `berth store bench`, under the store subcommand.
 void AddStoreBenchCommand(CLI::App& store);
 

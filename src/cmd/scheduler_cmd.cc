@@ -10,6 +10,7 @@
 #include "client/http_client.h"
 #include "client/rest_client.h"
 #include "cluster/component_http.h"
+#include "cluster/explain_route.h"
 #include "cluster/informer_sources.h"
 #include "cluster/scheduler_clients.h"
 #include "cluster/scheduler_runner.h"
@@ -90,6 +91,12 @@ int RunScheduler(const SchedulerFlags& f, const scheduler::Registry& registry) {
   metrics::Registry election_metrics;  // leader_election_master_status
   std::unique_ptr<apiserver::HttpServer> endpoint;
   if (!f.listen.empty()) {
+    // The explanation is the current term's runner's, kept alive until answered.
+    apiserver::Route explain{std::string(cluster::kExplainPrefix), [&](apiserver::Request& request) {
+                               auto r = current_runner();
+                               auto scheduler = [&r]() -> scheduler::Scheduler* { return r ? &r->scheduler() : nullptr; };
+                               return cluster::ExplainRoute(scheduler).handler(request);
+                             }};
     auto started = cluster::StartComponentHttp(
         {.listen = f.listen,
          .metrics =
@@ -97,7 +104,7 @@ int RunScheduler(const SchedulerFlags& f, const scheduler::Registry& registry) {
                auto r = current_runner();
                return (r ? r->scheduler().RenderMetrics() : std::string()) + election_metrics.Render();
              },
-         .routes = {cluster::WebUiRoute(), cluster::ApiReadThroughRoute(f.server)}});
+         .routes = {cluster::WebUiRoute(), cluster::ApiReadThroughRoute(f.server), explain}});
     if (started.ok()) {
       endpoint = std::move(started).value();
       std::fprintf(stderr, "berth scheduler: serving /healthz, /metrics and /ui/ on http://%s:%u\n",

@@ -50,6 +50,7 @@
 #include "api/clock.h"
 #include "metrics/metrics.h"
 #include "scheduler/cache/cache.h"
+#include "scheduler/explain/explanation.h"
 #include "scheduler/extender/extender.h"
 #include "scheduler/framework/framework.h"
 #include "scheduler/framework/volume_lister.h"
@@ -220,6 +221,28 @@ class Scheduler final : public Handle {
   std::string RenderMetrics() const { return metrics_.Render(); }
   const Framework* Profile(std::string_view scheduler_name) const;
 
+  // `berth explain` (scheduler/explain/, scheduler_explain.cc): the pod
+  // `ns`/`name` as this scheduler holds it — pending (in the queue) or placed
+  // (in the cache: bound, or assumed while binding) — explained with its
+  // profile over a fresh snapshot; a placed pod is taken off its node in a
+  // copy first. Dry: nothing here changes, no metric moves. NotFound (kube's
+  // words) when the scheduler holds no such pod. Any thread.
+  Result<Explanation> Explain(std::string_view ns, std::string_view name) const;
+  // The latest decision a scheduling cycle made for `pod_key` (namespace/name)
+  // that the scheduler still remembers: each cycle thread keeps its last
+  // kDecisionsKept in a ring under its own lock (which only this contends
+  // for). nullopt when none is remembered. Any thread.
+  static constexpr size_t kDecisionsKept = 256;
+  struct Decision {
+    PodInfoPtr pod;
+    std::string node, runner_up;
+    int64_t score = 0, margin = 0;
+    uint32_t feasible = 0, tied = 0;
+    bool weighted_random = false;
+    api::Clock::time_point at;
+  };
+  std::optional<Decision> LastDecision(const std::string& pod_key) const;
+
  private:
   struct Worker;
   struct Binding;
@@ -306,6 +329,11 @@ class Scheduler final : public Handle {
   // Ends the scheduling cycle of a reserved pod (its algorithm latency) and
   // queues the binding cycle; the next scheduling cycle need not wait.
   // `waiting`: Permit asked the pod to wait (it is among waiting_pods_).
+  // Remembers the decision that placed `pod` on `selected` in the worker's
+  // ring (the runner-up and margin from worker.totals). One pass over the
+  // feasible nodes, no allocation once the ring is warm.
+  void RecordDecision(Worker& worker, const Framework& fw, const PodInfoPtr& pod, const NodeInfo& selected,
+                      api::Clock::time_point at);
   void HandOffToBinding(const Framework& fw, QueuedPodInfo info, std::string node, std::unique_ptr<CycleState> state,
                         api::Clock::time_point cycle_start, bool waiting = false);
   // HandleFailure and the attempt's metrics. Called without the cycle lock:

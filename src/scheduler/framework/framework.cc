@@ -605,6 +605,12 @@ std::vector<std::string> Framework::PluginNames(std::string_view point) const {
   return out;
 }
 
+std::unique_ptr<Framework> Framework::Untimed() const {
+  auto copy = std::make_unique<Framework>(*this);
+  copy->extension_point_duration_ = nullptr;
+  return copy;
+}
+
 int32_t Framework::ScoreWeight(std::string_view plugin) const {
   for (const auto& s : score_) {
     if (s.plugin->Name() == plugin) return static_cast<int32_t>(s.weight);

@@ -115,6 +115,19 @@ class Framework final : public FilterRunner {
   std::vector<std::string> PluginNames(std::string_view extension_point) const;
   int32_t ScoreWeight(std::string_view plugin) const;
 
+  // The Filter and Score plugins in the profile's order, with each Score
+  // plugin's weight: what `berth explain` runs one by one (the positions are
+  // those of CycleState's skip bits).
+  struct WeightedScore {
+    const ScorePlugin* plugin;
+    int64_t weight;
+  };
+  std::span<const FilterPlugin* const> filter_plugins() const { return filter_; }
+  // A copy sharing this profile's plugins whose extension points are not
+  // timed: a dry run (`berth explain`) leaves the scheduler's metrics alone.
+  std::unique_ptr<Framework> Untimed() const;
+  std::span<const WeightedScore> score_plugins() const { return score_; }
+
  private:
   // The timed extension points, in the order of kPointNames in framework.cc.
   enum Point { kPreFilter, kFilter, kPreScore, kScore, kReserve, kPermit, kPreBind, kBind, kPointCount };
@@ -130,10 +143,6 @@ class Framework final : public FilterRunner {
   PluginStatus RunPreFilterExtension(CycleState& state, bool add, const PodInfo& pod, const PodInfo& other,
                                      const NodeInfo& node) const;
 
-  struct WeightedScore {
-    const ScorePlugin* plugin;
-    int64_t weight;
-  };
   const Handle* handle_ = nullptr;
   std::string scheduler_name_;
   NodeSelectionStrategy node_selection_ = NodeSelectionStrategy::kTopScore;

@@ -323,4 +323,13 @@ size_t SchedulingQueue::size() const {
   return entries_.size();
 }
 
+std::optional<QueuedPodInfo> SchedulingQueue::Find(const std::string& key) const {
+  std::lock_guard lock(mu_);
+  auto it = entries_.find(key);
+  if (it == entries_.end() || it->second.deleted_in_flight) return std::nullopt;
+  QueuedPodInfo info = it->second.info;
+  if (it->second.updated_in_flight) info.pod = it->second.updated_in_flight;
+  return info;
+}
+
 }  // namespace berth::scheduler

@@ -104,6 +104,10 @@ class SchedulingQueue {
   Counts counts() const;
   // Pods queued or in flight.
   size_t size() const;
+  // The pod with `key` as the queue holds it (its latest update, attempts and
+  // the plugins that last rejected it), wherever it waits, gated or in flight;
+  // nullopt when the queue does not hold it (or it was deleted in flight).
+  std::optional<QueuedPodInfo> Find(const std::string& key) const;
 
  private:
   enum class Where : unsigned char { kActive, kBackoff, kUnschedulable, kGated, kInFlight };
