@@ -9,10 +9,12 @@
 #include "client/rest_client.h"
 #include "cluster/component_http.h"
 #include "cluster/informer_sources.h"
+#include "cluster/profiling.h"
 #include "cluster/scheduler_clients.h"
 #include "cluster/scheduler_runner.h"
 #include "cmd/commands.h"
 #include "cmd/termination_signals.h"
+#include "log/log.h"
 
 namespace berth::cmd {
 namespace {
@@ -25,6 +27,7 @@ struct SchedulerFlags {
   std::string cache_resync_period = "30s";
   std::string listen = "127.0.0.1:10259";
   bool listen_set = false;  // --listen given: failing to bind it is an error
+  bool profiling = true;
 };
 
 int Fail(const std::string& message) {
@@ -33,6 +36,7 @@ int Fail(const std::string& message) {
 }
 
 int RunScheduler(const SchedulerFlags& f, const scheduler::Registry& registry) {
+  if (f.profiling) cluster::EnableHeapSampling();
   scheduler::SchedulerConfig config;
   if (!f.config.empty()) {
     auto loaded = cluster::LoadSchedulerConfig(f.config);
@@ -74,25 +78,26 @@ int RunScheduler(const SchedulerFlags& f, const scheduler::Registry& registry) {
   if (!f.listen.empty()) {
     cluster::SchedulerRunner* r = runner.value().get();
     auto started = cluster::StartComponentHttp(
-        {.listen = f.listen, .metrics = [r] { return r->scheduler().RenderMetrics(); }, .routes = {}});
+        {.listen = f.listen,
+         .metrics = [r] { return r->scheduler().RenderMetrics(); },
+         .routes = f.profiling ? cluster::ProfilingRoutes() : std::vector<apiserver::Route>{}});
     if (started.ok()) {
       endpoint = std::move(started).value();
-      std::fprintf(stderr, "berth scheduler: serving /healthz and /metrics on http://%s:%u\n",
-                   f.listen.substr(0, f.listen.rfind(':')).c_str(), endpoint->port());
+      const std::string url = "http://" + f.listen.substr(0, f.listen.rfind(':')) + ":" + std::to_string(endpoint->port());
+      BERTH_LOG("berth scheduler: serving /healthz and /metrics on " + url, {"address", url});
     } else if (f.listen_set) {
       runner.value()->Stop();
       return Fail(started.status().message());
     } else {
       // The default port taken (another scheduler on this machine): scheduling goes on.
-      std::fprintf(stderr, "berth scheduler: not serving /metrics: %s\n", started.status().message().c_str());
+      BERTH_LOG_ERROR(started.status().message(), "berth scheduler: not serving /metrics");
     }
   }
-  std::fprintf(stderr, "berth scheduler: scheduling for %s\n", f.server.c_str());
-  std::fflush(stderr);
+  BERTH_LOG("berth scheduler: scheduling for " + f.server, {"server", f.server});
   signals.Wait();
   if (endpoint) endpoint->Stop();
   runner.value()->Stop();
-  std::fprintf(stderr, "berth scheduler: stopped\n");
+  BERTH_LOG("berth scheduler: stopped");
   return 0;
 }
 
@@ -110,6 +115,8 @@ void AddSchedulerCommand(CLI::App& app, const scheduler::Registry& registry) {
   cmd->add_option("--cache-resync-period", f.cache_resync_period,
                   "How often the scheduler compares its cache with the API server and repairs what differs "
                   "(0: never)")
+      ->capture_default_str();
+  cmd->add_flag("--profiling", f.profiling, "Enable profiling via web interface host:port/debug/pprof/")
       ->capture_default_str();
   cmd->add_option("--listen", f.listen,
                   "Where the scheduler serves /healthz and /metrics (HOST:PORT on loopback, port 0: any free one; "

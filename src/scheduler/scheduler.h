@@ -306,7 +306,7 @@ class Scheduler final : public Handle {
   // Ends the scheduling cycle of a reserved pod (its algorithm latency) and
   // queues the binding cycle; the next scheduling cycle need not wait.
   // `waiting`: Permit asked the pod to wait (it is among waiting_pods_).
-  void HandOffToBinding(const Framework& fw, QueuedPodInfo info, std::string node, std::unique_ptr<CycleState> state,
+  void HandOffToBinding(const Worker& w, const Framework& fw, QueuedPodInfo info, std::string node, std::unique_ptr<CycleState> state,
                         api::Clock::time_point cycle_start, bool waiting = false);
   // HandleFailure and the attempt's metrics. Called without the cycle lock:
   // what it writes to the API must not hold other cycles up.
