@@ -15,7 +15,8 @@
 // Builds without gperftools (the sanitizer builds: their own allocator and
 // signal handling) serve the same paths with 503 "profiling not available in
 // this build". Profiles stop nothing; the CPU profile's request holds one of
-// the server's worker threads for its N seconds.
+// the server's worker threads for its N seconds, and a shutdown meanwhile
+// waits for it to end.
 
 #include <vector>
 
