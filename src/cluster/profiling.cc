@@ -147,8 +147,8 @@ void EnableHeapSampling() {
 std::vector<apiserver::Route> ProfilingRoutes() {
   return {{"/debug/pprof", [](apiserver::Request& r) -> apiserver::Response {
              if (r.method != "GET" && r.method != "HEAD") {
-               return apiserver::ErrorResponse(
-                   Status(StatusCode::kMethodNotAllowed, "the server does not allow this method on the requested resource"));
+               return apiserver::ErrorResponse(Status(
+                   StatusCode::kMethodNotAllowed, "the server does not allow this method on the requested resource"));
              }
              if (r.path == "/debug/pprof" || r.path == "/debug/pprof/") return Index(r);
              if (r.path == "/debug/pprof/profile") return CpuProfile(r);

@@ -83,7 +83,8 @@ int RunScheduler(const SchedulerFlags& f, const scheduler::Registry& registry) {
          .routes = f.profiling ? cluster::ProfilingRoutes() : std::vector<apiserver::Route>{}});
     if (started.ok()) {
       endpoint = std::move(started).value();
-      const std::string url = "http://" + f.listen.substr(0, f.listen.rfind(':')) + ":" + std::to_string(endpoint->port());
+      const std::string url =
+          "http://" + f.listen.substr(0, f.listen.rfind(':')) + ":" + std::to_string(endpoint->port());
       BERTH_LOG("berth scheduler: serving /healthz and /metrics on " + url, {"address", url});
     } else if (f.listen_set) {
       runner.value()->Stop();

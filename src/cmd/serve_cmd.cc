@@ -173,12 +173,13 @@ int Serve(const ServeFlags& f, const scheduler::Registry& registry) {
   const std::string url = std::string(tls ? "https" : "http") + "://" + host + ":" + std::to_string(c.http()->port());
   const std::string store = f.in_memory ? "in memory" : f.data_dir;
   const int64_t revision_at_start = c.store().CurrentRevision();
-  BERTH_LOG("berth serve: listening on " + url + " (store " + store + ", revision " + std::to_string(revision_at_start) +
-                ")",
+  BERTH_LOG("berth serve: listening on " + url + " (store " + store + ", revision " +
+                std::to_string(revision_at_start) + ")",
             {"address", url}, {"store", store}, {"revision", revision_at_start});
 
   int signal_number = signals.Wait();
-  BERTH_LOG(std::string("berth serve: ") + (signal_number == SIGTERM ? "SIGTERM" : "SIGINT") + " received, shutting down");
+  BERTH_LOG(std::string("berth serve: ") + (signal_number == SIGTERM ? "SIGTERM" : "SIGINT") +
+            " received, shutting down");
   const long long revision = c.store().CurrentRevision();
   c.Stop();
   BERTH_LOG("berth serve: stopped at revision " + std::to_string(revision), {"revision", revision});

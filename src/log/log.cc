@@ -186,8 +186,8 @@ std::string FormatText(const Record& r) {
   const auto micros = duration_cast<microseconds>(since_epoch).count() % 1'000'000;
   struct tm tm {};
   localtime_r(&seconds, &tm);
-  fmt::format_to(std::back_inserter(out), "{}{:02}{:02} {:02}:{:02}:{:02}.{:06} {:7} {}:{}] ", SeverityLetter(r.severity),
-                 tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, micros, r.pid, Basename(r.file),
+  fmt::format_to(std::back_inserter(out), "{}{:02}{:02} {:02}:{:02}:{:02}.{:06} {:7} {}:{}] ",
+                 SeverityLetter(r.severity), tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, micros, r.pid, Basename(r.file),
                  r.line);
   AppendQuoted(out, r.msg);
   if (r.err) {

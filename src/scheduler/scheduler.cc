@@ -505,8 +505,8 @@ Scheduler::CycleFailure Scheduler::RunPostFilter(Worker& w, const Framework& fw,
     PostFilterResult result;
     PluginStatus post = fw.RunPostFilter(state, pod, w.rejected, &result);
     if (!post.ok()) post_message = post.Message();
-    BERTH_VLOG(5, "Status after running PostFilter plugins for pod", {"pod", log::KObj(pod.namespace_name(), pod.name())},
-               {"status", post.Message()});
+    BERTH_VLOG(5, "Status after running PostFilter plugins for pod",
+               {"pod", log::KObj(pod.namespace_name(), pod.name())}, {"status", post.Message()});
     nominated = result.nominated_node;
     if (post.ok() && result.victims > 0) {
       preemption_victims_.Observe(static_cast<double>(result.victims));
