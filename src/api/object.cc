@@ -10,6 +10,7 @@
 #include <boost/json/serialize.hpp>
 
 #include "api/json_fields.h"
+#include "log/log.h"
 
 namespace berth::api {
 
@@ -135,11 +136,9 @@ bool Object::TryParseStored() const {
 
 void Object::ParseStored() const {
   if (TryParseStored()) return;
-  std::fprintf(stderr,
-               "berth: stored object %s at revision %lld does not decode: %s "
-               "(berth store check --data-dir DIR lists every such object)\n",
-               stored_->key.c_str(), static_cast<long long>(resource_version_),
-               stored_->error.message().c_str());
+  BERTH_LOG_ERROR(stored_->error.message(),
+                  "Stored object does not decode (berth store check --data-dir DIR lists every such object)",
+                  {"key", stored_->key}, {"revision", resource_version_});
   std::abort();
 }
 

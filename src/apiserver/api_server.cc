@@ -11,6 +11,7 @@
 #include "apiserver/discovery.h"
 #include "apiserver/field_validation.h"
 #include "apiserver/strategies.h"
+#include "log/log.h"
 
 namespace berth::apiserver {
 
@@ -48,7 +49,7 @@ ApiServer::ApiServer(store::Store& store, Options options)
   auto chain = AdmissionChain::Make(options_.admission, store_);
   if (!chain.ok()) {
     // The command line checks the plugin names first (CheckAdmissionOptions).
-    std::fprintf(stderr, "berth: %s; running kube's default admission plugins\n", chain.status().message().c_str());
+    BERTH_LOG_ERROR(chain.status().message(), "Running kube's default admission plugins");
     AdmissionOptions defaults;
     defaults.default_not_ready_toleration_seconds = options_.admission.default_not_ready_toleration_seconds;
     defaults.default_unreachable_toleration_seconds = options_.admission.default_unreachable_toleration_seconds;

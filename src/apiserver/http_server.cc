@@ -8,9 +8,12 @@
 #include <boost/beast/http.hpp>
 #include <boost/beast/ssl.hpp>
 #include <condition_variable>
+#include <cstdio>
 #include <list>
 #include <mutex>
 #include <thread>
+
+#include "log/log.h"
 
 namespace berth::apiserver {
 
@@ -331,6 +334,20 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
   static void Account(HttpServer::Impl* server, const Request& r, const Response& response,
                       std::chrono::steady_clock::time_point start) {
     server->inflight--;
+    // kube-apiserver's request log (httplog), at the same verbosity.
+    if (log::V(3)) {
+      const double us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count();
+      char latency[32];
+      if (us < 1000) {
+        std::snprintf(latency, sizeof latency, "%.3fµs", us);
+      } else if (us < 1e6) {
+        std::snprintf(latency, sizeof latency, "%.6fms", us / 1e3);
+      } else {
+        std::snprintf(latency, sizeof latency, "%.6fs", us / 1e6);
+      }
+      BERTH_VLOG(3, "HTTP", {"verb", r.method}, {"URI", r.path}, {"latency", latency}, {"userAgent", r.user_agent},
+                 {"resp", response.status});
+    }
     if (server->options.on_response && !response.stream) {
       server->options.on_response(
           r, response.status,

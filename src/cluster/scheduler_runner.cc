@@ -7,6 +7,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "log/log.h"
+
 
 namespace berth::cluster {
 
@@ -95,10 +97,9 @@ void SchedulerRunner::ResyncLoop() {
     lock.unlock();
     auto repaired = ResyncCache();
     if (!repaired.ok()) {
-      std::fprintf(stderr, "berth scheduler: cache resync: %s\n", repaired.status().message().c_str());
+      BERTH_LOG_ERROR(repaired.status().message(), "Scheduler cache resync failed");
     } else if (*repaired > 0) {
-      std::fprintf(stderr, "berth scheduler: cache resync repaired %d difference(s) with the API server\n",
-                   *repaired);
+      BERTH_LOG_WARNING("Scheduler cache resync repaired differences with the API server", {"differences", *repaired});
     }
     lock.lock();
   }

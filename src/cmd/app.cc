@@ -8,6 +8,7 @@
 
 #include "cmd/app.h"
 #include "cmd/commands.h"
+#include "log/log.h"
 
 namespace berth::app {
 namespace {
@@ -54,6 +55,24 @@ int Main(int argc, char** argv, const std::vector<Option>& options) {
   CLI::App app{"berth: a Kubernetes-compatible scheduler and control plane"};
   app.require_subcommand(1);
   app.set_version_flag("--version", BERTH_VERSION);
+
+  // kube's logging flags, on every command: given before or after the
+  // subcommand (its options fall through to these), applied before any
+  // command runs.
+  app.fallthrough();
+  static int verbosity = 0;
+  static std::string logging_format = "text";
+  app.add_option("-v,--v", verbosity, "number for the log level verbosity")->capture_default_str();
+  app.add_option("--logging-format", logging_format, "Sets the log format. Permitted formats: \"json\", \"text\".")
+      ->capture_default_str()
+      ->check(CLI::Validator(
+          [](std::string& value) -> std::string {
+            return log::ParseFormat(value) ? std::string() : "Unsupported log format \"" + value + "\"";
+          },
+          "text|json"));
+  app.parse_complete_callback([] {
+    log::Configure({.verbosity = verbosity, .format = *log::ParseFormat(logging_format)});
+  });
 
   auto* version = app.add_subcommand("version", "Print berth's version");
   version->callback([] { std::printf("berth %s\n", BERTH_VERSION); });

@@ -11,6 +11,7 @@
 #include "cmd/commands.h"
 #include "cmd/leader_election_flags.h"
 #include "cmd/termination_signals.h"
+#include "log/log.h"
 
 namespace berth::cmd {
 namespace {
@@ -87,11 +88,10 @@ int RunControllerManager(const ControllerManagerFlags& f) {
   auto started = cluster::ControllerManager::Start(client::HttpTransport(*writer.value()),
                                                    cluster::HttpInformerSources(*reader.value()), options);
   if (!started.ok()) return Fail(started.status().message());
-  std::fprintf(stderr, "berth controller-manager: controlling %s\n", f.server.c_str());
-  std::fflush(stderr);
+  BERTH_LOG("berth controller-manager: controlling " + f.server, {"server", f.server});
   signals.Wait();
   started.value()->Stop();
-  std::fprintf(stderr, "berth controller-manager: stopped\n");
+  BERTH_LOG("berth controller-manager: stopped");
   return 0;
 }
 

@@ -12,6 +12,7 @@
 #include "cluster/component_http.h"
 #include "cluster/explain_route.h"
 #include "cluster/informer_sources.h"
+#include "cluster/profiling.h"
 #include "cluster/scheduler_clients.h"
 #include "cluster/scheduler_runner.h"
 #include "cluster/web_ui.h"
@@ -19,6 +20,7 @@
 #include "cmd/leader_election_flags.h"
 #include "cmd/termination_signals.h"
 #include "metrics/metrics.h"
+#include "log/log.h"
 
 namespace berth::cmd {
 namespace {
@@ -32,6 +34,7 @@ struct SchedulerFlags {
   std::string listen = "127.0.0.1:10259";
   bool listen_set = false;  // --listen given: failing to bind it is an error
   LeaderElectionFlags leader{.resource_name = "kube-scheduler"};
+  bool profiling = true;
 };
 
 int Fail(const std::string& message) {
@@ -40,6 +43,7 @@ int Fail(const std::string& message) {
 }
 
 int RunScheduler(const SchedulerFlags& f, const scheduler::Registry& registry) {
+  if (f.profiling) cluster::EnableHeapSampling();
   scheduler::SchedulerConfig config;
   if (!f.config.empty()) {
     auto loaded = cluster::LoadSchedulerConfig(f.config);
@@ -97,6 +101,10 @@ int RunScheduler(const SchedulerFlags& f, const scheduler::Registry& registry) {
                                auto scheduler = [&r]() -> scheduler::Scheduler* { return r ? &r->scheduler() : nullptr; };
                                return cluster::ExplainRoute(scheduler).handler(request);
                              }};
+    std::vector<apiserver::Route> routes = {cluster::WebUiRoute(), cluster::ApiReadThroughRoute(f.server), explain};
+    if (f.profiling) {
+      for (auto& route : cluster::ProfilingRoutes()) routes.push_back(std::move(route));
+    }
     auto started = cluster::StartComponentHttp(
         {.listen = f.listen,
          .metrics =
@@ -104,16 +112,17 @@ int RunScheduler(const SchedulerFlags& f, const scheduler::Registry& registry) {
                auto r = current_runner();
                return (r ? r->scheduler().RenderMetrics() : std::string()) + election_metrics.Render();
              },
-         .routes = {cluster::WebUiRoute(), cluster::ApiReadThroughRoute(f.server), explain}});
+         .routes = routes});
     if (started.ok()) {
       endpoint = std::move(started).value();
-      std::fprintf(stderr, "berth scheduler: serving /healthz, /metrics and /ui/ on http://%s:%u\n",
-                   f.listen.substr(0, f.listen.rfind(':')).c_str(), endpoint->port());
+      const std::string url =
+          "http://" + f.listen.substr(0, f.listen.rfind(':')) + ":" + std::to_string(endpoint->port());
+      BERTH_LOG("berth scheduler: serving /healthz, /metrics, /ui/ and /debug/ on " + url, {"address", url});
     } else if (f.listen_set) {
       return Fail(started.status().message());
     } else {
       // The default port taken (another scheduler on this machine): scheduling goes on.
-      std::fprintf(stderr, "berth scheduler: not serving /metrics: %s\n", started.status().message().c_str());
+      BERTH_LOG_ERROR(started.status().message(), "berth scheduler: not serving /metrics");
     }
   }
   auto stop_endpoint = [&] {
@@ -155,7 +164,7 @@ int RunScheduler(const SchedulerFlags& f, const scheduler::Registry& registry) {
           auto started = make_runner(client::LeaderOnlyTransport(client::HttpTransport(*writer.value()), elector));
           if (!started.ok()) return started.status();
           set_current(std::move(started).value());
-          std::fprintf(stderr, "berth scheduler: scheduling for %s\n", f.server.c_str());
+          BERTH_LOG("berth scheduler: scheduling for " + f.server, {"server", f.server});
           return Status::Ok();
         },
         [&] {
@@ -166,7 +175,7 @@ int RunScheduler(const SchedulerFlags& f, const scheduler::Registry& registry) {
                                 &election_metrics);
     stop_endpoint();
     broadcaster.Stop();
-    std::fprintf(stderr, "berth scheduler: stopped\n");
+    BERTH_LOG("berth scheduler: stopped");
     return code;
   }
   auto runner = make_runner(client::HttpTransport(*writer.value()));
@@ -175,12 +184,11 @@ int RunScheduler(const SchedulerFlags& f, const scheduler::Registry& registry) {
     return Fail(runner.status().message());
   }
   set_current(runner.value());
-  std::fprintf(stderr, "berth scheduler: scheduling for %s\n", f.server.c_str());
-  std::fflush(stderr);
+  BERTH_LOG("berth scheduler: scheduling for " + f.server, {"server", f.server});
   signals.Wait();
   stop_endpoint();
   runner.value()->Stop();
-  std::fprintf(stderr, "berth scheduler: stopped\n");
+  BERTH_LOG("berth scheduler: stopped");
   return 0;
 }
 
@@ -198,6 +206,8 @@ void AddSchedulerCommand(CLI::App& app, const scheduler::Registry& registry) {
   cmd->add_option("--cache-resync-period", f.cache_resync_period,
                   "How often the scheduler compares its cache with the API server and repairs what differs "
                   "(0: never)")
+      ->capture_default_str();
+  cmd->add_flag("--profiling", f.profiling, "Enable profiling via web interface host:port/debug/pprof/")
       ->capture_default_str();
   cmd->add_option("--listen", f.listen,
                   "Where the scheduler serves /healthz, /metrics and /ui/ (HOST:PORT on loopback, port 0: any free "

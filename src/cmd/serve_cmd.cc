@@ -11,10 +11,12 @@
 #include "apiserver/serving_options.h"
 #include "apiserver/token_file.h"
 #include "cluster/in_process_cluster.h"
+#include "cluster/profiling.h"
 #include "cluster/sim_fleet.h"
 #include "cmd/commands.h"
 #include "cmd/termination_signals.h"
 #include "api/duration.h"
+#include "log/log.h"
 
 namespace berth::cmd {
 namespace {
@@ -47,6 +49,7 @@ struct ServeFlags {
   int64_t terminated_pod_gc_threshold = 12500;
   int64_t max_endpoints_per_slice = 100;
   std::string endpoint_updates_batch_period = "0s";
+  bool profiling = true;
   cluster::SimFleetFlags sim;
   // The etcd backend (kube-apiserver's flags).
   std::vector<std::string> etcd_servers;
@@ -102,6 +105,10 @@ Result<cluster::ClusterOptions> ClusterOptionsFrom(const ServeFlags& f, const sc
   }
 
   o.api.berth_version = BERTH_VERSION;
+  if (f.profiling) {
+    // Behind the server's authentication, as every route.
+    for (apiserver::Route& r : cluster::ProfilingRoutes()) o.api.routes.push_back(std::move(r));
+  }
   o.api.advertise_address = f.listen;
   if (auto ranges = apiserver::ParseServiceRanges(f.service_cluster_ip_range, f.service_node_port_range);
       !ranges.ok()) {
@@ -179,6 +186,7 @@ Result<cluster::ClusterOptions> ClusterOptionsFrom(const ServeFlags& f, const sc
 }
 
 int Serve(const ServeFlags& f, const scheduler::Registry& registry) {
+  if (f.profiling) cluster::EnableHeapSampling();
   auto options = ClusterOptionsFrom(f, registry);
   if (!options.ok()) return Fail(options.status().message());
   const bool tls = options->http->tls != nullptr;
@@ -189,20 +197,23 @@ int Serve(const ServeFlags& f, const scheduler::Registry& registry) {
   auto created = cluster::InProcessCluster::Create(std::move(options).value());
   if (!created.ok()) return Fail(created.status().message());
   cluster::InProcessCluster& c = *created.value();
-  for (const auto& note : c.RecoveryNotes()) std::fprintf(stderr, "berth serve: %s\n", note.c_str());
+  for (const auto& note : c.RecoveryNotes()) BERTH_LOG("berth serve: " + note);
   if (Status s = c.Start(); !s.ok()) return Fail(s.message());
-  const std::string where = !f.etcd_servers.empty() ? "etcd " + f.etcd_servers.front() + f.etcd_prefix
+  const std::string url = std::string(tls ? "https" : "http") + "://" + host + ":" + std::to_string(c.http()->port());
+  const std::string store = !f.etcd_servers.empty() ? "etcd " + f.etcd_servers.front() + f.etcd_prefix
                             : f.in_memory                ? std::string("in memory")
                                                          : f.data_dir;
-  std::fprintf(stderr, "berth serve: listening on %s://%s:%u (store %s, revision %lld)\n", tls ? "https" : "http",
-               host.c_str(), c.http()->port(), where.c_str(), static_cast<long long>(c.store().CurrentRevision()));
-  std::fflush(stderr);
+  const int64_t revision_at_start = c.store().CurrentRevision();
+  BERTH_LOG("berth serve: listening on " + url + " (store " + store + ", revision " +
+                std::to_string(revision_at_start) + ")",
+            {"address", url}, {"store", store}, {"revision", revision_at_start});
 
   int signal_number = signals.Wait();
-  std::fprintf(stderr, "berth serve: %s received, shutting down\n", signal_number == SIGTERM ? "SIGTERM" : "SIGINT");
+  BERTH_LOG(std::string("berth serve: ") + (signal_number == SIGTERM ? "SIGTERM" : "SIGINT") +
+            " received, shutting down");
   const long long revision = c.store().CurrentRevision();
   c.Stop();
-  std::fprintf(stderr, "berth serve: stopped at revision %lld\n", revision);
+  BERTH_LOG("berth serve: stopped at revision " + std::to_string(revision), {"revision", revision});
   return 0;
 }
 
@@ -245,6 +256,8 @@ void AddServeCommand(CLI::App& app, const scheduler::Registry& registry) {
                    "Default admission plugins not to run (kube's names, comma-separated)")
       ->delimiter(',');
   serve->add_option("--seed", f.seed, "Seed for generated names, uids and scheduling decisions (0: random)");
+  serve->add_flag("--profiling", f.profiling, "Enable profiling via web interface host:port/debug/pprof/")
+      ->capture_default_str();
   serve->add_flag("--no-scheduler", f.no_scheduler, "Run no scheduler in process (pods stay Pending)");
   serve->add_option("--config", f.scheduler_config,
                     "The scheduler's KubeSchedulerConfiguration file (kubescheduler.config.k8s.io/v1)");

@@ -1,6 +1,6 @@
 #include "controllers/controller.h"
 
-#include <cstdio>
+#include "log/log.h"
 
 namespace berth::controllers {
 
@@ -29,7 +29,7 @@ void Controller::Run() {
         if (errors_) errors_->Increment();
         // Conflicts are the normal cost of optimistic concurrency: retried quietly.
         if (s.code() != StatusCode::kConflict && s.code() != StatusCode::kAlreadyExists) {
-          std::fprintf(stderr, "berth: %s controller: %s: %s\n", name_.c_str(), key.c_str(), s.message().c_str());
+          BERTH_LOG_ERROR(s.message(), "Error syncing", {"controller", name_}, {"key", key});
         }
       });
 }

@@ -10,6 +10,7 @@
 #include "scheduler/framework/fit_error.h"
 #include "scheduler/scheduler_internal.h"
 #include "scheduler/select/sampler.h"
+#include "log/log.h"
 
 namespace berth::scheduler {
 
@@ -324,10 +325,12 @@ void Scheduler::ScheduleOne(Worker& w, QueuedPodInfo info) {
   Clock::time_point start = clock_.Now();
   const PodInfo& pod = *info.pod;
   const Framework* fw = Profile(pod.view->scheduler_name);
+  BERTH_VLOG(4, "About to try and schedule pod", {"pod", log::KObj(pod.namespace_name(), pod.name())});
   if (!fw) {
     queue_->Done(pod.key);
     return;
   }
+  BERTH_VLOG(3, "Attempting to schedule pod", {"pod", log::KObj(pod.namespace_name(), pod.name())});
   std::shared_lock<std::shared_mutex> shared(cycle_mu_, std::defer_lock);
   std::unique_lock<std::shared_mutex> unique(cycle_mu_, std::defer_lock);
   // While pods keep preempting, a pod that may preempt takes the cycle lock
@@ -402,7 +405,7 @@ void Scheduler::ScheduleOne(Worker& w, QueuedPodInfo info) {
           unlock();
           return FailCycle(*fw, std::move(info), std::move(rejected), start);
         }
-        return HandOffToBinding(*fw, std::move(info), selected->name(), std::move(state), start, waiting);
+        return HandOffToBinding(w, *fw, std::move(info), selected->name(), std::move(state), start, waiting);
       }
       case ReserveOutcome::kConflict:
         if (attempt + 1 < kMaxConflicts) continue;  // re-evaluate with a fresh snapshot
@@ -507,6 +510,8 @@ Scheduler::CycleFailure Scheduler::RunPostFilter(Worker& w, const Framework& fw,
     PostFilterResult result;
     PluginStatus post = fw.RunPostFilter(state, pod, w.rejected, &result);
     if (!post.ok()) post_message = post.Message();
+    BERTH_VLOG(5, "Status after running PostFilter plugins for pod",
+               {"pod", log::KObj(pod.namespace_name(), pod.name())}, {"status", post.Message()});
     nominated = result.nominated_node;
     if (post.ok() && result.victims > 0) {
       preemption_victims_.Observe(static_cast<double>(result.victims));
@@ -564,6 +569,12 @@ std::optional<Scheduler::CycleFailure> Scheduler::PrioritizeNodes(Worker& w, con
     return CycleFailure{std::move(s), std::move(message), false};
   }
   extenders_->Prioritize(pod, w.feasible, w.totals);
+  if (log::V(10)) {
+    for (size_t i = 0; i < w.feasible.size(); ++i) {
+      BERTH_VLOG(10, "Calculated node's final score for pod", {"pod", log::KObj(pod.namespace_name(), pod.name())},
+                 {"node", w.feasible[i]->name()}, {"score", w.totals[i]});
+    }
+  }
   return std::nullopt;
 }
 
@@ -674,7 +685,7 @@ std::optional<Scheduler::Decision> Scheduler::LastDecision(const std::string& po
   return latest;
 }
 
-void Scheduler::HandOffToBinding(const Framework& fw, QueuedPodInfo info, std::string node,
+void Scheduler::HandOffToBinding(const Worker& w, const Framework& fw, QueuedPodInfo info, std::string node,
                                  std::unique_ptr<CycleState> state, Clock::time_point cycle_start, bool waiting) {
   const Clock::time_point reserved = clock_.Now();
   double cycle_seconds = Seconds(cycle_start, reserved);
@@ -691,6 +702,8 @@ void Scheduler::HandOffToBinding(const Framework& fw, QueuedPodInfo info, std::s
   binding->reserved = reserved;
   binding->info = std::move(info);
   binding->waiting = waiting;
+  binding->feasible_nodes = w.feasible.size();
+  binding->evaluated_nodes = w.feasible.size() + w.rejected.size();
   binding_in_flight_++;
   {
     std::lock_guard lock(bind_mu_);

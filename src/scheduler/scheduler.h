@@ -334,7 +334,7 @@ class Scheduler final : public Handle {
   // feasible nodes, no allocation once the ring is warm.
   void RecordDecision(Worker& worker, const Framework& fw, const PodInfoPtr& pod, const NodeInfo& selected,
                       api::Clock::time_point at);
-  void HandOffToBinding(const Framework& fw, QueuedPodInfo info, std::string node, std::unique_ptr<CycleState> state,
+  void HandOffToBinding(const Worker& w, const Framework& fw, QueuedPodInfo info, std::string node, std::unique_ptr<CycleState> state,
                         api::Clock::time_point cycle_start, bool waiting = false);
   // HandleFailure and the attempt's metrics. Called without the cycle lock:
   // what it writes to the API must not hold other cycles up.

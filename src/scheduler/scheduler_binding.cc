@@ -7,6 +7,7 @@
 
 #include "scheduler/scheduler.h"
 #include "scheduler/scheduler_internal.h"
+#include "log/log.h"
 
 namespace berth::scheduler {
 
@@ -30,6 +31,13 @@ void Scheduler::HandleFailure(const Framework& fw, QueuedPodInfo info, const Plu
     (unschedulable ? stats_.unschedulable : stats_.errors)++;
   }
   if (unschedulable) schedule_failed_.Increment();
+  if (unschedulable) {
+    BERTH_VLOG(2, "Unable to schedule pod; no fit; waiting",
+               {"pod", log::KObj(info.pod->namespace_name(), info.pod->name())}, {"err", message});
+  } else {
+    BERTH_LOG_ERROR(message, "Error scheduling pod; retrying",
+                    {"pod", log::KObj(info.pod->namespace_name(), info.pod->name())});
+  }
   info.unschedulable_plugins.clear();
   if (!status.plugin().empty()) info.unschedulable_plugins.push_back(status.plugin());
   api::ObjectPtr pod = info.pod->object;
@@ -133,6 +141,8 @@ PluginStatus Scheduler::Bind(const Framework& fw, CycleState& state, const PodIn
   // A failure report of this pod being sent must land first (the bind
   // plugins' path waits in BindPod too; an extender's binding skips it).
   WaitForFailureReport(pod.key);
+  BERTH_VLOG(3, "Attempting to bind pod to node", {"pod", log::KObj(pod.namespace_name(), pod.name())},
+             {"node", node});
   if (std::optional<Status> bound = extenders_->Bind(pod, node)) {
     return bound->ok() ? PluginStatus::Success() : PluginStatus::Error(bound->message());
   }
@@ -184,6 +194,8 @@ void Scheduler::FinishBinding(Binding& b) {
   const PodInfo& pod = *b.info.pod;
   const Clock::time_point now = clock_.Now();
   cache_.FinishBinding(pod.key, now);
+  BERTH_VLOG(2, "Successfully bound pod to node", {"pod", log::KObj(pod.namespace_name(), pod.name())},
+             {"node", b.node}, {"evaluatedNodes", b.evaluated_nodes}, {"feasibleNodes", b.feasible_nodes});
   fw.RunPostBind(*b.state, pod, b.node);
   bool wake = false;
   {
@@ -211,6 +223,13 @@ void Scheduler::FailBinding(Binding& b, const PluginStatus& status) {
     stats_.bind_failures++;
   }
   const bool rejected = status.IsRejected();
+  if (rejected) {
+    BERTH_VLOG(2, "Unable to schedule pod; no fit; waiting", {"pod", log::KObj(pod.namespace_name(), pod.name())},
+               {"err", status.Message()});
+  } else {
+    BERTH_LOG_ERROR(status.Message(), "Error scheduling pod; retrying",
+                    {"pod", log::KObj(pod.namespace_name(), pod.name())}, {"node", b.node});
+  }
   ObserveAttempt(fw, rejected ? kUnschedulable : kError, Seconds(b.cycle_start, clock_.Now()));
   api::ObjectPtr object = pod.object;
   const std::string key = pod.key;

@@ -40,6 +40,8 @@ struct Scheduler::Binding {
   api::Clock::time_point reserved;     // the end of the scheduling cycle
   bool waiting = false;                // Permit asked it to wait (it is among the waiting pods)
   std::optional<PluginStatus> permit;  // set when resumed: the waiting pod's outcome
+  size_t evaluated_nodes = 0;          // nodes filtered in the cycle (kube's ScheduleResult)
+  size_t feasible_nodes = 0;           // of which passed
 };
 
 }  // namespace berth::scheduler

@@ -564,7 +564,7 @@ TEST_F(WalTest, FailedWriteAbortsNamingTheFileAndErrno) {
   // The default ("fast") style forks here, so the child writes into this
   // test's directory and TearDown removes it.
   EXPECT_DEATH(AppendPastFileSizeLimit(dir_),
-               "write .*wal-0000000000000001\\.log: File too large \\(errno 27\\).*durability");
+               "durability.*write .*wal-0000000000000001\\.log: File too large \\(errno 27\\)");
 }
 
 // ---------------------------------------------------------------- snapshots

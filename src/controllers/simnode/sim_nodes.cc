@@ -14,6 +14,7 @@
 #include "api/rfc3339.h"
 #include "api/pod_view.h"
 #include "api/quantity.h"
+#include "log/log.h"
 
 namespace berth::controllers {
 
@@ -327,7 +328,7 @@ void SimNodes::Heartbeat() {
       if (auto node = nodes_.Get(name)) s = ReportReady(node);
     }
     if (!s.ok() && s.code() != StatusCode::kConflict) {
-      std::fprintf(stderr, "berth: simulated kubelet %s: %s\n", name.c_str(), s.message().c_str());
+      BERTH_LOG_ERROR(s.message(), "Simulated kubelet failed to report its node", {"node", name});
     }
   }
 }

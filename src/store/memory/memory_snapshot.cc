@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "store/memory/memory_store.h"
+#include "log/log.h"
 
 namespace berth::store {
 
@@ -19,7 +20,7 @@ void MemoryStore::MaybeSnapshotAsync() {
   if (snapshot_thread_.joinable()) snapshot_thread_.join();
   snapshot_thread_ = std::thread([this] {
     Status s = Snapshot();
-    if (!s.ok()) std::fprintf(stderr, "berth: snapshot failed: %s\n", s.ToString().c_str());
+    if (!s.ok()) BERTH_LOG_ERROR(s.ToString(), "Snapshot failed");
     snapshotting_.store(false);
   });
 }

@@ -5,6 +5,7 @@
 #include <functional>
 
 #include "store/memory/continue_token.h"
+#include "log/log.h"
 
 namespace berth::store {
 
@@ -141,8 +142,7 @@ Result<ObjectPtr> MemoryStore::Write(Op op, const std::string& key, ObjectPtr ob
       unpublished_.push_back({position, revision, object ? object : prev});
     }
     if (log_->Append(record) != position) {
-      std::fprintf(stderr, "berth: store: log position out of step at revision %lld\n",
-                   static_cast<long long>(revision));
+      BERTH_LOG_ERROR("log position out of step", "Store write failed", {"revision", revision});
       std::abort();
     }
     if (object) stored = object->WithResourceVersion(revision, std::move(record.value));

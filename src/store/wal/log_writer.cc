@@ -25,6 +25,7 @@
 #include "store/wal/file_io.h"
 #include "store/wal/record_format.h"
 #include "store/wal/wal.h"
+#include "log/log.h"
 
 namespace berth::store::wal {
 namespace {
@@ -48,11 +49,7 @@ void FutexWakeAll(std::atomic<uint32_t>* word) {
 }
 
 [[noreturn]] void Fatal(const std::string& message) {
-  std::fprintf(stderr,
-               "berth: fatal write-ahead log error: %s; durability can no longer be "
-               "promised, aborting\n",
-               message.c_str());
-  std::fflush(stderr);
+  BERTH_LOG_ERROR(message, "Fatal write-ahead log error: durability can no longer be promised, aborting");
   std::abort();
 }
 
@@ -268,8 +265,7 @@ class SegmentLogWriter final : public LogWriter {
     const uint64_t from = std::max(filled_end_, end);
     unsynced_ = true;
     if (Status s = WriteZerosAt(fd_, from, end + wanted - from, segment_path_); !s.ok()) {
-      std::fprintf(stderr, "berth: log: %s; no longer filling segments ahead\n",
-                   s.message().c_str());
+      BERTH_LOG_ERROR(s.message(), "Write-ahead log: no longer filling segments ahead");
       fill_failed_ = true;
       filled_end_ = end + wanted;  // as far as the zeros may have gone
       TrimFill();
