@@ -15,6 +15,7 @@ Result<std::unique_ptr<InProcessCluster>> InProcessCluster::Create(ClusterOption
   store_options.history = c->options_.watch_history;
   InProcessCluster* self = c.get();
   store_options.on_fsync = [self](double seconds) { self->metrics_.ObserveFsync(seconds); };
+  store_options.on_snapshot = [self](double seconds) { self->metrics_.ObserveSnapshot(seconds); };
   auto opened = store::MemoryStore::Open(store_options);
   if (!opened.ok()) {
     return Status(opened.status().code(),

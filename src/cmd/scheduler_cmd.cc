@@ -13,6 +13,7 @@
 #include "cluster/scheduler_runner.h"
 #include "cmd/commands.h"
 #include "cmd/termination_signals.h"
+#include "metrics/process.h"
 
 namespace berth::cmd {
 namespace {
@@ -73,8 +74,11 @@ int RunScheduler(const SchedulerFlags& f, const scheduler::Registry& registry) {
   std::unique_ptr<apiserver::HttpServer> endpoint;
   if (!f.listen.empty()) {
     cluster::SchedulerRunner* r = runner.value().get();
+    auto process = std::make_shared<metrics::Registry>();  // process_*, as kube-scheduler's /metrics has
+    metrics::AddProcessMetrics(*process);
     auto started = cluster::StartComponentHttp(
-        {.listen = f.listen, .metrics = [r] { return r->scheduler().RenderMetrics(); }, .routes = {}});
+        {.listen = f.listen, .metrics = [r, process] { return r->scheduler().RenderMetrics() + process->Render(); },
+         .routes = {}});
     if (started.ok()) {
       endpoint = std::move(started).value();
       std::fprintf(stderr, "berth scheduler: serving /healthz and /metrics on http://%s:%u\n",
