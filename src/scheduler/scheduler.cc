@@ -48,46 +48,63 @@ Scheduler::Scheduler(SchedulerOptions options, SchedulerClient* client)
     : options_(options),
       clock_(options.clock ? *options.clock : api::RealClock::Instance()),
       client_(client),
+      // kube-scheduler's metrics (pkg/scheduler/metrics): names, labels,
+      // buckets and help texts with their stability level, as kube prints them.
       attempts_(metrics_.AddCounter("scheduler_schedule_attempts_total",
-                                    "Number of attempts to schedule pods, by the result. 'unschedulable' means a pod "
-                                    "could not be scheduled, while 'error' means an internal scheduler problem.",
+                                    "[STABLE] Number of attempts to schedule pods, by the result. 'unschedulable' "
+                                    "means a pod could not be scheduled, while 'error' means an internal scheduler "
+                                    "problem.",
                                     {"result", "profile"})),
       attempt_duration_(metrics_.AddHistogram("scheduler_scheduling_attempt_duration_seconds",
-                                              "Scheduling attempt latency in seconds (scheduling algorithm + binding)",
-                                              metrics::ExponentialBuckets(0.00001, 2, 20), {"result", "profile"})),
-      pod_scheduling_duration_(
-          metrics_
-              .AddHistogram("scheduler_pod_scheduling_duration_seconds",
-                            "E2e latency for a pod being scheduled, from the time the pod enters the scheduling "
-                            "queue and might involve multiple scheduling attempts.",
-                            metrics::ExponentialBuckets(0.0001, 2, 22), {})
-              .WithLabels({})),
+                                              "[STABLE] Scheduling attempt latency in seconds (scheduling algorithm + "
+                                              "binding)",
+                                              metrics::ExponentialBuckets(0.001, 2, 15), {"result", "profile"})),
+      pod_scheduling_duration_(metrics_.AddHistogram(
+          "scheduler_pod_scheduling_duration_seconds",
+          "[STABLE] (Deprecated since 1.29.0) E2e latency for a pod being scheduled which may include multiple "
+          "scheduling attempts.",
+          metrics::ExponentialBuckets(0.01, 2, 20), {"attempts"})),
+      pod_scheduling_sli_duration_(metrics_.AddHistogram(
+          "scheduler_pod_scheduling_sli_duration_seconds",
+          "[BETA] E2e latency for a pod being scheduled, from the time the pod enters the scheduling queue an d "
+          "might involve multiple scheduling attempts.",
+          metrics::ExponentialBuckets(0.01, 2, 20), {"attempts"})),
+      pod_scheduling_attempts_(metrics_
+                                   .AddHistogram("scheduler_pod_scheduling_attempts",
+                                                 "[STABLE] Number of attempts to successfully schedule a pod.",
+                                                 metrics::ExponentialBuckets(1, 2, 5), {})
+                                   .WithLabels({})),
       algorithm_duration_(metrics_
                               .AddHistogram("scheduler_scheduling_algorithm_duration_seconds",
-                                            "Scheduling algorithm latency in seconds",
-                                            metrics::ExponentialBuckets(0.000001, 2, 24), {})
+                                            "[ALPHA] Scheduling algorithm latency in seconds",
+                                            metrics::ExponentialBuckets(0.001, 2, 15), {})
                               .WithLabels({})),
+      plugin_execution_duration_(metrics_.AddHistogram(
+          "scheduler_plugin_execution_duration_seconds",
+          "[ALPHA] Duration for running a plugin at a specific extension point.",
+          metrics::ExponentialBuckets(0.00001, 1.5, 20), {"plugin", "extension_point", "status"})),
       extension_point_duration_(metrics_.AddHistogram(
           "scheduler_framework_extension_point_duration_seconds",
-          "Latency for running all plugins of a specific extension point.",
-          metrics::ExponentialBuckets(0.000001, 2, 20), {"extension_point", "status", "profile"})),
+          "[STABLE] Latency for running all plugins of a specific extension point.",
+          metrics::ExponentialBuckets(0.0001, 2, 12), {"extension_point", "status", "profile"})),
       incoming_pods_(metrics_.AddCounter("scheduler_queue_incoming_pods_total",
-                                         "Number of pods added to scheduling queues by event and queue type.",
+                                         "[STABLE] Number of pods added to scheduling queues by event and queue type.",
                                          {"queue", "event"})),
       schedule_failed_(metrics_
-                           .AddCounter("scheduler_pod_schedule_failed_total",
+                           .AddCounter("berth_scheduler_pod_schedule_failed_total",
                                        "Number of scheduling attempts that found no node for the pod.", {})
                            .WithLabels({})),
       preemption_attempts_(metrics_
                                .AddCounter("scheduler_preemption_attempts_total",
-                                           "Total preemption attempts in the cluster till now", {})
+                                           "[STABLE] Total preemption attempts in the cluster till now", {})
                                .WithLabels({})),
       preemption_victims_(metrics_
-                              .AddHistogram("scheduler_preemption_victims", "Number of selected preemption victims",
+                              .AddHistogram("scheduler_preemption_victims",
+                                            "[STABLE] Number of selected preemption victims",
                                             metrics::ExponentialBuckets(1, 2, 7), {})
                               .WithLabels({})),
       permit_wait_duration_(metrics_.AddHistogram("scheduler_permit_wait_duration_seconds",
-                                                  "Duration of waiting on permit.",
+                                                  "[ALPHA] Duration of waiting on permit.",
                                                   metrics::ExponentialBuckets(0.001, 2, 15), {"result"})),
       cache_drift_(metrics_.AddCounter("berth_scheduler_cache_drift_total",
                                        "Differences between the scheduler's cache and the API server that the "
@@ -136,7 +153,7 @@ Status Scheduler::AddProfiles(const SchedulerConfig& config, const Registry& reg
   }
   for (size_t i = 0; i < profiles.size(); ++i) {
     auto fw = Framework::Build(profiles[i], registry, *this, "profiles[" + std::to_string(i) + "]",
-                               {&extension_point_duration_, &clock_});
+                               {&extension_point_duration_, &plugin_execution_duration_, &clock_});
     if (!fw.ok()) return fw.status();
     profiles_.push_back(std::move(fw).value());
   }
@@ -161,6 +178,10 @@ void Scheduler::CreateQueue(const SchedulerConfig& config) {
   if (first->queue_sort().HasSortKey()) {
     qopts.sort_key = [first](const QueuedPodInfo& pod) { return first->queue_sort().SortKey(pod); };
   }
+  // Children looked up under the queue's lock: one family lookup per move.
+  qopts.on_incoming = [this](std::string_view queue, std::string_view event) {
+    incoming_pods_.WithLabels({std::string(queue), std::string(event)}).Increment();
+  };
   queue_ = std::make_unique<SchedulingQueue>(
       [first](const QueuedPodInfo& a, const QueuedPodInfo& b) { return first->queue_sort().Less(a, b); },
       [this](const PodInfo& pod) {
@@ -170,9 +191,36 @@ void Scheduler::CreateQueue(const SchedulerConfig& config) {
       qopts);
 }
 
+bool Scheduler::NextCycleRecordsPlugins() {
+  // kube picks each cycle at random with pluginMetricsSamplePercent; every
+  // tenth cycle is the same share without touching the scheduler's seeded
+  // random numbers (decisions stay reproducible).
+  return cycles_started_.fetch_add(1, std::memory_order_relaxed) % (100 / kPluginMetricsSamplePercent) == 0;
+}
+
 void Scheduler::AddPendingPodsGauge() {
+  metrics_.AddCallbackGauge("scheduler_scheduler_cache_size",
+                            "[ALPHA] Number of nodes, pods, and assumed (bound) pods in the scheduler cache.",
+                            {"type"}, [this] {
+                              const auto assumed = static_cast<double>(cache_.AssumedPodCount());
+                              return std::vector<metrics::Registry::Sample>{
+                                  {{"assumed_pods"}, assumed},
+                                  {{"nodes"}, static_cast<double>(cache_.NodeCount())},
+                                  {{"pods"}, static_cast<double>(cache_.PodCount())}};
+                            });
+  metrics_.AddCallbackGauge(
+      "scheduler_unschedulable_pods",
+      "[ALPHA] The number of unschedulable pods broken down by plugin name. A pod will increment the gauge for all "
+      "plugins that caused it to not schedule and so this metric have meaning only when broken down by plugin.",
+      {"plugin", "profile"}, [this] {
+        std::vector<metrics::Registry::Sample> out;
+        for (const auto& [key, n] : queue_->UnschedulableByPlugin()) {
+          out.push_back({{key.first, key.second}, static_cast<double>(n)});
+        }
+        return out;
+      });
   metrics_.AddCallbackGauge("scheduler_pending_pods",
-                            "Number of pending pods, by the queue type. 'active' means number of pods in "
+                            "[STABLE] Number of pending pods, by the queue type. 'active' means number of pods in "
                             "activeQ; 'backoff' means number of pods in backoffQ; 'unschedulable' means number "
                             "of pods in unschedulablePods that the scheduler attempted to schedule and failed; "
                             "'gated' is the number of unschedulable pods that the scheduler never attempted to "
@@ -360,9 +408,11 @@ void Scheduler::ScheduleOne(Worker& w, QueuedPodInfo info) {
   };
 
   constexpr int kMaxConflicts = 8;
+  const bool record_plugins = NextCycleRecordsPlugins();
   for (int attempt = 0;; ++attempt) {
     cache_.UpdateSnapshot(w.snapshot);
     auto state = std::make_unique<CycleState>(&w.snapshot);
+    state->set_record_plugin_metrics(record_plugins);
     const NodeInfo* selected = nullptr;
     if (std::optional<CycleFailure> failure = SchedulePod(w, *fw, *state, pod, &selected)) {
       if (failure->needs_exclusive && !w.exclusive) {

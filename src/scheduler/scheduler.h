@@ -437,8 +437,17 @@ class Scheduler final : public Handle {
   mutable metrics::Registry metrics_;
   metrics::Family<metrics::Counter>& attempts_;
   metrics::Family<metrics::Histogram>& attempt_duration_;
-  metrics::Histogram& pod_scheduling_duration_;
+  // {attempts}: kube's pod_scheduling_duration_seconds (deprecated) and
+  // pod_scheduling_sli_duration_seconds, from the pod's first entry into the queue.
+  metrics::Family<metrics::Histogram>& pod_scheduling_duration_;
+  metrics::Family<metrics::Histogram>& pod_scheduling_sli_duration_;
+  metrics::Histogram& pod_scheduling_attempts_;
   metrics::Histogram& algorithm_duration_;
+  // Given to every profile's Framework, which times the plugins of the cycles
+  // that NextCycleRecordsPlugins picks.
+  metrics::Family<metrics::Histogram>& plugin_execution_duration_;
+  std::atomic<uint64_t> cycles_started_{0};
+  bool NextCycleRecordsPlugins();
   // Given to every profile's Framework, which records its extension points in it.
   metrics::Family<metrics::Histogram>& extension_point_duration_;
   // attempts_ and attempt_duration_ children per profile and result, looked up once.

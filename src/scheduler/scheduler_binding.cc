@@ -196,7 +196,15 @@ void Scheduler::FinishBinding(Binding& b) {
   }
   if (wake) scheduled_cv_.notify_all();
   if (client_) client_->ReportScheduled(*pod.object, b.node);
-  pod_scheduling_duration_.Observe(Seconds(b.info.initial_attempt, now));
+  {
+    // kube's attempts label: the count, "15+" from 15 on.
+    const int attempts = b.info.attempts;
+    const std::string label = attempts >= 15 ? "15+" : std::to_string(attempts);
+    const double since_queued = Seconds(b.info.initial_attempt, now);
+    pod_scheduling_duration_.WithLabels({label}).Observe(since_queued);
+    pod_scheduling_sli_duration_.WithLabels({label}).Observe(since_queued);
+    pod_scheduling_attempts_.Observe(attempts);
+  }
   ObserveAttempt(fw, kScheduled, Seconds(b.cycle_start, now));
   queue_->Done(pod.key);
 }
