@@ -191,50 +191,6 @@ void Scheduler::CreateQueue(const SchedulerConfig& config) {
       qopts);
 }
 
-bool Scheduler::NextCycleRecordsPlugins() {
-  // kube picks each cycle at random with pluginMetricsSamplePercent; every
-  // tenth cycle is the same share without touching the scheduler's seeded
-  // random numbers (decisions stay reproducible).
-  return cycles_started_.fetch_add(1, std::memory_order_relaxed) % (100 / kPluginMetricsSamplePercent) == 0;
-}
-
-void Scheduler::AddPendingPodsGauge() {
-  metrics_.AddCallbackGauge("scheduler_scheduler_cache_size",
-                            "[ALPHA] Number of nodes, pods, and assumed (bound) pods in the scheduler cache.",
-                            {"type"}, [this] {
-                              const auto assumed = static_cast<double>(cache_.AssumedPodCount());
-                              return std::vector<metrics::Registry::Sample>{
-                                  {{"assumed_pods"}, assumed},
-                                  {{"nodes"}, static_cast<double>(cache_.NodeCount())},
-                                  {{"pods"}, static_cast<double>(cache_.PodCount())}};
-                            });
-  metrics_.AddCallbackGauge(
-      "scheduler_unschedulable_pods",
-      "[ALPHA] The number of unschedulable pods broken down by plugin name. A pod will increment the gauge for all "
-      "plugins that caused it to not schedule and so this metric have meaning only when broken down by plugin.",
-      {"plugin", "profile"}, [this] {
-        std::vector<metrics::Registry::Sample> out;
-        for (const auto& [key, n] : queue_->UnschedulableByPlugin()) {
-          out.push_back({{key.first, key.second}, static_cast<double>(n)});
-        }
-        return out;
-      });
-  metrics_.AddCallbackGauge("scheduler_pending_pods",
-                            "[STABLE] Number of pending pods, by the queue type. 'active' means number of pods in "
-                            "activeQ; 'backoff' means number of pods in backoffQ; 'unschedulable' means number "
-                            "of pods in unschedulablePods that the scheduler attempted to schedule and failed; "
-                            "'gated' is the number of unschedulable pods that the scheduler never attempted to "
-                            "schedule because they are gated.",
-                            {"queue"}, [this] {
-                              auto c = queue_->counts();
-                              return std::vector<metrics::Registry::Sample>{
-                                  {{"active"}, static_cast<double>(c.active)},
-                                  {{"backoff"}, static_cast<double>(c.backoff)},
-                                  {{"unschedulable"}, static_cast<double>(c.unschedulable)},
-                                  {{"gated"}, static_cast<double>(c.gated)}};
-                            });
-}
-
 Scheduler::~Scheduler() { Stop(); }
 
 const Framework* Scheduler::Profile(std::string_view scheduler_name) const {
@@ -570,6 +526,17 @@ Scheduler::CycleFailure Scheduler::RunPostFilter(Worker& w, const Framework& fw,
   std::string message = FitErrorMessage(nodes, pre_filter, w.rejected, left_out ? &*left_out : nullptr, post_message);
   CycleFailure failure{PluginStatus::Unschedulable(message), message, true};
   failure.nominated_node = std::move(nominated);
+  if (pre_filter && !pre_filter->plugin().empty()) failure.plugins.push_back(pre_filter->plugin());
+  for (const auto& r : w.rejected) {  // a few distinct plugins over many nodes
+    const std::string& plugin = r.status.plugin();
+    if (!plugin.empty() && std::find(failure.plugins.begin(), failure.plugins.end(), plugin) == failure.plugins.end()) {
+      failure.plugins.push_back(plugin);
+    }
+  }
+  if (left_out) failure.plugins.insert(failure.plugins.end(), state.restricting_plugins().begin(),
+                                       state.restricting_plugins().end());
+  std::sort(failure.plugins.begin(), failure.plugins.end());
+  failure.plugins.erase(std::unique(failure.plugins.begin(), failure.plugins.end()), failure.plugins.end());
   return failure;
 }
 

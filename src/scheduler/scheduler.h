@@ -251,6 +251,9 @@ class Scheduler final : public Handle {
     // With needs_exclusive: the Filter plugins ran (not a PreFilter rejection),
     // so their answers in the worker can be kept if nothing changes meanwhile.
     bool after_filters = false;
+    // The plugins that rejected the pod on some node (kube's
+    // Diagnosis.UnschedulablePlugins), sorted; empty: the status's plugin.
+    std::vector<std::string> plugins = {};
   };
   // One pod's scheduling cycle: SchedulePod on a fresh snapshot, then
   // AssumeAndReserve on the chosen node (retried on a fresh snapshot when a
@@ -319,7 +322,8 @@ class Scheduler final : public Handle {
   // reports it (PodScheduled=False, its nomination and a FailedScheduling
   // event) through the client.
   void HandleFailure(const Framework& fw, QueuedPodInfo info, const PluginStatus& status, std::string message,
-                     bool unschedulable, const std::optional<std::string>& nominated_node = std::nullopt);
+                     bool unschedulable, const std::optional<std::string>& nominated_node = std::nullopt,
+                     std::vector<std::string> plugins = {});
 
   // ---- the binding cycle (on a binding thread) ----
 

@@ -19,19 +19,21 @@ void Scheduler::FailCycle(const Framework& fw, QueuedPodInfo info, CycleFailure 
   ObserveAttempt(fw, failure.unschedulable ? kUnschedulable : kError,
                  Seconds(cycle_start, clock_.Now()));
   HandleFailure(fw, std::move(info), failure.status, std::move(failure.message),
-                failure.unschedulable, failure.nominated_node);
+                failure.unschedulable, failure.nominated_node, std::move(failure.plugins));
 }
 
 void Scheduler::HandleFailure(const Framework& fw, QueuedPodInfo info, const PluginStatus& status,
                               std::string message, bool unschedulable,
-                              const std::optional<std::string>& nominated_node) {
+                              const std::optional<std::string>& nominated_node, std::vector<std::string> plugins) {
   {
     std::lock_guard lock(stats_mu_);
     (unschedulable ? stats_.unschedulable : stats_.errors)++;
   }
   if (unschedulable) schedule_failed_.Increment();
-  info.unschedulable_plugins.clear();
-  if (!status.plugin().empty()) info.unschedulable_plugins.push_back(status.plugin());
+  info.unschedulable_plugins = std::move(plugins);
+  if (info.unschedulable_plugins.empty() && !status.plugin().empty()) {
+    info.unschedulable_plugins.push_back(status.plugin());
+  }
   api::ObjectPtr pod = info.pod->object;
   queue_->Requeue(std::move(info), unschedulable);
   // kube writes the nomination with the failure, in one patch.
