@@ -364,11 +364,11 @@ void Scheduler::ScheduleOne(Worker& w, QueuedPodInfo info) {
   };
 
   constexpr int kMaxConflicts = 8;
-  const bool record_plugins = NextCycleRecordsPlugins();
+  const auto [record_plugins, node_phase] = NextCycleRecordsPlugins();
   for (int attempt = 0;; ++attempt) {
     cache_.UpdateSnapshot(w.snapshot);
     auto state = std::make_unique<CycleState>(&w.snapshot);
-    state->set_record_plugin_metrics(record_plugins);
+    state->set_record_plugin_metrics(record_plugins, node_phase);
     const NodeInfo* selected = nullptr;
     if (std::optional<CycleFailure> failure = SchedulePod(w, *fw, *state, pod, &selected)) {
       if (failure->needs_exclusive && !w.exclusive) {

@@ -451,7 +451,8 @@ class Scheduler final : public Handle {
   // that NextCycleRecordsPlugins picks.
   metrics::Family<metrics::Histogram>& plugin_execution_duration_;
   std::atomic<uint64_t> cycles_started_{0};
-  bool NextCycleRecordsPlugins();
+  // Whether the next cycle's plugins are timed, and which share of its nodes'.
+  std::pair<bool, uint32_t> NextCycleRecordsPlugins();
   // Given to every profile's Framework, which records its extension points in it.
   metrics::Family<metrics::Histogram>& extension_point_duration_;
   // attempts_ and attempt_duration_ children per profile and result, looked up once.

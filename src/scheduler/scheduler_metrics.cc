@@ -5,11 +5,14 @@
 
 namespace berth::scheduler {
 
-bool Scheduler::NextCycleRecordsPlugins() {
+std::pair<bool, uint32_t> Scheduler::NextCycleRecordsPlugins() {
   // kube picks each cycle at random with pluginMetricsSamplePercent; every
   // tenth cycle is the same share without touching the scheduler's seeded
-  // random numbers (decisions stay reproducible).
-  return cycles_started_.fetch_add(1, std::memory_order_relaxed) % (100 / kPluginMetricsSamplePercent) == 0;
+  // random numbers (decisions stay reproducible). Each sampled cycle times
+  // the next share of the nodes.
+  constexpr uint64_t kEvery = 100 / kPluginMetricsSamplePercent;
+  const uint64_t n = cycles_started_.fetch_add(1, std::memory_order_relaxed);
+  return {n % kEvery == 0, static_cast<uint32_t>(n / kEvery)};
 }
 
 void Scheduler::AddPendingPodsGauge() {

@@ -37,7 +37,8 @@ double Sample(const std::string& text, const std::string& series) {
 
 TEST(SchedulerMetrics, PluginDurationsAreRecordedInATenthOfTheCycles) {
   FakeCluster c;
-  for (int i = 0; i < 3; ++i) c.scheduler->OnNodeAdd(NodeObject("n" + std::to_string(i), "8"));
+  constexpr int kNodes = 64;  // fewer than 100: every node is filtered and scored
+  for (int i = 0; i < kNodes; ++i) c.scheduler->OnNodeAdd(NodeObject("n" + std::to_string(i), "8"));
   c.scheduler->Start();
   constexpr int kPods = 20;
   for (int i = 0; i < kPods; ++i) c.scheduler->OnPodAdd(Pod("p" + std::to_string(i)));
@@ -50,12 +51,19 @@ TEST(SchedulerMetrics, PluginDurationsAreRecordedInATenthOfTheCycles) {
   EXPECT_EQ(Sample(m, R"(scheduler_plugin_execution_duration_seconds_count{plugin="DefaultBinder",extension_point="Bind",status="Success"})"),
             sampled)
       << m;
-  // Filter runs once per plugin and node in a sampled cycle (3 nodes).
+  // Filter and Score run once per plugin and node; in the k-th sampled cycle
+  // the nodes whose slot (0..63, in the order they were added) plus k is a
+  // multiple of kNodeSampleEvery are timed.
+  int per_node = 0;
+  for (int k = 0; k < sampled; ++k) {
+    for (int slot = 0; slot < kNodes; ++slot) per_node += (slot + k) % kNodeSampleEvery == 0;
+  }
+  ASSERT_EQ(per_node, 4);  // slots 0 and 32, then 31 and 63
   EXPECT_EQ(Sample(m, R"(scheduler_plugin_execution_duration_seconds_count{plugin="NodeResourcesFit",extension_point="Filter",status="Success"})"),
-            sampled * 3)
+            per_node)
       << m;
   EXPECT_EQ(Sample(m, R"(scheduler_plugin_execution_duration_seconds_count{plugin="NodeResourcesFit",extension_point="Score",status="Success"})"),
-            sampled * 3)
+            per_node)
       << m;
   EXPECT_EQ(Sample(m, R"(scheduler_plugin_execution_duration_seconds_count{plugin="NodeResourcesFit",extension_point="PreFilter",status="Success"})"),
             sampled)
@@ -64,7 +72,7 @@ TEST(SchedulerMetrics, PluginDurationsAreRecordedInATenthOfTheCycles) {
   EXPECT_NE(m.find(R"(scheduler_plugin_execution_duration_seconds_bucket{plugin="DefaultBinder",extension_point="Bind",status="Success",le="1e-05"})"),
             std::string::npos);
   EXPECT_EQ(Sample(m, R"(scheduler_queue_incoming_pods_total{queue="active",event="PodAdd"})"), kPods);
-  EXPECT_EQ(Sample(m, R"(scheduler_scheduler_cache_size{type="nodes"})"), 3);
+  EXPECT_EQ(Sample(m, R"(scheduler_scheduler_cache_size{type="nodes"})"), kNodes);
   EXPECT_EQ(Sample(m, R"(scheduler_scheduler_cache_size{type="pods"})"), kPods);
   EXPECT_EQ(Sample(m, R"(scheduler_pod_scheduling_attempts_count)"), kPods);
   EXPECT_EQ(Sample(m, R"(scheduler_pod_scheduling_sli_duration_seconds_count{attempts="1"})"), kPods);

@@ -373,8 +373,8 @@ PluginStatus Framework::RunFilter(const CycleState& state, const PodInfo& pod, c
   for (size_t i = 0; i < filter_.size(); ++i) {
     if (state.FilterSkippedAt(i)) continue;
     const FilterPlugin* p = filter_[i];
-    PluginStatus s =
-        plugin_durations_.Time(state, PluginDurations::kFilter, i, [&] { return p->Filter(state, pod, node); });
+    PluginStatus s = plugin_durations_.TimeOnNode(state, PluginDurations::kFilter, i, node.slot(),
+                                                  [&] { return p->Filter(state, pod, node); });
     if (!s.ok()) return s.WithPlugin(p->Name());
   }
   return {};
@@ -531,7 +531,7 @@ PluginStatus Framework::RunScore(const CycleState& state, const PodInfo& pod, st
       const auto& [plugin, weight] = score_[p];
       for (size_t i = 0; i < nodes.size(); ++i) {
         scratch[i].node = nodes[i];
-        PluginStatus s = plugin_durations_.Time(state, PluginDurations::kScore, p, [&] {
+        PluginStatus s = plugin_durations_.TimeOnNode(state, PluginDurations::kScore, p, nodes[i]->slot(), [&] {
           return plugin->Score(state, pod, *nodes[i], &scratch[i].score);
         });
         if (!s.ok()) return s.WithPlugin(plugin->Name());

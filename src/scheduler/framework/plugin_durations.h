@@ -1,10 +1,15 @@
 #pragma once
 // scheduler_plugin_execution_duration_seconds{plugin, extension_point,
-// status}: how long each plugin's call takes, recorded as kube records it —
-// only in the cycles picked for it (CycleState::record_plugin_metrics, a
-// tenth of them, kube's pluginMetricsSamplePercent), and there for every call:
-// Filter and Score once per plugin and node. Outside those cycles a call costs
-// one branch more.
+// status}: how long each plugin's call takes, recorded only in the cycles
+// picked for it (CycleState::record_plugin_metrics, a tenth of them, kube's
+// pluginMetricsSamplePercent). There every call of the once-per-cycle points
+// is timed, as kube does; of Filter and Score, which run once per node, the
+// calls on one node in kNodeSampleEvery (by the node's slot, a different
+// share each cycle): timing all of them, as kube does, cost a sampled cycle
+// at 5,000 nodes ~0.5 ms (two clock reads and an observation per plugin and
+// node) and the scheduler ~25 % more CPU per pod. The counts of Filter and
+// Score observations are therefore about 1/kNodeSampleEvery of kube's; the
+// distribution is the same. Outside sampled cycles a call costs one branch.
 
 #include <array>
 #include <atomic>
@@ -22,6 +27,8 @@ namespace berth::scheduler {
 
 // kube's share of scheduling cycles whose plugin durations are recorded (%).
 inline constexpr int kPluginMetricsSamplePercent = 10;
+// Of the per-node calls (Filter, Score) of such a cycle, one node in this many is timed.
+inline constexpr uint32_t kNodeSampleEvery = 32;
 
 class PluginDurations {
  public:
@@ -42,6 +49,10 @@ class PluginDurations {
   void SetPlugins(Point point, std::vector<std::string> names);
 
   bool Recording(const CycleState& state) const { return family_ && state.record_plugin_metrics(); }
+  bool RecordingNode(const CycleState& state, int32_t node_slot) const {
+    return Recording(state) &&
+           (static_cast<uint32_t>(node_slot) + state.plugin_node_phase()) % kNodeSampleEvery == 0;
+  }
 
   // Runs `run` (returning PluginStatus, or void: Success), observed under the
   // index-th plugin of `point` when the cycle is recorded.
@@ -57,6 +68,15 @@ class PluginDurations {
       Observe(point, index, result.code(), since);
       return result;
     }
+  }
+  // The same for a per-node call: timed on the sampled share of nodes only.
+  template <typename Run>
+  auto TimeOnNode(const CycleState& state, Point point, size_t index, int32_t node_slot, Run&& run) const {
+    if (!RecordingNode(state, node_slot)) return run();
+    const api::Clock::time_point since = clock_->Now();
+    auto result = run();
+    Observe(point, index, result.code(), since);
+    return result;
   }
   void Observe(Point point, size_t index, Code code, api::Clock::time_point since) const;
 
