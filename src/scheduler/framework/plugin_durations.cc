@@ -1,13 +1,18 @@
 #include "scheduler/framework/plugin_durations.h"
 
+#include <iterator>
+
 namespace berth::scheduler {
 
 namespace {
 
-constexpr const char* kPointLabels[] = {"PreFilter", "Filter",    "PostFilter", "PreScore", "Score",    "ScoreExtensionNormalize",
-                                        "Reserve",   "Unreserve", "Permit",     "PreBind",  "Bind",     "PostBind"};
+constexpr const char* kPointLabels[] = {"PreFilter", "Filter",  "PostFilter", "PreScore",
+                                        "Score",     "ScoreExtensionNormalize",   "Reserve",
+                                        "Unreserve", "Permit",  "PreBind",    "Bind",     "PostBind"};
 constexpr const char* kCodeLabels[] = {"Success", "Error", "Unschedulable", "UnschedulableAndUnresolvable",
                                        "Wait",    "Skip",  "Pending"};
+static_assert(std::size(kPointLabels) == PluginDurations::kPointCount);
+static_assert(std::size(kCodeLabels) == PluginDurations::kCodeCount);
 
 }  // namespace
 
