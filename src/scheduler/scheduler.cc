@@ -153,7 +153,7 @@ Status Scheduler::AddProfiles(const SchedulerConfig& config, const Registry& reg
   }
   for (size_t i = 0; i < profiles.size(); ++i) {
     auto fw = Framework::Build(profiles[i], registry, *this, "profiles[" + std::to_string(i) + "]",
-                               {&extension_point_duration_, &plugin_execution_duration_, &clock_});
+                               {&extension_point_duration_, &clock_, &plugin_execution_duration_});
     if (!fw.ok()) return fw.status();
     profiles_.push_back(std::move(fw).value());
   }

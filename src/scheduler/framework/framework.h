@@ -38,12 +38,12 @@ struct FrameworkMetrics {
   // {extension_point, status, profile}. nullptr: nothing is recorded.
   // REQUIRES: outlives the framework.
   metrics::Family<metrics::Histogram>* extension_point_duration = nullptr;
+  // The durations' time source. nullptr: api::RealClock. REQUIRES: outlives the framework.
+  const api::Clock* clock = nullptr;
   // scheduler_plugin_execution_duration_seconds {plugin, extension_point,
   // status}, recorded in the cycles whose CycleState asks for it. nullptr:
   // never. REQUIRES: outlives the framework.
   metrics::Family<metrics::Histogram>* plugin_execution_duration = nullptr;
-  // The durations' time source. nullptr: api::RealClock. REQUIRES: outlives the framework.
-  const api::Clock* clock = nullptr;
 };
 
 class Framework final : public FilterRunner {
