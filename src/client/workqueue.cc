@@ -10,45 +10,77 @@ double Seconds(api::Clock::time_point::duration d) { return std::chrono::duratio
 
 }  // namespace
 
-// The queue's metrics, in one table: kube's names and help texts.
+// The queue's metrics, in one table: client-go's names, help texts and buckets.
 struct WorkQueue::QueueMetrics {
   QueueMetrics(metrics::Registry& r, const std::string& name)
-      : depth(r.AddGauge("workqueue_depth", "Current depth of workqueue", {"name"})
-                  .WithLabels({name})),
-        adds(r.AddCounter("workqueue_adds_total", "Total number of adds handled by workqueue",
-                          {"name"})
+      : registry(r),
+        depth(r.AddGauge("workqueue_depth", "[ALPHA] Current depth of workqueue", {"name"}).WithLabels({name})),
+        adds(r.AddCounter("workqueue_adds_total", "[ALPHA] Total number of adds handled by workqueue", {"name"})
                  .WithLabels({name})),
-        retries(r.AddCounter("workqueue_retries_total",
-                             "Total number of retries handled by workqueue", {"name"})
+        retries(r.AddCounter("workqueue_retries_total", "[ALPHA] Total number of retries handled by workqueue",
+                             {"name"})
                     .WithLabels({name})),
         queue_duration(
             r.AddHistogram("workqueue_queue_duration_seconds",
-                           "How long in seconds an item stays in workqueue before being requested.",
+                           "[ALPHA] How long in seconds an item stays in workqueue before being requested.",
                            Buckets(), {"name"})
                 .WithLabels({name})),
         work_duration(r.AddHistogram("workqueue_work_duration_seconds",
-                                     "How long in seconds processing an item from workqueue takes.",
+                                     "[ALPHA] How long in seconds processing an item from workqueue takes.",
                                      Buckets(), {"name"})
-                          .WithLabels({name})) {}
+                          .WithLabels({name})),
+        unfinished(r.AddGauge("workqueue_unfinished_work_seconds",
+                              "[ALPHA] How many seconds of work has done that is in progress and hasn't been "
+                              "observed by work_duration. Large values indicate stuck threads. One can deduce the "
+                              "number of stuck threads by observing the rate at which this increases.",
+                              {"name"})
+                       .WithLabels({name})),
+        longest(r.AddGauge("workqueue_longest_running_processor_seconds",
+                           "[ALPHA] How many seconds has the longest running processor for workqueue been running.",
+                           {"name"})
+                    .WithLabels({name})) {}
   // client-go's: 10 ns to 10 s by factors of ten.
   static std::vector<double> Buckets() { return metrics::ExponentialBuckets(1e-8, 10, 10); }
 
+  metrics::Registry& registry;
   metrics::Gauge& depth;
   metrics::Counter& adds;
   metrics::Counter& retries;
   metrics::Histogram& queue_duration;
   metrics::Histogram& work_duration;
+  // Computed from the keys being processed when the registry renders (client-go
+  // updates them every 500 ms; a scrape-time value is never older).
+  metrics::Gauge& unfinished;
+  metrics::Gauge& longest;
+  uint64_t refresh_id = 0;
 };
 
 WorkQueue::WorkQueue(std::string name, metrics::Registry* registry, Options options)
     : name_(std::move(name)),
       clock_(options.clock ? *options.clock : api::RealClock::Instance()),
       limiter_(options.rate_limiter, clock_) {
-  if (registry) metrics_ = std::make_unique<QueueMetrics>(*registry, name_);
+  if (registry) {
+    metrics_ = std::make_unique<QueueMetrics>(*registry, name_);
+    metrics_->refresh_id = registry->AddRefresh([this] { UpdateProcessingMetrics(); });
+  }
   alarm_ = clock_.NewAlarm([this] { AddDueKeys(); });
 }
 
+void WorkQueue::UpdateProcessingMetrics() {
+  std::lock_guard lock(mu_);
+  const auto now = clock_.Now();
+  double total = 0, longest = 0;
+  for (const auto& [key, since] : processing_) {
+    const double seconds = Seconds(now - since);
+    total += seconds;
+    longest = std::max(longest, seconds);
+  }
+  metrics_->unfinished.Set(total);
+  metrics_->longest.Set(longest);
+}
+
 WorkQueue::~WorkQueue() {
+  if (metrics_) metrics_->registry.RemoveRefresh(metrics_->refresh_id);
   std::unique_ptr<api::Clock::Alarm> alarm;
   {
     std::lock_guard lock(mu_);

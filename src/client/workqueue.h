@@ -104,6 +104,8 @@ class WorkQueue {
   void AddLocked(const std::string& key, api::Clock::time_point now);  // REQUIRES: mu_ held
   void ShutDownLocked();                                          // REQUIRES: mu_ held
   void UpdateDepthLocked();                                       // REQUIRES: mu_ held
+  // Sets workqueue_unfinished_work_seconds and _longest_running_processor_seconds.
+  void UpdateProcessingMetrics();
   // Moves the delayed keys now due into the queue; the alarm's function.
   void AddDueKeys();
 

@@ -18,6 +18,7 @@ Result<std::unique_ptr<store::MemoryStore>> OpenEmbedded(const ClusterOptions& o
   store_options.data_dir = options.data_dir;
   store_options.history = options.watch_history;
   store_options.on_fsync = [&metrics](double seconds) { metrics.ObserveFsync(seconds); };
+  store_options.on_snapshot = [&metrics](double seconds) { metrics.ObserveSnapshot(seconds); };
   auto opened = store::MemoryStore::Open(store_options);
   if (!opened.ok()) {
     return Status(opened.status().code(),

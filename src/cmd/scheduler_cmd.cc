@@ -21,6 +21,7 @@
 #include "cmd/termination_signals.h"
 #include "metrics/metrics.h"
 #include "log/log.h"
+#include "metrics/process.h"
 
 namespace berth::cmd {
 namespace {
@@ -105,12 +106,15 @@ int RunScheduler(const SchedulerFlags& f, const scheduler::Registry& registry) {
     if (f.profiling) {
       for (auto& route : cluster::ProfilingRoutes()) routes.push_back(std::move(route));
     }
+    auto process = std::make_shared<metrics::Registry>();  // process_*, as kube-scheduler's /metrics has
+    metrics::AddProcessMetrics(*process);
     auto started = cluster::StartComponentHttp(
         {.listen = f.listen,
          .metrics =
-             [&] {
+             [&, process] {
                auto r = current_runner();
-               return (r ? r->scheduler().RenderMetrics() : std::string()) + election_metrics.Render();
+               return (r ? r->scheduler().RenderMetrics() : std::string()) + election_metrics.Render() +
+                      process->Render();
              },
          .routes = routes});
     if (started.ok()) {

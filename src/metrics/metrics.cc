@@ -1,5 +1,6 @@
 #include "metrics/metrics.h"
 
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <variant>
@@ -44,17 +45,25 @@ std::string EscapeLabelValue(std::string_view v) {
   return out;
 }
 
-std::string FormatValue(double v) {
-  if (std::isnan(v)) return "NaN";
-  if (std::isinf(v)) return v > 0 ? "+Inf" : "-Inf";
-  if (v == std::floor(v) && std::fabs(v) < 1e15) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.0f", v);
-    return buf;
+void AppendValue(std::string& out, double v) {
+  if (std::isnan(v)) {
+    out += "NaN";
+    return;
+  }
+  if (std::isinf(v)) {
+    out += v > 0 ? "+Inf" : "-Inf";
+    return;
   }
   char buf[32];
-  std::snprintf(buf, sizeof buf, "%.17g", v);
-  return buf;
+  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
+  if (ec != std::errc()) end = buf + std::snprintf(buf, sizeof buf, "%.17g", v);
+  out.append(buf, end);
+}
+
+std::string FormatValue(double v) {
+  std::string out;
+  AppendValue(out, v);
+  return out;
 }
 
 struct Registry::Entry {
@@ -110,8 +119,18 @@ Family<Histogram>& Registry::AddHistogram(std::string name, std::string help, st
 
 void Registry::AddCallbackGauge(std::string name, std::string help, std::vector<std::string> labels,
                                 std::function<std::vector<Sample>()> collect) {
+  AddCallback(Type::kGauge, std::move(name), std::move(help), std::move(labels), std::move(collect));
+}
+
+void Registry::AddCallbackCounter(std::string name, std::string help, std::vector<std::string> labels,
+                                  std::function<std::vector<Sample>()> collect) {
+  AddCallback(Type::kCounter, std::move(name), std::move(help), std::move(labels), std::move(collect));
+}
+
+void Registry::AddCallback(Type type, std::string name, std::string help, std::vector<std::string> labels,
+                           std::function<std::vector<Sample>()> collect) {
   auto entry = std::make_unique<Entry>();
-  entry->type = Type::kGauge;
+  entry->type = type;
   entry->name = std::move(name);
   entry->help = std::move(help);
   entry->labels = std::move(labels);
@@ -122,69 +141,142 @@ void Registry::AddCallbackGauge(std::string name, std::string help, std::vector<
 
 namespace {
 
-std::string Labels(const std::vector<std::string>& names, const std::vector<std::string>& values,
-                   std::string_view extra_name = {}, std::string_view extra_value = {}) {
-  if (names.empty() && extra_name.empty()) return "";
-  std::string out = "{";
+// `name{a="x",b="y"` (no closing brace; just `name` without labels), the part
+// every sample of one child shares.
+std::string SeriesPrefix(const std::string& name, const std::vector<std::string>& names,
+                         const std::vector<std::string>& values) {
+  std::string out = name;
   for (size_t i = 0; i < names.size() && i < values.size(); ++i) {
-    if (i) out += ',';
-    out += names[i] + "=\"" + EscapeLabelValue(values[i]) + "\"";
+    out += i ? ',' : '{';
+    out += names[i];
+    out += "=\"";
+    out += EscapeLabelValue(values[i]);
+    out += '"';
   }
-  if (!extra_name.empty()) {
-    if (!names.empty()) out += ',';
-    out += std::string(extra_name) + "=\"" + std::string(extra_value) + "\"";
-  }
-  out += '}';
   return out;
 }
 
+void CloseLabels(std::string& out, bool has_labels) {
+  if (has_labels) out += '}';
+}
+
+void AppendSample(std::string& out, const std::string& prefix, bool has_labels, double v) {
+  out += prefix;
+  CloseLabels(out, has_labels);
+  out += ' ';
+  AppendValue(out, v);
+  out += '\n';
+}
+
+void AppendCount(std::string& out, uint64_t n) {
+  char buf[24];
+  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, n);
+  out.append(buf, end);
+}
+
 void Header(std::string& out, const std::string& name, const std::string& help, std::string_view type) {
-  out += "# HELP " + name + " " + help + "\n";
-  out += "# TYPE " + name + " " + std::string(type) + "\n";
+  out += "# HELP ";
+  out += name;
+  out += ' ';
+  for (char c : help) {  // the text format escapes \\ and newlines in HELP
+    if (c == '\\') out += "\\\\";
+    else if (c == '\n') out += "\\n";
+    else out += c;
+  }
+  out += "\n# TYPE ";
+  out += name;
+  out += ' ';
+  out += type;
+  out += '\n';
+}
+
+void RenderHistogram(std::string& out, const Family<Histogram>& fam, const std::vector<std::string>& values,
+                     const Histogram& hist) {
+  const bool labelled = !fam.label_names().empty();
+  std::string bucket = SeriesPrefix(fam.name() + "_bucket", fam.label_names(), values);
+  bucket += labelled ? ",le=\"" : "{le=\"";
+  uint64_t cumulative = 0;
+  for (size_t i = 0; i <= hist.bounds().size(); ++i) {
+    cumulative += hist.bucket(i);
+    out += bucket;
+    if (i < hist.bounds().size()) AppendValue(out, hist.bounds()[i]);
+    else out += "+Inf";
+    out += "\"} ";
+    AppendCount(out, cumulative);
+    out += '\n';
+  }
+  AppendSample(out, SeriesPrefix(fam.name() + "_sum", fam.label_names(), values), labelled, hist.sum());
+  out += SeriesPrefix(fam.name() + "_count", fam.label_names(), values);
+  CloseLabels(out, labelled);
+  out += ' ';
+  AppendCount(out, hist.count());
+  out += '\n';
+}
+
+std::string_view TypeName(Type type) {
+  switch (type) {
+    case Type::kCounter: return "counter";
+    case Type::kGauge: return "gauge";
+    case Type::kHistogram: return "histogram";
+  }
+  return "untyped";
 }
 
 }  // namespace
 
 std::string Registry::Render() const {
   std::string out;
+  RenderTo(out);
+  return out;
+}
+
+uint64_t Registry::AddRefresh(std::function<void()> refresh) {
+  std::lock_guard lk(refresh_mu_);
+  refreshes_.emplace(next_refresh_, std::move(refresh));
+  return next_refresh_++;
+}
+
+void Registry::RemoveRefresh(uint64_t id) {
+  std::lock_guard lk(refresh_mu_);
+  refreshes_.erase(id);
+}
+
+void Registry::RenderTo(std::string& out) const {
+  {
+    std::lock_guard rlk(refresh_mu_);
+    for (const auto& [id, refresh] : refreshes_) refresh();
+  }
   std::lock_guard lk(mu_);
   for (const auto& e : entries_) {
     if (e->collect) {
-      Header(out, e->name, e->help, "gauge");
+      Header(out, e->name, e->help, TypeName(e->type));
       for (const auto& [values, v] : e->collect()) {
-        out += e->name + Labels(e->labels, values) + " " + FormatValue(v) + "\n";
+        AppendSample(out, SeriesPrefix(e->name, e->labels, values), !e->labels.empty(), v);
       }
       continue;
     }
     if (auto* f = std::get_if<std::unique_ptr<Family<Counter>>>(&e->family)) {
-      Header(out, (*f)->name(), (*f)->help(), "counter");
-      (*f)->ForEach([&](const std::vector<std::string>& values, const Counter& c) {
-        out += (*f)->name() + Labels((*f)->label_names(), values) + " " + FormatValue(c.value()) + "\n";
+      const auto& fam = **f;
+      Header(out, fam.name(), fam.help(), "counter");
+      fam.ForEach([&](const std::vector<std::string>& values, const Counter& c) {
+        AppendSample(out, SeriesPrefix(fam.name(), fam.label_names(), values), !fam.label_names().empty(),
+                     c.value());
       });
     } else if (auto* g = std::get_if<std::unique_ptr<Family<Gauge>>>(&e->family)) {
-      Header(out, (*g)->name(), (*g)->help(), "gauge");
-      (*g)->ForEach([&](const std::vector<std::string>& values, const Gauge& v) {
-        out += (*g)->name() + Labels((*g)->label_names(), values) + " " + FormatValue(v.value()) + "\n";
+      const auto& fam = **g;
+      Header(out, fam.name(), fam.help(), "gauge");
+      fam.ForEach([&](const std::vector<std::string>& values, const Gauge& v) {
+        AppendSample(out, SeriesPrefix(fam.name(), fam.label_names(), values), !fam.label_names().empty(),
+                     v.value());
       });
     } else if (auto* h = std::get_if<std::unique_ptr<Family<Histogram>>>(&e->family)) {
       const auto& fam = **h;
       Header(out, fam.name(), fam.help(), "histogram");
       fam.ForEach([&](const std::vector<std::string>& values, const Histogram& hist) {
-        uint64_t cumulative = 0;
-        for (size_t i = 0; i < hist.bounds().size(); ++i) {
-          cumulative += hist.bucket(i);
-          out += fam.name() + "_bucket" + Labels(fam.label_names(), values, "le", FormatValue(hist.bounds()[i])) +
-                 " " + std::to_string(cumulative) + "\n";
-        }
-        cumulative += hist.bucket(hist.bounds().size());
-        out += fam.name() + "_bucket" + Labels(fam.label_names(), values, "le", "+Inf") + " " +
-               std::to_string(cumulative) + "\n";
-        out += fam.name() + "_sum" + Labels(fam.label_names(), values) + " " + FormatValue(hist.sum()) + "\n";
-        out += fam.name() + "_count" + Labels(fam.label_names(), values) + " " + std::to_string(hist.count()) + "\n";
+        RenderHistogram(out, fam, values, hist);
       });
     }
   }
-  return out;
 }
 
 }  // namespace berth::metrics

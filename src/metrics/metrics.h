@@ -113,22 +113,40 @@ class Registry {
   using Sample = std::pair<std::vector<std::string>, double>;
   void AddCallbackGauge(std::string name, std::string help, std::vector<std::string> labels,
                         std::function<std::vector<Sample>()> collect);
+  // The same for a counter kept elsewhere (e.g. the kernel's CPU time).
+  void AddCallbackCounter(std::string name, std::string help, std::vector<std::string> labels,
+                          std::function<std::vector<Sample>()> collect);
+
+  // `refresh` runs at the start of every Render (to bring gauges up to date);
+  // RemoveRefresh(id) waits for a running call, then drops it.
+  uint64_t AddRefresh(std::function<void()> refresh);
+  void RemoveRefresh(uint64_t id);
 
   // The whole registry in Prometheus text format, families in registration order.
   std::string Render() const;
+  // Appends the same to `out`.
+  void RenderTo(std::string& out) const;
 
  private:
   struct Entry;
+  void AddCallback(Type type, std::string name, std::string help, std::vector<std::string> labels,
+                   std::function<std::vector<Sample>()> collect);
   template <typename T>
   Family<T>& GetOrAdd(Type type, std::string name, std::string help, std::vector<std::string> labels,
                       std::function<std::unique_ptr<T>()> make);
   mutable std::mutex mu_;
   std::vector<std::unique_ptr<Entry>> entries_;  // guarded by mu_
+  mutable std::mutex refresh_mu_;  // held while refreshes run; taken before mu_, never after
+  std::map<uint64_t, std::function<void()>> refreshes_;  // guarded by refresh_mu_
+  uint64_t next_refresh_ = 1;                            // guarded by refresh_mu_
 };
 
 // Escapes a label value (\\, \", \n) for the text format.
 std::string EscapeLabelValue(std::string_view v);
-// Prometheus' float formatting: integers without a decimal point, +Inf, -Inf, NaN.
+// Prometheus' float formatting: the shortest text that reads back as `v`
+// (integers without a decimal point), +Inf, -Inf, NaN.
 std::string FormatValue(double v);
+// Appends FormatValue(v).
+void AppendValue(std::string& out, double v);
 
 }  // namespace berth::metrics

@@ -53,46 +53,63 @@ Scheduler::Scheduler(SchedulerOptions options, SchedulerClient* client)
     : options_(options),
       clock_(options.clock ? *options.clock : api::RealClock::Instance()),
       client_(client),
+      // kube-scheduler's metrics (pkg/scheduler/metrics): names, labels,
+      // buckets and help texts with their stability level, as kube prints them.
       attempts_(metrics_.AddCounter("scheduler_schedule_attempts_total",
-                                    "Number of attempts to schedule pods, by the result. 'unschedulable' means a pod "
-                                    "could not be scheduled, while 'error' means an internal scheduler problem.",
+                                    "[STABLE] Number of attempts to schedule pods, by the result. 'unschedulable' "
+                                    "means a pod could not be scheduled, while 'error' means an internal scheduler "
+                                    "problem.",
                                     {"result", "profile"})),
       attempt_duration_(metrics_.AddHistogram("scheduler_scheduling_attempt_duration_seconds",
-                                              "Scheduling attempt latency in seconds (scheduling algorithm + binding)",
-                                              metrics::ExponentialBuckets(0.00001, 2, 20), {"result", "profile"})),
-      pod_scheduling_duration_(
-          metrics_
-              .AddHistogram("scheduler_pod_scheduling_duration_seconds",
-                            "E2e latency for a pod being scheduled, from the time the pod enters the scheduling "
-                            "queue and might involve multiple scheduling attempts.",
-                            metrics::ExponentialBuckets(0.0001, 2, 22), {})
-              .WithLabels({})),
+                                              "[STABLE] Scheduling attempt latency in seconds (scheduling algorithm + "
+                                              "binding)",
+                                              metrics::ExponentialBuckets(0.001, 2, 15), {"result", "profile"})),
+      pod_scheduling_duration_(metrics_.AddHistogram(
+          "scheduler_pod_scheduling_duration_seconds",
+          "[STABLE] (Deprecated since 1.29.0) E2e latency for a pod being scheduled which may include multiple "
+          "scheduling attempts.",
+          metrics::ExponentialBuckets(0.01, 2, 20), {"attempts"})),
+      pod_scheduling_sli_duration_(metrics_.AddHistogram(
+          "scheduler_pod_scheduling_sli_duration_seconds",
+          "[BETA] E2e latency for a pod being scheduled, from the time the pod enters the scheduling queue an d "
+          "might involve multiple scheduling attempts.",
+          metrics::ExponentialBuckets(0.01, 2, 20), {"attempts"})),
+      pod_scheduling_attempts_(metrics_
+                                   .AddHistogram("scheduler_pod_scheduling_attempts",
+                                                 "[STABLE] Number of attempts to successfully schedule a pod.",
+                                                 metrics::ExponentialBuckets(1, 2, 5), {})
+                                   .WithLabels({})),
       algorithm_duration_(metrics_
                               .AddHistogram("scheduler_scheduling_algorithm_duration_seconds",
-                                            "Scheduling algorithm latency in seconds",
-                                            metrics::ExponentialBuckets(0.000001, 2, 24), {})
+                                            "[ALPHA] Scheduling algorithm latency in seconds",
+                                            metrics::ExponentialBuckets(0.001, 2, 15), {})
                               .WithLabels({})),
+      plugin_execution_duration_(metrics_.AddHistogram(
+          "scheduler_plugin_execution_duration_seconds",
+          "[ALPHA] Duration for running a plugin at a specific extension point.",
+          metrics::ExponentialBuckets(0.00001, 1.5, 20), {"plugin", "extension_point", "status"})),
       extension_point_duration_(metrics_.AddHistogram(
           "scheduler_framework_extension_point_duration_seconds",
-          "Latency for running all plugins of a specific extension point.",
-          metrics::ExponentialBuckets(0.000001, 2, 20), {"extension_point", "status", "profile"})),
+          "[STABLE] Latency for running all plugins of a specific extension point.",
+          metrics::ExponentialBuckets(0.0001, 2, 12), {"extension_point", "status", "profile"})),
       incoming_pods_(metrics_.AddCounter("scheduler_queue_incoming_pods_total",
-                                         "Number of pods added to scheduling queues by event and queue type.",
+                                         "[STABLE] Number of pods added to scheduling queues by event and queue type.",
                                          {"queue", "event"})),
       schedule_failed_(metrics_
-                           .AddCounter("scheduler_pod_schedule_failed_total",
+                           .AddCounter("berth_scheduler_pod_schedule_failed_total",
                                        "Number of scheduling attempts that found no node for the pod.", {})
                            .WithLabels({})),
       preemption_attempts_(metrics_
                                .AddCounter("scheduler_preemption_attempts_total",
-                                           "Total preemption attempts in the cluster till now", {})
+                                           "[STABLE] Total preemption attempts in the cluster till now", {})
                                .WithLabels({})),
       preemption_victims_(metrics_
-                              .AddHistogram("scheduler_preemption_victims", "Number of selected preemption victims",
+                              .AddHistogram("scheduler_preemption_victims",
+                                            "[STABLE] Number of selected preemption victims",
                                             metrics::ExponentialBuckets(1, 2, 7), {})
                               .WithLabels({})),
       permit_wait_duration_(metrics_.AddHistogram("scheduler_permit_wait_duration_seconds",
-                                                  "Duration of waiting on permit.",
+                                                  "[ALPHA] Duration of waiting on permit.",
                                                   metrics::ExponentialBuckets(0.001, 2, 15), {"result"})),
       cache_drift_(metrics_.AddCounter("berth_scheduler_cache_drift_total",
                                        "Differences between the scheduler's cache and the API server that the "
@@ -141,7 +158,7 @@ Status Scheduler::AddProfiles(const SchedulerConfig& config, const Registry& reg
   }
   for (size_t i = 0; i < profiles.size(); ++i) {
     auto fw = Framework::Build(profiles[i], registry, *this, "profiles[" + std::to_string(i) + "]",
-                               {&extension_point_duration_, &clock_});
+                               {&extension_point_duration_, &clock_, &plugin_execution_duration_});
     if (!fw.ok()) return fw.status();
     profiles_.push_back(std::move(fw).value());
   }
@@ -166,6 +183,10 @@ void Scheduler::CreateQueue(const SchedulerConfig& config) {
   if (first->queue_sort().HasSortKey()) {
     qopts.sort_key = [first](const QueuedPodInfo& pod) { return first->queue_sort().SortKey(pod); };
   }
+  // Children looked up under the queue's lock: one family lookup per move.
+  qopts.on_incoming = [this](std::string_view queue, std::string_view event) {
+    incoming_pods_.WithLabels({std::string(queue), std::string(event)}).Increment();
+  };
   queue_ = std::make_unique<SchedulingQueue>(
       [first](const QueuedPodInfo& a, const QueuedPodInfo& b) { return first->queue_sort().Less(a, b); },
       [this](const PodInfo& pod) {
@@ -173,23 +194,6 @@ void Scheduler::CreateQueue(const SchedulerConfig& config) {
         return fw && fw->RunPreEnqueue(pod).ok();
       },
       qopts);
-}
-
-void Scheduler::AddPendingPodsGauge() {
-  metrics_.AddCallbackGauge("scheduler_pending_pods",
-                            "Number of pending pods, by the queue type. 'active' means number of pods in "
-                            "activeQ; 'backoff' means number of pods in backoffQ; 'unschedulable' means number "
-                            "of pods in unschedulablePods that the scheduler attempted to schedule and failed; "
-                            "'gated' is the number of unschedulable pods that the scheduler never attempted to "
-                            "schedule because they are gated.",
-                            {"queue"}, [this] {
-                              auto c = queue_->counts();
-                              return std::vector<metrics::Registry::Sample>{
-                                  {{"active"}, static_cast<double>(c.active)},
-                                  {{"backoff"}, static_cast<double>(c.backoff)},
-                                  {{"unschedulable"}, static_cast<double>(c.unschedulable)},
-                                  {{"gated"}, static_cast<double>(c.gated)}};
-                            });
 }
 
 Scheduler::~Scheduler() { Stop(); }
@@ -367,9 +371,11 @@ void Scheduler::ScheduleOne(Worker& w, QueuedPodInfo info) {
   };
 
   constexpr int kMaxConflicts = 8;
+  const auto [record_plugins, node_phase] = NextCycleRecordsPlugins();
   for (int attempt = 0;; ++attempt) {
     cache_.UpdateSnapshot(w.snapshot);
     auto state = std::make_unique<CycleState>(&w.snapshot);
+    state->set_record_plugin_metrics(record_plugins, node_phase);
     const NodeInfo* selected = nullptr;
     if (std::optional<CycleFailure> failure = SchedulePod(w, *fw, *state, pod, &selected)) {
       if (failure->needs_exclusive && !w.exclusive) {
@@ -530,6 +536,17 @@ Scheduler::CycleFailure Scheduler::RunPostFilter(Worker& w, const Framework& fw,
   std::string message = FitErrorMessage(nodes, pre_filter, w.rejected, left_out ? &*left_out : nullptr, post_message);
   CycleFailure failure{PluginStatus::Unschedulable(message), message, true};
   failure.nominated_node = std::move(nominated);
+  if (pre_filter && !pre_filter->plugin().empty()) failure.plugins.push_back(pre_filter->plugin());
+  for (const auto& r : w.rejected) {  // a few distinct plugins over many nodes
+    const std::string& plugin = r.status.plugin();
+    if (!plugin.empty() && std::find(failure.plugins.begin(), failure.plugins.end(), plugin) == failure.plugins.end()) {
+      failure.plugins.push_back(plugin);
+    }
+  }
+  if (left_out) failure.plugins.insert(failure.plugins.end(), state.restricting_plugins().begin(),
+                                       state.restricting_plugins().end());
+  std::sort(failure.plugins.begin(), failure.plugins.end());
+  failure.plugins.erase(std::unique(failure.plugins.begin(), failure.plugins.end()), failure.plugins.end());
   return failure;
 }
 

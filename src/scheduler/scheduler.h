@@ -274,6 +274,9 @@ class Scheduler final : public Handle {
     // With needs_exclusive: the Filter plugins ran (not a PreFilter rejection),
     // so their answers in the worker can be kept if nothing changes meanwhile.
     bool after_filters = false;
+    // The plugins that rejected the pod on some node (kube's
+    // Diagnosis.UnschedulablePlugins), sorted; empty: the status's plugin.
+    std::vector<std::string> plugins = {};
   };
   // One pod's scheduling cycle: SchedulePod on a fresh snapshot, then
   // AssumeAndReserve on the chosen node (retried on a fresh snapshot when a
@@ -347,7 +350,8 @@ class Scheduler final : public Handle {
   // reports it (PodScheduled=False, its nomination and a FailedScheduling
   // event) through the client.
   void HandleFailure(const Framework& fw, QueuedPodInfo info, const PluginStatus& status, std::string message,
-                     bool unschedulable, const std::optional<std::string>& nominated_node = std::nullopt);
+                     bool unschedulable, const std::optional<std::string>& nominated_node = std::nullopt,
+                     std::vector<std::string> plugins = {});
 
   // ---- the binding cycle (on a binding thread) ----
 
@@ -465,8 +469,18 @@ class Scheduler final : public Handle {
   mutable metrics::Registry metrics_;
   metrics::Family<metrics::Counter>& attempts_;
   metrics::Family<metrics::Histogram>& attempt_duration_;
-  metrics::Histogram& pod_scheduling_duration_;
+  // {attempts}: kube's pod_scheduling_duration_seconds (deprecated) and
+  // pod_scheduling_sli_duration_seconds, from the pod's first entry into the queue.
+  metrics::Family<metrics::Histogram>& pod_scheduling_duration_;
+  metrics::Family<metrics::Histogram>& pod_scheduling_sli_duration_;
+  metrics::Histogram& pod_scheduling_attempts_;
   metrics::Histogram& algorithm_duration_;
+  // Given to every profile's Framework, which times the plugins of the cycles
+  // that NextCycleRecordsPlugins picks.
+  metrics::Family<metrics::Histogram>& plugin_execution_duration_;
+  std::atomic<uint64_t> cycles_started_{0};
+  // Whether the next cycle's plugins are timed, and which share of its nodes'.
+  std::pair<bool, uint32_t> NextCycleRecordsPlugins();
   // Given to every profile's Framework, which records its extension points in it.
   metrics::Family<metrics::Histogram>& extension_point_duration_;
   // attempts_ and attempt_duration_ children per profile and result, looked up once.

@@ -20,12 +20,12 @@ void Scheduler::FailCycle(const Framework& fw, QueuedPodInfo info, CycleFailure 
   ObserveAttempt(fw, failure.unschedulable ? kUnschedulable : kError,
                  Seconds(cycle_start, clock_.Now()));
   HandleFailure(fw, std::move(info), failure.status, std::move(failure.message),
-                failure.unschedulable, failure.nominated_node);
+                failure.unschedulable, failure.nominated_node, std::move(failure.plugins));
 }
 
 void Scheduler::HandleFailure(const Framework& fw, QueuedPodInfo info, const PluginStatus& status,
                               std::string message, bool unschedulable,
-                              const std::optional<std::string>& nominated_node) {
+                              const std::optional<std::string>& nominated_node, std::vector<std::string> plugins) {
   {
     std::lock_guard lock(stats_mu_);
     (unschedulable ? stats_.unschedulable : stats_.errors)++;
@@ -38,8 +38,10 @@ void Scheduler::HandleFailure(const Framework& fw, QueuedPodInfo info, const Plu
     BERTH_LOG_ERROR(message, "Error scheduling pod; retrying",
                     {"pod", log::KObj(info.pod->namespace_name(), info.pod->name())});
   }
-  info.unschedulable_plugins.clear();
-  if (!status.plugin().empty()) info.unschedulable_plugins.push_back(status.plugin());
+  info.unschedulable_plugins = std::move(plugins);
+  if (info.unschedulable_plugins.empty() && !status.plugin().empty()) {
+    info.unschedulable_plugins.push_back(status.plugin());
+  }
   api::ObjectPtr pod = info.pod->object;
   queue_->Requeue(std::move(info), unschedulable);
   // kube writes the nomination with the failure, in one patch.
@@ -208,7 +210,15 @@ void Scheduler::FinishBinding(Binding& b) {
   }
   if (wake) scheduled_cv_.notify_all();
   if (client_) client_->ReportScheduled(*pod.object, b.node);
-  pod_scheduling_duration_.Observe(Seconds(b.info.initial_attempt, now));
+  {
+    // kube's attempts label: the count, "15+" from 15 on.
+    const int attempts = b.info.attempts;
+    const std::string label = attempts >= 15 ? "15+" : std::to_string(attempts);
+    const double since_queued = Seconds(b.info.initial_attempt, now);
+    pod_scheduling_duration_.WithLabels({label}).Observe(since_queued);
+    pod_scheduling_sli_duration_.WithLabels({label}).Observe(since_queued);
+    pod_scheduling_attempts_.Observe(attempts);
+  }
   ObserveAttempt(fw, kScheduled, Seconds(b.cycle_start, now));
   queue_->Done(pod.key);
 }

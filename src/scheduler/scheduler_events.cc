@@ -43,7 +43,6 @@ void Scheduler::OnPodAdd(const api::ObjectPtr& pod) {
   }
   if (!Profile(view->scheduler_name) || view->terminating) return;
   if (!view->nominated_node_name.empty()) nominator_.Nominate(info, view->nominated_node_name);
-  incoming_pods_.WithLabels({"active", "PodAdd"}).Increment();
   queue_->Add(std::move(info));
 }
 

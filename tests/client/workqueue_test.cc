@@ -89,6 +89,35 @@ TEST(WorkQueue, DoneOfAKeyNotBeingProcessedChangesNothing) {
   EXPECT_EQ(Next(q), "a");
 }
 
+// ---- metrics ----
+
+TEST(WorkQueue, UnfinishedWorkIsMeasuredWhenTheRegistryRenders) {
+  api::FakeClock clock;
+  metrics::Registry registry;
+  {
+    WorkQueue q("myctl", &registry, {.clock = &clock});
+    q.Add("a");
+    q.Add("b");
+    std::string a, b;
+    ASSERT_TRUE(q.Get(&a));
+    clock.Step(std::chrono::seconds(2));
+    ASSERT_TRUE(q.Get(&b));
+    clock.Step(std::chrono::seconds(1));
+    std::string text = registry.Render();
+    // a has run for 3 s and b for 1 s.
+    EXPECT_NE(text.find("workqueue_unfinished_work_seconds{name=\"myctl\"} 4\n"), std::string::npos) << text;
+    EXPECT_NE(text.find("workqueue_longest_running_processor_seconds{name=\"myctl\"} 3\n"), std::string::npos);
+    EXPECT_NE(text.find("workqueue_adds_total{name=\"myctl\"} 2\n"), std::string::npos);
+    q.Done(a);
+    q.Done(b);
+    text = registry.Render();
+    EXPECT_NE(text.find("workqueue_unfinished_work_seconds{name=\"myctl\"} 0\n"), std::string::npos) << text;
+    EXPECT_NE(text.find("workqueue_work_duration_seconds_count{name=\"myctl\"} 2\n"), std::string::npos);
+  }
+  // The queue is gone: rendering no longer calls into it.
+  EXPECT_NE(registry.Render().find("workqueue_depth{name=\"myctl\"} 0\n"), std::string::npos);
+}
+
 // ---- AddAfter, with a fake clock ----
 
 TEST(WorkQueue, AddAfterQueuesEachKeyWhenItIsDue) {

@@ -205,8 +205,9 @@ TEST(InProcessCluster, ServesHttpWithMetricsOfEveryComponent) {
   EXPECT_TRUE(Eventually([&] {
     auto metrics = http_client->Request("GET", "/metrics");
     text = metrics.ok() ? metrics.value().body : "";
-    return text.find("apiserver_request_total{verb=\"LIST\",resource=\"nodes\",code=\"200\"}") !=
-           std::string::npos;
+    return text.find("apiserver_request_total{verb=\"LIST\",dry_run=\"\",group=\"\",version=\"v1\","
+                     "resource=\"nodes\",subresource=\"\",scope=\"cluster\",component=\"apiserver\","
+                     "code=\"200\"}") != std::string::npos;
   })) << text.substr(0, 2000);
   EXPECT_NE(text.find("scheduler_schedule_attempts_total"), std::string::npos);
   EXPECT_NE(text.find("workqueue_adds_total"), std::string::npos);

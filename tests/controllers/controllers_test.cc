@@ -174,6 +174,9 @@ class ControllerEnv : public InProcessApiTest {
 
   std::unique_ptr<client::EventBroadcaster> events_;
   api::FakeClock fake_clock_;  // for tests that inject it; outlives the controllers
+  // A work queue unregisters from its registry when destroyed: the registry
+  // outlives the controllers (declared before them).
+  metrics::Registry registry_;
   std::vector<std::unique_ptr<Controller>> controllers_;
 };
 
@@ -403,10 +406,9 @@ TEST_F(ControllerEnv, GarbageCollectorDeletesOnlyTheVersionItJudged) {
 // built-in kinds only): a dependent of one is judged again on a timer, so it
 // goes soon after its owner does.
 TEST_F(ControllerEnv, GarbageCollectorCollectsDependentsOfADeletedCustomResource) {
-  metrics::Registry registry;
   ControllerContext context = Context();
   context.clock = &fake_clock_;
-  context.registry = &registry;
+  context.registry = &registry_;
   auto& gc = Make<GarbageCollector>(context);
   ASSERT_TRUE(informers_->Start().ok());
   Create(api::Kind::kCustomResourceDefinition, "", R"({"metadata":{"name":"widgets.gc.example.com"},
@@ -427,7 +429,7 @@ TEST_F(ControllerEnv, GarbageCollectorCollectsDependentsOfADeletedCustomResource
     R"(","controller":true}]},"spec":{"containers":[{"name":"c","image":"i"}]}})");
   gc.Run();
   // Judged once, owner alive: kept, and a look again scheduled.
-  auto& rechecks = registry.AddCounter("workqueue_retries_total", "", {"name"}).WithLabels({"garbagecollector"});
+  auto& rechecks = registry_.AddCounter("workqueue_retries_total", "", {"name"}).WithLabels({"garbagecollector"});
   for (int i = 0; i < 2000 && rechecks.value() < 1; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
   ASSERT_GE(rechecks.value(), 1);
   EXPECT_EQ(List(api::Kind::kPod).size(), 1u) << "the owner lives: the pod stays";

@@ -92,7 +92,7 @@ class LeaderElection(unittest.TestCase):
         out = {}
         for m in re.finditer(r'apiserver_request_total\{([^}]*)\} (\S+)', text):
             labels = dict(re.findall(r'(\w+)="([^"]*)"', m.group(1)))
-            if labels.get("resource") == "pods/binding":
+            if labels.get("resource") == "pods" and labels.get("subresource") == "binding":
                 out[labels["code"]] = out.get(labels["code"], 0) + float(m.group(2))
         return out
 

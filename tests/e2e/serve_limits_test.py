@@ -198,8 +198,11 @@ class Limits(unittest.TestCase):
         self.assertEqual(code, 200)
         self.assertTrue(headers.get("Content-Type", "").startswith("text/plain"))
         lines = text.splitlines()
-        self.assertIn('apiserver_request_total{verb="POST",resource="pods",code="201"} 3', lines)
-        self.assertTrue(any(l.startswith('apiserver_request_total{verb="LIST",resource="pods",code="200"}')
+        self.assertIn('apiserver_request_total{verb="POST",dry_run="",group="",version="v1",resource="pods",'
+                      'subresource="",scope="namespace",component="apiserver",code="201"} 3', lines)
+        self.assertTrue(any(l.startswith('apiserver_request_total{verb="LIST",dry_run="",group="",version="v1",'
+                                         'resource="pods",subresource="",scope="namespace",'
+                                         'component="apiserver",code="200"}')
                             for l in lines))
         self.assertIn("# TYPE scheduler_schedule_attempts_total counter", lines)
         # Every sample line is NAME{LABELS} VALUE with a declared family.

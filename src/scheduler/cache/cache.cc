@@ -97,6 +97,7 @@ void Cache::AddPod(PodInfoPtr pod) {
         // The bound version of an assumed pod: nothing the plugins read changed,
         // so the NodeInfo (and the snapshots sharing it) stay as they are;
         // the entry keeps the newest version (the drift check reads it).
+        if (it->second.assumed) --assumed_count_;
         it->second.assumed = false;
         it->second.pod = std::move(pod);
         return;
@@ -106,6 +107,7 @@ void Cache::AddPod(PodInfoPtr pod) {
       info.RemovePod(pod->key);
       info.AddPod(pod);
       it->second.pod = std::move(pod);
+      if (it->second.assumed) --assumed_count_;
       it->second.assumed = false;
       return;
     }
@@ -121,6 +123,7 @@ void Cache::RemovePodLocked(const std::string& key) {
   auto it = pods_.find(key);
   if (it == pods_.end()) return;
   std::string node = it->second.node;
+  if (it->second.assumed) --assumed_count_;
   pods_.erase(it);
   auto n = nodes_.find(node);
   if (n == nodes_.end()) return;
@@ -154,6 +157,7 @@ Cache::AssumeResult Cache::AssumePod(PodInfoPtr pod, const std::string& node, in
   Mutable(node).AddPod(pod);
   std::string key = pod->key;
   pods_[key] = PodEntry{std::move(pod), node, true, false, {}};
+  ++assumed_count_;
   if (on_assumed) on_assumed();
   return AssumeResult::kAssumed;
 }
@@ -223,6 +227,11 @@ std::vector<Cache::Version> Cache::PodVersions() const {
 size_t Cache::PodCount() const {
   std::lock_guard lock(mu_);
   return pods_.size();
+}
+
+size_t Cache::AssumedPodCount() const {
+  std::lock_guard lock(mu_);
+  return assumed_count_;
 }
 
 NodeInfoPtr Cache::GetNode(const std::string& name) const {

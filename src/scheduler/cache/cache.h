@@ -75,6 +75,8 @@ class Cache {
   std::vector<Version> NodeVersions() const;
   std::vector<Version> PodVersions() const;
   size_t PodCount() const;
+  // Pods assumed and not yet confirmed by their bound version (among PodCount).
+  size_t AssumedPodCount() const;
   // A copy of one node's current info (tests, explanations); nullptr when unknown.
   NodeInfoPtr GetNode(const std::string& name) const;
 
@@ -114,6 +116,7 @@ class Cache {
   std::vector<std::string> node_order_;                    // guarded by mu_; nodes with a Node object
   std::list<std::string> recent_;                          // guarded by mu_; most recently changed first
   std::unordered_map<std::string, PodEntry> pods_;         // guarded by mu_
+  size_t assumed_count_ = 0;                               // guarded by mu_; entries with assumed set
   std::shared_ptr<const std::unordered_map<std::string, int>> image_nodes_;  // guarded by mu_
 };
 

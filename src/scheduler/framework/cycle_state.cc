@@ -19,6 +19,8 @@ std::unique_ptr<CycleState> CycleState::Clone() const {
   auto copy = std::make_unique<CycleState>(snapshot_);
   copy->skip_filter_ = skip_filter_;
   copy->skip_score_ = skip_score_;
+  copy->record_plugin_metrics_ = record_plugin_metrics_;
+  copy->plugin_node_phase_ = plugin_node_phase_;
   copy->node_restriction_ = node_restriction_;
   copy->restricting_plugins_ = restricting_plugins_;
   copy->data_.reserve(data_.size());

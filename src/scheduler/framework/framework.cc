@@ -293,7 +293,33 @@ Result<std::unique_ptr<Framework>> Framework::Build(const ProfileConfig& profile
   if (!fw->queue_sort_) errors.Required(base + ".queueSort", "one queueSort plugin");
   if (fw->bind_.empty()) errors.Required(base + ".bind", "at least one bind plugin");
   if (!errors.empty()) return FieldError(errors);
+  fw->InitPluginDurations(metrics);
   return fw;
+}
+
+void Framework::InitPluginDurations(const FrameworkMetrics& metrics) {
+  plugin_durations_.Init(metrics.plugin_execution_duration, clock_);
+  if (!metrics.plugin_execution_duration) return;
+  auto names = [](const auto& list) {
+    std::vector<std::string> out;
+    for (const auto* p : list) out.emplace_back(p->Name());
+    return out;
+  };
+  using D = PluginDurations;
+  plugin_durations_.SetPlugins(D::kPreFilter, names(pre_filter_));
+  plugin_durations_.SetPlugins(D::kFilter, names(filter_));
+  plugin_durations_.SetPlugins(D::kPostFilter, names(post_filter_));
+  plugin_durations_.SetPlugins(D::kPreScore, names(pre_score_));
+  std::vector<std::string> scores;
+  for (const auto& s : score_) scores.emplace_back(s.plugin->Name());
+  plugin_durations_.SetPlugins(D::kScore, scores);
+  plugin_durations_.SetPlugins(D::kScoreNormalize, scores);
+  plugin_durations_.SetPlugins(D::kReserve, names(reserve_));
+  plugin_durations_.SetPlugins(D::kUnreserve, names(reserve_));
+  plugin_durations_.SetPlugins(D::kPermit, names(permit_));
+  plugin_durations_.SetPlugins(D::kPreBind, names(pre_bind_));
+  plugin_durations_.SetPlugins(D::kBind, names(bind_));
+  plugin_durations_.SetPlugins(D::kPostBind, names(post_bind_));
 }
 
 template <typename Run>
@@ -324,7 +350,8 @@ PluginStatus Framework::RunPreFilter(CycleState& state, const PodInfo& pod) cons
   return Timed(kPreFilter, [&]() -> PluginStatus {
     for (size_t i = 0; i < pre_filter_.size(); ++i) {
       const PreFilterPlugin* p = pre_filter_[i];
-      PluginStatus s = p->PreFilter(state, pod);
+      PluginStatus s =
+          plugin_durations_.Time(state, PluginDurations::kPreFilter, i, [&] { return p->PreFilter(state, pod); });
       if (s.IsSkip()) {
         if (pre_filter_to_filter_[i] >= 0) state.SkipFilterAt(static_cast<size_t>(pre_filter_to_filter_[i]));
         continue;
@@ -346,7 +373,8 @@ PluginStatus Framework::RunFilter(const CycleState& state, const PodInfo& pod, c
   for (size_t i = 0; i < filter_.size(); ++i) {
     if (state.FilterSkippedAt(i)) continue;
     const FilterPlugin* p = filter_[i];
-    PluginStatus s = p->Filter(state, pod, node);
+    PluginStatus s = plugin_durations_.TimeOnNode(state, PluginDurations::kFilter, i, node.slot(),
+                                                  [&] { return p->Filter(state, pod, node); });
     if (!s.ok()) return s.WithPlugin(p->Name());
   }
   return {};
@@ -394,9 +422,11 @@ PluginStatus Framework::RunPostFilter(CycleState& state, const PodInfo& pod, std
                                       PostFilterResult* result) const {
   std::vector<std::string> reasons;
   std::string failed_plugin;
-  for (const auto* p : post_filter_) {
+  for (size_t i = 0; i < post_filter_.size(); ++i) {
+    const PostFilterPlugin* p = post_filter_[i];
     PostFilterResult r;
-    PluginStatus s = p->PostFilter(state, pod, rejected, *this, &r);
+    PluginStatus s = plugin_durations_.Time(state, PluginDurations::kPostFilter, i,
+                                            [&] { return p->PostFilter(state, pod, rejected, *this, &r); });
     if (s.ok()) {
       *result = std::move(r);
       return s;
@@ -480,7 +510,8 @@ PluginStatus Framework::RunPreScore(CycleState& state, const PodInfo& pod,
   return Timed(kPreScore, [&]() -> PluginStatus {
     for (size_t i = 0; i < pre_score_.size(); ++i) {
       const PreScorePlugin* p = pre_score_[i];
-      PluginStatus s = p->PreScore(state, pod, nodes);
+      PluginStatus s =
+          plugin_durations_.Time(state, PluginDurations::kPreScore, i, [&] { return p->PreScore(state, pod, nodes); });
       if (s.IsSkip()) {
         if (pre_score_to_score_[i] >= 0) state.SkipScoreAt(static_cast<size_t>(pre_score_to_score_[i]));
         continue;
@@ -500,11 +531,15 @@ PluginStatus Framework::RunScore(const CycleState& state, const PodInfo& pod, st
       const auto& [plugin, weight] = score_[p];
       for (size_t i = 0; i < nodes.size(); ++i) {
         scratch[i].node = nodes[i];
-        PluginStatus s = plugin->Score(state, pod, *nodes[i], &scratch[i].score);
+        PluginStatus s = plugin_durations_.TimeOnNode(state, PluginDurations::kScore, p, nodes[i]->slot(), [&] {
+          return plugin->Score(state, pod, *nodes[i], &scratch[i].score);
+        });
         if (!s.ok()) return s.WithPlugin(plugin->Name());
       }
       if (plugin->HasNormalizeScore()) {
-        PluginStatus s = plugin->NormalizeScore(state, pod, std::span<NodeScore>(scratch.data(), nodes.size()));
+        PluginStatus s = plugin_durations_.Time(state, PluginDurations::kScoreNormalize, p, [&] {
+          return plugin->NormalizeScore(state, pod, std::span<NodeScore>(scratch.data(), nodes.size()));
+        });
         if (!s.ok()) return s.WithPlugin(plugin->Name());
       }
       for (size_t i = 0; i < nodes.size(); ++i) {
@@ -522,8 +557,10 @@ PluginStatus Framework::RunScore(const CycleState& state, const PodInfo& pod, st
 
 PluginStatus Framework::RunReserve(CycleState& state, const PodInfo& pod, const std::string& node) const {
   return Timed(kReserve, [&]() -> PluginStatus {
-    for (const auto* p : reserve_) {
-      PluginStatus s = p->Reserve(state, pod, node);
+    for (size_t i = 0; i < reserve_.size(); ++i) {
+      const ReservePlugin* p = reserve_[i];
+      PluginStatus s =
+          plugin_durations_.Time(state, PluginDurations::kReserve, i, [&] { return p->Reserve(state, pod, node); });
       if (!s.ok()) return s.WithPlugin(p->Name());
     }
     return {};
@@ -531,15 +568,22 @@ PluginStatus Framework::RunReserve(CycleState& state, const PodInfo& pod, const 
 }
 
 void Framework::RunUnreserve(CycleState& state, const PodInfo& pod, const std::string& node) const {
-  for (auto it = reserve_.rbegin(); it != reserve_.rend(); ++it) (*it)->Unreserve(state, pod, node);
+  for (size_t i = reserve_.size(); i-- > 0;) {
+    plugin_durations_.Time(state, PluginDurations::kUnreserve, i, [&] { reserve_[i]->Unreserve(state, pod, node); });
+  }
 }
 
 PluginStatus Framework::RunPermit(CycleState& state, const PodInfoPtr& pod, const std::string& node,
                                    WaitingPods& waiting) const {
   return Timed(kPermit, [&]() -> PluginStatus {
     std::vector<std::pair<std::string, std::chrono::milliseconds>> waits;
-    for (const auto* p : permit_) {
-      PermitDecision d = p->Permit(state, *pod, node);
+    for (size_t i = 0; i < permit_.size(); ++i) {
+      const PermitPlugin* p = permit_[i];
+      PermitDecision d;
+      plugin_durations_.Time(state, PluginDurations::kPermit, i, [&] {
+        d = p->Permit(state, *pod, node);
+        return d.status.code() == Code::kSuccess ? PluginStatus() : PluginStatus(d.status.code(), "");
+      });
       if (d.status.ok()) continue;
       if (d.status.IsRejected()) return std::move(d.status.WithPlugin(p->Name()));
       if (d.status.code() == Code::kWait) {
@@ -559,8 +603,10 @@ PluginStatus Framework::RunPermit(CycleState& state, const PodInfoPtr& pod, cons
 
 PluginStatus Framework::RunPreBind(CycleState& state, const PodInfo& pod, const std::string& node) const {
   return Timed(kPreBind, [&]() -> PluginStatus {
-    for (const auto* p : pre_bind_) {
-      PluginStatus s = p->PreBind(state, pod, node);
+    for (size_t i = 0; i < pre_bind_.size(); ++i) {
+      const PreBindPlugin* p = pre_bind_[i];
+      PluginStatus s =
+          plugin_durations_.Time(state, PluginDurations::kPreBind, i, [&] { return p->PreBind(state, pod, node); });
       if (!s.ok()) return s.WithPlugin(p->Name());
     }
     return {};
@@ -569,8 +615,10 @@ PluginStatus Framework::RunPreBind(CycleState& state, const PodInfo& pod, const 
 
 PluginStatus Framework::RunBind(CycleState& state, const PodInfo& pod, const std::string& node) const {
   return Timed(kBind, [&]() -> PluginStatus {
-    for (const auto* p : bind_) {
-      PluginStatus s = p->Bind(state, pod, node);
+    for (size_t i = 0; i < bind_.size(); ++i) {
+      const BindPlugin* p = bind_[i];
+      PluginStatus s =
+          plugin_durations_.Time(state, PluginDurations::kBind, i, [&] { return p->Bind(state, pod, node); });
       if (s.IsSkip()) continue;
       if (!s.ok()) s.WithPlugin(p->Name());
       return s;
@@ -580,7 +628,9 @@ PluginStatus Framework::RunBind(CycleState& state, const PodInfo& pod, const std
 }
 
 void Framework::RunPostBind(CycleState& state, const PodInfo& pod, const std::string& node) const {
-  for (const auto* p : post_bind_) p->PostBind(state, pod, node);
+  for (size_t i = 0; i < post_bind_.size(); ++i) {
+    plugin_durations_.Time(state, PluginDurations::kPostBind, i, [&] { post_bind_[i]->PostBind(state, pod, node); });
+  }
 }
 
 std::vector<std::string> Framework::PluginNames(std::string_view point) const {

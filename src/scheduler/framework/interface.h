@@ -89,9 +89,20 @@ class CycleState {
   void SkipScoreAt(size_t index) { skip_score_ |= uint64_t{1} << index; }
   bool FilterSkippedAt(size_t index) const { return skip_filter_ >> index & 1; }
   bool ScoreSkippedAt(size_t index) const { return skip_score_ >> index & 1; }
+  // Whether this cycle's plugin durations are recorded (a share of cycles,
+  // as kube's SetRecordPluginMetrics). Set before the cycle starts.
+  void set_record_plugin_metrics(bool on, uint32_t node_phase = 0) {
+    record_plugin_metrics_ = on;
+    plugin_node_phase_ = node_phase;
+  }
+  bool record_plugin_metrics() const { return record_plugin_metrics_; }
+  // Which share of the nodes' Filter and Score calls is timed (PluginDurations).
+  uint32_t plugin_node_phase() const { return plugin_node_phase_; }
 
  private:
   const Snapshot* snapshot_;
+  bool record_plugin_metrics_ = false;
+  uint32_t plugin_node_phase_ = 0;
   std::vector<std::pair<std::string, std::shared_ptr<StateData>>> data_;
   uint64_t skip_filter_ = 0, skip_score_ = 0;
   std::optional<std::vector<std::string>> node_restriction_;

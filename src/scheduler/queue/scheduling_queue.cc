@@ -39,6 +39,7 @@ void SchedulingQueue::PushActive(Entry& e) {
   CountOf(counts_, static_cast<int>(e.where))--;
   e.where = Where::kActive;
   counts_.active++;
+  Incoming("active");
   e.seq = ++next_seq_;
   if (options_.sort_key) {
     active_.push_back({e.info.pod->key, e.seq, options_.sort_key(e.info), nullptr});
@@ -59,6 +60,7 @@ void SchedulingQueue::PushBackoff(Entry& e) {
   CountOf(counts_, static_cast<int>(e.where))--;
   e.where = Where::kBackoff;
   counts_.backoff++;
+  Incoming("backoff");
   e.seq = ++next_seq_;
   auto& heap = e.error_backoff ? error_backoff_ : backoff_;
   heap.push_back({e.backoff_expiry, {e.info.pod->key, e.seq, {}, nullptr}});
@@ -98,6 +100,7 @@ void SchedulingQueue::ToActiveOrBackoff(Entry& e, Clock::time_point now) {
     CountOf(counts_, static_cast<int>(e.where))--;
     e.where = Where::kGated;
     counts_.gated++;
+    Incoming("gated");
     return;
   }
   if (e.info.attempts > 0 && e.backoff_expiry > now) {
@@ -108,8 +111,13 @@ void SchedulingQueue::ToActiveOrBackoff(Entry& e, Clock::time_point now) {
 }
 
 void SchedulingQueue::Add(PodInfoPtr pod) {
+  Add(std::move(pod), "PodAdd");
+}
+
+void SchedulingQueue::Add(PodInfoPtr pod, std::string_view event) {
   std::lock_guard lock(mu_);
   if (closed_) return;
+  event_ = event;
   auto now = clock_.Now();
   auto [it, inserted] = entries_.try_emplace(pod->key);
   Entry& e = it->second;
@@ -157,7 +165,7 @@ void SchedulingQueue::Update(PodInfoPtr pod) {
       return;
     }
   }
-  Add(std::move(pod));
+  Add(std::move(pod), "PodUpdate");
 }
 
 void SchedulingQueue::Delete(const std::string& key) {
@@ -173,6 +181,7 @@ void SchedulingQueue::Delete(const std::string& key) {
 }
 
 void SchedulingQueue::FlushLocked(Clock::time_point now) {
+  event_ = "BackoffComplete";
   for (auto* heap : {&backoff_, &error_backoff_}) {
     while (Entry* e = TopOf(*heap)) {
       if (heap->front().first > now) break;
@@ -184,6 +193,7 @@ void SchedulingQueue::FlushLocked(Clock::time_point now) {
   // The unschedulable pool's timeout needs no finer grain than a second.
   if (counts_.unschedulable == 0 || now - last_unschedulable_scan_ < std::chrono::seconds(1)) return;
   last_unschedulable_scan_ = now;
+  event_ = "UnschedulableTimeout";
   for (auto& [key, e] : entries_) {
     if (e.where == Where::kUnschedulable && now - e.unschedulable_since >= options_.max_unschedulable) {
       ToActiveOrBackoff(e, now);
@@ -237,6 +247,7 @@ void SchedulingQueue::Requeue(QueuedPodInfo info, bool unschedulable) {
     return;
   }
   auto now = clock_.Now();
+  event_ = "ScheduleAttemptFailure";
   e.info = std::move(info);
   e.info.timestamp = now;
   e.backoff_expiry = BackoffExpiry(e.info);
@@ -259,6 +270,7 @@ void SchedulingQueue::Requeue(QueuedPodInfo info, bool unschedulable) {
     counts_.in_flight--;
     e.where = Where::kUnschedulable;
     counts_.unschedulable++;
+    Incoming("unschedulable");
     e.unschedulable_since = now;
     return;
   }
@@ -292,6 +304,7 @@ void SchedulingQueue::Release(const std::string& key) {
   if (it == entries_.end() || !it->second.held) return;
   Entry& e = it->second;
   e.held = false;
+  event_ = "ForceActivate";
   if (e.where == Where::kGated) ToActiveOrBackoff(e, clock_.Now());
 }
 
@@ -299,6 +312,7 @@ void SchedulingQueue::MoveAllToActiveOrBackoff(std::string_view except_key, std:
   std::lock_guard lock(mu_);
   ++move_cycle_;
   if (counts_.unschedulable == 0) return;
+  event_ = "ClusterEvent";
   auto now = clock_.Now();
   for (auto& [key, e] : entries_) {
     if (e.where != Where::kUnschedulable || key == except_key) continue;
@@ -311,6 +325,21 @@ void SchedulingQueue::Close() {
   std::lock_guard lock(mu_);
   closed_ = true;
   cv_.notify_all();
+}
+
+void SchedulingQueue::Incoming(std::string_view queue) {
+  if (options_.on_incoming) options_.on_incoming(queue, event_);
+}
+
+std::map<std::pair<std::string, std::string>, size_t> SchedulingQueue::UnschedulableByPlugin() const {
+  std::map<std::pair<std::string, std::string>, size_t> out;
+  std::lock_guard lock(mu_);
+  if (counts_.unschedulable == 0) return out;
+  for (const auto& [key, e] : entries_) {
+    if (e.where != Where::kUnschedulable) continue;
+    for (const auto& plugin : e.info.unschedulable_plugins) ++out[{plugin, e.info.pod->view->scheduler_name}];
+  }
+  return out;
 }
 
 SchedulingQueue::Counts SchedulingQueue::counts() const {

@@ -28,6 +28,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -55,6 +56,12 @@ class SchedulingQueue {
     // Pop takes a backing-off pod (not one backing off after an error) when
     // no pod is active (kube's SchedulerPopFromBackoffQ).
     bool pop_from_backoff = true;
+    // Called (under the queue's lock) each time a pod enters a queue:
+    // `queue` active, backoff, unschedulable or gated; `event` what moved it
+    // (kube's scheduler_queue_incoming_pods_total labels: PodAdd, PodUpdate,
+    // ScheduleAttemptFailure, BackoffComplete, UnschedulableTimeout,
+    // ForceActivate; a cluster event's move is "ClusterEvent", not the event's own name).
+    std::function<void(std::string_view queue, std::string_view event)> on_incoming;
   };
   using Less = std::function<bool(const QueuedPodInfo&, const QueuedPodInfo&)>;
   // Whether the pod may enter the active queue (PreEnqueue plugins).
@@ -109,6 +116,10 @@ class SchedulingQueue {
   // nullopt when the queue does not hold it (or it was deleted in flight).
   std::optional<QueuedPodInfo> Find(const std::string& key) const;
 
+  // The unschedulable pool's pods counted by (plugin that rejected them,
+  // profile): a pod counts once for each of its plugins.
+  std::map<std::pair<std::string, std::string>, size_t> UnschedulableByPlugin() const;
+
  private:
   enum class Where : unsigned char { kActive, kBackoff, kUnschedulable, kGated, kInFlight };
   struct Entry {
@@ -132,6 +143,8 @@ class SchedulingQueue {
     std::shared_ptr<const QueuedPodInfo> info;
   };
 
+  void Add(PodInfoPtr pod, std::string_view event);
+  void Incoming(std::string_view queue);  // REQUIRES: mu_ held
   void PushActive(Entry& e);   // REQUIRES: mu_ held
   void PushBackoff(Entry& e);  // REQUIRES: mu_ held
   // Marks `e` (active) in flight and returns what Pop hands out. REQUIRES: mu_ held.
@@ -160,6 +173,7 @@ class SchedulingQueue {
   std::vector<std::pair<Clock::time_point, HeapItem>> backoff_;        // guarded by mu_
   std::vector<std::pair<Clock::time_point, HeapItem>> error_backoff_;  // guarded by mu_
   Counts counts_;                                   // guarded by mu_
+  std::string_view event_ = "PodAdd";               // guarded by mu_; what the current move is
 };
 
 }  // namespace berth::scheduler

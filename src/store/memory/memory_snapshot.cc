@@ -2,6 +2,7 @@
 // records (in the background) or on demand, and exported for store backups.
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <thread>
 
@@ -39,6 +40,7 @@ std::vector<ObjectPtr> MemoryStore::LiveObjectsLocked() {
 Status MemoryStore::Snapshot() {
   if (!log_) return Status::Ok();
   std::lock_guard slk(snapshot_mu_);  // one snapshot at a time
+  const auto started = std::chrono::steady_clock::now();
   int64_t revision;
   std::vector<ObjectPtr> objects;
   {
@@ -56,8 +58,11 @@ Status MemoryStore::Snapshot() {
   // Keep this snapshot and the one before it (restore can go back that far).
   const int64_t previous = last_snapshot_revision_;
   last_snapshot_revision_ = std::max(last_snapshot_revision_, revision);
-  if (previous > 0 && previous < revision) return wal::PruneBefore(options_.data_dir, previous);
-  return Status::Ok();
+  if (previous > 0 && previous < revision) s = wal::PruneBefore(options_.data_dir, previous);
+  if (s.ok() && options_.on_snapshot) {
+    options_.on_snapshot(std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+  }
+  return s;
 }
 
 Status MemoryStore::ExportSnapshot(const std::string& dir) {

@@ -54,6 +54,9 @@ class MemoryStore final : public Store {
     int64_t snapshot_every = 200'000;
     // Called with each log fsync's duration (seconds), from the log's thread.
     std::function<void(double)> on_fsync;
+    // Called with each snapshot's duration (seconds: writing it and pruning
+    // what it covers), from the thread that took it.
+    std::function<void(double)> on_snapshot;
     // Recover without repairing anything and accept no writes (store check).
     bool read_only = false;
     // Recover the state as of this revision (store restore); implies read_only.
