@@ -1,18 +1,17 @@
 #include "client/http_client.h"
 
-#include <algorithm>
-#include <cctype>
-#include <cstdio>
-#include <optional>
-#include <thread>
-
 #include <openssl/ssl.h>
 #include <openssl/x509v3.h>
 
+#include <algorithm>
 #include <boost/asio.hpp>
 #include <boost/asio/ssl.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
+#include <cctype>
+#include <cstdio>
+#include <optional>
+#include <thread>
 
 #include "api/base64.h"
 #include "metrics/metrics.h"
@@ -93,7 +92,8 @@ Status HttpClient::Init() {
   } else if (server.rfind("http://", 0) == 0) {
     rest = server.substr(7);
   } else {
-    return Status::BadRequest("server " + server + ": expected https://HOST[:PORT] or http://HOST[:PORT]");
+    return Status::BadRequest("server " + server +
+                              ": expected https://HOST[:PORT] or http://HOST[:PORT]");
   }
   while (!rest.empty() && rest.back() == '/') rest.pop_back();
   if (rest.find('/') != std::string::npos) {
@@ -102,10 +102,12 @@ Status HttpClient::Init() {
   std::string host = rest, port = tls_ ? "443" : "80";
   if (!rest.empty() && rest.front() == '[') {  // [IPv6]:PORT
     auto close = rest.find(']');
-    if (close == std::string::npos) return Status::BadRequest("server " + server + ": unclosed [ in the host");
+    if (close == std::string::npos)
+      return Status::BadRequest("server " + server + ": unclosed [ in the host");
     host = rest.substr(1, close - 1);
     if (close + 1 < rest.size()) {
-      if (rest[close + 1] != ':') return Status::BadRequest("server " + server + ": expected :PORT after ]");
+      if (rest[close + 1] != ':')
+        return Status::BadRequest("server " + server + ": expected :PORT after ]");
       port = rest.substr(close + 2);
     }
   } else if (auto colon = rest.rfind(':'); colon != std::string::npos) {
@@ -113,7 +115,8 @@ Status HttpClient::Init() {
     port = rest.substr(colon + 1);
   }
   if (host.empty() || port.empty() || port.find_first_not_of("0123456789") != std::string::npos) {
-    return Status::BadRequest("server " + server + ": expected " + (tls_ ? "https" : "http") + "://HOST[:PORT]");
+    return Status::BadRequest("server " + server + ": expected " + (tls_ ? "https" : "http") +
+                              "://HOST[:PORT]");
   }
   host_ = host;
   port_ = port;
@@ -133,7 +136,8 @@ Status HttpClient::Init() {
       if (!config_.ca_pem.empty()) {
         ctx.add_certificate_authority(net::buffer(config_.ca_pem), ec);
         if (ec) {
-          return Status::BadRequest("certificate authority " + config_.ca_source + ": " + OpenSslError());
+          return Status::BadRequest("certificate authority " + config_.ca_source + ": " +
+                                    OpenSslError());
         }
       } else {
         ctx.set_default_verify_paths(ec);
@@ -149,21 +153,23 @@ Status HttpClient::Init() {
         return Status::BadRequest("client key: does not match the client certificate");
       }
     }
-  } else if (!config_.client_certificate_pem.empty()) {
-    return Status::BadRequest("server " + server + ": a client certificate needs an https:// server");
-  }
+  }  // plain http: the TLS settings do not apply (as in client-go)
 
-  if (config_.metrics != nullptr) {
-    metrics_ = std::make_unique<Metrics>(Metrics{
-        config_.metrics->AddHistogram("rest_client_rate_limiter_duration_seconds",
-                                      "Client side rate limiter latency in seconds. Broken down by verb, and host.",
-                                      {0.005, 0.025, 0.1, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 15.0, 30.0, 60.0},
-                                      {"verb", "host"}),
-        config_.metrics->AddCounter("rest_client_requests_total",
-                                    "Number of HTTP requests, partitioned by status code, method, and host.",
-                                    {"code", "method", "host"})});
-  }
+  if (config_.metrics != nullptr) RegisterMetrics(*config_.metrics);
   return Status::Ok();
+}
+
+void HttpClient::RegisterMetrics(metrics::Registry& registry) {
+  if (metrics_.load() != nullptr) return;
+  metrics_owner_ = std::make_unique<Metrics>(Metrics{
+      registry.AddHistogram(
+          "rest_client_rate_limiter_duration_seconds",
+          "Client side rate limiter latency in seconds. Broken down by verb, and host.",
+          {0.005, 0.025, 0.1, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 15.0, 30.0, 60.0}, {"verb", "host"}),
+      registry.AddCounter("rest_client_requests_total",
+                          "Number of HTTP requests, partitioned by status code, method, and host.",
+                          {"code", "method", "host"})});
+  metrics_.store(metrics_owner_.get());
 }
 
 Result<std::unique_ptr<HttpClient::Connection>> HttpClient::Open() {
@@ -186,16 +192,19 @@ Result<std::unique_ptr<HttpClient::Connection>> HttpClient::Open() {
     if (!config_.insecure_skip_tls_verify) {
       X509_VERIFY_PARAM* param = SSL_get0_param(ssl_handle);
       X509_VERIFY_PARAM_set_hostflags(param, X509_CHECK_FLAG_NO_PARTIAL_WILDCARDS);
-      int set = IsIpAddress(verify_name_) ? X509_VERIFY_PARAM_set1_ip_asc(param, verify_name_.c_str())
-                                          : X509_VERIFY_PARAM_set1_host(param, verify_name_.c_str(), 0);
-      if (set != 1) return Status::BadRequest("tls-server-name " + verify_name_ + ": not a usable name");
+      int set = IsIpAddress(verify_name_)
+                    ? X509_VERIFY_PARAM_set1_ip_asc(param, verify_name_.c_str())
+                    : X509_VERIFY_PARAM_set1_host(param, verify_name_.c_str(), 0);
+      if (set != 1)
+        return Status::BadRequest("tls-server-name " + verify_name_ + ": not a usable name");
     }
     c->tls->handshake(ssl::stream_base::client, ec);
     if (ec) {
       long verify = SSL_get_verify_result(ssl_handle);
       std::string why = ec.message();
       if (verify != X509_V_OK) {
-        why = std::string("tls: failed to verify certificate: ") + X509_verify_cert_error_string(verify);
+        why = std::string("tls: failed to verify certificate: ") +
+              X509_verify_cert_error_string(verify);
         if (verify == X509_V_ERR_HOSTNAME_MISMATCH || verify == X509_V_ERR_IP_ADDRESS_MISMATCH) {
           why += " (the certificate is not valid for " + verify_name_ + ")";
         }
@@ -221,7 +230,8 @@ std::string HttpClient::Authorization() {
         char buf[4096];
         for (size_t n; (n = std::fread(buf, 1, sizeof buf, f)) > 0;) token.append(buf, n);
         std::fclose(f);
-        while (!token.empty() && std::isspace(static_cast<unsigned char>(token.back()))) token.pop_back();
+        while (!token.empty() && std::isspace(static_cast<unsigned char>(token.back())))
+          token.pop_back();
         if (!token.empty()) file_token_ = std::move(token);
       }
       token_read_at_ = now;
@@ -238,7 +248,8 @@ namespace {
 
 http::request<http::string_body> MakeRequest(const std::string& method, const std::string& target,
                                              const std::string& host, const std::string& body,
-                                             const std::string& content_type, const std::string& authorization,
+                                             const std::string& content_type,
+                                             const std::string& authorization,
                                              const std::string& user_agent) {
   http::request<http::string_body> req(http::string_to_verb(method), target, 11);
   req.set(http::field::host, host);
@@ -256,7 +267,9 @@ http::request<http::string_body> MakeRequest(const std::string& method, const st
 
 int ParseRetryAfter(std::string_view value) {
   // Seconds only (kube's servers send seconds; an HTTP date is ignored).
-  if (value.empty() || value.size() > 6 || value.find_first_not_of("0123456789") != std::string_view::npos) return -1;
+  if (value.empty() || value.size() > 6 ||
+      value.find_first_not_of("0123456789") != std::string_view::npos)
+    return -1;
   return std::stoi(std::string(value));
 }
 
@@ -280,8 +293,10 @@ Result<HttpResponse> HttpClient::Request(const std::string& method, const std::s
                                          const std::string& body, const std::string& content_type) {
   for (int retry = 0;; ++retry) {
     auto waited = bucket_.Accept();
-    if (metrics_) {
-      metrics_->limiter.WithLabels({method, host_header_}).Observe(std::chrono::duration<double>(waited).count());
+    Metrics* metrics = metrics_.load();
+    if (metrics) {
+      metrics->limiter.WithLabels({method, host_header_})
+          .Observe(std::chrono::duration<double>(waited).count());
     }
     if (config_.max_inflight > 0) {
       std::unique_lock lock(inflight_mu_);
@@ -296,12 +311,13 @@ Result<HttpResponse> HttpClient::Request(const std::string& method, const std::s
       }
       inflight_cv_.notify_one();
     }
-    if (metrics_) {
+    if (metrics) {
       std::string code = response.ok() ? std::to_string(response->status) : "<error>";
-      metrics_->requests.WithLabels({code, method, host_header_}).Increment();
+      metrics->requests.WithLabels({code, method, host_header_}).Increment();
     }
     if (!response.ok()) return response;
-    if (retry >= kMaxRetries || !Retryable(method, response->status, response->retry_after_seconds)) {
+    if (retry >= kMaxRetries ||
+        !Retryable(method, response->status, response->retry_after_seconds)) {
       return response;
     }
     std::this_thread::sleep_for(RetryDelay(retry, response->retry_after_seconds));
@@ -309,7 +325,8 @@ Result<HttpResponse> HttpClient::Request(const std::string& method, const std::s
 }
 
 Result<HttpResponse> HttpClient::RoundTrip(const std::string& method, const std::string& target,
-                                           const std::string& body, const std::string& content_type) {
+                                           const std::string& body,
+                                           const std::string& content_type) {
   const std::string authorization = Authorization();
   for (int attempt = 0; attempt < 2; ++attempt) {
     std::unique_ptr<Connection> connection;
@@ -326,7 +343,8 @@ Result<HttpResponse> HttpClient::RoundTrip(const std::string& method, const std:
       connection = std::move(opened).value();
     }
     beast::error_code ec;
-    auto req = MakeRequest(method, target, host_header_, body, content_type, authorization, config_.user_agent);
+    auto req = MakeRequest(method, target, host_header_, body, content_type, authorization,
+                           config_.user_agent);
     http::response_parser<http::string_body> parser;
     parser.body_limit(boost::none);
     connection->With([&](auto& stream) {
@@ -350,7 +368,8 @@ Result<HttpResponse> HttpClient::RoundTrip(const std::string& method, const std:
   return Status::Unavailable(method + " " + target + ": no connection");
 }
 
-Result<int> HttpClient::Stream(const std::string& target, const std::function<void(std::string_view)>& on_line,
+Result<int> HttpClient::Stream(const std::string& target,
+                               const std::function<void(std::string_view)>& on_line,
                                const std::atomic<bool>& stop) {
   auto opened = Open();
   if (!opened.ok()) return opened.status();
@@ -364,7 +383,8 @@ Result<int> HttpClient::Stream(const std::string& target, const std::function<vo
     Connection* c;
     ~Unregister() {
       std::lock_guard lock(self->streams_mu_);
-      self->streams_.erase(std::remove(self->streams_.begin(), self->streams_.end(), c), self->streams_.end());
+      self->streams_.erase(std::remove(self->streams_.begin(), self->streams_.end(), c),
+                           self->streams_.end());
     }
   } unregister{this, &c};
   if (stop.load()) return 200;

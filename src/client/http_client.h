@@ -32,6 +32,7 @@ namespace boost::asio::ssl {
 class context;
 }
 namespace berth::metrics {
+class Registry;
 class Counter;
 template <typename T>
 class Family;
@@ -63,16 +64,23 @@ class HttpClient {
   // 429 and retryable 5xx answers. Thread-safe: concurrent requests go out on
   // as many keep-alive connections (kept for reuse, up to kMaxIdle), so that
   // they are in flight together.
-  Result<HttpResponse> Request(const std::string& method, const std::string& target, const std::string& body = "",
+  Result<HttpResponse> Request(const std::string& method, const std::string& target,
+                               const std::string& body = "",
                                const std::string& content_type = "application/json");
   // Streams a watch: calls on_line for every newline-terminated line of the
   // body until the server ends it, `stop` becomes true or an error occurs.
   // Returns the HTTP status (200 when the stream ran) or the error. Not
   // rate-limited (client-go does not throttle watches either).
-  Result<int> Stream(const std::string& target, const std::function<void(std::string_view)>& on_line,
+  Result<int> Stream(const std::string& target,
+                     const std::function<void(std::string_view)>& on_line,
                      const std::atomic<bool>& stop);
   // Ends every Stream in progress (from any thread): their sockets are shut down.
   void CancelStreams();
+
+  // Registers the rest_client_* metrics in `registry` (instead of
+  // RestConfig::metrics, for a registry made after the client). Once; any
+  // thread. REQUIRES: `registry` outlives the client.
+  void RegisterMetrics(metrics::Registry& registry);
 
   // "https://HOST:PORT", as configured.
   const std::string& server() const { return config_.server; }
@@ -92,8 +100,8 @@ class HttpClient {
   explicit HttpClient(RestConfig config);
   Status Init();
   Result<std::unique_ptr<Connection>> Open();
-  Result<HttpResponse> RoundTrip(const std::string& method, const std::string& target, const std::string& body,
-                                 const std::string& content_type);
+  Result<HttpResponse> RoundTrip(const std::string& method, const std::string& target,
+                                 const std::string& body, const std::string& content_type);
   std::string Authorization();
 
   RestConfig config_;
@@ -102,14 +110,15 @@ class HttpClient {
   std::string verify_name_;  // tls-server-name or host
   std::shared_ptr<boost::asio::ssl::context> tls_context_;
   TokenBucket bucket_;
-  std::unique_ptr<Metrics> metrics_;
+  std::unique_ptr<Metrics> metrics_owner_;
+  std::atomic<Metrics*> metrics_{nullptr};
 
   std::mutex inflight_mu_;
   std::condition_variable inflight_cv_;
   int inflight_ = 0;  // guarded by inflight_mu_
 
   std::mutex token_mu_;
-  std::string file_token_;                              // guarded by token_mu_
+  std::string file_token_;                               // guarded by token_mu_
   std::chrono::steady_clock::time_point token_read_at_;  // guarded by token_mu_
 
   static constexpr size_t kMaxIdle = 64;

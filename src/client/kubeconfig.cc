@@ -1,13 +1,13 @@
 #include "client/kubeconfig.h"
 
+#include <yaml-cpp/yaml.h>
+
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <variant>
-
-#include <yaml-cpp/yaml.h>
 
 #include "api/base64.h"
 
@@ -47,7 +47,8 @@ class Parser {
     return (dir_ / file).lexically_normal().string();
   }
 
-  Status String(const YAML::Node& map, const char* field, const std::string& key, std::string& out) const {
+  Status String(const YAML::Node& map, const char* field, const std::string& key,
+                std::string& out) const {
     YAML::Node v = map[field];
     if (!v || v.IsNull()) return Status::Ok();
     if (!v.IsScalar()) return Error(key + "." + field, "expected a string");
@@ -59,19 +60,22 @@ class Parser {
     YAML::Node v = map[field];
     if (!v || v.IsNull()) return Status::Ok();
     bool b = false;
-    if (!v.IsScalar() || !YAML::convert<bool>::decode(v, b)) return Error(key + "." + field, "expected true or false");
+    if (!v.IsScalar() || !YAML::convert<bool>::decode(v, b))
+      return Error(key + "." + field, "expected true or false");
     out = b;
     return Status::Ok();
   }
 
   // A []byte field: base64 in the file, decoded here.
-  Status Bytes(const YAML::Node& map, const char* field, const std::string& key, std::string& out) const {
+  Status Bytes(const YAML::Node& map, const char* field, const std::string& key,
+               std::string& out) const {
     std::string text;
     if (Status s = String(map, field, key, text); !s.ok()) return s;
     if (text.empty()) return Status::Ok();
     auto decoded = api::Base64Decode(text);
     if (auto* bad = std::get_if<api::Base64Corrupt>(&decoded)) {
-      return Error(key + "." + field, "illegal base64 data at input byte " + std::to_string(bad->offset));
+      return Error(key + "." + field,
+                   "illegal base64 data at input byte " + std::to_string(bad->offset));
     }
     out = std::get<std::string>(std::move(decoded));
     return Status::Ok();
@@ -80,21 +84,25 @@ class Parser {
   // Calls `each(name, body, key)` for every `{name: N, <body_field>: {...}}`
   // entry of the list `section`.
   template <typename F>
-  Status Entries(const YAML::Node& root, const char* section, const char* body_field, F&& each) const {
+  Status Entries(const YAML::Node& root, const char* section, const char* body_field,
+                 F&& each) const {
     YAML::Node list = root[section];
     if (!list || list.IsNull()) return Status::Ok();
     if (!list.IsSequence()) return Error(section, "expected a list");
     for (size_t i = 0; i < list.size(); ++i) {
       const YAML::Node& entry = list[i];
       std::string at = std::string(section) + "[" + std::to_string(i) + "]";
-      if (!entry.IsMap()) return Error(at, "expected a map with name and " + std::string(body_field));
+      if (!entry.IsMap())
+        return Error(at, "expected a map with name and " + std::string(body_field));
       std::string name;
       if (Status s = String(entry, "name", at, name); !s.ok()) return s;
       if (name.empty()) return Error(at + ".name", "required");
       std::string key = std::string(section) + "[" + name + "]";
       YAML::Node body = entry[body_field];
-      if (body && !body.IsNull() && !body.IsMap()) return Error(key + "." + body_field, "expected a map");
-      if (Status s = each(name, body && body.IsMap() ? body : YAML::Node(YAML::NodeType::Map), key); !s.ok()) {
+      if (body && !body.IsNull() && !body.IsMap())
+        return Error(key + "." + body_field, "expected a map");
+      if (Status s = each(name, body && body.IsMap() ? body : YAML::Node(YAML::NodeType::Map), key);
+          !s.ok()) {
         return s;
       }
     }
@@ -128,56 +136,71 @@ Result<Kubeconfig> ParseKubeconfig(const std::string& text, const std::string& p
   if (Status s = p.String(root, "kind", "", kind); !s.ok()) return s;
   if (!kind.empty() && kind != "Config") return p.Error("kind", "expected Config, not " + kind);
 
-  Status s = p.Entries(root, "clusters", "cluster", [&](const std::string& name, const YAML::Node& c,
-                                                         const std::string& key) -> Status {
-    KubeconfigCluster cluster;
-    cluster.source = path;
-    if (Status e = p.String(c, "server", key, cluster.server); !e.ok()) return e;
-    if (Status e = p.String(c, "certificate-authority", key, cluster.certificate_authority); !e.ok()) return e;
-    cluster.certificate_authority = p.Resolve(cluster.certificate_authority);
-    if (Status e = p.Bytes(c, "certificate-authority-data", key, cluster.certificate_authority_data); !e.ok()) {
-      return e;
-    }
-    if (Status e = p.Bool(c, "insecure-skip-tls-verify", key, cluster.insecure_skip_tls_verify); !e.ok()) return e;
-    if (Status e = p.String(c, "tls-server-name", key, cluster.tls_server_name); !e.ok()) return e;
-    out.clusters.emplace(name, std::move(cluster));  // a repeated name: the first stays, as client-go keeps it
-    return Status::Ok();
-  });
+  Status s = p.Entries(
+      root, "clusters", "cluster",
+      [&](const std::string& name, const YAML::Node& c, const std::string& key) -> Status {
+        KubeconfigCluster cluster;
+        cluster.source = path;
+        if (Status e = p.String(c, "server", key, cluster.server); !e.ok()) return e;
+        if (Status e = p.String(c, "certificate-authority", key, cluster.certificate_authority);
+            !e.ok())
+          return e;
+        cluster.certificate_authority = p.Resolve(cluster.certificate_authority);
+        if (Status e =
+                p.Bytes(c, "certificate-authority-data", key, cluster.certificate_authority_data);
+            !e.ok()) {
+          return e;
+        }
+        if (Status e = p.Bool(c, "insecure-skip-tls-verify", key, cluster.insecure_skip_tls_verify);
+            !e.ok())
+          return e;
+        if (Status e = p.String(c, "tls-server-name", key, cluster.tls_server_name); !e.ok())
+          return e;
+        out.clusters.emplace(
+            name, std::move(cluster));  // a repeated name: the first stays, as client-go keeps it
+        return Status::Ok();
+      });
   if (!s.ok()) return s;
-  s = p.Entries(root, "users", "user", [&](const std::string& name, const YAML::Node& u,
-                                            const std::string& key) -> Status {
-    KubeconfigUser user;
-    user.source = path;
-    for (auto [field, value] : {std::pair{"token", &user.token}, std::pair{"tokenFile", &user.token_file},
-                                std::pair{"client-certificate", &user.client_certificate},
-                                std::pair{"client-key", &user.client_key}, std::pair{"username", &user.username},
-                                std::pair{"password", &user.password}}) {
-      if (Status e = p.String(u, field, key, *value); !e.ok()) return e;
-    }
-    user.token_file = p.Resolve(user.token_file);
-    user.client_certificate = p.Resolve(user.client_certificate);
-    user.client_key = p.Resolve(user.client_key);
-    if (Status e = p.Bytes(u, "client-certificate-data", key, user.client_certificate_data); !e.ok()) return e;
-    if (Status e = p.Bytes(u, "client-key-data", key, user.client_key_data); !e.ok()) return e;
-    for (const char* unsupported : {"exec", "auth-provider"}) {
-      if (u[unsupported] && !u[unsupported].IsNull()) {
-        return p.Error(key + "." + unsupported, "not supported by berth (use a token or a client certificate)");
-      }
-    }
-    out.users.emplace(name, std::move(user));
-    return Status::Ok();
-  });
+  s = p.Entries(
+      root, "users", "user",
+      [&](const std::string& name, const YAML::Node& u, const std::string& key) -> Status {
+        KubeconfigUser user;
+        user.source = path;
+        for (auto [field, value] :
+             {std::pair{"token", &user.token}, std::pair{"tokenFile", &user.token_file},
+              std::pair{"client-certificate", &user.client_certificate},
+              std::pair{"client-key", &user.client_key}, std::pair{"username", &user.username},
+              std::pair{"password", &user.password}}) {
+          if (Status e = p.String(u, field, key, *value); !e.ok()) return e;
+        }
+        user.token_file = p.Resolve(user.token_file);
+        user.client_certificate = p.Resolve(user.client_certificate);
+        user.client_key = p.Resolve(user.client_key);
+        if (Status e = p.Bytes(u, "client-certificate-data", key, user.client_certificate_data);
+            !e.ok())
+          return e;
+        if (Status e = p.Bytes(u, "client-key-data", key, user.client_key_data); !e.ok()) return e;
+        for (const char* unsupported : {"exec", "auth-provider"}) {
+          if (u[unsupported] && !u[unsupported].IsNull()) {
+            return p.Error(key + "." + unsupported,
+                           "not supported by berth (use a token or a client certificate)");
+          }
+        }
+        out.users.emplace(name, std::move(user));
+        return Status::Ok();
+      });
   if (!s.ok()) return s;
-  s = p.Entries(root, "contexts", "context", [&](const std::string& name, const YAML::Node& c,
-                                                  const std::string& key) -> Status {
-    KubeconfigContext context;
-    context.source = path;
-    if (Status e = p.String(c, "cluster", key, context.cluster); !e.ok()) return e;
-    if (Status e = p.String(c, "user", key, context.user); !e.ok()) return e;
-    if (Status e = p.String(c, "namespace", key, context.namespace_name); !e.ok()) return e;
-    out.contexts.emplace(name, std::move(context));
-    return Status::Ok();
-  });
+  s = p.Entries(
+      root, "contexts", "context",
+      [&](const std::string& name, const YAML::Node& c, const std::string& key) -> Status {
+        KubeconfigContext context;
+        context.source = path;
+        if (Status e = p.String(c, "cluster", key, context.cluster); !e.ok()) return e;
+        if (Status e = p.String(c, "user", key, context.user); !e.ok()) return e;
+        if (Status e = p.String(c, "namespace", key, context.namespace_name); !e.ok()) return e;
+        out.contexts.emplace(name, std::move(context));
+        return Status::Ok();
+      });
   if (!s.ok()) return s;
   if (Status e = p.String(root, "current-context", "", out.current_context); !e.ok()) return e;
   if (!out.current_context.empty()) out.current_context_source = path;
@@ -212,7 +235,8 @@ ClientConfigSources ClientConfigSources::FromEnvironment() {
 Result<RestConfig> InClusterConfig(const ClientConfigSources& sources) {
   if (sources.service_host.empty() || sources.service_port.empty()) {
     return Status::BadRequest(
-        "unable to load in-cluster configuration, KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT must be "
+        "unable to load in-cluster configuration, KUBERNETES_SERVICE_HOST and "
+        "KUBERNETES_SERVICE_PORT must be "
         "defined");
   }
   RestConfig config;
@@ -229,12 +253,14 @@ Result<RestConfig> InClusterConfig(const ClientConfigSources& sources) {
   return config;
 }
 
-Result<RestConfig> LoadClientConfig(const ClientConfigSources& sources, const std::string& fallback_server) {
+Result<RestConfig> LoadClientConfig(const ClientConfigSources& sources,
+                                    const std::string& fallback_server) {
   Kubeconfig merged;
   bool found = false;
   if (!sources.kubeconfig.empty()) {
     auto loaded = LoadKubeconfigFile(sources.kubeconfig);
-    if (!loaded.ok()) return Status(loaded.status().code(), "--kubeconfig: " + loaded.status().message());
+    if (!loaded.ok())
+      return Status(loaded.status().code(), "--kubeconfig: " + loaded.status().message());
     merged = std::move(loaded).value();
     found = true;
   } else if (!sources.kubeconfig_env.empty()) {
@@ -246,7 +272,8 @@ Result<RestConfig> LoadClientConfig(const ClientConfigSources& sources, const st
       std::error_code ec;
       if (!fs::exists(file, ec)) continue;  // client-go skips missing files of the list
       auto loaded = LoadKubeconfigFile(file);
-      if (!loaded.ok()) return Status(loaded.status().code(), "KUBECONFIG: " + loaded.status().message());
+      if (!loaded.ok())
+        return Status(loaded.status().code(), "KUBECONFIG: " + loaded.status().message());
       MergeKubeconfig(merged, loaded.value());
       found = true;
     }
@@ -263,8 +290,8 @@ Result<RestConfig> LoadClientConfig(const ClientConfigSources& sources, const st
 
   const bool empty = merged.clusters.empty() && merged.users.empty() && merged.contexts.empty() &&
                      merged.current_context.empty();
-  if ((!found || empty) && sources.kubeconfig.empty() && sources.context.empty() && sources.server.empty() &&
-      !sources.service_host.empty()) {
+  if ((!found || empty) && sources.kubeconfig.empty() && sources.context.empty() &&
+      sources.server.empty() && !sources.service_host.empty()) {
     auto in_cluster = InClusterConfig(sources);
     if (!in_cluster.ok()) return in_cluster.status();
     if (!sources.token.empty()) {
@@ -282,8 +309,9 @@ Result<RestConfig> LoadClientConfig(const ClientConfigSources& sources, const st
       if (!sources.context.empty()) {
         return Status::BadRequest("context was not found for specified context: " + context_name);
       }
-      return Status::BadRequest("kubeconfig " + merged.current_context_source + ": current-context: context \"" +
-                                context_name + "\" does not exist");
+      return Status::BadRequest("kubeconfig " + merged.current_context_source +
+                                ": current-context: context \"" + context_name +
+                                "\" does not exist");
     }
     const KubeconfigContext& context = it->second;
     const std::string at = "kubeconfig " + context.source + ": contexts[" + context_name + "]";
@@ -293,7 +321,8 @@ Result<RestConfig> LoadClientConfig(const ClientConfigSources& sources, const st
         return Status::BadRequest(at + ".cluster: cluster \"" + context.cluster + "\" not found");
       }
       const KubeconfigCluster& cluster = c->second;
-      const std::string key = "kubeconfig " + cluster.source + ": clusters[" + context.cluster + "]";
+      const std::string key =
+          "kubeconfig " + cluster.source + ": clusters[" + context.cluster + "]";
       config.server = cluster.server;
       config.insecure_skip_tls_verify = cluster.insecure_skip_tls_verify;
       config.tls_server_name = cluster.tls_server_name;
@@ -303,12 +332,14 @@ Result<RestConfig> LoadClientConfig(const ClientConfigSources& sources, const st
         config.ca_source = key + ".certificate-authority-data";
       } else if (!cluster.certificate_authority.empty()) {
         auto ca = ReadWholeFile(cluster.certificate_authority);
-        if (!ca.ok()) return Status::BadRequest(key + ".certificate-authority: " + ca.status().message());
+        if (!ca.ok())
+          return Status::BadRequest(key + ".certificate-authority: " + ca.status().message());
         config.ca_pem = std::move(ca).value();
         config.ca_source = cluster.certificate_authority;
       }
       if (config.insecure_skip_tls_verify && !config.ca_pem.empty()) {
-        return Status::BadRequest(key + ": specifying a root certificates file with the insecure flag is not allowed");
+        return Status::BadRequest(
+            key + ": specifying a root certificates file with the insecure flag is not allowed");
       }
       if (config.server.empty() && sources.server.empty()) {
         return Status::BadRequest(key + ".server: cluster has no server defined");
@@ -324,13 +355,15 @@ Result<RestConfig> LoadClientConfig(const ClientConfigSources& sources, const st
         config.bearer_token = user.token;
         if (user.token.empty() && !user.token_file.empty()) {
           auto token = ReadWholeFile(user.token_file);
-          if (!token.ok()) return Status::BadRequest(key + ".tokenFile: " + token.status().message());
+          if (!token.ok())
+            return Status::BadRequest(key + ".tokenFile: " + token.status().message());
           config.bearer_token_file = user.token_file;
         }
         config.client_certificate_pem = user.client_certificate_data;
         if (config.client_certificate_pem.empty() && !user.client_certificate.empty()) {
           auto pem = ReadWholeFile(user.client_certificate);
-          if (!pem.ok()) return Status::BadRequest(key + ".client-certificate: " + pem.status().message());
+          if (!pem.ok())
+            return Status::BadRequest(key + ".client-certificate: " + pem.status().message());
           config.client_certificate_pem = std::move(pem).value();
         }
         config.client_key_pem = user.client_key_data;
@@ -341,8 +374,9 @@ Result<RestConfig> LoadClientConfig(const ClientConfigSources& sources, const st
         }
         if (config.client_certificate_pem.empty() != config.client_key_pem.empty()) {
           return Status::BadRequest(key + ": " +
-                                    (config.client_key_pem.empty() ? "client-certificate without client-key"
-                                                                   : "client-key without client-certificate"));
+                                    (config.client_key_pem.empty()
+                                         ? "client-certificate without client-key"
+                                         : "client-key without client-certificate"));
         }
         config.username = user.username;
         config.password = user.password;
@@ -357,7 +391,8 @@ Result<RestConfig> LoadClientConfig(const ClientConfigSources& sources, const st
   if (config.server.empty()) {
     if (fallback_server.empty()) {
       return Status::BadRequest(
-          "invalid configuration: no configuration has been provided, try setting KUBERNETES_MASTER environment "
+          "invalid configuration: no configuration has been provided, try setting "
+          "KUBERNETES_MASTER environment "
           "variable");
     }
     config.server = fallback_server;

@@ -75,10 +75,10 @@ void MergeKubeconfig(Kubeconfig& into, const Kubeconfig& later);
 // Where a client configuration comes from: the flags, and the environment
 // (given, so that tests need not change the process's).
 struct ClientConfigSources {
-  std::string kubeconfig;  // --kubeconfig
-  std::string context;     // --context
-  std::string server;      // --server: overrides the cluster's server
-  std::string token;       // --token: overrides the user's credentials
+  std::string kubeconfig;      // --kubeconfig
+  std::string context;         // --context
+  std::string server;          // --server: overrides the cluster's server
+  std::string token;           // --token: overrides the user's credentials
   std::string kubeconfig_env;  // $KUBECONFIG
   std::string home;            // $HOME
   // The in-cluster environment: KUBERNETES_SERVICE_HOST/PORT and the
@@ -96,7 +96,8 @@ struct ClientConfigSources {
 // ("no configuration has been provided …"). `fallback_server`, when not
 // empty, is used instead of that error (berth's commands fall back to
 // http://127.0.0.1:8080, the address kubectl falls back to).
-Result<RestConfig> LoadClientConfig(const ClientConfigSources& sources, const std::string& fallback_server = "");
+Result<RestConfig> LoadClientConfig(const ClientConfigSources& sources,
+                                    const std::string& fallback_server = "");
 
 // The in-cluster configuration alone (client-go's rest.InClusterConfig).
 Result<RestConfig> InClusterConfig(const ClientConfigSources& sources);

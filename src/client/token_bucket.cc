@@ -7,7 +7,11 @@
 namespace berth::client {
 
 TokenBucket::TokenBucket(double qps, int burst, api::Clock& clock)
-    : qps_(qps), burst_(std::max(burst, 1)), clock_(clock), tokens_(burst_), refilled_at_(clock.Now()) {}
+    : qps_(qps),
+      burst_(std::max(burst, 1)),
+      clock_(clock),
+      tokens_(burst_),
+      refilled_at_(clock.Now()) {}
 
 std::chrono::nanoseconds TokenBucket::Reserve() {
   if (qps_ <= 0) return std::chrono::nanoseconds(0);

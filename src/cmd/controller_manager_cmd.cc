@@ -1,5 +1,6 @@
 // berth controller-manager: the controllers on their own, against a
-// Kubernetes-compatible API server over HTTP — e.g. `berth serve
+// Kubernetes-compatible API server (the shared client flags:
+// cmd/client_flags.h) — e.g. `berth serve
 // --no-controllers` elsewhere. The same manager as inside `berth serve`, with
 // an HTTP transport and HTTP informers (which relist after a lost watch).
 
@@ -8,6 +9,7 @@
 #include "client/http_client.h"
 #include "cluster/controller_manager.h"
 #include "cluster/informer_sources.h"
+#include "cmd/client_flags.h"
 #include "cmd/commands.h"
 #include "cmd/termination_signals.h"
 
@@ -15,7 +17,7 @@ namespace berth::cmd {
 namespace {
 
 struct ControllerManagerFlags {
-  std::string server = "http://127.0.0.1:8080";
+  ClientFlags client;
   std::vector<std::string> controllers{"*"};
   std::string node_monitor_grace_period = "40s";
   std::string node_monitor_period = "5s";
@@ -43,15 +45,18 @@ int RunControllerManager(const ControllerManagerFlags& f) {
   if (!flags.ok()) return Fail(flags.message());
 
   TerminationSignals signals;
-  auto writer = client::HttpClient::Connect(f.server);
-  if (!writer.ok()) return Fail("--server " + f.server + ": " + writer.status().message());
-  // Informers hold watch connections of their own.
-  auto reader = client::HttpClient::Connect(f.server);
-  if (!reader.ok()) return Fail("--server " + f.server + ": " + reader.status().message());
-  auto started = cluster::ControllerManager::Start(client::HttpTransport(*writer.value()),
-                                                   cluster::HttpInformerSources(*reader.value()), options);
+  auto rest_config = f.client.Load();
+  if (!rest_config.ok()) return Fail(rest_config.status().message());
+  rest_config->user_agent = "berth-controller-manager";
+  const std::string server = rest_config->server;
+  // One client, one QPS limit, as kube-controller-manager's (watches on
+  // connections of their own, not limited).
+  auto http = client::HttpClient::Connect(std::move(rest_config).value());
+  if (!http.ok()) return Fail(server + ": " + http.status().message());
+  auto started = cluster::ControllerManager::Start(client::HttpTransport(*http.value()),
+                                                   cluster::HttpInformerSources(*http.value()), options);
   if (!started.ok()) return Fail(started.status().message());
-  std::fprintf(stderr, "berth controller-manager: controlling %s\n", f.server.c_str());
+  std::fprintf(stderr, "berth controller-manager: controlling %s\n", server.c_str());
   std::fflush(stderr);
   signals.Wait();
   started.value()->Stop();
@@ -65,7 +70,7 @@ void AddControllerManagerCommand(CLI::App& app) {
   static ControllerManagerFlags f;
   auto* cmd = app.add_subcommand("controller-manager",
                                  "Run the controllers against a Kubernetes-compatible API server over HTTP");
-  cmd->add_option("--server", f.server, "The API server (http://HOST:PORT)")->capture_default_str();
+  f.client.AddTo(cmd, 20, 30);  // kube-controller-manager's defaults
   cmd->add_option("--controllers", f.controllers,
                   "Controllers to run, kube's syntax: '*' all, 'NAME' one more, '-NAME' one less "
                   "(replicaset-controller, deployment-controller, daemonset-controller, "

@@ -1,6 +1,8 @@
 // berth scheduler: the scheduler on its own, against any Kubernetes-compatible
-// API server over HTTP (berth's, or kube-apiserver through `kubectl proxy`):
-// the same runner as inside `berth serve`, with HTTP informers and client.
+// API server (berth's, or kube-apiserver) reached as kube-scheduler reaches it:
+// a kubeconfig, TLS, a token or client certificate, and --kube-api-qps/-burst
+// (cmd/client_flags.h). The same runner as inside `berth serve`, with HTTP
+// informers and client.
 
 #include <cstdio>
 
@@ -10,6 +12,7 @@
 #include "cluster/informer_sources.h"
 #include "cluster/scheduler_clients.h"
 #include "cluster/scheduler_runner.h"
+#include "cmd/client_flags.h"
 #include "cmd/commands.h"
 #include "cmd/termination_signals.h"
 
@@ -17,7 +20,7 @@ namespace berth::cmd {
 namespace {
 
 struct SchedulerFlags {
-  std::string server = "http://127.0.0.1:8080";
+  ClientFlags client;
   std::string config;
   int concurrent = 2;
   uint64_t seed = 0;
@@ -37,11 +40,15 @@ int RunScheduler(const SchedulerFlags& f, const scheduler::Registry& registry) {
     config = std::move(loaded).value();
   }
   TerminationSignals signals;
-  auto writer = client::HttpClient::Connect(f.server);
-  if (!writer.ok()) return Fail("--server " + f.server + ": " + writer.status().message());
-  // Informers hold watch connections of their own.
-  auto reader = client::HttpClient::Connect(f.server);
-  if (!reader.ok()) return Fail("--server " + f.server + ": " + reader.status().message());
+  auto rest_config = f.client.Load();
+  if (!rest_config.ok()) return Fail(rest_config.status().message());
+  rest_config->user_agent = "berth-scheduler";
+  const std::string server = rest_config->server;
+  // One client for everything, as kube-scheduler has: its QPS limit covers
+  // the informers' lists, the binds and the drift guard's lists together
+  // (watches, on connections of their own, are not limited).
+  auto http = client::HttpClient::Connect(std::move(rest_config).value());
+  if (!http.ok()) return Fail(server + ": " + http.status().message());
   scheduler::SchedulerOptions options;
   options.concurrent = f.concurrent;
   options.seed = f.seed;
@@ -49,10 +56,7 @@ int RunScheduler(const SchedulerFlags& f, const scheduler::Registry& registry) {
   if (!period || period->count() < 0) {
     return Fail("--cache-resync-period " + f.cache_resync_period + ": expected a duration such as 30s");
   }
-  // The drift guard lists over a connection of its own.
-  auto lister = client::HttpClient::Connect(f.server);
-  if (!lister.ok()) return Fail("--server " + f.server + ": " + lister.status().message());
-  auto rest = std::make_shared<client::RestClient>(client::HttpTransport(*lister.value()));
+  auto rest = std::make_shared<client::RestClient>(client::HttpTransport(*http.value()));
   cluster::CacheResync resync{
       .list = [rest](api::Kind kind) -> Result<std::pair<std::vector<api::ObjectPtr>, int64_t>> {
         int64_t revision = 0;
@@ -62,12 +66,15 @@ int RunScheduler(const SchedulerFlags& f, const scheduler::Registry& registry) {
       },
       .period = std::chrono::duration_cast<std::chrono::milliseconds>(*period)};
   auto runner = cluster::SchedulerRunner::Create(
-      config, options, cluster::HttpInformerSources(*reader.value()),
-      std::make_unique<cluster::ApiSchedulerClient>(client::HttpTransport(*writer.value())), registry,
+      config, options, cluster::HttpInformerSources(*http.value()),
+      std::make_unique<cluster::ApiSchedulerClient>(client::HttpTransport(*http.value())), registry,
       std::move(resync));
   if (!runner.ok()) return Fail((f.config.empty() ? "" : "--config " + f.config + ": ") + runner.status().message());
+  if (metrics::Registry* registry = runner.value()->scheduler().MetricsRegistry()) {
+    http.value()->RegisterMetrics(*registry);
+  }
   if (Status s = runner.value()->Start(); !s.ok()) return Fail(s.message());
-  std::fprintf(stderr, "berth scheduler: scheduling for %s\n", f.server.c_str());
+  std::fprintf(stderr, "berth scheduler: scheduling for %s\n", server.c_str());
   std::fflush(stderr);
   signals.Wait();
   runner.value()->Stop();
@@ -80,7 +87,7 @@ int RunScheduler(const SchedulerFlags& f, const scheduler::Registry& registry) {
 void AddSchedulerCommand(CLI::App& app, const scheduler::Registry& registry) {
   static SchedulerFlags f;
   auto* cmd = app.add_subcommand("scheduler", "Run the scheduler against a Kubernetes-compatible API server");
-  cmd->add_option("--server", f.server, "The API server (http://HOST:PORT)")->capture_default_str();
+  f.client.AddTo(cmd, 50, 100);  // kube-scheduler's defaults
   cmd->add_option("--config", f.config, "A KubeSchedulerConfiguration file (kubescheduler.config.k8s.io/v1)");
   cmd->add_option("--concurrent", f.concurrent, "Scheduling cycles at once")
       ->capture_default_str()
