@@ -32,9 +32,10 @@ bool IsIpAddress(const std::string& host) {
   return !ec;
 }
 
-std::string OpenSslError() {
+// The reason OpenSSL queued for the failed call `ec` reports.
+std::string OpenSslError(const boost::system::error_code& ec) {
   unsigned long e = ERR_get_error();
-  if (e == 0) return "invalid PEM data";
+  if (e == 0) return ec.message();
   char buf[256];
   ERR_error_string_n(e, buf, sizeof buf);
   ERR_clear_error();
@@ -137,7 +138,7 @@ Status HttpClient::Init() {
         ctx.add_certificate_authority(net::buffer(config_.ca_pem), ec);
         if (ec) {
           return Status::BadRequest("certificate authority " + config_.ca_source + ": " +
-                                    OpenSslError());
+                                    OpenSslError(ec));
         }
       } else {
         ctx.set_default_verify_paths(ec);
@@ -145,9 +146,12 @@ Status HttpClient::Init() {
     }
     if (!config_.client_certificate_pem.empty()) {
       ctx.use_certificate_chain(net::buffer(config_.client_certificate_pem), ec);
-      if (ec) return Status::BadRequest("client certificate: " + OpenSslError());
+      if (ec) return Status::BadRequest("client certificate: " + OpenSslError(ec));
       ctx.use_private_key(net::buffer(config_.client_key_pem), ssl::context::pem, ec);
-      if (ec) return Status::BadRequest("client key: " + OpenSslError());
+      if (ec && ec.message().find("mismatch") != std::string::npos) {
+        return Status::BadRequest("client key: does not match the client certificate");
+      }
+      if (ec) return Status::BadRequest("client key: " + OpenSslError(ec));
       if (SSL_CTX_check_private_key(ctx.native_handle()) != 1) {
         ERR_clear_error();
         return Status::BadRequest("client key: does not match the client certificate");

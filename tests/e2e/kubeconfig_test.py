@@ -81,8 +81,9 @@ class KubeconfigClients(unittest.TestCase):
         cls.cert_config = cls.write("cert.kubeconfig", kubeconfig(
             url, {"certificate-authority-data": ca_data},
             {"client-certificate": "certs/client.crt", "client-key": "certs/client.key"}))
-        cls.anonymous_config = cls.write("anonymous.kubeconfig", kubeconfig(
-            url, {"certificate-authority": "certs/ca.crt"}, {}))
+        # (kubectl would prompt for a password with no credentials at all.)
+        cls.bad_token_config = cls.write("bad-token.kubeconfig", kubeconfig(
+            url, {"certificate-authority": "certs/ca.crt"}, {"token": "not-in-the-token-file"}))
         cls.wrong_ca_config = cls.write("wrong-ca.kubeconfig", kubeconfig(
             url, {"certificate-authority": "certs/other-ca.crt"}, {"token": "sched-token"}))
 
@@ -118,10 +119,10 @@ class KubeconfigClients(unittest.TestCase):
         names = self.kubectl(self.cert_config, "get", "namespaces", "-o", "name").stdout.split()
         self.assertIn("namespace/kube-system", names)
 
-    def test_kubectl_without_credentials_or_with_the_wrong_ca_is_refused(self):
-        p = self.kubectl(self.anonymous_config, "get", "pods", check=False)
+    def test_kubectl_with_an_unknown_token_or_the_wrong_ca_is_refused(self):
+        p = self.kubectl(self.bad_token_config, "get", "pods", check=False)
         self.assertNotEqual(p.returncode, 0)
-        self.assertIn("Unauthorized", p.stderr)
+        self.assertIn("You must be logged in to the server (Unauthorized)", p.stderr)
         p = self.kubectl(self.wrong_ca_config, "get", "pods", check=False)
         self.assertNotEqual(p.returncode, 0)
         self.assertIn("certificate signed by unknown authority", p.stderr)
