@@ -143,6 +143,24 @@ TEST_F(TlsClientTest, VerifiesTheServerAgainstTheConfiguredCaAndSendsTheToken) {
   EXPECT_EQ(r->body, "||Bearer secret");  // no client certificate: anonymous at the TLS layer
 }
 
+TEST_F(TlsClientTest, TokenFileAndBasicAuthBecomeTheAuthorizationHeader) {
+  const std::string token_file = certs_->path("token");
+  std::ofstream(token_file) << "from-file\n";
+  RestConfig c = Config();
+  c.bearer_token_file = token_file;
+  c.username = "ignored";  // a token wins over basic auth
+  auto client = HttpClient::Connect(c);
+  ASSERT_TRUE(client.ok()) << client.status().ToString();
+  EXPECT_EQ((*client)->Request("GET", "/whoami")->body, "||Bearer from-file");
+
+  RestConfig basic = Config();
+  basic.username = "admin";
+  basic.password = "pw";
+  auto with_password = HttpClient::Connect(basic);
+  ASSERT_TRUE(with_password.ok());
+  EXPECT_EQ((*with_password)->Request("GET", "/whoami")->body, "||Basic YWRtaW46cHc=");
+}
+
 TEST_F(TlsClientTest, RefusesAServerCertificateFromAnotherCa) {
   RestConfig c = Config();
   c.ca_pem = certs_->pem("other-ca.crt");
