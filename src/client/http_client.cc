@@ -281,16 +281,15 @@ int ParseRetryAfter(std::string_view value) {
 
 std::chrono::milliseconds HttpClient::RetryDelay(int retry, int retry_after_seconds) {
   if (retry_after_seconds >= 0) return std::chrono::seconds(retry_after_seconds);
-  constexpr auto kBase = std::chrono::milliseconds(250), kCap = std::chrono::milliseconds(32'000);
-  return retry >= 7 ? kCap : std::min(kCap, kBase * (1 << retry));
+  constexpr auto kBase = std::chrono::milliseconds(100), kCap = std::chrono::milliseconds(2000);
+  return retry >= 5 ? kCap : std::min(kCap, kBase * (1 << retry));
 }
 
 bool HttpClient::Retryable(const std::string& method, int status, int retry_after_seconds) {
   if (status == 429) return true;
-  const bool read = method == "GET" || method == "HEAD";
-  if (status == 502 || status == 503 || status == 504) return read || retry_after_seconds >= 0;
-  if (status == 500) return retry_after_seconds >= 0;
-  return false;
+  // A 5xx is retried only when the server asked for it (client-go's rule):
+  // a write may have happened, and a server that is down should fail fast.
+  return status >= 500 && status <= 504 && retry_after_seconds >= 0;
 }
 
 Result<HttpResponse> HttpClient::Request(const std::string& method, const std::string& target,

@@ -86,11 +86,12 @@ class HttpClient {
   const std::string& server() const { return config_.server; }
 
   // The delay before retry number `retry` (0-based) of an answer that asked
-  // for one: Retry-After when the server sent it, else 250ms * 2^retry up to 32s.
+  // for one: Retry-After when the server sent it, else 100ms * 2^retry up to
+  // 2s (at most ~13s over kMaxRetries).
   static std::chrono::milliseconds RetryDelay(int retry, int retry_after_seconds);
-  // Whether an answer `status` to `method` is retried: 429 always; 502, 503
-  // and 504 for reads or when the server sent Retry-After; 500 only with
-  // Retry-After (a write may have happened).
+  // Whether an answer `status` to `method` is retried: 429 always, 500–504
+  // only with Retry-After (as client-go: a write may have happened, and an
+  // unavailable server should fail fast).
   static bool Retryable(const std::string& method, int status, int retry_after_seconds);
   static constexpr int kMaxRetries = 10;  // client-go's default
 

@@ -305,15 +305,14 @@ TEST_F(TlsClientTest, RequestsInFlightAreBounded) {
 
 TEST(HttpClientRetry, DelaysAndRetryableAnswers) {
   EXPECT_EQ(HttpClient::RetryDelay(0, 3), std::chrono::seconds(3));
-  EXPECT_EQ(HttpClient::RetryDelay(0, -1), std::chrono::milliseconds(250));
-  EXPECT_EQ(HttpClient::RetryDelay(2, -1), std::chrono::milliseconds(1000));
-  EXPECT_EQ(HttpClient::RetryDelay(9, -1), std::chrono::milliseconds(32000));
+  EXPECT_EQ(HttpClient::RetryDelay(0, -1), std::chrono::milliseconds(100));
+  EXPECT_EQ(HttpClient::RetryDelay(2, -1), std::chrono::milliseconds(400));
+  EXPECT_EQ(HttpClient::RetryDelay(9, -1), std::chrono::milliseconds(2000));
   EXPECT_TRUE(HttpClient::Retryable("POST", 429, -1));
-  EXPECT_TRUE(HttpClient::Retryable("GET", 503, -1));
-  EXPECT_FALSE(HttpClient::Retryable("POST", 503, -1));
+  EXPECT_FALSE(HttpClient::Retryable("GET", 503, -1));
   EXPECT_TRUE(HttpClient::Retryable("POST", 503, 1));
-  EXPECT_FALSE(HttpClient::Retryable("GET", 500, -1));
-  EXPECT_TRUE(HttpClient::Retryable("POST", 500, 0));
+  EXPECT_TRUE(HttpClient::Retryable("GET", 500, 0));
+  EXPECT_FALSE(HttpClient::Retryable("POST", 500, -1));
   EXPECT_FALSE(HttpClient::Retryable("GET", 409, 1));
 }
 
