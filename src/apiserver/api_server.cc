@@ -7,6 +7,7 @@
 #include <boost/json.hpp>
 
 #include "api/validation.h"
+#include "apiserver/authentication.h"
 #include "apiserver/cbor_response.h"
 #include "apiserver/discovery.h"
 #include "apiserver/field_validation.h"
@@ -150,12 +151,14 @@ Response ApiServer::Handle(Request& request) {
   // default RBAC (system:public-info-viewer) leaves them.
   const bool public_info = request.path == "/healthz" || request.path == "/livez" || request.path == "/readyz" ||
                            request.path == "/version" || request.path == "/version/";
-  if (!options_.tokens.empty() && !public_info && !request.trusted) {
-    std::string_view auth = request.authorization;
-    constexpr std::string_view kBearer = "Bearer ";
-    bool ok = auth.starts_with(kBearer) &&
-              options_.tokens.count(std::string(auth.substr(kBearer.size()))) > 0;
-    if (!ok) return ErrorResponse(Status(StatusCode::kUnauthorized, "Unauthorized"));
+  const bool authenticating = !options_.tokens.empty() || options_.client_certificates;
+  std::optional<UserInfo> user;
+  if (authenticating && !request.trusted) {
+    user = Authenticate(request, options_.tokens, options_.client_certificates);
+    if (!user && !public_info) return ErrorResponse(Status(StatusCode::kUnauthorized, "Unauthorized"));
+  }
+  if (request.path == "/apis/authentication.k8s.io/v1/selfsubjectreviews") {
+    return SelfSubjectReview(request, user);
   }
 
   const std::string& path = request.path;

@@ -41,6 +41,10 @@ class ApiServer {
     std::chrono::seconds default_watch_timeout{1800};
     // Static bearer tokens (token → user). Empty: no authentication.
     std::map<std::string, std::string> tokens;
+    // True (--client-ca-file): a verified client certificate authenticates
+    // its CN as the user, its O values as groups; requests must then carry
+    // a certificate or a token.
+    bool client_certificates = false;
     // Renders /metrics (Prometheus text); unset: 404.
     std::function<std::string()> metrics;
     // Paths served beside the API (after authentication, before the API's

@@ -21,6 +21,11 @@ struct Request {
   std::string accept;
   std::string content_type;
   std::string authorization;
+  // Set by the HTTP server when the client presented a certificate that
+  // verified against --client-ca-file: its subject's CN and O values
+  // (kube's x509 authenticator: user name and groups).
+  std::string client_certificate_user;
+  std::vector<std::string> client_certificate_groups;
   std::string user_agent;
   std::string if_none_match;  // the If-None-Match header (conditional GET of the OpenAPI documents)
   std::string body;

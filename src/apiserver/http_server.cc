@@ -2,6 +2,9 @@
 
 #include <pthread.h>
 
+#include <openssl/ssl.h>
+#include <openssl/x509.h>
+
 #include <boost/asio.hpp>
 #include <boost/asio/ssl.hpp>
 #include <boost/beast/core.hpp>
@@ -216,8 +219,41 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
       beast::get_lowest_layer(stream_).expires_after(std::chrono::seconds(30));
       stream_.async_handshake(ssl::stream_base::server,
                               [self = this->shared_from_this()](beast::error_code ec) {
-                                if (!ec) self->DoRead();
+                                if (ec) return;
+                                self->ReadClientCertificate();
+                                self->DoRead();
                               });
+    }
+  }
+
+  // The identity of a client certificate that verified against the client
+  // CA (an unverified one is ignored: the request stays anonymous, and the
+  // API answers 401 as kube-apiserver does).
+  void ReadClientCertificate() {
+    if constexpr (!std::is_same_v<Stream, beast::tcp_stream>) {
+      SSL* handle = stream_.native_handle();
+      X509* cert = SSL_get1_peer_certificate(handle);
+      if (cert == nullptr) return;
+      if (SSL_get_verify_result(handle) == X509_V_OK) {
+        X509_NAME* subject = X509_get_subject_name(cert);
+        auto entries = [&](int nid) {
+          std::vector<std::string> out;
+          for (int i = -1; (i = X509_NAME_get_index_by_NID(subject, nid, i)) >= 0;) {
+            ASN1_STRING* data = X509_NAME_ENTRY_get_data(X509_NAME_get_entry(subject, i));
+            unsigned char* utf8 = nullptr;
+            int n = ASN1_STRING_to_UTF8(&utf8, data);
+            if (n >= 0) out.emplace_back(reinterpret_cast<char*>(utf8), static_cast<size_t>(n));
+            OPENSSL_free(utf8);
+          }
+          return out;
+        };
+        auto common_names = entries(NID_commonName);
+        if (!common_names.empty()) {
+          client_user_ = common_names.front();
+          client_groups_ = entries(NID_organizationName);
+        }
+      }
+      X509_free(cert);
     }
   }
 
@@ -256,6 +292,8 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
     r.accept = std::string(req[http::field::accept]);
     r.content_type = std::string(req[http::field::content_type]);
     r.authorization = std::string(req[http::field::authorization]);
+    r.client_certificate_user = client_user_;
+    r.client_certificate_groups = client_groups_;
     r.user_agent = std::string(req[http::field::user_agent]);
     r.if_none_match = std::string(req[http::field::if_none_match]);
     r.body = std::move(req.body());
@@ -479,6 +517,10 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
   beast::flat_buffer buffer_;
   std::optional<http::request_parser<http::string_body>> parser_;
   bool keep_alive_ = true;
+  // The verified client certificate's CN and O values (TLS only; set once
+  // after the handshake).
+  std::string client_user_;
+  std::vector<std::string> client_groups_;
   // Streaming state (on the connection's loop only).
   std::shared_ptr<ResponseStream> rs_;
   std::shared_ptr<http::response<http::empty_body>> stream_header_;

@@ -1,6 +1,10 @@
 #include "apiserver/serving_options.h"
 
+#include <openssl/err.h>
+#include <openssl/ssl.h>
+
 #include <boost/asio/ip/address.hpp>
+#include <boost/asio/ssl.hpp>
 
 namespace berth::apiserver {
 
@@ -33,6 +37,28 @@ Result<std::shared_ptr<boost::asio::ssl::context>> LoadTlsServerContext(const st
   tls->use_private_key_file(key_file, boost::asio::ssl::context::pem, ec);
   if (ec) return Status::BadRequest("--tls-private-key-file " + key_file + ": " + ec.message());
   return tls;
+}
+
+Status AddClientCertificateAuthority(boost::asio::ssl::context& tls, const std::string& client_ca_file) {
+  boost::system::error_code ec;
+  tls.load_verify_file(client_ca_file, ec);
+  if (ec) return Status::BadRequest("--client-ca-file " + client_ca_file + ": " + ec.message());
+  // The CAs' names go into the CertificateRequest, so that clients choose a
+  // certificate those CAs issued.
+  STACK_OF(X509_NAME)* names = SSL_load_client_CA_file(client_ca_file.c_str());
+  if (names == nullptr) {
+    ERR_clear_error();
+    return Status::BadRequest("--client-ca-file " + client_ca_file + ": no certificate found");
+  }
+  SSL_CTX_set_client_CA_list(tls.native_handle(), names);
+  // Verification errors do not end the handshake: the server reads the
+  // result after it and trusts only a verified certificate.
+  tls.set_verify_mode(boost::asio::ssl::verify_peer);
+  tls.set_verify_callback([](bool, boost::asio::ssl::verify_context&) { return true; });
+  // Sessions are not resumed: a resumed session would carry no certificate to read.
+  SSL_CTX_set_session_cache_mode(tls.native_handle(), SSL_SESS_CACHE_OFF);
+  SSL_CTX_set_options(tls.native_handle(), SSL_OP_NO_TICKET);
+  return Status::Ok();
 }
 
 }  // namespace berth::apiserver

@@ -26,4 +26,10 @@ Result<ListenAddress> ParseListenAddress(const std::string& listen);
 Result<std::shared_ptr<boost::asio::ssl::context>> LoadTlsServerContext(const std::string& cert_file,
                                                                       const std::string& key_file);
 
+// Makes `tls` ask clients for a certificate and verify it against the CAs of
+// `client_ca_file` (--client-ca-file). A client without one, or with one that
+// does not verify, still connects: its requests are then authenticated by
+// other means or refused with 401, as kube-apiserver does.
+Status AddClientCertificateAuthority(boost::asio::ssl::context& tls, const std::string& client_ca_file);
+
 }  // namespace berth::apiserver

@@ -6,7 +6,7 @@
 namespace berth::client {
 
 RateLimiter::RateLimiter(Options options, api::Clock& clock)
-    : options_(options), clock_(clock), tokens_(options.burst), refilled_at_(clock.Now()) {}
+    : options_(options), bucket_(options.qps, options.burst, clock) {}
 
 std::chrono::nanoseconds RateLimiter::When(const std::string& key) {
   std::lock_guard lock(mu_);
@@ -19,20 +19,9 @@ std::chrono::nanoseconds RateLimiter::When(const std::string& key) {
                      ? options_.max_delay
                      : std::chrono::nanoseconds(static_cast<int64_t>(backoff));
 
-  // Overall: refill for the time elapsed, take a token; a missing one is
-  // reserved, and the wait is how long the bucket takes to produce it.
-  auto now = clock_.Now();
-  if (now > refilled_at_) {
-    tokens_ = std::min(static_cast<double>(options_.burst),
-                       tokens_ + std::chrono::duration<double>(now - refilled_at_).count() * options_.qps);
-    refilled_at_ = now;
-  }
-  tokens_ -= 1;
-  std::chrono::nanoseconds bucket{0};
-  if (tokens_ < 0) {
-    bucket = std::chrono::nanoseconds(std::llround(-tokens_ * 1e9 / options_.qps));
-  }
-  return std::max(per_key, bucket);
+  // Overall: a token of the bucket; a missing one is reserved, and the
+  // wait is how long the bucket takes to produce it.
+  return std::max(per_key, bucket_.Reserve());
 }
 
 void RateLimiter::Forget(const std::string& key) {

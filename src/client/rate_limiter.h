@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "api/clock.h"
+#include "client/token_bucket.h"
 
 namespace berth::client {
 
@@ -36,11 +37,9 @@ class RateLimiter {
 
  private:
   const Options options_;
-  api::Clock& clock_;
   mutable std::mutex mu_;
   std::unordered_map<std::string, int> failures_;  // guarded by mu_
-  double tokens_;                                  // guarded by mu_; < 0: reserved ahead
-  api::Clock::time_point refilled_at_;             // guarded by mu_
+  TokenBucket bucket_;
 };
 
 }  // namespace berth::client

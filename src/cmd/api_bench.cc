@@ -39,6 +39,16 @@ void AddApiBenchCommand(CLI::App& app) {
   bench->add_flag("--external-scheduler", o.external_scheduler,
                   "Bind with a separate `berth scheduler --server` process (bindings over HTTP) "
                   "instead of serve's own scheduler; needs --nodes");
+  bench->add_option("--scheduler-kube-api-qps", o.scheduler_qps,
+                    "The external scheduler's --kube-api-qps")
+      ->capture_default_str();
+  bench->add_option("--scheduler-kube-api-burst", o.scheduler_burst,
+                    "The external scheduler's --kube-api-burst")
+      ->capture_default_str();
+  bench->add_option("--tls-dir", o.tls_dir,
+                    "Serve over TLS with client certificates from DIR (ca.crt, server.crt/.key, "
+                    "client.crt/.key: scripts/make-test-certs.sh DIR); the external scheduler uses a "
+                    "kubeconfig");
   bench->callback([] {
     if (o.external_scheduler && (o.nodes == 0 || o.api_only)) {
       throw CLI::ValidationError("--external-scheduler",

@@ -1,5 +1,6 @@
 // berth controller-manager: the controllers on their own, against a
-// Kubernetes-compatible API server over HTTP — e.g. `berth serve
+// Kubernetes-compatible API server (the shared client flags:
+// cmd/client_flags.h) — e.g. `berth serve
 // --no-controllers` elsewhere. The same manager as inside `berth serve`, with
 // an HTTP transport and HTTP informers (which relist after a lost watch).
 
@@ -8,6 +9,7 @@
 #include "client/http_client.h"
 #include "cluster/controller_manager.h"
 #include "cluster/informer_sources.h"
+#include "cmd/client_flags.h"
 #include "cmd/commands.h"
 #include "cmd/leader_election_flags.h"
 #include "cmd/termination_signals.h"
@@ -17,7 +19,7 @@ namespace berth::cmd {
 namespace {
 
 struct ControllerManagerFlags {
-  std::string server = "http://127.0.0.1:8080";
+  ClientFlags client;
   std::vector<std::string> controllers{"*"};
   std::string node_monitor_grace_period = "40s";
   std::string node_monitor_period = "5s";
@@ -51,15 +53,19 @@ int RunControllerManager(const ControllerManagerFlags& f) {
     if (!election.ok()) return Fail(election.status().message());
   }
   TerminationSignals signals;
-  auto writer = client::HttpClient::Connect(f.server);
-  if (!writer.ok()) return Fail("--server " + f.server + ": " + writer.status().message());
-  // Informers hold watch connections of their own.
-  auto reader = client::HttpClient::Connect(f.server);
-  if (!reader.ok()) return Fail("--server " + f.server + ": " + reader.status().message());
+  auto rest_config = f.client.Load();
+  if (!rest_config.ok()) return Fail(rest_config.status().message());
+  rest_config->user_agent = "berth-controller-manager";
+  const std::string server = rest_config->server;
+  // One client, one QPS limit, as kube-controller-manager's (watches on
+  // connections of their own, not limited).
+  auto http = client::HttpClient::Connect(*rest_config);
+  if (!http.ok()) return Fail(server + ": " + http.status().message());
   if (f.leader.leader_elect) {
-    // The Lease and its events go over a connection of their own.
-    auto lease = client::HttpClient::Connect(f.server);
-    if (!lease.ok()) return Fail("--server " + f.server + ": " + lease.status().message());
+    // The Lease and its events go over a client of their own, so that
+    // renewals never wait behind the controllers' writes.
+    auto lease = client::HttpClient::Connect(*rest_config);
+    if (!lease.ok()) return Fail(server + ": " + lease.status().message());
     client::RestClient event_client(client::HttpTransport(*lease.value()));
     client::EventBroadcaster broadcaster(event_client);
     client::EventRecorder events(&broadcaster, {"kube-controller-manager", ""});
@@ -68,11 +74,11 @@ int RunControllerManager(const ControllerManagerFlags& f) {
     LeaderWork work{
         [&](const client::LeaderElector& elector) -> Status {
           auto started = cluster::ControllerManager::Start(
-              client::LeaderOnlyTransport(client::HttpTransport(*writer.value()), elector),
-              cluster::HttpInformerSources(*reader.value()), options);
+              client::LeaderOnlyTransport(client::HttpTransport(*http.value()), elector),
+              cluster::HttpInformerSources(*http.value()), options);
           if (!started.ok()) return started.status();
           manager = std::move(started).value();
-          std::fprintf(stderr, "berth controller-manager: controlling %s\n", f.server.c_str());
+          BERTH_LOG("berth controller-manager: controlling " + server, {"server", server});
           return Status::Ok();
         },
         [&] {
@@ -82,13 +88,13 @@ int RunControllerManager(const ControllerManagerFlags& f) {
     int code = RunLeaderElected("controller-manager", election.value(), *lease.value(), signals,
                                 work, &events);
     broadcaster.Stop();
-    std::fprintf(stderr, "berth controller-manager: stopped\n");
+    BERTH_LOG("berth controller-manager: stopped");
     return code;
   }
-  auto started = cluster::ControllerManager::Start(client::HttpTransport(*writer.value()),
-                                                   cluster::HttpInformerSources(*reader.value()), options);
+  auto started = cluster::ControllerManager::Start(client::HttpTransport(*http.value()),
+                                                   cluster::HttpInformerSources(*http.value()), options);
   if (!started.ok()) return Fail(started.status().message());
-  BERTH_LOG("berth controller-manager: controlling " + f.server, {"server", f.server});
+  BERTH_LOG("berth controller-manager: controlling " + server, {"server", server});
   signals.Wait();
   started.value()->Stop();
   BERTH_LOG("berth controller-manager: stopped");
@@ -101,7 +107,7 @@ void AddControllerManagerCommand(CLI::App& app) {
   static ControllerManagerFlags f;
   auto* cmd = app.add_subcommand("controller-manager",
                                  "Run the controllers against a Kubernetes-compatible API server over HTTP");
-  cmd->add_option("--server", f.server, "The API server (http://HOST:PORT)")->capture_default_str();
+  f.client.AddTo(cmd, 20, 30);  // kube-controller-manager's defaults
   cmd->add_option("--controllers", f.controllers,
                   "Controllers to run, kube's syntax: '*' all, 'NAME' one more, '-NAME' one less "
                   "(replicaset-controller, deployment-controller, daemonset-controller, "

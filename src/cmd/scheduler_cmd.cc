@@ -1,6 +1,8 @@
 // berth scheduler: the scheduler on its own, against any Kubernetes-compatible
-// API server over HTTP (berth's, or kube-apiserver through `kubectl proxy`):
-// the same runner as inside `berth serve`, with HTTP informers and client.
+// API server (berth's, or kube-apiserver) reached as kube-scheduler reaches it:
+// a kubeconfig, TLS, a token or client certificate, and --kube-api-qps/-burst
+// (cmd/client_flags.h). The same runner as inside `berth serve`, with HTTP
+// informers and client.
 
 #include <cstdio>
 #include <memory>
@@ -16,6 +18,7 @@
 #include "cluster/scheduler_clients.h"
 #include "cluster/scheduler_runner.h"
 #include "cluster/web_ui.h"
+#include "cmd/client_flags.h"
 #include "cmd/commands.h"
 #include "cmd/leader_election_flags.h"
 #include "cmd/termination_signals.h"
@@ -27,7 +30,7 @@ namespace berth::cmd {
 namespace {
 
 struct SchedulerFlags {
-  std::string server = "http://127.0.0.1:8080";
+  ClientFlags client;
   std::string config;
   int concurrent = 2;
   uint64_t seed = 0;
@@ -57,11 +60,19 @@ int RunScheduler(const SchedulerFlags& f, const scheduler::Registry& registry) {
     if (!election.ok()) return Fail(election.status().message());
   }
   TerminationSignals signals;
-  auto writer = client::HttpClient::Connect(f.server);
-  if (!writer.ok()) return Fail("--server " + f.server + ": " + writer.status().message());
-  // Informers hold watch connections of their own.
-  auto reader = client::HttpClient::Connect(f.server);
-  if (!reader.ok()) return Fail("--server " + f.server + ": " + reader.status().message());
+  // The process's own metrics, beside the current term's scheduler's:
+  // leader_election_master_status and the client's rest_client_*.
+  metrics::Registry component_metrics;
+  auto rest_config = f.client.Load();
+  if (!rest_config.ok()) return Fail(rest_config.status().message());
+  rest_config->user_agent = "berth-scheduler";
+  const std::string server = rest_config->server;
+  // One client for everything, as kube-scheduler has: its QPS limit covers
+  // the informers' lists, the binds and the drift guard's lists together
+  // (watches, on connections of their own, are not limited).
+  auto http = client::HttpClient::Connect(*rest_config);
+  if (!http.ok()) return Fail(server + ": " + http.status().message());
+  http.value()->RegisterMetrics(component_metrics);
   scheduler::SchedulerOptions options;
   options.concurrent = f.concurrent;
   options.seed = f.seed;
@@ -69,10 +80,7 @@ int RunScheduler(const SchedulerFlags& f, const scheduler::Registry& registry) {
   if (!period || period->count() < 0) {
     return Fail("--cache-resync-period " + f.cache_resync_period + ": expected a duration such as 30s");
   }
-  // The drift guard lists over a connection of its own.
-  auto lister = client::HttpClient::Connect(f.server);
-  if (!lister.ok()) return Fail("--server " + f.server + ": " + lister.status().message());
-  auto rest = std::make_shared<client::RestClient>(client::HttpTransport(*lister.value()));
+  auto rest = std::make_shared<client::RestClient>(client::HttpTransport(*http.value()));
   cluster::CacheResync resync{
       .list = [rest](api::Kind kind) -> Result<std::pair<std::vector<api::ObjectPtr>, int64_t>> {
         int64_t revision = 0;
@@ -93,7 +101,6 @@ int RunScheduler(const SchedulerFlags& f, const scheduler::Registry& registry) {
     std::lock_guard lock(current_mu);
     current = std::move(runner);
   };
-  metrics::Registry election_metrics;  // leader_election_master_status
   std::unique_ptr<apiserver::HttpServer> endpoint;
   if (!f.listen.empty()) {
     // The explanation is the current term's runner's, kept alive until answered.
@@ -102,7 +109,7 @@ int RunScheduler(const SchedulerFlags& f, const scheduler::Registry& registry) {
                                auto scheduler = [&r]() -> scheduler::Scheduler* { return r ? &r->scheduler() : nullptr; };
                                return cluster::ExplainRoute(scheduler).handler(request);
                              }};
-    std::vector<apiserver::Route> routes = {cluster::WebUiRoute(), cluster::ApiReadThroughRoute(f.server), explain};
+    std::vector<apiserver::Route> routes = {cluster::WebUiRoute(), cluster::ApiReadThroughRoute(server), explain};
     if (f.profiling) {
       for (auto& route : cluster::ProfilingRoutes()) routes.push_back(std::move(route));
     }
@@ -113,7 +120,7 @@ int RunScheduler(const SchedulerFlags& f, const scheduler::Registry& registry) {
          .metrics =
              [&, process] {
                auto r = current_runner();
-               return (r ? r->scheduler().RenderMetrics() : std::string()) + election_metrics.Render() +
+               return (r ? r->scheduler().RenderMetrics() : std::string()) + component_metrics.Render() +
                       process->Render();
              },
          .routes = routes});
@@ -136,7 +143,7 @@ int RunScheduler(const SchedulerFlags& f, const scheduler::Registry& registry) {
   // informers and cache each time, writes refused once the lease is lost.
   auto make_runner = [&](client::Transport writes) -> Result<std::shared_ptr<cluster::SchedulerRunner>> {
     auto runner = cluster::SchedulerRunner::Create(
-        config, options, cluster::HttpInformerSources(*reader.value()),
+        config, options, cluster::HttpInformerSources(*http.value()),
         std::make_unique<cluster::ApiSchedulerClient>(std::move(writes)), registry, resync);
     if (!runner.ok()) {
       return Status::BadRequest((f.config.empty() ? "" : "--config " + f.config + ": ") + runner.status().message());
@@ -146,7 +153,7 @@ int RunScheduler(const SchedulerFlags& f, const scheduler::Registry& registry) {
   };
   if (f.leader.leader_elect) {
     // The configuration's plugins are checked now, not at the first term.
-    if (auto checked = cluster::SchedulerRunner::Create(config, options, cluster::HttpInformerSources(*reader.value()),
+    if (auto checked = cluster::SchedulerRunner::Create(config, options, cluster::HttpInformerSources(*http.value()),
                                                         nullptr, registry);
         !checked.ok()) {
       stop_endpoint();
@@ -154,10 +161,10 @@ int RunScheduler(const SchedulerFlags& f, const scheduler::Registry& registry) {
     }
     // The Lease and its events go over a connection of their own, so that
     // renewals never wait behind bindings.
-    auto lease = client::HttpClient::Connect(f.server);
+    auto lease = client::HttpClient::Connect(*rest_config);
     if (!lease.ok()) {
       stop_endpoint();
-      return Fail("--server " + f.server + ": " + lease.status().message());
+      return Fail(server + ": " + lease.status().message());
     }
     client::RestClient event_client(client::HttpTransport(*lease.value()));
     client::EventBroadcaster broadcaster(event_client);
@@ -165,10 +172,10 @@ int RunScheduler(const SchedulerFlags& f, const scheduler::Registry& registry) {
     client::EventRecorder events(&broadcaster, {component, ""});
     LeaderWork work{
         [&](const client::LeaderElector& elector) -> Status {
-          auto started = make_runner(client::LeaderOnlyTransport(client::HttpTransport(*writer.value()), elector));
+          auto started = make_runner(client::LeaderOnlyTransport(client::HttpTransport(*http.value()), elector));
           if (!started.ok()) return started.status();
           set_current(std::move(started).value());
-          BERTH_LOG("berth scheduler: scheduling for " + f.server, {"server", f.server});
+          BERTH_LOG("berth scheduler: scheduling for " + server, {"server", server});
           return Status::Ok();
         },
         [&] {
@@ -176,19 +183,19 @@ int RunScheduler(const SchedulerFlags& f, const scheduler::Registry& registry) {
           set_current(nullptr);
         }};
     int code = RunLeaderElected("scheduler", election.value(), *lease.value(), signals, work, &events,
-                                &election_metrics);
+                                &component_metrics);
     stop_endpoint();
     broadcaster.Stop();
     BERTH_LOG("berth scheduler: stopped");
     return code;
   }
-  auto runner = make_runner(client::HttpTransport(*writer.value()));
+  auto runner = make_runner(client::HttpTransport(*http.value()));
   if (!runner.ok()) {
     stop_endpoint();
     return Fail(runner.status().message());
   }
   set_current(runner.value());
-  BERTH_LOG("berth scheduler: scheduling for " + f.server, {"server", f.server});
+  BERTH_LOG("berth scheduler: scheduling for " + server, {"server", server});
   signals.Wait();
   stop_endpoint();
   runner.value()->Stop();
@@ -201,7 +208,7 @@ int RunScheduler(const SchedulerFlags& f, const scheduler::Registry& registry) {
 void AddSchedulerCommand(CLI::App& app, const scheduler::Registry& registry) {
   static SchedulerFlags f;
   auto* cmd = app.add_subcommand("scheduler", "Run the scheduler against a Kubernetes-compatible API server");
-  cmd->add_option("--server", f.server, "The API server (http://HOST:PORT)")->capture_default_str();
+  f.client.AddTo(cmd, 50, 100);  // kube-scheduler's defaults
   cmd->add_option("--config", f.config, "A KubeSchedulerConfiguration file (kubescheduler.config.k8s.io/v1)");
   cmd->add_option("--concurrent", f.concurrent, "Scheduling cycles at once")
       ->capture_default_str()

@@ -28,6 +28,7 @@ struct ServeFlags {
   std::string token_file;
   std::string tls_cert_file;
   std::string tls_key_file;
+  std::string client_ca_file;
   int max_inflight = 400;
   int64_t max_body_bytes = 3 * 1024 * 1024;
   int64_t watch_history = 100'000;
@@ -69,10 +70,14 @@ Result<cluster::ClusterOptions> ClusterOptionsFrom(const ServeFlags& f, const sc
   o.scheduler_registry = registry;
   auto listen = apiserver::ParseListenAddress(f.listen);
   if (!listen.ok()) return listen.status();
-  if (!listen->loopback && (f.token_file.empty() || f.tls_cert_file.empty() || f.tls_key_file.empty())) {
+  if (!listen->loopback && ((f.token_file.empty() && f.client_ca_file.empty()) || f.tls_cert_file.empty() ||
+                             f.tls_key_file.empty())) {
     return Status::BadRequest("--listen " + f.listen +
-                              " is not a loopback address: it requires --token-file, --tls-cert-file and "
-                              "--tls-private-key-file");
+                              " is not a loopback address: it requires --token-file or --client-ca-file, "
+                              "--tls-cert-file and --tls-private-key-file");
+  }
+  if (!f.client_ca_file.empty() && f.tls_cert_file.empty()) {
+    return Status::BadRequest("--client-ca-file requires --tls-cert-file and --tls-private-key-file");
   }
   if (f.tls_cert_file.empty() != f.tls_key_file.empty()) {
     return Status::BadRequest("--tls-cert-file and --tls-private-key-file must be given together");
@@ -174,6 +179,10 @@ Result<cluster::ClusterOptions> ClusterOptionsFrom(const ServeFlags& f, const sc
     auto tls = apiserver::LoadTlsServerContext(f.tls_cert_file, f.tls_key_file);
     if (!tls.ok()) return tls.status();
     http.tls = std::move(tls).value();
+    if (!f.client_ca_file.empty()) {
+      if (Status s = apiserver::AddClientCertificateAuthority(*http.tls, f.client_ca_file); !s.ok()) return s;
+      o.api.client_certificates = true;
+    }
   }
   // Handled on the io threads: reads of one object, and creates of ordinary
   // size (they answer once durable without holding the thread meanwhile).
@@ -228,6 +237,8 @@ void AddServeCommand(CLI::App& app, const scheduler::Registry& registry) {
   serve->add_option("--token-file", f.token_file, "Static bearer tokens (kube's CSV format: token,user,uid[,\"groups\"])");
   serve->add_option("--tls-cert-file", f.tls_cert_file, "TLS certificate chain (PEM)");
   serve->add_option("--tls-private-key-file", f.tls_key_file, "TLS private key (PEM)");
+  serve->add_option("--client-ca-file", f.client_ca_file,
+                    "CAs (PEM) whose client certificates authenticate: CN is the user, O values the groups");
   serve->add_option("--max-requests-inflight", f.max_inflight, "Requests handled at once before 429")
       ->capture_default_str();
   serve->add_option("--max-request-body-bytes", f.max_body_bytes, "Larger request bodies get 413")

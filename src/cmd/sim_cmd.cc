@@ -24,6 +24,7 @@
 #include "api/quantity.h"
 #include "client/http_client.h"
 #include "client/rest_client.h"
+#include "cmd/client_flags.h"
 #include "cmd/commands.h"
 #include "controllers/simnode/sim_nodes.h"
 #include "controllers/volume/volume_matching.h"
@@ -37,7 +38,7 @@ struct SimOptions {
   std::string node;
   std::string volume;
   std::string healthy;  // "true" or "false"
-  std::string server = "http://127.0.0.1:8080";
+  ClientFlags client;
   // node-add
   std::string cpu = "8";
   std::string memory = "32Gi";
@@ -88,9 +89,9 @@ int AddNode(const SimOptions& o) {
     if (eq != std::string::npos) taint["value"] = kv.substr(eq + 1);
     g.taints.push_back(std::move(taint));
   }
-  auto http = client::HttpClient::Connect(o.server);
+  auto http = o.client.Connect("berth-sim");
   if (!http.ok()) {
-    std::fprintf(stderr, "berth sim node-add: --server %s: %s\n", o.server.c_str(), http.status().message().c_str());
+    std::fprintf(stderr, "berth sim node-add: %s\n", http.status().message().c_str());
     return 2;
   }
   // A node added this way has no fleet index: its InternalIP comes from the
@@ -100,7 +101,7 @@ int AddNode(const SimOptions& o) {
   json::object node = controllers::SimNodeObject(g, o.node, 0, ip);
   auto r = http.value()->Request("POST", "/api/v1/nodes", json::serialize(node), "application/json");
   if (!r.ok()) {
-    std::fprintf(stderr, "berth sim node-add: %s: %s\n", o.server.c_str(), r.status().message().c_str());
+    std::fprintf(stderr, "berth sim node-add: %s: %s\n", http.value()->server().c_str(), r.status().message().c_str());
     return 1;
   }
   if (r.value().status != 201) {
@@ -114,16 +115,16 @@ int AddNode(const SimOptions& o) {
 
 int SetDown(const SimOptions& o, bool down) {
   const char* verb = down ? "node-down" : "node-up";
-  auto http = client::HttpClient::Connect(o.server);
+  auto http = o.client.Connect("berth-sim");
   if (!http.ok()) {
-    std::fprintf(stderr, "berth sim %s: --server %s: %s\n", verb, o.server.c_str(), http.status().message().c_str());
+    std::fprintf(stderr, "berth sim %s: %s\n", verb, http.status().message().c_str());
     return 2;
   }
   // Only the fleet's own nodes can be taken down or brought up: any other
   // node's kubelet would never read the annotation.
   auto got = http.value()->Request("GET", "/api/v1/nodes/" + o.node);
   if (!got.ok()) {
-    std::fprintf(stderr, "berth sim %s: %s: %s\n", verb, o.server.c_str(), got.status().message().c_str());
+    std::fprintf(stderr, "berth sim %s: %s: %s\n", verb, http.value()->server().c_str(), got.status().message().c_str());
     return 1;
   }
   if (got.value().status != 200) {
@@ -145,7 +146,7 @@ int SetDown(const SimOptions& o, bool down) {
                       (down ? "\"true\"" : "null") + "}}}";
   auto r = http.value()->Request("PATCH", "/api/v1/nodes/" + o.node, patch, "application/merge-patch+json");
   if (!r.ok()) {
-    std::fprintf(stderr, "berth sim %s: %s: %s\n", verb, o.server.c_str(), r.status().message().c_str());
+    std::fprintf(stderr, "berth sim %s: %s: %s\n", verb, http.value()->server().c_str(), r.status().message().c_str());
     return 1;
   }
   if (r.value().status != 200) {
@@ -162,10 +163,9 @@ int SetVolumeHealth(const SimOptions& o) {
     std::fprintf(stderr, "berth sim volume-health: HEALTHY must be true or false, not \"%s\"\n", o.healthy.c_str());
     return 2;
   }
-  auto http = client::HttpClient::Connect(o.server);
+  auto http = o.client.Connect("berth-sim");
   if (!http.ok()) {
-    std::fprintf(stderr, "berth sim volume-health: --server %s: %s\n", o.server.c_str(),
-                 http.status().message().c_str());
+    std::fprintf(stderr, "berth sim volume-health: %s\n", http.status().message().c_str());
     return 2;
   }
   const bool healthy = o.healthy == "true";
@@ -175,7 +175,7 @@ int SetVolumeHealth(const SimOptions& o) {
   auto r = http.value()->Request("PATCH", "/api/v1/persistentvolumes/" + o.volume, patch,
                                  "application/merge-patch+json");
   if (!r.ok()) {
-    std::fprintf(stderr, "berth sim volume-health: %s: %s\n", o.server.c_str(), r.status().message().c_str());
+    std::fprintf(stderr, "berth sim volume-health: %s: %s\n", http.value()->server().c_str(), r.status().message().c_str());
     return 1;
   }
   if (r.value().status != 200) {
@@ -197,11 +197,11 @@ void AddSimCommand(CLI::App& app) {
   auto* up = sim->add_subcommand("node-up", "Restart a simulated node's heartbeat and kubelet");
   for (auto* cmd : {down, up}) {
     cmd->add_option("NAME", o.node, "The node")->required();
-    cmd->add_option("--server,-s", o.server, "The API server")->capture_default_str();
+    o.client.AddTo(cmd, 50, 100);
   }
   auto* add = sim->add_subcommand("node-add", "Add a simulated node (with a kubelet) to a running server");
   add->add_option("NAME", o.node, "The node's name")->required();
-  add->add_option("--server,-s", o.server, "The API server")->capture_default_str();
+  o.client.AddTo(add, 50, 100);
   add->add_option("--cpu", o.cpu, "Capacity: CPU")->capture_default_str();
   add->add_option("--memory", o.memory, "Capacity: memory")->capture_default_str();
   add->add_option("--pods", o.pods, "Capacity: pods")->capture_default_str();
@@ -212,7 +212,7 @@ void AddSimCommand(CLI::App& app) {
   auto* health = sim->add_subcommand("volume-health", "Mark a PersistentVolume healthy (true) or unhealthy (false)");
   health->add_option("PV", o.volume, "The PersistentVolume")->required();
   health->add_option("HEALTHY", o.healthy, "true or false")->required();
-  health->add_option("--server,-s", o.server, "The API server")->capture_default_str();
+  o.client.AddTo(health, 50, 100);
   health->callback([] { SetExitCode(SetVolumeHealth(o)); });
   down->callback([] { SetExitCode(SetDown(o, true)); });
   up->callback([] { SetExitCode(SetDown(o, false)); });

@@ -8,12 +8,14 @@
 #include <algorithm>
 #include <atomic>
 #include <boost/asio.hpp>
+#include <boost/asio/ssl.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <chrono>
 #include <filesystem>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -27,6 +29,7 @@ namespace {
 namespace beast = boost::beast;
 namespace http = beast::http;
 namespace net = boost::asio;
+namespace ssl = net::ssl;
 using tcp = net::ip::tcp;
 using Clock = std::chrono::steady_clock;
 
@@ -35,11 +38,22 @@ const NodeShape kNode{"4", "32Gi", 110};
 
 double Seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
 
+// Where the server listens; `tls` set: it speaks TLS (--tls-dir), and the
+// benchmark's connections verify it with that client context.
+struct Endpoint {
+  uint16_t port = 0;
+  ssl::context* tls = nullptr;
+};
+
 class Connection {
  public:
-  explicit Connection(uint16_t port) : socket_(ioc_) {
-    socket_.connect(tcp::endpoint(net::ip::make_address("127.0.0.1"), port));
+  explicit Connection(const Endpoint& endpoint) : socket_(ioc_) {
+    socket_.connect(tcp::endpoint(net::ip::make_address("127.0.0.1"), endpoint.port));
     socket_.set_option(tcp::no_delay(true));
+    if (endpoint.tls) {
+      tls_.emplace(socket_, *endpoint.tls);
+      tls_->handshake(ssl::stream_base::client);
+    }
   }
   int Request(http::verb verb, const std::string& target, const std::string& body,
               std::string* out = nullptr) {
@@ -49,25 +63,41 @@ class Connection {
     req.keep_alive(true);
     req.body() = body;
     req.prepare_payload();
-    http::write(socket_, req);
     http::response_parser<http::string_body> parser;
     parser.body_limit(boost::none);  // a LIST of many pods is large
-    http::read(socket_, buffer_, parser);
+    if (tls_) {
+      http::write(*tls_, req);
+      http::read(*tls_, buffer_, parser);
+    } else {
+      http::write(socket_, req);
+      http::read(socket_, buffer_, parser);
+    }
     auto& res = parser.get();
     if (out) *out = std::move(res.body());
     return res.result_int();
   }
-  tcp::socket& socket() { return socket_; }
+  // The raw byte stream, for watches read by hand.
+  void Write(const std::string& bytes) {
+    if (tls_) {
+      net::write(*tls_, net::buffer(bytes));
+    } else {
+      net::write(socket_, net::buffer(bytes));
+    }
+  }
+  size_t ReadSome(char* buf, size_t size, boost::system::error_code& ec) {
+    return tls_ ? tls_->read_some(net::buffer(buf, size), ec) : socket_.read_some(net::buffer(buf, size), ec);
+  }
 
  private:
   net::io_context ioc_;
   tcp::socket socket_;
+  std::optional<ssl::stream<tcp::socket&>> tls_;
   beast::flat_buffer buffer_;
 };
 
 // Runs `work(connection, index)` for indices [0, n) over `connections` connections;
 // returns per-request latencies in ms.
-std::vector<double> Drive(uint16_t port, int connections, int64_t n,
+std::vector<double> Drive(const Endpoint& port, int connections, int64_t n,
                           const std::function<void(Connection&, int64_t)>& work) {
   std::atomic<int64_t> next{0};
   std::vector<std::vector<double>> latencies(static_cast<size_t>(connections));
@@ -121,7 +151,7 @@ constexpr char kBenchCrd[] = R"({"apiVersion":"apiextensions.k8s.io/v1","kind":"
           "limits":{"type":"object","additionalProperties":{"type":"string"}}}},
         "status":{"type":"object","properties":{"ready":{"type":"boolean"}}}}}}}]}})";
 
-void CustomObjectCreates(uint16_t port, const ApiBenchOptions& o, Connection& setup, std::atomic<int64_t>& failures,
+void CustomObjectCreates(const Endpoint& port, const ApiBenchOptions& o, Connection& setup, std::atomic<int64_t>& failures,
                          std::FILE* out, pid_t server) {
   if (setup.Request(http::verb::post, "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", kBenchCrd) != 201) {
     failures++;
@@ -156,13 +186,33 @@ int ApiBench(const ApiBenchOptions& o, std::FILE* out, std::FILE* err) {
   namespace fs = std::filesystem;
   fs::remove_all(o.dir);
   fs::create_directories(o.dir);
-  uint16_t port;
+  uint16_t port_number;
   {
     net::io_context ioc;
     tcp::acceptor a(ioc, tcp::endpoint(net::ip::make_address("127.0.0.1"), 0));
-    port = a.local_endpoint().port();
+    port_number = a.local_endpoint().port();
   }
-  std::string listen = "127.0.0.1:" + std::to_string(port);
+  std::string listen = "127.0.0.1:" + std::to_string(port_number);
+  // --tls-dir: the server speaks TLS and wants client certificates; the
+  // benchmark and the external scheduler present DIR/client.crt.
+  const std::string tls_dir = o.tls_dir.empty() ? "" : fs::absolute(o.tls_dir).string();
+  std::optional<ssl::context> tls_client;
+  if (!tls_dir.empty()) {
+    tls_client.emplace(ssl::context::tls_client);
+    boost::system::error_code ec;
+    tls_client->set_verify_mode(ssl::verify_peer);
+    tls_client->load_verify_file(tls_dir + "/ca.crt", ec);
+    if (!ec) tls_client->use_certificate_chain_file(tls_dir + "/client.crt", ec);
+    if (!ec) tls_client->use_private_key_file(tls_dir + "/client.key", ssl::context::pem, ec);
+    if (ec) {
+      std::fprintf(err, "berth api-bench: --tls-dir %s: %s (scripts/make-test-certs.sh makes the files)\n",
+                   tls_dir.c_str(), ec.message().c_str());
+      return 2;
+    }
+  }
+  const Endpoint port{port_number, tls_client ? &*tls_client : nullptr};
+  const std::string server_cert = tls_dir + "/server.crt", server_key = tls_dir + "/server.key",
+                    client_ca = tls_dir + "/ca.crt";
   std::string data = o.dir + "/data";
   const std::string etcd_prefix = "/berth-api-bench-" + std::to_string(::getpid()) + "-" +
                                   std::to_string(std::chrono::system_clock::now().time_since_epoch().count());
@@ -185,6 +235,12 @@ int ApiBench(const ApiBenchOptions& o, std::FILE* out, std::FILE* err) {
       argv.push_back("--etcd-prefix");
       argv.push_back(etcd_prefix.c_str());
     }
+    if (!tls_dir.empty()) {
+      for (const char* a : {"--tls-cert-file", server_cert.c_str(), "--tls-private-key-file", server_key.c_str(),
+                            "--client-ca-file", client_ca.c_str()}) {
+        argv.push_back(a);
+      }
+    }
     if (o.api_only) {
       argv.push_back("--no-scheduler");
       argv.push_back("--no-controllers");
@@ -205,14 +261,38 @@ int ApiBench(const ApiBenchOptions& o, std::FILE* out, std::FILE* err) {
     }
   }
   pid_t scheduler = -1;
-  const std::string server_url = "http://" + listen;
+  const std::string server_url = (tls_dir.empty() ? "http://" : "https://") + listen;
   if (o.external_scheduler) {
+    // Over TLS the scheduler reaches the server as kube-scheduler would:
+    // through a kubeconfig with the CA and a client certificate.
+    const std::string kubeconfig = o.dir + "/scheduler.kubeconfig";
+    if (!tls_dir.empty()) {
+      std::FILE* f = std::fopen(kubeconfig.c_str(), "w");
+      if (f == nullptr) {
+        std::fprintf(err, "berth api-bench: cannot write %s\n", kubeconfig.c_str());
+        return 1;
+      }
+      std::fprintf(f,
+                   "apiVersion: v1\nkind: Config\nclusters:\n- name: bench\n  cluster:\n    server: %s\n"
+                   "    certificate-authority: %s\nusers:\n- name: scheduler\n  user:\n"
+                   "    client-certificate: %s/client.crt\n    client-key: %s/client.key\ncontexts:\n"
+                   "- name: bench\n  context: {cluster: bench, user: scheduler}\ncurrent-context: bench\n",
+                   server_url.c_str(), client_ca.c_str(), tls_dir.c_str(), tls_dir.c_str());
+      std::fclose(f);
+    }
+    const std::string qps = std::to_string(o.scheduler_qps), burst = std::to_string(o.scheduler_burst);
     scheduler = fork();
     if (scheduler == 0) {
       int devnull = ::open("/dev/null", O_WRONLY);
       dup2(devnull, 2);
-      const char* argv[] = {"berth", "scheduler", "--server", server_url.c_str(), nullptr};
-      execv(o.binary.c_str(), const_cast<char* const*>(argv));
+      std::vector<const char*> argv = {"berth", "scheduler"};
+      for (const char* a : {tls_dir.empty() ? "--server" : "--kubeconfig",
+                            tls_dir.empty() ? server_url.c_str() : kubeconfig.c_str(), "--kube-api-qps",
+                            qps.c_str(), "--kube-api-burst", burst.c_str()}) {
+        argv.push_back(a);
+      }
+      argv.push_back(nullptr);
+      execv(o.binary.c_str(), const_cast<char* const*>(argv.data()));
       _exit(127);
     }
   }
@@ -334,7 +414,7 @@ int ApiBench(const ApiBenchOptions& o, std::FILE* out, std::FILE* err) {
       watches.push_back(std::make_unique<Connection>(port));
       std::string req = "GET /api/v1/namespaces/bench/pods?watch=true&resourceVersion=" + rv +
                         " HTTP/1.1\r\nHost: x\r\n\r\n";
-      net::write(watches.back()->socket(), net::buffer(req));
+      watches.back()->Write(req);
     }
     std::atomic<int> complete{0};
     std::vector<std::thread> readers;
@@ -346,7 +426,7 @@ int ApiBench(const ApiBenchOptions& o, std::FILE* out, std::FILE* err) {
         char buf[65536];
         while (seen < o.watch_events) {
           boost::system::error_code ec;
-          size_t n = watches[static_cast<size_t>(w)]->socket().read_some(net::buffer(buf), ec);
+          size_t n = watches[static_cast<size_t>(w)]->ReadSome(buf, sizeof buf, ec);
           if (ec) break;
           tail.append(buf, n);
           size_t pos = 0;

@@ -34,6 +34,14 @@ struct ApiBenchOptions {
   int64_t nodes = 0;  // > 0: register this many nodes and time creation until every pod is bound
   // Bind with `berth scheduler --server` (bindings over HTTP) instead of serve's own scheduler.
   bool external_scheduler = false;
+  // The external scheduler's --kube-api-qps and --kube-api-burst (kube-scheduler's defaults).
+  double scheduler_qps = 50;
+  int scheduler_burst = 100;
+  // Set: serve over TLS with DIR/server.crt and .key, client certificates
+  // from DIR/ca.crt; the benchmark and the external scheduler (through a
+  // kubeconfig) present DIR/client.crt and .key. scripts/make-test-certs.sh
+  // makes the files. Watchers are read over TLS as well.
+  std::string tls_dir;
   // > 0: also create this many custom objects of a CustomResourceDefinition
   // with a structural schema (validated, defaulted and pruned on each create).
   int64_t custom_objects = 0;
