@@ -13,20 +13,6 @@ namespace {
 
 namespace json = boost::json;
 
-std::string QueryEscape(std::string_view in) {
-  static constexpr char kHex[] = "0123456789ABCDEF";
-  std::string out;
-  for (unsigned char c : in) {
-    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
-      out += static_cast<char>(c);
-    } else {
-      out += '%';
-      out += kHex[c >> 4];
-      out += kHex[c & 15];
-    }
-  }
-  return out;
-}
 
 }  // namespace
 
@@ -166,6 +152,21 @@ Status RestClient::Delete(api::Kind kind, std::string_view ns, std::string_view 
   if (!response.ok()) return response.status();
   if (response->status < 200 || response->status >= 300) return StatusFromResponse(response->status, response->body);
   return Status::Ok();
+}
+
+std::string QueryEscape(std::string_view in) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  std::string out;
+  for (unsigned char c : in) {
+    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
+      out += static_cast<char>(c);
+    } else {
+      out += '%';
+      out += kHex[c >> 4];
+      out += kHex[c & 15];
+    }
+  }
+  return out;
 }
 
 }  // namespace berth::client

@@ -20,6 +20,10 @@
 
 namespace berth::client {
 
+// Percent-encodes everything but RFC 3986's unreserved characters (a query
+// value or one path segment).
+std::string QueryEscape(std::string_view in);
+
 struct RestResponse {
   int status = 0;
   std::string body;

@@ -13,6 +13,7 @@
 
 #include "apiserver/api_server.h"
 #include "client/http_client.h"
+#include "client/rest_client.h"
 
 namespace berth::cluster {
 namespace {
@@ -91,28 +92,13 @@ bool ReadableByDashboard(std::string_view path) {
   return parts[0] == "nodes" || parts[0] == "pods" || parts[0] == "events";
 }
 
-std::string PercentEncode(std::string_view in) {
-  static constexpr char kHex[] = "0123456789ABCDEF";
-  std::string out;
-  for (unsigned char c : in) {
-    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
-      out += static_cast<char>(c);
-    } else {
-      out += '%';
-      out += kHex[c >> 4];
-      out += kHex[c & 15];
-    }
-  }
-  return out;
-}
-
 std::string UpstreamTarget(const apiserver::Request& request) {
   std::string target;
   for (char c : request.path) {
     // The path arrives decoded; names and namespaces are DNS labels, so only
     // characters that cannot appear in them need escaping again.
     if (c == '%' || c == '?' || c == '#' || c == ' ') {
-      target += PercentEncode(std::string_view(&c, 1));
+      target += client::QueryEscape(std::string_view(&c, 1));
     } else {
       target += c;
     }
@@ -120,9 +106,9 @@ std::string UpstreamTarget(const apiserver::Request& request) {
   char separator = '?';
   for (const auto& [key, value] : request.query) {
     target += separator;
-    target += PercentEncode(key);
+    target += client::QueryEscape(key);
     target += '=';
-    target += PercentEncode(value);
+    target += client::QueryEscape(value);
     separator = '&';
   }
   return target;
