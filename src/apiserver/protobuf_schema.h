@@ -59,6 +59,18 @@ struct Field {
   FieldType type;
   unsigned flags = 0;
   const Message* message = nullptr;  // kMessage only
+  // The Go type of one value (an item, when repeated) where it is not the
+  // default of `type` (kString: string, kInt: int32, kBool: bool, kDouble:
+  // float64): "int64", or a named type as Go's reflection prints it
+  // ("v1.RestartPolicy", "types.UID"). kube's JSON decoder names it in its
+  // errors (decode_check.h).
+  const char* go_type = nullptr;
+
+  constexpr Field Go(const char* type_name) const {
+    Field f = *this;
+    f.go_type = type_name;
+    return f;
+  }
 };
 
 struct Message {
@@ -69,6 +81,9 @@ struct Message {
   // empty), else the JSON `union_default`.
   std::initializer_list<const char*> union_of = {};
   const char* union_default = "null";
+  // The Go package the message's struct is in, as Go's reflection prints a
+  // type ("v1.PodSpec"): v1 but for autoscaling/v2's messages.
+  const char* go_package = "v1";
 };
 
 // Table shorthands: String(1, "name"), Strings(3, "values"),

@@ -38,7 +38,7 @@ const Message kExternalDocumentation{"ExternalDocumentation",
 const Message kValidationRule{
     "ValidationRule",
     {String(1, "rule", kKeep), String(2, "message"), String(3, "messageExpression"),
-     String(4, "reason", kKeep), String(5, "fieldPath"), Bool(6, "optionalOldSelf", kKeep)}};
+     String(4, "reason", kKeep).Go("v1.FieldValueErrorReason"), String(5, "fieldPath"), Bool(6, "optionalOldSelf", kKeep)}};
 const Message kJSONSchemaProps{"JSONSchemaProps",
                                {String(1, "id"),
                                 String(2, "$schema"),
@@ -52,16 +52,16 @@ const Message kJSONSchemaProps{"JSONSchemaProps",
                                 Bool(10, "exclusiveMaximum"),
                                 Double(11, "minimum", kKeep),
                                 Bool(12, "exclusiveMinimum"),
-                                Int(13, "maxLength", kKeep),
-                                Int(14, "minLength", kKeep),
+                                Int(13, "maxLength", kKeep).Go("int64"),
+                                Int(14, "minLength", kKeep).Go("int64"),
                                 String(15, "pattern"),
-                                Int(16, "maxItems", kKeep),
-                                Int(17, "minItems", kKeep),
+                                Int(16, "maxItems", kKeep).Go("int64"),
+                                Int(17, "minItems", kKeep).Go("int64"),
                                 Bool(18, "uniqueItems"),
                                 Double(19, "multipleOf", kKeep),
                                 RawExtensions(20, "enum"),
-                                Int(21, "maxProperties", kKeep),
-                                Int(22, "minProperties", kKeep),
+                                Int(21, "maxProperties", kKeep).Go("int64"),
+                                Int(22, "minProperties", kKeep).Go("int64"),
                                 Strings(23, "required"),
                                 Nested(24, "items", kJSONSchemaPropsOrArray),
                                 NestedList(25, "allOf", kJSONSchemaProps),
@@ -124,21 +124,21 @@ const Message kWebhookConversion{
     {Nested(2, "clientConfig", kWebhookClientConfig), Strings(3, "conversionReviewVersions")}};
 const Message kCustomResourceConversion{
     "CustomResourceConversion",
-    {String(1, "strategy", kKeep), Nested(2, "webhook", kWebhookConversion)}};
+    {String(1, "strategy", kKeep).Go("v1.ConversionStrategyType"), Nested(2, "webhook", kWebhookConversion)}};
 const Message kCustomResourceDefinitionSpec{
     "CustomResourceDefinitionSpec",
     {String(1, "group", kKeep), Nested(3, "names", kCustomResourceDefinitionNames),
-     String(4, "scope", kKeep), NestedList(7, "versions", kCustomResourceDefinitionVersion),
+     String(4, "scope", kKeep).Go("v1.ResourceScope"), NestedList(7, "versions", kCustomResourceDefinitionVersion),
      Nested(9, "conversion", kCustomResourceConversion), Bool(10, "preserveUnknownFields")}};
 const Message kCustomResourceDefinitionCondition{
     "CustomResourceDefinitionCondition",
-    {String(1, "type", kKeep), String(2, "status", kKeep), Time(3, "lastTransitionTime"),
-     String(4, "reason"), String(5, "message"), Int(6, "observedGeneration")}};
+    {String(1, "type", kKeep).Go("v1.CustomResourceDefinitionConditionType"), String(2, "status", kKeep).Go("v1.ConditionStatus"), Time(3, "lastTransitionTime"),
+     String(4, "reason"), String(5, "message"), Int(6, "observedGeneration").Go("int64")}};
 const Message kCustomResourceDefinitionStatus{
     "CustomResourceDefinitionStatus",
     {NestedList(1, "conditions", kCustomResourceDefinitionCondition),
      Nested(2, "acceptedNames", kCustomResourceDefinitionNames), Strings(3, "storedVersions"),
-     Int(4, "observedGeneration")}};
+     Int(4, "observedGeneration").Go("int64")}};
 const Message kCustomResourceDefinition{
     "CustomResourceDefinition",
     {Nested(1, "metadata", kObjectMeta), Nested(2, "spec", kCustomResourceDefinitionSpec),

@@ -6,12 +6,12 @@ namespace berth::apiserver::protobuf_schema {
 
 const Message kPodFailurePolicyOnExitCodesRequirement{
     "PodFailurePolicyOnExitCodesRequirement",
-    {String(1, "containerName", kKeep), String(2, "operator", kKeep), Ints(3, "values")}};
+    {String(1, "containerName", kKeep), String(2, "operator", kKeep).Go("v1.PodFailurePolicyOnExitCodesOperator"), Ints(3, "values")}};
 const Message kPodFailurePolicyOnPodConditionsPattern{"PodFailurePolicyOnPodConditionsPattern",
-                                                      {String(1, "type", kKeep), String(2, "status", kKeep)}};
+                                                      {String(1, "type", kKeep).Go("v1.PodConditionType"), String(2, "status", kKeep).Go("v1.ConditionStatus")}};
 const Message kPodFailurePolicyRule{
     "PodFailurePolicyRule",
-    {String(1, "action", kKeep), Nested(2, "onExitCodes", kPodFailurePolicyOnExitCodesRequirement),
+    {String(1, "action", kKeep).Go("v1.PodFailurePolicyAction"), Nested(2, "onExitCodes", kPodFailurePolicyOnExitCodesRequirement),
      NestedList(3, "onPodConditions", kPodFailurePolicyOnPodConditionsPattern)}};
 const Message kPodFailurePolicy{"PodFailurePolicy", {NestedList(1, "rules", kPodFailurePolicyRule)}};
 const Message kSuccessPolicyRule{"SuccessPolicyRule",
@@ -51,7 +51,7 @@ const Message kJobSchedulingConfiguration{
 const Message kJobSpec{"JobSpec",
                        {Int(1, "parallelism", kKeep),
                         Int(2, "completions", kKeep),
-                        Int(3, "activeDeadlineSeconds", kKeep),
+                        Int(3, "activeDeadlineSeconds", kKeep).Go("int64"),
                         Nested(11, "podFailurePolicy", kPodFailurePolicy),
                         Nested(16, "successPolicy", kSuccessPolicy),
                         Int(7, "backoffLimit", kKeep),
@@ -61,17 +61,17 @@ const Message kJobSpec{"JobSpec",
                         Bool(5, "manualSelector", kKeep),
                         Nested(6, "template", kPodTemplateSpec),
                         Int(8, "ttlSecondsAfterFinished", kKeep),
-                        String(9, "completionMode", kKeep),
+                        String(9, "completionMode", kKeep).Go("v1.CompletionMode"),
                         Bool(10, "suspend", kKeep),
-                        String(14, "podReplacementPolicy", kKeep),
+                        String(14, "podReplacementPolicy", kKeep).Go("v1.PodReplacementPolicy"),
                         String(15, "managedBy", kKeep),
                         Nested(17, "scheduling", kJobSchedulingConfiguration)}};
 const Message kJobCondition{
     "JobCondition",
-    {String(1, "type", kKeep), String(2, "status", kKeep), Time(3, "lastProbeTime"),
+    {String(1, "type", kKeep).Go("v1.JobConditionType"), String(2, "status", kKeep).Go("v1.ConditionStatus"), Time(3, "lastProbeTime"),
      Time(4, "lastTransitionTime"), String(5, "reason"), String(6, "message")}};
 const Message kUncountedTerminatedPods{"UncountedTerminatedPods",
-                                       {Strings(1, "succeeded"), Strings(2, "failed")}};
+                                       {Strings(1, "succeeded").Go("types.UID"), Strings(2, "failed").Go("types.UID")}};
 const Message kJobStatus{
     "JobStatus",
     {NestedList(1, "conditions", kJobCondition), Time(2, "startTime"), Time(3, "completionTime"),
@@ -88,7 +88,7 @@ const Message kJob{"Job",
 const Message kJobTemplateSpec{"JobTemplateSpec", {Nested(1, "metadata", kObjectMeta), Nested(2, "spec", kJobSpec)}};
 const Message kCronJobSpec{"CronJobSpec",
                            {String(1, "schedule", kKeep), String(8, "timeZone", kKeep),
-                            Int(2, "startingDeadlineSeconds", kKeep), String(3, "concurrencyPolicy"),
+                            Int(2, "startingDeadlineSeconds", kKeep).Go("int64"), String(3, "concurrencyPolicy").Go("v1.ConcurrencyPolicy"),
                             Bool(4, "suspend", kKeep), Nested(5, "jobTemplate", kJobTemplateSpec),
                             Int(6, "successfulJobsHistoryLimit", kKeep), Int(7, "failedJobsHistoryLimit", kKeep)}};
 const Message kCronJob{"CronJob",

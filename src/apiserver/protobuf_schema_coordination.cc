@@ -9,7 +9,7 @@ const Message kLeaseSpec{
     "LeaseSpec",
     {String(1, "holderIdentity", kKeep), Int(2, "leaseDurationSeconds", kKeep),
      MicroTime(3, "acquireTime"), MicroTime(4, "renewTime"), Int(5, "leaseTransitions", kKeep),
-     String(6, "strategy", kKeep), String(7, "preferredHolder", kKeep)}};
+     String(6, "strategy", kKeep).Go("v1.CoordinatedLeaseStrategy"), String(7, "preferredHolder", kKeep)}};
 const Message kLease{"Lease", {Nested(1, "metadata", kObjectMeta), Nested(2, "spec", kLeaseSpec)}};
 
 const KindMessage kCoordinationKindList[] = {

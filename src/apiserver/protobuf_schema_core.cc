@@ -13,7 +13,7 @@ namespace berth::apiserver::protobuf_schema {
 
 const Message kObjectReference{
     "ObjectReference",
-    {String(1, "kind"), String(2, "namespace"), String(3, "name"), String(4, "uid"),
+    {String(1, "kind"), String(2, "namespace"), String(3, "name"), String(4, "uid").Go("types.UID"),
      String(5, "apiVersion"), String(6, "resourceVersion"), String(7, "fieldPath")}};
 const Message kLocalObjectReference{"LocalObjectReference", {String(1, "name")}};
 const Message kTypedLocalObjectReference{
@@ -22,13 +22,13 @@ const Message kTypedLocalObjectReference{
 
 // --- Namespace, ConfigMap, Secret
 
-const Message kNamespaceSpec{"NamespaceSpec", {Strings(1, "finalizers")}};
+const Message kNamespaceSpec{"NamespaceSpec", {Strings(1, "finalizers").Go("v1.FinalizerName")}};
 const Message kNamespaceCondition{
     "NamespaceCondition",
-    {String(1, "type", kKeep), String(2, "status", kKeep), Time(4, "lastTransitionTime"),
+    {String(1, "type", kKeep).Go("v1.NamespaceConditionType"), String(2, "status", kKeep).Go("v1.ConditionStatus"), Time(4, "lastTransitionTime"),
      String(5, "reason"), String(6, "message")}};
 const Message kNamespaceStatus{
-    "NamespaceStatus", {String(1, "phase"), NestedList(2, "conditions", kNamespaceCondition)}};
+    "NamespaceStatus", {String(1, "phase").Go("v1.NamespacePhase"), NestedList(2, "conditions", kNamespaceCondition)}};
 const Message kNamespace{"Namespace",
                          {Nested(1, "metadata", kObjectMeta), Nested(2, "spec", kNamespaceSpec),
                           Nested(3, "status", kNamespaceStatus)}};
@@ -37,13 +37,13 @@ const Message kConfigMap{"ConfigMap",
                           StringMap(2, "data"), BytesMap(3, "binaryData")}};
 const Message kSecret{"Secret",
                       {Nested(1, "metadata", kObjectMeta), Bool(5, "immutable", kKeep),
-                       BytesMap(2, "data"), StringMap(4, "stringData"), String(3, "type")}};
+                       BytesMap(2, "data"), StringMap(4, "stringData"), String(3, "type").Go("v1.SecretType")}};
 
 // --- Service, ServiceAccount
 
 const Message kServicePort{
     "ServicePort",
-    {String(1, "name"), String(2, "protocol"), String(6, "appProtocol", kKeep),
+    {String(1, "name"), String(2, "protocol").Go("v1.Protocol"), String(6, "appProtocol", kKeep),
      Int(3, "port", kKeep), IntOrString(4, "targetPort"), Int(5, "nodePort")}};
 const Message kClientIPConfig{"ClientIPConfig", {Int(1, "timeoutSeconds", kKeep)}};
 const Message kSessionAffinityConfig{"SessionAffinityConfig",
@@ -53,27 +53,27 @@ const Message kServiceSpec{"ServiceSpec",
                             StringMap(2, "selector"),
                             String(3, "clusterIP"),
                             Strings(18, "clusterIPs"),
-                            String(4, "type"),
+                            String(4, "type").Go("v1.ServiceType"),
                             Strings(5, "externalIPs"),
-                            String(7, "sessionAffinity"),
+                            String(7, "sessionAffinity").Go("v1.ServiceAffinity"),
                             String(8, "loadBalancerIP"),
                             Strings(9, "loadBalancerSourceRanges"),
                             String(10, "externalName"),
-                            String(11, "externalTrafficPolicy"),
+                            String(11, "externalTrafficPolicy").Go("v1.ServiceExternalTrafficPolicy"),
                             Int(12, "healthCheckNodePort"),
                             Bool(13, "publishNotReadyAddresses"),
                             Nested(14, "sessionAffinityConfig", kSessionAffinityConfig),
-                            Strings(19, "ipFamilies"),
-                            String(17, "ipFamilyPolicy", kKeep),
+                            Strings(19, "ipFamilies").Go("v1.IPFamily"),
+                            String(17, "ipFamilyPolicy", kKeep).Go("v1.IPFamilyPolicy"),
                             Bool(20, "allocateLoadBalancerNodePorts", kKeep),
                             String(21, "loadBalancerClass", kKeep),
-                            String(22, "internalTrafficPolicy", kKeep),
+                            String(22, "internalTrafficPolicy", kKeep).Go("v1.ServiceInternalTrafficPolicy"),
                             String(23, "trafficDistribution", kKeep)}};
 const Message kPortStatus{
-    "PortStatus", {Int(1, "port", kKeep), String(2, "protocol", kKeep), String(3, "error", kKeep)}};
+    "PortStatus", {Int(1, "port", kKeep), String(2, "protocol", kKeep).Go("v1.Protocol"), String(3, "error", kKeep)}};
 const Message kLoadBalancerIngress{
     "LoadBalancerIngress",
-    {String(1, "ip"), String(2, "hostname"), String(3, "ipMode", kKeep),
+    {String(1, "ip"), String(2, "hostname"), String(3, "ipMode", kKeep).Go("v1.LoadBalancerIPMode"),
      NestedList(4, "ports", kPortStatus)}};
 const Message kLoadBalancerStatus{"LoadBalancerStatus",
                                   {NestedList(1, "ingress", kLoadBalancerIngress)}};
@@ -93,12 +93,12 @@ const Message kServiceAccount{
 
 const Message kScopedResourceSelectorRequirement{
     "ScopedResourceSelectorRequirement",
-    {String(1, "scopeName", kKeep), String(2, "operator", kKeep), Strings(3, "values")}};
+    {String(1, "scopeName", kKeep).Go("v1.ResourceQuotaScope"), String(2, "operator", kKeep).Go("v1.ScopeSelectorOperator"), Strings(3, "values")}};
 const Message kScopeSelector{
     "ScopeSelector", {NestedList(1, "matchExpressions", kScopedResourceSelectorRequirement)}};
 const Message kResourceQuotaSpec{
     "ResourceQuotaSpec",
-    {QuantityMap(1, "hard"), Strings(2, "scopes"), Nested(3, "scopeSelector", kScopeSelector)}};
+    {QuantityMap(1, "hard"), Strings(2, "scopes").Go("v1.ResourceQuotaScope"), Nested(3, "scopeSelector", kScopeSelector)}};
 const Message kResourceQuotaStatus{"ResourceQuotaStatus",
                                    {QuantityMap(1, "hard"), QuantityMap(2, "used")}};
 const Message kResourceQuota{
@@ -107,7 +107,7 @@ const Message kResourceQuota{
      Nested(3, "status", kResourceQuotaStatus)}};
 const Message kLimitRangeItem{
     "LimitRangeItem",
-    {String(1, "type", kKeep), QuantityMap(2, "max"), QuantityMap(3, "min"),
+    {String(1, "type", kKeep).Go("v1.LimitType"), QuantityMap(2, "max"), QuantityMap(3, "min"),
      QuantityMap(4, "default"), QuantityMap(5, "defaultRequest"),
      QuantityMap(6, "maxLimitRequestRatio")}};
 const Message kLimitRangeSpec{"LimitRangeSpec", {NestedList(1, "limits", kLimitRangeItem)}};
@@ -117,11 +117,11 @@ const Message kLimitRange{"LimitRange",
 // --- Node
 
 const Message kTaint{"Taint",
-                     {String(1, "key", kKeep), String(2, "value"), String(3, "effect", kKeep),
+                     {String(1, "key", kKeep), String(2, "value"), String(3, "effect", kKeep).Go("v1.TaintEffect"),
                       Time(4, "timeAdded")}};
 const Message kConfigMapNodeConfigSource{
     "ConfigMapNodeConfigSource",
-    {String(1, "namespace", kKeep), String(2, "name", kKeep), String(3, "uid"),
+    {String(1, "namespace", kKeep), String(2, "name", kKeep), String(3, "uid").Go("types.UID"),
      String(4, "resourceVersion"), String(5, "kubeletConfigKey", kKeep)}};
 const Message kNodeConfigSource{"NodeConfigSource",
                                 {Nested(2, "configMap", kConfigMapNodeConfigSource)}};
@@ -134,13 +134,13 @@ const Message kNodeSpec{"NodeSpec",
                          Nested(8, "podPreemptionPolicy", kNodePodPreemptionPolicy)}};
 const Message kNodeCondition{
     "NodeCondition",
-    {String(1, "type", kKeep), String(2, "status", kKeep), Time(3, "lastHeartbeatTime"),
+    {String(1, "type", kKeep).Go("v1.NodeConditionType"), String(2, "status", kKeep).Go("v1.ConditionStatus"), Time(3, "lastHeartbeatTime"),
      Time(4, "lastTransitionTime"), String(5, "reason"), String(6, "message")}};
-const Message kNodeAddress{"NodeAddress", {String(1, "type", kKeep), String(2, "address", kKeep)}};
+const Message kNodeAddress{"NodeAddress", {String(1, "type", kKeep).Go("v1.NodeAddressType"), String(2, "address", kKeep)}};
 const Message kDaemonEndpoint{"DaemonEndpoint", {Int(1, "Port", kKeep)}};
 const Message kNodeDaemonEndpoints{"NodeDaemonEndpoints",
                                    {Nested(1, "kubeletEndpoint", kDaemonEndpoint)}};
-const Message kNodeSwapStatus{"NodeSwapStatus", {Int(1, "capacity", kKeep)}};
+const Message kNodeSwapStatus{"NodeSwapStatus", {Int(1, "capacity", kKeep).Go("int64")}};
 const Message kNodeSystemInfo{
     "NodeSystemInfo",
     {String(1, "machineID", kKeep), String(2, "systemUUID", kKeep), String(3, "bootID", kKeep),
@@ -148,9 +148,9 @@ const Message kNodeSystemInfo{
      String(6, "containerRuntimeVersion", kKeep), String(7, "kubeletVersion", kKeep),
      String(8, "kubeProxyVersion", kKeep), String(9, "operatingSystem", kKeep),
      String(10, "architecture", kKeep), Nested(11, "swap", kNodeSwapStatus)}};
-const Message kContainerImage{"ContainerImage", {Strings(1, "names"), Int(2, "sizeBytes")}};
+const Message kContainerImage{"ContainerImage", {Strings(1, "names"), Int(2, "sizeBytes").Go("int64")}};
 const Message kAttachedVolume{"AttachedVolume",
-                              {String(1, "name", kKeep), String(2, "devicePath", kKeep)}};
+                              {String(1, "name", kKeep).Go("v1.UniqueVolumeName"), String(2, "devicePath", kKeep)}};
 const Message kNodeConfigStatus{
     "NodeConfigStatus",
     {Nested(1, "assigned", kNodeConfigSource), Nested(2, "active", kNodeConfigSource),
@@ -164,10 +164,10 @@ const Message kNodeRuntimeHandler{
 const Message kNodeFeatures{"NodeFeatures", {Bool(1, "supplementalGroupsPolicy", kKeep)}};
 const Message kNodeStatus{
     "NodeStatus",
-    {QuantityMap(1, "capacity"), QuantityMap(2, "allocatable"), String(3, "phase"),
+    {QuantityMap(1, "capacity"), QuantityMap(2, "allocatable"), String(3, "phase").Go("v1.NodePhase"),
      NestedList(4, "conditions", kNodeCondition), NestedList(5, "addresses", kNodeAddress),
      Nested(6, "daemonEndpoints", kNodeDaemonEndpoints), Nested(7, "nodeInfo", kNodeSystemInfo),
-     NestedList(8, "images", kContainerImage), Strings(9, "volumesInUse"),
+     NestedList(8, "images", kContainerImage), Strings(9, "volumesInUse").Go("v1.UniqueVolumeName"),
      NestedList(10, "volumesAttached", kAttachedVolume), Nested(11, "config", kNodeConfigStatus),
      NestedList(12, "runtimeHandlers", kNodeRuntimeHandler), Nested(13, "features", kNodeFeatures),
      Strings(14, "declaredFeatures")}};
@@ -201,7 +201,7 @@ const Message kEndpointAddress{
     {String(1, "ip", kKeep), String(3, "hostname"), String(4, "nodeName", kKeep),
      Nested(2, "targetRef", kObjectReference)}};
 const Message kEndpointPort{"EndpointPort",
-                            {String(1, "name"), Int(2, "port", kKeep), String(3, "protocol"),
+                            {String(1, "name"), Int(2, "port", kKeep), String(3, "protocol").Go("v1.Protocol"),
                              String(4, "appProtocol", kKeep)}};
 const Message kEndpointSubset{
     "EndpointSubset",
@@ -218,12 +218,12 @@ const Message kReplicationControllerSpec{
      Nested(3, "template", kPodTemplateSpec)}};
 const Message kReplicationControllerCondition{
     "ReplicationControllerCondition",
-    {String(1, "type", kKeep), String(2, "status", kKeep), Time(3, "lastTransitionTime"),
+    {String(1, "type", kKeep).Go("v1.ReplicationControllerConditionType"), String(2, "status", kKeep).Go("v1.ConditionStatus"), Time(3, "lastTransitionTime"),
      String(4, "reason"), String(5, "message")}};
 const Message kReplicationControllerStatus{
     "ReplicationControllerStatus",
     {Int(1, "replicas", kKeep), Int(2, "fullyLabeledReplicas"), Int(4, "readyReplicas"),
-     Int(5, "availableReplicas"), Int(3, "observedGeneration"),
+     Int(5, "availableReplicas"), Int(3, "observedGeneration").Go("int64"),
      NestedList(6, "conditions", kReplicationControllerCondition)}};
 const Message kReplicationController{
     "ReplicationController",

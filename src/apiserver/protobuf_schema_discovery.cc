@@ -19,11 +19,11 @@ const Message kEndpoint{"Endpoint",
                          StringMap(5, "deprecatedTopology"), String(6, "nodeName", kKeep),
                          String(7, "zone", kKeep), Nested(8, "hints", kEndpointHints)}};
 const Message kEndpointPort{"EndpointPort",
-                            {String(1, "name", kKeep), String(2, "protocol", kKeep),
+                            {String(1, "name", kKeep), String(2, "protocol", kKeep).Go("v1.Protocol"),
                              Int(3, "port", kKeep), String(4, "appProtocol", kKeep)}};
 const Message kEndpointSlice{
     "EndpointSlice",
-    {Nested(1, "metadata", kObjectMeta), String(4, "addressType", kKeep),
+    {Nested(1, "metadata", kObjectMeta), String(4, "addressType", kKeep).Go("v1.AddressType"),
      NestedList(2, "endpoints", kEndpoint), NestedList(3, "ports", kEndpointPort)}};
 
 const KindMessage kDiscoveryKindList[] = {

@@ -14,7 +14,7 @@ const Message kIngressBackend{"IngressBackend",
 const Message kIngressTLS{"IngressTLS", {Strings(1, "hosts"), String(2, "secretName")}};
 const Message kHTTPIngressPath{
     "HTTPIngressPath",
-    {String(1, "path"), String(3, "pathType", kKeep), Nested(2, "backend", kIngressBackend)}};
+    {String(1, "path"), String(3, "pathType", kKeep).Go("v1.PathType"), Nested(2, "backend", kIngressBackend)}};
 const Message kHTTPIngressRuleValue{"HTTPIngressRuleValue",
                                     {NestedList(1, "paths", kHTTPIngressPath)}};
 const Message kIngressRuleValue{"IngressRuleValue", {Nested(1, "http", kHTTPIngressRuleValue)}};
@@ -25,7 +25,7 @@ const Message kIngressSpec{
      NestedList(2, "tls", kIngressTLS), NestedList(3, "rules", kIngressRule)}};
 const Message kIngressPortStatus{
     "IngressPortStatus",
-    {Int(1, "port", kKeep), String(2, "protocol", kKeep), String(3, "error", kKeep)}};
+    {Int(1, "port", kKeep), String(2, "protocol", kKeep).Go("v1.Protocol"), String(3, "error", kKeep)}};
 const Message kIngressLoadBalancerIngress{
     "IngressLoadBalancerIngress",
     {String(1, "ip"), String(2, "hostname"), NestedList(4, "ports", kIngressPortStatus)}};
@@ -47,7 +47,7 @@ const Message kIngressClass{
     "IngressClass", {Nested(1, "metadata", kObjectMeta), Nested(2, "spec", kIngressClassSpec)}};
 const Message kNetworkPolicyPort{
     "NetworkPolicyPort",
-    {String(1, "protocol", kKeep), IntOrString(2, "port"), Int(3, "endPort", kKeep)}};
+    {String(1, "protocol", kKeep).Go("v1.Protocol"), IntOrString(2, "port"), Int(3, "endPort", kKeep)}};
 const Message kIPBlock{"IPBlock", {String(1, "cidr", kKeep), Strings(2, "except")}};
 const Message kNetworkPolicyPeer{
     "NetworkPolicyPeer",
@@ -62,7 +62,7 @@ const Message kNetworkPolicyEgressRule{
 const Message kNetworkPolicySpec{
     "NetworkPolicySpec",
     {Nested(1, "podSelector", kLabelSelector), NestedList(2, "ingress", kNetworkPolicyIngressRule),
-     NestedList(3, "egress", kNetworkPolicyEgressRule), Strings(4, "policyTypes")}};
+     NestedList(3, "egress", kNetworkPolicyEgressRule), Strings(4, "policyTypes").Go("v1.PolicyType")}};
 const Message kNetworkPolicy{
     "NetworkPolicy", {Nested(1, "metadata", kObjectMeta), Nested(2, "spec", kNetworkPolicySpec)}};
 

@@ -17,7 +17,7 @@ const Message kResourceFieldSelector{
     {String(1, "containerName"), String(2, "resource", kKeep), Quantity(3, "divisor")}};
 const Message kContainerPort{"ContainerPort",
                              {String(1, "name"), Int(2, "hostPort"), Int(3, "containerPort", kKeep),
-                              String(4, "protocol"), String(5, "hostIP")}};
+                              String(4, "protocol").Go("v1.Protocol"), String(5, "hostIP")}};
 const Message kConfigMapEnvSource{"ConfigMapEnvSource",
                                   {Inline(1, kLocalObjectReference), Bool(2, "optional", kKeep)}};
 const Message kSecretEnvSource{"SecretEnvSource",
@@ -48,16 +48,16 @@ const Message kResourceRequirements{"ResourceRequirements",
                                     {QuantityMap(1, "limits"), QuantityMap(2, "requests"),
                                      NestedList(3, "claims", kResourceClaim)}};
 const Message kContainerResizePolicy{
-    "ContainerResizePolicy", {String(1, "resourceName", kKeep), String(2, "restartPolicy", kKeep)}};
+    "ContainerResizePolicy", {String(1, "resourceName", kKeep).Go("v1.ResourceName"), String(2, "restartPolicy", kKeep).Go("v1.ResourceResizeRestartPolicy")}};
 const Message kContainerRestartRuleOnExitCodes{"ContainerRestartRuleOnExitCodes",
-                                               {String(1, "operator"), Ints(2, "values")}};
+                                               {String(1, "operator").Go("v1.ContainerRestartRuleOnExitCodesOperator"), Ints(2, "values")}};
 const Message kContainerRestartRule{
     "ContainerRestartRule",
-    {String(1, "action"), Nested(2, "exitCodes", kContainerRestartRuleOnExitCodes)}};
+    {String(1, "action").Go("v1.ContainerRestartRuleAction"), Nested(2, "exitCodes", kContainerRestartRuleOnExitCodes)}};
 const Message kVolumeMount{
     "VolumeMount",
-    {String(1, "name", kKeep), Bool(2, "readOnly"), String(7, "recursiveReadOnly", kKeep),
-     String(3, "mountPath", kKeep), String(4, "subPath"), String(5, "mountPropagation", kKeep),
+    {String(1, "name", kKeep), Bool(2, "readOnly"), String(7, "recursiveReadOnly", kKeep).Go("v1.RecursiveReadOnlyMode"),
+     String(3, "mountPath", kKeep), String(4, "subPath"), String(5, "mountPropagation", kKeep).Go("v1.MountPropagationMode"),
      String(6, "subPathExpr"), Strings(8, "bindMountOptions")}};
 const Message kVolumeDevice{"VolumeDevice",
                             {String(1, "name", kKeep), String(2, "devicePath", kKeep)}};
@@ -68,11 +68,11 @@ const Message kExecAction{"ExecAction", {Strings(1, "command")}};
 const Message kHTTPHeader{"HTTPHeader", {String(1, "name", kKeep), String(2, "value", kKeep)}};
 const Message kHTTPGetAction{
     "HTTPGetAction",
-    {String(1, "path"), IntOrString(2, "port"), String(3, "host"), String(4, "scheme"),
-     NestedList(5, "httpHeaders", kHTTPHeader), String(6, "protocol", kKeep)}};
+    {String(1, "path"), IntOrString(2, "port"), String(3, "host"), String(4, "scheme").Go("v1.URIScheme"),
+     NestedList(5, "httpHeaders", kHTTPHeader), String(6, "protocol", kKeep).Go("v1.HTTPProtocol")}};
 const Message kTCPSocketAction{"TCPSocketAction", {IntOrString(1, "port"), String(2, "host")}};
 const Message kGRPCAction{
-    "GRPCAction", {Int(1, "port", kKeep), String(2, "service", kKeep), String(3, "mode", kKeep)}};
+    "GRPCAction", {Int(1, "port", kKeep), String(2, "service", kKeep), String(3, "mode", kKeep).Go("v1.GRPCProbeMode")}};
 const Message kProbeHandler{
     "ProbeHandler",
     {Nested(1, "exec", kExecAction), Nested(2, "httpGet", kHTTPGetAction),
@@ -80,19 +80,19 @@ const Message kProbeHandler{
 const Message kProbe{"Probe",
                      {Inline(1, kProbeHandler), Int(2, "initialDelaySeconds"),
                       Int(3, "timeoutSeconds"), Int(4, "periodSeconds"), Int(5, "successThreshold"),
-                      Int(6, "failureThreshold"), Int(7, "terminationGracePeriodSeconds", kKeep)}};
-const Message kSleepAction{"SleepAction", {Int(1, "seconds", kKeep)}};
+                      Int(6, "failureThreshold"), Int(7, "terminationGracePeriodSeconds", kKeep).Go("int64")}};
+const Message kSleepAction{"SleepAction", {Int(1, "seconds", kKeep).Go("int64")}};
 const Message kLifecycleHandler{
     "LifecycleHandler",
     {Nested(1, "exec", kExecAction), Nested(2, "httpGet", kHTTPGetAction),
      Nested(3, "tcpSocket", kTCPSocketAction), Nested(4, "sleep", kSleepAction)}};
 const Message kLifecycle{"Lifecycle",
                          {Nested(1, "postStart", kLifecycleHandler),
-                          Nested(2, "preStop", kLifecycleHandler), String(3, "stopSignal", kKeep)}};
+                          Nested(2, "preStop", kLifecycleHandler), String(3, "stopSignal", kKeep).Go("v1.Signal")}};
 
 // --- Security contexts
 
-const Message kCapabilities{"Capabilities", {Strings(1, "add"), Strings(2, "drop")}};
+const Message kCapabilities{"Capabilities", {Strings(1, "add").Go("v1.Capability"), Strings(2, "drop").Go("v1.Capability")}};
 const Message kSELinuxOptions{
     "SELinuxOptions",
     {String(1, "user"), String(2, "role"), String(3, "type"), String(4, "level")}};
@@ -101,17 +101,17 @@ const Message kWindowsSecurityContextOptions{
     {String(1, "gmsaCredentialSpecName", kKeep), String(2, "gmsaCredentialSpec", kKeep),
      String(3, "runAsUserName", kKeep), Bool(4, "hostProcess", kKeep)}};
 const Message kSeccompProfile{"SeccompProfile",
-                              {String(1, "type", kKeep), String(2, "localhostProfile", kKeep)}};
+                              {String(1, "type", kKeep).Go("v1.SeccompProfileType"), String(2, "localhostProfile", kKeep)}};
 const Message kAppArmorProfile{"AppArmorProfile",
-                               {String(1, "type", kKeep), String(2, "localhostProfile", kKeep)}};
+                               {String(1, "type", kKeep).Go("v1.AppArmorProfileType"), String(2, "localhostProfile", kKeep)}};
 const Message kSecurityContext{
     "SecurityContext",
     {Nested(1, "capabilities", kCapabilities), Bool(2, "privileged", kKeep),
      Nested(3, "seLinuxOptions", kSELinuxOptions),
-     Nested(10, "windowsOptions", kWindowsSecurityContextOptions), Int(4, "runAsUser", kKeep),
-     Int(8, "runAsGroup", kKeep), Bool(5, "runAsNonRoot", kKeep),
+     Nested(10, "windowsOptions", kWindowsSecurityContextOptions), Int(4, "runAsUser", kKeep).Go("int64"),
+     Int(8, "runAsGroup", kKeep).Go("int64"), Bool(5, "runAsNonRoot", kKeep),
      Bool(6, "readOnlyRootFilesystem", kKeep), Bool(7, "allowPrivilegeEscalation", kKeep),
-     String(9, "procMount", kKeep), Nested(11, "seccompProfile", kSeccompProfile),
+     String(9, "procMount", kKeep).Go("v1.ProcMountType"), Nested(11, "seccompProfile", kSeccompProfile),
      Nested(12, "appArmorProfile", kAppArmorProfile)}};
 
 // --- Containers
@@ -127,7 +127,7 @@ const Message kContainer{"Container",
                           NestedList(7, "env", kEnvVar),
                           Nested(8, "resources", kResourceRequirements),
                           NestedList(23, "resizePolicy", kContainerResizePolicy),
-                          String(24, "restartPolicy", kKeep),
+                          String(24, "restartPolicy", kKeep).Go("v1.ContainerRestartPolicy"),
                           NestedList(25, "restartPolicyRules", kContainerRestartRule),
                           NestedList(9, "volumeMounts", kVolumeMount),
                           NestedList(21, "volumeDevices", kVolumeDevice),
@@ -136,8 +136,8 @@ const Message kContainer{"Container",
                           Nested(22, "startupProbe", kProbe),
                           Nested(12, "lifecycle", kLifecycle),
                           String(13, "terminationMessagePath"),
-                          String(20, "terminationMessagePolicy"),
-                          String(14, "imagePullPolicy"),
+                          String(20, "terminationMessagePolicy").Go("v1.TerminationMessagePolicy"),
+                          String(14, "imagePullPolicy").Go("v1.PullPolicy"),
                           Nested(15, "securityContext", kSecurityContext),
                           Bool(16, "stdin"),
                           Bool(17, "stdinOnce"),
@@ -154,7 +154,7 @@ const Message kEphemeralContainerCommon{
      NestedList(7, "env", kEnvVar),
      Nested(8, "resources", kResourceRequirements),
      NestedList(23, "resizePolicy", kContainerResizePolicy),
-     String(24, "restartPolicy", kKeep),
+     String(24, "restartPolicy", kKeep).Go("v1.ContainerRestartPolicy"),
      NestedList(25, "restartPolicyRules", kContainerRestartRule),
      NestedList(9, "volumeMounts", kVolumeMount),
      NestedList(21, "volumeDevices", kVolumeDevice),
@@ -163,8 +163,8 @@ const Message kEphemeralContainerCommon{
      Nested(22, "startupProbe", kProbe),
      Nested(12, "lifecycle", kLifecycle),
      String(13, "terminationMessagePath"),
-     String(20, "terminationMessagePolicy"),
-     String(14, "imagePullPolicy"),
+     String(20, "terminationMessagePolicy").Go("v1.TerminationMessagePolicy"),
+     String(14, "imagePullPolicy").Go("v1.PullPolicy"),
      Nested(15, "securityContext", kSecurityContext),
      Bool(16, "stdin"),
      Bool(17, "stdinOnce"),
@@ -176,7 +176,7 @@ const Message kEphemeralContainer{
 
 const Message kNodeSelectorRequirement{
     "NodeSelectorRequirement",
-    {String(1, "key", kKeep), String(2, "operator", kKeep), Strings(3, "values")}};
+    {String(1, "key", kKeep), String(2, "operator", kKeep).Go("v1.NodeSelectorOperator"), Strings(3, "values")}};
 const Message kNodeSelectorTerm{"NodeSelectorTerm",
                                 {NestedList(1, "matchExpressions", kNodeSelectorRequirement),
                                  NestedList(2, "matchFields", kNodeSelectorRequirement)}};
@@ -210,14 +210,14 @@ const Message kAffinity{
     {Nested(1, "nodeAffinity", kNodeAffinity), Nested(2, "podAffinity", kPodAffinity),
      Nested(3, "podAntiAffinity", kPodAntiAffinity)}};
 const Message kToleration{"Toleration",
-                          {String(1, "key"), String(2, "operator"), String(3, "value"),
-                           String(4, "effect"), Int(5, "tolerationSeconds", kKeep)}};
+                          {String(1, "key"), String(2, "operator").Go("v1.TolerationOperator"), String(3, "value"),
+                           String(4, "effect").Go("v1.TaintEffect"), Int(5, "tolerationSeconds", kKeep).Go("int64")}};
 const Message kTopologySpreadConstraint{
     "TopologySpreadConstraint",
     {Int(1, "maxSkew", kKeep), String(2, "topologyKey", kKeep),
-     String(3, "whenUnsatisfiable", kKeep), Nested(4, "labelSelector", kLabelSelector),
-     Int(5, "minDomains", kKeep), String(6, "nodeAffinityPolicy", kKeep),
-     String(7, "nodeTaintsPolicy", kKeep), Strings(8, "matchLabelKeys")}};
+     String(3, "whenUnsatisfiable", kKeep).Go("v1.UnsatisfiableConstraintAction"), Nested(4, "labelSelector", kLabelSelector),
+     Int(5, "minDomains", kKeep), String(6, "nodeAffinityPolicy", kKeep).Go("v1.NodeInclusionPolicy"),
+     String(7, "nodeTaintsPolicy", kKeep).Go("v1.NodeInclusionPolicy"), Strings(8, "matchLabelKeys")}};
 
 // --- The pod
 
@@ -225,20 +225,20 @@ const Message kSysctl{"Sysctl", {String(1, "name", kKeep), String(2, "value", kK
 const Message kPodSecurityContext{
     "PodSecurityContext",
     {Nested(1, "seLinuxOptions", kSELinuxOptions),
-     Nested(8, "windowsOptions", kWindowsSecurityContextOptions), Int(2, "runAsUser", kKeep),
-     Int(6, "runAsGroup", kKeep), Bool(3, "runAsNonRoot", kKeep), Ints(4, "supplementalGroups"),
-     String(12, "supplementalGroupsPolicy", kKeep), Int(5, "fsGroup", kKeep),
-     NestedList(7, "sysctls", kSysctl), String(9, "fsGroupChangePolicy", kKeep),
+     Nested(8, "windowsOptions", kWindowsSecurityContextOptions), Int(2, "runAsUser", kKeep).Go("int64"),
+     Int(6, "runAsGroup", kKeep).Go("int64"), Bool(3, "runAsNonRoot", kKeep), Ints(4, "supplementalGroups").Go("int64"),
+     String(12, "supplementalGroupsPolicy", kKeep).Go("v1.SupplementalGroupsPolicy"), Int(5, "fsGroup", kKeep).Go("int64"),
+     NestedList(7, "sysctls", kSysctl), String(9, "fsGroupChangePolicy", kKeep).Go("v1.PodFSGroupChangePolicy"),
      Nested(10, "seccompProfile", kSeccompProfile), Nested(11, "appArmorProfile", kAppArmorProfile),
-     String(13, "seLinuxChangePolicy", kKeep)}};
+     String(13, "seLinuxChangePolicy", kKeep).Go("v1.PodSELinuxChangePolicy")}};
 const Message kHostAlias{"HostAlias", {String(1, "ip", kKeep), Strings(2, "hostnames")}};
 const Message kPodDNSConfigOption{"PodDNSConfigOption",
                                   {String(1, "name"), String(2, "value", kKeep)}};
 const Message kPodDNSConfig{"PodDNSConfig",
                             {Strings(1, "nameservers"), Strings(2, "searches"),
                              NestedList(3, "options", kPodDNSConfigOption)}};
-const Message kPodReadinessGate{"PodReadinessGate", {String(1, "conditionType", kKeep)}};
-const Message kPodOS{"PodOS", {String(1, "name", kKeep)}};
+const Message kPodReadinessGate{"PodReadinessGate", {String(1, "conditionType", kKeep).Go("v1.PodConditionType")}};
+const Message kPodOS{"PodOS", {String(1, "name", kKeep).Go("v1.OSName")}};
 const Message kPodSchedulingGate{"PodSchedulingGate", {String(1, "name", kKeep)}};
 const Message kPodResourceClaim{"PodResourceClaim",
                                 {String(1, "name", kKeep), String(3, "resourceClaimName", kKeep),
@@ -251,10 +251,10 @@ const Message kPodSpec{"PodSpec",
                         NestedList(20, "initContainers", kContainer),
                         NestedList(2, "containers", kContainer),
                         NestedList(34, "ephemeralContainers", kEphemeralContainer),
-                        String(3, "restartPolicy"),
-                        Int(4, "terminationGracePeriodSeconds", kKeep),
-                        Int(5, "activeDeadlineSeconds", kKeep),
-                        String(6, "dnsPolicy"),
+                        String(3, "restartPolicy").Go("v1.RestartPolicy"),
+                        Int(4, "terminationGracePeriodSeconds", kKeep).Go("int64"),
+                        Int(5, "activeDeadlineSeconds", kKeep).Go("int64"),
+                        String(6, "dnsPolicy").Go("v1.DNSPolicy"),
                         StringMap(7, "nodeSelector"),
                         String(8, "serviceAccountName"),
                         String(9, "serviceAccount"),
@@ -278,7 +278,7 @@ const Message kPodSpec{"PodSpec",
                         NestedList(28, "readinessGates", kPodReadinessGate),
                         String(29, "runtimeClassName", kKeep),
                         Bool(30, "enableServiceLinks", kKeep),
-                        String(31, "preemptionPolicy", kKeep),
+                        String(31, "preemptionPolicy", kKeep).Go("v1.PreemptionPolicy"),
                         QuantityMap(32, "overhead"),
                         NestedList(33, "topologySpreadConstraints", kTopologySpreadConstraint),
                         Bool(35, "setHostnameAsFQDN", kKeep),
@@ -295,7 +295,7 @@ const Message kPodSpec{"PodSpec",
 
 const Message kPodCondition{
     "PodCondition",
-    {String(1, "type", kKeep), Int(7, "observedGeneration"), String(2, "status", kKeep),
+    {String(1, "type", kKeep).Go("v1.PodConditionType"), Int(7, "observedGeneration").Go("int64"), String(2, "status", kKeep).Go("v1.ConditionStatus"),
      Time(3, "lastProbeTime"), Time(4, "lastTransitionTime"), String(5, "reason"),
      String(6, "message")}};
 const Message kHostIP{"HostIP", {String(1, "ip", kKeep)}};
@@ -316,16 +316,16 @@ const Message kVolumeStatus{"VolumeStatus", {Nested(1, "image", kImageVolumeStat
 const Message kVolumeMountStatus{
     "VolumeMountStatus",
     {String(1, "name", kKeep), String(2, "mountPath", kKeep), Bool(3, "readOnly"),
-     String(4, "recursiveReadOnly", kKeep), Nested(5, "volumeStatus", kVolumeStatus)}};
+     String(4, "recursiveReadOnly", kKeep).Go("v1.RecursiveReadOnlyMode"), Nested(5, "volumeStatus", kVolumeStatus)}};
 const Message kLinuxContainerUser{
     "LinuxContainerUser",
-    {Int(1, "uid", kKeep), Int(2, "gid", kKeep), Ints(3, "supplementalGroups")}};
+    {Int(1, "uid", kKeep).Go("int64"), Int(2, "gid", kKeep).Go("int64"), Ints(3, "supplementalGroups").Go("int64")}};
 const Message kContainerUser{"ContainerUser", {Nested(1, "linux", kLinuxContainerUser)}};
 const Message kResourceHealth{
     "ResourceHealth",
-    {String(1, "resourceID", kKeep), String(2, "health"), String(6, "message", kKeep)}};
+    {String(1, "resourceID", kKeep).Go("v1.ResourceID"), String(2, "health").Go("v1.ResourceHealthStatus"), String(6, "message", kKeep)}};
 const Message kResourceStatus{
-    "ResourceStatus", {String(1, "name", kKeep), NestedList(2, "resources", kResourceHealth)}};
+    "ResourceStatus", {String(1, "name", kKeep).Go("v1.ResourceName"), NestedList(2, "resources", kResourceHealth)}};
 const Message kContainerStatus{
     "ContainerStatus",
     {String(1, "name", kKeep), Nested(2, "state", kContainerState),
@@ -334,7 +334,7 @@ const Message kContainerStatus{
      String(8, "containerID"), Bool(9, "started", kKeep), QuantityMap(10, "allocatedResources"),
      Nested(11, "resources", kResourceRequirements),
      NestedList(12, "volumeMounts", kVolumeMountStatus), Nested(13, "user", kContainerUser),
-     NestedList(14, "allocatedResourcesStatus", kResourceStatus), String(15, "stopSignal", kKeep)}};
+     NestedList(14, "allocatedResourcesStatus", kResourceStatus), String(15, "stopSignal", kKeep).Go("v1.Signal")}};
 const Message kPodResourceClaimStatus{
     "PodResourceClaimStatus", {String(1, "name", kKeep), String(2, "resourceClaimName", kKeep)}};
 const Message kContainerExtendedResourceRequest{
@@ -346,10 +346,10 @@ const Message kPodExtendedResourceClaimStatus{
     {NestedList(1, "requestMappings", kContainerExtendedResourceRequest),
      String(2, "resourceClaimName", kKeep)}};
 const Message kNodeAllocatableMappedResources{"NodeAllocatableMappedResources",
-                                              {String(1, "name", kKeep), Quantity(2, "quantity")}};
+                                              {String(1, "name", kKeep).Go("v1.ResourceName"), Quantity(2, "quantity")}};
 const Message kNodeAllocatableOverheadResources{
     "NodeAllocatableOverheadResources",
-    {String(1, "name", kKeep), Quantity(2, "perPod"), Quantity(3, "perContainer")}};
+    {String(1, "name", kKeep).Go("v1.ResourceName"), Quantity(2, "perPod"), Quantity(3, "perContainer")}};
 const Message kNodeAllocatableResourceClaimStatus{
     "NodeAllocatableResourceClaimStatus",
     {String(1, "resourceClaimName", kKeep), Strings(2, "containers"),
@@ -361,8 +361,8 @@ const Message kPodVolumeHealth{
      Time(3, "lastTransitionTime")}};
 const Message kPodStatus{
     "PodStatus",
-    {Int(17, "observedGeneration"),
-     String(1, "phase"),
+    {Int(17, "observedGeneration").Go("int64"),
+     String(1, "phase").Go("v1.PodPhase"),
      NestedList(2, "conditions", kPodCondition),
      String(3, "message"),
      String(4, "reason"),
@@ -374,9 +374,9 @@ const Message kPodStatus{
      Time(7, "startTime"),
      NestedList(10, "initContainerStatuses", kContainerStatus),
      NestedList(8, "containerStatuses", kContainerStatus),
-     String(9, "qosClass"),
+     String(9, "qosClass").Go("v1.PodQOSClass"),
      NestedList(13, "ephemeralContainerStatuses", kContainerStatus),
-     String(14, "resize"),
+     String(14, "resize").Go("v1.PodResizeStatus"),
      NestedList(15, "resourceClaimStatuses", kPodResourceClaimStatus),
      Nested(18, "extendedResourceClaimStatus", kPodExtendedResourceClaimStatus),
      QuantityMap(19, "allocatedResources"),

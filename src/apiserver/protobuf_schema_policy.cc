@@ -7,10 +7,10 @@ namespace berth::apiserver::protobuf_schema {
 const Message kPodDisruptionBudgetSpec{"PodDisruptionBudgetSpec",
                                        {IntOrString(1, "minAvailable"), Nested(2, "selector", kLabelSelector),
                                         IntOrString(3, "maxUnavailable"),
-                                        String(4, "unhealthyPodEvictionPolicy", kKeep)}};
+                                        String(4, "unhealthyPodEvictionPolicy", kKeep).Go("v1.UnhealthyPodEvictionPolicyType")}};
 const Message kPodDisruptionBudgetStatus{
     "PodDisruptionBudgetStatus",
-    {Int(1, "observedGeneration"), TimeMap(2, "disruptedPods"),
+    {Int(1, "observedGeneration").Go("int64"), TimeMap(2, "disruptedPods"),
      Int(3, "disruptionsAllowed", kKeep), Int(4, "currentHealthy", kKeep),
      Int(5, "desiredHealthy", kKeep), Int(6, "expectedPods", kKeep),
      NestedList(7, "conditions", kCondition)}};

@@ -6,7 +6,7 @@ namespace berth::apiserver::protobuf_schema {
 
 const Message kPriorityClass{"PriorityClass",
                              {Nested(1, "metadata", kObjectMeta), Int(2, "value", kKeep), Bool(3, "globalDefault"),
-                              String(4, "description"), String(5, "preemptionPolicy", kKeep)}};
+                              String(4, "description"), String(5, "preemptionPolicy", kKeep).Go("v1.PreemptionPolicy")}};
 
 const KindMessage kSchedulingKindList[] = {
     {api::Kind::kPriorityClass, &kPriorityClass},

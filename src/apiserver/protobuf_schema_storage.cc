@@ -8,18 +8,18 @@ namespace berth::apiserver::protobuf_schema {
 const Message kStorageClass{
     "StorageClass",
     {Nested(1, "metadata", kObjectMeta), String(2, "provisioner", kKeep),
-     StringMap(3, "parameters"), String(4, "reclaimPolicy", kKeep), Strings(5, "mountOptions"),
-     Bool(6, "allowVolumeExpansion", kKeep), String(7, "volumeBindingMode", kKeep),
+     StringMap(3, "parameters"), String(4, "reclaimPolicy", kKeep).Go("v1.PersistentVolumeReclaimPolicy"), Strings(5, "mountOptions"),
+     Bool(6, "allowVolumeExpansion", kKeep), String(7, "volumeBindingMode", kKeep).Go("v1.VolumeBindingMode"),
      NestedList(8, "allowedTopologies", kTopologySelectorTerm)}};
 const Message kTokenRequest{"TokenRequest",
-                            {String(1, "audience", kKeep), Int(2, "expirationSeconds", kKeep)}};
+                            {String(1, "audience", kKeep), Int(2, "expirationSeconds", kKeep).Go("int64")}};
 const Message kCSIDriverSpec{
     "CSIDriverSpec",
     {Bool(1, "attachRequired", kKeep), Bool(2, "podInfoOnMount", kKeep),
-     Strings(3, "volumeLifecycleModes"), Bool(4, "storageCapacity", kKeep),
-     String(5, "fsGroupPolicy", kKeep), NestedList(6, "tokenRequests", kTokenRequest),
+     Strings(3, "volumeLifecycleModes").Go("v1.VolumeLifecycleMode"), Bool(4, "storageCapacity", kKeep),
+     String(5, "fsGroupPolicy", kKeep).Go("v1.FSGroupPolicy"), NestedList(6, "tokenRequests", kTokenRequest),
      Bool(7, "requiresRepublish", kKeep), Bool(8, "seLinuxMount", kKeep),
-     Int(9, "nodeAllocatableUpdatePeriodSeconds", kKeep),
+     Int(9, "nodeAllocatableUpdatePeriodSeconds", kKeep).Go("int64"),
      Bool(10, "serviceAccountTokenInSecrets", kKeep),
      Bool(11, "preventPodSchedulingIfMissing", kKeep)}};
 const Message kCSIDriver{"CSIDriver",
@@ -32,8 +32,8 @@ const Message kCSINodeDriver{
 const Message kCSINodeSpec{"CSINodeSpec", {NestedList(1, "drivers", kCSINodeDriver)}};
 const Message kStorageHealthCondition{
     "StorageHealthCondition",
-    {String(1, "status", kKeep), String(2, "reason", kKeep), String(3, "message"),
-     String(4, "accessMode", kKeep), String(5, "volumeMode", kKeep),
+    {String(1, "status", kKeep).Go("v1.StorageHealthStatusType"), String(2, "reason", kKeep), String(3, "message"),
+     String(4, "accessMode", kKeep).Go("v1.PersistentVolumeAccessMode"), String(5, "volumeMode", kKeep).Go("v1.PersistentVolumeMode"),
      Time(6, "lastTransitionTime")}};
 const Message kStorageHealth{
     "StorageHealth",

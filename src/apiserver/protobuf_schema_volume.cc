@@ -11,9 +11,9 @@ namespace berth::apiserver::protobuf_schema {
 // --- Volumes of a pod
 
 const Message kHostPathVolumeSource{"HostPathVolumeSource",
-                                    {String(1, "path", kKeep), String(2, "type", kKeep)}};
+                                    {String(1, "path", kKeep), String(2, "type", kKeep).Go("v1.HostPathType")}};
 const Message kEmptyDirVolumeSource{
-    "EmptyDirVolumeSource", {String(1, "medium"), Quantity(2, "sizeLimit"), Int(3, "mode", kKeep)}};
+    "EmptyDirVolumeSource", {String(1, "medium").Go("v1.StorageMedium"), Quantity(2, "sizeLimit"), Int(3, "mode", kKeep)}};
 const Message kGCEPersistentDiskVolumeSource{
     "GCEPersistentDiskVolumeSource",
     {String(1, "pdName", kKeep), String(2, "fsType"), Int(3, "partition"), Bool(4, "readOnly")}};
@@ -25,11 +25,11 @@ const Message kGitRepoVolumeSource{
     {String(1, "repository", kKeep), String(2, "revision"), String(3, "directory")}};
 const Message kKeyToPath{"KeyToPath",
                          {String(1, "key", kKeep), String(2, "path", kKeep), Int(3, "mode", kKeep),
-                          Int(4, "user", kKeep)}};
+                          Int(4, "user", kKeep).Go("int64")}};
 const Message kSecretVolumeSource{
     "SecretVolumeSource",
     {String(1, "secretName"), NestedList(2, "items", kKeyToPath), Int(3, "defaultMode", kKeep),
-     Bool(4, "optional", kKeep), Int(5, "defaultUser", kKeep)}};
+     Bool(4, "optional", kKeep), Int(5, "defaultUser", kKeep).Go("int64")}};
 const Message kNFSVolumeSource{
     "NFSVolumeSource", {String(1, "server", kKeep), String(2, "path", kKeep), Bool(3, "readOnly")}};
 const Message kISCSIVolumeSource{
@@ -66,11 +66,11 @@ const Message kDownwardAPIVolumeFile{
     "DownwardAPIVolumeFile",
     {String(1, "path", kKeep), Nested(2, "fieldRef", kObjectFieldSelector),
      Nested(3, "resourceFieldRef", kResourceFieldSelector), Int(4, "mode", kKeep),
-     Int(5, "user", kKeep)}};
+     Int(5, "user", kKeep).Go("int64")}};
 const Message kDownwardAPIVolumeSource{
     "DownwardAPIVolumeSource",
     {NestedList(1, "items", kDownwardAPIVolumeFile), Int(2, "defaultMode", kKeep),
-     Int(3, "defaultUser", kKeep)}};
+     Int(3, "defaultUser", kKeep).Go("int64")}};
 const Message kFCVolumeSource{"FCVolumeSource",
                               {Strings(1, "targetWWNs"), Int(2, "lun", kKeep), String(3, "fsType"),
                                Bool(4, "readOnly"), Strings(5, "wwids")}};
@@ -80,7 +80,7 @@ const Message kAzureFileVolumeSource{
 const Message kConfigMapVolumeSource{
     "ConfigMapVolumeSource",
     {Inline(1, kLocalObjectReference), NestedList(2, "items", kKeyToPath),
-     Int(3, "defaultMode", kKeep), Bool(4, "optional", kKeep), Int(5, "defaultUser", kKeep)}};
+     Int(3, "defaultMode", kKeep), Bool(4, "optional", kKeep), Int(5, "defaultUser", kKeep).Go("int64")}};
 const Message kVsphereVirtualDiskVolumeSource{
     "VsphereVirtualDiskVolumeSource",
     {String(1, "volumePath", kKeep), String(2, "fsType"), String(3, "storagePolicyName"),
@@ -91,8 +91,8 @@ const Message kQuobyteVolumeSource{
      String(4, "user"), String(5, "group"), String(6, "tenant")}};
 const Message kAzureDiskVolumeSource{
     "AzureDiskVolumeSource",
-    {String(1, "diskName", kKeep), String(2, "diskURI", kKeep), String(3, "cachingMode", kKeep),
-     String(4, "fsType", kKeep), Bool(5, "readOnly", kKeep), String(6, "kind", kKeep)}};
+    {String(1, "diskName", kKeep), String(2, "diskURI", kKeep), String(3, "cachingMode", kKeep).Go("v1.AzureDataDiskCachingMode"),
+     String(4, "fsType", kKeep), Bool(5, "readOnly", kKeep), String(6, "kind", kKeep).Go("v1.AzureDataDiskKind")}};
 const Message kPhotonPersistentDiskVolumeSource{"PhotonPersistentDiskVolumeSource",
                                                 {String(1, "pdID", kKeep), String(2, "fsType")}};
 const Message kSecretProjection{"SecretProjection",
@@ -106,18 +106,18 @@ const Message kConfigMapProjection{
      Bool(4, "optional", kKeep)}};
 const Message kServiceAccountTokenProjection{
     "ServiceAccountTokenProjection",
-    {String(1, "audience"), Int(2, "expirationSeconds", kKeep), String(3, "path", kKeep),
-     Int(4, "user", kKeep)}};
+    {String(1, "audience"), Int(2, "expirationSeconds", kKeep).Go("int64"), String(3, "path", kKeep),
+     Int(4, "user", kKeep).Go("int64")}};
 const Message kClusterTrustBundleProjection{
     "ClusterTrustBundleProjection",
     {String(1, "name", kKeep), String(2, "signerName", kKeep),
      Nested(3, "labelSelector", kLabelSelector), Bool(5, "optional", kKeep),
-     String(4, "path", kKeep), Int(6, "user", kKeep)}};
+     String(4, "path", kKeep), Int(6, "user", kKeep).Go("int64")}};
 const Message kPodCertificateProjection{
     "PodCertificateProjection",
     {String(1, "signerName"), String(2, "keyType"), Int(3, "maxExpirationSeconds", kKeep),
      String(4, "credentialBundlePath"), String(5, "keyPath"), String(6, "certificateChainPath"),
-     StringMap(7, "userAnnotations"), Int(8, "user", kKeep)}};
+     StringMap(7, "userAnnotations"), Int(8, "user", kKeep).Go("int64")}};
 const Message kVolumeProjection{
     "VolumeProjection",
     {Nested(1, "secret", kSecretProjection), Nested(2, "downwardAPI", kDownwardAPIProjection),
@@ -127,7 +127,7 @@ const Message kVolumeProjection{
      Nested(6, "podCertificate", kPodCertificateProjection)}};
 const Message kProjectedVolumeSource{"ProjectedVolumeSource",
                                      {NestedList(1, "sources", kVolumeProjection),
-                                      Int(2, "defaultMode", kKeep), Int(3, "defaultUser", kKeep)}};
+                                      Int(2, "defaultMode", kKeep), Int(3, "defaultUser", kKeep).Go("int64")}};
 const Message kPortworxVolumeSource{
     "PortworxVolumeSource",
     {String(1, "volumeID", kKeep), String(2, "fsType"), Bool(3, "readOnly")}};
@@ -152,9 +152,9 @@ const Message kTypedObjectReference{"TypedObjectReference",
                                      String(3, "name", kKeep), String(4, "namespace", kKeep)}};
 const Message kPersistentVolumeClaimSpec{
     "PersistentVolumeClaimSpec",
-    {Strings(1, "accessModes"), Nested(4, "selector", kLabelSelector),
+    {Strings(1, "accessModes").Go("v1.PersistentVolumeAccessMode"), Nested(4, "selector", kLabelSelector),
      Nested(2, "resources", kVolumeResourceRequirements), String(3, "volumeName"),
-     String(5, "storageClassName", kKeep), String(6, "volumeMode", kKeep),
+     String(5, "storageClassName", kKeep), String(6, "volumeMode", kKeep).Go("v1.PersistentVolumeMode"),
      Nested(7, "dataSource", kTypedLocalObjectReference),
      Nested(8, "dataSourceRef", kTypedObjectReference),
      String(9, "volumeAttributesClassName", kKeep)}};
@@ -164,7 +164,7 @@ const Message kPersistentVolumeClaimTemplate{
 const Message kEphemeralVolumeSource{
     "EphemeralVolumeSource", {Nested(1, "volumeClaimTemplate", kPersistentVolumeClaimTemplate)}};
 const Message kImageVolumeSource{"ImageVolumeSource",
-                                 {String(1, "reference"), String(2, "pullPolicy")}};
+                                 {String(1, "reference"), String(2, "pullPolicy").Go("v1.PullPolicy")}};
 const Message kVolumeSource{
     "VolumeSource",
     {Nested(1, "hostPath", kHostPathVolumeSource),
@@ -281,30 +281,30 @@ const Message kPersistentVolumeSource{
 const Message kVolumeNodeAffinity{"VolumeNodeAffinity", {Nested(1, "required", kNodeSelector)}};
 const Message kPersistentVolumeSpec{
     "PersistentVolumeSpec",
-    {QuantityMap(1, "capacity"), Inline(2, kPersistentVolumeSource), Strings(3, "accessModes"),
-     Nested(4, "claimRef", kObjectReference), String(5, "persistentVolumeReclaimPolicy"),
-     String(6, "storageClassName"), Strings(7, "mountOptions"), String(8, "volumeMode", kKeep),
+    {QuantityMap(1, "capacity"), Inline(2, kPersistentVolumeSource), Strings(3, "accessModes").Go("v1.PersistentVolumeAccessMode"),
+     Nested(4, "claimRef", kObjectReference), String(5, "persistentVolumeReclaimPolicy").Go("v1.PersistentVolumeReclaimPolicy"),
+     String(6, "storageClassName"), Strings(7, "mountOptions"), String(8, "volumeMode", kKeep).Go("v1.PersistentVolumeMode"),
      Nested(9, "nodeAffinity", kVolumeNodeAffinity),
      String(10, "volumeAttributesClassName", kKeep)}};
 const Message kPersistentVolumeStatus{"PersistentVolumeStatus",
-                                      {String(1, "phase"), String(2, "message"),
+                                      {String(1, "phase").Go("v1.PersistentVolumePhase"), String(2, "message"),
                                        String(3, "reason"), Time(4, "lastPhaseTransitionTime")}};
 const Message kPersistentVolumeClaimCondition{
     "PersistentVolumeClaimCondition",
-    {String(1, "type", kKeep), String(2, "status", kKeep), Time(3, "lastProbeTime"),
+    {String(1, "type", kKeep).Go("v1.PersistentVolumeClaimConditionType"), String(2, "status", kKeep).Go("v1.ConditionStatus"), Time(3, "lastProbeTime"),
      Time(4, "lastTransitionTime"), String(5, "reason"), String(6, "message")}};
 const Message kModifyVolumeStatus{
     "ModifyVolumeStatus",
-    {String(1, "targetVolumeAttributesClassName"), String(2, "status", kKeep)}};
+    {String(1, "targetVolumeAttributesClassName"), String(2, "status", kKeep).Go("v1.PersistentVolumeClaimModifyVolumeStatus")}};
 const Message kVolumeHealthCondition{
     "VolumeHealthCondition",
-    {String(1, "status", kKeep), String(2, "reason", kKeep), String(3, "message")}};
+    {String(1, "status", kKeep).Go("v1.VolumeHealthStatusType"), String(2, "reason", kKeep), String(3, "message")}};
 const Message kVolumeHealthStatus{
     "VolumeHealthStatus",
     {NestedList(1, "healthConditions", kVolumeHealthCondition), Time(2, "lastTransitionTime")}};
 const Message kPersistentVolumeClaimStatus{
     "PersistentVolumeClaimStatus",
-    {String(1, "phase"), Strings(2, "accessModes"), QuantityMap(3, "capacity"),
+    {String(1, "phase").Go("v1.PersistentVolumeClaimPhase"), Strings(2, "accessModes").Go("v1.PersistentVolumeAccessMode"), QuantityMap(3, "capacity"),
      NestedList(4, "conditions", kPersistentVolumeClaimCondition),
      QuantityMap(5, "allocatedResources"), StringMap(7, "allocatedResourceStatuses"),
      String(8, "currentVolumeAttributesClassName", kKeep),

@@ -7,6 +7,7 @@
 #include "api/rfc3339.h"
 #include "apiserver/api_server.h"
 #include "apiserver/apply.h"
+#include "apiserver/decode_check.h"
 #include "apiserver/field_validation.h"
 
 namespace berth::apiserver {
@@ -77,6 +78,7 @@ Response ApiServer::Apply(Request& request, const RequestInfo& info) {
     json::value live = ServedForm(*info.kind, current.value());
     auto applied = ServerSideApply(ownership, &live.get_object(), config, options);
     if (!applied.ok()) return ErrorResponse(applied.status());
+    if (Status typed = CheckDecodable(kind, WriteVerb::kUpdate, *applied); !typed.ok()) return ErrorResponse(typed);
     Status fields = CheckFields(request, openapi_, kind, WriteVerb::kPatch, *applied, &live);
     if (!fields.ok()) return ErrorResponse(fields);
     if (std::string_view rv = api::StringAt(meta, "resourceVersion");

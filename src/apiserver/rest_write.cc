@@ -12,6 +12,7 @@
 #include "api/validation.h"
 #include "apiserver/api_server.h"
 #include "apiserver/apply.h"
+#include "apiserver/decode_check.h"
 #include "apiserver/field_validation.h"
 #include "apiserver/finalizers.h"
 #include "apiserver/patch.h"
@@ -161,6 +162,7 @@ Response ApiServer::Create(Request& request, const RequestInfo& info) {
   const api::KindInfo& kind = api::Info(*info.kind);
   auto decoded = DecodeBody(request, kind);
   if (!decoded.ok()) return ErrorResponse(decoded.status());
+  if (Status typed = CheckDecodable(kind, WriteVerb::kCreate, *decoded); !typed.ok()) return ErrorResponse(typed);
   Status fields = CheckFields(request, openapi_, kind, WriteVerb::kCreate, *decoded);
   if (!fields.ok()) return ErrorResponse(fields);
   if (Status converted = ToStoredForm(*info.kind, *decoded); !converted.ok()) return ErrorResponse(converted);
@@ -320,6 +322,7 @@ Response ApiServer::Update(Request& request, const RequestInfo& info) {
   const api::KindInfo& kind = api::Info(*info.kind);
   auto decoded = DecodeBody(request, kind);
   if (!decoded.ok()) return ErrorResponse(decoded.status());
+  if (Status typed = CheckDecodable(kind, WriteVerb::kUpdate, *decoded); !typed.ok()) return ErrorResponse(typed);
   Status fields = CheckFields(request, openapi_, kind, WriteVerb::kUpdate, *decoded);
   if (!fields.ok()) return ErrorResponse(fields);
   if (Status converted = ToStoredForm(*info.kind, *decoded); !converted.ok()) return ErrorResponse(converted);
@@ -384,6 +387,7 @@ Response ApiServer::Patch(Request& request, const RequestInfo& info) {
     auto patched = ApplyPatch(*type, *info.kind, original, request.body);
     if (!patched.ok()) return ErrorResponse(patched.status());
     if (!patched->is_object()) return ErrorResponse(Status::BadRequest("the patch result is not an object"));
+    if (Status typed = CheckDecodable(kind, WriteVerb::kPatch, *patched); !typed.ok()) return ErrorResponse(typed);
     Status fields = CheckFields(request, openapi_, kind, WriteVerb::kPatch, *patched, &original);
     if (!fields.ok()) return ErrorResponse(fields);
     auto precondition = BodyRevision(patched->get_object());
