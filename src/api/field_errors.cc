@@ -101,8 +101,14 @@ void FieldErrors::Duplicate(std::string field, std::string_view value) {
   causes_.push_back({"FieldValueDuplicate", "Duplicate value: " + GoQuote(value), std::move(field)});
 }
 
-void FieldErrors::DuplicateGo(std::string field, std::string_view go_value) {
-  causes_.push_back({"FieldValueDuplicate", "Duplicate value: " + std::string(go_value), std::move(field)});
+void FieldErrors::DuplicateGo(std::string field, std::string_view go_value, std::string_view detail) {
+  std::string message = "Duplicate value: " + std::string(go_value);
+  if (!detail.empty()) message += ": " + std::string(detail);
+  causes_.push_back({"FieldValueDuplicate", std::move(message), std::move(field)});
+}
+
+void FieldErrors::NotFound(std::string field, std::string_view value) {
+  causes_.push_back({"FieldValueNotFound", "Not found: " + GoQuote(value), std::move(field)});
 }
 
 void FieldErrors::NotSupported(std::string field, std::string_view value, const std::vector<std::string>& supported) {

@@ -33,7 +33,9 @@ class FieldErrors {
   //   roleRef: Invalid value: rbac.RoleRef{APIGroup:"…", Kind:"Role", Name:"r"}: cannot change roleRef
   void InvalidGo(std::string field, std::string_view go_value, std::string_view detail);
   void Duplicate(std::string field, std::string_view value);
-  void DuplicateGo(std::string field, std::string_view go_value);
+  void DuplicateGo(std::string field, std::string_view go_value, std::string_view detail = "");
+  // A reference to something that does not exist (a volume mount's volume).
+  void NotFound(std::string field, std::string_view value);
   // Too long: must have at most <max_bytes> bytes (kube omits the value).
   void TooLong(std::string field, int64_t max_bytes);
   void NotSupported(std::string field, std::string_view value,

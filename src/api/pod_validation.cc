@@ -7,6 +7,7 @@
 
 #include "api/json_fields.h"
 #include "api/name_validation.h"
+#include "api/validation_groups.h"
 
 namespace berth::api {
 
@@ -21,15 +22,61 @@ std::string QuantityText(const json::value& v) {
   return json::serialize(v);
 }
 
-void ValidateContainers(const json::object* spec, const std::string& path, std::string_view list,
-                        bool required, FieldErrors& errors) {
+// kube's validateContainerResourceName: a standard resource or an extended
+// (qualified, not kubernetes.io) one. Extended resources are integers and
+// cannot be overcommitted.
+bool IsExtendedResource(std::string_view name) {
+  const size_t slash = name.find('/');
+  if (slash == std::string_view::npos) return false;
+  std::string_view domain = name.substr(0, slash);
+  return domain != "kubernetes.io" && !domain.ends_with(".kubernetes.io") && !name.starts_with("requests.");
+}
+
+void ResourceNames(const std::map<std::string, Quantity>& list, const std::string& path, FieldErrors& errors) {
+  for (const auto& [name, quantity] : list) {
+    const std::string field = path + "[" + name + "]";
+    if (IsExtendedResource(name)) {
+      for (const auto& p : IsQualifiedName(name)) errors.Invalid(field, name, p);
+      if (quantity.MilliValue() % 1000 != 0) errors.Invalid(field, quantity.ToString(), "must be an integer");
+    } else if (name != "cpu" && name != "memory" && name != "ephemeral-storage" && !name.starts_with("hugepages-")) {
+      errors.Invalid(field, name, "must be a standard resource for containers");
+    }
+  }
+}
+
+void ValidateResources(const json::object& c, const std::string& c_path, FieldErrors& errors) {
+  const json::object* resources = ObjectAt(&c, "resources");
+  const std::string requests_path = c_path + ".resources.requests";
+  const std::string limits_path = c_path + ".resources.limits";
+  auto limits = ValidateResourceList(ObjectAt(resources, "limits"), limits_path, errors);
+  auto requests = ValidateResourceList(ObjectAt(resources, "requests"), requests_path, errors);
+  ResourceNames(limits, limits_path, errors);
+  ResourceNames(requests, requests_path, errors);
+  for (const auto& [resource, request] : requests) {
+    auto limit = limits.find(resource);
+    const bool overcommit = !IsExtendedResource(resource) && !resource.starts_with("hugepages-");
+    if (limit != limits.end()) {
+      if (!overcommit && request.Compare(limit->second) != 0) {
+        errors.Invalid(requests_path, request.ToString(),
+                       "must be equal to " + resource + " limit of " + limit->second.ToString());
+      } else if (request.Compare(limit->second) > 0) {
+        errors.Invalid(requests_path, request.ToString(),
+                       "must be less than or equal to " + resource + " limit of " + limit->second.ToString());
+      }
+    } else if (!overcommit) {
+      errors.Required(limits_path, "Limit must be set for non overcommitable resources");
+    }
+  }
+}
+
+void ValidateContainers(const json::object* spec, const std::string& path, std::string_view list, bool required,
+                        const std::set<std::string>& volumes, std::set<std::string>& names, FieldErrors& errors) {
   std::string field = path + "." + std::string(list);
   auto it = spec ? spec->find(list) : nullptr;
   if (!spec || it == spec->end() || !it->value().is_array() || it->value().get_array().empty()) {
     if (required) errors.Required(field);
     return;
   }
-  std::set<std::string> names;
   const json::array& containers = it->value().get_array();
   for (size_t i = 0; i < containers.size(); ++i) {
     std::string c_path = Index(field, i);
@@ -46,34 +93,9 @@ void ValidateContainers(const json::object* spec, const std::string& path, std::
       if (!names.insert(name).second) errors.Duplicate(c_path + ".name", name);
     }
     if (StringAt(c, "image").empty()) errors.Required(c_path + ".image");
-    const json::object* resources = ObjectAt(&c, "resources");
-    auto requests = ValidateResourceList(ObjectAt(resources, "requests"), c_path + ".resources.requests", errors);
-    auto limits = ValidateResourceList(ObjectAt(resources, "limits"), c_path + ".resources.limits", errors);
-    for (const auto& [resource, request] : requests) {
-      auto limit = limits.find(resource);
-      if (limit != limits.end() && request.Compare(limit->second) > 0) {
-        errors.Invalid(c_path + ".resources.requests", request.ToString(),
-                       "must be less than or equal to " + resource + " limit of " + limit->second.ToString());
-      }
-    }
-    if (auto ports = c.find("ports"); ports != c.end() && ports->value().is_array()) {
-      const json::array& pa = ports->value().get_array();
-      for (size_t p = 0; p < pa.size(); ++p) {
-        if (!pa[p].is_object()) continue;
-        for (std::string_view key : {"containerPort", "hostPort"}) {
-          auto v = pa[p].get_object().find(key);
-          if (v == pa[p].get_object().end()) {
-            if (key == "containerPort") errors.Required(Index(c_path + ".ports", p) + ".containerPort");
-            continue;
-          }
-          int64_t port = v->value().is_number() ? v->value().to_number<int64_t>() : -1;
-          if (port < (key == "hostPort" ? 0 : 1) || port > 65535) {
-            errors.InvalidValue(Index(c_path + ".ports", p) + "." + std::string(key), v->value(),
-                                "must be between 1 and 65535, inclusive");
-          }
-        }
-      }
-    }
+    ValidateResources(c, c_path, errors);
+    validation::ValidateContainerPorts(c, c_path, errors);
+    validation::ValidateVolumeMounts(c, volumes, c_path, errors);
   }
 }
 
@@ -146,12 +168,15 @@ void ValidatePodSpec(const json::object* spec, const std::string& path, FieldErr
     errors.Required(path);
     return;
   }
-  ValidateContainers(spec, path, "containers", true, errors);
-  ValidateContainers(spec, path, "initContainers", false, errors);
+  const std::set<std::string> volumes = validation::ValidateVolumes(*spec, path, errors);
+  std::set<std::string> names;
+  ValidateContainers(spec, path, "containers", true, volumes, names, errors);
+  ValidateContainers(spec, path, "initContainers", false, volumes, names, errors);
   if (auto restart = StringAt(*spec, "restartPolicy");
       !restart.empty() && restart != "Always" && restart != "OnFailure" && restart != "Never") {
     errors.NotSupported(path + ".restartPolicy", restart, {"Always", "Never", "OnFailure"});
   }
+  validation::ValidateSchedulingFields(*spec, path, errors);
 }
 
 Status ValidatePodUpdate(const Object& next, const Object& current) {

@@ -292,6 +292,7 @@ Status ValidateObject(const Object& object) {
       ValidateDisruptionBudget(object, errors);
       break;
     case Kind::kNode: {
+      validation::ValidateNodeTaints(ArrayAt(ObjectAt(&o, "spec"), "taints"), "spec.taints", errors);
       if (const json::object* allocatable = ObjectAt(ObjectAt(&o, "status"), "allocatable")) {
         ValidateResourceList(allocatable, "status.allocatable", errors);
       }

@@ -12,7 +12,9 @@
 // values kube prints with Go's %#v are shown that way for label selectors and
 // role references (the messages users search for), and as JSON otherwise.
 
+#include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
+#include <set>
 #include <boost/json/value.hpp>
 #include <string>
 #include <string_view>
@@ -77,6 +79,25 @@ std::string GoStrings(const boost::json::array* values, std::string_view type = 
 bool IsIpAddress(std::string_view text, int family = 0);
 // kube's IsValidIP and ValidateNonSpecialIP for an endpoint address.
 void ValidateEndpointIp(std::string_view ip, const std::string& path, FieldErrors& errors);
+
+// ---- Pod spec fields the scheduler and controllers read (validation_pod_spec.cc) ----
+// kube's ValidateTolerations at `path` ("spec.tolerations").
+void ValidateTolerations(const boost::json::array* tolerations, const std::string& path, FieldErrors& errors);
+// Tolerations, node and pod (anti-)affinity, topology spread constraints,
+// dnsPolicy and priorityClassName of the pod spec at `path`.
+void ValidateSchedulingFields(const boost::json::object& spec, const std::string& path, FieldErrors& errors);
+// The spec's volumes (exactly one source each, unique DNS-label names);
+// returns their names.
+std::set<std::string> ValidateVolumes(const boost::json::object& spec, const std::string& path,
+                                      FieldErrors& errors);
+// A container's volume mounts at `path` ("spec.containers[0]"): each names
+// one of `volumes`, mount paths unique.
+void ValidateVolumeMounts(const boost::json::object& container, const std::set<std::string>& volumes,
+                          const std::string& path, FieldErrors& errors);
+// A container's ports at `path`: names valid and unique, numbers 1-65535, protocol.
+void ValidateContainerPorts(const boost::json::object& container, const std::string& path, FieldErrors& errors);
+// A node's spec.taints: keys, values, effects, unique by key and effect.
+void ValidateNodeTaints(const boost::json::array* taints, const std::string& path, FieldErrors& errors);
 
 // ---- core/v1 (validation_core.cc) ----
 // A Secret's data and a ConfigMap's binaryData hold base64: BadRequest (as

@@ -338,12 +338,28 @@ class Decoder {
 
 }  // namespace
 
-std::string GoDecodeError(api::Kind kind, const json::value& object) {
-  const pb::Message* message = pb::MessageOf(kind);
+namespace {
+
+std::string ErrorOf(const pb::Message* message, const json::value& object) {
   if (message == nullptr || !object.is_object()) return "";
   Decoder decoder;
   decoder.Struct(*message, object, "");
   return decoder.Error();
+}
+
+}  // namespace
+
+std::string GoDecodeError(api::Kind kind, const json::value& object) { return ErrorOf(pb::MessageOf(kind), object); }
+
+Status CheckScaleDecodable(WriteVerb verb, const json::value& scale) {
+  std::string error = ErrorOf(&pb::kScale, scale);
+  if (error.empty()) return Status::Ok();
+  if (verb == WriteVerb::kPatch) {
+    api::FieldErrors errors;
+    errors.Invalid("patch", json::serialize(scale), error);
+    return errors.ToStatus("", "");
+  }
+  return Status::BadRequest("Scale in version \"v1\" cannot be handled as a Scale: " + error);
 }
 
 Status CheckDecodable(const api::KindInfo& kind, WriteVerb verb, const json::value& object) {

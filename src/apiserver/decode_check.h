@@ -43,4 +43,8 @@ std::string GoDecodeError(api::Kind kind, const boost::json::value& object);
 // answers 400 with the decoder's message.
 Status CheckDecodable(const api::KindInfo& kind, WriteVerb verb, const boost::json::value& object);
 
+// The same for the body of a scale subresource's write (an autoscaling/v1
+// Scale: spec.replicas an int32).
+Status CheckScaleDecodable(WriteVerb verb, const boost::json::value& scale);
+
 }  // namespace berth::apiserver

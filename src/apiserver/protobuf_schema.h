@@ -144,6 +144,7 @@ extern const Message kVolume, kPersistentVolumeClaim, kPersistentVolumeSpec, kTo
     kVolumeHealthCondition;  // _volume
 // Request bodies that are not stored kinds.
 extern const Message kEviction;  // policy/v1
+extern const Message kScale;     // autoscaling/v1, the scale subresource's body
 
 // A stored kind and the message its objects are read by.
 struct KindMessage {

@@ -103,6 +103,12 @@ const Message kHorizontalPodAutoscalerV1{
     {Nested(1, "metadata", kObjectMeta), Nested(2, "spec", kHorizontalPodAutoscalerSpecV1),
      Nested(3, "status", kHorizontalPodAutoscalerStatusV1)}, {}, "null", "v1"};
 
+const Message kScaleSpec{"ScaleSpec", {Int(1, "replicas")}};
+const Message kScaleStatus{"ScaleStatus", {Int(1, "replicas", kKeep), String(2, "selector")}};
+const Message kScale{"Scale",
+                     {Nested(1, "metadata", kObjectMeta), Nested(2, "spec", kScaleSpec),
+                      Nested(3, "status", kScaleStatus)}};
+
 const KindMessage kAutoscalingKindList[] = {
     {api::Kind::kHorizontalPodAutoscaler, &kHorizontalPodAutoscaler},
     {api::Kind::kHorizontalPodAutoscalerV1, &kHorizontalPodAutoscalerV1},

@@ -14,6 +14,7 @@
 #include "api/rfc3339.h"
 #include "api/selector.h"
 #include "apiserver/api_server.h"
+#include "apiserver/decode_check.h"
 #include "apiserver/patch.h"
 #include "apiserver/pod_log.h"
 #include "apiserver/protobuf.h"
@@ -245,6 +246,15 @@ Response ApiServer::Binding(Request& request, const RequestInfo& info) {
 
 namespace {
 
+// An integer JSON value; 0 for anything else (a custom resource's replicas
+// may be any JSON its schema allows).
+int64_t IntegerOf(const json::value* v) {
+  if (v == nullptr || !v->is_number()) return 0;
+  json::error_code ec;
+  const int64_t n = v->to_number<int64_t>(ec);
+  return ec ? 0 : n;
+}
+
 // The value at a dotted path (".spec.replicas"); nullptr when absent.
 const json::value* AtDotted(const json::object& root, std::string_view path) {
   const json::object* at = &root;
@@ -292,8 +302,8 @@ json::object ScaleOf(const api::ObjectPtr& object, const ResourceStrategy::Scale
   scale["metadata"] = std::move(meta);
   int64_t replicas = 0, current = 0;
   std::string selector;
-  if (const json::value* r = AtDotted(o, paths.spec_replicas); r && r->is_number()) replicas = r->to_number<int64_t>();
-  if (const json::value* r = AtDotted(o, paths.status_replicas); r && r->is_number()) current = r->to_number<int64_t>();
+  replicas = IntegerOf(AtDotted(o, paths.spec_replicas));
+  current = IntegerOf(AtDotted(o, paths.status_replicas));
   if (const json::value* sel = paths.label_selector.empty() ? nullptr : AtDotted(o, paths.label_selector)) {
     if (!paths.selector_is_object) {
       if (sel->is_string()) selector = sel->get_string();
@@ -340,6 +350,9 @@ Response ApiServer::Scale(Request& request, const RequestInfo& info) {
       json::error_code ec;
       scale = json::parse(request.body, ec);
       if (ec) return ErrorResponse(Status::BadRequest("couldn't get version/kind; json parse error: " + ec.message()));
+    }
+    if (Status typed = CheckScaleDecodable(patch_type ? WriteVerb::kPatch : WriteVerb::kUpdate, scale); !typed.ok()) {
+      return ErrorResponse(typed);
     }
     int64_t replicas = 0;  // a Scale without spec.replicas asks for none, as in kube
     int64_t precondition = 0;
