@@ -19,7 +19,9 @@ namespace {
 
 constexpr std::string_view kNotPositive = "must be greater than zero";
 
-const json::object* AsObject(const json::value& v) { return v.is_object() ? &v.get_object() : nullptr; }
+const json::object* AsObject(const json::value& v) {
+  return v.is_object() ? &v.get_object() : nullptr;
+}
 
 size_t ListSize(const json::object* o, std::string_view key) {
   const json::array* a = ArrayAt(o, key);
@@ -34,14 +36,17 @@ void LabelName(std::string_view key, const std::string& path, FieldErrors& error
 // The toleration as kube's message prints a core.Toleration (Go's %#v).
 std::string GoToleration(const json::object& t) {
   std::string seconds = "(*int64)(nil)";
-  if (const json::value* s = Present(&t, "tolerationSeconds")) seconds = "(*int64)(" + json::serialize(*s) + ")";
-  return "core.Toleration{Key:" + GoQuote(StringAt(t, "key")) + ", Operator:" + GoQuote(StringAt(t, "operator")) +
+  if (const json::value* s = Present(&t, "tolerationSeconds"))
+    seconds = "(*int64)(" + json::serialize(*s) + ")";
+  return "core.Toleration{Key:" + GoQuote(StringAt(t, "key")) +
+         ", Operator:" + GoQuote(StringAt(t, "operator")) +
          ", Value:" + GoQuote(StringAt(t, "value")) + ", Effect:" + GoQuote(StringAt(t, "effect")) +
          ", TolerationSeconds:" + seconds + "}";
 }
 
 // kube's validateTaintEffect.
-void TaintEffect(std::string_view effect, bool allow_empty, const std::string& path, FieldErrors& errors) {
+void TaintEffect(std::string_view effect, bool allow_empty, const std::string& path,
+                 FieldErrors& errors) {
   if (effect.empty()) {
     if (!allow_empty) errors.Required(path);
     return;
@@ -64,10 +69,12 @@ void LabelSelectorRules(const json::value* selector, const std::string& path, Fi
     const std::string_view op = StringAt(e, "operator");
     const size_t values = ListSize(e, "values");
     if (op == "In" || op == "NotIn") {
-      if (values == 0) errors.Required(e_path + ".values", "must be specified when `operator` is 'In' or 'NotIn'");
+      if (values == 0)
+        errors.Required(e_path + ".values", "must be specified when `operator` is 'In' or 'NotIn'");
     } else if (op == "Exists" || op == "DoesNotExist") {
       if (values > 0) {
-        errors.Forbidden(e_path + ".values", "may not be specified when `operator` is 'Exists' or 'DoesNotExist'");
+        errors.Forbidden(e_path + ".values",
+                         "may not be specified when `operator` is 'Exists' or 'DoesNotExist'");
       }
     } else {
       errors.Invalid(e_path + ".operator", op, "not a valid selector operator");
@@ -75,8 +82,10 @@ void LabelSelectorRules(const json::value* selector, const std::string& path, Fi
     LabelName(StringAt(e, "key"), e_path + ".key", errors);
     if (const json::array* vs = ArrayAt(e, "values")) {
       for (size_t v = 0; v < vs->size(); ++v) {
-        std::string_view value = (*vs)[v].is_string() ? std::string_view((*vs)[v].get_string()) : "";
-        for (const auto& m : IsValidLabelValue(value)) errors.Invalid(IndexPath(e_path + ".values", v), value, m);
+        std::string_view value =
+            (*vs)[v].is_string() ? std::string_view((*vs)[v].get_string()) : "";
+        for (const auto& m : IsValidLabelValue(value))
+          errors.Invalid(IndexPath(e_path + ".values", v), value, m);
       }
     }
   }
@@ -91,14 +100,18 @@ void NodeSelectorTerm(const json::object* term, const std::string& path, FieldEr
       const std::string_view op = StringAt(e, "operator");
       const size_t values = ListSize(e, "values");
       if (op == "In" || op == "NotIn") {
-        if (values == 0) errors.Required(e_path + ".values", "must be specified when `operator` is 'In' or 'NotIn'");
+        if (values == 0)
+          errors.Required(e_path + ".values",
+                          "must be specified when `operator` is 'In' or 'NotIn'");
       } else if (op == "Exists" || op == "DoesNotExist") {
         if (values > 0) {
-          errors.Forbidden(e_path + ".values", "may not be specified when `operator` is 'Exists' or 'DoesNotExist'");
+          errors.Forbidden(e_path + ".values",
+                           "may not be specified when `operator` is 'Exists' or 'DoesNotExist'");
         }
       } else if (op == "Gt" || op == "Lt") {
         if (values != 1) {
-          errors.Required(e_path + ".values", "must be specified single value when `operator` is 'Lt' or 'Gt'");
+          errors.Required(e_path + ".values",
+                          "must be specified single value when `operator` is 'Lt' or 'Gt'");
         }
       } else {
         errors.Invalid(e_path + ".operator", op, "not a valid selector operator");
@@ -113,8 +126,9 @@ void NodeSelectorTerm(const json::object* term, const std::string& path, FieldEr
       const std::string_view op = StringAt(f, "operator");
       if (op == "In" || op == "NotIn") {
         if (ListSize(f, "values") != 1) {
-          errors.Required(f_path + ".values",
-                          "must be only one value when `operator` is 'In' or 'NotIn' for node field selector");
+          errors.Required(
+              f_path + ".values",
+              "must be only one value when `operator` is 'In' or 'NotIn' for node field selector");
         }
       } else {
         errors.Invalid(f_path + ".operator", op, "not a valid selector operator");
@@ -129,25 +143,30 @@ void NodeSelectorTerm(const json::object* term, const std::string& path, FieldEr
 void Weight(const json::object* term, const std::string& path, FieldErrors& errors) {
   const json::value* w = Present(term, "weight");
   const int64_t weight = w && w->is_int64() ? w->get_int64() : 0;
-  if (weight <= 0 || weight > 100) errors.InvalidValue(path + ".weight", w ? *w : json::value(0), "must be in the range 1-100");
+  if (weight <= 0 || weight > 100)
+    errors.InvalidValue(path + ".weight", w ? *w : json::value(0), "must be in the range 1-100");
 }
 
 void NodeAffinity(const json::object* affinity, const std::string& path, FieldErrors& errors) {
   if (!affinity) return;
-  if (const json::value* required = Present(affinity, "requiredDuringSchedulingIgnoredDuringExecution")) {
+  if (const json::value* required =
+          Present(affinity, "requiredDuringSchedulingIgnoredDuringExecution")) {
     const std::string r_path = path + ".requiredDuringSchedulingIgnoredDuringExecution";
     const json::array* terms = ArrayAt(AsObject(*required), "nodeSelectorTerms");
     if (!terms || terms->empty()) {
       errors.Required(r_path + ".nodeSelectorTerms", "must have at least one node selector term");
     } else {
       for (size_t i = 0; i < terms->size(); ++i) {
-        NodeSelectorTerm(AsObject((*terms)[i]), IndexPath(r_path + ".nodeSelectorTerms", i), errors);
+        NodeSelectorTerm(AsObject((*terms)[i]), IndexPath(r_path + ".nodeSelectorTerms", i),
+                         errors);
       }
     }
   }
-  if (const json::array* preferred = ArrayAt(affinity, "preferredDuringSchedulingIgnoredDuringExecution")) {
+  if (const json::array* preferred =
+          ArrayAt(affinity, "preferredDuringSchedulingIgnoredDuringExecution")) {
     for (size_t i = 0; i < preferred->size(); ++i) {
-      const std::string p_path = IndexPath(path + ".preferredDuringSchedulingIgnoredDuringExecution", i);
+      const std::string p_path =
+          IndexPath(path + ".preferredDuringSchedulingIgnoredDuringExecution", i);
       const json::object* term = AsObject((*preferred)[i]);
       Weight(term, p_path, errors);
       NodeSelectorTerm(ObjectAt(term, "preference"), p_path + ".preference", errors);
@@ -172,15 +191,19 @@ void PodAffinityTerm(const json::object* term, const std::string& path, FieldErr
 
 void PodAffinity(const json::object* affinity, const std::string& path, FieldErrors& errors) {
   if (!affinity) return;
-  if (const json::array* required = ArrayAt(affinity, "requiredDuringSchedulingIgnoredDuringExecution")) {
+  if (const json::array* required =
+          ArrayAt(affinity, "requiredDuringSchedulingIgnoredDuringExecution")) {
     for (size_t i = 0; i < required->size(); ++i) {
-      PodAffinityTerm(AsObject((*required)[i]), IndexPath(path + ".requiredDuringSchedulingIgnoredDuringExecution", i),
+      PodAffinityTerm(AsObject((*required)[i]),
+                      IndexPath(path + ".requiredDuringSchedulingIgnoredDuringExecution", i),
                       errors);
     }
   }
-  if (const json::array* preferred = ArrayAt(affinity, "preferredDuringSchedulingIgnoredDuringExecution")) {
+  if (const json::array* preferred =
+          ArrayAt(affinity, "preferredDuringSchedulingIgnoredDuringExecution")) {
     for (size_t i = 0; i < preferred->size(); ++i) {
-      const std::string p_path = IndexPath(path + ".preferredDuringSchedulingIgnoredDuringExecution", i);
+      const std::string p_path =
+          IndexPath(path + ".preferredDuringSchedulingIgnoredDuringExecution", i);
       const json::object* term = AsObject((*preferred)[i]);
       Weight(term, p_path, errors);
       PodAffinityTerm(ObjectAt(term, "podAffinityTerm"), p_path + ".podAffinityTerm", errors);
@@ -207,7 +230,8 @@ void TopologySpread(const json::array* constraints, const std::string& path, Fie
     }
     const std::string_view action = StringAt(c, "whenUnsatisfiable");
     if (action != "DoNotSchedule" && action != "ScheduleAnyway") {
-      errors.NotSupported(c_path + ".whenUnsatisfiable", action, {"DoNotSchedule", "ScheduleAnyway"});
+      errors.NotSupported(c_path + ".whenUnsatisfiable", action,
+                          {"DoNotSchedule", "ScheduleAnyway"});
     }
     if (!seen.emplace(std::string(key), std::string(action)).second) {
       errors.Duplicate(c_path + ".{topologyKey, whenUnsatisfiable}",
@@ -219,7 +243,8 @@ void TopologySpread(const json::array* constraints, const std::string& path, Fie
       }
       if (action != "DoNotSchedule") {
         errors.InvalidValue(c_path + ".minDomains", *min_domains,
-                            "can only use minDomains if whenUnsatisfiable=DoNotSchedule, not " + std::string(action));
+                            "can only use minDomains if whenUnsatisfiable=DoNotSchedule, not " +
+                                std::string(action));
       }
     }
     for (std::string_view policy : {"nodeAffinityPolicy", "nodeTaintsPolicy"}) {
@@ -235,17 +260,19 @@ void TopologySpread(const json::array* constraints, const std::string& path, Fie
 }
 
 // Volume sources in the order kube's validateVolumeSource looks at them.
+// clang-format off
 constexpr std::string_view kVolumeSources[] = {
-    "hostPath",       "emptyDir",      "gitRepo",     "gcePersistentDisk",    "awsElasticBlockStore",
-    "secret",         "nfs",           "iscsi",       "glusterfs",            "flocker",
-    "persistentVolumeClaim", "rbd",    "quobyte",     "cinder",               "cephfs",
-    "flexVolume",     "downwardAPI",   "fc",          "azureFile",            "configMap",
-    "vsphereVolume",  "azureDisk",     "photonPersistentDisk", "projected",   "portworxVolume",
-    "scaleIO",        "storageos",     "csi",         "ephemeral",            "image"};
+    "hostPath", "emptyDir", "gitRepo", "gcePersistentDisk", "awsElasticBlockStore", "secret", "nfs",
+    "iscsi", "glusterfs", "flocker", "persistentVolumeClaim", "rbd", "quobyte", "cinder", "cephfs",
+    "flexVolume", "downwardAPI", "fc", "azureFile", "configMap", "vsphereVolume", "azureDisk",
+    "photonPersistentDisk", "projected", "portworxVolume", "scaleIO", "storageos", "csi",
+    "ephemeral", "image"};
+// clang-format on
 
 }  // namespace
 
-void ValidateTolerations(const json::array* tolerations, const std::string& path, FieldErrors& errors) {
+void ValidateTolerations(const json::array* tolerations, const std::string& path,
+                         FieldErrors& errors) {
   if (!tolerations) return;
   for (size_t i = 0; i < tolerations->size(); ++i) {
     const std::string t_path = IndexPath(path, i);
@@ -258,10 +285,12 @@ void ValidateTolerations(const json::array* tolerations, const std::string& path
     if (!key.empty()) LabelName(key, t_path + ".key", errors);
     if (key.empty() && op != "Exists") {
       errors.Invalid(t_path + ".operator", op,
-                     "operator must be Exists when `key` is empty, which means \"match all values and all keys\"");
+                     "operator must be Exists when `key` is empty, which means \"match all values "
+                     "and all keys\"");
     }
     if (Present(t, "tolerationSeconds") && effect != "NoExecute") {
-      errors.Invalid(t_path + ".effect", effect, "effect must be 'NoExecute' when `tolerationSeconds` is set");
+      errors.Invalid(t_path + ".effect", effect,
+                     "effect must be 'NoExecute' when `tolerationSeconds` is set");
     }
     if (op.empty() || op == "Equal") {
       std::string problems;
@@ -269,7 +298,8 @@ void ValidateTolerations(const json::array* tolerations, const std::string& path
       if (!problems.empty()) errors.Invalid(t_path + ".operator", value, problems);
     } else if (op == "Exists") {
       if (!value.empty()) {
-        errors.InvalidGo(t_path + ".operator", GoToleration(*t), "value must be empty when `operator` is 'Exists'");
+        errors.InvalidGo(t_path + ".operator", GoToleration(*t),
+                         "value must be empty when `operator` is 'Exists'");
       }
     } else {
       errors.NotSupported(t_path + ".operator", op, {"Equal", "Exists"});
@@ -278,29 +308,34 @@ void ValidateTolerations(const json::array* tolerations, const std::string& path
   }
 }
 
-void ValidateSchedulingFields(const json::object& spec, const std::string& path, FieldErrors& errors) {
+void ValidateSchedulingFields(const json::object& spec, const std::string& path,
+                              FieldErrors& errors) {
   ValidateTolerations(ArrayAt(spec, "tolerations"), path + ".tolerations", errors);
   if (const json::object* affinity = ObjectAt(&spec, "affinity")) {
     NodeAffinity(ObjectAt(affinity, "nodeAffinity"), path + ".affinity.nodeAffinity", errors);
     PodAffinity(ObjectAt(affinity, "podAffinity"), path + ".affinity.podAffinity", errors);
     PodAffinity(ObjectAt(affinity, "podAntiAffinity"), path + ".affinity.podAntiAffinity", errors);
   }
-  TopologySpread(ArrayAt(spec, "topologySpreadConstraints"), path + ".topologySpreadConstraints", errors);
+  TopologySpread(ArrayAt(spec, "topologySpreadConstraints"), path + ".topologySpreadConstraints",
+                 errors);
   if (const json::value* dns = Present(&spec, "dnsPolicy")) {
     std::string_view policy = dns->is_string() ? std::string_view(dns->get_string()) : "";
     if (policy.empty()) {
       errors.Required(path + ".dnsPolicy");
-    } else if (policy != "ClusterFirstWithHostNet" && policy != "ClusterFirst" && policy != "Default" &&
-               policy != "None") {
-      errors.NotSupported(path + ".dnsPolicy", policy, {"ClusterFirstWithHostNet", "ClusterFirst", "Default", "None"});
+    } else if (policy != "ClusterFirstWithHostNet" && policy != "ClusterFirst" &&
+               policy != "Default" && policy != "None") {
+      errors.NotSupported(path + ".dnsPolicy", policy,
+                          {"ClusterFirstWithHostNet", "ClusterFirst", "Default", "None"});
     }
   }
   if (std::string_view name = StringAt(spec, "priorityClassName"); !name.empty()) {
-    for (const auto& m : IsDns1123Subdomain(name)) errors.Invalid(path + ".priorityClassName", name, m);
+    for (const auto& m : IsDns1123Subdomain(name))
+      errors.Invalid(path + ".priorityClassName", name, m);
   }
 }
 
-std::set<std::string> ValidateVolumes(const json::object& spec, const std::string& path, FieldErrors& errors) {
+std::set<std::string> ValidateVolumes(const json::object& spec, const std::string& path,
+                                      FieldErrors& errors) {
   std::set<std::string> names;
   const json::array* volumes = ArrayAt(spec, "volumes");
   if (!volumes) return names;
@@ -310,7 +345,9 @@ std::set<std::string> ValidateVolumes(const json::object& spec, const std::strin
     int sources = 0;
     for (std::string_view source : kVolumeSources) {
       if (!Present(v, source)) continue;
-      if (sources > 0) errors.Forbidden(v_path + "." + std::string(source), "may not specify more than 1 volume type");
+      if (sources > 0)
+        errors.Forbidden(v_path + "." + std::string(source),
+                         "may not specify more than 1 volume type");
       ++sources;
     }
     if (sources == 0) errors.Required(v_path, "must specify a volume type");
@@ -348,7 +385,8 @@ void ValidateVolumeMounts(const json::object& container, const std::set<std::str
   }
 }
 
-void ValidateContainerPorts(const json::object& container, const std::string& path, FieldErrors& errors) {
+void ValidateContainerPorts(const json::object& container, const std::string& path,
+                            FieldErrors& errors) {
   const json::array* ports = ArrayAt(container, "ports");
   if (!ports) return;
   std::set<std::string> names;
@@ -359,7 +397,8 @@ void ValidateContainerPorts(const json::object& container, const std::string& pa
     if (std::string_view name = StringAt(p, "name"); !name.empty()) {
       auto problems = IsValidPortName(name);
       for (const auto& m : problems) errors.Invalid(p_path + ".name", name, m);
-      if (problems.empty() && !names.insert(std::string(name)).second) errors.Duplicate(p_path + ".name", name);
+      if (problems.empty() && !names.insert(std::string(name)).second)
+        errors.Duplicate(p_path + ".name", name);
     }
     const json::value* container_port = Present(p, "containerPort");
     if (!container_port || (container_port->is_int64() && container_port->get_int64() == 0)) {
@@ -372,7 +411,8 @@ void ValidateContainerPorts(const json::object& container, const std::string& pa
       ValidatePortNumber(*host_port, p_path + ".hostPort", errors);
     }
     if (const json::value* protocol = Present(p, "protocol")) {
-      std::string_view value = protocol->is_string() ? std::string_view(protocol->get_string()) : "";
+      std::string_view value =
+          protocol->is_string() ? std::string_view(protocol->get_string()) : "";
       if (value.empty()) {
         errors.Required(p_path + ".protocol");
       } else if (value != "TCP" && value != "UDP" && value != "SCTP") {
@@ -397,11 +437,10 @@ void ValidateNodeTaints(const json::array* taints, const std::string& path, Fiel
     if (!problems.empty()) errors.Invalid(t_path + ".value", value, problems);
     TaintEffect(effect, false, t_path + ".effect", errors);
     if (!seen.emplace(std::string(effect), std::string(key)).second) {
-      errors.DuplicateGo(
-          t_path,
-          "core.Taint{Key:" + GoQuote(key) + ", Value:" + GoQuote(value) + ", Effect:" + GoQuote(effect) +
-              ", TimeAdded:(*v1.Time)(nil)}",
-          "taints must be unique by key and effect pair");
+      errors.DuplicateGo(t_path,
+                         "core.Taint{Key:" + GoQuote(key) + ", Value:" + GoQuote(value) +
+                             ", Effect:" + GoQuote(effect) + ", TimeAdded:(*v1.Time)(nil)}",
+                         "taints must be unique by key and effect pair");
     }
   }
 }

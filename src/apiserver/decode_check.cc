@@ -1,11 +1,10 @@
 #include "apiserver/decode_check.h"
 
+#include <boost/json.hpp>
 #include <charconv>
 #include <cstdint>
 #include <string_view>
 #include <vector>
-
-#include <boost/json.hpp>
 
 #include "api/base64.h"
 #include "api/field_errors.h"
@@ -22,12 +21,18 @@ namespace {
 // The JSON kind Go's UnmarshalTypeError names ("string", "number", ...).
 std::string_view JsonKind(const json::value& v) {
   switch (v.kind()) {
-    case json::kind::string: return "string";
-    case json::kind::bool_: return "bool";
-    case json::kind::array: return "array";
-    case json::kind::object: return "object";
-    case json::kind::null: return "null";
-    default: return "number";
+    case json::kind::string:
+      return "string";
+    case json::kind::bool_:
+      return "bool";
+    case json::kind::array:
+      return "array";
+    case json::kind::object:
+      return "object";
+    case json::kind::null:
+      return "null";
+    default:
+      return "number";
   }
 }
 
@@ -44,13 +49,16 @@ bool IsDigit(std::string_view s, size_t i) { return i < s.size() && s[i] >= '0' 
 // Go's time.Parse of `text` with kube's layouts (RFC 3339, and with six
 // fractional digits for a MicroTime): "" when it parses, else Go's error.
 std::string GoTimeError(std::string_view text, bool micro) {
-  const std::string layout = micro ? "2006-01-02T15:04:05.000000Z07:00" : "2006-01-02T15:04:05Z07:00";
+  const std::string layout =
+      micro ? "2006-01-02T15:04:05.000000Z07:00" : "2006-01-02T15:04:05Z07:00";
   std::string_view rest = text;
   auto cannot = [&](std::string_view element) {
-    return "parsing time " + api::GoQuote(text) + " as " + api::GoQuote(layout) + ": cannot parse " +
-           api::GoQuote(rest) + " as " + api::GoQuote(element);
+    return "parsing time " + api::GoQuote(text) + " as " + api::GoQuote(layout) +
+           ": cannot parse " + api::GoQuote(rest) + " as " + api::GoQuote(element);
   };
-  auto range = [&](std::string_view what) { return "parsing time " + api::GoQuote(text) + ": " + std::string(what) + " out of range"; };
+  auto range = [&](std::string_view what) {
+    return "parsing time " + api::GoQuote(text) + ": " + std::string(what) + " out of range";
+  };
   // A number of exactly two digits (one or two when `fixed` is false).
   auto number = [&](bool fixed, int& out) {
     if (!IsDigit(rest, 0)) return false;
@@ -69,7 +77,8 @@ std::string GoTimeError(std::string_view text, bool micro) {
     rest.remove_prefix(1);
     return true;
   };
-  if (rest.size() < 4 || !IsDigit(rest, 0) || !IsDigit(rest, 1) || !IsDigit(rest, 2) || !IsDigit(rest, 3)) {
+  if (rest.size() < 4 || !IsDigit(rest, 0) || !IsDigit(rest, 1) || !IsDigit(rest, 2) ||
+      !IsDigit(rest, 3)) {
     return cannot("2006");
   }
   const int year = std::stoi(std::string(rest.substr(0, 4)));
@@ -104,15 +113,16 @@ std::string GoTimeError(std::string_view text, bool micro) {
   if (!rest.empty() && rest[0] == 'Z') {
     rest.remove_prefix(1);
   } else {
-    if (rest.size() < 6 || rest[3] != ':' || (rest[0] != '+' && rest[0] != '-') || !IsDigit(rest, 1) ||
-        !IsDigit(rest, 2) || !IsDigit(rest, 4) || !IsDigit(rest, 5)) {
+    if (rest.size() < 6 || rest[3] != ':' || (rest[0] != '+' && rest[0] != '-') ||
+        !IsDigit(rest, 1) || !IsDigit(rest, 2) || !IsDigit(rest, 4) || !IsDigit(rest, 5)) {
       return cannot("Z07:00");
     }
     if ((rest[1] - '0') * 10 + (rest[2] - '0') > 24) return range("time zone offset hour");
     if ((rest[4] - '0') * 10 + (rest[5] - '0') > 60) return range("time zone offset minute");
     rest.remove_prefix(6);
   }
-  if (!rest.empty()) return "parsing time " + api::GoQuote(text) + ": extra text: " + api::GoQuote(rest);
+  if (!rest.empty())
+    return "parsing time " + api::GoQuote(text) + ": extra text: " + api::GoQuote(rest);
   static constexpr int kDays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
   const bool leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0);
   if (day > kDays[month - 1] + (month == 2 && leap ? 1 : 0)) return range("day");
@@ -156,30 +166,49 @@ class Decoder {
     return nullptr;
   }
 
-  static std::string MessageType(const pb::Message& m) { return std::string(m.go_package) + "." + m.name; }
+  static std::string MessageType(const pb::Message& m) {
+    return std::string(m.go_package) + "." + m.name;
+  }
 
   // The Go type of one value of `f`.
   static std::string ItemType(const pb::Field& f) {
     using T = pb::FieldType;
     if (f.go_type != nullptr) return f.go_type;
     switch (f.type) {
-      case T::kString: return "string";
-      case T::kInt: return "int32";
-      case T::kBool: return "bool";
-      case T::kDouble: return "float64";
-      case T::kBytes: return "[]uint8";
-      case T::kMessage: return MessageType(*f.message);
-      case T::kStringMap: return "map[string]string";
-      case T::kBytesMap: return "map[string][]uint8";
-      case T::kQuantityMap: return "v1.ResourceList";
-      case T::kMessageMap: return "map[string]" + MessageType(*f.message);
-      case T::kTimeMap: return "map[string]v1.Time";
-      case T::kTime: return "v1.Time";
-      case T::kMicroTime: return "v1.MicroTime";
-      case T::kQuantity: return "resource.Quantity";
-      case T::kIntOrString: return "intstr.IntOrString";
-      case T::kFieldsV1: return "v1.FieldsV1";
-      case T::kRawExtension: return "runtime.RawExtension";
+      case T::kString:
+        return "string";
+      case T::kInt:
+        return "int32";
+      case T::kBool:
+        return "bool";
+      case T::kDouble:
+        return "float64";
+      case T::kBytes:
+        return "[]uint8";
+      case T::kMessage:
+        return MessageType(*f.message);
+      case T::kStringMap:
+        return "map[string]string";
+      case T::kBytesMap:
+        return "map[string][]uint8";
+      case T::kQuantityMap:
+        return "v1.ResourceList";
+      case T::kMessageMap:
+        return "map[string]" + MessageType(*f.message);
+      case T::kTimeMap:
+        return "map[string]v1.Time";
+      case T::kTime:
+        return "v1.Time";
+      case T::kMicroTime:
+        return "v1.MicroTime";
+      case T::kQuantity:
+        return "resource.Quantity";
+      case T::kIntOrString:
+        return "intstr.IntOrString";
+      case T::kFieldsV1:
+        return "v1.FieldsV1";
+      case T::kRawExtension:
+        return "runtime.RawExtension";
     }
     return "interface {}";
   }
@@ -266,7 +295,8 @@ class Decoder {
         if (!v.is_string() && !v.is_null()) Mismatch(v, ItemType(f));
         return;
       case T::kInt:
-        return Integer(v, f.go_type != nullptr && std::string_view(f.go_type) == "int64" ? 64 : 32, ItemType(f));
+        return Integer(v, f.go_type != nullptr && std::string_view(f.go_type) == "int64" ? 64 : 32,
+                       ItemType(f));
       case T::kBool:
         if (!v.is_bool() && !v.is_null()) Mismatch(v, ItemType(f));
         return;
@@ -293,7 +323,8 @@ class Decoder {
         // intstr's own decoder: a string, else an int32 (Go's json.Unmarshal of the value).
         if (v.is_string() || v.is_null()) return;
         if (v.is_int64() && v.get_int64() >= INT32_MIN && v.get_int64() <= INT32_MAX) return;
-        return Fail(TypeError(v.is_number() ? "number " + NumberText(v) : std::string(JsonKind(v)), "int32"));
+        return Fail(TypeError(v.is_number() ? "number " + NumberText(v) : std::string(JsonKind(v)),
+                              "int32"));
       case T::kFieldsV1:
       case T::kRawExtension:
         return;  // any JSON
@@ -349,7 +380,9 @@ std::string ErrorOf(const pb::Message* message, const json::value& object) {
 
 }  // namespace
 
-std::string GoDecodeError(api::Kind kind, const json::value& object) { return ErrorOf(pb::MessageOf(kind), object); }
+std::string GoDecodeError(api::Kind kind, const json::value& object) {
+  return ErrorOf(pb::MessageOf(kind), object);
+}
 
 Status CheckScaleDecodable(WriteVerb verb, const json::value& scale) {
   std::string error = ErrorOf(&pb::kScale, scale);
@@ -371,8 +404,8 @@ Status CheckDecodable(const api::KindInfo& kind, WriteVerb verb, const json::val
     return errors.ToStatus("", "");
   }
   const std::string name(kind.name);
-  return Status::BadRequest(name + " in version \"" + std::string(kind.version) + "\" cannot be handled as a " +
-                            name + ": " + error);
+  return Status::BadRequest(name + " in version \"" + std::string(kind.version) +
+                            "\" cannot be handled as a " + name + ": " + error);
 }
 
 }  // namespace berth::apiserver

@@ -18,9 +18,8 @@
 //
 // Stateless functions; thread-safe.
 
-#include <string>
-
 #include <boost/json/value.hpp>
+#include <string>
 
 #include "api/kinds.h"
 #include "api/status.h"
