@@ -63,6 +63,8 @@ class EventExpiryTest : public ::testing::Test {
 TEST_F(EventExpiryTest, DeletesEventsOlderThanTheTtlByTheirNewestTime) {
   const auto now = SysClock::now();
   auto in = [&](std::chrono::minutes m) { return api::FormatRfc3339(now + m); };
+  // eventTime and series.lastObservedTime are MicroTimes: six fractional digits.
+  auto micro = [&](std::chrono::minutes m) { return api::FormatMicroTime(now + m); };
   // First and last seen long before it was written here: its creation counts.
   Event("quiet", {{"firstTimestamp", in(std::chrono::minutes(-200))},
                   {"lastTimestamp", in(std::chrono::minutes(-90))}});
@@ -70,8 +72,8 @@ TEST_F(EventExpiryTest, DeletesEventsOlderThanTheTtlByTheirNewestTime) {
   Event("repeated", {{"firstTimestamp", in(std::chrono::minutes(0))},
                      {"lastTimestamp", in(std::chrono::minutes(30))}});
   Event("series",
-        {{"eventTime", in(std::chrono::minutes(0))},
-         {"series", json::object{{"count", 2}, {"lastObservedTime", in(std::chrono::minutes(40))}}},
+        {{"eventTime", micro(std::chrono::minutes(0))},
+         {"series", json::object{{"count", 2}, {"lastObservedTime", micro(std::chrono::minutes(40))}}},
          {"reportingComponent", "c"},
          {"reportingInstance", "i"},
          {"action", "a"}});

@@ -478,7 +478,7 @@ TEST_F(ControllerEnv, NodeLifecycleMarksSilentNodesAndEvictsIntolerantPods) {
   ASSERT_TRUE(informers_->Start().ok());
   Create(api::Kind::kNode, "", R"({"metadata":{"name":"n1"},"status":{"conditions":[{"type":"Ready","status":"True"}]}})");
   // Its kubelet last renewed two minutes ago.
-  std::string stale = api::FormatRfc3339(std::chrono::system_clock::now() - std::chrono::minutes(2));
+  std::string stale = api::FormatMicroTime(std::chrono::system_clock::now() - std::chrono::minutes(2));
   Create(api::Kind::kLease, "kube-node-lease",
          R"({"metadata":{"name":"n1"},"spec":{"holderIdentity":"n1","renewTime":")" + stale + R"("}})");
   Create(api::Kind::kPod, "default",
@@ -544,7 +544,7 @@ TEST_F(ControllerEnv, NodeLifecycleCountsTheGracePeriodOnTheInjectedClock) {
          R"({"metadata":{"name":"n1"},"status":{"conditions":[{"type":"Ready","status":"True"}]}})");
   Create(api::Kind::kLease, "kube-node-lease",
          R"({"metadata":{"name":"n1"},"spec":{"holderIdentity":"n1","renewTime":")" +
-             api::FormatRfc3339(clock.WallNow()) + R"("}})");
+             api::FormatMicroTime(clock.WallNow()) + R"("}})");
   Sync(api::Kind::kLease, 1);
   Sync(api::Kind::kNode, 1);
   auto ready = [&] {
@@ -571,7 +571,7 @@ TEST_F(ControllerEnv, NodeLifecycleDoesNotUndoAConcurrentCordon) {
       api::Kind::kNode, "",
       R"({"metadata":{"name":"n1"},"status":{"conditions":[{"type":"Ready","status":"Unknown"}]}})");
   std::string stale =
-      api::FormatRfc3339(std::chrono::system_clock::now() - std::chrono::minutes(2));
+      api::FormatMicroTime(std::chrono::system_clock::now() - std::chrono::minutes(2));
   Create(api::Kind::kLease, "kube-node-lease",
          R"({"metadata":{"name":"n1"},"spec":{"holderIdentity":"n1","renewTime":")" + stale +
              R"("}})");
