@@ -19,9 +19,15 @@ namespace berth::api {
 std::map<std::string, Quantity> ValidateResourceList(const boost::json::object* list,
                                                      const std::string& path, FieldErrors& errors);
 
-// Checks a pod spec at `path` ("spec", "spec.template.spec"): containers
-// (required) and init containers (names, images, resources, ports) and the
-// restart policy. A null `spec` is reported as required.
+// Checks a pod spec at `path` ("spec", "spec.template.spec") with kube's
+// rules for what the scheduler and controllers read: volumes, containers
+// (required) and init containers (names unique DNS labels, images, resources:
+// requests within limits, extended resources whole and not overcommitted;
+// ports; volume mounts), the restart and DNS policies, tolerations,
+// affinity, topology spread constraints and the priority class name
+// (validation_pod_spec.cc). Fields kube checks that the scheduler does not
+// read (security contexts, probes, env, DNS config ...) are not checked. A
+// null `spec` is reported as required.
 void ValidatePodSpec(const boost::json::object* spec, const std::string& path, FieldErrors& errors);
 
 // kube's ValidatePodUpdate for a write of the pod itself (not a subresource),
