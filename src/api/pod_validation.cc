@@ -163,12 +163,14 @@ std::map<std::string, Quantity> ValidateResourceList(const json::object* list, c
   return parsed;
 }
 
-void ValidatePodSpec(const json::object* spec, const std::string& path, FieldErrors& errors) {
+void ValidatePodSpec(const json::object* spec, const std::string& path, FieldErrors& errors,
+                     const std::set<std::string>& more_volumes) {
   if (!spec) {
     errors.Required(path);
     return;
   }
-  const std::set<std::string> volumes = validation::ValidateVolumes(*spec, path, errors);
+  std::set<std::string> volumes = validation::ValidateVolumes(*spec, path, errors);
+  volumes.insert(more_volumes.begin(), more_volumes.end());
   std::set<std::string> names;
   ValidateContainers(spec, path, "containers", true, volumes, names, errors);
   ValidateContainers(spec, path, "initContainers", false, volumes, names, errors);

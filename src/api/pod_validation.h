@@ -4,6 +4,7 @@
 
 #include <boost/json/object.hpp>
 #include <map>
+#include <set>
 #include <string>
 
 #include "api/field_errors.h"
@@ -27,8 +28,10 @@ std::map<std::string, Quantity> ValidateResourceList(const boost::json::object* 
 // affinity, topology spread constraints and the priority class name
 // (validation_pod_spec.cc). Fields kube checks that the scheduler does not
 // read (security contexts, probes, env, DNS config ...) are not checked. A
-// null `spec` is reported as required.
-void ValidatePodSpec(const boost::json::object* spec, const std::string& path, FieldErrors& errors);
+// null `spec` is reported as required. Volume mounts may also name
+// `more_volumes` (a StatefulSet's claim templates).
+void ValidatePodSpec(const boost::json::object* spec, const std::string& path, FieldErrors& errors,
+                     const std::set<std::string>& more_volumes = {});
 
 // kube's ValidatePodUpdate for a write of the pod itself (not a subresource),
 // `next` defaulted as a create would be: a pod's spec is fixed once created

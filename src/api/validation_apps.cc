@@ -120,7 +120,14 @@ void ValidateStatefulSet(const Object& object, FieldErrors& errors) {
   NonNegative(ObjectAt(spec, "ordinals"), "start", "spec.ordinals.start", errors);
   ValidateSelectorForTemplate(spec, "spec", "statefulset", errors);
   const json::object* tmpl = ObjectAt(spec, "template");
-  ValidatePodTemplateSpec(tmpl, "spec.template", errors);
+  // Its pods mount volumes from the claim templates, too.
+  std::set<std::string> claims;
+  if (const json::array* templates = ArrayAt(spec, "volumeClaimTemplates")) {
+    for (const json::value& t : *templates) {
+      if (t.is_object()) claims.insert(std::string(StringAt(ObjectAt(&t.get_object(), "metadata"), "name")));
+    }
+  }
+  ValidatePodTemplateSpec(tmpl, "spec.template", errors, claims);
   ValidateRestartAlways(tmpl, "spec.template", "StatefulSet", errors);
 }
 

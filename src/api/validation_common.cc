@@ -105,7 +105,7 @@ Labels TemplateLabels(const json::object* tmpl) {
 }
 
 void ValidatePodTemplateSpec(const json::object* tmpl, const std::string& path,
-                             FieldErrors& errors) {
+                             FieldErrors& errors, const std::set<std::string>& more_volumes) {
   static const json::object kEmpty;
   const json::object* meta = ObjectAt(tmpl, "metadata");
   ValidateLabelMap(ObjectAt(meta, "labels"), path + ".labels", errors);
@@ -116,7 +116,7 @@ void ValidatePodTemplateSpec(const json::object* tmpl, const std::string& path,
     }
   }
   const json::object* spec = ObjectAt(tmpl, "spec");
-  ValidatePodSpec(spec ? spec : &kEmpty, path + ".spec", errors);
+  ValidatePodSpec(spec ? spec : &kEmpty, path + ".spec", errors, more_volumes);
   if (const json::array* ephemeral = ArrayAt(spec, "ephemeralContainers");
       ephemeral && !ephemeral->empty()) {
     errors.Forbidden(path + ".spec.ephemeralContainers",

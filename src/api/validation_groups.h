@@ -53,7 +53,7 @@ Labels TemplateLabels(const boost::json::object* tmpl);
 // kube's ValidatePodTemplateSpec at `path` ("spec.template"): the template's
 // labels and annotations, and its pod spec (ValidatePodSpec).
 void ValidatePodTemplateSpec(const boost::json::object* tmpl, const std::string& path,
-                             FieldErrors& errors);
+                             FieldErrors& errors, const std::set<std::string>& more_volumes = {});
 // A structured label selector at `path` matching the template's labels:
 // parse errors, the empty selector ("empty selector is invalid for <what>"),
 // and "`selector` does not match template `labels`". Required when absent.

@@ -298,6 +298,22 @@ TEST(PodSpecValidation, TemplatesOfWorkloadsGetTheSameRules) {
             "\"Maybe\": supported values: \"Equal\", \"Exists\"");
 }
 
+TEST(PodSpecValidation, StatefulSetPodsMountTheirClaimTemplates) {
+  auto statefulset = [](const std::string& claim) {
+    return Obj(
+        "apps/v1", "StatefulSet", "db",
+        R"("spec":{"selector":{"matchLabels":{"app":"db"}},"template":{"metadata":{"labels":{"app":"db"}},)"
+        R"("spec":{"containers":[{"name":"c","image":"i","volumeMounts":[{"name":"data","mountPath":"/d"}]}]}},)"
+        R"("volumeClaimTemplates":[{"metadata":{"name":")" +
+            claim + R"("},"spec":{"accessModes":["ReadWriteOnce"]}}]})");
+  };
+  EXPECT_EQ(Problems(statefulset("data")), "");
+  EXPECT_EQ(Problems(statefulset("other")),
+            "StatefulSet.apps \"db\" is invalid: "
+            "spec.template.spec.containers[0].volumeMounts[0].name: Not found: "
+            "\"data\"");
+}
+
 TEST(NodeValidation, Taints) {
   auto node = [](const std::string& taints) {
     return Obj("v1", "Node", "n", R"("spec":{"taints":[)" + taints + "]}", false);
