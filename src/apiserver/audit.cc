@@ -15,7 +15,9 @@
 
 #include <boost/json.hpp>
 
+#include "api/cbor.h"
 #include "api/rfc3339.h"
+#include "apiserver/protobuf.h"
 #include "apiserver/request_info.h"
 #include "log/log.h"
 
@@ -124,13 +126,27 @@ std::string RequestUri(const Request& request) {
   return uri;
 }
 
-// The name and namespace a create's body gives its object (kube's
-// LogRequestObject completes objectRef from the decoded object).
-void NameFromBody(const Request& request, json::object& ref) {
-  if (request.body.empty() || !IsJsonContentType(request.content_type)) return;
-  json::error_code ec;
-  json::value body = json::parse(request.body, ec);
-  if (ec || !body.is_object()) return;
+// The name and namespace a create's body gives its object, in any of the
+// request encodings (kube's LogRequestObject completes objectRef from the
+// decoded object).
+void NameFromBody(const Request& request, const RequestInfo& info, json::object& ref) {
+  if (request.body.empty()) return;
+  json::value body;
+  if (std::string_view(request.content_type).starts_with(kProtobufContentType)) {
+    if (!info.kind) return;
+    auto decoded = DecodeProtobuf(request.body, *info.kind);
+    if (!decoded.ok()) return;
+    body = std::move(decoded).value();
+  } else if (IsCborContentType(request.content_type)) {
+    auto decoded = api::DecodeCbor(request.body);
+    if (!decoded.ok()) return;
+    body = std::move(decoded).value();
+  } else if (IsJsonContentType(request.content_type)) {
+    json::error_code ec;
+    body = json::parse(request.body, ec);
+    if (ec) return;
+  }
+  if (!body.is_object()) return;
   const json::value* meta = body.as_object().if_contains("metadata");
   if (!meta || !meta->is_object()) return;
   for (std::string_view key : {"namespace", "name"}) {
@@ -178,7 +194,7 @@ EventBase MakeBase(const AuditRecord& record, const Request& request) {
     ref["resource"] = info->resource;
     if (!info->ns.empty()) ref["namespace"] = info->ns;
     if (!info->name.empty()) ref["name"] = info->name;
-    if (verb == "create" && info->name.empty()) NameFromBody(request, ref);
+    if (verb == "create" && info->name.empty()) NameFromBody(request, *info, ref);
     if (!info->group.empty()) ref["apiGroup"] = info->group;
     ref["apiVersion"] = info->version;
     if (!info->subresource.empty()) ref["subresource"] = info->subresource;

@@ -37,6 +37,9 @@ constexpr auto kStreamWriteTimeout = std::chrono::seconds(30);
 // the client reads the answer instead of a connection reset.
 constexpr auto kLingerTimeout = std::chrono::seconds(2);
 constexpr size_t kLingerMaxBytes = 64 << 20;
+// The longest request line or header field line: Beast keeps a field's
+// length in 16 bits (Go has no such limit below its 1 MiB for the header).
+constexpr size_t kMaxHeaderLine = 65'000;
 
 std::string StatusBody(int code, std::string_view reason, std::string_view message) {
   std::string body = R"({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":")";
@@ -88,7 +91,15 @@ class HttpServer::Impl {
     for (auto& loop : loops) {
       threads.emplace_back([io = &loop->ioc] {
         pthread_setname_np(pthread_self(), "http-io");
-        io->run();
+        // A handler that throws ends its connection, not the server.
+        for (;;) {
+          try {
+            io->run();
+            return;
+          } catch (const std::exception& e) {
+            BERTH_LOG_ERROR(std::string(e.what()), "Connection handler failed");
+          }
+        }
       });
     }
   }
@@ -278,7 +289,7 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
     const auto& o = server_->options;
     parser_.emplace();
     parser_->body_limit(o.max_body_bytes);
-    parser_->header_limit(static_cast<uint32_t>(std::min<size_t>(o.max_header_bytes, UINT32_MAX)));
+    parser_->header_limit(static_cast<uint32_t>(std::min<size_t>(o.max_header_bytes + 4, UINT32_MAX)));
     if (requests_++ == 0 || buffer_.size() > 0) return ReadHeader();
     beast::get_lowest_layer(stream_).expires_after(o.idle_timeout);
     stream_.async_read_some(buffer_.prepare(4096),
@@ -291,6 +302,38 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
 
   void ReadHeader() {
     beast::get_lowest_layer(stream_).expires_after(server_->options.read_header_timeout);
+    header_scanned_ = 0;
+    ContinueHeader();
+  }
+
+  // Reads until the header is complete in buffer_ and checks it before the
+  // parser stores it: its size, its number of fields, and no line longer
+  // than a field the parser can hold (Beast's fields keep 16-bit lengths and
+  // throw beyond them). Then parses it from the buffer.
+  void ContinueHeader() {
+    std::string_view data(static_cast<const char*>(buffer_.data().data()), buffer_.size());
+    const size_t end = data.find("\r\n\r\n", header_scanned_ >= 3 ? header_scanned_ - 3 : 0);
+    if (end == std::string_view::npos) {
+      if (data.size() > server_->options.max_header_bytes) return RefuseHeader();
+      header_scanned_ = data.size();
+      stream_.async_read_some(buffer_.prepare(64 * 1024),
+                              [self = this->shared_from_this()](beast::error_code ec, size_t n) {
+                                if (ec) return self->Shutdown();  // closed, or the deadline passed
+                                self->buffer_.commit(n);
+                                self->ContinueHeader();
+                              });
+      return;
+    }
+    if (end + 4 > server_->options.max_header_bytes) return RefuseHeader();
+    size_t lines = 0;
+    for (size_t at = 0; at <= end;) {
+      size_t next = data.find("\r\n", at);
+      if (next == std::string_view::npos || next > end) next = end;
+      if (next - at > kMaxHeaderLine) return RefuseHeader();
+      ++lines;
+      at = next + 2;
+    }
+    if (lines - 1 > server_->options.max_header_fields) return RefuseHeader();
     http::async_read_header(stream_, buffer_, *parser_,
                             [self = this->shared_from_this()](beast::error_code ec, size_t) {
                               self->OnHeader(ec);
@@ -302,10 +345,6 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
     if (ec == http::error::body_limit) return RefuseBody();
     // A timeout closes the connection without an answer, as Go's server does.
     if (ec) return Shutdown();
-    const auto& fields = parser_->get();
-    if (static_cast<size_t>(std::distance(fields.begin(), fields.end())) > server_->options.max_header_fields) {
-      return RefuseHeader();
-    }
     if (parser_->is_done()) return OnRead({});
     beast::get_lowest_layer(stream_).expires_after(server_->options.read_body_timeout);
     http::async_read(stream_, buffer_, *parser_,
@@ -599,6 +638,7 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
   bool keep_alive_ = true;
   std::string remote_address_;  // the client's IP address
   uint64_t requests_ = 0;  // requests begun on this connection
+  size_t header_scanned_ = 0;  // bytes of buffer_ searched for the header's end
   bool refused_ = false;   // answered 413 or 431: the request was not read to its end
   size_t lingered_ = 0;    // bytes discarded by Linger
   static constexpr size_t kDiscardBytes = 64 * 1024;

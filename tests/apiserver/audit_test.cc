@@ -171,8 +171,8 @@ TEST(AuditLogRotation, KeepsTheNewestFilesWithinTheSize) {
   auto log = AuditLog::Open({.path = path.string(), .max_size_bytes = 1000, .max_backups = 2});
   ASSERT_TRUE(log.ok());
   for (int i = 0; i < 60; ++i) {
-    char line[64];
-    std::snprintf(line, sizeof line, "{\"line\":%03d,\"padding\":\"%040d\"}", i, 0);  // 63 bytes with the newline
+    char line[128];
+    std::snprintf(line, sizeof line, "{\"line\":%3d,\"padding\":\"%040d\"}", i, 0);  // 66 bytes with the newline: 15 to a file
     (*log)->Write(line);
   }
   std::vector<fs::path> backups;

@@ -89,6 +89,20 @@ TEST(HttpLimits, HeaderOverTheLimitGets431AndTheConnectionCloses) {
   EXPECT_EQ(second.Read().first, 200);
 }
 
+TEST(HttpLimits, AFieldLongerThanTheParserHoldsGets431AndTheServerLives) {
+  auto server = Start({}, Ok);  // 1 MiB of header allowed
+  ASSERT_NE(server, nullptr);
+  RawClient client(server->port());
+  client.Send("GET /api/v1/namespaces HTTP/1.1\r\nHost: x\r\nX-Long: " + std::string(70000, 'a') + "\r\n\r\n");
+  EXPECT_EQ(client.Read().first, 431);
+  // Many fields of ordinary length add up to more than one field may hold.
+  std::string wide = "GET /api/v1/namespaces HTTP/1.1\r\nHost: x\r\n";
+  for (int i = 0; i < 8; ++i) wide += "X-F" + std::to_string(i) + ": " + std::string(60000, 'b') + "\r\n";
+  RawClient second(server->port());
+  second.Send(wide + "\r\n");
+  EXPECT_EQ(second.Read().first, 200);
+}
+
 TEST(HttpLimits, TooManyHeaderFieldsGet431) {
   HttpServer::Options options;
   options.max_header_fields = 20;

@@ -58,6 +58,20 @@ class Limits(unittest.TestCase):
         self.assertEqual(code, 413)
         self.assertEqual(json.loads(text)["message"], "Request entity too large: limit is 3145728")
 
+    def test_deeply_nested_json_is_a_400_not_a_crash(self):
+        self.server = BerthServer(extra_args=["--in-memory"]).start()
+        deep = "[" * 1_000_000 + "]" * 1_000_000  # 2 MB, within the body limit
+        body = ('{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"deep"},"x":' + deep + "}").encode()
+        for path in ("/api/v1/namespaces/default/configmaps", "/api/v1/namespaces/default/configmaps/deep"):
+            code, _, text = request(self.server.url + path, "POST" if path.endswith("maps") else "PUT", body,
+                                    {"Content-Type": "application/json"})
+            self.assertEqual(code, 400, text)
+            self.assertEqual(json.loads(text)["reason"], "BadRequest")
+        code, _, text = request(self.server.url + "/api/v1/namespaces/default/configmaps/deep", "PATCH",
+                                ('{"x":' + deep + "}").encode(), {"Content-Type": "application/merge-patch+json"})
+        self.assertIn(code, (400, 404), text)
+        self.assertEqual(request(self.server.url + "/healthz")[0], 200)
+
     def test_a_header_over_1_mib_gets_431(self):
         self.server = BerthServer(extra_args=["--in-memory"]).start()
         with socket.create_connection(("127.0.0.1", self.server.port), timeout=20) as s:
@@ -66,8 +80,15 @@ class Limits(unittest.TestCase):
             while chunk := s.recv(65536):
                 answer += chunk
         self.assertTrue(answer.startswith(b"HTTP/1.1 431 "), answer[:100])
-        # A header of 512 KiB is within kube's limit.
-        code, _, _ = request(self.server.url + "/api/v1/namespaces", headers={"X-Big": "a" * (512 << 10)})
+        # A header of 480 KiB is within kube's limit.
+        code, _, _ = request(self.server.url + "/api/v1/namespaces",
+                             headers={f"X-Big-{i}": "a" * 60000 for i in range(8)})
+        self.assertEqual(code, 200)
+        # One field longer than berth can hold is refused, and the server lives on.
+        with socket.create_connection(("127.0.0.1", self.server.port), timeout=20) as s:
+            s.sendall(b"GET /api/v1/namespaces HTTP/1.1\r\nHost: x\r\nX-Long: " + b"a" * 70000 + b"\r\n\r\n")
+            self.assertTrue(s.recv(100).startswith(b"HTTP/1.1 431 "))
+        code, _, _ = request(self.server.url + "/api/v1/namespaces")
         self.assertEqual(code, 200)
 
     def test_requests_beyond_the_inflight_limit_get_429(self):
