@@ -147,6 +147,11 @@ Status ApiServer::Bootstrap() {
 }
 
 Response ApiServer::Handle(Request& request) {
+  AuditRecord audit = BeginAudit(options_.audit.get(), request);
+  return FinishAudit(std::move(audit), request, Serve(request));
+}
+
+Response ApiServer::Serve(Request& request) {
   // Health and version stay open to anonymous clients, as kube-apiserver's
   // default RBAC (system:public-info-viewer) leaves them.
   const bool public_info = request.path == "/healthz" || request.path == "/livez" || request.path == "/readyz" ||
@@ -156,6 +161,10 @@ Response ApiServer::Handle(Request& request) {
   if (authenticating && !request.trusted) {
     user = Authenticate(request, options_.tokens, options_.client_certificates);
     if (!user && !public_info) return ErrorResponse(Status(StatusCode::kUnauthorized, "Unauthorized"));
+  }
+  if (user) {
+    request.user = user->name;
+    request.groups = user->groups;
   }
   if (request.path == "/apis/authentication.k8s.io/v1/selfsubjectreviews") {
     return SelfSubjectReview(request, user);

@@ -14,6 +14,7 @@
 
 #include "api/object.h"
 #include "apiserver/admission.h"
+#include "apiserver/audit.h"
 #include "apiserver/system_fields.h"
 #include "apiserver/http.h"
 #include "apiserver/registry.h"
@@ -50,6 +51,8 @@ class ApiServer {
     // Paths served beside the API (after authentication, before the API's
     // own paths): see Route.
     std::vector<Route> routes;
+    // --audit-log-path: every request but health checks is audited (audit.h).
+    std::shared_ptr<AuditLog> audit;
   };
 
   ApiServer(store::Store& store, Options options);
@@ -62,6 +65,7 @@ class ApiServer {
   // CustomResourceDefinitions in the store.
   Status Bootstrap();
 
+  // Serves `request`, audited (audit.h).
   Response Handle(Request& request);
 
   // The OpenAPI documents served under /openapi and the schemas field
@@ -84,6 +88,7 @@ class ApiServer {
   // Tries of a read-modify-write against concurrent writers before a Conflict.
   static constexpr int kMaxAttempts = 16;
 
+  Response Serve(Request& request);
   Response HandleResource(Request& request, const RequestInfo& info);
   Response Get(Request& request, const RequestInfo& info);
   Response List(Request& request, const RequestInfo& info);

@@ -28,6 +28,17 @@ struct Request {
   std::vector<std::string> client_certificate_groups;
   std::string user_agent;
   std::string if_none_match;  // the If-None-Match header (conditional GET of the OpenAPI documents)
+  // Set by the HTTP server, for the audit log: the request target as sent
+  // (path and query), the client's address, the X-Forwarded-For and Audit-ID
+  // headers.
+  std::string request_uri;
+  std::string remote_address;
+  std::string forwarded_for;
+  std::string audit_id;
+  // Set by the API server once it has authenticated the request (empty
+  // user: anonymous, or in-process with no identity of its own).
+  std::string user;
+  std::vector<std::string> groups;
   std::string body;
   // Set only by in-process callers (controllers, simulated kubelets): they are
   // part of the server and skip authentication. The HTTP server never sets it.

@@ -10,7 +10,9 @@
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <boost/beast/ssl.hpp>
+#include <algorithm>
 #include <condition_variable>
+#include <cstdint>
 #include <cstdio>
 #include <list>
 #include <mutex>
@@ -28,9 +30,16 @@ using tcp = net::ip::tcp;
 
 namespace {
 
-constexpr auto kIdleTimeout = std::chrono::seconds(120);
 // A watch client that does not take a chunk within this long is cut off.
 constexpr auto kStreamWriteTimeout = std::chrono::seconds(30);
+// After refusing a request it has not read (413, 431), the server discards
+// what the client still sends for up to this long before closing, so that
+// the client reads the answer instead of a connection reset.
+constexpr auto kLingerTimeout = std::chrono::seconds(2);
+constexpr size_t kLingerMaxBytes = 64 << 20;
+// The longest request line or header field line: Beast keeps a field's
+// length in 16 bits (Go has no such limit below its 1 MiB for the header).
+constexpr size_t kMaxHeaderLine = 65'000;
 
 std::string StatusBody(int code, std::string_view reason, std::string_view message) {
   std::string body = R"({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":")";
@@ -58,7 +67,9 @@ class HttpServer::Impl {
         handler(std::move(handler)),
         loops(MakeLoops(std::max(1, this->options.io_threads))),
         acceptor(loops.front()->ioc),
-        workers(static_cast<size_t>(this->options.worker_threads)) {}
+        workers(static_cast<size_t>(this->options.worker_threads)),
+        mutating_workers(static_cast<size_t>(this->options.worker_threads)),
+        limiter(this->options.inflight_limits) {}
 
   Status Listen() {
     beast::error_code ec;
@@ -80,7 +91,15 @@ class HttpServer::Impl {
     for (auto& loop : loops) {
       threads.emplace_back([io = &loop->ioc] {
         pthread_setname_np(pthread_self(), "http-io");
-        io->run();
+        // A handler that throws ends its connection, not the server.
+        for (;;) {
+          try {
+            io->run();
+            return;
+          } catch (const std::exception& e) {
+            BERTH_LOG_ERROR(std::string(e.what()), "Connection handler failed");
+          }
+        }
       });
     }
   }
@@ -112,6 +131,7 @@ class HttpServer::Impl {
       acceptor.close(ec);
     });
     workers.join();  // requests being handled finish
+    mutating_workers.join();
     // Answers waiting for their writes to be durable are sent (the store is
     // still open: it closes after the server).
     {
@@ -165,7 +185,9 @@ class HttpServer::Impl {
   std::vector<std::unique_ptr<Loop>> loops;
   size_t next_loop = 0;  // on the acceptor's loop only
   tcp::acceptor acceptor;
-  net::thread_pool workers;
+  net::thread_pool workers;           // read-only and long-running requests
+  net::thread_pool mutating_workers;  // mutating requests
+  MaxInflight limiter;
   std::vector<std::thread> threads;
   uint16_t port = 0;
   std::atomic<int64_t> inflight{0};
@@ -213,6 +235,9 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
 
  private:
   void Open() {
+    beast::error_code ec;
+    auto endpoint = beast::get_lowest_layer(stream_).socket().remote_endpoint(ec);
+    if (!ec) remote_address_ = endpoint.address().to_string();
     if constexpr (std::is_same_v<Stream, beast::tcp_stream>) {
       DoRead();
     } else {
@@ -257,28 +282,99 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
     }
   }
 
+  // The next request: on a kept-alive connection, its first byte within the
+  // idle timeout; then its header within read_header_timeout, then its body
+  // within read_body_timeout.
   void DoRead() {
+    const auto& o = server_->options;
     parser_.emplace();
-    parser_->body_limit(server_->options.max_body_bytes);
-    parser_->header_limit(64 * 1024);
-    beast::get_lowest_layer(stream_).expires_after(kIdleTimeout);
+    parser_->body_limit(o.max_body_bytes);
+    parser_->header_limit(static_cast<uint32_t>(std::min<size_t>(o.max_header_bytes + 4, UINT32_MAX)));
+    if (requests_++ == 0 || buffer_.size() > 0) return ReadHeader();
+    beast::get_lowest_layer(stream_).expires_after(o.idle_timeout);
+    stream_.async_read_some(buffer_.prepare(4096),
+                            [self = this->shared_from_this()](beast::error_code ec, size_t n) {
+                              if (ec) return self->Shutdown();  // idle, or the client went away
+                              self->buffer_.commit(n);
+                              self->ReadHeader();
+                            });
+  }
+
+  void ReadHeader() {
+    beast::get_lowest_layer(stream_).expires_after(server_->options.read_header_timeout);
+    header_scanned_ = 0;
+    ContinueHeader();
+  }
+
+  // Reads until the header is complete in buffer_ and checks it before the
+  // parser stores it: its size, its number of fields, and no line longer
+  // than a field the parser can hold (Beast's fields keep 16-bit lengths and
+  // throw beyond them). Then parses it from the buffer.
+  void ContinueHeader() {
+    std::string_view data(static_cast<const char*>(buffer_.data().data()), buffer_.size());
+    const size_t end = data.find("\r\n\r\n", header_scanned_ >= 3 ? header_scanned_ - 3 : 0);
+    if (end == std::string_view::npos) {
+      if (data.size() > server_->options.max_header_bytes) return RefuseHeader();
+      header_scanned_ = data.size();
+      stream_.async_read_some(buffer_.prepare(64 * 1024),
+                              [self = this->shared_from_this()](beast::error_code ec, size_t n) {
+                                if (ec) return self->Shutdown();  // closed, or the deadline passed
+                                self->buffer_.commit(n);
+                                self->ContinueHeader();
+                              });
+      return;
+    }
+    if (end + 4 > server_->options.max_header_bytes) return RefuseHeader();
+    size_t lines = 0;
+    for (size_t at = 0; at <= end;) {
+      size_t next = data.find("\r\n", at);
+      if (next == std::string_view::npos || next > end) next = end;
+      if (next - at > kMaxHeaderLine) return RefuseHeader();
+      ++lines;
+      at = next + 2;
+    }
+    if (lines - 1 > server_->options.max_header_fields) return RefuseHeader();
+    http::async_read_header(stream_, buffer_, *parser_,
+                            [self = this->shared_from_this()](beast::error_code ec, size_t) {
+                              self->OnHeader(ec);
+                            });
+  }
+
+  void OnHeader(beast::error_code ec) {
+    if (ec == http::error::header_limit) return RefuseHeader();
+    if (ec == http::error::body_limit) return RefuseBody();
+    // A timeout closes the connection without an answer, as Go's server does.
+    if (ec) return Shutdown();
+    if (parser_->is_done()) return OnRead({});
+    beast::get_lowest_layer(stream_).expires_after(server_->options.read_body_timeout);
     http::async_read(stream_, buffer_, *parser_,
-                     [self = this->shared_from_this()](beast::error_code ec, size_t) {
-                       self->OnRead(ec);
-                     });
+                     [self = this->shared_from_this()](beast::error_code ec, size_t) { self->OnRead(ec); });
+  }
+
+  // Go's answer to a request header over the limit: plain text, then close.
+  void RefuseHeader() {
+    keep_alive_ = false;
+    Response r;
+    r.status = 431;
+    r.content_type = "text/plain; charset=utf-8";
+    r.body = "431 Request Header Fields Too Large";
+    refused_ = true;
+    Write(std::move(r));
+  }
+
+  // kube's answer to a body over the limit (its message names the limit).
+  void RefuseBody() {
+    keep_alive_ = false;
+    Response r;
+    r.status = 413;
+    r.body = StatusBody(413, "RequestEntityTooLarge",
+                        "Request entity too large: limit is " + std::to_string(server_->options.max_body_bytes));
+    refused_ = true;
+    Write(std::move(r));
   }
 
   void OnRead(beast::error_code ec) {
-    if (ec == http::error::body_limit) {
-      keep_alive_ = false;
-      Response r;
-      r.status = 413;
-      r.body = StatusBody(413, "RequestEntityTooLarge",
-                          "the request body exceeds the limit of " +
-                              std::to_string(server_->options.max_body_bytes) + " bytes");
-      Write(std::move(r));
-      return;
-    }
+    if (ec == http::error::body_limit) return RefuseBody();
     if (ec) return Shutdown();
     auto& req = parser_->get();
     keep_alive_ = req.keep_alive();
@@ -296,15 +392,16 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
     r.client_certificate_groups = client_groups_;
     r.user_agent = std::string(req[http::field::user_agent]);
     r.if_none_match = std::string(req[http::field::if_none_match]);
+    r.request_uri = std::string(target);
+    r.forwarded_for = std::string(req["X-Forwarded-For"]);
+    r.audit_id = std::string(req["Audit-ID"]);
+    r.remote_address = remote_address_;
     r.body = std::move(req.body());
 
-    if (server_->inflight.load() >= server_->options.max_inflight) {
-      Response busy;
-      busy.status = 429;
-      busy.headers.emplace_back("Retry-After", "1");
-      busy.body = StatusBody(429, "TooManyRequests",
-                             "Too many requests, please try again later.");
-      Write(std::move(busy));
+    const RequestKind kind = ClassifyRequest(r);
+    if (!server_->limiter.TryAcquire(kind)) {
+      if (server_->options.on_dropped) server_->options.on_dropped(r, kind);
+      Write(TooManyRequests());
       return;
     }
     server_->inflight++;
@@ -316,14 +413,14 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
     // and goes to the worker pool.
     if (server_->options.run_inline && server_->options.run_inline(r)) {
       Response response = Handle(server_, r);
-      Finish(std::move(r), std::move(response), start);
+      Finish(std::move(r), kind, std::move(response), start);
       return;
     }
-    net::post(server_->workers,
-              [self = this->shared_from_this(), r = std::move(r), start]() mutable {
-                Response response = Handle(self->server_, r);
-                self->Finish(std::move(r), std::move(response), start);
-              });
+    auto& pool = kind == RequestKind::kMutating ? server_->mutating_workers : server_->workers;
+    net::post(pool, [self = this->shared_from_this(), r = std::move(r), kind, start]() mutable {
+      Response response = Handle(self->server_, r);
+      self->Finish(std::move(r), kind, std::move(response), start);
+    });
   }
 
   // Runs the handler; a throw becomes a 500.
@@ -340,12 +437,12 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
 
   // Sends `response` on this connection's loop once it is ready (see
   // Response::when_ready), and accounts for the request then. Any thread.
-  void Finish(Request r, Response response, std::chrono::steady_clock::time_point start) {
-    auto send = [self = this->shared_from_this(), r = std::move(r),
+  void Finish(Request r, RequestKind kind, Response response, std::chrono::steady_clock::time_point start) {
+    auto send = [self = this->shared_from_this(), r = std::move(r), kind,
                  start](Response response) mutable {
       net::dispatch(self->stream_.get_executor(),
-                    [self, r = std::move(r), start, response = std::move(response)]() mutable {
-                      Account(self->server_, r, response, start);
+                    [self, r = std::move(r), kind, start, response = std::move(response)]() mutable {
+                      Account(self->server_, r, kind, response, start);
                       self->Write(std::move(response));
                     });
     };
@@ -369,9 +466,11 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
     });
   }
 
-  static void Account(HttpServer::Impl* server, const Request& r, const Response& response,
+  // The request is answered (a stream has started): its in-flight slot is free.
+  static void Account(HttpServer::Impl* server, const Request& r, RequestKind kind, const Response& response,
                       std::chrono::steady_clock::time_point start) {
     server->inflight--;
+    server->limiter.Release(kind);
     // kube-apiserver's request log (httplog), at the same verbosity.
     if (log::V(3)) {
       const double us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count();
@@ -405,6 +504,7 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
     res->prepare_payload();
     http::async_write(stream_, *res,
                       [self = this->shared_from_this(), res](beast::error_code ec, size_t) {
+                        if (!ec && self->refused_) return self->Linger();
                         if (ec || !res->keep_alive()) return self->Shutdown();
                         self->DoRead();
                       });
@@ -512,11 +612,37 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
     beast::get_lowest_layer(stream_).close();
   }
 
+  // After answering a request whose rest was not read: stops sending, and
+  // discards what the client still sends (bounded in time and bytes) before
+  // closing. Closing at once with unread data would reset the connection,
+  // and the client might never read the answer.
+  void Linger() {
+    auto& lowest = beast::get_lowest_layer(stream_);
+    if (lingered_ == 0) {
+      beast::error_code ec;
+      lowest.socket().shutdown(tcp::socket::shutdown_send, ec);
+      lowest.expires_after(kLingerTimeout);
+    }
+    if (!discard_) discard_ = std::make_unique<char[]>(kDiscardBytes);
+    lowest.async_read_some(net::buffer(discard_.get(), kDiscardBytes), [self = this->shared_from_this()](beast::error_code ec, size_t n) {
+      self->lingered_ += n;
+      if (ec || self->lingered_ > kLingerMaxBytes) return beast::get_lowest_layer(self->stream_).close();
+      self->Linger();
+    });
+  }
+
   HttpServer::Impl* server_;
   Stream stream_;
   beast::flat_buffer buffer_;
   std::optional<http::request_parser<http::string_body>> parser_;
   bool keep_alive_ = true;
+  std::string remote_address_;  // the client's IP address
+  uint64_t requests_ = 0;  // requests begun on this connection
+  size_t header_scanned_ = 0;  // bytes of buffer_ searched for the header's end
+  bool refused_ = false;   // answered 413 or 431: the request was not read to its end
+  size_t lingered_ = 0;    // bytes discarded by Linger
+  static constexpr size_t kDiscardBytes = 64 * 1024;
+  std::unique_ptr<char[]> discard_;  // Linger's buffer
   // The verified client certificate's CN and O values (TLS only; set once
   // after the handshake).
   std::string client_user_;
@@ -560,6 +686,7 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Start(Options options, Handler h
 
 uint16_t HttpServer::port() const { return impl_->port; }
 int64_t HttpServer::inflight() const { return impl_->inflight.load(); }
+const MaxInflight& HttpServer::max_inflight() const { return impl_->limiter; }
 int64_t HttpServer::open_streams() const { return impl_->streams.load(); }
 void HttpServer::Stop() {
   if (impl_) impl_->Stop();

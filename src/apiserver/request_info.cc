@@ -1,5 +1,6 @@
 #include "apiserver/request_info.h"
 
+#include <cctype>
 #include <vector>
 
 namespace berth::apiserver {
@@ -53,6 +54,25 @@ std::optional<RequestInfo> ParseResourcePath(std::string_view path) {
   if (rest.size() > 3) return std::nullopt;
   info.kind = api::KindFromResource(info.group, info.version, info.resource);
   return info;
+}
+
+std::string KubeVerb(const Request& request, const RequestInfo* info) {
+  const std::string& m = request.method;
+  if (!info) {
+    std::string verb = m;
+    for (char& c : verb) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return verb;
+  }
+  if (info->watch_path) return "watch";
+  if (m == "GET" || m == "HEAD") {
+    if (request.QueryBool("watch")) return "watch";
+    return info->name.empty() ? "list" : "get";
+  }
+  if (m == "POST") return "create";
+  if (m == "PUT") return "update";
+  if (m == "PATCH") return "patch";
+  if (m == "DELETE") return info->name.empty() ? "deletecollection" : "delete";
+  return "";
 }
 
 bool IsSingleObjectRead(const Request& request) {

@@ -28,6 +28,12 @@ struct RequestInfo {
 // nullopt when the path is not a resource path (/api/v1 itself, /version, ...).
 std::optional<RequestInfo> ParseResourcePath(std::string_view path);
 
+// kube's RequestInfo verb: for a resource request get, list, watch, create,
+// update, patch, delete or deletecollection (a GET that berth streams, with
+// ?watch or under /watch/, is a watch); for any other path the method in
+// lower case. `info`: ParseResourcePath(request.path), null when none.
+std::string KubeVerb(const Request& request, const RequestInfo* info);
+
 // A GET of one named object that is not a watch: quick, never waits.
 bool IsSingleObjectRead(const Request& request);
 

@@ -84,6 +84,11 @@ ServerMetrics::ServerMetrics()
                                    "[STABLE] Maximal number of currently used inflight request limit of this "
                                    "apiserver per request kind in last second.",
                                    {"request_kind"})),
+      dropped_(registry_.AddCounter("apiserver_dropped_requests_total",
+                                    "Number of requests dropped with 'Try again later' response", {"request_kind"})),
+      terminations_(registry_.AddCounter(
+          "apiserver_request_terminations_total", "Number of requests which apiserver terminated in self-defense.",
+          {"verb", "group", "version", "resource", "subresource", "scope", "component", "code"})),
       watches_(registry_.AddGauge("apiserver_longrunning_requests",
                                   "[STABLE] Gauge of all active long-running apiserver requests broken out by verb, "
                                   "group, version, resource, scope and component. Not all requests are tracked "
@@ -118,15 +123,24 @@ void ServerMetrics::ObserveRequest(const apiserver::Request& request, int code, 
       .Observe(seconds);
 }
 
+void ServerMetrics::ObserveDropped(const apiserver::Request& request, RequestKind kind) {
+  dropped_.WithLabels({std::string(RequestKindLabel(kind))}).Increment();
+  RequestLabels l = LabelsOf(request);
+  terminations_.WithLabels({l.verb, l.group, l.version, l.resource, l.subresource, l.scope, "apiserver", "429"})
+      .Increment();
+}
+
 void ServerMetrics::ObserveFsync(double seconds) { fsync_.Observe(seconds); }
 
 void ServerMetrics::ObserveSnapshot(double seconds) { snapshot_.Observe(seconds); }
 
 std::string ServerMetrics::Render(store::Store& store, const apiserver::HttpServer* server) {
   if (server) {
-    // berth's limit is one for all requests: they are counted as readOnly
-    // (kube splits readOnly and mutating).
-    inflight_.WithLabels({"readOnly"}).Set(static_cast<double>(server->inflight()));
+    // kube's watermark: the most handled at once in the last second.
+    for (RequestKind kind : {RequestKind::kReadOnly, RequestKind::kMutating}) {
+      inflight_.WithLabels({std::string(RequestKindLabel(kind))})
+          .Set(static_cast<double>(server->max_inflight().Watermark(kind)));
+    }
     watches_.WithLabels({"WATCH", "apiserver"}).Set(static_cast<double>(server->open_streams()));
   }
   revision_.WithLabels({}).Set(static_cast<double>(store.CurrentRevision()));

@@ -28,6 +28,8 @@ class ServerMetrics {
   ServerMetrics();
   // After each non-streaming response (from the server's worker threads).
   void ObserveRequest(const apiserver::Request& request, int code, double seconds);
+  // For each request refused by the in-flight limits (429).
+  void ObserveDropped(const apiserver::Request& request, RequestKind kind);
   // After each log fsync (from the log's thread).
   void ObserveFsync(double seconds);
   // After each store snapshot (from the snapshot's thread).
@@ -40,6 +42,8 @@ class ServerMetrics {
   metrics::Family<metrics::Counter>& requests_;
   metrics::Family<metrics::Histogram>& request_duration_;
   metrics::Family<metrics::Gauge>& inflight_;
+  metrics::Family<metrics::Counter>& dropped_;
+  metrics::Family<metrics::Counter>& terminations_;
   metrics::Family<metrics::Gauge>& watches_;
   metrics::Family<metrics::Gauge>& objects_;
   metrics::Family<metrics::Gauge>& revision_;

@@ -90,6 +90,9 @@ Status InProcessCluster::Start() {
     http.on_response = [this](const apiserver::Request& r, int code, double seconds) {
       metrics_.ObserveRequest(r, code, seconds);
     };
+    http.on_dropped = [this](const apiserver::Request& r, apiserver::RequestKind kind) {
+      metrics_.ObserveDropped(r, kind);
+    };
     auto server = apiserver::HttpServer::Start(http, [this](apiserver::Request& request) {
       return api_->Handle(request);
     });

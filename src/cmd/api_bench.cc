@@ -24,6 +24,8 @@ void AddApiBenchCommand(CLI::App& app) {
       ->capture_default_str();
   bench->add_option("--dir", o.dir, "Scratch directory (removed afterwards)")
       ->capture_default_str();
+  bench->add_option("--audit-log-path", o.audit_log_path,
+                    "The server writes its audit log to this file (to measure the audit log's cost)");
   bench->add_flag("--in-memory", o.in_memory,
                   "Run the server without a durable store (for comparison)");
   bench->add_option("--etcd-servers", o.etcd_servers,

@@ -7,6 +7,7 @@
 #include <cstdio>
 
 #include "apiserver/admission.h"
+#include "apiserver/audit.h"
 #include "apiserver/service_alloc.h"
 #include "apiserver/serving_options.h"
 #include "apiserver/token_file.h"
@@ -30,6 +31,9 @@ struct ServeFlags {
   std::string tls_key_file;
   std::string client_ca_file;
   int max_inflight = 400;
+  int max_mutating_inflight = 200;
+  std::string audit_log_path, audit_policy_file;
+  int audit_log_maxsize = 0, audit_log_maxbackup = 0, audit_log_maxage = 0;
   int64_t max_body_bytes = 3 * 1024 * 1024;
   int64_t watch_history = 100'000;
   std::string service_cluster_ip_range = "10.96.0.0/12";
@@ -132,6 +136,23 @@ Result<cluster::ClusterOptions> ClusterOptionsFrom(const ServeFlags& f, const sc
     if (!tokens.ok()) return tokens.status();
     o.api.tokens = std::move(tokens).value();
   }
+  if (!f.audit_policy_file.empty()) {
+    return Status::BadRequest("--audit-policy-file is not supported: berth audits every request but health checks "
+                              "at the Metadata level (--audit-log-path)");
+  }
+  if (!f.audit_log_path.empty()) {
+    apiserver::AuditLogOptions audit{.path = f.audit_log_path, .max_backups = f.audit_log_maxbackup,
+                                     .max_age_days = f.audit_log_maxage};
+    for (auto [flag, value] : {std::pair{"--audit-log-maxsize", f.audit_log_maxsize},
+                               {"--audit-log-maxbackup", f.audit_log_maxbackup},
+                               {"--audit-log-maxage", f.audit_log_maxage}}) {
+      if (value < 0) return Status::BadRequest(std::string(flag) + " must be greater than or equal to 0");
+    }
+    if (f.audit_log_maxsize > 0) audit.max_size_bytes = int64_t{f.audit_log_maxsize} << 20;
+    auto log = apiserver::AuditLog::Open(std::move(audit));
+    if (!log.ok()) return log.status();
+    o.api.audit = std::move(log).value();
+  }
   auto ttl = api::ParseGoDuration(f.event_ttl);
   if (!ttl || ttl->count() < 0) return Status::BadRequest("--event-ttl " + f.event_ttl + ": expected a duration such as 1h");
   o.event_ttl = std::chrono::duration_cast<std::chrono::seconds>(*ttl);
@@ -173,7 +194,11 @@ Result<cluster::ClusterOptions> ClusterOptionsFrom(const ServeFlags& f, const sc
   apiserver::HttpServer::Options http;
   http.address = listen->host;
   http.port = listen->port;
-  http.max_inflight = f.max_inflight;
+  if (f.max_inflight < 0) return Status::BadRequest("--max-requests-inflight can not be negative value");
+  if (f.max_mutating_inflight < 0) {
+    return Status::BadRequest("--max-mutating-requests-inflight can not be negative value");
+  }
+  http.inflight_limits = {.read_only = f.max_inflight, .mutating = f.max_mutating_inflight};
   http.max_body_bytes = static_cast<size_t>(f.max_body_bytes);
   if (!f.tls_cert_file.empty()) {
     auto tls = apiserver::LoadTlsServerContext(f.tls_cert_file, f.tls_key_file);
@@ -239,8 +264,23 @@ void AddServeCommand(CLI::App& app, const scheduler::Registry& registry) {
   serve->add_option("--tls-private-key-file", f.tls_key_file, "TLS private key (PEM)");
   serve->add_option("--client-ca-file", f.client_ca_file,
                     "CAs (PEM) whose client certificates authenticate: CN is the user, O values the groups");
-  serve->add_option("--max-requests-inflight", f.max_inflight, "Requests handled at once before 429")
+  serve
+      ->add_option("--max-requests-inflight", f.max_inflight,
+                   "Non-mutating requests (get, list) handled at once before 429; watches and other long-running "
+                   "requests are not counted (0: no limit)")
       ->capture_default_str();
+  serve
+      ->add_option("--max-mutating-requests-inflight", f.max_mutating_inflight,
+                   "Mutating requests handled at once before 429 (0: no limit)")
+      ->capture_default_str();
+  serve->add_option("--audit-log-path", f.audit_log_path,
+                    "Write audit.k8s.io/v1 Events (Metadata level) for every request but health checks to this "
+                    "file, one JSON per line ('-': standard output)");
+  serve->add_option("--audit-log-maxsize", f.audit_log_maxsize,
+                    "Megabytes of the audit log file before it is rotated (0: 100)");
+  serve->add_option("--audit-log-maxbackup", f.audit_log_maxbackup, "Rotated audit log files kept (0: all)");
+  serve->add_option("--audit-log-maxage", f.audit_log_maxage, "Days rotated audit log files are kept (0: no limit)");
+  serve->add_option("--audit-policy-file", f.audit_policy_file, "Not supported: every request is audited at Metadata");
   serve->add_option("--max-request-body-bytes", f.max_body_bytes, "Larger request bodies get 413")
       ->capture_default_str();
   serve->add_option("--watch-history", f.watch_history, "Revisions kept for watch resumption")->capture_default_str();

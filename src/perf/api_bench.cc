@@ -227,7 +227,13 @@ int ApiBench(const ApiBenchOptions& o, std::FILE* out, std::FILE* err) {
                                      "--data-dir",
                                      data.c_str(),
                                      "--max-requests-inflight",
+                                     "10000",
+                                     "--max-mutating-requests-inflight",
                                      "10000"};
+    if (!o.audit_log_path.empty()) {
+      argv.push_back("--audit-log-path");
+      argv.push_back(o.audit_log_path.c_str());
+    }
     if (o.in_memory) argv.push_back("--in-memory");
     if (!o.etcd_servers.empty()) {
       argv.push_back("--etcd-servers");

@@ -45,6 +45,8 @@ struct ApiBenchOptions {
   // > 0: also create this many custom objects of a CustomResourceDefinition
   // with a structural schema (validated, defaulted and pruned on each create).
   int64_t custom_objects = 0;
+  // Set: serve writes its audit log (--audit-log-path) here, to measure its cost.
+  std::string audit_log_path;
 };
 
 int ApiBench(const ApiBenchOptions& options, std::FILE* out, std::FILE* err);

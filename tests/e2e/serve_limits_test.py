@@ -1,9 +1,10 @@
 """berth serve's limits and security, seen by clients: 413 for large bodies,
-429 beyond --max-requests-inflight, bearer tokens, TLS, a taken port, bad
-flags, --event-ttl, and Prometheus metrics."""
+431 for large headers, 429 beyond --max-mutating-requests-inflight, bearer
+tokens, TLS, a taken port, bad flags, --event-ttl, and Prometheus metrics."""
 
 import json
 import os
+import socket
 import ssl
 import subprocess
 import threading
@@ -48,9 +49,51 @@ class Limits(unittest.TestCase):
                              {"Content-Type": "application/json"})
         self.assertEqual(code, 201)
 
+    def test_an_8_mib_body_is_answered_413_at_the_default_limit(self):
+        self.server = BerthServer(extra_args=["--in-memory"]).start()
+        body = json.dumps({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "big"},
+                           "data": {"k": "v" * (8 << 20)}}).encode()
+        code, _, text = request(self.server.url + "/api/v1/namespaces/default/configmaps", "POST", body,
+                                {"Content-Type": "application/json"})
+        self.assertEqual(code, 413)
+        self.assertEqual(json.loads(text)["message"], "Request entity too large: limit is 3145728")
+
+    def test_deeply_nested_json_is_a_400_not_a_crash(self):
+        self.server = BerthServer(extra_args=["--in-memory"]).start()
+        deep = "[" * 1_000_000 + "]" * 1_000_000  # 2 MB, within the body limit
+        body = ('{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"deep"},"x":' + deep + "}").encode()
+        for path in ("/api/v1/namespaces/default/configmaps", "/api/v1/namespaces/default/configmaps/deep"):
+            code, _, text = request(self.server.url + path, "POST" if path.endswith("maps") else "PUT", body,
+                                    {"Content-Type": "application/json"})
+            self.assertEqual(code, 400, text)
+            self.assertEqual(json.loads(text)["reason"], "BadRequest")
+        code, _, text = request(self.server.url + "/api/v1/namespaces/default/configmaps/deep", "PATCH",
+                                ('{"x":' + deep + "}").encode(), {"Content-Type": "application/merge-patch+json"})
+        self.assertIn(code, (400, 404), text)
+        self.assertEqual(request(self.server.url + "/healthz")[0], 200)
+
+    def test_a_header_over_1_mib_gets_431(self):
+        self.server = BerthServer(extra_args=["--in-memory"]).start()
+        with socket.create_connection(("127.0.0.1", self.server.port), timeout=20) as s:
+            s.sendall(b"GET /api/v1/namespaces HTTP/1.1\r\nHost: x\r\nX-Big: " + b"a" * (1 << 20) + b"\r\n\r\n")
+            answer = b""
+            while chunk := s.recv(65536):
+                answer += chunk
+        self.assertTrue(answer.startswith(b"HTTP/1.1 431 "), answer[:100])
+        # A header of 480 KiB is within kube's limit.
+        code, _, _ = request(self.server.url + "/api/v1/namespaces",
+                             headers={f"X-Big-{i}": "a" * 60000 for i in range(8)})
+        self.assertEqual(code, 200)
+        # One field longer than berth can hold is refused, and the server lives on.
+        with socket.create_connection(("127.0.0.1", self.server.port), timeout=20) as s:
+            s.sendall(b"GET /api/v1/namespaces HTTP/1.1\r\nHost: x\r\nX-Long: " + b"a" * 70000 + b"\r\n\r\n")
+            self.assertTrue(s.recv(100).startswith(b"HTTP/1.1 431 "))
+        code, _, _ = request(self.server.url + "/api/v1/namespaces")
+        self.assertEqual(code, 200)
+
     def test_requests_beyond_the_inflight_limit_get_429(self):
         # Durable writes wait for their fsync, so 32 concurrent creates overlap.
-        self.server = BerthServer(extra_args=["--max-requests-inflight", "1"]).start()
+        self.server = BerthServer(extra_args=["--max-mutating-requests-inflight", "1"]).start()
         results = []
         lock = threading.Lock()
 
@@ -74,6 +117,16 @@ class Limits(unittest.TestCase):
         self.assertEqual(headers.get("Retry-After"), "1")
         self.assertEqual(json.loads(body)["reason"], "TooManyRequests")
         self.assertTrue(all(code in (201, 429) for code, _, _ in results))
+        self.assertEqual(json.loads(body)["message"], "Too many requests, please try again later.")
+        # Reads have their own limit (--max-requests-inflight, 400).
+        code, _, _ = request(self.server.url + "/api/v1/namespaces/default/pods")
+        self.assertEqual(code, 200)
+        _, _, metrics = request(self.server.url + "/metrics")
+        dropped = [l for l in metrics.splitlines() if l.startswith('apiserver_dropped_requests_total{request_kind="mutating"}')]
+        self.assertEqual(len(dropped), 1, metrics)
+        self.assertEqual(float(dropped[0].split()[1]), len(busy))
+        self.assertIn('apiserver_current_inflight_requests{request_kind="readOnly"}', metrics)
+        self.assertIn('apiserver_current_inflight_requests{request_kind="mutating"}', metrics)
 
     def test_bearer_tokens(self):
         self.server = BerthServer(extra_args=["--in-memory"])
