@@ -32,23 +32,6 @@ bool HasHardInterPodConstraints(const api::PodView& pod) {
 
 }  // namespace
 
-struct Scheduler::Worker {
-  Snapshot snapshot;
-  bool exclusive = false;  // this cycle holds cycle_mu_ exclusively
-  bool preempted = false;  // this cycle's PostFilter evicted pods
-  std::mt19937_64 rng;
-  std::vector<const NodeInfo*> feasible;
-  std::vector<NodeStatus> rejected;
-  std::vector<int64_t> totals;
-  std::vector<NodeScore> scratch;
-  AliasSampler sampler;
-  std::vector<NodeInfoPtr> restricted;  // the nodes PreFilter left, when it named them
-  // The last decisions (a ring; see Scheduler::LastDecision).
-  mutable std::mutex decisions_mu;
-  std::array<Decision, kDecisionsKept> decisions;  // guarded by decisions_mu
-  size_t next_decision = 0;                        // guarded by decisions_mu
-};
-
 Scheduler::Scheduler(SchedulerOptions options, SchedulerClient* client)
     : options_(options),
       clock_(options.clock ? *options.clock : api::RealClock::Instance()),
@@ -648,58 +631,6 @@ Scheduler::CycleFailure Scheduler::FailPermit(const Framework& fw, CycleState& s
   const NodeStatus rejected[] = {{&node, status}};
   std::string message = FitErrorMessage(1, nullptr, rejected);
   return CycleFailure{std::move(status), std::move(message), true};
-}
-
-void Scheduler::RecordDecision(Worker& w, const Framework& fw, const PodInfoPtr& pod, const NodeInfo& selected,
-                               Clock::time_point at) {
-  // With one feasible node no score was computed (w.totals is stale).
-  const size_t n = w.feasible.size() > 1 && w.totals.size() == w.feasible.size() ? w.feasible.size() : 0;
-  size_t chosen = 0, runner_up = n;
-  uint32_t tied = 1;
-  if (n > 0) {
-    while (chosen < n && w.feasible[chosen] != &selected) ++chosen;
-    int64_t top = w.totals[0];
-    tied = 0;
-    for (size_t i = 0; i < n; ++i) {
-      const int64_t t = w.totals[i];
-      if (t > top) {
-        top = t;
-        tied = 1;
-      } else if (t == top) {
-        ++tied;
-      }
-      if (i != chosen && (runner_up == n || t > w.totals[runner_up])) runner_up = i;
-    }
-  }
-  std::lock_guard lock(w.decisions_mu);
-  Decision& d = w.decisions[w.next_decision];
-  w.next_decision = (w.next_decision + 1) % kDecisionsKept;
-  d.pod = pod;
-  d.node = selected.name();
-  d.feasible = static_cast<uint32_t>(w.feasible.size());
-  d.tied = tied;
-  d.weighted_random = fw.node_selection() == NodeSelectionStrategy::kWeightedRandom;
-  d.at = at;
-  if (n > 0 && chosen < n && runner_up < n) {
-    d.score = w.totals[chosen];
-    d.runner_up = w.feasible[runner_up]->name();
-    d.margin = w.totals[chosen] - w.totals[runner_up];
-  } else {
-    d.score = 0;
-    d.runner_up.clear();
-    d.margin = 0;
-  }
-}
-
-std::optional<Scheduler::Decision> Scheduler::LastDecision(const std::string& pod_key) const {
-  std::optional<Decision> latest;
-  for (const auto& w : workers_) {
-    std::lock_guard lock(w->decisions_mu);
-    for (const Decision& d : w->decisions) {
-      if (d.pod && d.pod->key == pod_key && (!latest || d.at > latest->at)) latest = d;
-    }
-  }
-  return latest;
 }
 
 void Scheduler::HandOffToBinding(const Worker& w, const Framework& fw, QueuedPodInfo info, std::string node,

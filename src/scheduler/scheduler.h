@@ -329,14 +329,15 @@ class Scheduler final : public Handle {
   // pod forgotten) and described in *failure (kFailed).
   ReserveOutcome AssumeAndReserve(const Framework& fw, CycleState& state, const QueuedPodInfo& info,
                                   const NodeInfo& node, CycleFailure* failure);
+  // Remembers the decision that placed `pod` on `selected` in the worker's
+  // ring (the runner-up and margin from worker.totals). One pass over the
+  // feasible nodes, no allocation once the ring is warm. In
+  // scheduler_explain.cc, with LastDecision.
+  void RecordDecision(Worker& worker, const Framework& fw, const PodInfoPtr& pod, const NodeInfo& selected,
+                      api::Clock::time_point at);
   // Ends the scheduling cycle of a reserved pod (its algorithm latency) and
   // queues the binding cycle; the next scheduling cycle need not wait.
   // `waiting`: Permit asked the pod to wait (it is among waiting_pods_).
-  // Remembers the decision that placed `pod` on `selected` in the worker's
-  // ring (the runner-up and margin from worker.totals). One pass over the
-  // feasible nodes, no allocation once the ring is warm.
-  void RecordDecision(Worker& worker, const Framework& fw, const PodInfoPtr& pod, const NodeInfo& selected,
-                      api::Clock::time_point at);
   void HandOffToBinding(const Worker& w, const Framework& fw, QueuedPodInfo info, std::string node, std::unique_ptr<CycleState> state,
                         api::Clock::time_point cycle_start, bool waiting = false);
   // HandleFailure and the attempt's metrics. Called without the cycle lock:
