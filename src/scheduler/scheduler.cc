@@ -107,6 +107,7 @@ Scheduler::Scheduler(SchedulerOptions options, SchedulerClient* client)
 Result<std::unique_ptr<Scheduler>> Scheduler::Create(const SchedulerConfig& config, const Registry& registry,
                                                      SchedulerOptions options, SchedulerClient* client) {
   auto s = std::unique_ptr<Scheduler>(new Scheduler(options, client));
+  s->AddSchedulerMetrics();
   auto extenders = Extenders::Create(config.extenders, s->metrics_);
   if (!extenders.ok()) return extenders.status();
   s->extenders_ = std::move(extenders).value();
@@ -114,7 +115,7 @@ Result<std::unique_ptr<Scheduler>> Scheduler::Create(const SchedulerConfig& conf
   s->percentage_of_nodes_to_score_ = config.percentage_of_nodes_to_score;
   s->CreateQueue(config);
   int filter_threads = std::min(options.filter_threads, std::max(0, config.parallelism - 1));
-  s->parallelizer_ = std::make_unique<Parallelizer>(filter_threads);
+  s->parallelizer_ = std::make_unique<Parallelizer>(filter_threads, s->goroutines_);
   // Each eviction is two writes and each failure report one, every one
   // waiting for durability; kube starts a goroutine per preemption. Many
   // threads keep many writes in flight, which the store commits together
@@ -141,7 +142,7 @@ Status Scheduler::AddProfiles(const SchedulerConfig& config, const Registry& reg
   }
   for (size_t i = 0; i < profiles.size(); ++i) {
     auto fw = Framework::Build(profiles[i], registry, *this, "profiles[" + std::to_string(i) + "]",
-                               {&extension_point_duration_, &clock_, &plugin_execution_duration_});
+                               {&extension_point_duration_, &clock_, &plugin_execution_duration_, plugin_evaluation_});
     if (!fw.ok()) return fw.status();
     profiles_.push_back(std::move(fw).value());
   }
@@ -653,6 +654,7 @@ void Scheduler::HandOffToBinding(const Worker& w, const Framework& fw, QueuedPod
   binding->feasible_nodes = w.feasible.size();
   binding->evaluated_nodes = w.feasible.size() + w.rejected.size();
   binding_in_flight_++;
+  binding_goroutines_->Add(1);
   {
     std::lock_guard lock(bind_mu_);
     bindings_.push_back(std::move(binding));
