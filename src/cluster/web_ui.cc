@@ -249,7 +249,8 @@ std::string_view WebAssetContentType(std::string_view path) {
 
 apiserver::Route WebUiRoute() {
   return {.prefix = std::string(kPrefix),
-          .handler = [](apiserver::Request& request) { return ServeAsset(request); }};
+          .handler = [](apiserver::Request& request) { return ServeAsset(request); },
+          .anonymous = true};
 }
 
 apiserver::Route ApiReadThroughRoute(std::string server) {

@@ -11,11 +11,13 @@
 // passes the page's reads (GET, including watch streams) of nodes, pods and
 // events on to its --server; nothing else reaches the server through it.
 //
-// Routes run after the API server's authentication: with --token-file the
-// page itself needs the bearer token, which a browser does not send, so the
-// dashboard is for servers without tokens (the loopback default) or behind a
-// proxy that adds the header. The scheduler's endpoint is loopback-only and
-// unauthenticated, so its read-through is limited to what the page needs.
+// With --token-file the API needs a bearer token, which the page asks for
+// (a sign-in form, as kube's dashboard has) and keeps in the tab's
+// sessionStorage; it sends it as `Authorization: Bearer` with every request
+// and watch. The page's own files need none: WebUiRoute is served before
+// authentication (an anonymous Route). The scheduler's endpoint is
+// loopback-only and unauthenticated, so its read-through is limited to what
+// the page needs.
 //
 // The handlers are thread-safe (they hold no mutable state but the read-through's
 // per-request connections).
