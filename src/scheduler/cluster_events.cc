@@ -1,9 +1,8 @@
 #include "scheduler/cluster_events.h"
 
+#include <boost/json.hpp>
 #include <map>
 #include <string>
-
-#include <boost/json.hpp>
 
 #include "api/json_fields.h"
 
@@ -29,7 +28,8 @@ std::map<std::string, std::string> ConditionStatuses(const api::Object& node) {
   if (const json::array* conditions = api::ArrayAt(api::StatusOf(node), "conditions")) {
     for (const json::value& c : *conditions) {
       if (!c.is_object()) continue;
-      out[std::string(api::StringAt(c.get_object(), "type"))] = std::string(api::StringAt(c.get_object(), "status"));
+      out[std::string(api::StringAt(c.get_object(), "type"))] =
+          std::string(api::StringAt(c.get_object(), "status"));
     }
   }
   return out;
@@ -38,12 +38,34 @@ std::map<std::string, std::string> ConditionStatuses(const api::Object& node) {
 }  // namespace
 
 std::span<const std::string_view> AllLabels() {
-  static constexpr std::string_view kAll[] = {
-      kNodeAdd, kNodeDelete, kNodeSpecUnschedulableChange, kNodeAllocatableChange, kNodeLabelChange,
-      kNodeTaintChange, kNodeConditionChange, kNodeAnnotationChange, kAssignedPodAdd, kAssignedPodUpdate,
-      kAssignedPodDelete, kUnscheduledPodAdd, kUnscheduledPodUpdate, kUnscheduledPodDelete, kPvAdd, kPvUpdate,
-      kPvcAdd, kPvcUpdate, kStorageClassAdd, kStorageClassUpdate, kCSINodeAdd, kCSINodeUpdate, kCSIDriverAdd,
-      kCSIDriverUpdate, kCSIStorageCapacityAdd, kCSIStorageCapacityUpdate, kCSINodeDelete, kCSIDriverDelete};
+  static constexpr std::string_view kAll[] = {kNodeAdd,
+                                              kNodeDelete,
+                                              kNodeSpecUnschedulableChange,
+                                              kNodeAllocatableChange,
+                                              kNodeLabelChange,
+                                              kNodeTaintChange,
+                                              kNodeConditionChange,
+                                              kNodeAnnotationChange,
+                                              kAssignedPodAdd,
+                                              kAssignedPodUpdate,
+                                              kAssignedPodDelete,
+                                              kUnscheduledPodAdd,
+                                              kUnscheduledPodUpdate,
+                                              kUnscheduledPodDelete,
+                                              kPvAdd,
+                                              kPvUpdate,
+                                              kPvcAdd,
+                                              kPvcUpdate,
+                                              kStorageClassAdd,
+                                              kStorageClassUpdate,
+                                              kCSINodeAdd,
+                                              kCSINodeUpdate,
+                                              kCSIDriverAdd,
+                                              kCSIDriverUpdate,
+                                              kCSIStorageCapacityAdd,
+                                              kCSIStorageCapacityUpdate,
+                                              kCSINodeDelete,
+                                              kCSIDriverDelete};
   return kAll;
 }
 
@@ -53,11 +75,13 @@ std::string_view NodeUpdateEvent(const api::Object& before, const api::Object& a
   if (api::BoolAt(spec_before, "unschedulable") && !api::BoolAt(spec_after, "unschedulable")) {
     return kNodeSpecUnschedulableChange;
   }
-  if (Differs(api::StatusOf(before), api::StatusOf(after), "allocatable")) return kNodeAllocatableChange;
+  if (Differs(api::StatusOf(before), api::StatusOf(after), "allocatable"))
+    return kNodeAllocatableChange;
   if (Differs(api::Metadata(before), api::Metadata(after), "labels")) return kNodeLabelChange;
   if (Differs(spec_before, spec_after, "taints")) return kNodeTaintChange;
   if (ConditionStatuses(before) != ConditionStatuses(after)) return kNodeConditionChange;
-  if (Differs(api::Metadata(before), api::Metadata(after), "annotations")) return kNodeAnnotationChange;
+  if (Differs(api::Metadata(before), api::Metadata(after), "annotations"))
+    return kNodeAnnotationChange;
   return {};
 }
 

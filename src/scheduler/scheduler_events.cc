@@ -325,7 +325,9 @@ void Scheduler::VictimGone(const std::string& victim_key) const {
 
 void Scheduler::ClearNominatedNodeName(std::span<const PodInfo* const> pods) const {
   for (const PodInfo* p : pods) {
-    if (nominator_.Remove(p->key)) queue_->MoveAllToActiveOrBackoff(events::kUnscheduledPodUpdate, {}, p->view->priority);
+    if (nominator_.Remove(p->key)) {
+      queue_->MoveAllToActiveOrBackoff(events::kUnscheduledPodUpdate, {}, p->view->priority);
+    }
     if (client_) api_tasks_->Submit([this, pod = p->object] { client_->SetNominatedNodeName(*pod, ""); });
   }
 }

@@ -19,10 +19,11 @@ using testing::FakeCluster;
 using testing::NodeObject;
 
 api::ObjectPtr Pod(const std::string& name, const std::string& cpu = "1") {
-  auto o = api::Object::Decode(R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":")" + name +
-                               R"(","namespace":"default","uid":"u-)" + name +
-                               R"("},"spec":{"containers":[{"name":"c","image":"i","resources":{"requests":{"cpu":")" +
-                               cpu + R"("}}}]}})");
+  auto o = api::Object::Decode(
+      R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":")" + name +
+      R"(","namespace":"default","uid":"u-)" + name +
+      R"("},"spec":{"containers":[{"name":"c","image":"i","resources":{"requests":{"cpu":")" + cpu +
+      R"("}}}]}})");
   EXPECT_TRUE(o.ok()) << o.status().message();
   return o.value();
 }
@@ -43,8 +44,8 @@ double Sample(const std::string& text, const std::string& series) {
 }
 
 std::string Evaluations(const std::string& plugin, const std::string& point) {
-  return R"(scheduler_plugin_evaluation_total{plugin=")" + plugin + R"(",extension_point=")" + point +
-         R"(",profile="default-scheduler"})";
+  return R"(scheduler_plugin_evaluation_total{plugin=")" + plugin + R"(",extension_point=")" +
+         point + R"(",profile="default-scheduler"})";
 }
 
 TEST(SchedulerKubeMetrics, PluginEvaluationsCountWhereEachPluginRan) {
@@ -53,7 +54,8 @@ TEST(SchedulerKubeMetrics, PluginEvaluationsCountWhereEachPluginRan) {
   c.scheduler->OnNodeAdd(NodeObject("b", "8"));
   // TaintToleration turns this one away before NodeResourcesFit sees it.
   c.scheduler->OnNodeAdd(
-      NodeObject("tainted", "8", "8Gi", "{}", R"({"taints":[{"key":"k","value":"v","effect":"NoSchedule"}]})"));
+      NodeObject("tainted", "8", "8Gi", "{}",
+                 R"({"taints":[{"key":"k","value":"v","effect":"NoSchedule"}]})"));
   c.scheduler->Start();
   c.scheduler->OnPodAdd(Pod("p"));
   ASSERT_TRUE(c.WaitIdle());
@@ -105,8 +107,8 @@ TEST(SchedulerKubeMetrics, IncomingPodsCarryTheClusterEventsLabel) {
   // To active or (still backing off from its attempt) to backoff.
   double moved = 0;
   for (const char* queue : {"active", "backoff"}) {
-    moved += std::max(0.0, Sample(m, std::string(R"(scheduler_queue_incoming_pods_total{queue=")") + queue +
-                                         R"(",event="NodeAllocatableChange"})"));
+    moved += std::max(0.0, Sample(m, std::string(R"(scheduler_queue_incoming_pods_total{queue=")") +
+                                         queue + R"(",event="NodeAllocatableChange"})"));
   }
   EXPECT_EQ(moved, 1) << m;
   EXPECT_EQ(m.find(R"(event="ClusterEvent")"), std::string::npos) << m;
@@ -115,17 +117,23 @@ TEST(SchedulerKubeMetrics, IncomingPodsCarryTheClusterEventsLabel) {
 TEST(SchedulerKubeMetrics, VolumeBindingMetricsAreRegistered) {
   FakeCluster c;
   const std::string m = c.scheduler->RenderMetrics();
-  EXPECT_NE(m.find("# TYPE scheduler_volume_binder_cache_requests_total counter"), std::string::npos) << m;
-  EXPECT_NE(m.find("# TYPE scheduler_volume_scheduling_stage_error_total counter"), std::string::npos) << m;
+  EXPECT_NE(m.find("# TYPE scheduler_volume_binder_cache_requests_total counter"),
+            std::string::npos)
+      << m;
+  EXPECT_NE(m.find("# TYPE scheduler_volume_scheduling_stage_error_total counter"),
+            std::string::npos)
+      << m;
 }
 
-api::ObjectPtr NodeWith(const std::string& metadata_extra, const std::string& spec, const std::string& status) {
-  return Decode(R"({"apiVersion":"v1","kind":"Node","metadata":{"name":"n")" + metadata_extra + R"(},"spec":)" + spec +
-                R"(,"status":)" + status + "}");
+api::ObjectPtr NodeWith(const std::string& metadata_extra, const std::string& spec,
+                        const std::string& status) {
+  return Decode(R"({"apiVersion":"v1","kind":"Node","metadata":{"name":"n")" + metadata_extra +
+                R"(},"spec":)" + spec + R"(,"status":)" + status + "}");
 }
 
 TEST(ClusterEvents, NodeUpdatesAreLabelledByTheirFirstChangeInKubesOrder) {
-  const std::string ready = R"({"allocatable":{"cpu":"4"},"conditions":[{"type":"Ready","status":"True"}]})";
+  const std::string ready =
+      R"({"allocatable":{"cpu":"4"},"conditions":[{"type":"Ready","status":"True"}]})";
   auto base = NodeWith("", "{}", ready);
   struct Case {
     const char* name;
@@ -134,20 +142,30 @@ TEST(ClusterEvents, NodeUpdatesAreLabelledByTheirFirstChangeInKubesOrder) {
   };
   const Case cases[] = {
       {"nothing read changed (a heartbeat)", base,
-       NodeWith("", "{}", R"({"allocatable":{"cpu":"4"},"conditions":[{"type":"Ready","status":"True","lastHeartbeatTime":"x"}]})"),
+       NodeWith(
+           "", "{}",
+           R"({"allocatable":{"cpu":"4"},"conditions":[{"type":"Ready","status":"True","lastHeartbeatTime":"x"}]})"),
        ""},
-      {"uncordoned", NodeWith("", R"({"unschedulable":true})", ready), base, events::kNodeSpecUnschedulableChange},
-      {"cordoned (no pod can fit better)", base, NodeWith("", R"({"unschedulable":true})", ready), ""},
-      {"allocatable", base, NodeWith("", "{}", R"({"allocatable":{"cpu":"8"},"conditions":[{"type":"Ready","status":"True"}]})"),
+      {"uncordoned", NodeWith("", R"({"unschedulable":true})", ready), base,
+       events::kNodeSpecUnschedulableChange},
+      {"cordoned (no pod can fit better)", base, NodeWith("", R"({"unschedulable":true})", ready),
+       ""},
+      {"allocatable", base,
+       NodeWith("", "{}",
+                R"({"allocatable":{"cpu":"8"},"conditions":[{"type":"Ready","status":"True"}]})"),
        events::kNodeAllocatableChange},
       {"labels", base, NodeWith(R"(,"labels":{"a":"b"})", "{}", ready), events::kNodeLabelChange},
       {"taints", NodeWith("", R"({"taints":[{"key":"k","effect":"NoSchedule"}]})", ready), base,
        events::kNodeTaintChange},
-      {"conditions", base, NodeWith("", "{}", R"({"allocatable":{"cpu":"4"},"conditions":[{"type":"Ready","status":"False"}]})"),
+      {"conditions", base,
+       NodeWith("", "{}",
+                R"({"allocatable":{"cpu":"4"},"conditions":[{"type":"Ready","status":"False"}]})"),
        events::kNodeConditionChange},
-      {"annotations", base, NodeWith(R"(,"annotations":{"a":"b"})", "{}", ready), events::kNodeAnnotationChange},
+      {"annotations", base, NodeWith(R"(,"annotations":{"a":"b"})", "{}", ready),
+       events::kNodeAnnotationChange},
       {"labels and taints: labels first", base,
-       NodeWith(R"(,"labels":{"a":"b"})", R"({"taints":[{"key":"k","effect":"NoSchedule"}]})", ready),
+       NodeWith(R"(,"labels":{"a":"b"})", R"({"taints":[{"key":"k","effect":"NoSchedule"}]})",
+                ready),
        events::kNodeLabelChange},
   };
   for (const Case& tc : cases) {

@@ -15,7 +15,8 @@ void PluginEvaluations::SetPlugins(Point point, const std::vector<std::string>& 
   if (!family_) return;
   std::vector<metrics::Counter*>& counters = counters_[point];
   counters.clear();
-  for (const std::string& name : names) counters.push_back(&family_->WithLabels({name, kPointLabels[point], profile_}));
+  for (const std::string& name : names)
+    counters.push_back(&family_->WithLabels({name, kPointLabels[point], profile_}));
 }
 
 void PluginEvaluations::AddFilterRuns(const CycleState& state, size_t ran, uint64_t nodes) const {
