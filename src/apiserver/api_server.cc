@@ -155,7 +155,8 @@ Response ApiServer::Serve(Request& request) {
   // Health and version stay open to anonymous clients, as kube-apiserver's
   // default RBAC (system:public-info-viewer) leaves them.
   const bool public_info = request.path == "/healthz" || request.path == "/livez" || request.path == "/readyz" ||
-                           request.path == "/version" || request.path == "/version/";
+                           request.path == "/version" || request.path == "/version/" ||
+                           AnonymousRoute(options_.routes, request.path);
   const bool authenticating = !options_.tokens.empty() || options_.client_certificates;
   std::optional<UserInfo> user;
   if (authenticating && !request.trusted) {

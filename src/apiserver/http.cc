@@ -90,4 +90,11 @@ const Handler* FindRoute(const std::vector<Route>& routes, std::string_view path
   return nullptr;
 }
 
+bool AnonymousRoute(const std::vector<Route>& routes, std::string_view path) {
+  for (const Route& route : routes) {
+    if (path.starts_with(route.prefix)) return route.anonymous;
+  }
+  return false;
+}
+
 }  // namespace berth::apiserver

@@ -96,10 +96,15 @@ using Handler = std::function<Response(Request&)>;
 struct Route {
   std::string prefix;
   Handler handler;
+  // Served to unauthenticated clients too, as /healthz is: files anyone may
+  // read (the web UI's page and scripts, which then ask for a token).
+  bool anonymous = false;
 };
 
 // The handler of the first route whose prefix starts `path`, or nullptr.
 const Handler* FindRoute(const std::vector<Route>& routes, std::string_view path);
+// Whether the first route whose prefix starts `path` is anonymous.
+bool AnonymousRoute(const std::vector<Route>& routes, std::string_view path);
 
 // Percent-decoding of a path or (with plus_is_space) a form-encoded query value.
 std::string PercentDecode(std::string_view in, bool plus_is_space);

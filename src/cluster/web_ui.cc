@@ -249,21 +249,41 @@ std::string_view WebAssetContentType(std::string_view path) {
 
 apiserver::Route WebUiRoute() {
   return {.prefix = std::string(kPrefix),
-          .handler = [](apiserver::Request& request) { return ServeAsset(request); }};
+          .handler = [](apiserver::Request& request) { return ServeAsset(request); },
+          .anonymous = true};
 }
 
 apiserver::Route ApiReadThroughRoute(std::string server) {
-  // Lists and single reads share keep-alive connections; each watch opens its own.
-  std::shared_ptr<client::HttpClient> reads;
-  if (auto connected = client::HttpClient::Connect(server); connected.ok())
-    reads = std::move(connected).value();
+  client::RestConfig config;
+  config.server = std::move(server);
+  config.qps = 0;
+  config.max_inflight = 0;
+  return ApiReadThroughRoute(std::move(config));
+}
+
+apiserver::Route ApiReadThroughRoute(client::RestConfig config) {
+  // The component registers its own client's metrics; these clients add none.
+  config.metrics = nullptr;
+  // Lists and single reads share keep-alive connections (one client, made
+  // at the first request); each watch opens a client of its own, so that
+  // ending it (CancelStreams) ends no other stream.
+  struct Reads {
+    std::mutex mu;
+    std::shared_ptr<client::HttpClient> client;  // guarded by mu
+  };
+  auto reads = std::make_shared<Reads>();
+  auto connect = [config]() -> Result<std::unique_ptr<client::HttpClient>> {
+    auto connected = client::HttpClient::Connect(config);
+    if (!connected.ok()) {
+      return Status(StatusCode::kUnavailable,
+                    "no API server to read from: --server " + config.server + ": " + connected.status().message());
+    }
+    return connected;
+  };
+  const std::string server = config.server;
   return {
       .prefix = "/api",
-      .handler = [server = std::move(server), reads](apiserver::Request& request) {
-        if (!reads) {
-          return StatusResponse(StatusCode::kUnavailable,
-                                "no API server to read from: --server " + server);
-        }
+      .handler = [server, reads, connect](apiserver::Request& request) {
         if (request.method != "GET") {
           return StatusResponse(StatusCode::kMethodNotAllowed,
                                 "the scheduler's endpoint only reads from the API server (GET)");
@@ -277,13 +297,23 @@ apiserver::Route ApiReadThroughRoute(std::string server) {
         }
         std::string target = UpstreamTarget(request);
         if (request.QueryBool("watch")) {
-          auto http = client::HttpClient::Connect(server);
-          if (!http.ok()) return StatusResponse(StatusCode::kUnavailable, http.status().message());
+          auto http = connect();
+          if (!http.ok()) return apiserver::ErrorResponse(http.status());
           apiserver::Response r;
           r.stream = std::make_shared<ReadThroughWatch>(std::move(http).value(), std::move(target));
           return r;
         }
-        auto answer = reads->Request("GET", target);
+        std::shared_ptr<client::HttpClient> client;
+        {
+          std::lock_guard lock(reads->mu);
+          if (!reads->client) {
+            auto http = connect();
+            if (!http.ok()) return apiserver::ErrorResponse(http.status());
+            reads->client = std::move(http).value();
+          }
+          client = reads->client;
+        }
+        auto answer = client->Request("GET", target);
         if (!answer.ok()) {
           return StatusResponse(StatusCode::kUnavailable,
                                 "API server " + server + ": " + answer.status().message());

@@ -4,12 +4,12 @@
 #include <signal.h>
 
 #include <condition_variable>
-#include <cstdio>
 #include <mutex>
 #include <thread>
 
 #include "api/duration.h"
 #include "client/http_informer.h"
+#include "log/log.h"
 
 namespace berth::cmd {
 
@@ -108,20 +108,19 @@ int RunLeaderElected(const std::string& command, const client::LeaderElectionCon
         cv.notify_all();
       },
       [&command](const std::string& identity) {
-        std::fprintf(stderr, "berth %s: the leader is %s\n", command.c_str(),
-                     identity.empty() ? "nobody (released)" : identity.c_str());
-        std::fflush(stderr);
+        const std::string leader = identity.empty() ? "nobody (released)" : identity;
+        BERTH_LOG("berth " + command + ": the leader is " + leader, {"identity", identity});
       }};
   auto elector = client::LeaderElector::Create(config, client::HttpTransport(lease_client),
                                                std::move(callbacks),
                                                {.registry = registry, .recorder = events});
   if (!elector.ok()) {
-    std::fprintf(stderr, "berth %s: %s\n", command.c_str(), elector.status().message().c_str());
+    BERTH_LOG_ERROR(elector.status().message(), "berth " + command + ": cannot run the leader election");
     return 1;
   }
-  std::fprintf(stderr, "berth %s: competing for lease %s as %s\n", command.c_str(),
-               elector.value()->Describe().c_str(), config.identity.c_str());
-  std::fflush(stderr);
+  const std::string lease = elector.value()->Describe();
+  BERTH_LOG("berth " + command + ": competing for lease " + lease + " as " + config.identity, {"lease", lease},
+            {"identity", config.identity});
   std::thread waiter([&] {
     signals.Wait();
     std::lock_guard lock(mu);
@@ -134,8 +133,8 @@ int RunLeaderElected(const std::string& command, const client::LeaderElectionCon
       lease_client, "/apis/coordination.k8s.io/v1/namespaces/" + config.lock_namespace + "/leases",
       {observe, observe, [](const api::ObjectPtr&) {}});
   if (Status s = lease_watch.Start(); !s.ok()) {
-    std::fprintf(stderr, "berth %s: watching leases: %s (trying every retry period only)\n",
-                 command.c_str(), s.message().c_str());
+    BERTH_LOG_ERROR(s.message(), "berth " + command + ": cannot watch leases (trying every retry period only)",
+                    {"namespace", config.lock_namespace});
   }
   elector.value()->Start();
 
@@ -151,18 +150,17 @@ int RunLeaderElected(const std::string& command, const client::LeaderElectionCon
     }
     if (want) {
       if (Status s = work.start(*elector.value()); !s.ok()) {
-        std::fprintf(stderr, "berth %s: %s\n", command.c_str(), s.message().c_str());
+        BERTH_LOG_ERROR(s.message(), "berth " + command + ": cannot start leading");
         exit_code = 1;
         break;
       }
       running = true;
-      std::fprintf(stderr, "berth %s: leading: started\n", command.c_str());
+      BERTH_LOG("berth " + command + ": leading: started");
     } else {
       work.stop();
       running = false;
-      std::fprintf(stderr, "berth %s: lost the lease: stopped, following\n", command.c_str());
+      BERTH_LOG("berth " + command + ": lost the lease: stopped, following");
     }
-    std::fflush(stderr);
   }
   // The work first: releasing the lease lets another replica start at once.
   if (running) work.stop();

@@ -109,7 +109,7 @@ int RunScheduler(const SchedulerFlags& f, const scheduler::Registry& registry) {
                                auto scheduler = [&r]() -> scheduler::Scheduler* { return r ? &r->scheduler() : nullptr; };
                                return cluster::ExplainRoute(scheduler).handler(request);
                              }};
-    std::vector<apiserver::Route> routes = {cluster::WebUiRoute(), cluster::ApiReadThroughRoute(server), explain};
+    std::vector<apiserver::Route> routes = {cluster::WebUiRoute(), cluster::ApiReadThroughRoute(*rest_config), explain};
     if (f.profiling) {
       for (auto& route : cluster::ProfilingRoutes()) routes.push_back(std::move(route));
     }

@@ -33,7 +33,13 @@ struct Parallelizer::Job {
   }
 };
 
-Parallelizer::Parallelizer(int threads) {
+metrics::Family<metrics::Gauge>& GoroutinesFamily(metrics::Registry& registry) {
+  return registry.AddGauge("scheduler_goroutines",
+                           "[ALPHA] Number of running goroutines split by the work they do such as binding.",
+                           {"operation"});
+}
+
+Parallelizer::Parallelizer(int threads, metrics::Family<metrics::Gauge>* goroutines) : goroutines_(goroutines) {
   for (int i = 0; i < threads; ++i) workers_.emplace_back([this] {
       pthread_setname_np(pthread_self(), "sched-parallel");
       Work();
@@ -74,7 +80,20 @@ void Parallelizer::Work() {
   }
 }
 
-void Parallelizer::Until(size_t n, const std::function<void(size_t)>& fn, const std::atomic<bool>* stop) {
+metrics::Gauge* Parallelizer::Goroutines(std::string_view operation) {
+  if (!goroutines_ || operation.empty()) return nullptr;
+  std::lock_guard lock(goroutines_mu_);
+  auto it = goroutines_by_operation_.find(operation);
+  if (it == goroutines_by_operation_.end()) {
+    it = goroutines_by_operation_
+             .emplace(std::string(operation), &goroutines_->WithLabels({std::string(operation)}))
+             .first;
+  }
+  return it->second;
+}
+
+void Parallelizer::Until(size_t n, const std::function<void(size_t)>& fn, const std::atomic<bool>* stop,
+                         std::string_view operation) {
   if (n == 0) return;
   Job job;
   job.n = n;
@@ -84,6 +103,11 @@ void Parallelizer::Until(size_t n, const std::function<void(size_t)>& fn, const 
   size_t chunk = 1;
   while (chunk * chunk < n) ++chunk;
   job.chunk = workers_.empty() ? n : std::max<size_t>(1, chunk / 2);
+  // The threads this call can use: the caller and a helper per further chunk.
+  const size_t chunks = (n + job.chunk - 1) / job.chunk;
+  const double threads = static_cast<double>(1 + std::min(workers_.size(), chunks - 1));
+  metrics::Gauge* goroutines = Goroutines(operation);
+  if (goroutines) goroutines->Add(threads);
   if (!workers_.empty() && n > job.chunk) {
     std::lock_guard lock(mu_);
     jobs_.push_back(&job);
@@ -94,8 +118,11 @@ void Parallelizer::Until(size_t n, const std::function<void(size_t)>& fn, const 
     std::lock_guard lock(mu_);
     jobs_.erase(std::remove(jobs_.begin(), jobs_.end(), &job), jobs_.end());
   }
-  std::unique_lock job_lock(job.mu);
-  job.done.wait(job_lock, [&] { return job.active.load() == 0; });
+  {
+    std::unique_lock job_lock(job.mu);
+    job.done.wait(job_lock, [&] { return job.active.load() == 0; });
+  }
+  if (goroutines) goroutines->Add(-threads);
 }
 
 }  // namespace berth::scheduler

@@ -32,23 +32,6 @@ bool HasHardInterPodConstraints(const api::PodView& pod) {
 
 }  // namespace
 
-struct Scheduler::Worker {
-  Snapshot snapshot;
-  bool exclusive = false;  // this cycle holds cycle_mu_ exclusively
-  bool preempted = false;  // this cycle's PostFilter evicted pods
-  std::mt19937_64 rng;
-  std::vector<const NodeInfo*> feasible;
-  std::vector<NodeStatus> rejected;
-  std::vector<int64_t> totals;
-  std::vector<NodeScore> scratch;
-  AliasSampler sampler;
-  std::vector<NodeInfoPtr> restricted;  // the nodes PreFilter left, when it named them
-  // The last decisions (a ring; see Scheduler::LastDecision).
-  mutable std::mutex decisions_mu;
-  std::array<Decision, kDecisionsKept> decisions;  // guarded by decisions_mu
-  size_t next_decision = 0;                        // guarded by decisions_mu
-};
-
 Scheduler::Scheduler(SchedulerOptions options, SchedulerClient* client)
     : options_(options),
       clock_(options.clock ? *options.clock : api::RealClock::Instance()),
@@ -124,6 +107,7 @@ Scheduler::Scheduler(SchedulerOptions options, SchedulerClient* client)
 Result<std::unique_ptr<Scheduler>> Scheduler::Create(const SchedulerConfig& config, const Registry& registry,
                                                      SchedulerOptions options, SchedulerClient* client) {
   auto s = std::unique_ptr<Scheduler>(new Scheduler(options, client));
+  s->AddSchedulerMetrics();
   auto extenders = Extenders::Create(config.extenders, s->metrics_);
   if (!extenders.ok()) return extenders.status();
   s->extenders_ = std::move(extenders).value();
@@ -131,7 +115,7 @@ Result<std::unique_ptr<Scheduler>> Scheduler::Create(const SchedulerConfig& conf
   s->percentage_of_nodes_to_score_ = config.percentage_of_nodes_to_score;
   s->CreateQueue(config);
   int filter_threads = std::min(options.filter_threads, std::max(0, config.parallelism - 1));
-  s->parallelizer_ = std::make_unique<Parallelizer>(filter_threads);
+  s->parallelizer_ = std::make_unique<Parallelizer>(filter_threads, s->goroutines_);
   // Each eviction is two writes and each failure report one, every one
   // waiting for durability; kube starts a goroutine per preemption. Many
   // threads keep many writes in flight, which the store commits together
@@ -158,7 +142,7 @@ Status Scheduler::AddProfiles(const SchedulerConfig& config, const Registry& reg
   }
   for (size_t i = 0; i < profiles.size(); ++i) {
     auto fw = Framework::Build(profiles[i], registry, *this, "profiles[" + std::to_string(i) + "]",
-                               {&extension_point_duration_, &clock_, &plugin_execution_duration_});
+                               {&extension_point_duration_, &clock_, &plugin_execution_duration_, plugin_evaluation_});
     if (!fw.ok()) return fw.status();
     profiles_.push_back(std::move(fw).value());
   }
@@ -650,58 +634,6 @@ Scheduler::CycleFailure Scheduler::FailPermit(const Framework& fw, CycleState& s
   return CycleFailure{std::move(status), std::move(message), true};
 }
 
-void Scheduler::RecordDecision(Worker& w, const Framework& fw, const PodInfoPtr& pod, const NodeInfo& selected,
-                               Clock::time_point at) {
-  // With one feasible node no score was computed (w.totals is stale).
-  const size_t n = w.feasible.size() > 1 && w.totals.size() == w.feasible.size() ? w.feasible.size() : 0;
-  size_t chosen = 0, runner_up = n;
-  uint32_t tied = 1;
-  if (n > 0) {
-    while (chosen < n && w.feasible[chosen] != &selected) ++chosen;
-    int64_t top = w.totals[0];
-    tied = 0;
-    for (size_t i = 0; i < n; ++i) {
-      const int64_t t = w.totals[i];
-      if (t > top) {
-        top = t;
-        tied = 1;
-      } else if (t == top) {
-        ++tied;
-      }
-      if (i != chosen && (runner_up == n || t > w.totals[runner_up])) runner_up = i;
-    }
-  }
-  std::lock_guard lock(w.decisions_mu);
-  Decision& d = w.decisions[w.next_decision];
-  w.next_decision = (w.next_decision + 1) % kDecisionsKept;
-  d.pod = pod;
-  d.node = selected.name();
-  d.feasible = static_cast<uint32_t>(w.feasible.size());
-  d.tied = tied;
-  d.weighted_random = fw.node_selection() == NodeSelectionStrategy::kWeightedRandom;
-  d.at = at;
-  if (n > 0 && chosen < n && runner_up < n) {
-    d.score = w.totals[chosen];
-    d.runner_up = w.feasible[runner_up]->name();
-    d.margin = w.totals[chosen] - w.totals[runner_up];
-  } else {
-    d.score = 0;
-    d.runner_up.clear();
-    d.margin = 0;
-  }
-}
-
-std::optional<Scheduler::Decision> Scheduler::LastDecision(const std::string& pod_key) const {
-  std::optional<Decision> latest;
-  for (const auto& w : workers_) {
-    std::lock_guard lock(w->decisions_mu);
-    for (const Decision& d : w->decisions) {
-      if (d.pod && d.pod->key == pod_key && (!latest || d.at > latest->at)) latest = d;
-    }
-  }
-  return latest;
-}
-
 void Scheduler::HandOffToBinding(const Worker& w, const Framework& fw, QueuedPodInfo info, std::string node,
                                  std::unique_ptr<CycleState> state, Clock::time_point cycle_start, bool waiting) {
   const Clock::time_point reserved = clock_.Now();
@@ -722,6 +654,7 @@ void Scheduler::HandOffToBinding(const Worker& w, const Framework& fw, QueuedPod
   binding->feasible_nodes = w.feasible.size();
   binding->evaluated_nodes = w.feasible.size() + w.rejected.size();
   binding_in_flight_++;
+  binding_goroutines_->Add(1);
   {
     std::lock_guard lock(bind_mu_);
     bindings_.push_back(std::move(binding));

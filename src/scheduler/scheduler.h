@@ -177,7 +177,9 @@ class Scheduler final : public Handle {
   std::string NominatedNodeOf(const std::string& pod_key) const override { return nominator_.NodeOf(pod_key); }
   void ClearNominatedNodeName(std::span<const PodInfo* const> pods) const override;
   uint64_t Random() const override;
-  void Parallelize(size_t n, const std::function<void(size_t)>& fn) const override { parallelizer_->Until(n, fn); }
+  void Parallelize(size_t n, const std::function<void(size_t)>& fn, std::string_view operation) const override {
+    parallelizer_->Until(n, fn, nullptr, operation);
+  }
   Status NarrowPreemptionCandidates(const PodInfo& pod, const Snapshot& snapshot,
                                     std::vector<std::pair<std::string, PreemptionVictims>>& candidates) const override;
   // The waiting pods: plugins reach them through the Handle; code outside
@@ -329,14 +331,15 @@ class Scheduler final : public Handle {
   // pod forgotten) and described in *failure (kFailed).
   ReserveOutcome AssumeAndReserve(const Framework& fw, CycleState& state, const QueuedPodInfo& info,
                                   const NodeInfo& node, CycleFailure* failure);
+  // Remembers the decision that placed `pod` on `selected` in the worker's
+  // ring (the runner-up and margin from worker.totals). One pass over the
+  // feasible nodes, no allocation once the ring is warm. In
+  // scheduler_explain.cc, with LastDecision.
+  void RecordDecision(Worker& worker, const Framework& fw, const PodInfoPtr& pod, const NodeInfo& selected,
+                      api::Clock::time_point at);
   // Ends the scheduling cycle of a reserved pod (its algorithm latency) and
   // queues the binding cycle; the next scheduling cycle need not wait.
   // `waiting`: Permit asked the pod to wait (it is among waiting_pods_).
-  // Remembers the decision that placed `pod` on `selected` in the worker's
-  // ring (the runner-up and margin from worker.totals). One pass over the
-  // feasible nodes, no allocation once the ring is warm.
-  void RecordDecision(Worker& worker, const Framework& fw, const PodInfoPtr& pod, const NodeInfo& selected,
-                      api::Clock::time_point at);
   void HandOffToBinding(const Worker& w, const Framework& fw, QueuedPodInfo info, std::string node, std::unique_ptr<CycleState> state,
                         api::Clock::time_point cycle_start, bool waiting = false);
   // HandleFailure and the attempt's metrics. Called without the cycle lock:
@@ -483,6 +486,27 @@ class Scheduler final : public Handle {
   std::pair<bool, uint32_t> NextCycleRecordsPlugins();
   // Given to every profile's Framework, which records its extension points in it.
   metrics::Family<metrics::Histogram>& extension_point_duration_;
+  // The families AddSchedulerMetrics adds (scheduler_metrics.cc), before
+  // the profiles, the extenders and the parallelizer that use them.
+  void AddSchedulerMetrics();
+  // scheduler_plugin_evaluation_total: given to every profile's Framework.
+  metrics::Family<metrics::Counter>* plugin_evaluation_ = nullptr;
+  // scheduler_goroutines{operation}. "binding": the binding cycles handed
+  // off and not finished: queued for the binding threads, running there, or
+  // parked while the pod waits at Permit (kube's binding goroutine lives
+  // through all three). The parallelizer counts its operations ("Filter",
+  // "DefaultPreemption"), the extenders "prioritizing_extender".
+  metrics::Family<metrics::Gauge>* goroutines_ = nullptr;
+  metrics::Gauge* binding_goroutines_ = nullptr;
+  // scheduler_event_handling_duration_seconds{event}: a slot per cluster
+  // event label (cluster_events.h), the map made at start and read without
+  // a lock; each child is made when its event is first handled.
+  metrics::Family<metrics::Histogram>* event_handling_family_ = nullptr;
+  mutable std::unordered_map<std::string_view, std::atomic<metrics::Histogram*>> event_handling_;
+  // How long handling `event` took since `since` (nothing for an unknown label).
+  void ObserveEvent(std::string_view event, api::Clock::time_point since) const;
+  // OnPodAdd's work, untimed (OnPodUpdate of a bound pod does it too).
+  void AddPodUntimed(const api::ObjectPtr& pod);
   // attempts_ and attempt_duration_ children per profile and result, looked up once.
   struct AttemptMetrics {
     metrics::Counter* attempts;

@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "scheduler/scheduler.h"
+#include "scheduler/cluster_events.h"
 #include "scheduler/scheduler_internal.h"
 #include "log/log.h"
 
@@ -99,7 +100,7 @@ void Scheduler::RecordNomination(const PodInfoPtr& pod,
     std::string before = nominator_.Nominate(pod, *nominated_node);
     freed = !before.empty() && before != *nominated_node;
   }
-  if (freed) queue_->MoveAllToActiveOrBackoff({}, pod->view->priority);
+  if (freed) queue_->MoveAllToActiveOrBackoff(events::kUnscheduledPodUpdate, {}, pod->view->priority);
 }
 
 void Scheduler::BindingLoop() {
@@ -136,6 +137,7 @@ void Scheduler::RunBindingCycle(std::unique_ptr<Binding> b) {
     FailBinding(*b, status);
   }
   binding_in_flight_--;
+  binding_goroutines_->Add(-1);
 }
 
 PluginStatus Scheduler::Bind(const Framework& fw, CycleState& state, const PodInfo& pod,
@@ -246,7 +248,8 @@ void Scheduler::FailBinding(Binding& b, const PluginStatus& status) {
   queue_->Requeue(std::move(b.info), rejected);
   // The node's resources are free again: pods waiting for them may fit
   // (not this pod, when rejected: it waits for a cluster event).
-  queue_->MoveAllToActiveOrBackoff(rejected ? std::string_view(key) : std::string_view());
+  // kube's label for a binding undone: the assumed pod deleted.
+  queue_->MoveAllToActiveOrBackoff(events::kAssignedPodDelete, rejected ? std::string_view(key) : std::string_view());
   // Stopping: the pod stays Pending in the API for the next scheduler.
   if (!client_ || shutting_down_) return;
   if (rejected) {

@@ -7,28 +7,56 @@
 #include <algorithm>
 
 #include "api/json_fields.h"
+#include "scheduler/cluster_events.h"
 #include "scheduler/scheduler.h"
 
 namespace berth::scheduler {
 
+// Each handler observes scheduler_event_handling_duration_seconds under
+// its event's label, as kube's do.
+
 void Scheduler::OnNodeAdd(const api::ObjectPtr& node) {
+  const auto since = clock_.Now();
   cache_.AddNode(node);
-  queue_->MoveAllToActiveOrBackoff();
+  queue_->MoveAllToActiveOrBackoff(events::kNodeAdd);
+  ObserveEvent(events::kNodeAdd, since);
 }
 
 void Scheduler::OnNodeUpdate(const api::ObjectPtr& node) {
+  const auto since = clock_.Now();
+  // What changed decides whether pods move, and the event's label (kube's
+  // NodeSchedulingPropertiesChange); a node the cache did not hold is new.
+  std::string_view event = events::kNodeAdd;
+  if (NodeInfoPtr before = cache_.GetNode(node->name()); before && before->node()) {
+    event = events::NodeUpdateEvent(*before->node(), *node);
+  }
   cache_.UpdateNode(node);
-  queue_->MoveAllToActiveOrBackoff();
+  if (event.empty()) return;
+  queue_->MoveAllToActiveOrBackoff(event);
+  ObserveEvent(event, since);
 }
 
-void Scheduler::OnNodeDelete(const std::string& name) { cache_.RemoveNode(name); }
+void Scheduler::OnNodeDelete(const std::string& name) {
+  const auto since = clock_.Now();
+  cache_.RemoveNode(name);
+  ObserveEvent(events::kNodeDelete, since);
+}
 
 void Scheduler::OnNodeDelete(const api::ObjectPtr& node) {
+  const auto since = clock_.Now();
   if (options_.drift_guard) RememberDeletion("node/" + node->name(), node->resource_version());
   cache_.RemoveNode(node->name());
+  ObserveEvent(events::kNodeDelete, since);
 }
 
 void Scheduler::OnPodAdd(const api::ObjectPtr& pod) {
+  const auto since = clock_.Now();
+  AddPodUntimed(pod);
+  ObserveEvent(pod->As<api::PodView>()->node_name.empty() ? events::kUnscheduledPodAdd : events::kAssignedPodAdd,
+               since);
+}
+
+void Scheduler::AddPodUntimed(const api::ObjectPtr& pod) {
   const auto* view = pod->As<api::PodView>();
   PodInfoPtr info = MakePodInfo(pod);
   if (!view->node_name.empty()) {
@@ -38,7 +66,7 @@ void Scheduler::OnPodAdd(const api::ObjectPtr& pod) {
     // A nomination seen after the pod was assumed (a failure report's
     // watch event arriving late) held room twice until now: pods it turned
     // away may fit (kube moves pods on an assigned pod's add too).
-    if (was_nominated) queue_->MoveAllToActiveOrBackoff();
+    if (was_nominated) queue_->MoveAllToActiveOrBackoff(events::kAssignedPodAdd);
     return;
   }
   if (!Profile(view->scheduler_name) || view->terminating) return;
@@ -47,13 +75,15 @@ void Scheduler::OnPodAdd(const api::ObjectPtr& pod) {
 }
 
 void Scheduler::OnPodUpdate(const api::ObjectPtr& pod) {
+  const auto since = clock_.Now();
   const auto* view = pod->As<api::PodView>();
   if (!view->node_name.empty()) {
     if (view->phase == "Succeeded" || view->phase == "Failed") {
       OnPodDelete(pod);
       return;
     }
-    OnPodAdd(pod);
+    AddPodUntimed(pod);
+    ObserveEvent(events::kAssignedPodUpdate, since);
     // A victim seen terminating: its preemptor need not wait longer (kube's
     // preemption is done once the last victim has a deletionTimestamp).
     if (view->terminating) VictimGone(PodKey(*pod));
@@ -62,13 +92,20 @@ void Scheduler::OnPodUpdate(const api::ObjectPtr& pod) {
   if (!Profile(view->scheduler_name)) return;
   if (view->terminating) {
     queue_->Delete(PodKey(*pod));
-    if (nominator_.Remove(PodKey(*pod))) queue_->MoveAllToActiveOrBackoff({}, view->priority);
+    if (nominator_.Remove(PodKey(*pod))) {
+      queue_->MoveAllToActiveOrBackoff(events::kUnscheduledPodUpdate, {}, view->priority);
+    }
     return;
   }
   // Assumed already: this update (a failure report's, say) is older than
   // the cycle that placed the pod (kube skips it too); its nomination must
   // not come back.
   if (cache_.IsAssumed(PodKey(*pod))) return;
+  struct Observed {
+    const Scheduler* s;
+    api::Clock::time_point since;
+    ~Observed() { s->ObserveEvent(events::kUnscheduledPodUpdate, since); }
+  } observed{this, since};
   PodInfoPtr info = MakePodInfo(pod);
   // A nomination written back is taken; an update without one keeps a
   // nomination this scheduler made and has not seen written yet (removals
@@ -78,7 +115,7 @@ void Scheduler::OnPodUpdate(const api::ObjectPtr& pod) {
     // Moved to another node: the room it held is free for the pods that
     // respected it, those of equal or lower priority (kube's rule).
     if (!before.empty() && before != view->nominated_node_name) {
-      queue_->MoveAllToActiveOrBackoff({}, view->priority);
+      queue_->MoveAllToActiveOrBackoff(events::kUnscheduledPodUpdate, {}, view->priority);
     }
   } else if (std::string node = nominator_.NodeOf(info->key); !node.empty()) {
     nominator_.Nominate(info, node);
@@ -87,21 +124,24 @@ void Scheduler::OnPodUpdate(const api::ObjectPtr& pod) {
 }
 
 void Scheduler::OnPodDelete(const api::ObjectPtr& pod) {
+  const auto since = clock_.Now();
   std::string key = PodKey(*pod);
   if (options_.drift_guard) RememberDeletion("pod/" + key, pod->resource_version());
   // A pod waiting at Permit is gone: its binding fails (kube rejects it too).
   waiting_pods_->Reject(pod->uid());
   queue_->Delete(key);
   const bool was_nominated = nominator_.Remove(key);
-  if (!cache_.NodeOf(key).empty()) {
+  const bool assigned = !cache_.NodeOf(key).empty();
+  if (assigned) {
     cache_.RemovePod(key);
-    queue_->MoveAllToActiveOrBackoff();
+    queue_->MoveAllToActiveOrBackoff(events::kAssignedPodDelete);
   } else if (was_nominated) {
     // The room it was nominated to is free for the pods that left it alone
     // (kube: those of equal or lower priority).
-    queue_->MoveAllToActiveOrBackoff({}, pod->As<api::PodView>()->priority);
+    queue_->MoveAllToActiveOrBackoff(events::kUnscheduledPodDelete, {}, pod->As<api::PodView>()->priority);
   }
   VictimGone(key);
+  ObserveEvent(assigned ? events::kAssignedPodDelete : events::kUnscheduledPodDelete, since);
 }
 
 void Scheduler::OnNamespace(const api::ObjectPtr& ns) {
@@ -159,29 +199,33 @@ std::shared_ptr<const std::vector<DisruptionBudget>> Scheduler::DisruptionBudget
 }
 
 void Scheduler::OnStorageObject(api::Kind kind, const api::ObjectPtr& object) {
+  const auto since = clock_.Now();
+  // Each On* says whether the object is new: the event is its add or its update.
+  std::string_view event;
   switch (kind) {
     case api::Kind::kPersistentVolume:
-      volumes_.OnVolume(object);
+      event = volumes_.OnVolume(object) ? events::kPvAdd : events::kPvUpdate;
       break;
     case api::Kind::kPersistentVolumeClaim:
-      volumes_.OnClaim(object);
+      event = volumes_.OnClaim(object) ? events::kPvcAdd : events::kPvcUpdate;
       break;
     case api::Kind::kStorageClass:
-      volumes_.OnStorageClass(object);
+      event = volumes_.OnStorageClass(object) ? events::kStorageClassAdd : events::kStorageClassUpdate;
       break;
     case api::Kind::kCSINode:
-      volumes_.OnCSINode(object);
+      event = volumes_.OnCSINode(object) ? events::kCSINodeAdd : events::kCSINodeUpdate;
       break;
     case api::Kind::kCSIDriver:
-      volumes_.OnCSIDriver(object);
+      event = volumes_.OnCSIDriver(object) ? events::kCSIDriverAdd : events::kCSIDriverUpdate;
       break;
     case api::Kind::kCSIStorageCapacity:
-      volumes_.OnStorageCapacity(object);
+      event = volumes_.OnStorageCapacity(object) ? events::kCSIStorageCapacityAdd : events::kCSIStorageCapacityUpdate;
       break;
     default:
       return;
   }
-  queue_->MoveAllToActiveOrBackoff();
+  queue_->MoveAllToActiveOrBackoff(event);
+  ObserveEvent(event, since);
 }
 
 void Scheduler::OnStorageObjectDelete(api::Kind kind, const api::ObjectPtr& object) {
@@ -204,11 +248,11 @@ void Scheduler::OnStorageObjectDelete(api::Kind kind, const api::ObjectPtr& obje
     case api::Kind::kCSINode:
       volumes_.OnCSINodeDelete(object->name());
       // Fewer limits known: more pods may fit (kube moves pods on CSINode changes).
-      queue_->MoveAllToActiveOrBackoff();
+      queue_->MoveAllToActiveOrBackoff(events::kCSINodeDelete);
       break;
     case api::Kind::kCSIDriver:
       volumes_.OnCSIDriverDelete(object->name());
-      queue_->MoveAllToActiveOrBackoff();
+      queue_->MoveAllToActiveOrBackoff(events::kCSIDriverDelete);
       break;
     case api::Kind::kCSIStorageCapacity:
       volumes_.OnStorageCapacityDelete(object);
@@ -281,7 +325,9 @@ void Scheduler::VictimGone(const std::string& victim_key) const {
 
 void Scheduler::ClearNominatedNodeName(std::span<const PodInfo* const> pods) const {
   for (const PodInfo* p : pods) {
-    if (nominator_.Remove(p->key)) queue_->MoveAllToActiveOrBackoff({}, p->view->priority);
+    if (nominator_.Remove(p->key)) {
+      queue_->MoveAllToActiveOrBackoff(events::kUnscheduledPodUpdate, {}, p->view->priority);
+    }
     if (client_) api_tasks_->Submit([this, pod = p->object] { client_->SetNominatedNodeName(*pod, ""); });
   }
 }

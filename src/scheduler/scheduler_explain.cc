@@ -1,6 +1,63 @@
+// berth explain inside the scheduler: the decision ring each cycle thread
+// keeps (RecordDecision, LastDecision) and Explain, which reads it.
+
 #include "scheduler/scheduler.h"
 
+#include "scheduler/scheduler_internal.h"
+
 namespace berth::scheduler {
+
+void Scheduler::RecordDecision(Worker& w, const Framework& fw, const PodInfoPtr& pod, const NodeInfo& selected,
+                               api::Clock::time_point at) {
+  // With one feasible node no score was computed (w.totals is stale).
+  const size_t n = w.feasible.size() > 1 && w.totals.size() == w.feasible.size() ? w.feasible.size() : 0;
+  size_t chosen = 0, runner_up = n;
+  uint32_t tied = 1;
+  if (n > 0) {
+    while (chosen < n && w.feasible[chosen] != &selected) ++chosen;
+    int64_t top = w.totals[0];
+    tied = 0;
+    for (size_t i = 0; i < n; ++i) {
+      const int64_t t = w.totals[i];
+      if (t > top) {
+        top = t;
+        tied = 1;
+      } else if (t == top) {
+        ++tied;
+      }
+      if (i != chosen && (runner_up == n || t > w.totals[runner_up])) runner_up = i;
+    }
+  }
+  std::lock_guard lock(w.decisions_mu);
+  Decision& d = w.decisions[w.next_decision];
+  w.next_decision = (w.next_decision + 1) % kDecisionsKept;
+  d.pod = pod;
+  d.node = selected.name();
+  d.feasible = static_cast<uint32_t>(w.feasible.size());
+  d.tied = tied;
+  d.weighted_random = fw.node_selection() == NodeSelectionStrategy::kWeightedRandom;
+  d.at = at;
+  if (n > 0 && chosen < n && runner_up < n) {
+    d.score = w.totals[chosen];
+    d.runner_up = w.feasible[runner_up]->name();
+    d.margin = w.totals[chosen] - w.totals[runner_up];
+  } else {
+    d.score = 0;
+    d.runner_up.clear();
+    d.margin = 0;
+  }
+}
+
+std::optional<Scheduler::Decision> Scheduler::LastDecision(const std::string& pod_key) const {
+  std::optional<Decision> latest;
+  for (const auto& w : workers_) {
+    std::lock_guard lock(w->decisions_mu);
+    for (const Decision& d : w->decisions) {
+      if (d.pod && d.pod->key == pod_key && (!latest || d.at > latest->at)) latest = d;
+    }
+  }
+  return latest;
+}
 
 Result<Explanation> Scheduler::Explain(std::string_view ns, std::string_view name) const {
   const std::string key = std::string(ns) + "/" + std::string(name);

@@ -1,14 +1,21 @@
 #pragma once
-// What scheduler.cc and scheduler_binding.cc share inside the Scheduler:
-// a binding in flight and the small helpers both use. Not for other code.
+// What the Scheduler's source files share inside the Scheduler: a cycle
+// thread's Worker, a binding in flight and the small helpers they use. Not
+// for other code.
 
+#include <array>
 #include <chrono>
+#include <cstdint>
 #include <memory>
+#include <mutex>
 #include <optional>
+#include <random>
 #include <string>
+#include <vector>
 
 #include "api/clock.h"
 #include "scheduler/scheduler.h"
+#include "scheduler/select/sampler.h"
 
 namespace berth::scheduler {
 
@@ -30,6 +37,26 @@ inline const char* CodeLabel(Code code) {
       return "Error";
   }
 }
+
+// One cycle thread's scratch space, reused from cycle to cycle; only its
+// thread touches it, except the decision ring (LastDecision reads it from
+// any thread under decisions_mu).
+struct Scheduler::Worker {
+  Snapshot snapshot;
+  bool exclusive = false;  // this cycle holds cycle_mu_ exclusively
+  bool preempted = false;  // this cycle's PostFilter evicted pods
+  std::mt19937_64 rng;
+  std::vector<const NodeInfo*> feasible;
+  std::vector<NodeStatus> rejected;
+  std::vector<int64_t> totals;
+  std::vector<NodeScore> scratch;
+  AliasSampler sampler;
+  std::vector<NodeInfoPtr> restricted;  // the nodes PreFilter left, when it named them
+  // The last decisions (a ring; see Scheduler::LastDecision).
+  mutable std::mutex decisions_mu;
+  std::array<Decision, kDecisionsKept> decisions;  // guarded by decisions_mu
+  size_t next_decision = 0;                        // guarded by decisions_mu
+};
 
 struct Scheduler::Binding {
   const Framework* framework;

@@ -3,7 +3,42 @@
 
 #include "scheduler/scheduler.h"
 
+#include "scheduler/cluster_events.h"
+#include "scheduler/parallelizer.h"
+
 namespace berth::scheduler {
+
+void Scheduler::AddSchedulerMetrics() {
+  plugin_evaluation_ = &metrics_.AddCounter(
+      "scheduler_plugin_evaluation_total",
+      "[ALPHA] Number of attempts to schedule pods by each plugin and the extension point (available only in "
+      "PreFilter, Filter, PreScore, and Score).",
+      {"plugin", "extension_point", "profile"});
+  goroutines_ = &GoroutinesFamily(metrics_);
+  binding_goroutines_ = &goroutines_->WithLabels({"binding"});
+  // The VolumeBinding plugin's (kube registers them with the scheduler's
+  // own, whatever the profiles; the plugin finds them by name).
+  metrics_.AddCounter("scheduler_volume_binder_cache_requests_total",
+                      "[ALPHA] Total number for request volume binding cache", {"operation"});
+  metrics_.AddCounter("scheduler_volume_scheduling_stage_error_total", "[ALPHA] Volume scheduling stage error count",
+                      {"operation"});
+  event_handling_family_ = &metrics_.AddHistogram("scheduler_event_handling_duration_seconds",
+                                                  "[ALPHA] Event handling latency in seconds.",
+                                                  metrics::ExponentialBuckets(0.0001, 2, 12), {"event"});
+  for (std::string_view event : events::AllLabels()) event_handling_[event] = nullptr;
+}
+
+void Scheduler::ObserveEvent(std::string_view event, api::Clock::time_point since) const {
+  auto it = event_handling_.find(event);
+  if (it == event_handling_.end()) return;
+  metrics::Histogram* h = it->second.load(std::memory_order_acquire);
+  if (!h) {
+    // Two threads may both look it up: the family hands both the same child.
+    h = &event_handling_family_->WithLabels({std::string(event)});
+    it->second.store(h, std::memory_order_release);
+  }
+  h->Observe(std::chrono::duration<double>(clock_.Now() - since).count());
+}
 
 std::pair<bool, uint32_t> Scheduler::NextCycleRecordsPlugins() {
   // kube picks each cycle at random with pluginMetricsSamplePercent; every

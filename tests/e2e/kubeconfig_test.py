@@ -12,9 +12,10 @@ import subprocess
 import tempfile
 import time
 import unittest
+import urllib.error
 import urllib.request
 
-from berth_server import BERTH, KUBECTL, BerthServer, wait_for
+from berth_server import BERTH, KUBECTL, BerthServer, free_port, wait_for
 
 MAKE_CERTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts", "make-test-certs.sh")
 
@@ -151,6 +152,49 @@ class KubeconfigClients(unittest.TestCase):
             sched.wait(timeout=30)
         with open(log_path) as f:
             self.assertIn("scheduling for " + self.server.url, f.read())
+
+    def test_scheduler_dashboard_reads_through_the_kubeconfig(self):
+        """berth scheduler --listen passes the dashboard's reads on to an
+        HTTPS server that wants a token, with the kubeconfig's CA and token;
+        its own endpoint asks for none."""
+        node = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "dash-node"},
+                "status": {"allocatable": {"cpu": "2", "memory": "4Gi", "pods": "110"}}}
+        self.kubectl(self.token_config, "apply", "-f", "-", input=json.dumps(node))
+        port = free_port()
+        log_path = os.path.join(self.tmp, "dashboard-scheduler.log")
+        with open(log_path, "wb") as log:
+            sched = subprocess.Popen([BERTH, "scheduler", "--kubeconfig", self.token_config,
+                                      "--listen", f"127.0.0.1:{port}"], stdout=log, stderr=subprocess.STDOUT,
+                                     env=self.env())
+        url = f"http://127.0.0.1:{port}"
+
+        def get(path):
+            try:
+                with urllib.request.urlopen(url + path, timeout=10) as r:
+                    return r.status, r.read()
+            except urllib.error.HTTPError as e:
+                return e.code, e.read()
+            except OSError:
+                return None, b""
+        try:
+            wait_for(self, self.server, "the scheduler's /healthz", lambda: get("/healthz")[0] == 200, timeout=60)
+            status, body = get("/api/v1/nodes")
+            self.assertEqual(status, 200, body)
+            self.assertIn("dash-node", [n["metadata"]["name"] for n in json.loads(body)["items"]])
+            status, body = get("/api/v1/nodes/dash-node")
+            self.assertEqual((status, json.loads(body)["metadata"]["name"]), (200, "dash-node"))
+            # A watch from the list's resourceVersion streams through too.
+            rv = json.loads(get("/api/v1/nodes")[1])["metadata"]["resourceVersion"]
+            with urllib.request.urlopen(f"{url}/api/v1/nodes?watch=1&resourceVersion={rv}&timeoutSeconds=20",
+                                        timeout=30) as stream:
+                node["metadata"]["labels"] = {"seen": "yes"}
+                self.kubectl(self.token_config, "apply", "-f", "-", input=json.dumps(node))
+                event = json.loads(stream.readline())
+            self.assertEqual((event["type"], event["object"]["metadata"]["labels"]["seen"]), ("MODIFIED", "yes"))
+        finally:
+            sched.terminate()
+            sched.wait(timeout=30)
+            self.kubectl(self.token_config, "delete", "node", "dash-node", check=False)
 
     def test_scheduler_binds_through_a_kubeconfig_with_a_token(self):
         self.run_scheduler_until_bound(self.token_config, "by-token")

@@ -48,7 +48,7 @@ class Replica:
             return f.read().decode(errors="replace")
 
     def identity(self):
-        m = re.search(r"competing for lease kube-system/kube-scheduler as (\S+)", self.logs())
+        m = re.search(r'competing for lease kube-system/kube-scheduler as ([^\s"]+)', self.logs())
         return m.group(1) if m else None
 
     def stop(self):

@@ -27,8 +27,9 @@ def require_browser():
         raise AssertionError("node and " + CHROMIUM + " are needed: run scripts/install-deps.sh")
 
 
-def run_browser(test, server, page_url, screenshot, checks="full"):
+def run_browser(test, server, page_url, screenshot, checks="full", token=""):
     env = dict(os.environ,
+               BERTH_TOKEN=token,
                BERTH_URL=page_url,
                KUBE_SERVER=server.url,
                KUBECTL=KUBECTL,
@@ -74,6 +75,43 @@ class WebUiTest(unittest.TestCase):
 
     def test_dashboard_in_chromium(self):
         run_browser(self, self.server, self.server.url, os.path.join(ARTIFACTS, "ui_test.png"))
+
+
+class TokenWebUiTest(unittest.TestCase):
+    """berth serve --token-file: the page's files are public, the API needs
+    the token, which the page asks for and sends with every request."""
+
+    TOKEN = "ui-secret-token"
+
+    @classmethod
+    def setUpClass(cls):
+        require_browser()
+        cls.server = BerthServer(["--sim-nodes", "4", "--sim-zones", "2", "--token-file", "tokens.csv"],
+                                 scheduler=True)
+        cls.server.write_file("tokens.csv", f'{cls.TOKEN},admin,uid-1,"system:masters"\n')
+        cls.server.extra_args = [a if a != "tokens.csv" else os.path.join(cls.server.tmp, "tokens.csv")
+                                 for a in cls.server.extra_args]
+        cls.server.start()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.server.stop()
+        cls.server.cleanup()
+
+    def test_files_are_public_and_the_api_is_not(self):
+        with urllib.request.urlopen(self.server.url + "/ui/auth.js") as r:
+            self.assertEqual(r.status, 200)
+        with self.assertRaises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(self.server.url + "/api/v1/nodes")
+        self.assertEqual(refused.exception.code, 401)
+        request = urllib.request.Request(self.server.url + "/api/v1/nodes",
+                                         headers={"Authorization": "Bearer " + self.TOKEN})
+        with urllib.request.urlopen(request) as r:
+            self.assertEqual(len(json.loads(r.read())["items"]), 4)
+
+    def test_dashboard_asks_for_the_token_in_chromium(self):
+        run_browser(self, self.server, self.server.url, os.path.join(ARTIFACTS, "ui_test_token.png"),
+                    checks="token", token=self.TOKEN)
 
 
 class SchedulerWebUiTest(unittest.TestCase):

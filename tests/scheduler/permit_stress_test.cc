@@ -69,9 +69,11 @@ TEST(PermitStress, ConcurrentAllowRejectAndTimeoutsSettleEachPodOnce) {
   // Every pod is eventually bound: rejected ones come back through backoff
   // and cluster events until an Allow wins.
   auto deadline = std::chrono::steady_clock::now() + seconds(120);
-  while (c.Placements().size() < kPods && std::chrono::steady_clock::now() < deadline) {
+  for (int tick = 0; c.Placements().size() < kPods && std::chrono::steady_clock::now() < deadline; ++tick) {
+    // A cluster event: a node's labels change (an update that changes
+    // nothing the scheduler reads moves no pod, as in kube).
     c.scheduler->OnNodeUpdate(
-        NodeObject("n0", "64", "64Gi", "{}", "{}", "1000"));  // a cluster event
+        NodeObject("n0", "64", "64Gi", R"({"tick":")" + std::to_string(tick) + R"("})", "{}", "1000"));
     std::this_thread::sleep_for(milliseconds(20));
   }
   done = true;

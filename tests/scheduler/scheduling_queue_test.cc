@@ -81,7 +81,7 @@ TEST(SchedulingQueue, UnschedulablePodsWaitForAnEventOrFiveMinutes) {
   f.clock.Step(20s);
   EXPECT_FALSE(f.PopNow().has_value());
   EXPECT_EQ(f.queue.counts().unschedulable, 1u);
-  f.queue.MoveAllToActiveOrBackoff();
+  f.queue.MoveAllToActiveOrBackoff("NodeAdd");
   auto info = f.PopNow();
   ASSERT_TRUE(info.has_value());
   f.queue.Requeue(*info, true);
@@ -95,7 +95,7 @@ TEST(SchedulingQueue, AnEventDuringTheAttemptSendsTheFailureToBackoff) {
   QueueFixture f;
   f.queue.Add(Pod("p"));
   auto info = f.PopNow();
-  f.queue.MoveAllToActiveOrBackoff();  // e.g. a node was added meanwhile
+  f.queue.MoveAllToActiveOrBackoff("NodeAdd");  // e.g. a node was added meanwhile
   f.queue.Requeue(*info, true);
   EXPECT_EQ(f.queue.counts().unschedulable, 0u);
   EXPECT_EQ(f.queue.counts().backoff, 1u);
@@ -125,7 +125,7 @@ TEST(SchedulingQueue, DeletedPodsLeaveEveryPartOfTheQueue) {
   auto c = f.PopNow();
   f.queue.Delete("default/c");
   f.queue.Requeue(*c, true);
-  f.queue.MoveAllToActiveOrBackoff();
+  f.queue.MoveAllToActiveOrBackoff("NodeAdd");
   f.clock.Step(1h);
   EXPECT_FALSE(f.PopNow().has_value());
   EXPECT_EQ(f.queue.size(), 1u);  // only b, in flight
@@ -142,7 +142,7 @@ TEST(SchedulingQueue, AMoveCanBeLimitedToPodsOfAPriorityOrLower) {
     f.queue.Requeue(*popped, /*unschedulable=*/true);
   }
   ASSERT_EQ(f.queue.counts().unschedulable, 3u);
-  f.queue.MoveAllToActiveOrBackoff({}, 5);
+  f.queue.MoveAllToActiveOrBackoff("UnscheduledPodDelete", {}, 5);
   EXPECT_EQ(f.queue.counts().unschedulable, 1u);
   f.clock.Step(2s);  // past the first backoff, short of the unschedulable pool's timeout
   std::vector<std::string> popped;
@@ -154,7 +154,7 @@ TEST(SchedulingQueue, GatedPodsWaitForTheirGatesToBeRemoved) {
   QueueFixture f;
   f.queue.Add(Pod("p", R"({"schedulingGates":[{"name":"g"}],"containers":[]})"));
   EXPECT_EQ(f.queue.counts().gated, 1u);
-  f.queue.MoveAllToActiveOrBackoff();
+  f.queue.MoveAllToActiveOrBackoff("NodeAdd");
   EXPECT_FALSE(f.PopNow().has_value());
   f.queue.Update(Pod("p"));
   EXPECT_EQ(f.queue.counts().gated, 0u);
@@ -183,7 +183,7 @@ TEST(SchedulingQueue, WithNothingActiveABackingOffPodIsTakenAtOnce) {
   f.queue.Add(Pod("second"));
   auto first = f.PopNow();
   auto second = f.PopNow();
-  f.queue.MoveAllToActiveOrBackoff();  // an event during both attempts: both go to backoff
+  f.queue.MoveAllToActiveOrBackoff("NodeAdd");  // an event during both attempts: both go to backoff
   f.queue.Requeue(*second, /*unschedulable=*/true);
   f.clock.Step(1ms);
   f.queue.Requeue(*first, /*unschedulable=*/true);
@@ -216,7 +216,7 @@ TEST(SchedulingQueue, TheStrictBackoffWhenPopFromBackoffIsOff) {
                         [](const PodInfo&) { return true; }, o);
   queue.Add(Pod("p"));
   auto info = queue.Pop(clock.Now());
-  queue.MoveAllToActiveOrBackoff();
+  queue.MoveAllToActiveOrBackoff("NodeAdd");
   queue.Requeue(*info, /*unschedulable=*/true);
   EXPECT_FALSE(queue.Pop(clock.Now()).has_value());
   clock.Step(1000ms);
@@ -228,10 +228,10 @@ TEST(SchedulingQueue, AHeldPodWaitsForItsReleaseWhateverHappens) {
   f.queue.Add(Pod("p"));
   auto info = f.PopNow();
   f.queue.Hold("default/p");  // e.g. its preemption's victims are being evicted
-  f.queue.MoveAllToActiveOrBackoff();
+  f.queue.MoveAllToActiveOrBackoff("NodeAdd");
   f.queue.Requeue(*info, /*unschedulable=*/true);
   EXPECT_EQ(f.queue.counts().gated, 1u);
-  f.queue.MoveAllToActiveOrBackoff();
+  f.queue.MoveAllToActiveOrBackoff("NodeAdd");
   f.queue.Update(Pod("p", R"({"containers":[],"nodeSelector":{"a":"b"}})"));
   f.clock.Step(10min);
   EXPECT_FALSE(f.PopNow().has_value());

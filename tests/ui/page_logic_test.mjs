@@ -1,6 +1,7 @@
 // The dashboard's parts that need no page, under node's test runner:
 // quantities and pod requests, the metrics parser and quantiles, the search
-// words, and list+watch against a scripted server (fetch replaced).
+// words, list+watch against a scripted server (fetch replaced), and the
+// bearer token sent with requests.
 // Run by tests/e2e/ui_test.py (node --test).
 
 import assert from 'node:assert/strict';
@@ -10,6 +11,7 @@ import { histogramQuantile, parseSchedulingMetrics, SchedulingRate } from '../..
 import { parseQuantity, podRequests } from '../../web/ui/quantity.js';
 import { byOrder, matcher, naturalKey, searchText } from '../../web/ui/search.js';
 import { listWatch } from '../../web/ui/watch.js';
+import { apiFetch, withAuth } from '../../web/ui/auth.js';
 
 test('quantities in kube\'s notation', () => {
   const cases = [['250m', 0.25], ['2', 2], ['1.5', 1.5], ['128Mi', 128 * 2 ** 20], ['1Gi', 2 ** 30],
@@ -139,4 +141,31 @@ test('list, watch, relist on 410 and resume after a bookmark', { timeout: 20000 
   }
   assert.equal(mismatch, undefined);
   assert.deepEqual(seen, ['reset a', 'ADDED b', 'reset c', 'MODIFIED c']);
+});
+
+test('a kept bearer token goes with every request; a refused one is dropped', async () => {
+  const kept = new Map();
+  const savedFetch = globalThis.fetch;
+  globalThis.sessionStorage = {
+    getItem: (k) => kept.get(k) ?? null, setItem: (k, v) => kept.set(k, v), removeItem: (k) => kept.delete(k),
+  };
+  try {
+    assert.deepEqual(withAuth({ Accept: 'application/json' }), { Accept: 'application/json' });
+    kept.set('berth.token', 'abc');
+    assert.deepEqual(withAuth({ Accept: 'application/json' }), { Accept: 'application/json', Authorization: 'Bearer abc' });
+    const sent = [];
+    globalThis.fetch = async (url, init) => {
+      sent.push([url, init.headers.Authorization]);
+      return { status: 200, ok: true };
+    };
+    assert.equal((await apiFetch('/api/v1/nodes?watch=1', { headers: { Accept: 'application/json' } })).status, 200);
+    assert.deepEqual(sent, [['/api/v1/nodes?watch=1', 'Bearer abc']]);
+    // No sign-in form here: a 401 is an error, and the token is forgotten.
+    globalThis.fetch = async () => ({ status: 401, ok: false });
+    await assert.rejects(apiFetch('/api/v1/nodes'), /401/);
+    assert.equal(kept.has('berth.token'), false);
+  } finally {
+    globalThis.fetch = savedFetch;
+    delete globalThis.sessionStorage;
+  }
 });

@@ -6,20 +6,26 @@
 // kubectl writes to, BERTH_URL when unset), KUBECTL, KUBE_CACHE_DIR,
 // SCREENSHOT and USER_DATA_DIR. With UI_CHECKS=scheduler (a standalone
 // scheduler's page, 4 nodes in 2 zones) only the nodes, the pending pod's
-// reason and the rate are checked.
+// reason and the rate are checked. With UI_CHECKS=token (a server with
+// --token-file, 4 nodes in 2 zones, BERTH_TOKEN the token to sign in with)
+// the page must ask for the token first, refuse a wrong one, and keep the
+// right one across a reload; then the same as the scheduler's checks.
 
 import { execFileSync } from 'node:child_process';
 import { chromium } from 'playwright-core';
 
 const url = process.env.BERTH_URL;
 const kubeServer = process.env.KUBE_SERVER || url;
-const full = process.env.UI_CHECKS !== 'scheduler';
+const mode = process.env.UI_CHECKS || 'full';
+const full = mode === 'full';
 const [wantNodes, wantZones] = full ? [16, 3] : [4, 2];
+const bearer = process.env.BERTH_TOKEN || '';
 const env = { ...process.env, KUBECONFIG: '/nonexistent' };
 const kTimeout = 30000;
 
 function kubectl(args, input) {
-  return execFileSync(process.env.KUBECTL, ['--server', kubeServer, '--cache-dir', process.env.KUBE_CACHE_DIR, ...args],
+  const auth = bearer ? ['--token', bearer] : [];
+  return execFileSync(process.env.KUBECTL, ['--server', kubeServer, '--cache-dir', process.env.KUBE_CACHE_DIR, ...auth, ...args],
     { input, env, encoding: 'utf8', timeout: 60000 });
 }
 
@@ -106,6 +112,41 @@ async function explained(page) {
   });
 }
 
+// kubectl sends no token to a plain-HTTP server: with one, the pod is
+// created over the API directly.
+async function createTooBig() {
+  const pod = {
+    apiVersion: 'v1', kind: 'Pod', metadata: { name: 'too-big' },
+    spec: { containers: [{ name: 'c', image: 'nginx', resources: { requests: { cpu: '100' } } }] },
+  };
+  if (!bearer) {
+    kubectl(['apply', '-f', '-'], JSON.stringify(pod));
+    return;
+  }
+  const response = await fetch(`${kubeServer}/api/v1/namespaces/default/pods`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${bearer}` },
+    body: JSON.stringify(pod),
+  });
+  if (response.status !== 201) throw new Error(`creating too-big: ${response.status} ${await response.text()}`);
+}
+
+async function signIn(page) {
+  step('the page asks for a bearer token and shows nothing else');
+  await page.locator('#signin').waitFor({ state: 'visible' });
+  if (await page.locator('#map-section').isVisible()) throw new Error('the cluster map shows before signing in');
+  step('a wrong token is refused');
+  await page.fill('#token', 'not-the-token');
+  await page.click('#signin button[type=submit]');
+  await page.waitForFunction(() => /401/.test(document.getElementById('signin-error').textContent));
+  step('the right token signs in');
+  await page.fill('#token', bearer);
+  await page.click('#signin button[type=submit]');
+  await page.locator('#signin').waitFor({ state: 'hidden' });
+  const kept = await page.evaluate(() => sessionStorage.getItem('berth.token'));
+  if (kept !== bearer) throw new Error(`sessionStorage holds ${JSON.stringify(kept)}, not the token`);
+}
+
 const context = await chromium.launchPersistentContext(process.env.USER_DATA_DIR, {
   executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
   headless: true,
@@ -127,6 +168,7 @@ try {
   if (full) await routeExplanations(page);
   step(`load ${url}/ui/ and see the ${wantNodes} nodes in ${wantZones} zones`);
   await page.goto(`${url}/ui/`);
+  if (mode === 'token') await signIn(page);
   await page.waitForFunction(([n, z]) => document.getElementById('summary').dataset.nodes === String(n) &&
     document.getElementById('summary').textContent.includes(`${n} nodes in ${z} zones`), [wantNodes, wantZones]);
   await page.waitForFunction(() => document.getElementById('connection').textContent === 'live');
@@ -134,19 +176,16 @@ try {
   const mapHeight = await page.evaluate(() => document.getElementById('map').clientHeight);
   if (mapHeight < 100) throw new Error(`the cluster map is ${mapHeight}px high`);
 
+  if (mode === 'token') {
+    step('reload: the token kept in the tab signs in again');
+    await page.reload();
+    await page.waitForFunction((n) => document.getElementById('summary').dataset.nodes === String(n), wantNodes);
+    if (await page.locator('#signin').isVisible()) throw new Error('the page asked for the token again after a reload');
+  }
   if (full) await searchAndDeploy(page);
 
   step('create an unschedulable pod and read its reason');
-  kubectl(['apply', '-f', '-'], `
-apiVersion: v1
-kind: Pod
-metadata: {name: too-big}
-spec:
-  containers:
-  - name: c
-    image: nginx
-    resources: {requests: {cpu: "100"}}
-`);
+  await createTooBig();
   await page.fill('#search', '');
   await page.waitForFunction((n) => {
     const li = document.querySelector('#pending li[data-pod="default/too-big"]');

@@ -7,6 +7,7 @@ import { drawChart } from './chart.js';
 import { parseSchedulingMetrics, SchedulingRate } from './metrics.js';
 import { formatBytes, formatCpu, parseQuantity, podRequests } from './quantity.js';
 import { getJson, listWatch } from './watch.js';
+import { apiFetch, bindSignIn, ensureSignedIn } from './auth.js';
 import { byOrder, matcher, naturalKey, searchText } from './search.js';
 
 const kZoneLabel = 'topology.kubernetes.io/zone';
@@ -449,7 +450,7 @@ async function explainPending() {
 const rates = new SchedulingRate(100);
 async function scrapeMetrics() {
   try {
-    const response = await fetch('/metrics');
+    const response = await apiFetch('/metrics');
     if (!response.ok) throw new Error(`/metrics: ${response.status}`);
     const sample = parseSchedulingMetrics(await response.text());
     $('metrics-note').textContent = sample.found ? '' : 'no scheduler metrics at /metrics (is the scheduler running?)';
@@ -478,7 +479,9 @@ function drawCharts() {
 
 // ---- start ----------------------------------------------------------------
 
-function start() {
+async function start() {
+  bindSignIn({ form: $('signin'), input: $('token'), error: $('signin-error'), signOut: $('signout') });
+  await ensureSignedIn();
   map = new ClusterMap($('map'), $('tooltip'), {
     describe: (name) => describeNode(name, 15),
     select,

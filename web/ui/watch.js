@@ -3,12 +3,14 @@
 // line); a watch that ends is resumed from the last resourceVersion seen, and
 // a 410 Expired (as an HTTP status or an ERROR event) starts over with a list.
 
+import { apiFetch } from './auth.js';
+
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 class Expired extends Error {}
 
 export async function getJson(url) {
-  const response = await fetch(url, { headers: { Accept: 'application/json' } });
+  const response = await apiFetch(url, { headers: { Accept: 'application/json' } });
   if (!response.ok) {
     let message = `${response.status} ${response.statusText}`;
     try {
@@ -30,7 +32,7 @@ async function watchFrom(path, resourceVersion, sink) {
   const url = withQuery(path, {
     watch: '1', resourceVersion, allowWatchBookmarks: 'true', timeoutSeconds: String(240 + Math.floor(Math.random() * 120)),
   });
-  const response = await fetch(url, { headers: { Accept: 'application/json' } });
+  const response = await apiFetch(url, { headers: { Accept: 'application/json' } });
   if (response.status === 410) throw new Expired();
   if (!response.ok || !response.body) throw new Error(`watch ${path}: ${response.status}`);
   sink.state('live');

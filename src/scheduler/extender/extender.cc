@@ -5,6 +5,8 @@
 #include <future>
 #include <unordered_map>
 
+#include "scheduler/parallelizer.h"
+
 namespace berth::scheduler {
 
 namespace json = boost::json;
@@ -198,6 +200,7 @@ Result<std::unique_ptr<Extenders>> Extenders::Create(const std::vector<ExtenderC
       return Status::BadRequest("extenders[" + std::to_string(i) + "]." + e.status().message());
     list->extenders_.push_back(std::move(e).value());
   }
+  list->prioritizing_ = &GoroutinesFamily(registry).WithLabels({"prioritizing_extender"});
   return list;
 }
 
@@ -266,6 +269,7 @@ void Extenders::Prioritize(const PodInfo& pod, std::span<const NodeInfo* const> 
   }
   if (callers.empty()) return;
   // All at once: the first on this thread, the others on their own.
+  prioritizing_->Add(static_cast<double>(callers.size()));
   std::vector<std::future<Result<std::vector<HostPriority>>>> others;
   for (size_t i = 1; i < callers.size(); ++i) {
     others.push_back(std::async(std::launch::async,
@@ -274,6 +278,7 @@ void Extenders::Prioritize(const PodInfo& pod, std::span<const NodeInfo* const> 
   std::vector<Result<std::vector<HostPriority>>> answers;
   answers.push_back(callers[0]->Prioritize(pod, feasible));
   for (auto& f : others) answers.push_back(f.get());
+  prioritizing_->Add(-static_cast<double>(callers.size()));
   NodeFinder finder(feasible);
   for (size_t i = 0; i < callers.size(); ++i) {
     if (!answers[i].ok()) continue;  // the others' and the plugins' scores decide

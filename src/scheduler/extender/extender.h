@@ -98,7 +98,9 @@ class Extender {
 class Extenders {
  public:
   // Registers scheduler_extender_request_duration_seconds in `registry` when
-  // there is any extender. Errors name the extender (extenders[i].urlPrefix).
+  // there is any extender, and counts the prioritize calls in flight in
+  // scheduler_goroutines{operation="prioritizing_extender"} (kube runs each
+  // in a goroutine of its own). Errors name the extender (extenders[i].urlPrefix).
   static Result<std::unique_ptr<Extenders>> Create(const std::vector<ExtenderConfig>& configs,
                                                    metrics::Registry& registry);
 
@@ -127,6 +129,7 @@ class Extenders {
 
  private:
   std::vector<std::unique_ptr<Extender>> extenders_;
+  metrics::Gauge* prioritizing_ = nullptr;  // scheduler_goroutines{operation="prioritizing_extender"}
 };
 
 }  // namespace berth::scheduler

@@ -293,33 +293,8 @@ Result<std::unique_ptr<Framework>> Framework::Build(const ProfileConfig& profile
   if (!fw->queue_sort_) errors.Required(base + ".queueSort", "one queueSort plugin");
   if (fw->bind_.empty()) errors.Required(base + ".bind", "at least one bind plugin");
   if (!errors.empty()) return FieldError(errors);
-  fw->InitPluginDurations(metrics);
+  fw->InitPluginMetrics(metrics);
   return fw;
-}
-
-void Framework::InitPluginDurations(const FrameworkMetrics& metrics) {
-  plugin_durations_.Init(metrics.plugin_execution_duration, clock_);
-  if (!metrics.plugin_execution_duration) return;
-  auto names = [](const auto& list) {
-    std::vector<std::string> out;
-    for (const auto* p : list) out.emplace_back(p->Name());
-    return out;
-  };
-  using D = PluginDurations;
-  plugin_durations_.SetPlugins(D::kPreFilter, names(pre_filter_));
-  plugin_durations_.SetPlugins(D::kFilter, names(filter_));
-  plugin_durations_.SetPlugins(D::kPostFilter, names(post_filter_));
-  plugin_durations_.SetPlugins(D::kPreScore, names(pre_score_));
-  std::vector<std::string> scores;
-  for (const auto& s : score_) scores.emplace_back(s.plugin->Name());
-  plugin_durations_.SetPlugins(D::kScore, scores);
-  plugin_durations_.SetPlugins(D::kScoreNormalize, scores);
-  plugin_durations_.SetPlugins(D::kReserve, names(reserve_));
-  plugin_durations_.SetPlugins(D::kUnreserve, names(reserve_));
-  plugin_durations_.SetPlugins(D::kPermit, names(permit_));
-  plugin_durations_.SetPlugins(D::kPreBind, names(pre_bind_));
-  plugin_durations_.SetPlugins(D::kBind, names(bind_));
-  plugin_durations_.SetPlugins(D::kPostBind, names(post_bind_));
 }
 
 template <typename Run>
@@ -356,6 +331,7 @@ PluginStatus Framework::RunPreFilter(CycleState& state, const PodInfo& pod) cons
         if (pre_filter_to_filter_[i] >= 0) state.SkipFilterAt(static_cast<size_t>(pre_filter_to_filter_[i]));
         continue;
       }
+      evaluations_.Add(PluginEvaluations::kPreFilter, i);
       if (!s.ok()) return s.WithPlugin(p->Name());
       if (state.node_restriction() && state.node_restriction()->empty()) {
         // The plugins' node names have nothing in common (kube's words).
@@ -370,13 +346,25 @@ PluginStatus Framework::RunPreFilter(CycleState& state, const PodInfo& pod) cons
 }
 
 PluginStatus Framework::RunFilter(const CycleState& state, const PodInfo& pod, const NodeInfo& node) const {
+  size_t ran = 0;
+  PluginStatus s = FilterNode(state, pod, node, ran);
+  evaluations_.AddFilterRuns(state, ran, 1);
+  return s;
+}
+
+PluginStatus Framework::FilterNode(const CycleState& state, const PodInfo& pod, const NodeInfo& node,
+                                   size_t& ran) const {
   for (size_t i = 0; i < filter_.size(); ++i) {
     if (state.FilterSkippedAt(i)) continue;
     const FilterPlugin* p = filter_[i];
     PluginStatus s = plugin_durations_.TimeOnNode(state, PluginDurations::kFilter, i, node.slot(),
                                                   [&] { return p->Filter(state, pod, node); });
-    if (!s.ok()) return s.WithPlugin(p->Name());
+    if (!s.ok()) {
+      ran = i + 1;
+      return s.WithPlugin(p->Name());
+    }
   }
+  ran = filter_.size();
   return {};
 }
 
@@ -394,9 +382,14 @@ size_t Framework::RunFilterOverNodes(const CycleState& state, const PodInfo& pod
   std::atomic<bool> enough{false};
   std::atomic<size_t> found{0};
   const bool nominations = handle_ && handle_->HasNominatedPods();
+  // How far the plugins got on the rejected nodes, by position (the passing
+  // nodes ran them all): scheduler_plugin_evaluation_total, added once.
+  std::vector<uint32_t> rejected_ran(evaluations_.enabled() ? filter_.size() + 1 : 0);
   auto check = [&](size_t i) {
     const NodeInfo& node = *nodes[(start + i) % n];
-    PluginStatus s = nominations ? RunFilterWithNominatedPods(state, pod, node) : RunFilter(state, pod, node);
+    size_t ran = 0;
+    PluginStatus s = nominations ? FilterNodeWithNominatedPods(state, pod, node, ran)
+                                 : FilterNode(state, pod, node, ran);
     if (s.ok()) {
       const size_t slot = found.fetch_add(1, std::memory_order_relaxed);
       if (slot < wanted) feasible[slot] = &node;
@@ -404,16 +397,21 @@ size_t Framework::RunFilterOverNodes(const CycleState& state, const PodInfo& pod
     } else {
       std::lock_guard lock(rejected_mu);
       rejected.push_back({&node, std::move(s)});
+      if (!rejected_ran.empty()) ++rejected_ran[std::min(ran, filter_.size())];
     }
   };
   api::Clock::time_point since{};
   if (extension_point_duration_) since = clock_->Now();
   if (parallelizer) {
-    parallelizer->Until(n, check, &enough);
+    parallelizer->Until(n, check, &enough, "Filter");
   } else {
     for (size_t i = 0; i < n && !enough.load(std::memory_order_relaxed); ++i) check(i);
   }
   feasible.resize(std::min(found.load(), wanted));
+  if (evaluations_.enabled()) {
+    evaluations_.AddFilterRuns(state, filter_.size(), found.load());
+    for (size_t ran = 0; ran < rejected_ran.size(); ++ran) evaluations_.AddFilterRuns(state, ran, rejected_ran[ran]);
+  }
   if (extension_point_duration_) ObservePoint(kFilter, feasible.empty() ? Code::kUnschedulable : Code::kSuccess, since);
   return found.load();
 }
@@ -446,6 +444,15 @@ PluginStatus Framework::RunPostFilter(CycleState& state, const PodInfo& pod, std
 
 PluginStatus Framework::RunFilterWithNominatedPods(const CycleState& state, const PodInfo& pod,
                                                    const NodeInfo& node) const {
+  size_t ran = 0;
+  PluginStatus s = FilterNodeWithNominatedPods(state, pod, node, ran);
+  evaluations_.AddFilterRuns(state, ran, 1);
+  return s;
+}
+
+PluginStatus Framework::FilterNodeWithNominatedPods(const CycleState& state, const PodInfo& pod,
+                                                    const NodeInfo& node, size_t& ran) const {
+  ran = 0;
   // First with the nominated pods of equal or higher priority on the node
   // (this pod must not take the room freed for them), then without them
   // (a filter such as pod affinity may pass only with them).
@@ -455,7 +462,7 @@ PluginStatus Framework::RunFilterWithNominatedPods(const CycleState& state, cons
       if (p->view->priority >= pod.view->priority && p->uid() != pod.uid()) nominated.push_back(p);
     });
   }
-  if (nominated.empty()) return RunFilter(state, pod, node);
+  if (nominated.empty()) return FilterNode(state, pod, node, ran);
   NodeInfo with_node = node;
   for (const auto& p : nominated) with_node.AddPod(p);
   // The state needs a copy only for plugins whose PreFilter data counts
@@ -468,9 +475,10 @@ PluginStatus Framework::RunFilterWithNominatedPods(const CycleState& state, cons
       if (!added.ok()) return added;
     }
   }
-  PluginStatus first = RunFilter(with_state ? *with_state : state, pod, with_node);
+  PluginStatus first = FilterNode(with_state ? *with_state : state, pod, with_node, ran);
   if (!first.ok()) return first;
-  return RunFilter(state, pod, node);
+  evaluations_.AddFilterRuns(state, ran, 1);
+  return FilterNode(state, pod, node, ran);
 }
 
 bool Framework::HasActivePreFilterExtensions(const CycleState& state) const {
@@ -516,6 +524,7 @@ PluginStatus Framework::RunPreScore(CycleState& state, const PodInfo& pod,
         if (pre_score_to_score_[i] >= 0) state.SkipScoreAt(static_cast<size_t>(pre_score_to_score_[i]));
         continue;
       }
+      evaluations_.Add(PluginEvaluations::kPreScore, i);
       if (!s.ok()) return s.WithPlugin(p->Name());
     }
     return {};
@@ -534,8 +543,12 @@ PluginStatus Framework::RunScore(const CycleState& state, const PodInfo& pod, st
         PluginStatus s = plugin_durations_.TimeOnNode(state, PluginDurations::kScore, p, nodes[i]->slot(), [&] {
           return plugin->Score(state, pod, *nodes[i], &scratch[i].score);
         });
-        if (!s.ok()) return s.WithPlugin(plugin->Name());
+        if (!s.ok()) {
+          evaluations_.Add(PluginEvaluations::kScore, p, i + 1);
+          return s.WithPlugin(plugin->Name());
+        }
       }
+      evaluations_.Add(PluginEvaluations::kScore, p, nodes.size());
       if (plugin->HasNormalizeScore()) {
         PluginStatus s = plugin_durations_.Time(state, PluginDurations::kScoreNormalize, p, [&] {
           return plugin->NormalizeScore(state, pod, std::span<NodeScore>(scratch.data(), nodes.size()));

@@ -22,6 +22,7 @@
 #include "scheduler/framework/config.h"
 #include "scheduler/framework/interface.h"
 #include "scheduler/framework/plugin_durations.h"
+#include "scheduler/framework/plugin_evaluations.h"
 #include "scheduler/framework/registry.h"
 #include "scheduler/framework/waiting_pods.h"
 
@@ -44,6 +45,9 @@ struct FrameworkMetrics {
   // status}, recorded in the cycles whose CycleState asks for it. nullptr:
   // never. REQUIRES: outlives the framework.
   metrics::Family<metrics::Histogram>* plugin_execution_duration = nullptr;
+  // scheduler_plugin_evaluation_total {plugin, extension_point, profile}
+  // (see plugin_evaluations.h). nullptr: not counted. REQUIRES: outlives the framework.
+  metrics::Family<metrics::Counter>* plugin_evaluation = nullptr;
 };
 
 class Framework final : public FilterRunner {
@@ -70,7 +74,8 @@ class Framework final : public FilterRunner {
   PluginStatus RunPreEnqueue(const PodInfo& pod) const;
   PluginStatus RunPreFilter(CycleState& state, const PodInfo& pod) const;
   // Filter on one node. Stops at the first rejection; its status names the
-  // plugin. Not timed (it runs per node); see RunFilterOverNodes.
+  // plugin. Not timed (it runs per node); see RunFilterOverNodes. Counted in
+  // scheduler_plugin_evaluation_total, as RunFilterWithNominatedPods is.
   PluginStatus RunFilter(const CycleState& state, const PodInfo& pod, const NodeInfo& node) const;
   // Filter over nodes (kube's findNodesThatPassFilters loop): RunFilter
   // (RunFilterWithNominatedPods while any pod is nominated) on
@@ -173,7 +178,18 @@ class Framework final : public FilterRunner {
   const api::Clock* clock_ = nullptr;
   metrics::Family<metrics::Histogram>* extension_point_duration_ = nullptr;  // nullptr: not timed
   PluginDurations plugin_durations_;
-  void InitPluginDurations(const FrameworkMetrics& metrics);
+  PluginEvaluations evaluations_;
+  // The plugins' metrics (durations, evaluations), once the plugins are
+  // known. In framework_metrics.cc.
+  void InitPluginMetrics(const FrameworkMetrics& metrics);
+  // Filter on one node, uncounted: `ran` receives how many plugin positions
+  // the run reached (PluginEvaluations::AddFilterRuns).
+  PluginStatus FilterNode(const CycleState& state, const PodInfo& pod, const NodeInfo& node, size_t& ran) const;
+  // The same with the node's nominated pods first (RunFilterWithNominatedPods);
+  // a first pass that let the node through is counted here, the pass `ran`
+  // describes is left to the caller.
+  PluginStatus FilterNodeWithNominatedPods(const CycleState& state, const PodInfo& pod, const NodeInfo& node,
+                                           size_t& ran) const;
   // Success children of extension_point_duration_ (the common case), looked up once.
   std::array<metrics::Histogram*, kPointCount> point_success_{};
 };

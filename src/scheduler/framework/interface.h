@@ -181,7 +181,9 @@ class Handle {
   // kube's Parallelizer().Until: fn(i) for every i in [0, n), on the
   // scheduler's filter threads and the caller's; returns when all are done.
   // `fn` must be thread-safe. The default runs them in order on the caller.
-  virtual void Parallelize(size_t n, const std::function<void(size_t)>& fn) const {
+  // `operation` (the calling plugin's name) labels the threads in
+  // scheduler_goroutines, as kube labels them.
+  virtual void Parallelize(size_t n, const std::function<void(size_t)>& fn, std::string_view operation) const {
     for (size_t i = 0; i < n; ++i) fn(i);
   }
   // Preemption's candidates (node, victims) through the scheduler extenders

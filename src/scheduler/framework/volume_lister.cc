@@ -76,11 +76,12 @@ void VolumeLister::Changed() {
   wait_cv_.notify_all();
 }
 
-void VolumeLister::OnVolume(const api::ObjectPtr& pv) {
-  if (!pv->As<api::PersistentVolumeView>()) return;
+bool VolumeLister::OnVolume(const api::ObjectPtr& pv) {
+  if (!pv->As<api::PersistentVolumeView>()) return false;
   VolumeEntryPtr entry = MakeEntry(pv);
   std::unique_lock lock(mu_);
   auto& slot = volumes_[pv->name()];
+  const bool added = !slot;
   if (slot && slot->view->storage_class_name != entry->view->storage_class_name) {
     auto it = by_class_.find(slot->view->storage_class_name);
     if (it != by_class_.end()) it->second.erase(pv->name());
@@ -88,6 +89,7 @@ void VolumeLister::OnVolume(const api::ObjectPtr& pv) {
   slot = entry;
   by_class_[entry->view->storage_class_name][pv->name()] = entry;
   Changed();
+  return added;
 }
 
 void VolumeLister::OnVolumeDelete(const std::string& name) {
@@ -101,11 +103,12 @@ void VolumeLister::OnVolumeDelete(const std::string& name) {
   Changed();
 }
 
-void VolumeLister::OnClaim(const api::ObjectPtr& pvc) {
-  if (!pvc->As<api::PersistentVolumeClaimView>()) return;
+bool VolumeLister::OnClaim(const api::ObjectPtr& pvc) {
+  if (!pvc->As<api::PersistentVolumeClaimView>()) return false;
   std::unique_lock lock(mu_);
-  claims_[ClaimKey(pvc->namespace_name(), pvc->name())] = pvc;
+  const bool added = claims_.insert_or_assign(ClaimKey(pvc->namespace_name(), pvc->name()), pvc).second;
   Changed();
+  return added;
 }
 
 void VolumeLister::OnClaimDelete(const api::ObjectPtr& pvc) {
@@ -114,10 +117,10 @@ void VolumeLister::OnClaimDelete(const api::ObjectPtr& pvc) {
   Changed();
 }
 
-void VolumeLister::OnStorageClass(const api::ObjectPtr& sc) {
-  if (!sc->As<api::StorageClassView>()) return;
+bool VolumeLister::OnStorageClass(const api::ObjectPtr& sc) {
+  if (!sc->As<api::StorageClassView>()) return false;
   std::unique_lock lock(mu_);
-  classes_[sc->name()] = sc;
+  return classes_.insert_or_assign(sc->name(), sc).second;
 }
 
 void VolumeLister::OnStorageClassDelete(const std::string& name) {
@@ -125,7 +128,7 @@ void VolumeLister::OnStorageClassDelete(const std::string& name) {
   classes_.erase(name);
 }
 
-void VolumeLister::OnCSINode(const api::ObjectPtr& csi_node) {
+bool VolumeLister::OnCSINode(const api::ObjectPtr& csi_node) {
   auto limits = std::make_shared<std::unordered_map<std::string, int64_t>>();
   if (const json::array* drivers = api::ArrayAt(api::Spec(*csi_node), "drivers")) {
     for (const json::value& d : *drivers) {
@@ -136,11 +139,15 @@ void VolumeLister::OnCSINode(const api::ObjectPtr& csi_node) {
     }
   }
   std::unique_lock lock(mu_);
+  const bool added = !csi_node_names_.contains(csi_node->name());
+  csi_node_names_.insert(csi_node->name());
   SetCSINodeLimits(csi_node->name(), std::move(limits));
+  return added;
 }
 
 void VolumeLister::OnCSINodeDelete(const std::string& name) {
   std::unique_lock lock(mu_);
+  csi_node_names_.erase(name);
   SetCSINodeLimits(name, nullptr);
 }
 
@@ -159,10 +166,10 @@ void VolumeLister::SetCSINodeLimits(const std::string& node,
                         std::memory_order_release);
 }
 
-void VolumeLister::OnCSIDriver(const api::ObjectPtr& driver) {
+bool VolumeLister::OnCSIDriver(const api::ObjectPtr& driver) {
   const bool capacity = api::BoolAt(api::Spec(*driver), "storageCapacity");
   std::unique_lock lock(mu_);
-  drivers_[driver->name()] = capacity;
+  return drivers_.insert_or_assign(driver->name(), capacity).second;
 }
 
 void VolumeLister::OnCSIDriverDelete(const std::string& name) {
@@ -170,7 +177,7 @@ void VolumeLister::OnCSIDriverDelete(const std::string& name) {
   drivers_.erase(name);
 }
 
-void VolumeLister::OnStorageCapacity(const api::ObjectPtr& capacity) {
+bool VolumeLister::OnStorageCapacity(const api::ObjectPtr& capacity) {
   // CSIStorageCapacity keeps its fields at the top level, not under spec.
   const json::object& o = capacity->json();
   StorageCapacityEntry entry;
@@ -182,7 +189,7 @@ void VolumeLister::OnStorageCapacity(const api::ObjectPtr& capacity) {
     entry.node_topology = selector.ok() ? std::move(selector).value() : api::LabelSelector::Nothing();
   }
   std::unique_lock lock(mu_);
-  capacities_[ClaimKey(capacity->namespace_name(), capacity->name())] = std::move(entry);
+  return capacities_.insert_or_assign(ClaimKey(capacity->namespace_name(), capacity->name()), std::move(entry)).second;
 }
 
 void VolumeLister::OnStorageCapacityDelete(const api::ObjectPtr& capacity) {

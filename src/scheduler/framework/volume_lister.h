@@ -23,6 +23,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "api/object.h"
@@ -67,17 +68,18 @@ bool HasClaims(const PodInfo& pod);
 class VolumeLister {
  public:
   // ---- informer events ----
-  void OnVolume(const api::ObjectPtr& pv);
+  // An add or update; true when the object is new (it was not held).
+  bool OnVolume(const api::ObjectPtr& pv);
   void OnVolumeDelete(const std::string& name);
-  void OnClaim(const api::ObjectPtr& pvc);
+  bool OnClaim(const api::ObjectPtr& pvc);
   void OnClaimDelete(const api::ObjectPtr& pvc);
-  void OnStorageClass(const api::ObjectPtr& sc);
+  bool OnStorageClass(const api::ObjectPtr& sc);
   void OnStorageClassDelete(const std::string& name);
-  void OnCSINode(const api::ObjectPtr& csi_node);
+  bool OnCSINode(const api::ObjectPtr& csi_node);
   void OnCSINodeDelete(const std::string& name);
-  void OnCSIDriver(const api::ObjectPtr& driver);
+  bool OnCSIDriver(const api::ObjectPtr& driver);
   void OnCSIDriverDelete(const std::string& name);
-  void OnStorageCapacity(const api::ObjectPtr& capacity);
+  bool OnStorageCapacity(const api::ObjectPtr& capacity);
   void OnStorageCapacityDelete(const api::ObjectPtr& capacity);
 
   // ---- reads (nullptr / nullopt when absent) ----
@@ -133,6 +135,8 @@ class VolumeLister {
       csi_nodes_;                                                           // guarded by mu_
   std::multiset<int64_t> limits_;  // every CSINode's counts; guarded by mu_
   std::atomic<int64_t> smallest_limit_{std::numeric_limits<int64_t>::max()};  // *limits_.begin(), written under mu_
+  // CSINodes seen (csi_nodes_ holds only those with a limit).
+  std::unordered_set<std::string> csi_node_names_;                         // guarded by mu_
   std::unordered_map<std::string, bool> drivers_;                           // guarded by mu_
   std::map<std::string, StorageCapacityEntry> capacities_;                  // "ns/name"; guarded by mu_
   std::unordered_map<std::string, std::string> assumed_;                    // pv → claim; guarded by mu_

@@ -308,11 +308,12 @@ void SchedulingQueue::Release(const std::string& key) {
   if (e.where == Where::kGated) ToActiveOrBackoff(e, clock_.Now());
 }
 
-void SchedulingQueue::MoveAllToActiveOrBackoff(std::string_view except_key, std::optional<int32_t> max_priority) {
+void SchedulingQueue::MoveAllToActiveOrBackoff(std::string_view event, std::string_view except_key,
+                                               std::optional<int32_t> max_priority) {
   std::lock_guard lock(mu_);
   ++move_cycle_;
   if (counts_.unschedulable == 0) return;
-  event_ = "ClusterEvent";
+  event_ = event;
   auto now = clock_.Now();
   for (auto& [key, e] : entries_) {
     if (e.where != Where::kUnschedulable || key == except_key) continue;

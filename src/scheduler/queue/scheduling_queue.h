@@ -60,7 +60,8 @@ class SchedulingQueue {
     // `queue` active, backoff, unschedulable or gated; `event` what moved it
     // (kube's scheduler_queue_incoming_pods_total labels: PodAdd, PodUpdate,
     // ScheduleAttemptFailure, BackoffComplete, UnschedulableTimeout,
-    // ForceActivate; a cluster event's move is "ClusterEvent", not the event's own name).
+    // ForceActivate, or the cluster event's label given to
+    // MoveAllToActiveOrBackoff: NodeAdd, NodeTaintChange, AssignedPodDelete, …).
     std::function<void(std::string_view queue, std::string_view event)> on_incoming;
   };
   using Less = std::function<bool(const QueuedPodInfo&, const QueuedPodInfo&)>;
@@ -96,11 +97,13 @@ class SchedulingQueue {
 
   // A cluster event (node added or changed, pod deleted...) that may make
   // unschedulable pods schedulable: they move to backoff or active.
+  // `event`: the event's label, kube's (cluster_events.h); REQUIRES: it
+  // lives as long as the queue (a literal).
   // `except_key`: a pod left where it is (kube's preCheck excluding the pod
   // whose rejected binding freed the room); `max_priority`: only pods of
   // this priority or lower move (kube's preCheck when a nomination, which
   // only such pods respect, goes away).
-  void MoveAllToActiveOrBackoff(std::string_view except_key = {},
+  void MoveAllToActiveOrBackoff(std::string_view event, std::string_view except_key = {},
                                 std::optional<int32_t> max_priority = std::nullopt);
 
   void Close();

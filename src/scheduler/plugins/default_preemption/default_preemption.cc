@@ -298,7 +298,7 @@ PluginStatus DefaultPreemption::PostFilter(CycleState& state, const PodInfo& pod
     const size_t batch = std::min(potential.size() - begin,
                                   std::max<size_t>(16, wanted > found ? wanted - found : 0));
     runs.assign(batch, {});
-    handle_.Parallelize(batch, [&](size_t i) { dry_run(begin, i); });
+    handle_.Parallelize(batch, [&](size_t i) { dry_run(begin, i); }, kName);
     for (size_t i = 0; i < batch && !enough; ++i) {
       DryRun& r = runs[i];
       const NodeInfo& original = *potential[(offset + begin + i) % potential.size()];

@@ -84,6 +84,21 @@ json::object ForUpdate(const api::Object& seen) {
 
 }  // namespace
 
+VolumeBinding::VolumeBinding(const Handle& handle, std::chrono::seconds bind_timeout)
+    : handle_(handle), bind_timeout_(bind_timeout) {
+  metrics::Registry* registry = handle.MetricsRegistry();
+  if (!registry) return;
+  // Registered by the scheduler (kube's names and help); found here by name.
+  auto& cache = registry->AddCounter("scheduler_volume_binder_cache_requests_total",
+                                     "[ALPHA] Total number for request volume binding cache", {"operation"});
+  auto& stage = registry->AddCounter("scheduler_volume_scheduling_stage_error_total",
+                                     "[ALPHA] Volume scheduling stage error count", {"operation"});
+  cache_add_ = &cache.WithLabels({"add"});
+  cache_delete_ = &cache.WithLabels({"delete"});
+  assume_errors_ = &stage.WithLabels({"assume"});
+  bind_errors_ = &stage.WithLabels({"bind"});
+}
+
 PluginStatus VolumeBinding::PreFilter(CycleState& state, const PodInfo& pod) const {
   VolumeLister* volumes = handle_.Volumes();
   if (!volumes || !HasClaims(pod)) return PluginStatus::Skip();
@@ -201,7 +216,10 @@ PluginStatus VolumeBinding::Reserve(CycleState& state, const PodInfo& pod, const
   {
     std::lock_guard lock(data->mu);
     auto it = data->by_node.find(node);
-    if (it == data->by_node.end()) return PluginStatus::Error("no volume decisions for node " + node);
+    if (it == data->by_node.end()) {
+      Count(assume_errors_);
+      return PluginStatus::Error("no volume decisions for node " + node);
+    }
     data->chosen = it->second;
   }
   VolumeLister& volumes = *handle_.Volumes();
@@ -214,10 +232,12 @@ PluginStatus VolumeBinding::Reserve(CycleState& state, const PodInfo& pod, const
         volumes.ForgetVolume(taken->object->name(), data->delayed[j].key);
       }
       data->chosen = {};
+      Count(assume_errors_);
       return PluginStatus::Unschedulable(std::string(kBindConflict));
     }
   }
   data->reserved = true;
+  Count(cache_add_);
   return {};
 }
 
@@ -227,9 +247,16 @@ void VolumeBinding::Unreserve(CycleState& state, const PodInfo& pod, const std::
   VolumeLister& volumes = *handle_.Volumes();
   for (const auto& [i, pv] : data->chosen.static_bindings) volumes.ForgetVolume(pv->object->name(), data->delayed[i].key);
   data->reserved = false;
+  Count(cache_delete_);
 }
 
 PluginStatus VolumeBinding::PreBind(CycleState& state, const PodInfo& pod, const std::string& node) const {
+  PluginStatus s = BindVolumes(state, pod, node);
+  if (!s.ok()) Count(bind_errors_);
+  return s;
+}
+
+PluginStatus VolumeBinding::BindVolumes(CycleState& state, const PodInfo& pod, const std::string& node) const {
   auto* data = state.GetMutable<BindingState>(kStateKey);
   if (!data || data->delayed.empty() || !data->reserved) return {};
   VolumeLister& volumes = *handle_.Volumes();
@@ -303,6 +330,7 @@ PluginStatus VolumeBinding::PreBind(CycleState& state, const PodInfo& pod, const
   // Bound as the API now says: the assumptions are no longer needed.
   for (const auto& [i, pv] : data->chosen.static_bindings) volumes.ForgetVolume(pv->object->name(), data->delayed[i].key);
   data->reserved = false;
+  Count(cache_delete_);
   return {};
 }
 

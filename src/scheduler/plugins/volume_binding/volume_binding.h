@@ -23,6 +23,15 @@
 //              bound, at most bindTimeoutSeconds (args; default 600), and
 //              fails when it times out or a claim loses its selected node.
 //
+// Metrics (kube's volumebinding metrics, in the scheduler's registry when
+// the handle has one): scheduler_volume_scheduling_stage_error_total
+// {operation} counts Reserve failing to assume the chosen volumes ("assume")
+// and PreBind failing ("bind"); "predicate" (kube's FindPodVolumes failing
+// with an error) never counts, as berth's Filter answers without errors.
+// scheduler_volume_binder_cache_requests_total{operation} counts a pod's
+// bindings entering the assumed bindings at Reserve ("add") and leaving them
+// at Unreserve or once bound ("delete"): what kube's binder cache counted.
+//
 // Score (kube's StorageCapacityScoring, alpha) is not implemented: kube's
 // default profile scores nothing with this plugin either.
 // Reads the storage objects through Handle::Volumes(); without them
@@ -33,6 +42,7 @@
 
 #include <boost/json/object.hpp>
 
+#include "metrics/metrics.h"
 #include "scheduler/framework/interface.h"
 
 namespace berth::scheduler {
@@ -49,8 +59,7 @@ class VolumeBinding final : public PreFilterPlugin, public FilterPlugin, public 
   // berth's health pre-check: a PV annotated sim.berth.dev/volume-healthy: "false".
   static constexpr std::string_view kUnhealthy = "node(s) had unhealthy persistent volumes";
 
-  VolumeBinding(const Handle& handle, std::chrono::seconds bind_timeout)
-      : handle_(handle), bind_timeout_(bind_timeout) {}
+  VolumeBinding(const Handle& handle, std::chrono::seconds bind_timeout);
 
   std::string_view Name() const override { return kName; }
   PluginStatus PreFilter(CycleState& state, const PodInfo& pod) const override;
@@ -64,6 +73,16 @@ class VolumeBinding final : public PreFilterPlugin, public FilterPlugin, public 
  private:
   const Handle& handle_;
   std::chrono::seconds bind_timeout_;
+  // The metrics' children; nullptr without a registry.
+  metrics::Counter* cache_add_ = nullptr;
+  metrics::Counter* cache_delete_ = nullptr;
+  metrics::Counter* assume_errors_ = nullptr;
+  metrics::Counter* bind_errors_ = nullptr;
+  static void Count(metrics::Counter* c) {
+    if (c) c->Increment();
+  }
+  // PreBind's work; PreBind counts its failures.
+  PluginStatus BindVolumes(CycleState& state, const PodInfo& pod, const std::string& node) const;
 };
 
 // Args: bindTimeoutSeconds (int, > 0; default 600), as kube's
