@@ -5,10 +5,13 @@
 #include <boost/json.hpp>
 
 #include "apiserver/api_server.h"
+#include "apiserver/protobuf.h"
 #include "apiserver/rbac/policy_index.h"
 #include "apiserver/rbac/rbac_authorizer.h"
 
 namespace berth::apiserver {
+
+namespace json = boost::json;
 
 namespace {
 
@@ -29,7 +32,8 @@ bool PublicInfoPath(std::string_view path) {
 
 }  // namespace
 
-AccessControl::AccessControl(store::Store& store, AccessOptions options) : options_(std::move(options)) {
+AccessControl::AccessControl(store::Store& store, AccessOptions options)
+    : options_(std::move(options)), index_(std::make_unique<rbac::PolicyIndex>(store)) {
   std::vector<std::unique_ptr<Authorizer>> chain;
   chain.push_back(std::make_unique<PrivilegedGroup>());
   for (const std::string& mode : options_.authorization_modes) {
@@ -38,18 +42,16 @@ AccessControl::AccessControl(store::Store& store, AccessOptions options) : optio
     } else if (mode == kModeAlwaysDeny) {
       chain.push_back(MakeAlwaysDeny());
     } else if (mode == kModeRbac) {
-      index_ = std::make_unique<rbac::PolicyIndex>(store);
+      rbac_ = true;
       chain.push_back(std::make_unique<rbac::RbacAuthorizer>(*index_));
     }
   }
   authorizer_ = MakeUnion(std::move(chain));
 }
 
-AccessControl::~AccessControl() {
-  if (index_) index_->Stop();
-}
+AccessControl::~AccessControl() { index_->Stop(); }
 
-Status AccessControl::Start() { return index_ ? index_->Start() : Status::Ok(); }
+Status AccessControl::Start() { return index_->Start(); }
 
 bool AccessControl::HasMode(std::string_view mode) const {
   const auto& modes = options_.authorization_modes;
@@ -78,8 +80,16 @@ std::optional<Response> AccessControl::Admit(const Request& request, UserInfo& u
   Attributes attributes = RequestAttributes(request, user);
   Verdict verdict = authorizer_->Authorize(attributes);
   if (verdict.decision != Decision::kAllow) return ForbiddenResponse(attributes, verdict.reason);
-  if (index_) {
-    Status escalation = rbac::CheckEscalation(*index_, *authorizer_, attributes, request.body, request.content_type);
+  if (rbac_) {
+    // kubectl create role|rolebinding|clusterrole|clusterrolebinding sends protobuf.
+    std::string decoded;
+    if (request.content_type.starts_with(kProtobufContentType) && attributes.group == "rbac.authorization.k8s.io") {
+      if (auto kind = api::KindFromResource(attributes.group, attributes.resource)) {
+        if (auto value = DecodeProtobuf(request.body, *kind); value.ok()) decoded = json::serialize(value.value());
+      }
+    }
+    Status escalation = rbac::CheckEscalation(*index_, *authorizer_, attributes,
+                                              decoded.empty() ? request.body : decoded, request.content_type);
     if (!escalation.ok()) {
       return ErrorResponse(escalation, StatusDetails{attributes.name, attributes.group, attributes.resource});
     }

@@ -50,8 +50,8 @@ class AccessControl {
   AccessControl(store::Store& store, AccessOptions options);
   ~AccessControl();
 
-  // Starts following the RBAC objects (RBAC mode); call once the bootstrap
-  // policy is in the store.
+  // Starts following the RBAC objects; call once the bootstrap policy is in
+  // the store.
   Status Start();
 
   // Authenticates and authorizes `request`: nullopt with `user` set when it
@@ -74,7 +74,10 @@ class AccessControl {
   Response RulesReview(const Request& request, const UserInfo& user) const;
 
   AccessOptions options_;
-  std::unique_ptr<rbac::PolicyIndex> index_;  // set in RBAC mode
+  // The RBAC objects; followed in every mode, since it also aggregates
+  // ClusterRoles (kube runs that controller whatever the mode).
+  std::unique_ptr<rbac::PolicyIndex> index_;
+  bool rbac_ = false;  // RBAC is in the chain
   std::unique_ptr<Authorizer> authorizer_;
 };
 

@@ -6,6 +6,7 @@
 
 #include "apiserver/api_server.h"
 #include "apiserver/authorization_filter.h"
+#include "apiserver/protobuf.h"
 #include "apiserver/rbac/policy_index.h"
 #include "apiserver/request_info.h"
 
@@ -34,7 +35,13 @@ const json::object* Object(const json::object* o, std::string_view key) {
   return v && v->is_object() ? &v->get_object() : nullptr;
 }
 
-Result<json::object> ParseBody(const Request& request) {
+Result<json::object> ParseBody(const Request& request, std::string_view kind) {
+  if (request.content_type.starts_with(kProtobufContentType)) {
+    auto decoded = DecodeProtobufReview(request.body, kind);
+    if (!decoded.ok()) return decoded.status();
+    if (!decoded->is_object()) return Status::BadRequest("the body of the request is not an object");
+    return std::move(decoded->get_object());
+  }
   boost::system::error_code ec;
   json::value body = json::parse(request.body, ec);
   if (ec || !body.is_object()) {
@@ -78,7 +85,7 @@ std::optional<Response> AccessControl::ServeReview(const Request& request, const
 Response AccessControl::AccessReview(const Request& request, const UserInfo& user, std::string_view kind,
                                      std::string_view ns) const {
   if (request.method != "POST") return MethodNotAllowed();
-  auto parsed = ParseBody(request);
+  auto parsed = ParseBody(request, kind);
   if (!parsed.ok()) return ErrorResponse(parsed.status());
   json::object review = std::move(parsed).value();
   const json::object* spec = Object(&review, "spec");
@@ -142,7 +149,7 @@ Response AccessControl::AccessReview(const Request& request, const UserInfo& use
 
 Response AccessControl::RulesReview(const Request& request, const UserInfo& user) const {
   if (request.method != "POST") return MethodNotAllowed();
-  auto parsed = ParseBody(request);
+  auto parsed = ParseBody(request, "SelfSubjectRulesReview");
   if (!parsed.ok()) return ErrorResponse(parsed.status());
   json::object review = std::move(parsed).value();
   std::string ns = Text(Object(&review, "spec"), "namespace");
@@ -158,7 +165,7 @@ Response AccessControl::RulesReview(const Request& request, const UserInfo& user
   std::vector<std::string> errors;
   for (const std::string& mode : options_.authorization_modes) {
     if (mode == kModeAlwaysAllow) everything();
-    if (mode != kModeRbac || !index_) continue;
+    if (mode != kModeRbac) continue;
     for (const rbac::PolicyRule& rule : index_->RulesFor(user, ns, &errors)) {
       if (!rule.resources.empty()) {
         json::object r{{"verbs", ToArray(rule.verbs)}, {"apiGroups", ToArray(rule.api_groups)},

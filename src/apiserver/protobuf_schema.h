@@ -15,6 +15,7 @@
 
 #include <initializer_list>
 #include <span>
+#include <string_view>
 
 #include "api/kinds.h"
 
@@ -129,6 +130,11 @@ extern const Message kVolume, kPersistentVolumeClaim, kPersistentVolumeSpec, kTo
     kVolumeHealthCondition;  // _volume
 // Request bodies that are not stored kinds.
 extern const Message kEviction;  // policy/v1
+
+// authorization.k8s.io/v1 reviews by kind name ("SelfSubjectAccessReview",
+// "SubjectAccessReview", "LocalSubjectAccessReview", "SelfSubjectRulesReview");
+// nullptr for others (_authorization).
+const Message* ReviewMessage(std::string_view kind);
 
 // A stored kind and the message its objects are read by.
 struct KindMessage {

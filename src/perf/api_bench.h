@@ -45,6 +45,9 @@ struct ApiBenchOptions {
   // > 0: also create this many custom objects of a CustomResourceDefinition
   // with a structural schema (validated, defaulted and pruned on each create).
   int64_t custom_objects = 0;
+  // Set: serve runs with this --authorization-mode and a token file; the
+  // benchmark's requests carry the token of a user bound to cluster-admin.
+  std::string authorization_mode;
 };
 
 int ApiBench(const ApiBenchOptions& options, std::FILE* out, std::FILE* err);

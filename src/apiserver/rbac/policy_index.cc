@@ -5,7 +5,6 @@
 #include <boost/json.hpp>
 
 #include "api/kinds.h"
-#include "log/log.h"
 
 namespace berth::apiserver::rbac {
 
@@ -86,8 +85,11 @@ Status PolicyIndex::Start() {
 }
 
 void PolicyIndex::Stop() {
-  stopping_ = true;
-  if (watch_) watch_->Stop();
+  {
+    std::lock_guard lock(watch_mu_);
+    stopping_ = true;
+    if (watch_) watch_->Stop();
+  }
   if (thread_.joinable()) thread_.join();
 }
 
@@ -108,15 +110,18 @@ void PolicyIndex::Run() {
       }
     }
     if (relist) {
-      // Fell behind the store's history (or the stream ended): start over.
-      if (!Relist().ok()) continue;
-      auto watch = store_.WatchFrom({.prefix = prefix_, .resource_version = revision_});
+      // Fell behind the store's history (or the stream ended): start over,
+      // pausing while the store refuses (it may be closing).
+      Status listed = Relist();
+      auto watch = listed.ok() ? store_.WatchFrom({.prefix = prefix_, .resource_version = revision_})
+                               : Result<std::unique_ptr<store::Watch>>(listed);
       if (!watch.ok()) {
-        BERTH_LOG_ERROR(watch.status().message(), "RBAC policy watch");
-        std::this_thread::sleep_for(std::chrono::seconds(1));
+        for (int i = 0; i < 20 && !stopping_; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
         continue;
       }
+      std::lock_guard lock(watch_mu_);
       watch_ = std::move(watch).value();
+      if (stopping_) watch_->Stop();
     }
     if (!events.empty() || relist) Aggregate();
   }

@@ -14,6 +14,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <shared_mutex>
 #include <string>
@@ -90,6 +91,7 @@ class PolicyIndex {
   std::map<std::string, std::map<std::string, Binding>> role_bindings_;  // ns → name; guarded by mu_
 
   int64_t revision_ = 0;  // watch thread only
+  std::mutex watch_mu_;  // guards replacing watch_ (watch thread) against Stop
   std::unique_ptr<store::Watch> watch_;
   std::atomic<bool> stopping_{false};
   std::thread thread_;
