@@ -1,9 +1,8 @@
 #include "apiserver/authorization.h"
 
 #include <algorithm>
-#include <cctype>
-
 #include <boost/json.hpp>
+#include <cctype>
 
 #include "api/selector.h"
 #include "apiserver/api_server.h"
@@ -26,14 +25,16 @@ Result<std::vector<std::string>> ParseAuthorizationModes(std::string_view flag) 
   if (modes.empty()) return Status::BadRequest("at least one authorization-mode must be passed");
   for (const std::string& mode : modes) {
     if (mode == "Node" || mode == "ABAC" || mode == "Webhook") {
-      return Status::BadRequest("authorization-mode \"" + mode +
-                                "\" is not supported by berth (supported: AlwaysAllow, AlwaysDeny, RBAC)");
+      return Status::BadRequest(
+          "authorization-mode \"" + mode +
+          "\" is not supported by berth (supported: AlwaysAllow, AlwaysDeny, RBAC)");
     }
     if (mode != kModeAlwaysAllow && mode != kModeAlwaysDeny && mode != kModeRbac) {
       return Status::BadRequest("authorization-mode \"" + mode + "\" is not a valid mode");
     }
     if (std::count(modes.begin(), modes.end(), mode) > 1) {
-      return Status::BadRequest("authorization-mode \"" + std::string(flag) + "\" has mode specified more than once");
+      return Status::BadRequest("authorization-mode \"" + std::string(flag) +
+                                "\" has mode specified more than once");
     }
   }
   return modes;
@@ -48,7 +49,9 @@ class AlwaysAllow final : public Authorizer {
 
 class AlwaysDeny final : public Authorizer {
  public:
-  Verdict Authorize(const Attributes&) const override { return {Decision::kDeny, "Everything is forbidden."}; }
+  Verdict Authorize(const Attributes&) const override {
+    return {Decision::kDeny, "Everything is forbidden."};
+  }
 };
 
 class Union final : public Authorizer {
@@ -133,7 +136,8 @@ std::string ForbiddenMessage(const Attributes& a) {
   if (!a.resource_request) return user + " cannot " + a.verb + " path \"" + a.path + "\"";
   std::string resource = a.resource;
   if (!a.subresource.empty()) resource += "/" + a.subresource;
-  std::string message = user + " cannot " + a.verb + " resource \"" + resource + "\" in API group \"" + a.group + "\"";
+  std::string message = user + " cannot " + a.verb + " resource \"" + resource +
+                        "\" in API group \"" + a.group + "\"";
   if (!a.ns.empty()) return message + " in the namespace \"" + a.ns + "\"";
   return message + " at the cluster scope";
 }

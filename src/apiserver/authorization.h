@@ -23,7 +23,8 @@ namespace berth::apiserver {
 // kube's authorizer.AttributesRecord.
 struct Attributes {
   UserInfo user;
-  std::string verb;  // get list watch create update patch delete deletecollection, or a lower-case method
+  std::string
+      verb;  // get list watch create update patch delete deletecollection, or a lower-case method
   bool resource_request = false;
   std::string group, version, resource, subresource, ns, name;  // resource requests
   std::string path;                                             // non-resource requests

@@ -1,7 +1,6 @@
 #include "apiserver/authorization_filter.h"
 
 #include <algorithm>
-
 #include <boost/json.hpp>
 
 #include "apiserver/api_server.h"
@@ -21,13 +20,15 @@ class PrivilegedGroup final : public Authorizer {
  public:
   Verdict Authorize(const Attributes& a) const override {
     const auto& groups = a.user.groups;
-    if (std::find(groups.begin(), groups.end(), "system:masters") != groups.end()) return {Decision::kAllow, ""};
+    if (std::find(groups.begin(), groups.end(), "system:masters") != groups.end())
+      return {Decision::kAllow, ""};
     return {Decision::kNoOpinion, ""};
   }
 };
 
 bool PublicInfoPath(std::string_view path) {
-  return path == "/healthz" || path == "/livez" || path == "/readyz" || path == "/version" || path == "/version/";
+  return path == "/healthz" || path == "/livez" || path == "/readyz" || path == "/version" ||
+         path == "/version/";
 }
 
 }  // namespace
@@ -60,7 +61,8 @@ bool AccessControl::HasMode(std::string_view mode) const {
 
 std::optional<Response> AccessControl::Admit(const Request& request, UserInfo& user) const {
   if (request.trusted) {
-    user = UserInfo{request.trusted_user.empty() ? "system:apiserver" : request.trusted_user, "",
+    user = UserInfo{request.trusted_user.empty() ? "system:apiserver" : request.trusted_user,
+                    "",
                     {std::string(kAuthenticatedGroup)}};
     if (user.name != "system:kube-scheduler") return std::nullopt;
   } else if (!Authenticating()) {
@@ -69,7 +71,8 @@ std::optional<Response> AccessControl::Admit(const Request& request, UserInfo& u
     user = std::move(*found);
   } else {
     // Credentials nobody knows are refused, as kube does, whatever the path.
-    if (HasCredentials(request)) return ErrorResponse(Status(StatusCode::kUnauthorized, "Unauthorized"));
+    if (HasCredentials(request))
+      return ErrorResponse(Status(StatusCode::kUnauthorized, "Unauthorized"));
     user = AnonymousUser();
     if (!options_.anonymous_auth || HasMode(kModeAlwaysAllow)) {
       // Health and version stay open, as kube's system:public-info-viewer leaves them.
@@ -83,15 +86,19 @@ std::optional<Response> AccessControl::Admit(const Request& request, UserInfo& u
   if (rbac_) {
     // kubectl create role|rolebinding|clusterrole|clusterrolebinding sends protobuf.
     std::string decoded;
-    if (request.content_type.starts_with(kProtobufContentType) && attributes.group == "rbac.authorization.k8s.io") {
+    if (request.content_type.starts_with(kProtobufContentType) &&
+        attributes.group == "rbac.authorization.k8s.io") {
       if (auto kind = api::KindFromResource(attributes.group, attributes.resource)) {
-        if (auto value = DecodeProtobuf(request.body, *kind); value.ok()) decoded = json::serialize(value.value());
+        if (auto value = DecodeProtobuf(request.body, *kind); value.ok())
+          decoded = json::serialize(value.value());
       }
     }
-    Status escalation = rbac::CheckEscalation(*index_, *authorizer_, attributes,
-                                              decoded.empty() ? request.body : decoded, request.content_type);
+    Status escalation =
+        rbac::CheckEscalation(*index_, *authorizer_, attributes,
+                              decoded.empty() ? request.body : decoded, request.content_type);
     if (!escalation.ok()) {
-      return ErrorResponse(escalation, StatusDetails{attributes.name, attributes.group, attributes.resource});
+      return ErrorResponse(escalation,
+                           StatusDetails{attributes.name, attributes.group, attributes.resource});
     }
   }
   return std::nullopt;

@@ -19,8 +19,8 @@ namespace {
 constexpr std::string_view kAuthorizationGroup = "authorization.k8s.io";
 
 Response MethodNotAllowed() {
-  return ErrorResponse(
-      Status(StatusCode::kMethodNotAllowed, "the server does not allow this method on the requested resource"));
+  return ErrorResponse(Status(StatusCode::kMethodNotAllowed,
+                              "the server does not allow this method on the requested resource"));
 }
 
 std::string Text(const json::object* o, std::string_view key) {
@@ -39,22 +39,25 @@ Result<json::object> ParseBody(const Request& request, std::string_view kind) {
   if (request.content_type.starts_with(kProtobufContentType)) {
     auto decoded = DecodeProtobufReview(request.body, kind);
     if (!decoded.ok()) return decoded.status();
-    if (!decoded->is_object()) return Status::BadRequest("the body of the request is not an object");
+    if (!decoded->is_object())
+      return Status::BadRequest("the body of the request is not an object");
     return std::move(decoded->get_object());
   }
   boost::system::error_code ec;
   json::value body = json::parse(request.body, ec);
   if (ec || !body.is_object()) {
-    return Status::BadRequest("the body of the request was in an unknown format - accepted media types include: "
-                              "application/json");
+    return Status::BadRequest(
+        "the body of the request was in an unknown format - accepted media types include: "
+        "application/json");
   }
   return std::move(body.get_object());
 }
 
-Status Invalid(std::string_view kind, const std::string& field, const std::string& value, const std::string& why) {
+Status Invalid(std::string_view kind, const std::string& field, const std::string& value,
+               const std::string& why) {
   std::string detail = "Invalid value: " + value + ": " + why;
-  return Status::Invalid(std::string(kind) + "." + std::string(kAuthorizationGroup) + " \"\" is invalid: " + field +
-                             ": " + detail,
+  return Status::Invalid(std::string(kind) + "." + std::string(kAuthorizationGroup) +
+                             " \"\" is invalid: " + field + ": " + detail,
                          {StatusCause{"FieldValueInvalid", detail, field}});
 }
 
@@ -66,15 +69,19 @@ json::array ToArray(const std::vector<std::string>& values) {
 
 }  // namespace
 
-std::optional<Response> AccessControl::ServeReview(const Request& request, const UserInfo& user) const {
-  if (request.path == "/apis/authentication.k8s.io/v1/selfsubjectreviews") return SelfSubjectReview(request, user);
+std::optional<Response> AccessControl::ServeReview(const Request& request,
+                                                   const UserInfo& user) const {
+  if (request.path == "/apis/authentication.k8s.io/v1/selfsubjectreviews")
+    return SelfSubjectReview(request, user);
   if (!request.path.starts_with("/apis/authorization.k8s.io/")) return std::nullopt;
   auto info = ParseResourcePath(request.path);
   if (!info || info->version != "v1" || !info->name.empty()) return std::nullopt;
   const std::string& resource = info->resource;
   if (info->ns.empty()) {
-    if (resource == "selfsubjectaccessreviews") return AccessReview(request, user, "SelfSubjectAccessReview", "");
-    if (resource == "subjectaccessreviews") return AccessReview(request, user, "SubjectAccessReview", "");
+    if (resource == "selfsubjectaccessreviews")
+      return AccessReview(request, user, "SelfSubjectAccessReview", "");
+    if (resource == "subjectaccessreviews")
+      return AccessReview(request, user, "SubjectAccessReview", "");
     if (resource == "selfsubjectrulesreviews") return RulesReview(request, user);
   } else if (resource == "localsubjectaccessreviews") {
     return AccessReview(request, user, "LocalSubjectAccessReview", info->ns);
@@ -82,8 +89,8 @@ std::optional<Response> AccessControl::ServeReview(const Request& request, const
   return std::nullopt;
 }
 
-Response AccessControl::AccessReview(const Request& request, const UserInfo& user, std::string_view kind,
-                                     std::string_view ns) const {
+Response AccessControl::AccessReview(const Request& request, const UserInfo& user,
+                                     std::string_view kind, std::string_view ns) const {
   if (request.method != "POST") return MethodNotAllowed();
   auto parsed = ParseBody(request, kind);
   if (!parsed.ok()) return ErrorResponse(parsed.status());
@@ -96,8 +103,9 @@ Response AccessControl::AccessReview(const Request& request, const UserInfo& use
                                  "cannot be specified in combination with resourceAttributes"));
   }
   if (!resource && !non_resource) {
-    return ErrorResponse(Invalid(kind, "spec.resourceAttributes", "\"null\"",
-                                 "exactly one of nonResourceAttributes or resourceAttributes must be specified"));
+    return ErrorResponse(
+        Invalid(kind, "spec.resourceAttributes", "\"null\"",
+                "exactly one of nonResourceAttributes or resourceAttributes must be specified"));
   }
   Attributes a;
   if (kind == "SelfSubjectAccessReview") {
@@ -111,7 +119,8 @@ Response AccessControl::AccessReview(const Request& request, const UserInfo& use
       }
     }
     if (a.user.name.empty() && a.user.groups.empty()) {
-      return ErrorResponse(Invalid(kind, "spec.user", "\"\"", "at least one of user or group must be specified"));
+      return ErrorResponse(
+          Invalid(kind, "spec.user", "\"\"", "at least one of user or group must be specified"));
     }
   }
   if (resource) {
@@ -124,11 +133,13 @@ Response AccessControl::AccessReview(const Request& request, const UserInfo& use
     a.subresource = Text(resource, "subresource");
     a.name = Text(resource, "name");
     if (!ns.empty() && a.ns != ns) {
-      return ErrorResponse(Status::BadRequest("spec.resourceAttributes.namespace must match namespace: " + std::string(ns)));
+      return ErrorResponse(Status::BadRequest(
+          "spec.resourceAttributes.namespace must match namespace: " + std::string(ns)));
     }
   } else {
     if (!ns.empty()) {
-      return ErrorResponse(Invalid(kind, "spec.nonResourceAttributes", json::serialize(*non_resource),
+      return ErrorResponse(Invalid(kind, "spec.nonResourceAttributes",
+                                   json::serialize(*non_resource),
                                    "disallowed on this kind of request"));
     }
     a.path = Text(non_resource, "path");
@@ -157,25 +168,28 @@ Response AccessControl::RulesReview(const Request& request, const UserInfo& user
 
   json::array resource_rules, non_resource_rules;
   auto everything = [&] {
-    resource_rules.emplace_back(json::object{{"verbs", {"*"}}, {"apiGroups", {"*"}}, {"resources", {"*"}}});
+    resource_rules.emplace_back(
+        json::object{{"verbs", {"*"}}, {"apiGroups", {"*"}}, {"resources", {"*"}}});
     non_resource_rules.emplace_back(json::object{{"verbs", {"*"}}, {"nonResourceURLs", {"*"}}});
   };
   // The chain's authorizers in order, as kube's union RulesFor concatenates them.
-  if (std::find(user.groups.begin(), user.groups.end(), "system:masters") != user.groups.end()) everything();
+  if (std::find(user.groups.begin(), user.groups.end(), "system:masters") != user.groups.end())
+    everything();
   std::vector<std::string> errors;
   for (const std::string& mode : options_.authorization_modes) {
     if (mode == kModeAlwaysAllow) everything();
     if (mode != kModeRbac) continue;
     for (const rbac::PolicyRule& rule : index_->RulesFor(user, ns, &errors)) {
       if (!rule.resources.empty()) {
-        json::object r{{"verbs", ToArray(rule.verbs)}, {"apiGroups", ToArray(rule.api_groups)},
+        json::object r{{"verbs", ToArray(rule.verbs)},
+                       {"apiGroups", ToArray(rule.api_groups)},
                        {"resources", ToArray(rule.resources)}};
         if (!rule.resource_names.empty()) r["resourceNames"] = ToArray(rule.resource_names);
         resource_rules.emplace_back(std::move(r));
       }
       if (!rule.non_resource_urls.empty()) {
-        non_resource_rules.emplace_back(
-            json::object{{"verbs", ToArray(rule.verbs)}, {"nonResourceURLs", ToArray(rule.non_resource_urls)}});
+        non_resource_rules.emplace_back(json::object{
+            {"verbs", ToArray(rule.verbs)}, {"nonResourceURLs", ToArray(rule.non_resource_urls)}});
       }
     }
   }

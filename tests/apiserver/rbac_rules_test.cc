@@ -9,8 +9,9 @@
 namespace berth::apiserver::rbac {
 namespace {
 
-Attributes Resource(std::string verb, std::string group, std::string resource, std::string subresource = "",
-                    std::string name = "", std::string ns = "default") {
+Attributes Resource(std::string verb, std::string group, std::string resource,
+                    std::string subresource = "", std::string name = "",
+                    std::string ns = "default") {
   Attributes a;
   a.user = {"alice", "", {"system:authenticated"}};
   a.verb = std::move(verb);
@@ -31,9 +32,10 @@ Attributes Path(std::string verb, std::string path) {
   return a;
 }
 
-PolicyRule Rule(std::vector<std::string> verbs, std::vector<std::string> groups, std::vector<std::string> resources,
-                std::vector<std::string> names = {}) {
-  return PolicyRule{std::move(verbs), std::move(groups), std::move(resources), std::move(names), {}};
+PolicyRule Rule(std::vector<std::string> verbs, std::vector<std::string> groups,
+                std::vector<std::string> resources, std::vector<std::string> names = {}) {
+  return PolicyRule{
+      std::move(verbs), std::move(groups), std::move(resources), std::move(names), {}};
 }
 
 PolicyRule Urls(std::vector<std::string> verbs, std::vector<std::string> urls) {
@@ -51,25 +53,30 @@ TEST(RuleAllowsTest, MatchesAsKubeDoes) {
       {"exact", Rule({"get"}, {""}, {"pods"}), Resource("get", "", "pods"), true},
       {"other verb", Rule({"get"}, {""}, {"pods"}), Resource("create", "", "pods"), false},
       {"star verb", Rule({"*"}, {""}, {"pods"}), Resource("deletecollection", "", "pods"), true},
-      {"other group", Rule({"get"}, {""}, {"deployments"}), Resource("get", "apps", "deployments"), false},
-      {"star group", Rule({"get"}, {"*"}, {"deployments"}), Resource("get", "apps", "deployments"), true},
-      {"star resource", Rule({"get"}, {"apps"}, {"*"}), Resource("get", "apps", "deployments", "scale"), true},
+      {"other group", Rule({"get"}, {""}, {"deployments"}), Resource("get", "apps", "deployments"),
+       false},
+      {"star group", Rule({"get"}, {"*"}, {"deployments"}), Resource("get", "apps", "deployments"),
+       true},
+      {"star resource", Rule({"get"}, {"apps"}, {"*"}),
+       Resource("get", "apps", "deployments", "scale"), true},
       {"resource does not cover its subresource", Rule({"get"}, {""}, {"pods"}),
        Resource("get", "", "pods", "status"), false},
-      {"subresource", Rule({"update"}, {""}, {"pods/status"}), Resource("update", "", "pods", "status"), true},
+      {"subresource", Rule({"update"}, {""}, {"pods/status"}),
+       Resource("update", "", "pods", "status"), true},
       {"subresource does not cover the resource", Rule({"update"}, {""}, {"pods/status"}),
        Resource("update", "", "pods"), false},
-      {"star slash subresource", Rule({"get"}, {"*"}, {"*/scale"}), Resource("get", "apps", "deployments", "scale"),
-       true},
+      {"star slash subresource", Rule({"get"}, {"*"}, {"*/scale"}),
+       Resource("get", "apps", "deployments", "scale"), true},
       {"star slash other subresource", Rule({"get"}, {"*"}, {"*/scale"}),
        Resource("get", "apps", "deployments", "status"), false},
-      {"resource name", Rule({"get"}, {""}, {"configmaps"}, {"app"}), Resource("get", "", "configmaps", "", "app"),
-       true},
+      {"resource name", Rule({"get"}, {""}, {"configmaps"}, {"app"}),
+       Resource("get", "", "configmaps", "", "app"), true},
       {"other resource name", Rule({"get"}, {""}, {"configmaps"}, {"app"}),
        Resource("get", "", "configmaps", "", "other"), false},
       {"resource names never match a list", Rule({"list"}, {""}, {"configmaps"}, {"app"}),
        Resource("list", "", "configmaps"), false},
-      {"resource rule never matches a path", Rule({"*"}, {"*"}, {"*"}), Path("get", "/healthz"), false},
+      {"resource rule never matches a path", Rule({"*"}, {"*"}, {"*"}), Path("get", "/healthz"),
+       false},
       {"url", Urls({"get"}, {"/healthz"}), Path("get", "/healthz"), true},
       {"url prefix", Urls({"get"}, {"/apis/*"}), Path("get", "/apis/apps/v1"), true},
       {"url prefix is not the bare path", Urls({"get"}, {"/apis/*"}), Path("get", "/apis"), false},
@@ -87,7 +94,9 @@ TEST(SubjectMatchesTest, UsersGroupsAndServiceAccounts) {
   EXPECT_TRUE(SubjectMatches({"Group", "dev", ""}, alice, ""));
   EXPECT_TRUE(SubjectMatches({"Group", "system:authenticated", ""}, alice, ""));
   EXPECT_FALSE(SubjectMatches({"Group", "alice", ""}, alice, ""));
-  UserInfo robot{"system:serviceaccount:ci:builder", "", {"system:serviceaccounts", "system:serviceaccounts:ci"}};
+  UserInfo robot{"system:serviceaccount:ci:builder",
+                 "",
+                 {"system:serviceaccounts", "system:serviceaccounts:ci"}};
   EXPECT_TRUE(SubjectMatches({"ServiceAccount", "builder", "ci"}, robot, ""));
   EXPECT_FALSE(SubjectMatches({"ServiceAccount", "builder", "prod"}, robot, ""));
   // Without a namespace, the binding's own.
@@ -97,10 +106,12 @@ TEST(SubjectMatchesTest, UsersGroupsAndServiceAccounts) {
 }
 
 TEST(UncoveredTest, BreaksDownWhatTheOwnerLacks) {
-  std::vector<PolicyRule> owner = {Rule({"get", "list"}, {""}, {"pods"}), Rule({"*"}, {"apps"}, {"deployments"}),
+  std::vector<PolicyRule> owner = {Rule({"get", "list"}, {""}, {"pods"}),
+                                   Rule({"*"}, {"apps"}, {"deployments"}),
                                    Rule({"get"}, {""}, {"*/scale"}), Urls({"get"}, {"/apis/*"})};
   EXPECT_TRUE(Uncovered(owner, {Rule({"get"}, {""}, {"pods"})}).empty());
-  EXPECT_TRUE(Uncovered(owner, {Rule({"delete", "patch"}, {"apps"}, {"deployments"}, {"web"})}).empty());
+  EXPECT_TRUE(
+      Uncovered(owner, {Rule({"delete", "patch"}, {"apps"}, {"deployments"}, {"web"})}).empty());
   EXPECT_TRUE(Uncovered(owner, {Rule({"get"}, {""}, {"replicationcontrollers/scale"})}).empty());
   EXPECT_TRUE(Uncovered(owner, {Urls({"get"}, {"/apis/apps"})}).empty());
   auto missing = Uncovered(owner, {Rule({"get", "create"}, {""}, {"pods", "secrets"})});
@@ -110,7 +121,8 @@ TEST(UncoveredTest, BreaksDownWhatTheOwnerLacks) {
   // A star is only covered by a star.
   EXPECT_EQ(Uncovered(owner, {Rule({"*"}, {""}, {"pods"})}).size(), 1u);
   EXPECT_EQ(Uncovered(owner, {Urls({"get"}, {"/metrics"})}).size(), 1u);
-  EXPECT_EQ(CompactString(Urls({"get"}, {"/metrics"})), R"({NonResourceURLs:["/metrics"], Verbs:["get"]})");
+  EXPECT_EQ(CompactString(Urls({"get"}, {"/metrics"})),
+            R"({NonResourceURLs:["/metrics"], Verbs:["get"]})");
 }
 
 Request MakeRequest(std::string method, std::string target) {
@@ -137,13 +149,16 @@ TEST(RequestAttributesTest, VerbsAndScopesAsKubesRequestInfo) {
       {"GET", "/api/v1/namespaces/default/pods", "list", "pods", "", "default", ""},
       {"GET", "/api/v1/pods?watch=true", "watch", "pods", "", "", ""},
       {"GET", "/api/v1/watch/namespaces/default/pods/web", "watch", "pods", "", "default", "web"},
-      {"GET", "/api/v1/namespaces/default/pods?fieldSelector=metadata.name%3Dweb", "list", "pods", "", "default",
-       "web"},
+      {"GET", "/api/v1/namespaces/default/pods?fieldSelector=metadata.name%3Dweb", "list", "pods",
+       "", "default", "web"},
       {"GET", "/api/v1/namespaces/default/pods/web", "get", "pods", "", "default", "web"},
       {"POST", "/api/v1/namespaces/default/pods", "create", "pods", "", "default", ""},
-      {"POST", "/api/v1/namespaces/default/pods/web/binding", "create", "pods", "binding", "default", "web"},
-      {"PUT", "/api/v1/namespaces/default/pods/web/status", "update", "pods", "status", "default", "web"},
-      {"PATCH", "/apis/apps/v1/namespaces/ns1/deployments/d/scale", "patch", "deployments", "scale", "ns1", "d"},
+      {"POST", "/api/v1/namespaces/default/pods/web/binding", "create", "pods", "binding",
+       "default", "web"},
+      {"PUT", "/api/v1/namespaces/default/pods/web/status", "update", "pods", "status", "default",
+       "web"},
+      {"PATCH", "/apis/apps/v1/namespaces/ns1/deployments/d/scale", "patch", "deployments", "scale",
+       "ns1", "d"},
       {"DELETE", "/api/v1/namespaces/default/pods", "deletecollection", "pods", "", "default", ""},
       {"DELETE", "/api/v1/namespaces/default/pods/web", "delete", "pods", "", "default", "web"},
       // A namespace's own requests are in that namespace.
@@ -168,49 +183,64 @@ TEST(RequestAttributesTest, VerbsAndScopesAsKubesRequestInfo) {
 }
 
 TEST(ForbiddenTest, KubesMessages) {
-  EXPECT_EQ(ForbiddenMessage(Resource("create", "", "pods")),
-            R"(User "alice" cannot create resource "pods" in API group "" in the namespace "default")");
+  EXPECT_EQ(
+      ForbiddenMessage(Resource("create", "", "pods")),
+      R"(User "alice" cannot create resource "pods" in API group "" in the namespace "default")");
   EXPECT_EQ(ForbiddenMessage(Resource("list", "", "nodes", "", "", "")),
             R"(User "alice" cannot list resource "nodes" in API group "" at the cluster scope)");
-  EXPECT_EQ(ForbiddenMessage(Resource("patch", "apps", "deployments", "scale", "web")),
-            R"(User "alice" cannot patch resource "deployments/scale" in API group "apps" in the namespace "default")");
-  EXPECT_EQ(ForbiddenMessage(Path("get", "/metrics")), R"(User "alice" cannot get path "/metrics")");
+  EXPECT_EQ(
+      ForbiddenMessage(Resource("patch", "apps", "deployments", "scale", "web")),
+      R"(User "alice" cannot patch resource "deployments/scale" in API group "apps" in the namespace "default")");
+  EXPECT_EQ(ForbiddenMessage(Path("get", "/metrics")),
+            R"(User "alice" cannot get path "/metrics")");
 
   Response r = ForbiddenResponse(Resource("create", "", "pods"), "");
   EXPECT_EQ(r.status, 403);
-  EXPECT_NE(r.body.find(R"("message":"pods is forbidden: User \"alice\" cannot create resource \"pods\" in API group \"\" in the namespace \"default\"")"),
-            std::string::npos)
+  EXPECT_NE(
+      r.body.find(
+          R"("message":"pods is forbidden: User \"alice\" cannot create resource \"pods\" in API group \"\" in the namespace \"default\"")"),
+      std::string::npos)
       << r.body;
   EXPECT_NE(r.body.find(R"("reason":"Forbidden")"), std::string::npos) << r.body;
-  r = ForbiddenResponse(Resource("get", "apps", "deployments", "", "web"), "RBAC: clusterrole.rbac.authorization.k8s.io \"x\" not found");
-  EXPECT_NE(r.body.find(R"(deployments.apps \"web\" is forbidden: User \"alice\" cannot get resource \"deployments\" in API group \"apps\" in the namespace \"default\": RBAC: clusterrole)"),
-            std::string::npos)
+  r = ForbiddenResponse(Resource("get", "apps", "deployments", "", "web"),
+                        "RBAC: clusterrole.rbac.authorization.k8s.io \"x\" not found");
+  EXPECT_NE(
+      r.body.find(
+          R"(deployments.apps \"web\" is forbidden: User \"alice\" cannot get resource \"deployments\" in API group \"apps\" in the namespace \"default\": RBAC: clusterrole)"),
+      std::string::npos)
       << r.body;
   r = ForbiddenResponse(Path("get", "/metrics"), "");
-  EXPECT_NE(r.body.find(R"("message":"forbidden: User \"alice\" cannot get path \"/metrics\"")"), std::string::npos)
+  EXPECT_NE(r.body.find(R"("message":"forbidden: User \"alice\" cannot get path \"/metrics\"")"),
+            std::string::npos)
       << r.body;
 }
 
 TEST(AuthorizationModesTest, KubesListAndRefusals) {
   EXPECT_EQ(ParseAuthorizationModes("RBAC").value(), (std::vector<std::string>{"RBAC"}));
-  EXPECT_EQ(ParseAuthorizationModes("AlwaysDeny,RBAC").value(), (std::vector<std::string>{"AlwaysDeny", "RBAC"}));
+  EXPECT_EQ(ParseAuthorizationModes("AlwaysDeny,RBAC").value(),
+            (std::vector<std::string>{"AlwaysDeny", "RBAC"}));
   EXPECT_EQ(ParseAuthorizationModes("Node,RBAC").status().message(),
-            "authorization-mode \"Node\" is not supported by berth (supported: AlwaysAllow, AlwaysDeny, RBAC)");
-  EXPECT_EQ(ParseAuthorizationModes("Magic").status().message(), "authorization-mode \"Magic\" is not a valid mode");
+            "authorization-mode \"Node\" is not supported by berth (supported: AlwaysAllow, "
+            "AlwaysDeny, RBAC)");
+  EXPECT_EQ(ParseAuthorizationModes("Magic").status().message(),
+            "authorization-mode \"Magic\" is not a valid mode");
   EXPECT_EQ(ParseAuthorizationModes("RBAC,RBAC").status().message(),
             "authorization-mode \"RBAC,RBAC\" has mode specified more than once");
-  EXPECT_EQ(ParseAuthorizationModes("").status().message(), "at least one authorization-mode must be passed");
+  EXPECT_EQ(ParseAuthorizationModes("").status().message(),
+            "at least one authorization-mode must be passed");
 }
 
 TEST(UnionTest, FirstDecisionWins) {
   std::vector<std::unique_ptr<Authorizer>> chain;
   chain.push_back(MakeAlwaysDeny());
   chain.push_back(MakeAlwaysAllow());
-  EXPECT_EQ(MakeUnion(std::move(chain))->Authorize(Resource("get", "", "pods")).decision, Decision::kDeny);
+  EXPECT_EQ(MakeUnion(std::move(chain))->Authorize(Resource("get", "", "pods")).decision,
+            Decision::kDeny);
   std::vector<std::unique_ptr<Authorizer>> allow_first;
   allow_first.push_back(MakeAlwaysAllow());
   allow_first.push_back(MakeAlwaysDeny());
-  EXPECT_EQ(MakeUnion(std::move(allow_first))->Authorize(Resource("get", "", "pods")).decision, Decision::kAllow);
+  EXPECT_EQ(MakeUnion(std::move(allow_first))->Authorize(Resource("get", "", "pods")).decision,
+            Decision::kAllow);
   EXPECT_EQ(MakeUnion({})->Authorize(Resource("get", "", "pods")).decision, Decision::kNoOpinion);
 }
 

@@ -12,9 +12,8 @@
 // election and extension-apiserver-authentication-reader, kube-public's
 // bootstrap signer) and the per-controller system:controller:* roles.
 
-#include <vector>
-
 #include <boost/json/object.hpp>
+#include <vector>
 
 namespace berth::apiserver::rbac {
 

@@ -1,7 +1,6 @@
 #include "apiserver/rbac/policy_index.h"
 
 #include <algorithm>
-
 #include <boost/json.hpp>
 
 #include "api/kinds.h"
@@ -26,14 +25,15 @@ std::string StringField(const json::object* o, std::string_view key) {
 // kube's describeSubject.
 std::string DescribeSubject(const Subject& s, std::string_view binding_namespace) {
   if (s.kind == "ServiceAccount") {
-    return s.kind + " \"" + s.name + "/" + (s.ns.empty() ? std::string(binding_namespace) : s.ns) + "\"";
+    return s.kind + " \"" + s.name + "/" + (s.ns.empty() ? std::string(binding_namespace) : s.ns) +
+           "\"";
   }
   return s.kind + " \"" + s.name + "\"";
 }
 
 std::string NotFoundMessage(std::string_view kind, std::string_view name) {
-  return std::string(kind == "Role" ? "role" : "clusterrole") + ".rbac.authorization.k8s.io \"" + std::string(name) +
-         "\" not found";
+  return std::string(kind == "Role" ? "role" : "clusterrole") + ".rbac.authorization.k8s.io \"" +
+         std::string(name) + "\" not found";
 }
 
 }  // namespace
@@ -67,7 +67,8 @@ Status PolicyIndex::Relist() {
   if (!listed.ok()) return listed.status();
   std::unique_lock lock(mu_);
   Clear();
-  for (const auto& object : listed->items) ApplyLocked({store::EventType::kAdded, object, listed->revision, {}});
+  for (const auto& object : listed->items)
+    ApplyLocked({store::EventType::kAdded, object, listed->revision, {}});
   revision_ = listed->revision;
   return Status::Ok();
 }
@@ -113,10 +114,12 @@ void PolicyIndex::Run() {
       // Fell behind the store's history (or the stream ended): start over,
       // pausing while the store refuses (it may be closing).
       Status listed = Relist();
-      auto watch = listed.ok() ? store_.WatchFrom({.prefix = prefix_, .resource_version = revision_})
-                               : Result<std::unique_ptr<store::Watch>>(listed);
+      auto watch = listed.ok()
+                       ? store_.WatchFrom({.prefix = prefix_, .resource_version = revision_})
+                       : Result<std::unique_ptr<store::Watch>>(listed);
       if (!watch.ok()) {
-        for (int i = 0; i < 20 && !stopping_; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        for (int i = 0; i < 20 && !stopping_; ++i)
+          std::this_thread::sleep_for(std::chrono::milliseconds(50));
         continue;
       }
       std::lock_guard lock(watch_mu_);
@@ -150,10 +153,12 @@ void PolicyIndex::ApplyLocked(const store::WatchEvent& event) {
       cluster_roles_.erase(object.name());
       return;
     }
-    ClusterRole role{RulesFromJson(o.if_contains("rules")), object.labels(), std::nullopt, event.object};
+    ClusterRole role{RulesFromJson(o.if_contains("rules")), object.labels(), std::nullopt,
+                     event.object};
     if (const json::object* rule = Field(o, "aggregationRule")) {
       role.aggregation.emplace();
-      if (const json::value* selectors = rule->if_contains("clusterRoleSelectors"); selectors && selectors->is_array()) {
+      if (const json::value* selectors = rule->if_contains("clusterRoleSelectors");
+          selectors && selectors->is_array()) {
         for (const auto& s : selectors->get_array()) {
           auto selector = api::LabelSelector::FromJson(s);
           if (selector.ok()) role.aggregation->push_back(std::move(selector).value());
@@ -170,14 +175,16 @@ void PolicyIndex::ApplyLocked(const store::WatchEvent& event) {
       return;
     }
     const json::object* ref = Field(o, "roleRef");
-    bindings[object.name()] = Binding{object.name(), object.namespace_name(), StringField(ref, "kind"),
-                                      StringField(ref, "name"), SubjectsFromJson(o.if_contains("subjects"))};
+    bindings[object.name()] =
+        Binding{object.name(), object.namespace_name(), StringField(ref, "kind"),
+                StringField(ref, "name"), SubjectsFromJson(o.if_contains("subjects"))};
   }
 }
 
-void PolicyIndex::VisitRules(const UserInfo& user, std::string_view ns,
-                             const std::function<bool(const std::string&, const PolicyRule&)>& visit,
-                             std::vector<std::string>* errors) const {
+void PolicyIndex::VisitRules(
+    const UserInfo& user, std::string_view ns,
+    const std::function<bool(const std::string&, const PolicyRule&)>& visit,
+    std::vector<std::string>* errors) const {
   std::shared_lock lock(mu_);
   auto visit_binding = [&](const Binding& b, std::string_view binding_ns) -> bool {
     const Subject* matched = nullptr;
@@ -190,9 +197,11 @@ void PolicyIndex::VisitRules(const UserInfo& user, std::string_view ns,
     if (!matched) return false;
     const std::vector<PolicyRule>* rules = nullptr;
     if (b.role_kind == "ClusterRole") {
-      if (auto it = cluster_roles_.find(b.role_name); it != cluster_roles_.end()) rules = &it->second.rules;
+      if (auto it = cluster_roles_.find(b.role_name); it != cluster_roles_.end())
+        rules = &it->second.rules;
     } else if (b.role_kind == "Role" && !binding_ns.empty()) {
-      if (auto it = roles_.find(std::string(binding_ns) + "/" + b.role_name); it != roles_.end()) rules = &it->second;
+      if (auto it = roles_.find(std::string(binding_ns) + "/" + b.role_name); it != roles_.end())
+        rules = &it->second;
     }
     if (!rules) {
       if (errors) errors->push_back(NotFoundMessage(b.role_kind, b.role_name));
@@ -201,7 +210,8 @@ void PolicyIndex::VisitRules(const UserInfo& user, std::string_view ns,
     std::string source = binding_ns.empty()
                              ? "ClusterRoleBinding \"" + b.name + "\""
                              : "RoleBinding \"" + b.name + "/" + std::string(binding_ns) + "\"";
-    source += " of " + b.role_kind + " \"" + b.role_name + "\" to " + DescribeSubject(*matched, binding_ns);
+    source += " of " + b.role_kind + " \"" + b.role_name + "\" to " +
+              DescribeSubject(*matched, binding_ns);
     for (const PolicyRule& rule : *rules) {
       if (visit(source, rule)) return true;
     }
@@ -235,15 +245,17 @@ Result<std::vector<PolicyRule>> PolicyIndex::RoleRules(std::string_view kind, st
                                                        std::string_view name) const {
   std::shared_lock lock(mu_);
   if (kind == "ClusterRole") {
-    if (auto it = cluster_roles_.find(std::string(name)); it != cluster_roles_.end()) return it->second.rules;
+    if (auto it = cluster_roles_.find(std::string(name)); it != cluster_roles_.end())
+      return it->second.rules;
   } else if (kind == "Role") {
-    if (auto it = roles_.find(std::string(ns) + "/" + std::string(name)); it != roles_.end()) return it->second;
+    if (auto it = roles_.find(std::string(ns) + "/" + std::string(name)); it != roles_.end())
+      return it->second;
   }
   return Status::NotFound(NotFoundMessage(kind, name));
 }
 
-std::optional<std::pair<std::string, std::string>> PolicyIndex::BindingRoleRef(std::string_view ns,
-                                                                            std::string_view name) const {
+std::optional<std::pair<std::string, std::string>> PolicyIndex::BindingRoleRef(
+    std::string_view ns, std::string_view name) const {
   std::shared_lock lock(mu_);
   const std::map<std::string, Binding>* bindings = &cluster_bindings_;
   if (!ns.empty()) {
@@ -265,8 +277,9 @@ int PolicyIndex::Aggregate() {
       std::vector<PolicyRule> rules;
       for (const auto& [other_name, other] : cluster_roles_) {  // by name
         if (other_name == name) continue;
-        bool selected = std::any_of(role.aggregation->begin(), role.aggregation->end(),
-                                    [&](const api::LabelSelector& s) { return s.Matches(other.labels); });
+        bool selected =
+            std::any_of(role.aggregation->begin(), role.aggregation->end(),
+                        [&](const api::LabelSelector& s) { return s.Matches(other.labels); });
         if (!selected) continue;
         for (const PolicyRule& rule : other.rules) {
           if (std::find(rules.begin(), rules.end(), rule) == rules.end()) rules.push_back(rule);

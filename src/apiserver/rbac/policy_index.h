@@ -49,13 +49,16 @@ class PolicyIndex {
                   const std::function<bool(const std::string& source, const PolicyRule&)>& visit,
                   std::vector<std::string>* errors) const;
   // Every rule that applies to `user` in `ns`.
-  std::vector<PolicyRule> RulesFor(const UserInfo& user, std::string_view ns, std::vector<std::string>* errors) const;
+  std::vector<PolicyRule> RulesFor(const UserInfo& user, std::string_view ns,
+                                   std::vector<std::string>* errors) const;
   // The rules of the role a binding refers to (`kind` Role or ClusterRole;
   // `ns` for a Role); NotFound with kube's message when absent.
-  Result<std::vector<PolicyRule>> RoleRules(std::string_view kind, std::string_view ns, std::string_view name) const;
+  Result<std::vector<PolicyRule>> RoleRules(std::string_view kind, std::string_view ns,
+                                            std::string_view name) const;
 
   // The roleRef (kind, name) of a RoleBinding (`ns` set) or ClusterRoleBinding.
-  std::optional<std::pair<std::string, std::string>> BindingRoleRef(std::string_view ns, std::string_view name) const;
+  std::optional<std::pair<std::string, std::string>> BindingRoleRef(std::string_view ns,
+                                                                    std::string_view name) const;
 
   // Applies one store event (the watch thread does; tests may too).
   void Apply(const store::WatchEvent& event);
@@ -88,10 +91,11 @@ class PolicyIndex {
   std::map<std::string, std::vector<PolicyRule>> roles_;  // "ns/name"; guarded by mu_
   std::map<std::string, ClusterRole> cluster_roles_;      // guarded by mu_
   std::map<std::string, Binding> cluster_bindings_;       // by name; guarded by mu_
-  std::map<std::string, std::map<std::string, Binding>> role_bindings_;  // ns → name; guarded by mu_
+  std::map<std::string, std::map<std::string, Binding>>
+      role_bindings_;  // ns → name; guarded by mu_
 
   int64_t revision_ = 0;  // watch thread only
-  std::mutex watch_mu_;  // guards replacing watch_ (watch thread) against Stop
+  std::mutex watch_mu_;   // guards replacing watch_ (watch thread) against Stop
   std::unique_ptr<store::Watch> watch_;
   std::atomic<bool> stopping_{false};
   std::thread thread_;

@@ -1,7 +1,6 @@
 #include "apiserver/rbac/policy_rule.h"
 
 #include <algorithm>
-
 #include <boost/json.hpp>
 
 namespace berth::apiserver::rbac {
@@ -31,16 +30,20 @@ bool Has(const std::vector<std::string>& set, std::string_view value) {
 }
 
 bool HasAll(const std::vector<std::string>& set, const std::vector<std::string>& values) {
-  return std::all_of(values.begin(), values.end(), [&](const std::string& v) { return Has(set, v); });
+  return std::all_of(values.begin(), values.end(),
+                     [&](const std::string& v) { return Has(set, v); });
 }
 
-bool VerbMatches(const PolicyRule& rule, std::string_view verb) { return Has(rule.verbs, "*") || Has(rule.verbs, verb); }
+bool VerbMatches(const PolicyRule& rule, std::string_view verb) {
+  return Has(rule.verbs, "*") || Has(rule.verbs, verb);
+}
 
 bool GroupMatches(const PolicyRule& rule, std::string_view group) {
   return Has(rule.api_groups, "*") || Has(rule.api_groups, group);
 }
 
-bool ResourceMatches(const PolicyRule& rule, const std::string& combined, std::string_view subresource) {
+bool ResourceMatches(const PolicyRule& rule, const std::string& combined,
+                     std::string_view subresource) {
   for (const std::string& r : rule.resources) {
     if (r == "*" || r == combined) return true;
     // "*/scale" matches the scale subresource of every resource.
@@ -58,11 +61,13 @@ bool NameMatches(const PolicyRule& rule, std::string_view name) {
 
 bool UrlMatches(const std::string& pattern, std::string_view path) {
   if (pattern == "*" || pattern == path) return true;
-  return pattern.ends_with('*') && path.starts_with(std::string_view(pattern).substr(0, pattern.size() - 1));
+  return pattern.ends_with('*') &&
+         path.starts_with(std::string_view(pattern).substr(0, pattern.size() - 1));
 }
 
 // validation.resourceCoversAll: exact names, "*", or "*/sub" for "res/sub".
-bool ResourcesCover(const std::vector<std::string>& owner, const std::vector<std::string>& servant) {
+bool ResourcesCover(const std::vector<std::string>& owner,
+                    const std::vector<std::string>& servant) {
   if (Has(owner, "*") || HasAll(owner, servant)) return true;
   for (const std::string& path : servant) {
     if (Has(owner, path)) continue;
@@ -76,7 +81,8 @@ bool ResourcesCover(const std::vector<std::string>& owner, const std::vector<std
 bool UrlsCover(const std::vector<std::string>& owner, const std::vector<std::string>& servant) {
   return std::all_of(servant.begin(), servant.end(), [&](const std::string& url) {
     return std::any_of(owner.begin(), owner.end(), [&](const std::string& o) {
-      return o == url || (o.ends_with('*') && url.starts_with(std::string_view(o).substr(0, o.size() - 1)));
+      return o == url ||
+             (o.ends_with('*') && url.starts_with(std::string_view(o).substr(0, o.size() - 1)));
     });
   });
 }
@@ -84,9 +90,10 @@ bool UrlsCover(const std::vector<std::string>& owner, const std::vector<std::str
 bool RuleCovers(const PolicyRule& owner, const PolicyRule& servant) {
   const bool verbs = Has(owner.verbs, "*") || HasAll(owner.verbs, servant.verbs);
   const bool groups = Has(owner.api_groups, "*") || HasAll(owner.api_groups, servant.api_groups);
-  const bool names = servant.resource_names.empty()
-                         ? owner.resource_names.empty()
-                         : owner.resource_names.empty() || HasAll(owner.resource_names, servant.resource_names);
+  const bool names =
+      servant.resource_names.empty()
+          ? owner.resource_names.empty()
+          : owner.resource_names.empty() || HasAll(owner.resource_names, servant.resource_names);
   return verbs && groups && names && ResourcesCover(owner.resources, servant.resources) &&
          UrlsCover(owner.non_resource_urls, servant.non_resource_urls);
 }
@@ -100,7 +107,8 @@ std::vector<PolicyRule> Breakdown(const PolicyRule& rule) {
         if (rule.resource_names.empty()) {
           out.push_back(PolicyRule{{verb}, {group}, {resource}, {}, {}});
         } else {
-          for (const auto& name : rule.resource_names) out.push_back(PolicyRule{{verb}, {group}, {resource}, {name}, {}});
+          for (const auto& name : rule.resource_names)
+            out.push_back(PolicyRule{{verb}, {group}, {resource}, {name}, {}});
         }
       }
     }
@@ -161,10 +169,12 @@ bool RuleAllows(const Attributes& a, const PolicyRule& rule) {
                        [&](const std::string& url) { return UrlMatches(url, a.path); });
   }
   std::string combined = a.subresource.empty() ? a.resource : a.resource + "/" + a.subresource;
-  return GroupMatches(rule, a.group) && ResourceMatches(rule, combined, a.subresource) && NameMatches(rule, a.name);
+  return GroupMatches(rule, a.group) && ResourceMatches(rule, combined, a.subresource) &&
+         NameMatches(rule, a.name);
 }
 
-bool SubjectMatches(const Subject& subject, const UserInfo& user, std::string_view binding_namespace) {
+bool SubjectMatches(const Subject& subject, const UserInfo& user,
+                    std::string_view binding_namespace) {
   if (subject.kind == "User") return subject.name == user.name;
   if (subject.kind == "Group") return Has(user.groups, subject.name);
   if (subject.kind == "ServiceAccount") {
@@ -175,11 +185,13 @@ bool SubjectMatches(const Subject& subject, const UserInfo& user, std::string_vi
   return false;
 }
 
-std::vector<PolicyRule> Uncovered(const std::vector<PolicyRule>& owner, const std::vector<PolicyRule>& servant) {
+std::vector<PolicyRule> Uncovered(const std::vector<PolicyRule>& owner,
+                                  const std::vector<PolicyRule>& servant) {
   std::vector<PolicyRule> missing;
   for (const PolicyRule& rule : servant) {
     for (PolicyRule& part : Breakdown(rule)) {
-      bool covered = std::any_of(owner.begin(), owner.end(), [&](const PolicyRule& o) { return RuleCovers(o, part); });
+      bool covered = std::any_of(owner.begin(), owner.end(),
+                                 [&](const PolicyRule& o) { return RuleCovers(o, part); });
       if (!covered) missing.push_back(std::move(part));
     }
   }

@@ -6,11 +6,10 @@
 // verbs and nonResourceURLs ("/apis/*" matches by prefix). "*" matches
 // everything in each list.
 
+#include <boost/json/fwd.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <boost/json/fwd.hpp>
 
 #include "apiserver/authentication.h"
 #include "apiserver/authorization.h"
@@ -41,13 +40,15 @@ bool RuleAllows(const Attributes& attributes, const PolicyRule& rule);
 // ClusterRoleBinding) names `user`: by user name, by one of its groups, or as
 // the service account system:serviceaccount:NS:NAME (NS defaulting to the
 // binding's namespace).
-bool SubjectMatches(const Subject& subject, const UserInfo& user, std::string_view binding_namespace);
+bool SubjectMatches(const Subject& subject, const UserInfo& user,
+                    std::string_view binding_namespace);
 
 // kube's escalation check (validation.Covers): the parts of `servant` that
 // no rule of `owner` covers, each broken down to one verb, group, resource
 // and name (or one verb and URL). Empty: `owner` holds everything `servant`
 // grants.
-std::vector<PolicyRule> Uncovered(const std::vector<PolicyRule>& owner, const std::vector<PolicyRule>& servant);
+std::vector<PolicyRule> Uncovered(const std::vector<PolicyRule>& owner,
+                                  const std::vector<PolicyRule>& servant);
 
 // kube's PolicyRule.CompactString: {APIGroups:[""], Resources:["pods"], Verbs:["get"]}.
 std::string CompactString(const PolicyRule& rule);

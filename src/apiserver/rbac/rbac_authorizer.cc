@@ -1,9 +1,8 @@
 #include "apiserver/rbac/rbac_authorizer.h"
 
 #include <algorithm>
-#include <set>
-
 #include <boost/json.hpp>
+#include <set>
 
 namespace berth::apiserver::rbac {
 
@@ -45,12 +44,12 @@ std::string QuotedList(const std::vector<std::string>& values) {
 
 // kube's NewForbidden message for the object written.
 Status Forbidden(const Attributes& request, std::string_view name, const std::string& why) {
-  return Status(StatusCode::kForbidden,
-                request.resource + "." + std::string(kGroup) + " \"" + std::string(name) + "\" is forbidden: " + why);
+  return Status(StatusCode::kForbidden, request.resource + "." + std::string(kGroup) + " \"" +
+                                            std::string(name) + "\" is forbidden: " + why);
 }
 
-bool Allowed(const Authorizer& chain, const Attributes& request, std::string verb, std::string resource,
-             std::string name) {
+bool Allowed(const Authorizer& chain, const Attributes& request, std::string verb,
+             std::string resource, std::string name) {
   Attributes a;
   a.user = request.user;
   a.verb = std::move(verb);
@@ -64,27 +63,31 @@ bool Allowed(const Authorizer& chain, const Attributes& request, std::string ver
 }
 
 // validation.ConfirmNoEscalation: the writer's rules in `ns` must cover `rules`.
-Status ConfirmNoEscalation(const PolicyIndex& index, const Attributes& request, std::string_view name,
-                           const std::vector<PolicyRule>& rules) {
+Status ConfirmNoEscalation(const PolicyIndex& index, const Attributes& request,
+                           std::string_view name, const std::vector<PolicyRule>& rules) {
   std::vector<std::string> errors;
-  std::vector<PolicyRule> missing = Uncovered(index.RulesFor(request.user, request.ns, &errors), rules);
+  std::vector<PolicyRule> missing =
+      Uncovered(index.RulesFor(request.user, request.ns, &errors), rules);
   if (missing.empty()) return Status::Ok();
   // validation.CompactRules: one line per group, resource and names, verbs merged.
   std::vector<PolicyRule> compact;
   for (PolicyRule& rule : missing) {
     auto same = std::find_if(compact.begin(), compact.end(), [&](const PolicyRule& c) {
-      return rule.non_resource_urls.empty() && c.non_resource_urls.empty() && c.api_groups == rule.api_groups &&
-             c.resources == rule.resources && c.resource_names == rule.resource_names;
+      return rule.non_resource_urls.empty() && c.non_resource_urls.empty() &&
+             c.api_groups == rule.api_groups && c.resources == rule.resources &&
+             c.resource_names == rule.resource_names;
     });
     if (same == compact.end()) {
       compact.push_back(std::move(rule));
-    } else if (std::find(same->verbs.begin(), same->verbs.end(), rule.verbs.front()) == same->verbs.end()) {
+    } else if (std::find(same->verbs.begin(), same->verbs.end(), rule.verbs.front()) ==
+               same->verbs.end()) {
       same->verbs.push_back(rule.verbs.front());
     }
   }
   std::set<std::string> lines;
   for (const PolicyRule& rule : compact) lines.insert(CompactString(rule));
-  std::string message = "user \"" + request.user.name + "\" (groups=" + QuotedList(request.user.groups) +
+  std::string message = "user \"" + request.user.name +
+                        "\" (groups=" + QuotedList(request.user.groups) +
                         ") is attempting to grant RBAC permissions not currently held:";
   for (const std::string& line : lines) message += "\n" + line;
   if (!errors.empty()) {
@@ -99,10 +102,13 @@ Status ConfirmNoEscalation(const PolicyIndex& index, const Attributes& request, 
 
 Status CheckEscalation(const PolicyIndex& index, const Authorizer& chain, const Attributes& request,
                        std::string_view body, std::string_view patch_type) {
-  if (!request.resource_request || request.group != kGroup || !request.subresource.empty()) return Status::Ok();
+  if (!request.resource_request || request.group != kGroup || !request.subresource.empty())
+    return Status::Ok();
   const bool role = request.resource == "roles" || request.resource == "clusterroles";
-  const bool binding = request.resource == "rolebindings" || request.resource == "clusterrolebindings";
-  if ((!role && !binding) || (request.verb != "create" && request.verb != "update" && request.verb != "patch")) {
+  const bool binding =
+      request.resource == "rolebindings" || request.resource == "clusterrolebindings";
+  if ((!role && !binding) ||
+      (request.verb != "create" && request.verb != "update" && request.verb != "patch")) {
     return Status::Ok();
   }
   // system:masters is what the API server's own loopback client uses: it may do anything.
@@ -117,20 +123,23 @@ Status CheckEscalation(const PolicyIndex& index, const Authorizer& chain, const 
   std::string name = request.name;
   if (object && name.empty()) {
     if (const json::value* meta = object->if_contains("metadata"); meta && meta->is_object()) {
-      if (const json::value* n = meta->get_object().if_contains("name"); n && n->is_string()) name = n->get_string();
+      if (const json::value* n = meta->get_object().if_contains("name"); n && n->is_string())
+        name = n->get_string();
     }
   }
 
   if (role) {
     if (Allowed(chain, request, "escalate", request.resource, name)) return Status::Ok();
     if (!object) {
-      return Forbidden(request, name,
-                       "escalation checks cover create, update, merge and strategic merge patches: this write "
-                       "needs the escalate verb");
+      return Forbidden(
+          request, name,
+          "escalation checks cover create, update, merge and strategic merge patches: this write "
+          "needs the escalate verb");
     }
     if (request.resource == "clusterroles" && object->contains("aggregationRule") &&
         !object->at("aggregationRule").is_null()) {
-      return Forbidden(request, name, "must have cluster-admin privileges to use the aggregationRule");
+      return Forbidden(request, name,
+                       "must have cluster-admin privileges to use the aggregationRule");
     }
     // A patch without rules leaves them as they are.
     if (patch && !object->contains("rules")) return Status::Ok();
@@ -150,13 +159,15 @@ Status CheckEscalation(const PolicyIndex& index, const Authorizer& chain, const 
     if (object && !object->contains("subjects")) return Status::Ok();
     if (auto stored = index.BindingRoleRef(request.ns, name)) std::tie(kind, role_name) = *stored;
   }
-  if (kind.empty()) return Status::Ok();  // nothing granted (validation refuses a binding without a roleRef)
+  if (kind.empty())
+    return Status::Ok();  // nothing granted (validation refuses a binding without a roleRef)
   const std::string ref_resource = kind == "Role" ? "roles" : "clusterroles";
   if (Allowed(chain, request, "bind", ref_resource, role_name)) return Status::Ok();
   if (!object) {
-    return Forbidden(request, name,
-                     "escalation checks cover create, update, merge and strategic merge patches: this write "
-                     "needs the bind verb");
+    return Forbidden(
+        request, name,
+        "escalation checks cover create, update, merge and strategic merge patches: this write "
+        "needs the bind verb");
   }
   auto rules = index.RoleRules(kind, request.ns, role_name);
   if (!rules.ok()) return Forbidden(request, name, rules.status().message());
