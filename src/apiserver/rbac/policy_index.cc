@@ -76,9 +76,17 @@ Status PolicyIndex::Relist() {
 Status PolicyIndex::Start() {
   if (Status s = Relist(); !s.ok()) return s;
   // Aggregated roles (admin, edit, view) are usable from the first request.
-  for (int round = 0; round < 8 && Aggregate() > 0; ++round) {
+  int written = 0;
+  for (int round = 0, n = 0; round < 8 && (n = Aggregate()) > 0; ++round) written += n;
+  // Follow from a list taken after those writes (a store with a short
+  // history may have dropped the revision of the first list already).
+  Result<std::unique_ptr<store::Watch>> watch = Status::Unavailable("not started");
+  for (int attempt = 0; attempt < 5 && !watch.ok(); ++attempt) {
+    if (written > 0 || attempt > 0) {
+      if (Status s = Relist(); !s.ok()) return s;
+    }
+    watch = store_.WatchFrom({.prefix = prefix_, .resource_version = revision_});
   }
-  auto watch = store_.WatchFrom({.prefix = prefix_, .resource_version = revision_});
   if (!watch.ok()) return watch.status();
   watch_ = std::move(watch).value();
   thread_ = std::thread([this] { Run(); });
