@@ -8,6 +8,7 @@
 
 #include "api/validation.h"
 #include "apiserver/authentication.h"
+#include "apiserver/rbac/bootstrap_policy.h"
 #include "apiserver/cbor_response.h"
 #include "apiserver/discovery.h"
 #include "apiserver/field_validation.h"
@@ -57,6 +58,9 @@ ApiServer::ApiServer(store::Store& store, Options options)
     chain = AdmissionChain::Make(defaults, store_);
   }
   admission_ = std::move(chain).value();
+  access_ = std::make_unique<AccessControl>(
+      store_, AccessOptions{options_.tokens, options_.client_certificates, options_.anonymous_auth,
+                            options_.authorization_modes});
   auto ranges = ParseServiceRanges(options_.service_cluster_ip_range, options_.service_node_port_range);
   services_ = std::make_unique<ServiceAllocator>(ranges.ok() ? ranges.value() : ServiceRanges{});
   RegisterBuiltinStrategies(registry_, {store_, *services_});
@@ -139,6 +143,19 @@ Status ApiServer::Bootstrap() {
     auto created = store_.Create(object.value());
     if (!created.ok() && created.status().code() != StatusCode::kAlreadyExists) return created.status();
   }
+  // kube's bootstrap RBAC policy, created when absent.
+  for (auto& policy : rbac::BootstrapPolicy()) {
+    const api::Kind kind = policy["kind"] == "ClusterRole" ? api::Kind::kClusterRole : api::Kind::kClusterRoleBinding;
+    PrepareOwnObject(kind, policy);
+    auto object = api::Object::FromJson(json::value(std::move(policy)));
+    if (!object.ok()) return object.status();
+    auto created = store_.Create(object.value());
+    if (!created.ok() && created.status().code() != StatusCode::kAlreadyExists) return created.status();
+  }
+  if (!access_started_) {
+    access_started_ = true;
+    if (Status s = access_->Start(); !s.ok()) return s;
+  }
   if (!crds_) {
     crds_ = std::make_unique<crd::CrdController>(store_, registry_, &openapi_);
     return crds_->Start();
@@ -152,24 +169,18 @@ Response ApiServer::Handle(Request& request) {
 }
 
 Response ApiServer::Serve(Request& request) {
-  // Health and version stay open to anonymous clients, as kube-apiserver's
-  // default RBAC (system:public-info-viewer) leaves them.
-  const bool public_info = request.path == "/healthz" || request.path == "/livez" || request.path == "/readyz" ||
-                           request.path == "/version" || request.path == "/version/" ||
-                           AnonymousRoute(options_.routes, request.path);
-  const bool authenticating = !options_.tokens.empty() || options_.client_certificates;
-  std::optional<UserInfo> user;
-  if (authenticating && !request.trusted) {
-    user = Authenticate(request, options_.tokens, options_.client_certificates);
-    if (!user && !public_info) return ErrorResponse(Status(StatusCode::kUnauthorized, "Unauthorized"));
+  // Routes marked anonymous (the dashboard's static files) need no
+  // credentials and reach nothing of the API.
+  if (AnonymousRoute(options_.routes, request.path)) {
+    if (const Handler* route = FindRoute(options_.routes, request.path)) return (*route)(request);
   }
-  if (user) {
-    request.user = user->name;
-    request.groups = user->groups;
-  }
-  if (request.path == "/apis/authentication.k8s.io/v1/selfsubjectreviews") {
-    return SelfSubjectReview(request, user);
-  }
+  UserInfo user;
+  std::optional<Response> refused = access_->Admit(request, user);
+  // The audit log records who asked, refused or not.
+  request.user = user.name;
+  request.groups = user.groups;
+  if (refused) return std::move(*refused);
+  if (auto review = access_->ServeReview(request, user)) return std::move(*review);
 
   const std::string& path = request.path;
   const bool get = request.method == "GET";

@@ -15,6 +15,7 @@
 #include "api/object.h"
 #include "apiserver/admission.h"
 #include "apiserver/audit.h"
+#include "apiserver/authorization_filter.h"
 #include "apiserver/system_fields.h"
 #include "apiserver/http.h"
 #include "apiserver/registry.h"
@@ -41,11 +42,14 @@ class ApiServer {
     std::chrono::milliseconds bookmark_interval{60'000};
     std::chrono::seconds default_watch_timeout{1800};
     // Static bearer tokens (token → user). Empty: no authentication.
-    std::map<std::string, std::string> tokens;
+    std::map<std::string, UserInfo> tokens;
     // True (--client-ca-file): a verified client certificate authenticates
     // its CN as the user, its O values as groups; requests must then carry
     // a certificate or a token.
     bool client_certificates = false;
+    // kube's --anonymous-auth and --authorization-mode (authorization_filter.h).
+    bool anonymous_auth = true;
+    std::vector<std::string> authorization_modes{"AlwaysAllow"};
     // Renders /metrics (Prometheus text); unset: 404.
     std::function<std::string()> metrics;
     // Paths served beside the API (after authentication, before the API's
@@ -151,6 +155,9 @@ class ApiServer {
   std::unique_ptr<ServiceAllocator> services_;
   // Serves CustomResourceDefinitions; started by Bootstrap.
   std::unique_ptr<crd::CrdController> crds_;
+  // Authentication and authorization of every request; started by Bootstrap.
+  std::unique_ptr<AccessControl> access_;
+  bool access_started_ = false;
 };
 
 // A request body of a kind served over another's objects (KindInfo::stored_as)

@@ -15,17 +15,29 @@ namespace berth::apiserver {
 
 struct UserInfo {
   std::string name;
+  std::string uid;
   std::vector<std::string> groups;
 };
+
+// kube's names for who a request without credentials is
+// (--anonymous-auth): user system:anonymous in group system:unauthenticated.
+inline constexpr std::string_view kAnonymousUser = "system:anonymous";
+inline constexpr std::string_view kUnauthenticatedGroup = "system:unauthenticated";
+inline constexpr std::string_view kAuthenticatedGroup = "system:authenticated";
+UserInfo AnonymousUser();
 
 // The request's user, or nullopt when neither a verified certificate (only
 // counted when `client_certificates`) nor a known bearer token identifies it.
 std::optional<UserInfo> Authenticate(const Request& request,
-                                     const std::map<std::string, std::string>& tokens,
+                                     const std::map<std::string, UserInfo>& tokens,
                                      bool client_certificates);
 
+// True when the request carries credentials of any kind (a bearer token or
+// a verified client certificate), known or not.
+bool HasCredentials(const Request& request);
+
 // POST /apis/authentication.k8s.io/v1/selfsubjectreviews (`kubectl auth
-// whoami`): the caller's user info; `user` nullopt: system:anonymous.
-Response SelfSubjectReview(const Request& request, const std::optional<UserInfo>& user);
+// whoami`): the caller's user info.
+Response SelfSubjectReview(const Request& request, const UserInfo& user);
 
 }  // namespace berth::apiserver

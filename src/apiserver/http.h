@@ -43,6 +43,9 @@ struct Request {
   // Set only by in-process callers (controllers, simulated kubelets): they are
   // part of the server and skip authentication. The HTTP server never sets it.
   bool trusted = false;
+  // The user a trusted caller acts as ("system:kube-scheduler"; empty: the
+  // server itself): see authorization_filter.h.
+  std::string trusted_user;
   // Set by the HTTP server: the handler may answer with Response::when_ready
   // (a write acknowledged once durable, without holding a thread meanwhile).
   bool may_defer = false;

@@ -398,6 +398,12 @@ Result<json::value> DecodeProtobufEviction(std::string_view body) {
   return DecodeEnvelope(body, protobuf_schema::kEviction, "policy/v1", "Eviction");
 }
 
+Result<json::value> DecodeProtobufReview(std::string_view body, std::string_view kind) {
+  const Message* message = protobuf_schema::ReviewMessage(kind);
+  if (!message) return Unsupported(std::string(kind) + " objects");
+  return DecodeEnvelope(body, *message, "authorization.k8s.io/v1", kind);
+}
+
 namespace protobuf_schema {
 
 // The message of each built-in kind, gathered once from the group files'

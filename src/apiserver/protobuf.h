@@ -35,5 +35,9 @@ Result<boost::json::value> DecodeProtobuf(std::string_view body, api::Kind kind)
 // Eviction (its metadata and deleteOptions).
 Result<boost::json::value> DecodeProtobufDeleteOptions(std::string_view body);
 Result<boost::json::value> DecodeProtobufEviction(std::string_view body);
+// authorization.k8s.io/v1 reviews (`kubectl auth can-i` sends them so):
+// `kind` SelfSubjectAccessReview, SubjectAccessReview,
+// LocalSubjectAccessReview or SelfSubjectRulesReview.
+Result<boost::json::value> DecodeProtobufReview(std::string_view body, std::string_view kind);
 
 }  // namespace berth::apiserver

@@ -15,6 +15,7 @@
 
 #include <initializer_list>
 #include <span>
+#include <string_view>
 
 #include "api/kinds.h"
 
@@ -145,6 +146,11 @@ extern const Message kVolume, kPersistentVolumeClaim, kPersistentVolumeSpec, kTo
 // Request bodies that are not stored kinds.
 extern const Message kEviction;  // policy/v1
 extern const Message kScale;     // autoscaling/v1, the scale subresource's body
+
+// authorization.k8s.io/v1 reviews by kind name ("SelfSubjectAccessReview",
+// "SubjectAccessReview", "LocalSubjectAccessReview", "SelfSubjectRulesReview");
+// nullptr for others (_authorization).
+const Message* ReviewMessage(std::string_view kind);
 
 // A stored kind and the message its objects are read by.
 struct KindMessage {

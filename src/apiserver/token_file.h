@@ -7,11 +7,13 @@
 #include <string>
 
 #include "api/status.h"
+#include "apiserver/authentication.h"
 
 namespace berth::apiserver {
 
-// token → user name. NotFound when the file cannot be read; BadRequest naming
-// the file and line of a malformed entry, or a file with no tokens.
-Result<std::map<std::string, std::string>> ReadTokenFile(const std::string& path);
+// token → the user it authenticates (name, uid and the groups of the fourth
+// column). NotFound when the file cannot be read; BadRequest naming the file
+// and line of a malformed entry, or a file with no tokens.
+Result<std::map<std::string, UserInfo>> ReadTokenFile(const std::string& path);
 
 }  // namespace berth::apiserver

@@ -12,10 +12,12 @@
 
 namespace berth::cluster {
 
-// `user_agent` names the component in the API server's logs and metrics.
+// `user_agent` names the component in the API server's logs and metrics,
+// `user` the identity it acts as (authorization_filter.h).
 inline client::Transport InProcessTransport(apiserver::ApiServer& api,
-                                            std::string user_agent = "berth-controller-manager") {
-  return [&api, user_agent = std::move(user_agent)](const std::string& method, const std::string& target,
+                                            std::string user_agent = "berth-controller-manager",
+                                            std::string user = "system:kube-controller-manager") {
+  return [&api, user_agent = std::move(user_agent), user = std::move(user)](const std::string& method, const std::string& target,
                                                     const std::string& body,
                                                     const std::string& content_type) -> Result<client::RestResponse> {
     apiserver::Request request;
@@ -28,6 +30,7 @@ inline client::Transport InProcessTransport(apiserver::ApiServer& api,
     request.user_agent = user_agent;
     request.body = body;
     request.trusted = true;
+    request.trusted_user = user;
     apiserver::Response response = api.Handle(request);
     return client::RestResponse{response.status, std::move(response.body)};
   };

@@ -51,6 +51,9 @@ void AddApiBenchCommand(CLI::App& app) {
                     "Serve over TLS with client certificates from DIR (ca.crt, server.crt/.key, "
                     "client.crt/.key: scripts/make-test-certs.sh DIR); the external scheduler uses a "
                     "kubeconfig");
+  bench->add_option("--authorization-mode", o.authorization_mode,
+                    "Serve with this --authorization-mode (AlwaysAllow, RBAC); requests carry a bearer token "
+                    "of a user bound to cluster-admin");
   bench->callback([] {
     if (o.external_scheduler && (o.nodes == 0 || o.api_only)) {
       throw CLI::ValidationError("--external-scheduler",

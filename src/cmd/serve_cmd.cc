@@ -4,10 +4,12 @@
 
 #include <signal.h>
 
+#include <algorithm>
 #include <cstdio>
 
 #include "apiserver/admission.h"
 #include "apiserver/audit.h"
+#include "apiserver/authorization.h"
 #include "apiserver/service_alloc.h"
 #include "apiserver/serving_options.h"
 #include "apiserver/token_file.h"
@@ -30,6 +32,8 @@ struct ServeFlags {
   std::string tls_cert_file;
   std::string tls_key_file;
   std::string client_ca_file;
+  std::string authorization_mode = "AlwaysAllow";
+  bool anonymous_auth = true;
   int max_inflight = 400;
   int max_mutating_inflight = 200;
   std::string audit_log_path, audit_policy_file;
@@ -153,6 +157,14 @@ Result<cluster::ClusterOptions> ClusterOptionsFrom(const ServeFlags& f, const sc
     if (!log.ok()) return log.status();
     o.api.audit = std::move(log).value();
   }
+  auto modes = apiserver::ParseAuthorizationModes(f.authorization_mode);
+  if (!modes.ok()) return Status::BadRequest("--authorization-mode: " + modes.status().message());
+  if (std::find(modes->begin(), modes->end(), apiserver::kModeRbac) != modes->end() && f.token_file.empty() &&
+      f.client_ca_file.empty()) {
+    return Status::BadRequest("--authorization-mode=RBAC needs an authenticator: --token-file or --client-ca-file");
+  }
+  o.api.authorization_modes = std::move(modes).value();
+  o.api.anonymous_auth = f.anonymous_auth;
   auto ttl = api::ParseGoDuration(f.event_ttl);
   if (!ttl || ttl->count() < 0) return Status::BadRequest("--event-ttl " + f.event_ttl + ": expected a duration such as 1h");
   o.event_ttl = std::chrono::duration_cast<std::chrono::seconds>(*ttl);
@@ -264,6 +276,12 @@ void AddServeCommand(CLI::App& app, const scheduler::Registry& registry) {
   serve->add_option("--tls-private-key-file", f.tls_key_file, "TLS private key (PEM)");
   serve->add_option("--client-ca-file", f.client_ca_file,
                     "CAs (PEM) whose client certificates authenticate: CN is the user, O values the groups");
+  serve->add_option("--authorization-mode", f.authorization_mode,
+                    "Authorizers in order, comma-separated: AlwaysAllow, AlwaysDeny, RBAC")
+      ->capture_default_str();
+  serve->add_option("--anonymous-auth", f.anonymous_auth,
+                    "Requests without credentials act as system:anonymous (not with AlwaysAllow: 401)")
+      ->capture_default_str();
   serve
       ->add_option("--max-requests-inflight", f.max_inflight,
                    "Non-mutating requests (get, list) handled at once before 429; watches and other long-running "

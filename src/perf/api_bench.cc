@@ -43,11 +43,12 @@ double Seconds(Clock::duration d) { return std::chrono::duration<double>(d).coun
 struct Endpoint {
   uint16_t port = 0;
   ssl::context* tls = nullptr;
+  std::string token;  // set: every request carries it as a bearer token
 };
 
 class Connection {
  public:
-  explicit Connection(const Endpoint& endpoint) : socket_(ioc_) {
+  explicit Connection(const Endpoint& endpoint) : socket_(ioc_), token_(endpoint.token) {
     socket_.connect(tcp::endpoint(net::ip::make_address("127.0.0.1"), endpoint.port));
     socket_.set_option(tcp::no_delay(true));
     if (endpoint.tls) {
@@ -60,6 +61,7 @@ class Connection {
     http::request<http::string_body> req(verb, target, 11);
     req.set(http::field::host, "127.0.0.1");
     req.set(http::field::content_type, "application/json");
+    if (!token_.empty()) req.set(http::field::authorization, "Bearer " + token_);
     req.keep_alive(true);
     req.body() = body;
     req.prepare_payload();
@@ -93,6 +95,7 @@ class Connection {
   tcp::socket socket_;
   std::optional<ssl::stream<tcp::socket&>> tls_;
   beast::flat_buffer buffer_;
+  std::string token_;
 };
 
 // Runs `work(connection, index)` for indices [0, n) over `connections` connections;
@@ -210,7 +213,22 @@ int ApiBench(const ApiBenchOptions& o, std::FILE* out, std::FILE* err) {
       return 2;
     }
   }
-  const Endpoint port{port_number, tls_client ? &*tls_client : nullptr};
+  // --authorization-mode: serve authorizes every request; the benchmark
+  // acts as user `bench` (a bearer token), bound to cluster-admin through
+  // RBAC (not system:masters, which kube lets through before any authorizer).
+  const std::string tokens = o.dir + "/tokens.csv";
+  if (!o.authorization_mode.empty()) {
+    fs::create_directories(o.dir);
+    std::FILE* f = std::fopen(tokens.c_str(), "w");
+    if (f == nullptr) {
+      std::fprintf(err, "berth api-bench: cannot write %s\n", tokens.c_str());
+      return 1;
+    }
+    std::fprintf(f, "bench-admin-token,bench-admin,1,\"system:masters\"\nbench-token,bench,2\n");
+    std::fclose(f);
+  }
+  const Endpoint port{port_number, tls_client ? &*tls_client : nullptr,
+                      o.authorization_mode.empty() ? "" : "bench-token"};
   const std::string server_cert = tls_dir + "/server.crt", server_key = tls_dir + "/server.key",
                     client_ca = tls_dir + "/ca.crt";
   std::string data = o.dir + "/data";
@@ -244,6 +262,11 @@ int ApiBench(const ApiBenchOptions& o, std::FILE* out, std::FILE* err) {
     if (!tls_dir.empty()) {
       for (const char* a : {"--tls-cert-file", server_cert.c_str(), "--tls-private-key-file", server_key.c_str(),
                             "--client-ca-file", client_ca.c_str()}) {
+        argv.push_back(a);
+      }
+    }
+    if (!o.authorization_mode.empty()) {
+      for (const char* a : {"--token-file", tokens.c_str(), "--authorization-mode", o.authorization_mode.c_str()}) {
         argv.push_back(a);
       }
     }
@@ -313,6 +336,19 @@ int ApiBench(const ApiBenchOptions& o, std::FILE* out, std::FILE* err) {
   };
   try {
     std::fprintf(out, "%-56s %14s %s\n", "metric", "value", "unit");
+    if (!o.authorization_mode.empty()) {
+      Endpoint admin = port;
+      admin.token = "bench-admin-token";
+      Connection grant(admin);
+      grant.Request(http::verb::post, "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings",
+                    R"({"metadata":{"name":"bench"},"roleRef":{"apiGroup":"rbac.authorization.k8s.io",)"
+                    R"("kind":"ClusterRole","name":"cluster-admin"},"subjects":[{"kind":"User","name":"bench"}]})");
+      // The binding reaches the authorizer through a watch.
+      Connection probe(port);
+      for (int i = 0; i < 400 && probe.Request(http::verb::get, "/api/v1/namespaces/default", "") != 200; ++i) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(25));
+      }
+    }
     Connection setup(port);
     setup.Request(http::verb::post, "/api/v1/namespaces",
                   R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":"bench"}})");
@@ -419,7 +455,8 @@ int ApiBench(const ApiBenchOptions& o, std::FILE* out, std::FILE* err) {
     for (int w = 0; w < o.watchers; ++w) {
       watches.push_back(std::make_unique<Connection>(port));
       std::string req = "GET /api/v1/namespaces/bench/pods?watch=true&resourceVersion=" + rv +
-                        " HTTP/1.1\r\nHost: x\r\n\r\n";
+                        " HTTP/1.1\r\nHost: x\r\n" +
+                        (port.token.empty() ? "" : "Authorization: Bearer " + port.token + "\r\n") + "\r\n";
       watches.back()->Write(req);
     }
     std::atomic<int> complete{0};

@@ -47,6 +47,9 @@ struct ApiBenchOptions {
   int64_t custom_objects = 0;
   // Set: serve writes its audit log (--audit-log-path) here, to measure its cost.
   std::string audit_log_path;
+  // Set: serve runs with this --authorization-mode and a token file; the
+  // benchmark's requests carry the token of a user bound to cluster-admin.
+  std::string authorization_mode;
 };
 
 int ApiBench(const ApiBenchOptions& options, std::FILE* out, std::FILE* err);

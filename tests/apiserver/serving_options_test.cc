@@ -47,7 +47,12 @@ class TokenFileTest : public ::testing::Test {
 
 TEST_F(TokenFileTest, ReadsKubesFormat) {
   auto tokens = ReadTokenFile(Write("# admins\nsecret,alice,1,\"system:masters,dev\"\n\nt2,bob,2\n")).value();
-  EXPECT_EQ(tokens, (std::map<std::string, std::string>{{"secret", "alice"}, {"t2", "bob"}}));
+  ASSERT_EQ(tokens.size(), 2u);
+  EXPECT_EQ(tokens["secret"].name, "alice");
+  EXPECT_EQ(tokens["secret"].uid, "1");
+  EXPECT_EQ(tokens["secret"].groups, (std::vector<std::string>{"system:masters", "dev"}));
+  EXPECT_EQ(tokens["t2"].name, "bob");
+  EXPECT_TRUE(tokens["t2"].groups.empty());
 }
 
 TEST_F(TokenFileTest, NamesTheLineOfAMalformedEntry) {
