@@ -45,6 +45,10 @@ struct ApiBenchOptions {
   // > 0: also create this many custom objects of a CustomResourceDefinition
   // with a structural schema (validated, defaulted and pruned on each create).
   int64_t custom_objects = 0;
+  // > 0: also create this many Secrets (1 KiB of data each), timed apart.
+  int64_t secrets = 0;
+  // Set: serve encrypts at rest as this EncryptionConfiguration says (--encryption-provider-config).
+  std::string encryption_provider_config;
 };
 
 int ApiBench(const ApiBenchOptions& options, std::FILE* out, std::FILE* err);

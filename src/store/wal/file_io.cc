@@ -50,7 +50,7 @@ Status WriteFully(int fd, const char* data, size_t size, const std::string& path
   return Status::Ok();
 }
 
-bool IsOutOfSpace(int err) { return err == ENOSPC || err == EDQUOT || err == EFBIG; }
+bool IsOutOfSpace(int err) { return err == ENOSPC || err == EDQUOT; }
 
 Status WriteZerosAt(int fd, uint64_t offset, uint64_t size, const std::string& path) {
   static const char kZeros[64 * 1024] = {};

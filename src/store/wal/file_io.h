@@ -21,8 +21,9 @@ std::string ErrnoMessage(std::string_view what, const std::string& path, int err
 Status WriteFully(int fd, const char* data, size_t size, const std::string& path,
                   int* error = nullptr);
 
-// Whether a failed write's errno means the file system (or the process's
-// quota or file size limit) is out of space: retrying once space is freed may work.
+// Whether a failed write's errno means the file system (or the user's quota)
+// is out of space: retrying once space is freed may work. (A file size
+// limit, EFBIG, is not: it does not go away.)
 bool IsOutOfSpace(int err);
 
 // Writes `size` zero bytes at `offset` (pwrite: the file's offset is left

@@ -90,7 +90,7 @@ class LogWriter {
   // Blocks until every record up to `position` is written and fdatasync'ed
   // (only written, with sync off), or the log has failed (see Health).
   //
-  // Failures. A write that fails for want of space (ENOSPC, EDQUOT, EFBIG)
+  // Failures. A write that fails for want of space (ENOSPC, EDQUOT)
   // is retried: the segment is cut back to its last whole record and the
   // writer tries again every so often, while Health reports the cause, until
   // space returns (the waiting appenders then complete as usual). Any other
