@@ -188,6 +188,14 @@ Response ApiServer::Serve(Request& request) {
     if (!get) return ErrorResponse(Status(StatusCode::kMethodNotAllowed, "method not allowed"));
     return JsonResponse(200, json::serialize(VersionInfo(options_.berth_version)));
   }
+  if (path == "/readyz") {
+    // Not ready while the store refuses writes (a failed log, a full disk).
+    if (Status health = store_.Health(); !health.ok()) {
+      Response r = JsonResponse(500, "[-]store failed: " + health.message() + "\nreadyz check failed\n");
+      r.content_type = "text/plain; charset=utf-8";
+      return r;
+    }
+  }
   if (path == "/healthz" || path == "/livez" || path == "/readyz") {
     Response r = JsonResponse(200, "ok");
     r.content_type = "text/plain; charset=utf-8";

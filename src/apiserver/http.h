@@ -89,6 +89,9 @@ struct Response {
   // sent before when_ready calls its argument, which it does exactly once, from
   // any thread (e.g. once the write it reports is durable).
   std::function<void(std::function<void()>)> when_ready;
+  // Optional, with when_ready: called just before the held response is sent;
+  // it may replace it (a write that failed after all answers an error instead).
+  std::function<void(Response&)> finalize;
 };
 
 using Handler = std::function<Response(Request&)>;

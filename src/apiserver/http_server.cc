@@ -455,6 +455,7 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
         std::make_shared<std::pair<decltype(send), Response>>(std::move(send), std::move(response));
     when_ready([this, box] {
       auto& [send, response] = *box;
+      if (auto finalize = std::move(response.finalize)) finalize(response);
       send(std::move(response));
       // The last held answer while stopping wakes Stop. stopping is set before
       // Stop checks the count: a decrement that reads it false came first, and

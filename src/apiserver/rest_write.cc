@@ -154,6 +154,10 @@ Response ApiServer::AnswerWhenVisible(Response response, int64_t revision) {
     response.when_ready = [&store = store_, revision](std::function<void()> ready) {
       store.WhenVisible(revision, std::move(ready));
     };
+    // The store failed before the write was durable: its error, not the success.
+    response.finalize = [&store = store_, revision](Response& held) {
+      if (Status s = store.WriteStatus(revision); !s.ok()) held = ErrorResponse(s);
+    };
   }
   return response;
 }

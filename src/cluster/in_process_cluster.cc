@@ -17,6 +17,7 @@ Result<std::unique_ptr<store::MemoryStore>> OpenEmbedded(const ClusterOptions& o
   store::MemoryStore::Options store_options;
   store_options.data_dir = options.data_dir;
   store_options.history = options.watch_history;
+  store_options.encryption = options.encryption;
   store_options.on_fsync = [&metrics](double seconds) { metrics.ObserveFsync(seconds); };
   store_options.on_snapshot = [&metrics](double seconds) { metrics.ObserveSnapshot(seconds); };
   auto opened = store::MemoryStore::Open(store_options);

@@ -31,6 +31,7 @@
 #include "cluster/scheduler_runner.h"
 #include "scheduler/framework/registry.h"
 #include "scheduler/scheduler.h"
+#include "store/encryption.h"
 #include "store/etcd/etcd_store.h"
 #include "store/store.h"
 
@@ -44,6 +45,8 @@ struct ClusterOptions {
   // The store: durable in `data_dir`, or in memory when it is empty.
   std::string data_dir;
   int64_t watch_history = 100'000;  // revisions kept for watch resumption
+  // Encryption at rest of the embedded store's log and snapshots (--encryption-provider-config).
+  std::shared_ptr<const store::Encryption> encryption;
   // Set: the store is etcd (`data_dir` unused); its watch cache keeps
   // `watch_history` revisions and Events get leases of `event_ttl`.
   std::optional<store::EtcdStore::Options> etcd;

@@ -19,6 +19,10 @@ void AddApiBenchCommand(CLI::App& app) {
                     "Also create this many objects of a schema-validated custom resource (0: none)")
       ->capture_default_str();
   bench->add_option("--gets", o.gets, "GETs to time")->capture_default_str();
+  bench->add_option("--secrets", o.secrets, "Also create this many Secrets (1 KiB each), timed apart")
+      ->capture_default_str();
+  bench->add_option("--encryption-provider-config", o.encryption_provider_config,
+                    "Serve with this EncryptionConfiguration (encryption at rest)");
   bench->add_option("--watchers", o.watchers, "Concurrent watchers")->capture_default_str();
   bench->add_option("--watch-events", o.watch_events, "Events each watcher must see")
       ->capture_default_str();

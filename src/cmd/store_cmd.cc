@@ -23,6 +23,21 @@ namespace berth::cmd {
 namespace {
 
 int exit_code = 0;
+// --encryption-provider-config of check and restore: the one serve uses, to read
+// (and for restore, write) resources encrypted at rest.
+std::string encryption_config;
+
+// Sets options->encryption from --encryption-provider-config; false (printed) when it cannot be used.
+bool LoadEncryption(store::MemoryStore::Options* options, std::string* error) {
+  if (encryption_config.empty()) return true;
+  auto loaded = store::Encryption::LoadFile(encryption_config);
+  if (!loaded.ok()) {
+    *error = loaded.status().message();
+    return false;
+  }
+  options->encryption = std::move(loaded).value();
+  return true;
+}
 
 int Fail(const std::string& message) {
   std::fprintf(stderr, "berth: %s\n", message.c_str());
@@ -44,6 +59,7 @@ int Check(const std::string& dir, bool parse) {
   store::MemoryStore::Options options;
   options.data_dir = dir;
   options.read_only = true;
+  if (std::string error; !LoadEncryption(&options, &error)) return Fail(error);
   const auto start = std::chrono::steady_clock::now();
   auto opened = store::MemoryStore::Open(options);
   if (!opened.ok()) return Fail("store check " + dir + ": " + opened.status().message());
@@ -109,6 +125,7 @@ int Restore(const std::string& dir, int64_t revision) {
   store::MemoryStore::Options options;
   options.data_dir = dir;
   options.recover_to_revision = revision;
+  if (std::string error; !LoadEncryption(&options, &error)) return Fail(error);
   auto opened = store::MemoryStore::Open(options);
   if (!opened.ok()) return Fail("store restore " + dir + ": " + opened.status().message());
   (void)apiserver::crd::RegisterStoredKinds(*opened.value());
@@ -230,12 +247,16 @@ void AddStoreCommands(CLI::App& app) {
   static bool no_parse = false;
   check->add_flag("--no-parse", no_parse,
                   "Only recover (read and CRC-check the files); skip parsing every stored object");
+  check->add_option("--encryption-provider-config", encryption_config,
+                    "The EncryptionConfiguration serve uses (to read resources encrypted at rest)");
   check->callback([] { SetExitCode(Check(dir, !no_parse)); });
 
   auto* restore = store->add_subcommand(
       "restore", "Roll the store back to a past revision (the current data is kept as a backup)");
   restore->add_option("--data-dir", dir, "The store's data directory")->required();
   restore->add_option("--to-revision", revision, "The revision to restore")->required();
+  restore->add_option("--encryption-provider-config", encryption_config,
+                      "The EncryptionConfiguration serve uses (resources encrypted at rest stay so)");
   restore->callback([] { SetExitCode(Restore(dir, revision)); });
 
   auto* demo = store->add_subcommand("demo", "Write sample objects and print the store report");

@@ -50,6 +50,10 @@ struct ApiBenchOptions {
   // Set: serve runs with this --authorization-mode and a token file; the
   // benchmark's requests carry the token of a user bound to cluster-admin.
   std::string authorization_mode;
+  // > 0: also create this many Secrets (1 KiB of data each), timed apart.
+  int64_t secrets = 0;
+  // Set: serve encrypts at rest as this EncryptionConfiguration says (--encryption-provider-config).
+  std::string encryption_provider_config;
 };
 
 int ApiBench(const ApiBenchOptions& options, std::FILE* out, std::FILE* err);

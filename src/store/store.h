@@ -125,6 +125,16 @@ class Store {
     (void)revision;
     done();
   }
+  // Ok; or why the store refuses writes now (its log failed, or is out of
+  // space). Reads go on either way. /readyz reports it.
+  virtual Status Health() { return Status::Ok(); }
+  // Once WhenVisible has called back for a deferred write at `revision`: Ok
+  // when it is visible, else why it never will be (the store failed before
+  // the write was durable; the write must be answered with this error).
+  virtual Status WriteStatus(int64_t revision) {
+    (void)revision;
+    return Status::Ok();
+  }
 };
 
 // Deferred acknowledgement of writes, for callers that answer asynchronously

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <boost/json.hpp>
 #include <chrono>
+#include <cerrno>
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
@@ -23,6 +24,9 @@ class DeferredWriteTest : public ::testing::Test {
  protected:
   void Open(bool durable) {
     store::MemoryStore::Options options;
+    options.inject_fault = [this](std::string_view call) {
+      return call == "fdatasync" ? fsync_error_.load() : 0;
+    };
     if (durable) {
       char pattern[] = "/tmp/berth-deferred-XXXXXX";
       ASSERT_NE(::mkdtemp(pattern), nullptr);
@@ -76,6 +80,7 @@ class DeferredWriteTest : public ::testing::Test {
   }
 
   std::string dir_;
+  std::atomic<int> fsync_error_{0};  // injected into the log's fdatasyncs
   std::unique_ptr<store::MemoryStore> store_;
   std::unique_ptr<ApiServer> api_;
 };
@@ -100,6 +105,37 @@ TEST_F(DeferredWriteTest, DurableCreatesAndBindingsAnswerOnceVisible) {
   EXPECT_EQ(again.status, 409);
   EXPECT_FALSE(again.when_ready);
   EXPECT_EQ(NodeNameOf("a"), "n1");
+}
+
+TEST_F(DeferredWriteTest, AFailedFsyncAnswersTheHeldWriteWithTheErrorAndReadyzFails) {
+  Open(/*durable=*/true);
+  ASSERT_EQ(Post(kPods, Pod("before"), /*may_defer=*/false).status, 201);  // durable
+  fsync_error_ = EIO;
+  Response created = Post(kPods, Pod("a"), /*may_defer=*/true);
+  ASSERT_EQ(created.status, 201) << created.body;  // ordered and logged, not yet durable
+  ASSERT_TRUE(created.when_ready);
+  ASSERT_TRUE(WaitReady(created));
+  // What the HTTP server does before sending the held answer.
+  ASSERT_TRUE(created.finalize);
+  created.finalize(created);
+  EXPECT_EQ(created.status, 500);
+  EXPECT_NE(created.body.find("fdatasync"), std::string::npos) << created.body;
+  EXPECT_NE(created.body.find("InternalError"), std::string::npos) << created.body;
+
+  Response refused = Post(kPods, Pod("b"), /*may_defer=*/false);
+  EXPECT_EQ(refused.status, 500);
+  EXPECT_NE(refused.body.find("until it is restarted"), std::string::npos) << refused.body;
+  Request readyz;
+  readyz.method = "GET";
+  readyz.path = "/readyz";
+  Response ready = api_->Handle(readyz);
+  EXPECT_EQ(ready.status, 500);
+  EXPECT_NE(ready.body.find("fdatasync"), std::string::npos) << ready.body;
+  Request healthz = readyz;
+  healthz.path = "/healthz";
+  EXPECT_EQ(api_->Handle(healthz).status, 200);  // alive: reads go on
+  EXPECT_EQ(NodeNameOf("before"), "");
+  EXPECT_EQ(NodeNameOf("a"), "<missing>");
 }
 
 TEST_F(DeferredWriteTest, WithoutMayDeferOrWithoutALogNothingIsHeld) {

@@ -117,6 +117,29 @@ Status MemoryStore::Recover() {
       revision_ = a.revision;
     }
   });
+  // A value encrypted at rest, made plain (owned by *owner from then on).
+  // False (and `failure` set) when it cannot be.
+  auto unseal = [&](std::string_view key, std::string_view* value,
+                    std::shared_ptr<const void>* owner) {
+    if (!failure.ok()) return false;
+    const Encryption* encryption = options_.encryption.get();
+    if (!encryption) {
+      if (!value->starts_with("k8s:enc:")) return true;
+      failure = Status::Internal(std::string(key) +
+                                 " is encrypted at rest: serve needs its --encryption-provider-config");
+      return false;
+    }
+    if (!encryption->MayTransform(key, *value)) return true;
+    auto plain = encryption->FromStorage(key, *value);
+    if (!plain.ok()) {
+      failure = plain.status();
+      return false;
+    }
+    auto text = std::make_shared<const std::string>(std::move(plain).value());
+    *value = *text;
+    *owner = std::move(text);
+    return true;
+  };
   wal::RecoverOptions recover_options;
   recover_options.repair = !options_.read_only;
   if (options_.recover_to_revision > 0) recover_options.max_revision = options_.recover_to_revision;
@@ -127,9 +150,11 @@ Status MemoryStore::Recover() {
       dir, recover_options,
       [&](wal::SnapshotEntry entry) {
         std::string key(entry.key);
+        std::string_view value = entry.value;
+        std::shared_ptr<const void> owner = std::move(entry.file);
+        if (!unseal(key, &value, &owner)) return;
         CountLocked(key, 1);
-        ObjectPtr object =
-            api::Object::FromStored(key, entry.value, std::move(entry.file), entry.revision);
+        ObjectPtr object = api::Object::FromStored(key, value, std::move(owner), entry.revision);
         index_.Load(key)->value = Versions{{entry.revision, std::move(object)}};
       },
       [&](const wal::MappedRecord& record) {
@@ -140,12 +165,15 @@ Status MemoryStore::Recover() {
           revision_ = compacted_ = record.revision - 1;
         }
         ObjectPtr object;
+        std::string_view value = record.value;
+        std::shared_ptr<const void> owner = record.file;
+        if (record.type != wal::Record::Type::kDelete && !unseal(record.key, &value, &owner)) return;
         if (record.type == wal::Record::Type::kPutAtRevision) {
-          object = api::Object::FromStored(std::string(record.key), record.value, record.file,
+          object = api::Object::FromStored(std::string(record.key), value, std::move(owner),
                                            record.revision);
         } else if (record.type == wal::Record::Type::kPut) {
           // Written before records carried their revision's text: decoded now.
-          auto decoded = api::Object::Decode(record.value);
+          auto decoded = api::Object::Decode(value);
           if (!decoded.ok()) {
             failure = Status::Internal("log record at revision " + std::to_string(record.revision) +
                                        ": " + decoded.status().message());
@@ -182,6 +210,8 @@ Status MemoryStore::Recover() {
   log_options.sync = options_.sync;
   log_options.on_fsync = options_.on_fsync;
   log_options.on_durable = [this](uint64_t position) { OnDurable(position); };
+  log_options.on_failure = [this](const Status& status) { OnLogFailure(status); };
+  log_options.inject_fault = options_.inject_fault;
   auto log = wal::LogWriter::Open(std::move(log_options), revision_ + 1);
   if (!log.ok()) return log.status();
   log_ = std::move(log).value();

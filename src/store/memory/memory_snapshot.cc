@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <deque>
 #include <thread>
 
 #include "store/memory/memory_store.h"
@@ -39,6 +40,8 @@ std::vector<ObjectPtr> MemoryStore::LiveObjectsLocked() {
 
 Status MemoryStore::Snapshot() {
   if (!log_) return Status::Ok();
+  // A failed log's newest writes were never acknowledged: no snapshot may make them durable.
+  if (log_failed_.load()) return Health();
   std::lock_guard slk(snapshot_mu_);  // one snapshot at a time
   const auto started = std::chrono::steady_clock::now();
   int64_t revision;
@@ -81,8 +84,17 @@ Status MemoryStore::WriteSnapshotTo(const std::string& dir, int64_t revision,
                                     const std::vector<ObjectPtr>& objects) {
   std::vector<wal::SnapshotEntry> entries;
   entries.reserve(objects.size());
+  std::deque<std::string> sealed;  // encrypted values the entries point into
   for (const auto& o : objects) {
-    entries.push_back({o->StorageKey(), o->resource_version(), o->Encoded()});
+    const std::string& key = o->StorageKey();
+    if (options_.encryption && options_.encryption->Covers(key)) {
+      auto value = options_.encryption->ToStorage(key, o->Encoded());
+      if (!value.ok()) return value.status();
+      sealed.push_back(std::move(value).value());
+      entries.push_back({key, o->resource_version(), sealed.back()});
+      continue;
+    }
+    entries.push_back({key, o->resource_version(), o->Encoded()});
   }
   return wal::WriteSnapshot(dir, revision, entries);
 }

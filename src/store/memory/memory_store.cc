@@ -88,6 +88,10 @@ Result<ObjectPtr> MemoryStore::Write(Op op, const std::string& key, ObjectPtr ob
                                      int64_t expected_revision) {
   if (closed_.load()) return Status(StatusCode::kUnavailable, "the store is closed");
   if (options_.read_only) return Status(StatusCode::kForbidden, "the store is read-only");
+  // A failed log or a full disk: refused before anything is assigned.
+  if (log_) {
+    if (Status health = log_->Health(); !health.ok()) return health;
+  }
   // Encode outside the lock; the revision's digits go in under it. The log
   // record and the stored version share that text (the version's Encoded()).
   api::Object::EncodedTemplate encoded;
@@ -105,6 +109,7 @@ Result<ObjectPtr> MemoryStore::Write(Op op, const std::string& key, ObjectPtr ob
     int64_t rev = current->revision;
     lk.unlock();
     WaitVisible(rev);
+    if (log_failed_.load()) return Health();
     return Status::AlreadyExists("object already exists: " + key);
   }
   if (op != Op::kCreate) {
@@ -112,17 +117,31 @@ Result<ObjectPtr> MemoryStore::Write(Op op, const std::string& key, ObjectPtr ob
       int64_t rev = !entry || entry->value.empty() ? 0 : entry->value.back().revision;
       lk.unlock();
       WaitVisible(rev);
+      if (log_failed_.load()) return Health();
       return Status::NotFound("object not found: " + key);
     }
     if (expected_revision > 0 && current->revision != expected_revision) {
       int64_t rev = current->revision;
       lk.unlock();
       WaitVisible(rev);
+      if (log_failed_.load()) return Health();
       return Status::Conflict("the object has been modified; please apply your changes to the "
                               "latest version and try again");
     }
   }
   ObjectPtr prev = current ? current->object : nullptr;
+  // The object's text at the revision it is about to get, and (a resource
+  // encrypted at rest) the log's form of it: sealed before the revision is
+  // taken, so a failure leaves nothing behind.
+  std::string text;
+  std::string sealed;
+  const bool seal = object && log_ && options_.encryption && options_.encryption->Covers(key);
+  if (seal) {
+    text = encoded.At(revision_ + 1);
+    auto stored_form = options_.encryption->ToStorage(key, text);
+    if (!stored_form.ok()) return stored_form.status();
+    sealed = std::move(stored_form).value();
+  }
   const int64_t revision = ++revision_;
   ObjectPtr stored;
   uint64_t position = 0;
@@ -132,7 +151,7 @@ Result<ObjectPtr> MemoryStore::Write(Op op, const std::string& key, ObjectPtr ob
     record.type = object ? wal::Record::Type::kPutAtRevision : wal::Record::Type::kDelete;
     record.revision = revision;
     record.key = key;
-    if (object) record.value = encoded.At(revision);
+    if (object) record.value = seal ? std::move(sealed) : encoded.At(revision);
     // Queued for publication before it is logged: the log's thread may make
     // it durable, and publish it, before Append returns.
     position = ++log_position_;
@@ -145,7 +164,7 @@ Result<ObjectPtr> MemoryStore::Write(Op op, const std::string& key, ObjectPtr ob
       BERTH_LOG_ERROR("log position out of step", "Store write failed", {"revision", revision});
       std::abort();
     }
-    if (object) stored = object->WithResourceVersion(revision, std::move(record.value));
+    if (object) stored = object->WithResourceVersion(revision, seal ? std::move(text) : std::move(record.value));
     snapshot_due = options_.snapshot_every > 0 && ++records_since_snapshot_ >= options_.snapshot_every;
   } else if (object) {
     stored = object->WithResourceVersion(revision);
@@ -161,6 +180,7 @@ Result<ObjectPtr> MemoryStore::Write(Op op, const std::string& key, ObjectPtr ob
     scope->Deferred(revision);  // published by OnDurable; the caller waits with WhenVisible
   } else {
     log_->WaitDurable(position);  // OnDurable has published it when this returns
+    if (!log_->IsDurable(position)) return Health();  // the log failed first: never visible
   }
   if (snapshot_due) MaybeSnapshotAsync();
   if (op == Op::kDelete) return prev->WithResourceVersion(revision);
@@ -225,10 +245,41 @@ void MemoryStore::OnDurable(uint64_t position) {
   durable_callbacks_.clear();
 }
 
+void MemoryStore::OnLogFailure(const Status& status) {
+  std::vector<std::function<void()>> due;
+  {
+    std::lock_guard plk(publish_mu_);
+    log_failure_ = status;
+    log_failed_.store(true);
+    for (auto& [revision, done] : visible_callbacks_) due.push_back(std::move(done));
+    visible_callbacks_.clear();
+  }
+  {
+    std::lock_guard lk(commit_mu_);
+  }
+  commit_cv_.notify_all();  // conflict checks waiting for a write that will never be visible
+  for (auto& done : due) done();  // their WriteStatus answers the failure
+}
+
+Status MemoryStore::Health() {
+  if (log_failed_.load()) {
+    std::lock_guard plk(publish_mu_);
+    return log_failure_;
+  }
+  return log_ ? log_->Health() : Status::Ok();
+}
+
+Status MemoryStore::WriteStatus(int64_t revision) {
+  if (committed_.load(std::memory_order_acquire) >= revision) return Status::Ok();
+  std::lock_guard plk(publish_mu_);
+  if (committed_.load(std::memory_order_seq_cst) >= revision || !log_failed_.load()) return Status::Ok();
+  return log_failure_;
+}
+
 void MemoryStore::WhenVisible(int64_t revision, std::function<void()> done) {
   if (committed_.load(std::memory_order_acquire) < revision) {
     std::lock_guard plk(publish_mu_);
-    if (committed_.load(std::memory_order_seq_cst) < revision && !log_closed_) {
+    if (committed_.load(std::memory_order_seq_cst) < revision && !log_closed_ && !log_failed_.load()) {
       visible_callbacks_.emplace_back(revision, std::move(done));
       return;
     }
@@ -241,7 +292,8 @@ void MemoryStore::WaitVisible(int64_t revision) {
   CommitWaiter waiter(this);
   std::unique_lock lk(commit_mu_);
   commit_cv_.wait(lk, [&] {
-    return closed_.load() || committed_.load(std::memory_order_acquire) >= revision;
+    return closed_.load() || log_failed_.load() ||
+           committed_.load(std::memory_order_acquire) >= revision;
   });
 }
 

@@ -30,6 +30,7 @@
 #include <thread>
 #include <vector>
 
+#include "store/encryption.h"
 #include "store/memory/key_index.h"
 #include "store/store.h"
 #include "store/wal/dir_lock.h"
@@ -61,6 +62,11 @@ class MemoryStore final : public Store {
     bool read_only = false;
     // Recover the state as of this revision (store restore); implies read_only.
     int64_t recover_to_revision = 0;
+    // Set: values of the resources it covers are encrypted in the log and
+    // snapshots (and decrypted on recovery); objects in memory stay plain.
+    std::shared_ptr<const Encryption> encryption;
+    // Tests only: wal::LogWriter::Options::inject_fault.
+    std::function<int(std::string_view call)> inject_fault;
   };
 
   // Opens the store; with a data directory, recovers it first (see
@@ -77,6 +83,10 @@ class MemoryStore final : public Store {
   int64_t CurrentRevision() override { return committed_.load(std::memory_order_acquire); }
   std::vector<std::pair<std::string, int64_t>> CountByResource() override;
   void WhenVisible(int64_t revision, std::function<void()> done) override;
+  // The log's health: a failed log (fsync, I/O error) refuses writes until
+  // restart; a log out of space refuses them until space is freed.
+  Status Health() override;
+  Status WriteStatus(int64_t revision) override;
 
   // The oldest revision a list or watch can still start from.
   int64_t CompactedRevision();
@@ -173,6 +183,9 @@ class MemoryStore final : public Store {
   // The log's on_durable: publishes the writes logged up to `position` and
   // runs the WhenVisible callbacks they satisfy.
   void OnDurable(uint64_t position);
+  // The log's on_failure: no logged write not yet durable will ever be;
+  // releases whoever waits for one.
+  void OnLogFailure(const Status& status);
   void MaybeSnapshotAsync();
   // REQUIRES: snapshot_mu_ held.
   Status WriteSnapshotTo(const std::string& dir, int64_t revision,
@@ -210,6 +223,8 @@ class MemoryStore final : public Store {
   std::vector<std::pair<int64_t, std::function<void()>>>
       visible_callbacks_;    // guarded by publish_mu_
   bool log_closed_ = false;  // guarded by publish_mu_
+  Status log_failure_;       // guarded by publish_mu_: set once the log failed
+  std::atomic<bool> log_failed_{false};
   // OnDurable's scratch, emptied after each call (the log's thread only).
   std::vector<ObjectPtr> durable_objects_;
   std::vector<std::string_view> durable_keys_;

@@ -31,20 +31,26 @@ std::string ErrnoMessage(std::string_view what, const std::string& path, int err
   return m;
 }
 
-Status WriteFully(int fd, const char* data, size_t size, const std::string& path) {
+Status WriteFully(int fd, const char* data, size_t size, const std::string& path, int* error) {
   while (size > 0) {
     ssize_t n = ::write(fd, data, size);
     if (n < 0) {
       if (errno == EINTR) {
         continue;
       }
-      return Status::Internal(ErrnoMessage("write", path, errno));
+      const int err = errno;
+      if (error != nullptr) {
+        *error = err;
+      }
+      return Status::Internal(ErrnoMessage("write", path, err));
     }
     data += n;
     size -= static_cast<size_t>(n);
   }
   return Status::Ok();
 }
+
+bool IsOutOfSpace(int err) { return err == ENOSPC || err == EDQUOT; }
 
 Status WriteZerosAt(int fd, uint64_t offset, uint64_t size, const std::string& path) {
   static const char kZeros[64 * 1024] = {};

@@ -16,8 +16,15 @@ std::string JoinPath(const std::string& dir, const std::string& name);
 // "<what> <path>: <strerror> (errno N)".
 std::string ErrnoMessage(std::string_view what, const std::string& path, int err);
 
-// Writes all of [data, data+size) at the file's offset, retrying short writes and EINTR.
-Status WriteFully(int fd, const char* data, size_t size, const std::string& path);
+// Writes all of [data, data+size) at the file's offset, retrying short writes
+// and EINTR. On failure `*error` (when given) is the failed call's errno.
+Status WriteFully(int fd, const char* data, size_t size, const std::string& path,
+                  int* error = nullptr);
+
+// Whether a failed write's errno means the file system (or the user's quota)
+// is out of space: retrying once space is freed may work. (A file size
+// limit, EFBIG, is not: it does not go away.)
+bool IsOutOfSpace(int err);
 
 // Writes `size` zero bytes at `offset` (pwrite: the file's offset is left
 // where it was), retrying short writes and EINTR.

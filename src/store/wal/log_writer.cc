@@ -17,6 +17,7 @@
 #include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -55,16 +56,24 @@ void FutexWakeAll(std::atomic<uint32_t>* word) {
 
 // Creates the segment file for `first_revision` with its header, synced when
 // `sync`. `replace` allows overwriting an existing file (one that holds no records).
-Result<int> CreateSegment(const std::string& dir, int64_t first_revision, bool sync, bool replace) {
+// On failure `*error` (when given) is the failed call's errno.
+Result<int> CreateSegment(const std::string& dir, int64_t first_revision, bool sync, bool replace,
+                          int* error = nullptr) {
   const std::string path = JoinPath(dir, SegmentFileName(first_revision));
   int flags = O_WRONLY | O_CREAT | O_CLOEXEC | (replace ? O_TRUNC : O_EXCL);
   int fd = ::open(path.c_str(), flags, 0644);
   if (fd < 0) {
+    if (error != nullptr) {
+      *error = errno;
+    }
     return Status::Internal(ErrnoMessage("create", path, errno));
   }
   const std::string header = EncodeSegmentHeader(first_revision);
-  Status status = WriteFully(fd, header.data(), header.size(), path);
+  Status status = WriteFully(fd, header.data(), header.size(), path, error);
   if (status.ok() && sync && ::fdatasync(fd) != 0) {
+    if (error != nullptr) {
+      *error = errno;
+    }
     status = Status::Internal(ErrnoMessage("fdatasync", path, errno));
   }
   if (status.ok() && sync) {
@@ -119,7 +128,8 @@ class SegmentLogWriter final : public LogWriter {
     // without a mutex to fight over on the way out and without spinning.
     for (;;) {
       const uint32_t generation = generation_.load(std::memory_order_seq_cst);
-      if (durable_.load(std::memory_order_acquire) >= position) {
+      if (durable_.load(std::memory_order_acquire) >= position ||
+          failed_.load(std::memory_order_seq_cst)) {
         return;
       }
       sleepers_.fetch_add(1, std::memory_order_seq_cst);
@@ -128,6 +138,18 @@ class SegmentLogWriter final : public LogWriter {
       }
       sleepers_.fetch_sub(1, std::memory_order_relaxed);
     }
+  }
+
+  bool IsDurable(uint64_t position) const override {
+    return durable_.load(std::memory_order_acquire) >= position;
+  }
+
+  Status Health() const override {
+    if (!failed_.load() && !out_of_space_.load()) {
+      return Status::Ok();
+    }
+    std::lock_guard<std::mutex> lock(health_mu_);
+    return health_;
   }
 
   void Rotate(int64_t next_revision) override {
@@ -151,10 +173,12 @@ class SegmentLogWriter final : public LogWriter {
     }
     work_cv_.notify_one();
     thread_.join();
-    TrimFill();
-    Sync();
-    if (::close(fd_) != 0) {
-      Fatal(ErrnoMessage("close", segment_path_, errno));
+    if (!failed_.load()) {
+      TrimFill();
+      Sync();
+    }
+    if (::close(fd_) != 0 && !failed_.load()) {
+      Fail(ErrnoMessage("close", segment_path_, errno));
     }
     fd_ = -1;
   }
@@ -210,6 +234,9 @@ class SegmentLogWriter final : public LogWriter {
       batch.clear();  // keeps its capacity for the next swap
       rotations.clear();
       lock.lock();
+      if (failed_.load()) {
+        continue;  // nothing more becomes durable; Fail released the waiters
+      }
       // Measured under mu_ before anyone is released, so pending_records_ is
       // exactly what queued during the fsync: none of the appenders about to be
       // released has appended again yet.
@@ -234,13 +261,107 @@ class SegmentLogWriter final : public LogWriter {
     }
   }
 
+  // Writer thread only. The errno a test injects for `call`, or 0.
+  int Injected(std::string_view call) const {
+    return options_.inject_fault ? options_.inject_fault(call) : 0;
+  }
+
+  // Writer thread only. Runs `attempt` (0 or the errno it failed with, and
+  // its message in *message) until it succeeds. Out of space: `undo` puts
+  // things back as they were before the attempt, Health reports the cause,
+  // and the attempt is repeated after a pause (growing to a second) unless the
+  // writer is closing. Any other failure fails the log. Returns whether it succeeded.
+  bool UntilDone(const std::function<int(std::string* message)>& attempt,
+                 const std::function<bool()>& undo) {
+    auto pause = std::chrono::milliseconds(10);
+    for (;;) {
+      if (failed_.load()) {
+        return false;
+      }
+      std::string message;
+      const int err = attempt(&message);
+      if (err == 0) {
+        break;
+      }
+      if (!IsOutOfSpace(err) || !undo()) {
+        Fail(message);
+        return false;
+      }
+      if (!out_of_space_.load()) {
+        {
+          std::lock_guard<std::mutex> lock(health_mu_);
+          health_ = Status::Internal("the write-ahead log is out of space: " + message +
+                                     "; writes are refused until space is freed");
+        }
+        out_of_space_.store(true);
+        BERTH_LOG_ERROR(message, "Write-ahead log out of space: refusing writes, retrying until space is freed");
+      }
+      std::unique_lock<std::mutex> lock(mu_);
+      if (work_cv_.wait_for(lock, pause, [&] { return closing_; })) {
+        lock.unlock();
+        Fail("closed while out of space (" + message + "): the records not yet written are lost");
+        return false;
+      }
+      pause = std::min<std::chrono::milliseconds>(pause * 2, std::chrono::seconds(1));
+    }
+    if (out_of_space_.exchange(false)) {
+      BERTH_LOG("Write-ahead log: space available again, accepting writes", {"file", segment_path_});
+    }
+    return true;
+  }
+
+  // Writer thread only (or Close once it has stopped). Fails the log for
+  // good: nothing more is written or made durable, every waiter is released,
+  // and Health says why.
+  void Fail(const std::string& message) {
+    if (failed_.load()) {
+      return;
+    }
+    const Status status = Status::Internal(
+        "the write-ahead log failed (" + message +
+        "): the store accepts no writes until it is restarted and recovers from its data directory");
+    {
+      std::lock_guard<std::mutex> lock(health_mu_);
+      health_ = status;
+    }
+    BERTH_LOG_ERROR(message, "Write-ahead log failed: refusing writes until restart");
+    if (options_.on_failure) {
+      options_.on_failure(status);
+    }
+    failed_.store(true, std::memory_order_seq_cst);
+    generation_.fetch_add(1, std::memory_order_seq_cst);
+    FutexWakeAll(&generation_);
+  }
+
   // Writer thread only.
   void Write(const char* data, size_t size) {
     if (size == 0) {
       return;
     }
-    if (Status s = WriteFully(fd_, data, size, segment_path_); !s.ok()) {
-      Fatal(s.message());
+    const bool written = UntilDone(
+        [&](std::string* message) {
+          int err = Injected("write");
+          if (err != 0) {
+            *message = ErrnoMessage("write", segment_path_, err);
+            return err;
+          }
+          if (Status s = WriteFully(fd_, data, size, segment_path_, &err); !s.ok()) {
+            *message = s.message();
+          }
+          return err;
+        },
+        [&] {
+          // Part of the batch may have reached the file: cut it (and any
+          // zeros filled ahead) off, and write from the last whole record again.
+          if (::ftruncate(fd_, static_cast<off_t>(write_end())) != 0 ||
+              ::lseek(fd_, static_cast<off_t>(write_end()), SEEK_SET) < 0) {
+            return false;
+          }
+          filled_end_ = write_end();
+          return true;
+        });
+    if (!written) {
+      return;
     }
     segment_bytes_ += size;
     unsynced_ = true;
@@ -254,7 +375,7 @@ class SegmentLogWriter final : public LogWriter {
   // fails (a full disk, a file size limit) the zeros written are cut off again
   // and this writer stops filling, its files growing as it writes.
   void FillAhead() {
-    if (!options_.sync || options_.fill_ahead == 0 || fill_failed_) {
+    if (!options_.sync || options_.fill_ahead == 0 || fill_failed_ || failed_.load()) {
       return;
     }
     const uint64_t wanted = std::min(options_.fill_ahead, std::max(segment_bytes_, kMinFillAhead));
@@ -277,24 +398,34 @@ class SegmentLogWriter final : public LogWriter {
   // Writer thread only. Cuts the zero-filled space beyond the records off the
   // current segment (made durable by the next Sync).
   void TrimFill() {
+    if (failed_.load()) {
+      return;
+    }
     if (filled_end_ <= write_end()) {
       return;
     }
     if (::ftruncate(fd_, static_cast<off_t>(write_end())) != 0) {
-      Fatal(ErrnoMessage("truncate", segment_path_, errno));
+      Fail(ErrnoMessage("truncate", segment_path_, errno));
+      return;
     }
     filled_end_ = write_end();
     unsynced_ = true;
   }
 
   // Writer thread only. Returns the fsync's duration in seconds (0: none was needed).
+  // A failed fdatasync fails the log: it is never retried (see WaitDurable).
   double Sync() {
-    if (!unsynced_ || !options_.sync) {
+    if (!unsynced_ || !options_.sync || failed_.load()) {
       return 0;
     }
     const auto start = std::chrono::steady_clock::now();
-    if (::fdatasync(fd_) != 0) {
-      Fatal(ErrnoMessage("fdatasync", segment_path_, errno));
+    int err = Injected("fdatasync");
+    if (err == 0 && ::fdatasync(fd_) != 0) {
+      err = errno;
+    }
+    if (err != 0) {
+      Fail(ErrnoMessage("fdatasync", segment_path_, err));
+      return 0;
     }
     unsynced_ = false;
     const double seconds =
@@ -307,6 +438,9 @@ class SegmentLogWriter final : public LogWriter {
 
   // Writer thread only. Makes the current segment durable and starts the next.
   void SwitchSegment(int64_t next_revision) {
+    if (failed_.load()) {
+      return;
+    }
     if (next_revision == segment_revision_ && segment_bytes_ == 0) {
       return;  // still empty
     }
@@ -316,14 +450,33 @@ class SegmentLogWriter final : public LogWriter {
     }
     TrimFill();
     Sync();
-    auto created = CreateSegment(options_.dir, next_revision, options_.sync, /*replace=*/false);
-    if (!created.ok()) {
-      Fatal(created.status().message());
+    int fd = -1;
+    bool replace = false;  // a retry replaces the file the failed attempt left
+    const std::string next_path = JoinPath(options_.dir, SegmentFileName(next_revision));
+    const bool created = UntilDone(
+        [&](std::string* message) {
+          int err = 0;
+          auto segment = CreateSegment(options_.dir, next_revision, options_.sync, replace, &err);
+          if (segment.ok()) {
+            fd = segment.value();
+            return 0;
+          }
+          *message = segment.status().message();
+          return err != 0 ? err : EIO;
+        },
+        [&] {
+          replace = true;
+          return ::unlink(next_path.c_str()) == 0 || errno == ENOENT;
+        });
+    if (!created) {
+      return;
     }
     if (::close(fd_) != 0) {
-      Fatal(ErrnoMessage("close", segment_path_, errno));
+      Fail(ErrnoMessage("close", segment_path_, errno));
+      ::close(fd);
+      return;
     }
-    fd_ = created.value();
+    fd_ = fd;
     segment_revision_ = next_revision;
     segment_path_ = JoinPath(options_.dir, SegmentFileName(next_revision));
     segment_bytes_ = 0;
@@ -345,6 +498,10 @@ class SegmentLogWriter final : public LogWriter {
   std::atomic<uint64_t> durable_{0};     // position up to which everything is durable
   std::atomic<uint32_t> generation_{0};  // bumped after each store to durable_
   std::atomic<int> sleepers_{0};         // WaitDurable callers about to sleep or asleep
+  std::atomic<bool> failed_{false};      // failed for good (Fail)
+  std::atomic<bool> out_of_space_{false};  // retrying a write for want of space
+  mutable std::mutex health_mu_;
+  Status health_;  // guarded by health_mu_: why, when failed_ or out_of_space_
 
   // Owned by the writer thread while it runs, then by Close.
   int fd_;

@@ -68,6 +68,12 @@ class LogWriter {
     // cut off again and ends filling for this writer; only record writes and
     // fsyncs are fatal. 0: never fill ahead.
     uint64_t fill_ahead = uint64_t{256} << 10;
+    // Called once, on the writer thread, when the log has failed for good (a
+    // failed fsync, an I/O error): before the waiters are released.
+    std::function<void(const Status&)> on_failure;
+    // Tests only: called before each record write ("write") and each
+    // fdatasync ("fdatasync"); a non-zero errno is taken as that call's failure.
+    std::function<int(std::string_view call)> inject_fault;
   };
 
   // Starts a new segment whose first record will carry `next_revision`. The
@@ -82,11 +88,25 @@ class LogWriter {
   // Queues a record; returns its position for WaitDurable. REQUIRES: not closed.
   virtual uint64_t Append(const Record& record) = 0;
   // Blocks until every record up to `position` is written and fdatasync'ed
-  // (only written, with sync off).
-  // A failed write or fsync is fatal to the process: durability cannot be
-  // promised. The writer thread prints the file name and errno to stderr and
-  // calls std::abort().
+  // (only written, with sync off), or the log has failed (see Health).
+  //
+  // Failures. A write that fails for want of space (ENOSPC, EDQUOT)
+  // is retried: the segment is cut back to its last whole record and the
+  // writer tries again every so often, while Health reports the cause, until
+  // space returns (the waiting appenders then complete as usual). Any other
+  // write error, and every failed fsync, fails the log for good: after a
+  // failed fsync the kernel may have dropped the dirty pages and a later
+  // fsync would succeed without them, so nothing is retried. WaitDurable then
+  // returns for every position not already durable (IsDurable says which),
+  // nothing more is written, and Health returns why until the process
+  // restarts and recovers from what is on disk.
   virtual void WaitDurable(uint64_t position) = 0;
+  // Whether every record up to `position` is durable.
+  virtual bool IsDurable(uint64_t position) const = 0;
+  // Ok; or why the log takes no records now: out of space (retrying, an
+  // InsufficientStorage-like Internal status naming the file), or failed for
+  // good. Appends made meanwhile wait (space) or never become durable (failed).
+  virtual Status Health() const = 0;
   // Records appended after this call go to a new segment starting at `next_revision`.
   // REQUIRES: the next record appended carries `next_revision`. The new file is
   // created by the writer thread: it exists once WaitDurable has returned for a
