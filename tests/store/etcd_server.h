@@ -16,6 +16,7 @@
 #include <string>
 #include <thread>
 
+#include "rpc.pb.h"
 #include "store/etcd/etcd_client.h"
 
 namespace berth::store::testing {
@@ -101,7 +102,10 @@ class EtcdServer {
     auto client = etcd::Client::Create(options);
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
     while (std::chrono::steady_clock::now() < deadline) {
-      if (client.ok() && client.value()->Call("/v3/kv/range", {{"key", "AA=="}}).ok()) return;
+      etcdserverpb::RangeRequest request;
+      request.set_key(std::string(1, '\0'));
+      etcdserverpb::RangeResponse response;
+      if (client.ok() && client.value()->Range(request, &response).ok()) return;
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
     throw std::runtime_error("etcd did not start; see " + dir_ + "/etcd.log");
