@@ -100,15 +100,19 @@ class EtcdServer {
       options.key_file = dir_ + "/client.key";
     }
     auto client = etcd::Client::Create(options);
+    Status last = client.status();
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-    while (std::chrono::steady_clock::now() < deadline) {
+    while (client.ok() && std::chrono::steady_clock::now() < deadline) {
       etcdserverpb::RangeRequest request;
       request.set_key(std::string(1, '\0'));
       etcdserverpb::RangeResponse response;
-      if (client.ok() && client.value()->Range(request, &response).ok()) return;
+      last = client.value()->Range(request, &response);
+      if (last.ok()) return;
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
-    throw std::runtime_error("etcd did not start; see " + dir_ + "/etcd.log");
+    Kill();  // the destructor does not run when the constructor throws
+    throw std::runtime_error("etcd did not start (" + last.ToString() + "); see " + dir_ +
+                             "/etcd.log");
   }
 
   // SIGKILL, and waits for it to be gone.
