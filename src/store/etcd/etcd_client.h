@@ -5,9 +5,9 @@
 //
 // Several endpoints: each has channels of its own; a call etcd cannot be
 // reached for on one tries the next, and the one that answered is used
-// first from then on. Unary calls spread over a few channels per endpoint
-// (each an HTTP/2 connection), so concurrent writers are not all queued
-// behind one connection's framing.
+// first from then on. Unary calls may be spread over several channels per
+// endpoint (each an HTTP/2 connection); one is the default: four measured
+// no faster and cost more CPU (BENCHMARKS.md, "The etcd backend").
 //
 // Every call is bounded by the client's timeout: an etcd that is down gives
 // Unavailable (503) at once, one that does not answer Timeout (504) once the
@@ -48,7 +48,7 @@ struct ClientOptions {
   // Each call (connect, send, answer).
   std::chrono::milliseconds timeout{5000};
   // HTTP/2 connections per endpoint that unary calls are spread over.
-  int channels = 4;
+  int channels = 1;
 };
 
 class Client {
