@@ -200,6 +200,20 @@ TEST_F(EtcdStoreTest, EventsExpireThroughTheirLease) {
   EXPECT_TRUE(store->Get(api::StorageKey(api::Kind::kNode, "", "stays")).ok());
 }
 
+TEST_F(EtcdStoreTest, AnEndpointNobodyListensOnIsPassedOver) {
+  EtcdStore::Options options = StoreOptions();
+  options.client.endpoints = {"http://127.0.0.1:" + std::to_string(testing::FreePort()),
+                              server_->url()};
+  auto store = Open(options);
+  ASSERT_TRUE(store);
+  auto w = std::move(store->WatchFrom({.prefix = "/core/nodes/"})).value();
+  auto created = store->Create(MakeNode("n"));
+  ASSERT_TRUE(created.ok()) << created.status().ToString();
+  auto events = Drain(*w, 1);
+  ASSERT_EQ(events.size(), 1u) << "the cache's watch reached the live endpoint too";
+  EXPECT_EQ(events[0].revision, created.value()->resource_version());
+}
+
 TEST(EtcdStoreTls, TalksToEtcdOverTlsWithAClientCertificate) {
   if (!testing::HaveEtcd()) GTEST_SKIP() << testing::kEtcdBinary << " is missing";
   testing::EtcdServer server(/*tls=*/true);
