@@ -16,6 +16,7 @@
 #include <string>
 #include <thread>
 
+#include "rpc.pb.h"
 #include "store/etcd/etcd_client.h"
 
 namespace berth::store::testing {
@@ -47,8 +48,15 @@ class EtcdServer {
     char dir[] = "/tmp/berth-etcd-test-XXXXXX";
     if (!::mkdtemp(dir)) throw std::runtime_error("mkdtemp failed");
     dir_ = dir;
-    if (tls_) MakeCertificates();
-    Start();
+    try {
+      if (tls_) MakeCertificates();
+      Start();
+    } catch (...) {
+      // The destructor does not run when the constructor throws.
+      std::error_code ignored;
+      std::filesystem::remove_all(dir_, ignored);
+      throw;
+    }
   }
   ~EtcdServer() {
     Kill();
@@ -98,13 +106,26 @@ class EtcdServer {
       options.cert_file = dir_ + "/client.crt";
       options.key_file = dir_ + "/client.key";
     }
-    auto client = etcd::Client::Create(options);
+    Status last = Status::Unavailable("not tried");
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
     while (std::chrono::steady_clock::now() < deadline) {
-      if (client.ok() && client.value()->Call("/v3/kv/range", {{"key", "AA=="}}).ok()) return;
+      // A new client each time: a channel that connected while etcd was
+      // starting waits out gRPC's reconnect backoff before it tries again.
+      auto client = etcd::Client::Create(options);
+      if (!client.ok()) {
+        last = client.status();
+        break;
+      }
+      etcdserverpb::RangeRequest request;
+      request.set_key(std::string(1, '\0'));
+      etcdserverpb::RangeResponse response;
+      last = client.value()->Range(request, &response);
+      if (last.ok()) return;
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
-    throw std::runtime_error("etcd did not start; see " + dir_ + "/etcd.log");
+    Kill();
+    throw std::runtime_error("etcd did not start (" + last.ToString() + "); see " + dir_ +
+                             "/etcd.log");
   }
 
   // SIGKILL, and waits for it to be gone.

@@ -69,13 +69,17 @@ TEST_F(EtcdStoreTest, KeysFollowKubesLayoutAndValuesAreTheObjects) {
   EXPECT_EQ(store->EtcdKey(api::StorageKey(api::Kind::kPod, "ns", "p")), "/registry/pods/ns/p");
   EXPECT_EQ(store->EtcdKey(api::StorageKey(api::Kind::kNode, "", "n")), "/registry/nodes/n");
   ASSERT_TRUE(store->Create(MakePod("ns", "p")).ok());
-  auto got = RawClient().Call("/v3/kv/range", {{"key", etcd::B64("/registry/pods/ns/p")}});
-  ASSERT_TRUE(got.ok()) << got.status().ToString();
-  const auto& kv = got->at("kvs").as_array()[0].as_object();
-  auto decoded = api::Object::Decode(etcd::UnB64(kv.at("value").as_string()));
+  etcdserverpb::RangeRequest request;
+  request.set_key("/registry/pods/ns/p");
+  etcdserverpb::RangeResponse got;
+  Status read = RawClient().Range(request, &got);
+  ASSERT_TRUE(read.ok()) << read.ToString();
+  ASSERT_EQ(got.kvs_size(), 1);
+  const auto& kv = got.kvs(0);
+  auto decoded = api::Object::Decode(kv.value());
   ASSERT_TRUE(decoded.ok());
   EXPECT_EQ(decoded.value()->name(), "p");
-  EXPECT_EQ(etcd::Int(kv, "mod_revision"),
+  EXPECT_EQ(kv.mod_revision(),
             store->Get(api::StorageKey(api::Kind::kPod, "ns", "p")).value()->resource_version());
 }
 
@@ -194,6 +198,20 @@ TEST_F(EtcdStoreTest, EventsExpireThroughTheirLease) {
   }
   EXPECT_EQ(store->Get(key).status().code(), StatusCode::kNotFound) << "etcd deleted it";
   EXPECT_TRUE(store->Get(api::StorageKey(api::Kind::kNode, "", "stays")).ok());
+}
+
+TEST_F(EtcdStoreTest, AnEndpointNobodyListensOnIsPassedOver) {
+  EtcdStore::Options options = StoreOptions();
+  options.client.endpoints = {"http://127.0.0.1:" + std::to_string(testing::FreePort()),
+                              server_->url()};
+  auto store = Open(options);
+  ASSERT_TRUE(store);
+  auto w = std::move(store->WatchFrom({.prefix = "/core/nodes/"})).value();
+  auto created = store->Create(MakeNode("n"));
+  ASSERT_TRUE(created.ok()) << created.status().ToString();
+  auto events = Drain(*w, 1);
+  ASSERT_EQ(events.size(), 1u) << "the cache's watch reached the live endpoint too";
+  EXPECT_EQ(events[0].revision, created.value()->resource_version());
 }
 
 TEST(EtcdStoreTls, TalksToEtcdOverTlsWithAClientCertificate) {

@@ -1,25 +1,39 @@
 #pragma once
-// A client of etcd v3's JSON gateway (the grpc-gateway etcd serves on its
-// client URLs): POST /v3/kv/range, /v3/kv/txn, /v3/kv/compaction,
-// /v3/lease/grant ... with JSON bodies (keys and values base64, int64 fields
-// as strings in answers), and /v3/watch, which streams one JSON object a line.
-// Keep-alive HTTP/1.1 over Boost.Beast, TLS through OpenSSL; several
-// endpoints: a request that cannot reach one tries the next.
+// A client of etcd v3's gRPC API (the services KV, Watch and Lease of
+// etcdserverpb, proto/rpc.proto): the calls the etcd store makes, on gRPC's
+// C++ library over HTTP/2, plain or TLS (client certificates too).
+//
+// Several endpoints: each has channels of its own; a call etcd cannot be
+// reached for on one tries the next, and the one that answered is used
+// first from then on. Unary calls may be spread over several channels per
+// endpoint (each an HTTP/2 connection); one is the default: four measured
+// no faster and cost more CPU (BENCHMARKS.md, "The etcd backend").
 //
 // Every call is bounded by the client's timeout: an etcd that is down gives
 // Unavailable (503) at once, one that does not answer Timeout (504) once the
-// timeout passes. Thread-safe; each call uses a connection of its own.
+// timeout passes. Thread-safe.
+//
+// The messages are protobuf's generated classes; only the etcd store's own
+// sources include their headers (rpc.pb.h, generated into the build
+// directory), so they are only declared here.
 
 #include <atomic>
-#include <boost/json.hpp>
 #include <chrono>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <vector>
 
 #include "api/status.h"
+
+namespace etcdserverpb {
+class RangeRequest;
+class RangeResponse;
+class TxnRequest;
+class TxnResponse;
+class WatchCreateRequest;
+class WatchResponse;
+}  // namespace etcdserverpb
 
 namespace berth::store::etcd {
 
@@ -31,8 +45,10 @@ struct ClientOptions {
   std::string ca_file;
   std::string cert_file;
   std::string key_file;
-  // Each request (connect, send, answer).
+  // Each call (connect, send, answer).
   std::chrono::milliseconds timeout{5000};
+  // HTTP/2 connections per endpoint that unary calls are spread over.
+  int channels = 1;
 };
 
 class Client {
@@ -40,46 +56,32 @@ class Client {
   static Result<std::unique_ptr<Client>> Create(ClientOptions options);
   ~Client();
 
-  // POSTs `body` to `path` and returns etcd's answer. An error answer of
-  // etcd's ({"error": ..., "code": N}) becomes a Status by its gRPC code.
-  Result<boost::json::object> Call(std::string_view path, const boost::json::object& body);
+  // KV.Range, KV.Txn: etcd's answer in `response`. An error of etcd's
+  // becomes a Status by its gRPC code (OutOfRange, a compacted revision:
+  // Expired).
+  Status Range(const etcdserverpb::RangeRequest& request, etcdserverpb::RangeResponse* response);
+  Status Txn(const etcdserverpb::TxnRequest& request, etcdserverpb::TxnResponse* response);
+  // KV.Compact: etcd's history up to `revision` is dropped.
+  Status Compact(int64_t revision);
+  // Lease.LeaseGrant: a new lease of `ttl_seconds`; its ID.
+  Result<int64_t> LeaseGrant(int64_t ttl_seconds);
 
-  // POSTs `body` to `path` and hands each streamed message to `on_message`
-  // until it returns false, `stop` is set (looked at every `poll`) or the
-  // stream breaks (the Status says why). The connection is the call's own.
-  Status Stream(std::string_view path, const boost::json::object& body,
-                const std::function<bool(boost::json::object&)>& on_message,
-                const std::atomic<bool>& stop,
-                std::chrono::milliseconds poll = std::chrono::milliseconds(200));
+  // Watch.Watch: opens a stream with `create` and hands each response to
+  // `on_message` until it returns false (then Ok), CancelWatches is called
+  // (Ok) or the stream breaks (the Status says why).
+  Status Watch(const etcdserverpb::WatchCreateRequest& create,
+               const std::function<bool(etcdserverpb::WatchResponse&)>& on_message);
+  // Ends every Watch in progress, and makes later ones return at once.
+  void CancelWatches();
 
   const ClientOptions& options() const { return options_; }
 
  private:
-  struct Endpoint;
-  struct Connection;
+  struct Impl;
   explicit Client(ClientOptions options);
-  Status Open(Connection& c, const Endpoint& endpoint,
-              std::chrono::steady_clock::time_point deadline);
-  // An idle connection to the current endpoint, or a new one (trying the
-  // endpoints in turn).
-  Result<std::unique_ptr<Connection>> Take(std::chrono::steady_clock::time_point deadline,
-                                           bool fresh);
-  void Give(std::unique_ptr<Connection> c);
 
   const ClientOptions options_;
-  struct Tls;
-  std::unique_ptr<Tls> tls_;
-  std::vector<Endpoint> endpoints_;
-  std::atomic<size_t> current_{0};  // the endpoint that answered last
-  std::mutex mu_;
-  std::vector<std::unique_ptr<Connection>> idle_;  // guarded by mu_
+  std::unique_ptr<Impl> impl_;
 };
-
-// Base64 of `bytes`, as etcd's JSON gateway carries keys and values.
-std::string B64(std::string_view bytes);
-// The bytes of base64 `text` ("" when it is not base64).
-std::string UnB64(std::string_view text);
-// An int64 field of an answer (grpc-gateway writes them as strings); 0 when absent.
-int64_t Int(const boost::json::object& o, std::string_view field);
 
 }  // namespace berth::store::etcd

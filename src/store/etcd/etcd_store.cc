@@ -5,13 +5,11 @@
 #include <iterator>
 
 #include "api/kinds.h"
+#include "rpc.pb.h"
 
 namespace berth::store {
 
-namespace json = boost::json;
-using etcd::B64;
-using etcd::Int;
-using etcd::UnB64;
+namespace pb = etcdserverpb;
 using namespace std::chrono_literals;
 
 namespace {
@@ -20,27 +18,6 @@ namespace {
 constexpr auto kLeaseReuse = 60s;
 // kube's cacher waits this long for its cache to reach a revision a client names.
 constexpr auto kWaitFresh = 3s;
-
-const json::object* FirstKv(const json::object& range_response) {
-  const json::value* kvs = range_response.if_contains("kvs");
-  if (!kvs || !kvs->is_array() || kvs->as_array().empty()) return nullptr;
-  return kvs->as_array()[0].if_object();
-}
-
-// The response of the first request of a Txn's branch: responses[0].<field>.
-const json::object* TxnResponse(const json::object& txn, std::string_view field) {
-  const json::value* responses = txn.if_contains("responses");
-  if (!responses || !responses->is_array() || responses->as_array().empty()) return nullptr;
-  const json::object* first = responses->as_array()[0].if_object();
-  if (!first) return nullptr;
-  const json::value* r = first->if_contains(field);
-  return r ? r->if_object() : nullptr;
-}
-
-std::string ValueOf(const json::object& kv) {
-  const json::value* v = kv.if_contains("value");
-  return v && v->is_string() ? UnB64(v->as_string()) : "";
-}
 
 // An object from an etcd value, at `revision`; nullptr when it does not decode.
 ObjectPtr DecodeValue(const std::string& value, int64_t revision, std::string_view etcd_key) {
@@ -111,6 +88,7 @@ void EtcdStore::Close() {
   if (closed_.exchange(true)) return;
   { std::lock_guard lk(stop_mu_); }
   stop_cv_.notify_all();
+  if (client_) client_->CancelWatches();
   if (feeder_.joinable()) feeder_.join();
   if (compactor_.joinable()) compactor_.join();
   if (overdue_.joinable()) overdue_.join();
@@ -126,28 +104,22 @@ Result<int64_t> EtcdStore::Load() {
   int64_t revision = 0;
   std::string from = range_start_;
   while (true) {
-    json::object request{{"key", B64(from)}, {"range_end", B64(range_end_)}, {"limit", 10000}};
-    if (revision > 0) request["revision"] = revision;
-    auto answer = client_->Call("/v3/kv/range", request);
-    if (!answer.ok()) return answer.status();
-    if (revision == 0) {
-      if (const json::value* header = answer->if_contains("header"); header && header->is_object())
-        revision = Int(header->as_object(), "revision");
-    }
+    pb::RangeRequest request;
+    request.set_key(from);
+    request.set_range_end(range_end_);
+    request.set_limit(10000);
+    if (revision > 0) request.set_revision(revision);
+    pb::RangeResponse answer;
+    if (Status s = client_->Range(request, &answer); !s.ok()) return s;
+    if (revision == 0) revision = answer.header().revision();
     std::string last;
-    if (const json::value* kvs = answer->if_contains("kvs"); kvs && kvs->is_array()) {
-      for (const json::value& v : kvs->as_array()) {
-        const json::object* kv = v.if_object();
-        if (!kv) continue;
-        std::string key = UnB64(kv->at("key").as_string());
-        last = key;
-        if (ObjectPtr o = DecodeValue(ValueOf(*kv), Int(*kv, "mod_revision"), key)) {
-          objects.push_back(std::move(o));
-        }
+    for (const mvccpb::KeyValue& kv : answer.kvs()) {
+      last = kv.key();
+      if (ObjectPtr o = DecodeValue(kv.value(), kv.mod_revision(), kv.key())) {
+        objects.push_back(std::move(o));
       }
     }
-    const json::value* more = answer->if_contains("more");
-    if (!more || !more->is_bool() || !more->as_bool() || last.empty()) break;
+    if (!answer.more() || last.empty()) break;
     from = last + '\0';
   }
   cache_->ResetReplica(objects, revision);
@@ -173,83 +145,62 @@ void EtcdStore::Feed() {
       }
       reload = false;
     }
-    const int64_t from = cache_->CurrentRevision() + 1;
-    json::object create{{"key", B64(range_start_)},
-                        {"range_end", B64(range_end_)},
-                        {"start_revision", from},
-                        {"progress_notify", true}};
-    json::object request{{"create_request", std::move(create)}};
+    pb::WatchCreateRequest create;
+    create.set_key(range_start_);
+    create.set_range_end(range_end_);
+    create.set_start_revision(cache_->CurrentRevision() + 1);
+    create.set_progress_notify(true);
     std::vector<MemoryStore::ReplicaChange> changes;
-    Status ended = client_->Stream(
-        "/v3/watch", request,
-        [&](json::object& message) {
-          const json::value* r = message.if_contains("result");
-          if (!r || !r->is_object()) {
-            if (message.contains("error")) return false;
-            return true;
-          }
-          const json::object& result = r->as_object();
-          backoff = 100ms;
-          if (Int(result, "compact_revision") > 0) {
-            reload = true;  // our revision is gone: list again
-            return false;
-          }
-          if (const json::value* c = result.if_contains("canceled");
-              c && c->is_bool() && c->as_bool()) {
-            return false;
-          }
-          changes.clear();
-          int64_t through = 0;
-          const json::value* events = result.if_contains("events");
-          if (events && events->is_array()) {
-            for (const json::value& e : events->as_array()) {
-              const json::object* event = e.if_object();
-              if (!event) continue;
-              const json::object* kv =
-                  event->if_contains("kv") ? event->at("kv").if_object() : nullptr;
-              if (!kv) continue;
-              const int64_t revision = Int(*kv, "mod_revision");
-              through = std::max(through, revision);
-              {
-                std::lock_guard lk(pending_mu_);
-                auto it = pending_.find(revision);
-                if (it != pending_.end()) {
-                  changes.push_back(std::move(it->second));
-                  pending_.erase(pending_.begin(), std::next(it));
-                  continue;
-                }
-              }
-              const std::string etcd_key = UnB64(kv->at("key").as_string());
-              const bool deleted = event->if_contains("type") && event->at("type").is_string() &&
-                                   event->at("type").as_string() == "DELETE";
-              MemoryStore::ReplicaChange change;
-              change.revision = revision;
-              if (deleted) {
-                // The watch asks for no previous values (etcd would read
-                // one per event): the cache knows the key.
-                change.key = StorageKeyOf(etcd_key);
-              } else {
-                change.object = DecodeValue(ValueOf(*kv), revision, etcd_key);
-                if (!change.object) continue;
-                change.key = change.object->StorageKey();
-              }
-              changes.push_back(std::move(change));
-            }
-          } else if (const json::value* h = result.if_contains("header");
-                     h && h->is_object() && !result.contains("created")) {
-            // A progress notification: nothing of ours changed up to its revision.
-            through = Int(h->as_object(), "revision");
-          }
-          if (changes.empty() && through == 0) return true;
-          cache_->ApplyReplicated(changes, through);
+    Status ended = client_->Watch(create, [&](pb::WatchResponse& result) {
+      backoff = 100ms;
+      if (result.compact_revision() > 0) {
+        reload = true;  // our revision is gone: list again
+        return false;
+      }
+      if (result.canceled()) return false;
+      changes.clear();
+      int64_t through = 0;
+      if (result.events_size() > 0) {
+        for (mvccpb::Event& event : *result.mutable_events()) {
+          if (!event.has_kv()) continue;
+          const mvccpb::KeyValue& kv = event.kv();
+          const int64_t revision = kv.mod_revision();
+          through = std::max(through, revision);
           {
-            std::lock_guard lk(applied_mu_);
-            applied_ = std::max(applied_, cache_->CurrentRevision());
+            std::lock_guard lk(pending_mu_);
+            auto it = pending_.find(revision);
+            if (it != pending_.end()) {
+              changes.push_back(std::move(it->second));
+              pending_.erase(pending_.begin(), std::next(it));
+              continue;
+            }
           }
-          applied_cv_.notify_all();
-          return !closed_.load();
-        },
-        closed_);
+          MemoryStore::ReplicaChange change;
+          change.revision = revision;
+          if (event.type() == mvccpb::Event::DELETE) {
+            // The watch asks for no previous values (etcd would read one
+            // per event): the cache knows the key.
+            change.key = StorageKeyOf(kv.key());
+          } else {
+            change.object = DecodeValue(kv.value(), revision, kv.key());
+            if (!change.object) continue;
+            change.key = change.object->StorageKey();
+          }
+          changes.push_back(std::move(change));
+        }
+      } else if (!result.created()) {
+        // A progress notification: nothing of ours changed up to its revision.
+        through = result.header().revision();
+      }
+      if (changes.empty() && through == 0) return true;
+      cache_->ApplyReplicated(changes, through);
+      {
+        std::lock_guard lk(applied_mu_);
+        applied_ = std::max(applied_, cache_->CurrentRevision());
+      }
+      applied_cv_.notify_all();
+      return !closed_.load();
+    });
     if (closed_.load()) break;
     if (!ended.ok() || !reload) {
       if (!ended.ok()) {
@@ -279,19 +230,17 @@ void EtcdStore::Compactor() {
                      static_cast<long long>(previous), s.message().c_str());
       }
     }
-    auto answer =
-        client_->Call("/v3/kv/range",
-                      json::object{{"key", B64(range_start_)}, {"limit", 1}, {"keys_only", true}});
-    if (answer.ok()) {
-      if (const json::value* h = answer->if_contains("header"); h && h->is_object())
-        previous = Int(h->as_object(), "revision");
-    }
+    pb::RangeRequest request;
+    request.set_key(range_start_);
+    request.set_limit(1);
+    request.set_keys_only(true);
+    pb::RangeResponse answer;
+    if (client_->Range(request, &answer).ok()) previous = answer.header().revision();
   }
 }
 
 Status EtcdStore::Compact(int64_t revision) {
-  auto answer = client_->Call("/v3/kv/compaction", json::object{{"revision", revision}});
-  return answer.ok() ? Status::Ok() : answer.status();
+  return client_->Compact(revision);
 }
 
 int64_t EtcdStore::EventLease() {
@@ -305,9 +254,9 @@ int64_t EtcdStore::EventLease() {
   // Granted for the TTL plus the reuse window, so the last Event to share
   // it still lives out its TTL.
   const int64_t ttl = options_.event_ttl.count() + reuse;
-  auto answer = client_->Call("/v3/lease/grant", json::object{{"TTL", ttl}});
-  if (!answer.ok()) return 0;
-  lease_id_ = Int(*answer, "ID");
+  auto granted = client_->LeaseGrant(ttl);
+  if (!granted.ok()) return 0;
+  lease_id_ = granted.value();
   lease_granted_ = now;
   return lease_id_;
 }
@@ -368,46 +317,48 @@ Result<ObjectPtr> EtcdStore::Write(Op op, const std::string& key, ObjectPtr obje
                                    int64_t expected_revision) {
   if (closed_.load()) return Status(StatusCode::kUnavailable, "the store is closed");
   const std::string ekey = EtcdKey(key);
-  const std::string ekey64 = B64(ekey);
   api::Object::EncodedTemplate encoded;
   if (object) encoded = object->EncodeForRevision();
 
-  json::array compare;
+  pb::TxnRequest txn;
+  pb::Compare* compare = txn.add_compare();
+  compare->set_key(ekey);
   if (op == Op::kCreate) {
-    compare.push_back(json::object{
-        {"key", ekey64}, {"result", "EQUAL"}, {"target", "CREATE"}, {"create_revision", 0}});
+    compare->set_result(pb::Compare::EQUAL);
+    compare->set_target(pb::Compare::CREATE);
+    compare->set_create_revision(0);
   } else if (expected_revision > 0) {
-    compare.push_back(json::object{{"key", ekey64},
-                                   {"result", "EQUAL"},
-                                   {"target", "MOD"},
-                                   {"mod_revision", expected_revision}});
+    compare->set_result(pb::Compare::EQUAL);
+    compare->set_target(pb::Compare::MOD);
+    compare->set_mod_revision(expected_revision);
   } else {
-    compare.push_back(json::object{
-        {"key", ekey64}, {"result", "GREATER"}, {"target", "CREATE"}, {"create_revision", 0}});
+    compare->set_result(pb::Compare::GREATER);
+    compare->set_target(pb::Compare::CREATE);
+    compare->set_create_revision(0);
   }
-  json::object success;
   if (object) {
-    json::object put{{"key", ekey64}, {"value", B64(encoded.text)}};
+    pb::PutRequest* put = txn.add_success()->mutable_request_put();
+    put->set_key(ekey);
+    put->set_value(encoded.text);
     if (key.starts_with(event_prefix_)) {
-      if (int64_t lease = EventLease()) put["lease"] = lease;
+      if (int64_t lease = EventLease()) put->set_lease(lease);
     }
-    success["request_put"] = std::move(put);
   } else {
-    success["request_delete_range"] = json::object{{"key", ekey64}, {"prev_kv", true}};
+    pb::DeleteRangeRequest* del = txn.add_success()->mutable_request_delete_range();
+    del->set_key(ekey);
+    del->set_prev_kv(true);
   }
-  json::object txn{
-      {"compare", std::move(compare)},
-      {"success", json::array{std::move(success)}},
-      {"failure", json::array{json::object{{"request_range", json::object{{"key", ekey64}}}}}}};
-  auto answer = client_->Call("/v3/kv/txn", txn);
-  if (!answer.ok()) return answer.status();
-  const json::value* h = answer->if_contains("header");
-  const int64_t revision = h && h->is_object() ? Int(h->as_object(), "revision") : 0;
-  const json::value* ok = answer->if_contains("succeeded");
-  if (!ok || !ok->is_bool() || !ok->as_bool()) {
-    const json::object* range = TxnResponse(*answer, "response_range");
-    const json::object* current = range ? FirstKv(*range) : nullptr;
-    if (current) WaitCache(Int(*current, "mod_revision"), options_.client.timeout);
+  txn.add_failure()->mutable_request_range()->set_key(ekey);
+  pb::TxnResponse answer;
+  if (Status s = client_->Txn(txn, &answer); !s.ok()) return s;
+  const int64_t revision = answer.header().revision();
+  if (!answer.succeeded()) {
+    const mvccpb::KeyValue* current = nullptr;
+    if (answer.responses_size() > 0 && answer.responses(0).has_response_range() &&
+        answer.responses(0).response_range().kvs_size() > 0) {
+      current = &answer.responses(0).response_range().kvs(0);
+    }
+    if (current) WaitCache(current->mod_revision(), options_.client.timeout);
     if (op == Op::kCreate) return Status::AlreadyExists("object already exists: " + key);
     if (!current) return Status::NotFound("object not found: " + key);
     return Status::Conflict(Conflict());
@@ -421,19 +372,17 @@ Result<ObjectPtr> EtcdStore::Write(Op op, const std::string& key, ObjectPtr obje
     result = object->WithResourceVersion(revision, encoded.At(revision));
     change.object = result;
   } else {
-    const json::object* deleted = TxnResponse(*answer, "response_delete_range");
-    const json::object* prev = nullptr;
-    if (deleted) {
-      if (const json::value* p = deleted->if_contains("prev_kvs");
-          p && p->is_array() && !p->as_array().empty())
-        prev = p->as_array()[0].if_object();
+    const mvccpb::KeyValue* prev = nullptr;
+    if (answer.responses_size() > 0 && answer.responses(0).has_response_delete_range() &&
+        answer.responses(0).response_delete_range().prev_kvs_size() > 0) {
+      prev = &answer.responses(0).response_delete_range().prev_kvs(0);
     }
     if (prev) {
       auto cached = cache_->Get(key);
-      if (cached.ok() && cached.value()->resource_version() == Int(*prev, "mod_revision")) {
+      if (cached.ok() && cached.value()->resource_version() == prev->mod_revision()) {
         result = cached.value()->WithResourceVersion(revision);
       } else {
-        result = DecodeValue(ValueOf(*prev), revision, ekey);
+        result = DecodeValue(prev->value(), revision, ekey);
       }
     }
     if (!result) return Status::NotFound("object not found: " + key);
