@@ -58,7 +58,7 @@ class AuditTest : public testing::ApiFixture {
     auto log = AuditLog::Open({.path = path_.string()});
     ASSERT_TRUE(log.ok()) << log.status().ToString();
     options.audit = std::move(log).value();
-    options.tokens = {{"t0ken", "alice"}};
+    options.tokens = {{"t0ken", UserInfo{.name = "alice"}}};
   }
 
   Response Send(const std::string& method, const std::string& target, const std::string& body = "",
