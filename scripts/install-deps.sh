@@ -8,6 +8,7 @@ packages=(
   libboost1.81-dev libboost-json1.81-dev libssl-dev openssl
   libyaml-cpp-dev libcli11-dev libspdlog-dev libfmt-dev
   libgtest-dev libgmock-dev libbenchmark-dev libgoogle-perftools-dev
+  clang-16 libclang-rt-16-dev
   python3 python3-kubernetes
   etcd-server prometheus google-perftools chromium
 )
