@@ -16,6 +16,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   (void)s->CheckSupported(api::Kind::kPod);
   (void)s->CheckSupported(api::Kind::kEvent);
   auto field = [](std::string_view f) { return f == "spec.nodeName" ? std::string("n1") : std::string(); };
+  // A field ending in '!' prints as "a!=v", which reads back as field "a"
+  // with !=: kube's String() has the same ambiguity (no such field exists).
+  for (const auto& r : s->requirements()) {
+    if (r.field.ends_with('!')) return 0;
+  }
   fuzz::Check(again->Matches(field) == s->Matches(field), "the reparsed field selector matches differently",
               text);
   return 0;
