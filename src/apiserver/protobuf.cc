@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <optional>
 #include <string>
 
 #include <boost/json.hpp>
@@ -132,6 +133,78 @@ std::string Base64(std::string_view bytes) {
 
 // meta/v1 Time {1 seconds, 2 nanos} as Go's JSON writes it: whole seconds,
 // the zero time as null.
+// The length of the valid UTF-8 sequence at the start of `s`, 0 when there
+// is none (Go's utf8.DecodeRune rules: no overlong forms, no surrogates,
+// nothing above U+10FFFF).
+size_t Utf8SequenceLength(std::string_view s) {
+  auto byte = [&](size_t i) { return static_cast<unsigned char>(s[i]); };
+  auto cont = [&](size_t i, unsigned char lo = 0x80, unsigned char hi = 0xBF) {
+    return i < s.size() && byte(i) >= lo && byte(i) <= hi;
+  };
+  const unsigned char b = byte(0);
+  if (b < 0x80) return 1;
+  if (b >= 0xC2 && b <= 0xDF) return cont(1) ? 2 : 0;
+  if (b >= 0xE0 && b <= 0xEF) {
+    const unsigned char lo = b == 0xE0 ? 0xA0 : 0x80, hi = b == 0xED ? 0x9F : 0xBF;
+    return cont(1, lo, hi) && cont(2) ? 3 : 0;
+  }
+  if (b >= 0xF0 && b <= 0xF4) {
+    const unsigned char lo = b == 0xF0 ? 0x90 : 0x80, hi = b == 0xF4 ? 0x8F : 0xBF;
+    return cont(1, lo, hi) && cont(2) && cont(3) ? 4 : 0;
+  }
+  return 0;
+}
+
+// `s` with each byte that starts no valid UTF-8 sequence replaced by U+FFFD,
+// as Go's encoding/json writes such strings; nullopt when `s` is valid.
+std::optional<std::string> CoercedUtf8(std::string_view s) {
+  size_t i = 0;
+  while (i < s.size()) {
+    size_t n = Utf8SequenceLength(s.substr(i));
+    if (n == 0) break;
+    i += n;
+  }
+  if (i == s.size()) return std::nullopt;
+  std::string out(s.substr(0, i));
+  while (i < s.size()) {
+    size_t n = Utf8SequenceLength(s.substr(i));
+    if (n == 0) {
+      out += "\xEF\xBF\xBD";
+      ++i;
+    } else {
+      out.append(s.substr(i, n));
+      i += n;
+    }
+  }
+  return out;
+}
+
+// Protobuf strings are bytes: kube stores them as sent and writes them as
+// JSON coerced to valid UTF-8. berth keeps JSON, which must be valid UTF-8
+// to be read back, so strings and map keys are coerced here.
+void CoerceToUtf8(json::value& v) {
+  if (v.is_string()) {
+    if (auto fixed = CoercedUtf8(v.get_string())) v = json::string(*fixed);
+  } else if (v.is_array()) {
+    for (auto& e : v.get_array()) CoerceToUtf8(e);
+  } else if (v.is_object()) {
+    json::object& o = v.get_object();
+    bool keys_valid = true;
+    for (auto& [key, value] : o) {
+      CoerceToUtf8(value);
+      if (CoercedUtf8(key)) keys_valid = false;
+    }
+    if (!keys_valid) {
+      json::object fixed;
+      for (auto& [key, value] : o) {
+        auto k = CoercedUtf8(key);
+        fixed[k ? std::string_view(*k) : std::string_view(key)] = std::move(value);
+      }
+      v = std::move(fixed);
+    }
+  }
+}
+
 json::value TimeValue(const Small& t) {
   if (t.v1 == 0 && t.v2 == 0) return json::value(nullptr);
   return json::value(api::FormatRfc3339(std::chrono::system_clock::time_point(std::chrono::seconds(t.v1))));
@@ -378,7 +451,9 @@ Result<json::value> DecodeEnvelope(std::string_view body, const Message& message
   json::object o = std::move(decoded).value();
   o["apiVersion"] = api_version.empty() ? std::string(default_api_version) : api_version;
   o["kind"] = kind_name.empty() ? std::string(default_kind) : kind_name;
-  return json::value(std::move(o));
+  json::value value(std::move(o));
+  CoerceToUtf8(value);
+  return value;
 }
 
 }  // namespace

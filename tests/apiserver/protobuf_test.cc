@@ -336,5 +336,25 @@ TEST(Protobuf, EvictionWithAnUnknownFieldIsUnsupportedMediaType) {
   EXPECT_EQ(decoded.status().code(), StatusCode::kUnsupportedMediaType);
 }
 
+// Found by fuzz_protobuf: protobuf strings are bytes, and one that was not
+// UTF-8 was stored as it came, as JSON that could not be parsed again. Each
+// invalid byte becomes U+FFFD, as kube's JSON output writes it.
+TEST(Protobuf, InvalidUtf8InStringsBecomesReplacementCharacters) {
+  std::string meta = Bytes(1, std::string("a\xff" "b", 3));
+  std::string data = Bytes(1, std::string("k\xc3", 2)) + Bytes(2, std::string("\xed\xa0\x80" "ok\xc3\xa9", 7));
+  auto decoded = DecodeProtobuf(Envelope("v1", "ConfigMap", Bytes(1, meta) + Bytes(2, data)), api::Kind::kConfigMap);
+  ASSERT_TRUE(decoded.ok()) << decoded.status().message();
+  const std::string replacement = "\xef\xbf\xbd";
+  EXPECT_EQ(decoded->at("metadata").at("name"), json::value("a" + replacement + "b"));
+  const json::object& got = decoded->at("data").as_object();
+  ASSERT_EQ(got.size(), 1u) << json::serialize(*decoded);
+  EXPECT_EQ(got.begin()->key(), "k" + replacement);
+  EXPECT_EQ(got.begin()->value(), json::value(replacement + replacement + replacement + "ok\xc3\xa9"));
+  json::error_code ec;
+  json::value reparsed = json::parse(json::serialize(*decoded), ec);
+  EXPECT_FALSE(ec) << ec.message();
+  EXPECT_EQ(reparsed, *decoded);
+}
+
 }  // namespace
 }  // namespace berth::apiserver
