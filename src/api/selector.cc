@@ -391,6 +391,9 @@ Result<FieldSelector> FieldSelector::Parse(std::string_view text) {
     }
     std::string field = t.substr(0, pos);
     while (!field.empty() && field.back() == ' ') field.pop_back();
+    if (field.empty()) {  // " =x": nothing but the spaces berth trims
+      return Status::BadRequest("invalid selector: '" + t + "'; can't understand '" + t + "'");
+    }
     selector.requirements_.push_back({std::move(field), equals, std::move(value)});
   }
   return selector;

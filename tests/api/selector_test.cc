@@ -135,6 +135,8 @@ TEST(FieldSelector, ParsesAsKubeAndRoundTrips) {
             R"(invalid field selector: invalid escape sequence: \x)");
   EXPECT_EQ(FieldSelector::Parse(R"(a=b\)").status().message(),
             R"(invalid field selector: invalid escape sequence: \)");
+  // A field of spaces only is trimmed to nothing: refused as "=x" is.
+  EXPECT_EQ(FieldSelector::Parse("  =x").status().message(), "invalid selector: '  =x'; can't understand '  =x'");
 }
 
 }  // namespace
