@@ -12,7 +12,6 @@
 #include <boost/json.hpp>
 #include <openssl/evp.h>
 
-#include "api/rfc3339.h"
 #include "apiserver/protobuf_schema.h"
 
 namespace berth::apiserver {
@@ -205,17 +204,46 @@ void CoerceToUtf8(json::value& v) {
   }
 }
 
-json::value TimeValue(const Small& t) {
+// Unix seconds as Go's Time.MarshalJSON writes them ("2006-01-02T15:04:05Z"),
+// in whole seconds; nullopt outside the years 0–9999, which Go refuses to
+// write (kube could store such a time but never serve it as JSON). Calendar
+// arithmetic in seconds: system_clock's nanoseconds end in 2262.
+std::optional<std::string> FormatUnixSeconds(int64_t seconds) {
+  constexpr int64_t kYear0 = -62167219200;      // 0000-01-01T00:00:00Z
+  constexpr int64_t kYear9999End = 253402300799;  // 9999-12-31T23:59:59Z
+  if (seconds < kYear0 || seconds > kYear9999End) return std::nullopt;
+  using namespace std::chrono;
+  const sys_seconds t{std::chrono::seconds(seconds)};
+  const auto day = floor<days>(t);
+  const year_month_day date{day};
+  const hh_mm_ss time{t - day};
+  char text[32];
+  std::snprintf(text, sizeof text, "%04d-%02u-%02uT%02d:%02d:%02dZ", static_cast<int>(date.year()),
+                static_cast<unsigned>(date.month()), static_cast<unsigned>(date.day()),
+                static_cast<int>(time.hours().count()), static_cast<int>(time.minutes().count()),
+                static_cast<int>(time.seconds().count()));
+  return std::string(text);
+}
+
+Status TimeOutOfRange(const Message& m) {
+  return Status::BadRequest("Time.MarshalJSON: year outside of range [0,9999] in " + std::string(m.name));
+}
+
+// meta/v1 Time: null for the zero Timestamp.
+Result<json::value> TimeValue(const Small& t, const Message& m) {
   if (t.v1 == 0 && t.v2 == 0) return json::value(nullptr);
-  return json::value(api::FormatRfc3339(std::chrono::system_clock::time_point(std::chrono::seconds(t.v1))));
+  auto text = FormatUnixSeconds(t.v1);
+  if (!text) return TimeOutOfRange(m);
+  return json::value(*text);
 }
 
 // meta/v1 MicroTime as Go's JSON writes it: "2006-01-02T15:04:05.000000Z".
-std::string FormatMicroTime(int64_t seconds, int64_t nanos) {
-  std::string text = api::FormatRfc3339(std::chrono::system_clock::time_point(std::chrono::seconds(seconds)));
+std::optional<std::string> FormatMicroTime(int64_t seconds, int64_t nanos) {
+  auto text = FormatUnixSeconds(seconds);
+  if (!text) return std::nullopt;
   char fraction[16];
   std::snprintf(fraction, sizeof fraction, ".%06d", static_cast<int>(nanos / 1000 % 1000000));
-  text.insert(text.size() - 1, fraction);  // before the trailing "Z"
+  text->insert(text->size() - 1, fraction);  // before the trailing "Z"
   return text;
 }
 
@@ -276,13 +304,15 @@ Result<json::value> DecodeValue(const Field& f, int wire, Reader& r, const Messa
     case T::kTime: {
       Small t;
       if (!ReadSmall(b, &t)) return Malformed(m);
-      return TimeValue(t);
+      return TimeValue(t, m);
     }
     case T::kMicroTime: {
       Small t;
       if (!ReadSmall(b, &t)) return Malformed(m);
       if (t.v1 == 0 && t.v2 == 0) return json::value(nullptr);
-      return json::value(FormatMicroTime(t.v1, t.v2));
+      auto text = FormatMicroTime(t.v1, t.v2);
+      if (!text) return TimeOutOfRange(m);
+      return json::value(*text);
     }
     case T::kRawExtension: {
       Small raw;
@@ -329,7 +359,9 @@ Status DecodeMapEntry(const Field& field, std::string_view entry, json::object& 
     case T::kTimeMap: {
       Small t;
       if (!ReadSmall(e.b2, &t)) return Malformed(m);
-      value = TimeValue(t);
+      auto time = TimeValue(t, m);
+      if (!time.ok()) return time.status();
+      value = std::move(time).value();
       break;
     }
     case T::kMessageMap: {

@@ -356,5 +356,29 @@ TEST(Protobuf, InvalidUtf8InStringsBecomesReplacementCharacters) {
   EXPECT_EQ(reparsed, *decoded);
 }
 
+// Found by fuzz_protobuf: a Timestamp beyond 2262 overflowed the clock's
+// nanoseconds. Times are written from their seconds for the years 0–9999, as
+// Go writes them, and refused outside them, as Go's JSON encoder refuses them.
+TEST(Protobuf, TimesAreWrittenForYearsZeroTo9999AndRefusedBeyond) {
+  auto creation = [](int64_t seconds) {
+    std::string meta = Bytes(1, "c") + Bytes(8, Varint(1, static_cast<uint64_t>(seconds)));
+    return DecodeProtobuf(Envelope("v1", "ConfigMap", Bytes(1, meta)), api::Kind::kConfigMap);
+  };
+  auto text = [&](int64_t seconds) {
+    auto decoded = creation(seconds);
+    return decoded.ok() ? json::serialize(decoded->at("metadata").at("creationTimestamp"))
+                        : decoded.status().message();
+  };
+  EXPECT_EQ(text(1199149261), R"("2008-01-01T01:01:01Z")");
+  EXPECT_EQ(text(-1), R"("1969-12-31T23:59:59Z")");
+  EXPECT_EQ(text(253402300799), R"("9999-12-31T23:59:59Z")");
+  EXPECT_EQ(text(-62167219200), R"("0000-01-01T00:00:00Z")");
+  EXPECT_EQ(text(34090479949).substr(0, 6), R"("3050-)") << "beyond system_clock's 2262";
+  EXPECT_FALSE(creation(253402300800).ok());
+  EXPECT_FALSE(creation(-62167219201).ok());
+  EXPECT_EQ(creation(253402300800).status().code(), StatusCode::kBadRequest);
+  EXPECT_NE(creation(253402300800).status().message().find("year outside of range [0,9999]"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace berth::apiserver
