@@ -54,6 +54,7 @@ bool FindNonFinite(const json::value& v, std::string& path) {
     const json::array& a = v.get_array();
     for (size_t i = 0; i < a.size(); ++i) {
       if (FindNonFinite(a[i], path)) {
+        if (!path.empty() && path[0] != '[') path.insert(0, ".");
         path.insert(0, "[" + std::to_string(i) + "]");
         return true;
       }
