@@ -9,6 +9,7 @@ packages=(
   libyaml-cpp-dev libcli11-dev libspdlog-dev libfmt-dev
   libgtest-dev libgmock-dev libbenchmark-dev libgoogle-perftools-dev
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
+  clang-16 libclang-rt-16-dev
   python3 python3-kubernetes
   etcd-server prometheus google-perftools chromium
 )

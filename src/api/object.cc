@@ -3,6 +3,7 @@
 #include "api/conversion.h"
 
 #include <charconv>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 
@@ -41,9 +42,43 @@ Result<ObjectPtr> Object::Build(json::value value, std::shared_ptr<const TypedVi
   return std::make_shared<const Object>(PrivateTag{}, std::move(data).value(), rv);
 }
 
+namespace {
+
+// True when `v` holds a number that is not finite; `path` then names it
+// ("spec.values[2]"). Boost.JSON reads a number beyond a double's range
+// (1e999) as infinity and would write it back as "Infinity", which no JSON
+// parser reads: such an object could be stored but never read again.
+bool FindNonFinite(const json::value& v, std::string& path) {
+  if (v.is_double()) return !std::isfinite(v.get_double());
+  if (v.is_array()) {
+    const json::array& a = v.get_array();
+    for (size_t i = 0; i < a.size(); ++i) {
+      if (FindNonFinite(a[i], path)) {
+        if (!path.empty() && path[0] != '[') path.insert(0, ".");
+        path.insert(0, "[" + std::to_string(i) + "]");
+        return true;
+      }
+    }
+  } else if (v.is_object()) {
+    for (const auto& [key, member] : v.get_object()) {
+      if (FindNonFinite(member, path)) {
+        if (!path.empty() && path[0] != '[') path.insert(0, ".");
+        path.insert(0, key);
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
 Result<std::shared_ptr<const Object::Data>> Object::BuildData(
     json::value value, std::shared_ptr<const TypedView> given_view, int64_t* resource_version) {
   if (!value.is_object()) return Status::BadRequest("the object must be a JSON object");
+  if (std::string path; FindNonFinite(value, path)) {
+    return Status::BadRequest("invalid JSON: number out of range at " + path);
+  }
   const json::object& root = value.get_object();
   std::string_view api_version = StringAt(root, "apiVersion");
   std::string_view kind_name = StringAt(root, "kind");

@@ -40,6 +40,13 @@ int64_t ScaledCeil(__int128 m, int shift) {
   return Saturate(q);
 }
 
+// Decimal digits of |v| (0 has none).
+int DigitCount(__int128 v) {
+  int n = 0;
+  for (; v != 0; v /= 10) ++n;
+  return n;
+}
+
 std::string Int128ToString(__int128 v) {
   if (v == 0) return "0";
   bool negative = v < 0;
@@ -197,15 +204,13 @@ int Quantity::Sign() const { return mantissa_ > 0 ? 1 : mantissa_ < 0 ? -1 : 0; 
 int Quantity::Compare(const Quantity& other) const {
   if (Sign() != other.Sign()) return Sign() < other.Sign() ? -1 : 1;
   if (mantissa_ == 0) return 0;
-  // Same sign: compare m1*10^s1 with m2*10^s2 by aligning to the smaller scale.
+  // Same sign: first by magnitude (digits + scale), then, equally long,
+  // m1*10^s1 with m2*10^s2 aligned to the smaller scale: both then have the
+  // longer mantissa's digit count, which __int128 holds.
+  const int order = DigitCount(mantissa_) + scale_, other_order = DigitCount(other.mantissa_) + other.scale_;
+  if (order != other_order) return (order < other_order) == (Sign() > 0) ? -1 : 1;
   int s = std::min(scale_, other.scale_);
   int d1 = scale_ - s, d2 = other.scale_ - s;
-  if (d1 > 36 || d2 > 36) {
-    long double a = static_cast<long double>(mantissa_), b = static_cast<long double>(other.mantissa_);
-    for (int i = 0; i < d1; ++i) a *= 10;
-    for (int i = 0; i < d2; ++i) b *= 10;
-    return a < b ? -1 : a > b ? 1 : 0;
-  }
   __int128 a = mantissa_, b = other.mantissa_;
   for (int i = 0; i < d1; ++i) a *= 10;
   for (int i = 0; i < d2; ++i) b *= 10;
@@ -214,7 +219,8 @@ int Quantity::Compare(const Quantity& other) const {
 
 std::string Quantity::ToString() const {
   if (mantissa_ == 0) return "0";
-  if (format_ == Format::kBinarySI && scale_ >= 0 && scale_ <= 30) {
+  // Binary suffixes only for values __int128 holds as an integer (up to 38 digits).
+  if (format_ == Format::kBinarySI && scale_ >= 0 && DigitCount(mantissa_) + scale_ <= 38) {
     __int128 v = mantissa_ * Pow10(scale_);
     __int128 abs = v < 0 ? -v : v;
     static constexpr std::string_view kSuffixes[] = {"", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei"};
@@ -226,13 +232,15 @@ std::string Quantity::ToString() const {
     }
     return Int128ToString(v) + std::string(kSuffixes[k]);
   }
-  // Decimal: the largest exponent (a multiple of 3) that keeps an integer mantissa.
+  // Decimal: the largest exponent (a multiple of 3) that keeps an integer
+  // mantissa; SI suffixes end at E (10^18), exponents do not (kube prints
+  // "1e60"). The mantissa's scaling is written as zeros, not multiplied, so
+  // that no value overflows.
   int e = scale_ >= 0 ? (scale_ / 3) * 3 : -((-scale_ + 2) / 3) * 3;
-  e = std::max(-9, std::min(e, 18));
-  __int128 m = mantissa_;
-  for (int i = 0; i < scale_ - e; ++i) m *= 10;
+  e = std::max(-9, format_ == Format::kDecimalExponent ? e : std::min(e, 18));
+  const std::string digits = Int128ToString(mantissa_) + std::string(static_cast<size_t>(scale_ - e), '0');
   if (format_ == Format::kDecimalExponent) {
-    return Int128ToString(m) + (e == 0 ? "" : "e" + std::to_string(e));
+    return digits + (e == 0 ? "" : "e" + std::to_string(e));
   }
   std::string_view suffix;
   switch (e) {
@@ -247,7 +255,7 @@ std::string Quantity::ToString() const {
     case 18: suffix = "E"; break;
     default: suffix = ""; break;
   }
-  return Int128ToString(m) + std::string(suffix);
+  return digits + std::string(suffix);
 }
 
 }  // namespace berth::api

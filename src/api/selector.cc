@@ -357,14 +357,11 @@ Result<FieldSelector> FieldSelector::Parse(std::string_view text) {
   terms.push_back(std::move(term));
   for (const auto& t : terms) {
     if (t.empty()) continue;
-    // The first unescaped operator splits field and value.
+    // The first operator splits field and value, as in kube's splitTerm: a
+    // field has no escapes.
     size_t pos = std::string::npos, len = 0;
     bool equals = true;
     for (size_t i = 0; i < t.size(); ++i) {
-      if (t[i] == '\\') {
-        ++i;
-        continue;
-      }
       if (t.compare(i, 2, "!=") == 0) { pos = i; len = 2; equals = false; break; }
       if (t.compare(i, 2, "==") == 0) { pos = i; len = 2; break; }
       if (t[i] == '=') { pos = i; len = 1; break; }
@@ -372,16 +369,31 @@ Result<FieldSelector> FieldSelector::Parse(std::string_view text) {
     if (pos == std::string::npos || pos == 0) {
       return Status::BadRequest("invalid selector: '" + t + "'; can't understand '" + t + "'");
     }
+    // The value unescaped as kube's UnescapeValue does: only \\, \, and \=
+    // are escapes, and a bare ',' or '=' is refused (ToString escapes them).
     std::string value;
     for (size_t i = pos + len; i < t.size(); ++i) {
-      if (t[i] == '\\' && i + 1 < t.size()) {
-        value += t[++i];
+      if (t[i] == '\\') {
+        if (i + 1 == t.size()) {
+          return Status::BadRequest("invalid field selector: invalid escape sequence: \\");
+        }
+        char next = t[++i];
+        if (next != '\\' && next != ',' && next != '=') {
+          return Status::BadRequest("invalid field selector: invalid escape sequence: \\" + std::string(1, next));
+        }
+        value += next;
+      } else if (t[i] == ',' || t[i] == '=') {
+        return Status::BadRequest("invalid field selector: unescaped character in value: " +
+                                  std::to_string(static_cast<int>(t[i])));
       } else {
         value += t[i];
       }
     }
     std::string field = t.substr(0, pos);
     while (!field.empty() && field.back() == ' ') field.pop_back();
+    if (field.empty()) {  // " =x": nothing but the spaces berth trims
+      return Status::BadRequest("invalid selector: '" + t + "'; can't understand '" + t + "'");
+    }
     selector.requirements_.push_back({std::move(field), equals, std::move(value)});
   }
   return selector;

@@ -6,12 +6,12 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <optional>
 #include <string>
 
 #include <boost/json.hpp>
 #include <openssl/evp.h>
 
-#include "api/rfc3339.h"
 #include "apiserver/protobuf_schema.h"
 
 namespace berth::apiserver {
@@ -132,17 +132,118 @@ std::string Base64(std::string_view bytes) {
 
 // meta/v1 Time {1 seconds, 2 nanos} as Go's JSON writes it: whole seconds,
 // the zero time as null.
-json::value TimeValue(const Small& t) {
+// The length of the valid UTF-8 sequence at the start of `s`, 0 when there
+// is none (Go's utf8.DecodeRune rules: no overlong forms, no surrogates,
+// nothing above U+10FFFF).
+size_t Utf8SequenceLength(std::string_view s) {
+  auto byte = [&](size_t i) { return static_cast<unsigned char>(s[i]); };
+  auto cont = [&](size_t i, unsigned char lo = 0x80, unsigned char hi = 0xBF) {
+    return i < s.size() && byte(i) >= lo && byte(i) <= hi;
+  };
+  const unsigned char b = byte(0);
+  if (b < 0x80) return 1;
+  if (b >= 0xC2 && b <= 0xDF) return cont(1) ? 2 : 0;
+  if (b >= 0xE0 && b <= 0xEF) {
+    const unsigned char lo = b == 0xE0 ? 0xA0 : 0x80, hi = b == 0xED ? 0x9F : 0xBF;
+    return cont(1, lo, hi) && cont(2) ? 3 : 0;
+  }
+  if (b >= 0xF0 && b <= 0xF4) {
+    const unsigned char lo = b == 0xF0 ? 0x90 : 0x80, hi = b == 0xF4 ? 0x8F : 0xBF;
+    return cont(1, lo, hi) && cont(2) && cont(3) ? 4 : 0;
+  }
+  return 0;
+}
+
+// `s` with each byte that starts no valid UTF-8 sequence replaced by U+FFFD,
+// as Go's encoding/json writes such strings; nullopt when `s` is valid.
+std::optional<std::string> CoercedUtf8(std::string_view s) {
+  size_t i = 0;
+  while (i < s.size()) {
+    size_t n = Utf8SequenceLength(s.substr(i));
+    if (n == 0) break;
+    i += n;
+  }
+  if (i == s.size()) return std::nullopt;
+  std::string out(s.substr(0, i));
+  while (i < s.size()) {
+    size_t n = Utf8SequenceLength(s.substr(i));
+    if (n == 0) {
+      out += "\xEF\xBF\xBD";
+      ++i;
+    } else {
+      out.append(s.substr(i, n));
+      i += n;
+    }
+  }
+  return out;
+}
+
+// Protobuf strings are bytes: kube stores them as sent and writes them as
+// JSON coerced to valid UTF-8. berth keeps JSON, which must be valid UTF-8
+// to be read back, so strings and map keys are coerced here.
+void CoerceToUtf8(json::value& v) {
+  if (v.is_string()) {
+    if (auto fixed = CoercedUtf8(v.get_string())) v = json::string(*fixed);
+  } else if (v.is_array()) {
+    for (auto& e : v.get_array()) CoerceToUtf8(e);
+  } else if (v.is_object()) {
+    json::object& o = v.get_object();
+    bool keys_valid = true;
+    for (auto& [key, value] : o) {
+      CoerceToUtf8(value);
+      if (CoercedUtf8(key)) keys_valid = false;
+    }
+    if (!keys_valid) {
+      json::object fixed;
+      for (auto& [key, value] : o) {
+        auto k = CoercedUtf8(key);
+        fixed[k ? std::string_view(*k) : std::string_view(key)] = std::move(value);
+      }
+      v = std::move(fixed);
+    }
+  }
+}
+
+// Unix seconds as Go's Time.MarshalJSON writes them ("2006-01-02T15:04:05Z"),
+// in whole seconds; nullopt outside the years 0–9999, which Go refuses to
+// write (kube could store such a time but never serve it as JSON). Calendar
+// arithmetic in seconds: system_clock's nanoseconds end in 2262.
+std::optional<std::string> FormatUnixSeconds(int64_t seconds) {
+  constexpr int64_t kYear0 = -62167219200;      // 0000-01-01T00:00:00Z
+  constexpr int64_t kYear9999End = 253402300799;  // 9999-12-31T23:59:59Z
+  if (seconds < kYear0 || seconds > kYear9999End) return std::nullopt;
+  using namespace std::chrono;
+  const sys_seconds t{std::chrono::seconds(seconds)};
+  const auto day = floor<days>(t);
+  const year_month_day date{day};
+  const hh_mm_ss time{t - day};
+  char text[32];
+  std::snprintf(text, sizeof text, "%04d-%02u-%02uT%02d:%02d:%02dZ", static_cast<int>(date.year()),
+                static_cast<unsigned>(date.month()), static_cast<unsigned>(date.day()),
+                static_cast<int>(time.hours().count()), static_cast<int>(time.minutes().count()),
+                static_cast<int>(time.seconds().count()));
+  return std::string(text);
+}
+
+Status TimeOutOfRange(const Message& m) {
+  return Status::BadRequest("Time.MarshalJSON: year outside of range [0,9999] in " + std::string(m.name));
+}
+
+// meta/v1 Time: null for the zero Timestamp.
+Result<json::value> TimeValue(const Small& t, const Message& m) {
   if (t.v1 == 0 && t.v2 == 0) return json::value(nullptr);
-  return json::value(api::FormatRfc3339(std::chrono::system_clock::time_point(std::chrono::seconds(t.v1))));
+  auto text = FormatUnixSeconds(t.v1);
+  if (!text) return TimeOutOfRange(m);
+  return json::value(*text);
 }
 
 // meta/v1 MicroTime as Go's JSON writes it: "2006-01-02T15:04:05.000000Z".
-std::string FormatMicroTime(int64_t seconds, int64_t nanos) {
-  std::string text = api::FormatRfc3339(std::chrono::system_clock::time_point(std::chrono::seconds(seconds)));
+std::optional<std::string> FormatMicroTime(int64_t seconds, int64_t nanos) {
+  auto text = FormatUnixSeconds(seconds);
+  if (!text) return std::nullopt;
   char fraction[16];
   std::snprintf(fraction, sizeof fraction, ".%06d", static_cast<int>(nanos / 1000 % 1000000));
-  text.insert(text.size() - 1, fraction);  // before the trailing "Z"
+  text->insert(text->size() - 1, fraction);  // before the trailing "Z"
   return text;
 }
 
@@ -203,13 +304,15 @@ Result<json::value> DecodeValue(const Field& f, int wire, Reader& r, const Messa
     case T::kTime: {
       Small t;
       if (!ReadSmall(b, &t)) return Malformed(m);
-      return TimeValue(t);
+      return TimeValue(t, m);
     }
     case T::kMicroTime: {
       Small t;
       if (!ReadSmall(b, &t)) return Malformed(m);
       if (t.v1 == 0 && t.v2 == 0) return json::value(nullptr);
-      return json::value(FormatMicroTime(t.v1, t.v2));
+      auto text = FormatMicroTime(t.v1, t.v2);
+      if (!text) return TimeOutOfRange(m);
+      return json::value(*text);
     }
     case T::kRawExtension: {
       Small raw;
@@ -256,7 +359,9 @@ Status DecodeMapEntry(const Field& field, std::string_view entry, json::object& 
     case T::kTimeMap: {
       Small t;
       if (!ReadSmall(e.b2, &t)) return Malformed(m);
-      value = TimeValue(t);
+      auto time = TimeValue(t, m);
+      if (!time.ok()) return time.status();
+      value = std::move(time).value();
       break;
     }
     case T::kMessageMap: {
@@ -378,7 +483,9 @@ Result<json::value> DecodeEnvelope(std::string_view body, const Message& message
   json::object o = std::move(decoded).value();
   o["apiVersion"] = api_version.empty() ? std::string(default_api_version) : api_version;
   o["kind"] = kind_name.empty() ? std::string(default_kind) : kind_name;
-  return json::value(std::move(o));
+  json::value value(std::move(o));
+  CoerceToUtf8(value);
+  return value;
 }
 
 }  // namespace

@@ -86,5 +86,31 @@ TEST(Quantity, ComparesAcrossFormats) {
   EXPECT_EQ(Quantity::FromInt(2048, Quantity::Format::kBinarySI).ToString(), "2Ki");
 }
 
+// Found by fuzz_quantity: values far beyond int64 overflowed __int128 when
+// printed ("1e60") or compared (a 36-digit mantissa scaled by 10^24).
+TEST(Quantity, HugeValuesPrintAndCompareWithoutOverflow) {
+  auto exp = Quantity::Parse("1e60");
+  ASSERT_TRUE(exp.ok());
+  EXPECT_EQ(exp->ToString(), "1e60");
+  const std::string si = "1" + std::string(42, '0') + "E";
+  auto big = Quantity::Parse(si);
+  ASSERT_TRUE(big.ok());
+  EXPECT_EQ(big->ToString(), si);
+  auto again = Quantity::Parse(big->ToString());
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(again->Compare(*big), 0);
+  EXPECT_EQ(big->Compare(*exp), 0) << "10^42 * 10^18 is 10^60";
+  EXPECT_GT(big->Compare(Quantity::Parse("9e59").value()), 0);
+
+  auto wide = Quantity::Parse("123456789012345678901234567890123456e24").value();
+  auto one = Quantity::Parse("1").value();
+  EXPECT_GT(wide.Compare(one), 0);
+  EXPECT_LT(one.Compare(wide), 0);
+  auto negative = Quantity::Parse("-123456789012345678901234567890123456e24").value();
+  EXPECT_LT(negative.Compare(Quantity::Parse("-1").value()), 0);
+  EXPECT_GT(Quantity::Parse("-1").value().Compare(negative), 0);
+  EXPECT_LT(Quantity::Parse("123456789012345678901234567890123455e24").value().Compare(wide), 0);
+}
+
 }  // namespace
 }  // namespace berth::api

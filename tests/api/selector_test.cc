@@ -112,5 +112,32 @@ TEST(FieldSelector, EscapesAndErrors) {
   EXPECT_FALSE(FieldSelector::Parse("spec.nodeName=x").value().CheckSupported(Kind::kNode).ok());
 }
 
+// Found by fuzz_field_selector: a backslash in the field part was taken for
+// an escape, so ToString's text parsed to another selector. kube's parser
+// splits at the first operator, unescapes only the value, and refuses in it
+// what its EscapeValue would have escaped.
+TEST(FieldSelector, ParsesAsKubeAndRoundTrips) {
+  auto s = FieldSelector::Parse(R"(a\=b\=c)");
+  ASSERT_TRUE(s.ok());
+  EXPECT_EQ(s->requirements()[0].field, R"(a\)");
+  EXPECT_EQ(s->requirements()[0].value, "b=c");
+  EXPECT_EQ(s->ToString(), R"(a\=b\=c)");
+  auto again = FieldSelector::Parse(FieldSelector::Parse(R"(x\ \=y\\\,z)").value().ToString());
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(again->requirements()[0].field, R"(x\ \)");
+  EXPECT_EQ(again->requirements()[0].value, R"(y\,z)");
+
+  EXPECT_EQ(FieldSelector::Parse(R"(a\=b=c)").status().message(),
+            "invalid field selector: unescaped character in value: 61");
+  EXPECT_EQ(FieldSelector::Parse("a=b=c").status().message(),
+            "invalid field selector: unescaped character in value: 61");
+  EXPECT_EQ(FieldSelector::Parse(R"(a=b\x)").status().message(),
+            R"(invalid field selector: invalid escape sequence: \x)");
+  EXPECT_EQ(FieldSelector::Parse(R"(a=b\)").status().message(),
+            R"(invalid field selector: invalid escape sequence: \)");
+  // A field of spaces only is trimmed to nothing: refused as "=x" is.
+  EXPECT_EQ(FieldSelector::Parse("  =x").status().message(), "invalid selector: '  =x'; can't understand '  =x'");
+}
+
 }  // namespace
 }  // namespace berth::api

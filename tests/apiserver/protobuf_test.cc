@@ -336,5 +336,49 @@ TEST(Protobuf, EvictionWithAnUnknownFieldIsUnsupportedMediaType) {
   EXPECT_EQ(decoded.status().code(), StatusCode::kUnsupportedMediaType);
 }
 
+// Found by fuzz_protobuf: protobuf strings are bytes, and one that was not
+// UTF-8 was stored as it came, as JSON that could not be parsed again. Each
+// invalid byte becomes U+FFFD, as kube's JSON output writes it.
+TEST(Protobuf, InvalidUtf8InStringsBecomesReplacementCharacters) {
+  std::string meta = Bytes(1, std::string("a\xff" "b", 3));
+  std::string data = Bytes(1, std::string("k\xc3", 2)) + Bytes(2, std::string("\xed\xa0\x80" "ok\xc3\xa9", 7));
+  auto decoded = DecodeProtobuf(Envelope("v1", "ConfigMap", Bytes(1, meta) + Bytes(2, data)), api::Kind::kConfigMap);
+  ASSERT_TRUE(decoded.ok()) << decoded.status().message();
+  const std::string replacement = "\xef\xbf\xbd";
+  EXPECT_EQ(decoded->at("metadata").at("name"), json::value("a" + replacement + "b"));
+  const json::object& got = decoded->at("data").as_object();
+  ASSERT_EQ(got.size(), 1u) << json::serialize(*decoded);
+  EXPECT_EQ(got.begin()->key(), "k" + replacement);
+  EXPECT_EQ(got.begin()->value(), json::value(replacement + replacement + replacement + "ok\xc3\xa9"));
+  json::error_code ec;
+  json::value reparsed = json::parse(json::serialize(*decoded), ec);
+  EXPECT_FALSE(ec) << ec.message();
+  EXPECT_EQ(reparsed, *decoded);
+}
+
+// Found by fuzz_protobuf: a Timestamp beyond 2262 overflowed the clock's
+// nanoseconds. Times are written from their seconds for the years 0–9999, as
+// Go writes them, and refused outside them, as Go's JSON encoder refuses them.
+TEST(Protobuf, TimesAreWrittenForYearsZeroTo9999AndRefusedBeyond) {
+  auto creation = [](int64_t seconds) {
+    std::string meta = Bytes(1, "c") + Bytes(8, Varint(1, static_cast<uint64_t>(seconds)));
+    return DecodeProtobuf(Envelope("v1", "ConfigMap", Bytes(1, meta)), api::Kind::kConfigMap);
+  };
+  auto text = [&](int64_t seconds) {
+    auto decoded = creation(seconds);
+    return decoded.ok() ? json::serialize(decoded->at("metadata").at("creationTimestamp"))
+                        : decoded.status().message();
+  };
+  EXPECT_EQ(text(1199149261), R"("2008-01-01T01:01:01Z")");
+  EXPECT_EQ(text(-1), R"("1969-12-31T23:59:59Z")");
+  EXPECT_EQ(text(253402300799), R"("9999-12-31T23:59:59Z")");
+  EXPECT_EQ(text(-62167219200), R"("0000-01-01T00:00:00Z")");
+  EXPECT_EQ(text(34090479949).substr(0, 6), R"("3050-)") << "beyond system_clock's 2262";
+  EXPECT_FALSE(creation(253402300800).ok());
+  EXPECT_FALSE(creation(-62167219201).ok());
+  EXPECT_EQ(creation(253402300800).status().code(), StatusCode::kBadRequest);
+  EXPECT_NE(creation(253402300800).status().message().find("year outside of range [0,9999]"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace berth::apiserver
