@@ -8,6 +8,7 @@
 #include <boost/json.hpp>
 
 #include "api/json_fields.h"
+#include "api/json_parse.h"
 
 namespace berth::api {
 
@@ -353,7 +354,7 @@ Result<json::value> TakeAnnotation(json::object& annotations, std::string_view k
   if (it == annotations.end()) return json::value();
   json::error_code ec;
   json::value parsed;
-  if (it->value().is_string()) parsed = json::parse(it->value().get_string(), ec);
+  if (it->value().is_string()) parsed = api::ParseJson(it->value().get_string(), ec);
   if (!it->value().is_string() || ec || (array ? !parsed.is_array() : !parsed.is_object())) {
     return Status::BadRequest("metadata.annotations[" + std::string(key) + "]: the annotation is not a JSON " +
                               (array ? "array" : "object"));

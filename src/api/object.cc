@@ -11,6 +11,7 @@
 #include <boost/json/serialize.hpp>
 
 #include "api/json_fields.h"
+#include "api/json_parse.h"
 #include "log/log.h"
 
 namespace berth::api {
@@ -28,7 +29,7 @@ std::optional<int64_t> ParseResourceVersion(std::string_view text) {
 
 Result<ObjectPtr> Object::Decode(std::string_view text) {
   json::error_code ec;
-  json::value value = json::parse(text, ec);
+  json::value value = api::ParseJson(text, ec);
   if (ec) return Status::BadRequest("invalid JSON: " + ec.message());
   return FromJson(std::move(value));
 }
@@ -148,7 +149,7 @@ ObjectPtr Object::FromStored(std::string key, std::string encoded, int64_t resou
 bool Object::TryParseStored() const {
   stored_->parse_once.Call([this] {
     json::error_code ec;
-    json::value value = json::parse(stored_->text, ec);
+    json::value value = api::ParseJson(stored_->text, ec);
     if (ec) {
       stored_->error = Status::Internal("invalid JSON: " + ec.message());
       return;
@@ -345,10 +346,10 @@ void Object::Data::MakeJson() const {
 std::string EncodedAs(const Object& object, Kind kind) {
   if (object.kind() == kind) return std::string(object.Encoded());
   if (Info(kind).stored_as == object.kind()) {
-    json::value v = json::parse(object.Encoded());
+    json::value v = api::ParseJson(object.Encoded());
     return json::serialize(ConvertFromStored(kind, v.get_object()));
   }
-  json::value v = json::parse(object.Encoded());
+  json::value v = api::ParseJson(object.Encoded());
   v.get_object()["apiVersion"] = Info(kind).ApiVersion();
   return json::serialize(v);
 }

@@ -10,6 +10,7 @@
 
 #include "api/base64.h"
 #include "api/json_fields.h"
+#include "api/json_parse.h"
 #include "api/name_validation.h"
 #include "api/pod_validation.h"
 #include "api/quantity.h"
@@ -35,7 +36,7 @@ std::string_view JsonKind(const json::value& v) {
 // succeeds, else Go's error for the common failures.
 std::string GoJsonObjectError(std::string_view text) {
   boost::system::error_code ec;
-  json::value v = json::parse(text, ec);
+  json::value v = api::ParseJson(text, ec);
   if (ec) {
     size_t first = text.find_first_not_of(" \t\r\n");
     if (first == std::string_view::npos || ec == json::error::incomplete)

@@ -8,6 +8,7 @@
 #include <map>
 
 #include "api/json_fields.h"
+#include "api/json_parse.h"
 
 namespace berth::apiserver {
 
@@ -266,7 +267,7 @@ void WriteManagedFields(json::object& object, const std::vector<ManagedFieldsEnt
 
 Result<json::value> DecodeApplyConfiguration(std::string_view body) {
   json::error_code ec;
-  json::value value = json::parse(body, ec);
+  json::value value = api::ParseJson(body, ec);
   if (ec) {
     try {
       value = YamlToJson(YAML::Load(std::string(body)));

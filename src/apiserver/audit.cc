@@ -16,6 +16,7 @@
 #include <boost/json.hpp>
 
 #include "api/cbor.h"
+#include "api/json_parse.h"
 #include "api/rfc3339.h"
 #include "apiserver/protobuf.h"
 #include "apiserver/request_info.h"
@@ -143,7 +144,7 @@ void NameFromBody(const Request& request, const RequestInfo& info, json::object&
     body = std::move(decoded).value();
   } else if (IsJsonContentType(request.content_type)) {
     json::error_code ec;
-    body = json::parse(request.body, ec);
+    body = api::ParseJson(request.body, ec);
     if (ec) return;
   }
   if (!body.is_object()) return;
@@ -209,7 +210,7 @@ json::object ResponseStatus(int code, const std::string& content_type, const std
   json::object status{{"metadata", json::object{}}};
   if (code >= 300 && content_type.starts_with("application/json")) {
     json::error_code ec;
-    json::value v = json::parse(body, ec);
+    json::value v = api::ParseJson(body, ec);
     if (!ec && v.is_object() && v.as_object().contains("kind") && v.as_object().at("kind") == "Status") {
       for (std::string_view key : {"status", "message", "reason", "details"}) {
         if (const json::value* f = v.as_object().if_contains(key)) status[key] = *f;

@@ -4,6 +4,7 @@
 
 #include <boost/json.hpp>
 
+#include "api/json_parse.h"
 #include "apiserver/api_server.h"
 #include "apiserver/authorization_filter.h"
 #include "apiserver/protobuf.h"
@@ -44,7 +45,7 @@ Result<json::object> ParseBody(const Request& request, std::string_view kind) {
     return std::move(decoded->get_object());
   }
   boost::system::error_code ec;
-  json::value body = json::parse(request.body, ec);
+  json::value body = api::ParseJson(request.body, ec);
   if (ec || !body.is_object()) {
     return Status::BadRequest(
         "the body of the request was in an unknown format - accepted media types include: "

@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "api/cbor.h"
+#include "api/json_parse.h"
 
 namespace berth::apiserver {
 
@@ -94,7 +95,7 @@ std::string WatchEventsToCbor(std::string& lines) {
     std::string_view line(lines.data() + start, nl - start);
     if (Trim(line).empty()) continue;
     json::error_code ec;
-    json::value event = json::parse(line, ec);
+    json::value event = api::ParseJson(line, ec);
     if (ec || !event.is_object()) continue;  // never produced by WatchStream
     const json::object& e = event.get_object();
     const json::value* type = e.if_contains("type");
@@ -125,7 +126,7 @@ Response ToCbor(Response response, bool watch) {
     return response;
   }
   json::error_code ec;
-  json::value body = json::parse(response.body, ec);
+  json::value body = api::ParseJson(response.body, ec);
   if (ec) return response;
   response.body = api::EncodeCbor(body);
   response.content_type = std::string(api::kCborContentType);

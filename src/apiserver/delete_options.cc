@@ -4,6 +4,7 @@
 
 #include "api/field_errors.h"
 #include "api/json_fields.h"
+#include "api/json_parse.h"
 #include "api/object.h"
 #include "apiserver/protobuf.h"
 
@@ -154,7 +155,7 @@ Result<DeleteOptions> DeleteOptionsFromRequest(const Request& request) {
     body = std::move(decoded).value();
   } else if (IsJsonContentType(request.content_type)) {
     json::error_code ec;
-    body = json::parse(request.body, ec);
+    body = api::ParseJson(request.body, ec);
     if (ec || !body.is_object()) {
       return Status::BadRequest("invalid DeleteOptions: " +
                                 (ec ? ec.message() : std::string("not an object")));

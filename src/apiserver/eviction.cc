@@ -21,6 +21,7 @@
 #include "api/conditions.h"
 #include "api/disruption_budget.h"
 #include "api/json_fields.h"
+#include "api/json_parse.h"
 #include "api/pod_view.h"
 #include "api/rfc3339.h"
 #include "apiserver/api_server.h"
@@ -54,7 +55,7 @@ Result<json::object> DecodeEviction(const Request& request) {
     value = std::move(decoded).value();
   } else if (IsJsonContentType(request.content_type)) {
     json::error_code ec;
-    value = json::parse(request.body, ec);
+    value = api::ParseJson(request.body, ec);
     if (ec)
       return Status::BadRequest("couldn't get version/kind; json parse error: " + ec.message());
   } else {

@@ -4,6 +4,7 @@
 #include <boost/json.hpp>
 #include <map>
 
+#include "api/json_parse.h"
 #include "apiserver/patch.h"
 
 namespace berth::apiserver {
@@ -81,7 +82,7 @@ bool MatchesKey(const json::value& item, const json::object& key) {
 // Index of the list item an element names, or -1.
 ptrdiff_t FindItem(const json::array& list, std::string_view element) {
   json::error_code ec;
-  json::value parsed = json::parse(element.substr(2), ec);
+  json::value parsed = api::ParseJson(element.substr(2), ec);
   if (ec) return -1;
   for (size_t i = 0; i < list.size(); ++i) {
     bool match = element.starts_with(kKeyPrefix)
@@ -335,7 +336,7 @@ std::string PathString(const FieldPath& path) {
       out += ']';
     } else {
       json::error_code ec;
-      json::value key = json::parse(rest, ec);
+      json::value key = api::ParseJson(rest, ec);
       out += '[';
       if (!ec && key.is_object()) {
         bool first = true;

@@ -9,6 +9,7 @@
 #include <boost/json.hpp>
 
 #include "api/json_fields.h"
+#include "api/json_parse.h"
 #include "apiserver/api_server.h"
 #include "apiserver/discovery.h"
 #include "apiserver/openapi_paths.h"
@@ -333,7 +334,7 @@ std::shared_ptr<const OpenApi::Document> OpenApi::V2Protobuf() {
   }
   // Encoded outside the lock: field validation reads schemas meanwhile.
   auto encoded = std::make_shared<Document>();
-  encoded->body = EncodeOpenApiV2Protobuf(json::parse(source->body).as_object());
+  encoded->body = EncodeOpenApiV2Protobuf(api::ParseJson(source->body).as_object());
   encoded->hash = source->hash;
   std::lock_guard lock(mu_);
   Refresh();

@@ -1,3 +1,4 @@
+#include "api/json_parse.h"
 #include "apiserver/patch.h"
 
 #include <algorithm>
@@ -133,7 +134,7 @@ Status Add(json::value& doc, const std::vector<std::string>& tokens, std::string
 
 Result<json::value> ApplyJsonPatch(const json::value& original, std::string_view text) {
   json::error_code ec;
-  json::value patch = json::parse(text, ec);
+  json::value patch = api::ParseJson(text, ec);
   if (ec || !patch.is_array()) {
     return Status::BadRequest("json: cannot unmarshal the patch into a JSON Patch operation list");
   }
@@ -455,7 +456,7 @@ Result<json::value> ApplyPatch(PatchType type, api::Kind kind, const json::value
   }
   if (type == PatchType::kJson) return ApplyJsonPatch(original, patch);
   json::error_code ec;
-  json::value body = json::parse(patch, ec);
+  json::value body = api::ParseJson(patch, ec);
   if (ec) return Status::BadRequest("error decoding patch: " + ec.message());
   if (!body.is_object()) return Status::BadRequest("the patch must be a JSON object");
   if (type == PatchType::kMerge) return MergePatch(original, body);

@@ -12,6 +12,7 @@
 #include <boost/json.hpp>
 #include <openssl/evp.h>
 
+#include "api/json_parse.h"
 #include "apiserver/protobuf_schema.h"
 
 namespace berth::apiserver {
@@ -268,7 +269,7 @@ Result<json::value> DecodeNested(std::string_view bytes, const Message& message,
     json::value* v = o.if_contains(name);
     if (v && !(v->is_array() && v->get_array().empty())) return std::move(*v);
   }
-  return json::parse(message.union_default);
+  return api::ParseJson(message.union_default);
 }
 
 // A double as Go's JSON writes it: integral values without a fraction.
@@ -319,7 +320,7 @@ Result<json::value> DecodeValue(const Field& f, int wire, Reader& r, const Messa
       if (!ReadSmall(b, &raw)) return Malformed(m);
       if (raw.s1.empty()) return json::value(nullptr);
       json::error_code ec;
-      json::value parsed = json::parse(raw.s1, ec);
+      json::value parsed = api::ParseJson(raw.s1, ec);
       if (ec) return Unsupported(std::string(m.name) + " " + f.name + " in a non-JSON encoding");
       return parsed;
     }
@@ -338,7 +339,7 @@ Result<json::value> DecodeValue(const Field& f, int wire, Reader& r, const Messa
       Small raw;
       if (!ReadSmall(b, &raw)) return Malformed(m);
       json::error_code ec;
-      json::value parsed = json::parse(raw.s1, ec);
+      json::value parsed = api::ParseJson(raw.s1, ec);
       if (ec) return Status::BadRequest(std::string(m.name) + " " + f.name + ": not JSON");
       return parsed;
     }

@@ -7,6 +7,7 @@
 #include "api/cbor.h"
 #include "api/conversion.h"
 #include "api/json_fields.h"
+#include "api/json_parse.h"
 #include "api/pod_view.h"
 #include "api/rfc3339.h"
 #include "api/validation.h"
@@ -43,7 +44,7 @@ Result<json::value> DecodeBody(const Request& request, const api::KindInfo& kind
                   "include: application/json, application/vnd.kubernetes.protobuf, application/cbor");
   } else {
     json::error_code ec;
-    value = json::parse(request.body, ec);
+    value = api::ParseJson(request.body, ec);
     if (ec) return Status::BadRequest("couldn't get version/kind; json parse error: " + ec.message());
   }
   if (!value.is_object()) {

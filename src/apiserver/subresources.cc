@@ -10,6 +10,7 @@
 #include "api/cbor.h"
 #include "api/conditions.h"
 #include "api/json_fields.h"
+#include "api/json_parse.h"
 #include "api/pod_view.h"
 #include "api/rfc3339.h"
 #include "api/selector.h"
@@ -195,7 +196,7 @@ Response ApiServer::Binding(Request& request, const RequestInfo& info) {
     if (!decoded.ok()) return ErrorResponse(decoded.status());
     body = std::move(decoded).value();
   } else {
-    body = json::parse(request.body, ec);
+    body = api::ParseJson(request.body, ec);
   }
   if (ec || !body.is_object()) {
     return ErrorResponse(Status::BadRequest("couldn't get version/kind; json parse error: " +
@@ -348,7 +349,7 @@ Response ApiServer::Scale(Request& request, const RequestInfo& info) {
       scale = std::move(patched).value();
     } else {
       json::error_code ec;
-      scale = json::parse(request.body, ec);
+      scale = api::ParseJson(request.body, ec);
       if (ec) return ErrorResponse(Status::BadRequest("couldn't get version/kind; json parse error: " + ec.message()));
     }
     if (Status typed = CheckScaleDecodable(patch_type ? WriteVerb::kPatch : WriteVerb::kUpdate, scale); !typed.ok()) {
@@ -449,11 +450,11 @@ Response ApiServer::Rpc(Request& request) {
       return error(id, result.status().HttpCode(), result.status().message(),
                    StatusToJson(result.status(), details));
     }
-    return json::object{{"jsonrpc", "2.0"}, {"result", json::parse(result.value()->Encoded())}, {"id", id}};
+    return json::object{{"jsonrpc", "2.0"}, {"result", api::ParseJson(result.value()->Encoded())}, {"id", id}};
   };
 
   json::error_code ec;
-  json::value body = json::parse(request.body, ec);
+  json::value body = api::ParseJson(request.body, ec);
   if (ec) return JsonResponse(200, json::serialize(error(nullptr, -32700, "Parse error")));
   if (body.is_array()) {
     if (body.get_array().empty()) return JsonResponse(200, json::serialize(error(nullptr, -32600, "Invalid Request")));

@@ -6,6 +6,7 @@
 
 #include "api/duration.h"
 #include "api/json_fields.h"
+#include "api/json_parse.h"
 #include "api/quantity.h"
 #include "api/rfc3339.h"
 #include "api/selector.h"
@@ -176,12 +177,12 @@ json::object MakeTable(api::Kind kind, std::span<const api::ObjectPtr> objects,
       row["cells"] = std::move(cells);
     }
     if (options.include_object == IncludeObject::kObject) {
-      row["object"] = json::parse(api::EncodedAs(*object, kind));
+      row["object"] = api::ParseJson(api::EncodedAs(*object, kind));
     } else if (options.include_object == IncludeObject::kMetadata) {
       json::object partial;
       partial["kind"] = "PartialObjectMetadata";
       partial["apiVersion"] = "meta.k8s.io/v1";
-      json::value full = json::parse(object->Encoded());
+      json::value full = api::ParseJson(object->Encoded());
       partial["metadata"] = full.as_object()["metadata"];
       row["object"] = std::move(partial);
     }

@@ -1,3 +1,4 @@
+#include "api/json_parse.h"
 #include "client/http_informer.h"
 
 #include <pthread.h>
@@ -20,7 +21,7 @@ Status HttpInformer::List() {
     return Status::Unavailable("GET " + collection_ + ": HTTP " + std::to_string(response.value().status));
   }
   boost::system::error_code ec;
-  json::value list = json::parse(response.value().body, ec);
+  json::value list = api::ParseJson(response.value().body, ec);
   if (ec || !list.is_object()) return Status::Internal("GET " + collection_ + ": not a JSON list");
   const json::object& o = list.get_object();
   // Items of a list carry no apiVersion/kind: take them from the list's.
@@ -95,7 +96,7 @@ void HttpInformer::Run() {
         target,
         [&](std::string_view line) {
           boost::system::error_code ec;
-          json::value event = json::parse(line, ec);
+          json::value event = api::ParseJson(line, ec);
           if (ec || !event.is_object()) return;
           const json::object& e = event.get_object();
           std::string type = e.contains("type") && e.at("type").is_string() ? std::string(e.at("type").get_string()) : "";

@@ -7,6 +7,7 @@
 #include <boost/json.hpp>
 
 #include "api/json_fields.h"
+#include "api/json_parse.h"
 
 namespace berth::client {
 namespace {
@@ -18,7 +19,7 @@ namespace json = boost::json;
 
 Status StatusFromResponse(int http_status, std::string_view body) {
   json::error_code ec;
-  json::value v = json::parse(body, ec);
+  json::value v = api::ParseJson(body, ec);
   std::string message = "HTTP " + std::to_string(http_status);
   std::string_view reason;
   std::vector<StatusCause> causes;
@@ -91,7 +92,7 @@ Result<std::vector<api::ObjectPtr>> RestClient::List(api::Kind kind, std::string
   if (!response.ok()) return response.status();
   if (response->status != 200) return StatusFromResponse(response->status, response->body);
   json::error_code ec;
-  json::value list = json::parse(response->body, ec);
+  json::value list = api::ParseJson(response->body, ec);
   if (ec || !list.is_object()) return Status::Internal("list " + target + ": malformed response");
   if (revision) {
     std::string_view rv = api::StringAt(api::ObjectAt(list.get_object(), "metadata"), "resourceVersion");

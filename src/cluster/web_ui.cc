@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "api/json_parse.h"
 #include "apiserver/api_server.h"
 #include "client/http_client.h"
 #include "client/rest_client.h"
@@ -139,7 +140,7 @@ StatusCode CodeOfHttpStatus(int status) {
 // watch event ({"type": ..., "object": ...}).
 bool IsStatusObject(std::string_view line) {
   boost::system::error_code ec;
-  json::value v = json::parse(line, ec);
+  json::value v = api::ParseJson(line, ec);
   if (ec || !v.is_object()) return false;
   const json::object& o = v.get_object();
   const json::value* kind = o.if_contains("kind");
@@ -150,7 +151,7 @@ bool IsStatusObject(std::string_view line) {
 // never reaches the line reader: the code alone then tells what happened.)
 std::string StatusMessage(std::string_view line) {
   boost::system::error_code ec;
-  json::value v = json::parse(line, ec);
+  json::value v = api::ParseJson(line, ec);
   if (ec || !v.is_object()) return "";
   const json::value* message = v.get_object().if_contains("message");
   return message && message->is_string() ? ": " + std::string(message->get_string()) : "";

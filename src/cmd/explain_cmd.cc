@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <map>
 
+#include "api/json_parse.h"
 #include "client/http_client.h"
 #include "cmd/commands.h"
 
@@ -262,7 +263,7 @@ int RunExplain(const ExplainFlags& f) {
     return 1;
   }
   boost::system::error_code ec;
-  json::value body = json::parse(response->body, ec);
+  json::value body = api::ParseJson(response->body, ec);
   if (response->status != 200) {
     // kubectl's words for a Status: "Error from server (NotFound): …".
     if (!ec && body.is_object()) {

@@ -14,6 +14,7 @@
 
 #include "api/duration.h"
 #include "api/json_fields.h"
+#include "api/json_parse.h"
 #include "cluster/in_process_cluster.h"
 #include "perf/histogram.h"
 #include "perf/process_stats.h"
@@ -118,7 +119,7 @@ class Runner {
     }
     if (created) {
       boost::system::error_code ec;
-      *created = json::parse(response.body, ec);
+      *created = api::ParseJson(response.body, ec);
       if (ec) return Status::Internal(method + " " + path + ": the answer is not JSON");
     }
     return Status::Ok();

@@ -1,3 +1,4 @@
+#include "api/json_parse.h"
 #include "apiserver/rbac/rbac_authorizer.h"
 
 #include <algorithm>
@@ -118,7 +119,7 @@ Status CheckEscalation(const PolicyIndex& index, const Authorizer& chain, const 
   const bool readable_patch = !patch || patch_type.starts_with("application/merge-patch+json") ||
                               patch_type.starts_with("application/strategic-merge-patch+json");
   boost::system::error_code ec;
-  json::value parsed = readable_patch ? json::parse(body, ec) : json::value();
+  json::value parsed = readable_patch ? api::ParseJson(body, ec) : json::value();
   const json::object* object = !ec && parsed.is_object() ? &parsed.get_object() : nullptr;
   std::string name = request.name;
   if (object && name.empty()) {

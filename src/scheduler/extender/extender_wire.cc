@@ -1,3 +1,4 @@
+#include "api/json_parse.h"
 #include "scheduler/extender/extender_wire.h"
 
 #include <boost/json.hpp>
@@ -40,7 +41,7 @@ Status TypeError(std::string_view what, std::string_view field, std::string_view
 
 Result<json::value> Parse(std::string_view text, std::string_view what) {
   json::error_code ec;
-  json::value v = json::parse(text, ec);
+  json::value v = api::ParseJson(text, ec);
   if (ec)
     return Status::Internal("decoding the extender's " + std::string(what) + ": " + ec.message());
   return v;
