@@ -168,6 +168,19 @@ Response ApiServer::Handle(Request& request) {
   return FinishAudit(std::move(audit), request, Serve(request));
 }
 
+void ApiServer::AuditUnhandled(const Request& unhandled, const Response& response) {
+  if (!options_.audit) return;
+  Request request = unhandled;
+  if (auto user = Authenticate(request, options_.tokens, options_.client_certificates)) {
+    request.user = user->name;
+    request.groups = user->groups;
+  } else {
+    request.user = std::string(kAnonymousUser);
+    request.groups = {std::string(kUnauthenticatedGroup)};
+  }
+  FinishAudit(BeginAudit(options_.audit.get(), request), request, response);
+}
+
 Response ApiServer::Serve(Request& request) {
   // Routes marked anonymous (the dashboard's static files) need no
   // credentials and reach nothing of the API.

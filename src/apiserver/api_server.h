@@ -71,6 +71,10 @@ class ApiServer {
 
   // Serves `request`, audited (audit.h).
   Response Handle(Request& request);
+  // Records in the audit log a request the HTTP server answered itself
+  // (`response`: 429 beyond the in-flight limits), with the user its
+  // credentials name, as kube audits what its max-in-flight filter drops.
+  void AuditUnhandled(const Request& request, const Response& response);
 
   // The OpenAPI documents served under /openapi and the schemas field
   // validation checks writes against; registered kinds' schemas are set here.

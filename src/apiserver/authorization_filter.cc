@@ -26,6 +26,14 @@ class PrivilegedGroup final : public Authorizer {
   }
 };
 
+// 127.0.0.0/8, ::1 and IPv4-mapped loopback; an empty address is an
+// in-process or test caller without a socket.
+bool LoopbackPeer(std::string_view address) {
+  if (address.empty() || address == "::1") return true;
+  if (address.starts_with("::ffff:")) address.remove_prefix(7);
+  return address.starts_with("127.");
+}
+
 bool PublicInfoPath(std::string_view path) {
   return path == "/healthz" || path == "/livez" || path == "/readyz" || path == "/version" ||
          path == "/version/";
@@ -74,7 +82,7 @@ std::optional<Response> AccessControl::Admit(const Request& request, UserInfo& u
     if (HasCredentials(request))
       return ErrorResponse(Status(StatusCode::kUnauthorized, "Unauthorized"));
     user = AnonymousUser();
-    if (!options_.anonymous_auth || HasMode(kModeAlwaysAllow)) {
+    if (!options_.anonymous_auth || HasMode(kModeAlwaysAllow) || !LoopbackPeer(request.remote_address)) {
       // Health and version stay open, as kube's system:public-info-viewer leaves them.
       if (PublicInfoPath(request.path)) return std::nullopt;
       return ErrorResponse(Status(StatusCode::kUnauthorized, "Unauthorized"));

@@ -10,8 +10,11 @@
 // --anonymous-auth (default true) makes them system:anonymous in group
 // system:unauthenticated, for the authorizers to judge, except under
 // AlwaysAllow, where kube turns anonymous access off: they get 401 (health
-// and version paths excepted). With no authenticator (loopback-only
-// serving) every request is anonymous.
+// and version paths excepted). berth goes one step further than kube: a
+// request without credentials from a peer off loopback always gets 401 (health
+// and version excepted), whatever the mode, so that a server listening on a
+// public address answers strangers with nothing but its health. With no
+// authenticator (loopback-only serving) every request is anonymous.
 //
 // In-process callers (Request::trusted) act as Request::trusted_user:
 // requests of system:kube-scheduler are authorized as any other; the other

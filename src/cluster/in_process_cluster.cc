@@ -1,5 +1,6 @@
 #include "cluster/in_process_cluster.h"
 
+#include "apiserver/max_inflight.h"
 #include "cluster/explain_route.h"
 #include "cluster/informer_sources.h"
 #include "cluster/scheduler_clients.h"
@@ -93,6 +94,7 @@ Status InProcessCluster::Start() {
     };
     http.on_dropped = [this](const apiserver::Request& r, apiserver::RequestKind kind) {
       metrics_.ObserveDropped(r, kind);
+      api_->AuditUnhandled(r, apiserver::TooManyRequests());
     };
     auto server = apiserver::HttpServer::Start(http, [this](apiserver::Request& request) {
       return api_->Handle(request);

@@ -26,8 +26,10 @@ class RbacAccessTest : public testing::ApiFixture {
   }
 
   Response As(const std::string& token, const std::string& method, const std::string& target,
-              const std::string& body = "", const std::string& content_type = "application/json") {
+              const std::string& body = "", const std::string& content_type = "application/json",
+              const std::string& peer = "127.0.0.1") {
     Request r;
+    r.remote_address = peer;
     r.method = method;
     auto q = target.find('?');
     r.path = target.substr(0, q);
@@ -140,6 +142,21 @@ TEST_F(RbacAccessTest, AnonymousRequestsAreJudgedAsSystemAnonymous) {
   EXPECT_EQ(As("", "GET", "/api").status, 403);
   // A token nobody knows is not anonymous: 401.
   EXPECT_EQ(As("wrong", "GET", "/healthz").status, 401);
+}
+
+TEST_F(RbacAccessTest, AnonymousRequestsFromOffLoopbackGet401) {
+  const std::string json = "application/json";
+  EXPECT_EQ(As("", "GET", "/api/v1/pods", "", json, "10.1.2.3").status, 401);
+  EXPECT_EQ(As("", "GET", "/api", "", json, "2001:db8::1").status, 401);
+  // Health and version stay open, as on loopback.
+  EXPECT_EQ(As("", "GET", "/healthz", "", json, "10.1.2.3").status, 200);
+  EXPECT_EQ(As("", "GET", "/version", "", json, "10.1.2.3").status, 200);
+  // Loopback in its IPv4, IPv6 and IPv4-mapped forms is judged as system:anonymous.
+  for (const char* peer : {"127.0.0.1", "::1", "::ffff:127.0.0.1"}) {
+    EXPECT_EQ(As("", "GET", "/api/v1/pods", "", json, peer).status, 403) << peer;
+  }
+  // Credentials are judged the same from anywhere.
+  EXPECT_EQ(As("admin-token", "GET", "/api/v1/pods", "", json, "10.1.2.3").status, 200);
 }
 
 TEST_F(RbacAccessTest, RoleBindingGrantsOnlyInItsNamespace) {

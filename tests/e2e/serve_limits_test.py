@@ -93,7 +93,10 @@ class Limits(unittest.TestCase):
 
     def test_requests_beyond_the_inflight_limit_get_429(self):
         # Durable writes wait for their fsync, so 32 concurrent creates overlap.
-        self.server = BerthServer(extra_args=["--max-mutating-requests-inflight", "1"]).start()
+        self.server = BerthServer(extra_args=["--max-mutating-requests-inflight", "1"])
+        audit_path = os.path.join(self.server.tmp, "audit.log")
+        self.server.extra_args += ["--audit-log-path", audit_path]
+        self.server.start()
         results = []
         lock = threading.Lock()
 
@@ -127,6 +130,14 @@ class Limits(unittest.TestCase):
         self.assertEqual(float(dropped[0].split()[1]), len(busy))
         self.assertIn('apiserver_current_inflight_requests{request_kind="readOnly"}', metrics)
         self.assertIn('apiserver_current_inflight_requests{request_kind="mutating"}', metrics)
+        # Each refused request is in the audit log, as kube audits them.
+        self.server.stop()
+        with open(audit_path) as f:
+            events = [json.loads(line) for line in f]
+        refused = [e for e in events if e["responseStatus"]["code"] == 429]
+        self.assertEqual(len(refused), len(busy))
+        self.assertTrue(all(e["verb"] == "create" and e["objectRef"]["resource"] == "pods" and
+                            e["stage"] == "ResponseComplete" for e in refused), refused[:2])
 
     def test_bearer_tokens(self):
         self.server = BerthServer(extra_args=["--in-memory"])
