@@ -20,6 +20,7 @@
 #include "api/rfc3339.h"
 #include "apiserver/protobuf.h"
 #include "apiserver/request_info.h"
+#include "apiserver/system_fields.h"
 #include "log/log.h"
 
 namespace berth::apiserver {
@@ -70,25 +71,8 @@ std::pair<std::string, std::string> PrefixAndExtension(const fs::path& path) {
 
 std::string NewAuditId() {
   thread_local std::mt19937_64 rng{(uint64_t{std::random_device{}()} << 32) ^ std::random_device{}()};
-  uint64_t hi = rng(), lo = rng();
-  hi = (hi & 0xffffffffffff0fffULL) | 0x0000000000004000ULL;  // version 4
-  lo = (lo & 0x3fffffffffffffffULL) | 0x8000000000000000ULL;  // RFC 4122 variant
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out(36, '-');
-  size_t at = 0;
-  auto put = [&](uint64_t bits, int digits) {
-    for (int i = digits - 1; i >= 0; --i) out[at++] = kHex[(bits >> (4 * i)) & 0xf];
-  };
-  put(hi >> 32, 8);
-  ++at;
-  put(hi >> 16, 4);
-  ++at;
-  put(hi, 4);
-  ++at;
-  put(lo >> 48, 4);
-  ++at;
-  put(lo, 12);
-  return out;
+  const uint64_t hi = rng(), lo = rng();
+  return FormatUuidV4(hi, lo);
 }
 
 bool IsHealthCheck(std::string_view path) {

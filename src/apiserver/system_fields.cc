@@ -12,15 +12,7 @@ namespace berth::apiserver {
 
 namespace json = boost::json;
 
-SystemFields::SystemFields(uint64_t seed) : rng_(seed) {}
-
-std::string SystemFields::NewUid() {
-  uint64_t hi, lo;
-  {
-    std::lock_guard lk(mu_);
-    hi = rng_();
-    lo = rng_();
-  }
+std::string FormatUuidV4(uint64_t hi, uint64_t lo) {
   hi = (hi & 0xffffffffffff0fffULL) | 0x0000000000004000ULL;  // version 4
   lo = (lo & 0x3fffffffffffffffULL) | 0x8000000000000000ULL;  // RFC 4122 variant
   // 8-4-4-4-12 lower-case hex digits; written by hand (snprintf's format
@@ -41,6 +33,18 @@ std::string SystemFields::NewUid() {
   ++at;
   put(lo, 12);
   return out;
+}
+
+SystemFields::SystemFields(uint64_t seed) : rng_(seed) {}
+
+std::string SystemFields::NewUid() {
+  uint64_t hi, lo;
+  {
+    std::lock_guard lk(mu_);
+    hi = rng_();
+    lo = rng_();
+  }
+  return FormatUuidV4(hi, lo);
 }
 
 std::string SystemFields::GenerateName(std::string_view base) {

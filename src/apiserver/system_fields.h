@@ -18,6 +18,10 @@ namespace berth::apiserver {
 
 using api::NowRfc3339;
 
+// An RFC 4122 version 4 UUID from 128 random bits (the version and variant
+// bits are overwritten), as 8-4-4-4-12 lower-case hex digits.
+std::string FormatUuidV4(uint64_t hi, uint64_t lo);
+
 class SystemFields {
  public:
   explicit SystemFields(uint64_t seed);
