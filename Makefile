@@ -39,6 +39,7 @@ run: build
 test: build
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
 	$(MAKE) test-asan
+	$(if $(CI),rm -rf $(ASAN_BUILD))  # CI's disk: the sanitizer build is the largest
 	$(MAKE) test-tsan
 	$(MAKE) fuzz
 
