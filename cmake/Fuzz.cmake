@@ -38,7 +38,7 @@ function(berth_fuzz_targets)
   file(GLOB protobuf_srcs CONFIGURE_DEPENDS ${src}/apiserver/protobuf*.cc)
   add_library(berth_fuzz_apiserver STATIC ${protobuf_srcs}
     ${src}/apiserver/patch.cc ${src}/apiserver/http.cc ${src}/apiserver/http_server.cc
-    ${src}/apiserver/request_info.cc
+    ${src}/apiserver/request_info.cc ${src}/apiserver/max_inflight.cc ${src}/apiserver/status_json.cc
     ${src}/apiserver/crd/structural_schema.cc ${src}/apiserver/crd/schema_validation.cc)
   target_link_libraries(berth_fuzz_apiserver PUBLIC berth_api berth_log OpenSSL::SSL OpenSSL::Crypto)
 

@@ -228,7 +228,8 @@ Result<LabelSelector> LabelSelector::Parse(std::string_view text) {
           op = tokens[i++].text == "in" ? Op::kIn : Op::kNotIn;
           if (tokens[i].kind != Token::kOpen) return error("'('");
           ++i;
-          if (tokens[i].kind == Token::kClose) {  // "in ()": an empty set, refused below
+          if (tokens[i].kind == Token::kClose) {  // "in ()": kube reads the set {""}
+            values.emplace_back();
             ++i;
             break;
           }

@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <chrono>
 
-#include "apiserver/api_server.h"
+#include <boost/json/serialize.hpp>
+
 #include "apiserver/request_info.h"
+#include "apiserver/status_json.h"
 
 namespace berth::apiserver {
 
@@ -107,7 +109,12 @@ int64_t MaxInflight::Watermark(RequestKind kind) const {
 }
 
 Response TooManyRequests() {
-  Response r = ErrorResponse(Status(StatusCode::kTooManyRequests, "Too many requests, please try again later."));
+  // The Status as ErrorResponse writes it; built here so that the HTTP server
+  // (and its fuzz target) need nothing of the API server.
+  const Status status(StatusCode::kTooManyRequests, "Too many requests, please try again later.");
+  Response r;
+  r.status = status.HttpCode();
+  r.body = boost::json::serialize(StatusToJson(status));
   r.headers.emplace_back("Retry-After", "1");
   return r;
 }

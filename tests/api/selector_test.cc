@@ -45,12 +45,25 @@ TEST(LabelSelector, MatchesEveryOperator) {
 }
 
 TEST(LabelSelector, RejectsMalformedSelectors) {
-  for (const char* bad : {"app in web", "app in (web", "=web", "app=web,", "app notin ()", "app>x",
+  for (const char* bad : {"app in web", "app in (web", "=web", "app=web,", "app>x",
                           "bad key!=x", "app=has space", "a@b=c"}) {
     auto s = LabelSelector::Parse(bad);
     EXPECT_FALSE(s.ok()) << bad;
     EXPECT_EQ(s.status().code(), StatusCode::kBadRequest) << bad;
   }
+}
+
+// kube's parser reads "()" as the set holding the empty value (parseValues),
+// so "x notin ()" is valid and is what "x notin (,,)" prints as.
+TEST(LabelSelector, EmptyParenthesesAreTheEmptyValue) {
+  for (const char* text : {"app notin ()", "app notin (,,)"}) {
+    auto s = LabelSelector::Parse(text);
+    ASSERT_TRUE(s.ok()) << text << ": " << s.status().message();
+    EXPECT_EQ(s->ToString(), "app notin ()") << text;
+    EXPECT_TRUE(s->Matches(Labels{{"app", "web"}})) << text;
+    EXPECT_FALSE(s->Matches(Labels{{"app", ""}})) << text;
+  }
+  EXPECT_TRUE(LabelSelector::Parse("app in ()").value().Matches(Labels{{"app", ""}}));
 }
 
 TEST(LabelSelector, CanonicalStringSortsByKey) {
