@@ -147,6 +147,21 @@ void Weight(const json::object* term, const std::string& path, FieldErrors& erro
     errors.InvalidValue(path + ".weight", w ? *w : json::value(0), "must be in the range 1-100");
 }
 
+// preferredDuringSchedulingIgnoredDuringExecution of node and pod (anti-)
+// affinity: each entry's weight, and its term (under `term_field`) by `check`.
+void PreferredTerms(const json::object* affinity, const std::string& path, std::string_view term_field,
+                    void (*check)(const json::object*, const std::string&, FieldErrors&),
+                    FieldErrors& errors) {
+  const json::array* preferred = ArrayAt(affinity, "preferredDuringSchedulingIgnoredDuringExecution");
+  if (!preferred) return;
+  for (size_t i = 0; i < preferred->size(); ++i) {
+    const std::string p_path = IndexPath(path + ".preferredDuringSchedulingIgnoredDuringExecution", i);
+    const json::object* term = AsObject((*preferred)[i]);
+    Weight(term, p_path, errors);
+    check(ObjectAt(term, term_field), p_path + "." + std::string(term_field), errors);
+  }
+}
+
 void NodeAffinity(const json::object* affinity, const std::string& path, FieldErrors& errors) {
   if (!affinity) return;
   if (const json::value* required =
@@ -162,16 +177,7 @@ void NodeAffinity(const json::object* affinity, const std::string& path, FieldEr
       }
     }
   }
-  if (const json::array* preferred =
-          ArrayAt(affinity, "preferredDuringSchedulingIgnoredDuringExecution")) {
-    for (size_t i = 0; i < preferred->size(); ++i) {
-      const std::string p_path =
-          IndexPath(path + ".preferredDuringSchedulingIgnoredDuringExecution", i);
-      const json::object* term = AsObject((*preferred)[i]);
-      Weight(term, p_path, errors);
-      NodeSelectorTerm(ObjectAt(term, "preference"), p_path + ".preference", errors);
-    }
-  }
+  PreferredTerms(affinity, path, "preference", NodeSelectorTerm, errors);
 }
 
 // kube's validatePodAffinityTerm.
@@ -199,16 +205,7 @@ void PodAffinity(const json::object* affinity, const std::string& path, FieldErr
                       errors);
     }
   }
-  if (const json::array* preferred =
-          ArrayAt(affinity, "preferredDuringSchedulingIgnoredDuringExecution")) {
-    for (size_t i = 0; i < preferred->size(); ++i) {
-      const std::string p_path =
-          IndexPath(path + ".preferredDuringSchedulingIgnoredDuringExecution", i);
-      const json::object* term = AsObject((*preferred)[i]);
-      Weight(term, p_path, errors);
-      PodAffinityTerm(ObjectAt(term, "podAffinityTerm"), p_path + ".podAffinityTerm", errors);
-    }
-  }
+  PreferredTerms(affinity, path, "podAffinityTerm", PodAffinityTerm, errors);
 }
 
 // kube's validateTopologySpreadConstraints.
