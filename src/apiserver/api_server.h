@@ -121,6 +121,10 @@ class ApiServer {
   // deferred `revision` (0: nothing was deferred, the answer goes at once):
   // sent once that revision is visible (Response::when_ready).
   Response AnswerWhenVisible(Response response, int64_t revision);
+  // A create answered once Store::CreateAsync completes: 201 with the object
+  // as `served`, `exists` (with `details`) when the name is taken, or the
+  // store's error.
+  Response AnswerWhenCreated(api::ObjectPtr object, api::Kind served, Status exists, StatusDetails details);
 
   // Writes `next` (a whole object's JSON) as the new version of `current`,
   // applying the subresource's rule (main resource keeps status; /status

@@ -366,18 +366,17 @@ Response FinishAudit(AuditRecord record, const Request& request, Response respon
   response.headers.emplace_back("Audit-ID", record.id);
   if (!record.log) return response;
   EventBase base = MakeBase(record, request);
+  if (response.when_ready && !response.stream) {
+    // The answer goes once ready, as finalize leaves it: so does its event.
+    response.finalize = [inner = std::move(response.finalize), base = std::move(base)](Response& held) {
+      if (inner) inner(held);
+      WriteEvent(base, "ResponseComplete", ResponseStatus(held.status, held.content_type, held.body));
+    };
+    return response;
+  }
   json::object status = ResponseStatus(response.status, response.content_type, response.body);
   if (response.stream) {
     response.stream = std::make_shared<AuditedStream>(std::move(response.stream), std::move(base), std::move(status));
-  } else if (response.when_ready) {
-    // The answer goes once ready: so does its event.
-    auto box = std::make_shared<std::pair<EventBase, json::object>>(std::move(base), std::move(status));
-    response.when_ready = [inner = std::move(response.when_ready), box](std::function<void()> ready) {
-      inner([box, ready = std::move(ready)] {
-        WriteEvent(box->first, "ResponseComplete", box->second);
-        ready();
-      });
-    };
   } else {
     WriteEvent(base, "ResponseComplete", status);
   }

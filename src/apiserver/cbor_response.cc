@@ -112,6 +112,15 @@ std::string WatchEventsToCbor(std::string& lines) {
 }
 
 Response ToCbor(Response response, bool watch) {
+  if (response.when_ready && !response.stream) {
+    // Held: converted as finalize leaves it.
+    response.finalize = [inner = std::move(response.finalize), watch](Response& held) {
+      if (inner) inner(held);
+      held.when_ready = nullptr;
+      held = ToCbor(std::move(held), watch);
+    };
+    return response;
+  }
   if (!IsJson(response.content_type)) return response;
   if (response.stream) {
     response.stream = std::make_shared<CborWatchStream>(std::move(response.stream));

@@ -85,6 +85,9 @@ class ResourceStrategy {
   virtual Result<CreateGuard> BeginCreate(boost::json::object& object) const;
   // After a create was stored (a CustomResourceDefinition is served at once).
   virtual void AfterCreate(const api::ObjectPtr& created) const;
+  // Whether AfterCreate does anything: such creates complete on the
+  // request's thread rather than through Store::CreateAsync.
+  virtual bool HasAfterCreate() const { return false; }
 
   // Refusal of a DELETE before anything changes (kube's system
   // PriorityClasses cannot be deleted).

@@ -150,6 +150,18 @@ json::value ServedForm(api::Kind kind, const api::ObjectPtr& object) {
   return v;
 }
 
+namespace {
+
+// A held response's answer replaced; the headers set meanwhile (warnings,
+// Audit-ID) stay.
+void ReplaceAnswer(Response& held, Response answer) {
+  held.status = answer.status;
+  held.content_type = std::move(answer.content_type);
+  held.body = std::move(answer.body);
+}
+
+}  // namespace
+
 Response ApiServer::AnswerWhenVisible(Response response, int64_t revision) {
   if (revision > 0) {
     response.when_ready = [&store = store_, revision](std::function<void()> ready) {
@@ -157,9 +169,33 @@ Response ApiServer::AnswerWhenVisible(Response response, int64_t revision) {
     };
     // The store failed before the write was durable: its error, not the success.
     response.finalize = [&store = store_, revision](Response& held) {
-      if (Status s = store.WriteStatus(revision); !s.ok()) held = ErrorResponse(s);
+      if (Status s = store.WriteStatus(revision); !s.ok()) ReplaceAnswer(held, ErrorResponse(s));
     };
   }
+  return response;
+}
+
+Response ApiServer::AnswerWhenCreated(api::ObjectPtr object, api::Kind served, Status exists, StatusDetails details) {
+  auto outcome = std::make_shared<Result<api::ObjectPtr>>(Status::Internal("the create was not answered"));
+  Response response;
+  response.status = 201;
+  response.when_ready = [&store = store_, object = std::move(object), outcome](std::function<void()> ready) mutable {
+    store.CreateAsync(std::move(object), [outcome, ready = std::move(ready)](Result<api::ObjectPtr> created) {
+      *outcome = std::move(created);
+      ready();
+    });
+  };
+  response.finalize = [outcome, served, exists = std::move(exists), details = std::move(details)](Response& held) {
+    Response answer;
+    if (outcome->ok()) {
+      answer = JsonResponse(201, api::EncodedAs(*outcome->value(), served));
+    } else if (outcome->status().code() == StatusCode::kAlreadyExists) {
+      answer = ErrorResponse(exists, details);
+    } else {
+      answer = ErrorResponse(outcome->status());
+    }
+    ReplaceAnswer(held, std::move(answer));
+  };
   return response;
 }
 
@@ -225,6 +261,13 @@ Response ApiServer::Create(Request& request, const RequestInfo& info) {
       }
     }
     if (dry_run) return JsonResponse(201, api::EncodedAs(*built.value(), *info.kind));
+    // Over HTTP the answer waits for the write without holding the thread
+    // (etcd's round trip, the embedded store's fsync). A generated name may
+    // have to be generated again, a held guard released on this thread, an
+    // AfterCreate run: those creates complete here.
+    if (request.may_defer && generate.empty() && !held.owns_lock() && !strategy.HasAfterCreate()) {
+      return AnswerWhenCreated(built.value(), *info.kind, AlreadyExistsFor(kind, name), DetailsFor(kind, name));
+    }
     // Over HTTP the answer waits for durability without holding the thread.
     std::optional<store::DeferAcknowledgement> defer;
     if (request.may_defer) defer.emplace();

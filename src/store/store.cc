@@ -13,6 +13,25 @@ DeferAcknowledgement::DeferAcknowledgement() : previous_(current_scope) { curren
 DeferAcknowledgement::~DeferAcknowledgement() { current_scope = previous_; }
 DeferAcknowledgement* DeferAcknowledgement::Current() { return current_scope; }
 
+void Store::CreateAsync(ObjectPtr object, std::function<void(Result<ObjectPtr>)> done) {
+  int64_t revision = 0;
+  Result<ObjectPtr> created = Status::Internal("not written");
+  {
+    DeferAcknowledgement defer;
+    created = Create(std::move(object));
+    revision = defer.revision();
+  }
+  if (!created.ok() || revision == 0) {
+    done(std::move(created));
+    return;
+  }
+  WhenVisible(revision, [this, revision, object = std::move(created).value(), done = std::move(done)] {
+    // The store failed before the write was durable: its error, not the object.
+    Status durable = WriteStatus(revision);
+    done(durable.ok() ? Result<ObjectPtr>(object) : Result<ObjectPtr>(durable));
+  });
+}
+
 std::string_view EventTypeName(EventType type) {
   switch (type) {
     case EventType::kAdded:

@@ -125,6 +125,15 @@ class Store {
     (void)revision;
     done();
   }
+  // Create for callers that answer asynchronously (the HTTP server's create
+  // path): `done` gets what Create returns, once a created object is visible
+  // to readers (and so durable), exactly once, at once or later from another
+  // thread, where it must be cheap and must not call back into the store's
+  // writes. The calling thread is not held while the write waits: the
+  // default logs the write under a DeferAcknowledgement and answers through
+  // WhenVisible; the etcd store sends its transaction and answers from the
+  // gRPC client's thread, so no thread waits for etcd's round trip.
+  virtual void CreateAsync(ObjectPtr object, std::function<void(Result<ObjectPtr>)> done);
   // Ok; or why the store refuses writes now (its log failed, or is out of
   // space). Reads go on either way. /readyz reports it.
   virtual Status Health() { return Status::Ok(); }

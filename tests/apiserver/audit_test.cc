@@ -107,6 +107,37 @@ TEST_F(AuditTest, ACreateIsLoggedWithKubesMetadataFields) {
   EXPECT_LE(e["requestReceivedTimestamp"].as_string(), e["stageTimestamp"].as_string());
 }
 
+// Over HTTP a create is answered once written (Response::when_ready, then
+// finalize): its event is written then, with the answer the write decided.
+TEST_F(AuditTest, AHeldCreateIsLoggedWithTheAnswerItGetsOnceWritten) {
+  const std::string kBody = R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"cm1"}})";
+  ASSERT_EQ(Send("POST", "/api/v1/namespaces/default/configmaps", kBody).status, 201);
+  Request r;
+  r.method = "POST";
+  r.request_uri = r.path = "/api/v1/namespaces/default/configmaps";
+  r.body = kBody;
+  r.content_type = "application/json";
+  r.authorization = "Bearer t0ken";
+  r.may_defer = true;
+  Response held = api_->Handle(r);
+  ASSERT_TRUE(held.when_ready);
+  EXPECT_EQ(Events(path_).size(), 1u) << "nothing logged before the answer is known";
+  bool ready = false;
+  held.when_ready([&] { ready = true; });
+  ASSERT_TRUE(ready);  // in memory: at once
+  ASSERT_TRUE(held.finalize);
+  held.finalize(held);
+  EXPECT_EQ(held.status, 409) << held.body;
+  EXPECT_NE(held.body.find(R"(configmaps \"cm1\" already exists)"), std::string::npos) << held.body;
+  EXPECT_FALSE(HeaderValue(held, "Audit-ID").empty()) << "the header set before the answer stays";
+  auto events = Events(path_);
+  ASSERT_EQ(events.size(), 2u);
+  json::object& status = events[1]["responseStatus"].as_object();
+  EXPECT_EQ(status["code"], 409);
+  EXPECT_EQ(status["reason"], "AlreadyExists");
+  EXPECT_EQ(events[1]["auditID"].as_string(), HeaderValue(held, "Audit-ID"));
+}
+
 TEST_F(AuditTest, FailuresCarryTheirStatusAndAnonymousRequestsTheirUser) {
   Send("GET", "/apis/apps/v1/namespaces/default/deployments/missing");
   Send("GET", "/api/v1/namespaces", "", /*token=*/"");

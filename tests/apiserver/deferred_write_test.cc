@@ -92,6 +92,10 @@ TEST_F(DeferredWriteTest, DurableCreatesAndBindingsAnswerOnceVisible) {
   ASSERT_TRUE(created.when_ready);
   ASSERT_TRUE(WaitReady(created));
   EXPECT_EQ(NodeNameOf("a"), "");  // visible once ready
+  ASSERT_TRUE(created.finalize);   // the answer is made once the write is
+  created.finalize(created);
+  ASSERT_EQ(created.status, 201) << created.body;
+  EXPECT_NE(created.body.find(R"("resourceVersion":")"), std::string::npos) << created.body;
 
   Response bound = Post(std::string(kPods) + "/a/binding", Binding("a", "n1"), true);
   ASSERT_EQ(bound.status, 201) << bound.body;
@@ -149,9 +153,17 @@ TEST_F(DeferredWriteTest, WithoutMayDeferOrWithoutALogNothingIsHeld) {
   dir_.clear();
 
   Open(/*durable=*/false);
+  // A create is written when its when_ready is called (Store::CreateAsync);
+  // in memory it is visible at once, so it calls back within the call.
   Response created = Post(kPods, Pod("b"), true);
-  ASSERT_EQ(created.status, 201);
-  EXPECT_FALSE(created.when_ready);  // in memory: visible at once
+  ASSERT_TRUE(created.when_ready);
+  bool called = false;
+  created.when_ready([&] { called = true; });
+  EXPECT_TRUE(called);
+  ASSERT_TRUE(created.finalize);
+  created.finalize(created);
+  ASSERT_EQ(created.status, 201) << created.body;
+  EXPECT_NE(created.body.find(R"("name":"b")"), std::string::npos) << created.body;
   Response b = Post(std::string(kPods) + "/b/binding", Binding("b", "n1"), true);
   ASSERT_EQ(b.status, 201);
   EXPECT_FALSE(b.when_ready);

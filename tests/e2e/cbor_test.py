@@ -159,6 +159,19 @@ class CborTest(unittest.TestCase):
         # The same object as JSON.
         _, _, as_json = self.request("GET", "/api/v1/namespaces/default/pods/cbor-a")
         self.assertEqual(got, json.loads(as_json))
+        # A create answered in CBOR: the object once written, then the name taken.
+        for expected in (201, 409):
+            status, ctype, body = self.request("POST", "/api/v1/namespaces/default/pods",
+                                               SELF_DESCRIBED + encode(pod("cbor-b")),
+                                               content_type="application/cbor", accept="application/cbor")
+            self.assertEqual(status, expected, body)
+            self.assertEqual(ctype, "application/cbor")
+            answer = decode(body)
+            if expected == 201:
+                self.assertEqual(answer["metadata"]["name"], "cbor-b")
+                self.assertTrue(answer["metadata"]["resourceVersion"])
+            else:
+                self.assertEqual(answer["reason"], "AlreadyExists")
 
     def test_errors_are_cbor_status(self):
         status, ctype, body = self.request("GET", "/api/v1/namespaces/default/pods/none",

@@ -6,6 +6,9 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <future>
+
 #include "api/kinds.h"
 #include "etcd_server.h"
 #include "test_objects.h"
@@ -123,6 +126,28 @@ TEST_F(EtcdStoreTest, EtcdDownFailsPromptlyAndTheCacheResumesAfterItsRestart) {
   ASSERT_EQ(events.size(), 2u) << "the watch went on from its revision";
   EXPECT_EQ(events[0].object->name(), "before");
   EXPECT_EQ(events[1].object->name(), "after");
+}
+
+TEST_F(EtcdStoreTest, AsynchronousCreatesFailPromptlyWhileEtcdIsDownAndCloseWaitsForThem) {
+  auto store = Open();
+  server_->Kill();
+  std::promise<Result<ObjectPtr>> down;
+  const auto start = std::chrono::steady_clock::now();
+  store->CreateAsync(MakeNode("while-down"), [&](Result<ObjectPtr> r) { down.set_value(std::move(r)); });
+  auto answer = down.get_future();
+  ASSERT_EQ(answer.wait_for(5s), std::future_status::ready);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 3s);
+  const StatusCode code = answer.get().status().code();
+  EXPECT_TRUE(code == StatusCode::kUnavailable || code == StatusCode::kTimeout) << static_cast<int>(code);
+
+  // Creates in flight when the store closes are answered before Close returns.
+  server_->Start();
+  std::atomic<int> answered{0};
+  for (int i = 0; i < 20; ++i) {
+    store->CreateAsync(MakeNode("n" + std::to_string(i)), [&](Result<ObjectPtr>) { answered++; });
+  }
+  store->Close();
+  EXPECT_EQ(answered.load(), 20);
 }
 
 TEST_F(EtcdStoreTest, WritesThroughAnotherStoreArriveAsEvents) {

@@ -6,6 +6,10 @@
 
 #include <gtest/gtest.h>
 
+#include <condition_variable>
+#include <future>
+#include <mutex>
+#include <set>
 #include <thread>
 
 #include "api/kinds.h"
@@ -100,6 +104,50 @@ TEST_P(StoreContract, CreateOfExistingKeyIsAlreadyExists) {
   auto again = store->Create(MakePod("default", "a"));
   EXPECT_EQ(again.status().code(), StatusCode::kAlreadyExists);
   EXPECT_EQ(store->CurrentRevision(), Rev(1));
+}
+
+TEST_P(StoreContract, CreateAsyncAnswersOnceTheObjectIsReadable) {
+  auto store = Open();
+  constexpr int kCreates = 50;
+  std::mutex mu;
+  std::condition_variable cv;
+  int answered = 0;
+  std::vector<std::string> problems;
+  std::set<int64_t> revisions;
+  for (int i = 0; i < kCreates; ++i) {
+    const std::string name = "p" + std::to_string(i);
+    store->CreateAsync(MakePod("default", name), [&, key = PodKey("default", name)](Result<ObjectPtr> created) {
+      std::string problem;
+      if (!created.ok()) {
+        problem = key + ": " + created.status().ToString();
+      } else {
+        auto read = store->Get(key);
+        if (!read.ok() || read.value()->resource_version() != created.value()->resource_version()) {
+          problem = key + " is not readable at its revision when answered";
+        }
+      }
+      std::lock_guard lk(mu);
+      if (!problem.empty()) problems.push_back(problem);
+      if (created.ok()) revisions.insert(created.value()->resource_version());
+      ++answered;
+      cv.notify_all();
+    });
+  }
+  {
+    std::unique_lock lk(mu);
+    ASSERT_TRUE(cv.wait_for(lk, 10s, [&] { return answered >= kCreates; })) << answered << " answered";
+  }
+  EXPECT_TRUE(problems.empty()) << problems.front();
+  EXPECT_EQ(revisions.size(), static_cast<size_t>(kCreates));
+  EXPECT_EQ(store->CurrentRevision(), Rev(kCreates));
+
+  // A taken name: AlreadyExists, answered once, nothing written.
+  std::promise<Result<ObjectPtr>> again;
+  store->CreateAsync(MakePod("default", "p0"), [&](Result<ObjectPtr> r) { again.set_value(std::move(r)); });
+  auto answer = again.get_future();
+  ASSERT_EQ(answer.wait_for(10s), std::future_status::ready);
+  EXPECT_EQ(answer.get().status().code(), StatusCode::kAlreadyExists);
+  EXPECT_EQ(store->CurrentRevision(), Rev(kCreates));
 }
 
 TEST_P(StoreContract, GetReturnsLatestVersionOrNotFound) {

@@ -124,6 +124,7 @@ class CrdKindStrategy final : public ResourceStrategy {
   void AfterCreate(const api::ObjectPtr& created) const override {
     if (on_created_) on_created_(created);
   }
+  bool HasAfterCreate() const override { return on_created_ != nullptr; }
   void PrepareForCreate(json::object& crd) const override {
     crd.erase("status");
     DefaultNames(crd);

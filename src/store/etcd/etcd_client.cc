@@ -1,7 +1,9 @@
 #include "store/etcd/etcd_client.h"
 
+#include <absl/synchronization/mutex.h>
 #include <grpcpp/grpcpp.h>
 
+#include <condition_variable>
 #include <fstream>
 #include <mutex>
 #include <set>
@@ -44,6 +46,52 @@ struct Client::Impl {
   std::atomic<size_t> current{0};   // the endpoint that answered last
   std::atomic<size_t> next_kv{0};   // round robin over an endpoint's channels
   std::chrono::milliseconds timeout{0};
+
+  // TxnAsync calls in flight (~Client and WaitForCalls wait for none).
+  std::mutex calls_mu;
+  std::condition_variable calls_done;
+  int64_t calls = 0;  // guarded by calls_mu
+
+  // One TxnAsync call, across its attempts (one per endpoint tried).
+  struct AsyncTxn {
+    pb::TxnRequest request;
+    pb::TxnResponse response;
+    Deadline deadline;
+    size_t start = 0;  // the endpoint tried first
+    // Each attempt's context, kept until the call is over.
+    std::vector<std::unique_ptr<grpc::ClientContext>> contexts;
+    std::function<void(Status, const pb::TxnResponse&)> done;
+  };
+
+  // Sends `call` to the endpoint after `attempt` others; on "not reached",
+  // while time is left, to the next one (as Run does).
+  void StartTxn(std::shared_ptr<AsyncTxn> call, size_t attempt) {
+    const size_t index = (call->start + attempt) % endpoints.size();
+    Endpoint& e = endpoints[index];
+    call->contexts.push_back(std::make_unique<grpc::ClientContext>());
+    grpc::ClientContext* context = call->contexts.back().get();
+    context->set_deadline(call->deadline);
+    call->response.Clear();
+    Kv(e).async()->Txn(context, &call->request, &call->response, [this, call, attempt, index](grpc::Status s) {
+      if (s.ok()) {
+        if (attempt > 0) current.store(index, std::memory_order_relaxed);
+        EndTxn(*call, Status::Ok());
+        return;
+      }
+      if (s.error_code() == grpc::StatusCode::UNAVAILABLE && attempt + 1 < endpoints.size() &&
+          std::chrono::system_clock::now() < call->deadline) {
+        StartTxn(call, attempt + 1);
+        return;
+      }
+      EndTxn(*call, FromGrpc(s, endpoints[index]));
+    });
+  }
+
+  void EndTxn(AsyncTxn& call, Status status) {
+    call.done(std::move(status), call.response);
+    std::lock_guard lk(calls_mu);
+    if (--calls == 0) calls_done.notify_all();
+  }
 
   std::mutex watches_mu;
   bool watches_canceled = false;               // guarded by watches_mu
@@ -100,10 +148,17 @@ struct Client::Impl {
 
 Client::Client(ClientOptions options) : options_(std::move(options)), impl_(new Impl) {}
 
-Client::~Client() = default;
+Client::~Client() { WaitForCalls(); }
 
 Result<std::unique_ptr<Client>> Client::Create(ClientOptions options) {
   if (options.endpoints.empty()) return Status::BadRequest("--etcd-servers: no server given");
+  // gRPC's locks are Abseil's, built (as Debian builds them) with deadlock
+  // detection on: every lock taken by a thread holding another goes through
+  // one process-wide lock graph. Measured under etcd's write load, that graph
+  // was a point of contention between the calling threads; the detection
+  // only reports bugs of gRPC's own, so it is off.
+  static std::once_flag once;
+  std::call_once(once, [] { absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore); });
   if (options.channels < 1) options.channels = 1;
   std::unique_ptr<Client> c(new Client(std::move(options)));
   const ClientOptions& o = c->options_;
@@ -201,6 +256,24 @@ Status Client::Txn(const pb::TxnRequest& request, pb::TxnResponse* response) {
   return impl_->Run([&](Impl::Endpoint& e, grpc::ClientContext& context) {
     return impl_->Kv(e).Txn(&context, request, response);
   });
+}
+
+void Client::TxnAsync(pb::TxnRequest request, std::function<void(Status, const pb::TxnResponse&)> done) {
+  auto call = std::make_shared<Impl::AsyncTxn>();
+  call->request = std::move(request);
+  call->deadline = std::chrono::system_clock::now() + impl_->timeout;
+  call->start = impl_->current.load(std::memory_order_relaxed);
+  call->done = std::move(done);
+  {
+    std::lock_guard lk(impl_->calls_mu);
+    ++impl_->calls;
+  }
+  impl_->StartTxn(std::move(call), 0);
+}
+
+void Client::WaitForCalls() {
+  std::unique_lock lk(impl_->calls_mu);
+  impl_->calls_done.wait(lk, [&] { return impl_->calls == 0; });
 }
 
 Status Client::Compact(int64_t revision) {

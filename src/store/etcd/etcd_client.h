@@ -61,6 +61,13 @@ class Client {
   // Expired).
   Status Range(const etcdserverpb::RangeRequest& request, etcdserverpb::RangeResponse* response);
   Status Txn(const etcdserverpb::TxnRequest& request, etcdserverpb::TxnResponse* response);
+  // KV.Txn without holding the calling thread: `done` runs once with what
+  // Txn would return and etcd's answer, on a thread of gRPC's (it must not
+  // wait for anything but locks). Endpoints and the timeout as for Txn.
+  void TxnAsync(etcdserverpb::TxnRequest request,
+                std::function<void(Status, const etcdserverpb::TxnResponse&)> done);
+  // Returns once no TxnAsync call is in flight (each ends within the timeout).
+  void WaitForCalls();
   // KV.Compact: etcd's history up to `revision` is dropped.
   Status Compact(int64_t revision);
   // Lease.LeaseGrant: a new lease of `ttl_seconds`; its ID.

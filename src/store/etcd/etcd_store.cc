@@ -89,6 +89,9 @@ void EtcdStore::Close() {
   { std::lock_guard lk(stop_mu_); }
   stop_cv_.notify_all();
   if (client_) client_->CancelWatches();
+  // Asynchronous writes still in flight end (each within the client's
+  // timeout) before what their answers touch goes.
+  if (client_) client_->WaitForCalls();
   if (feeder_.joinable()) feeder_.join();
   if (compactor_.joinable()) compactor_.join();
   if (overdue_.joinable()) overdue_.join();
@@ -269,7 +272,14 @@ void EtcdStore::WhenVisible(int64_t revision, std::function<void()> done) {
   auto called = std::make_shared<std::atomic<bool>>(false);
   auto shared = std::make_shared<std::function<void()>>(std::move(done));
   {
-    std::lock_guard lk(callbacks_mu_);
+    std::unique_lock lk(callbacks_mu_);
+    if (callbacks_closed_) {
+      // Closed: nothing will call it later (an asynchronous write answered
+      // while the store closed).
+      lk.unlock();
+      (*shared)();
+      return;
+    }
     callbacks_.push_back({std::chrono::steady_clock::now() + options_.client.timeout, called,
                           [shared] { (*shared)(); }});
   }
@@ -300,6 +310,7 @@ void EtcdStore::Overdue() {
   }
   // Closing: nobody waits any longer.
   std::lock_guard lk(callbacks_mu_);
+  callbacks_closed_ = true;
   for (Callback& c : callbacks_) {
     if (!c.called->exchange(true)) c.done();
   }
@@ -313,13 +324,9 @@ bool EtcdStore::WaitCache(int64_t revision, std::chrono::milliseconds timeout) {
   }) && applied_ >= revision;
 }
 
-Result<ObjectPtr> EtcdStore::Write(Op op, const std::string& key, ObjectPtr object,
+pb::TxnRequest EtcdStore::WriteTxn(Op op, const std::string& key, const std::string* value,
                                    int64_t expected_revision) {
-  if (closed_.load()) return Status(StatusCode::kUnavailable, "the store is closed");
   const std::string ekey = EtcdKey(key);
-  api::Object::EncodedTemplate encoded;
-  if (object) encoded = object->EncodeForRevision();
-
   pb::TxnRequest txn;
   pb::Compare* compare = txn.add_compare();
   compare->set_key(ekey);
@@ -336,10 +343,10 @@ Result<ObjectPtr> EtcdStore::Write(Op op, const std::string& key, ObjectPtr obje
     compare->set_target(pb::Compare::CREATE);
     compare->set_create_revision(0);
   }
-  if (object) {
+  if (value) {
     pb::PutRequest* put = txn.add_success()->mutable_request_put();
     put->set_key(ekey);
-    put->set_value(encoded.text);
+    put->set_value(*value);
     if (key.starts_with(event_prefix_)) {
       if (int64_t lease = EventLease()) put->set_lease(lease);
     }
@@ -349,8 +356,13 @@ Result<ObjectPtr> EtcdStore::Write(Op op, const std::string& key, ObjectPtr obje
     del->set_prev_kv(true);
   }
   txn.add_failure()->mutable_request_range()->set_key(ekey);
-  pb::TxnResponse answer;
-  if (Status s = client_->Txn(txn, &answer); !s.ok()) return s;
+  return txn;
+}
+
+Result<ObjectPtr> EtcdStore::Settle(Op op, const std::string& key, const ObjectPtr& object,
+                                    const api::Object::EncodedTemplate& encoded, const pb::TxnResponse& answer,
+                                    int64_t& visible_at) {
+  visible_at = 0;
   const int64_t revision = answer.header().revision();
   if (!answer.succeeded()) {
     const mvccpb::KeyValue* current = nullptr;
@@ -358,7 +370,7 @@ Result<ObjectPtr> EtcdStore::Write(Op op, const std::string& key, ObjectPtr obje
         answer.responses(0).response_range().kvs_size() > 0) {
       current = &answer.responses(0).response_range().kvs(0);
     }
-    if (current) WaitCache(current->mod_revision(), options_.client.timeout);
+    if (current) visible_at = current->mod_revision();
     if (op == Op::kCreate) return Status::AlreadyExists("object already exists: " + key);
     if (!current) return Status::NotFound("object not found: " + key);
     return Status::Conflict(Conflict());
@@ -382,7 +394,7 @@ Result<ObjectPtr> EtcdStore::Write(Op op, const std::string& key, ObjectPtr obje
       if (cached.ok() && cached.value()->resource_version() == prev->mod_revision()) {
         result = cached.value()->WithResourceVersion(revision);
       } else {
-        result = DecodeValue(prev->value(), revision, ekey);
+        result = DecodeValue(prev->value(), revision, EtcdKey(key));
       }
     }
     if (!result) return Status::NotFound("object not found: " + key);
@@ -391,12 +403,65 @@ Result<ObjectPtr> EtcdStore::Write(Op op, const std::string& key, ObjectPtr obje
     std::lock_guard lk(pending_mu_);
     pending_.emplace(revision, std::move(change));
   }
+  visible_at = revision;
+  return result;
+}
+
+Result<ObjectPtr> EtcdStore::Write(Op op, const std::string& key, ObjectPtr object,
+                                   int64_t expected_revision) {
+  if (closed_.load()) return Status(StatusCode::kUnavailable, "the store is closed");
+  api::Object::EncodedTemplate encoded;
+  if (object) encoded = object->EncodeForRevision();
+  const pb::TxnRequest txn = WriteTxn(op, key, object ? &encoded.text : nullptr, expected_revision);
+  pb::TxnResponse answer;
+  if (Status s = client_->Txn(txn, &answer); !s.ok()) return s;
+  int64_t visible_at = 0;
+  Result<ObjectPtr> result = Settle(op, key, object, encoded, answer, visible_at);
+  if (!result.ok()) {
+    // What refused the write is in this process's reads before the answer.
+    if (visible_at > 0) WaitCache(visible_at, options_.client.timeout);
+    return result;
+  }
   if (auto* scope = DeferAcknowledgement::Current()) {
-    scope->Deferred(revision);  // the caller waits with WhenVisible
+    scope->Deferred(visible_at);  // the caller waits with WhenVisible
   } else {
-    WaitCache(revision, options_.client.timeout);
+    WaitCache(visible_at, options_.client.timeout);
   }
   return result;
+}
+
+void EtcdStore::CreateAsync(ObjectPtr object, std::function<void(Result<ObjectPtr>)> done) {
+  if (closed_.load()) {
+    done(Status(StatusCode::kUnavailable, "the store is closed"));
+    return;
+  }
+  struct Pending {
+    std::string key;
+    ObjectPtr object;
+    api::Object::EncodedTemplate encoded;
+    std::function<void(Result<ObjectPtr>)> done;
+  };
+  auto pending = std::make_shared<Pending>();
+  pending->key = object->StorageKey();
+  pending->encoded = object->EncodeForRevision();
+  pending->object = std::move(object);
+  pending->done = std::move(done);
+  pb::TxnRequest txn = WriteTxn(Op::kCreate, pending->key, &pending->encoded.text, 0);
+  // Answered on the client's thread: the result (or what refused it) once
+  // this process's reads have it, as Create returns.
+  client_->TxnAsync(std::move(txn), [this, pending](Status sent, const pb::TxnResponse& answer) {
+    if (!sent.ok()) {
+      pending->done(std::move(sent));
+      return;
+    }
+    int64_t visible_at = 0;
+    Result<ObjectPtr> result = Settle(Op::kCreate, pending->key, pending->object, pending->encoded, answer, visible_at);
+    if (visible_at == 0) {
+      pending->done(std::move(result));
+      return;
+    }
+    WhenVisible(visible_at, [pending, result = std::move(result)] { pending->done(result); });
+  });
 }
 
 Result<ObjectPtr> EtcdStore::Create(ObjectPtr object) {

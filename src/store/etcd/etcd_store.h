@@ -55,6 +55,9 @@ class EtcdStore final : public Store {
   ~EtcdStore() override;
 
   Result<ObjectPtr> Create(ObjectPtr object) override;
+  // Create's transaction sent without holding the calling thread; `done`
+  // runs on the etcd client's thread once the cache has the answer's revision.
+  void CreateAsync(ObjectPtr object, std::function<void(Result<ObjectPtr>)> done) override;
   Result<ObjectPtr> Get(const std::string& key) override;
   Result<ListResult> List(const ListOptions& options) override;
   Result<ObjectPtr> Update(ObjectPtr object, int64_t expected_revision) override;
@@ -83,6 +86,16 @@ class EtcdStore final : public Store {
   enum class Op { kCreate, kUpdate, kDelete };
   Result<ObjectPtr> Write(Op op, const std::string& key, ObjectPtr object,
                           int64_t expected_revision);
+  // A write's transaction: `value` to put (nullptr: delete), guarded as
+  // the class comment says.
+  etcdserverpb::TxnRequest WriteTxn(Op op, const std::string& key, const std::string* value,
+                                    int64_t expected_revision);
+  // A write's result from etcd's answer; `visible_at`: the revision this
+  // process's reads must reach before the result is given (0: none). A
+  // success is queued for the cache's feeder.
+  Result<ObjectPtr> Settle(Op op, const std::string& key, const ObjectPtr& object,
+                           const api::Object::EncodedTemplate& encoded,
+                           const etcdserverpb::TxnResponse& answer, int64_t& visible_at);
   // Waits (bounded by the client's timeout) until the cache has applied `revision`.
   bool WaitCache(int64_t revision, std::chrono::milliseconds timeout);
   // Lists the prefix from etcd and resets the cache to it; the revision listed at.
@@ -122,6 +135,7 @@ class EtcdStore final : public Store {
   };
   std::mutex callbacks_mu_;
   std::vector<Callback> callbacks_;  // guarded by callbacks_mu_
+  bool callbacks_closed_ = false;    // guarded by callbacks_mu_
 
   std::mutex lease_mu_;
   int64_t lease_id_ = 0;                                 // guarded by lease_mu_
