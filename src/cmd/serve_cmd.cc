@@ -230,10 +230,16 @@ Result<cluster::ClusterOptions> ClusterOptionsFrom(const ServeFlags& f, const sc
     }
   }
   // Handled on the io threads: reads of one object, and creates of ordinary
-  // size (they answer once durable without holding the thread meanwhile).
-  http.run_inline = [](const apiserver::Request& r) {
-    return ((r.method == "GET" || r.method == "HEAD") && apiserver::IsSingleObjectRead(r)) ||
-           apiserver::IsSmallCreate(r, 64 * 1024);
+  // size (they answer once written without holding the thread meanwhile:
+  // Store::CreateAsync). A create with a generated name completes on its
+  // thread (a taken name is generated again): on etcd that is a round trip,
+  // so such creates (JSON or CBOR bodies, which name the field) go to the
+  // mutating pool there.
+  const bool etcd = !f.etcd_servers.empty();
+  http.run_inline = [etcd](const apiserver::Request& r) {
+    if ((r.method == "GET" || r.method == "HEAD") && apiserver::IsSingleObjectRead(r)) return true;
+    if (!apiserver::IsSmallCreate(r, 64 * 1024)) return false;
+    return !etcd || r.body.find("generateName") == std::string::npos;
   };
   o.http = std::move(http);
   return o;
