@@ -21,6 +21,7 @@
 
 #include "perf/process_stats.h"
 #include "perf/summary.h"
+#include "perf/store_bench.h"
 #include "perf/synthetic.h"
 
 namespace berth::perf {
@@ -519,6 +520,22 @@ int ApiBench(const ApiBenchOptions& o, std::FILE* out, std::FILE* err) {
         "of " + std::to_string(o.watchers));
     Row(out, "watch fan-out: events delivered/s (" + std::to_string(o.watchers) + " watchers)",
         static_cast<double>(o.watch_events) * o.watchers / elapsed, "events/s");
+    if (!o.etcd_servers.empty()) {
+      // The ceiling under the creates above: the same etcd through the store
+      // alone (the server is idle meanwhile).
+      auto alone = EtcdStoreCreates(o.etcd_servers, etcd_prefix + "-store", o.connections, o.creates);
+      if (!alone.ok()) {
+        std::fprintf(err, "berth api-bench: the etcd store alone: %s\n", alone.status().message().c_str());
+        failures++;
+      } else {
+        Row(out, "pod creates/s through the etcd store alone, " + std::to_string(o.connections) + " in flight",
+            alone->creates_per_second, "creates/s");
+        Row(out, "  its process's CPU per create", alone->cpu_us_per_create, "us");
+        Row(out, "  store create latency p50", alone->latency_p50_ms, "ms");
+        Row(out, "  store create latency p99", alone->latency_p99_ms, "ms");
+        failures += alone->failures;
+      }
+    }
     Row(out, "failed requests", static_cast<double>(failures.load()), "");
     stop();
     fs::remove_all(o.dir);

@@ -48,6 +48,7 @@ class RbacTest(unittest.TestCase):
 
     @classmethod
     def tearDownClass(cls):
+        cls.server.stop()
         cls.server.cleanup()
 
     @classmethod
