@@ -16,6 +16,7 @@
 #include <thread>
 
 #include "api_fixture.h"
+#include "apiserver/crd/crd_controller.h"
 #include "apiserver/crd/crd_names.h"
 
 namespace berth::apiserver {
@@ -235,21 +236,26 @@ TEST_F(CrdStatusTest, WaitingDefinitionIsAcceptedWhenTheConflictingOneIsDeleted)
   ASSERT_EQ(CreateCrd(group, FooNames()).status, 201);
   WaitForCondition("foos." + group, "Established",
                    "True/InitialNamesAccepted/the initial names have been accepted");
-  ASSERT_EQ(CreateCrd(group, {{"plural", "bars"}, {"kind", "Foo"}, {"listKind", "BarList"}}).status,
+  ASSERT_EQ(CreateCrd(group, {{"plural", "quxes"}, {"kind", "Foo"}, {"listKind", "QuxList"}}).status,
             201);
-  WaitForCondition("bars." + group, "NamesAccepted",
+  WaitForCondition("quxes." + group, "NamesAccepted",
                    R"(False/KindConflict/"Foo" is already in use)");
-  ASSERT_EQ(CreateObject(group, "bars", "Foo", "early").status, 404);
+  ASSERT_EQ(CreateObject(group, "quxes", "Foo", "early").status, 404);
+  // What `berth store check` registers is what is served: the first one's kind.
+  ASSERT_TRUE(crd::RegisterStoredKinds(*store_).ok());
+  auto foo = api::KindFromApiVersion(group + "/v1", "Foo");
+  ASSERT_TRUE(foo);
+  EXPECT_EQ(api::Info(*foo).resource, "foos");
 
   ASSERT_EQ(Call("DELETE", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/foos." + group)
                 .status,
             200);
   EXPECT_TRUE(Eventually([&] { return CrdGone("foos." + group); }));
-  WaitForCondition("bars." + group, "NamesAccepted", "True/NoConflicts/no conflicts found");
-  WaitForCondition("bars." + group, "Established",
+  WaitForCondition("quxes." + group, "NamesAccepted", "True/NoConflicts/no conflicts found");
+  WaitForCondition("quxes." + group, "Established",
                    "True/InitialNamesAccepted/the initial names have been accepted");
-  EXPECT_EQ(Crd("bars." + group).at("status").at("acceptedNames").at("kind"), "Foo");
-  EXPECT_TRUE(Eventually([&] { return CreateObject(group, "bars", "Foo", "late").status == 201; }));
+  EXPECT_EQ(Crd("quxes." + group).at("status").at("acceptedNames").at("kind"), "Foo");
+  EXPECT_TRUE(Eventually([&] { return CreateObject(group, "quxes", "Foo", "late").status == 201; }));
 }
 
 // kube keeps an established definition served when a later change of its

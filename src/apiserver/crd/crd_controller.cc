@@ -371,6 +371,8 @@ Status RegisterStoredKinds(store::Store& store) {
   auto listed = store.List({.prefix = api::StoragePrefix(api::Kind::kCustomResourceDefinition)});
   if (!listed.ok()) return listed.status();
   for (const auto& crd : listed->items) {
+    // A definition never served has no objects; its names may be another's.
+    if (!Servable(api::StatusOf(*crd))) continue;
     const json::array* versions = api::ArrayAt(api::Spec(*crd), "versions");
     if (!versions) continue;
     for (const auto& v : *versions) {
@@ -523,9 +525,7 @@ bool CrdController::SyncOne(api::ObjectPtr crd) {
   if (const json::object* before = api::StatusOf(*crd)) status = *before;
   const bool names_changed =
       ApplyNames(status, api::ObjectAt(spec, "names"), NamesOfGroup(std::string(api::StringAt(spec, "group"))), now);
-  // kube's handler serves a definition whose names are accepted, or that was
-  // established before (a later change of names that conflicts keeps it).
-  const bool servable = ConditionTrue(&status, "NamesAccepted") || ConditionTrue(&status, "Established");
+  const bool servable = Servable(&status);
   if (servable) (void)Establish(status, now);
   json::array stored;
   if (const json::array* before = api::ArrayAt(status, "storedVersions")) stored = *before;

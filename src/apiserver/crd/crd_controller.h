@@ -50,7 +50,9 @@ std::shared_ptr<const ResourceStrategy> CrdStrategy(std::function<void(const api
 // its spec's before any are accepted; scope and subresources), as
 // RegisterKind takes it.
 api::KindSpec KindSpecOf(const api::Object& crd, const boost::json::object& version);
-// Registers the kinds of every definition in `store` without serving them:
+// Registers the kinds of every definition in `store` that the API server
+// serves (names accepted, or established), under their accepted names,
+// without serving them:
 // what a process that reads stored objects (berth store check) needs before
 // objects of custom kinds decode.
 Status RegisterStoredKinds(store::Store& store);

@@ -226,6 +226,10 @@ bool Establish(json::object& status, std::string_view now) {
       {"Established", "True", "InitialNamesAccepted", "the initial names have been accepted"}, now);
 }
 
+bool Servable(const json::object* status) {
+  return ConditionTrue(status, "NamesAccepted") || ConditionTrue(status, "Established");
+}
+
 bool ConditionTrue(const json::object* status, std::string_view type) {
   const json::object* c = api::FindCondition(status, type);
   return c && api::StringAt(c, "status") == "True";

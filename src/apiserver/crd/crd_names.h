@@ -76,6 +76,10 @@ bool ApplyNames(boost::json::object& status, const boost::json::object* spec_nam
 // when NamesAccepted is True and Established is not. Returns true on a change.
 bool Establish(boost::json::object& status, std::string_view now);
 
+// kube's handler serves a definition whose names are accepted, or that was
+// established before (a later change of names that conflicts keeps it).
+bool Servable(const boost::json::object* status);
+
 // The condition of `type` has status True in `status`.
 bool ConditionTrue(const boost::json::object* status, std::string_view type);
 
