@@ -28,15 +28,6 @@ std::string Lower(std::string_view s) {
   return out;
 }
 
-std::vector<std::string> Strings(const json::array* a) {
-  std::vector<std::string> out;
-  if (!a) return out;
-  for (const auto& v : *a) {
-    if (v.is_string()) out.emplace_back(v.get_string());
-  }
-  return out;
-}
-
 // kube's CRD defaulting: singular from kind, listKind from kind.
 void DefaultNames(json::object& crd) {
   json::object& names = api::MutableObject(api::MutableObject(crd, "spec"), "names");
@@ -83,7 +74,7 @@ Status ValidateCrd(const api::Object& object, const api::Object* old) {
   if (!singular.empty()) ValidateDnsLabel(singular, "spec.names.singular", errors);
   if (api::StringAt(names, "kind").empty()) errors.Required("spec.names.kind");
   if (api::StringAt(names, "listKind").empty()) errors.Required("spec.names.listKind");
-  for (const std::string& s : Strings(api::ArrayAt(names, "shortNames"))) {
+  for (const std::string& s : Names::From(names).short_names) {
     ValidateDnsLabel(s, "spec.names.shortNames", errors);
   }
   const json::array* versions = api::ArrayAt(spec, "versions");
@@ -359,8 +350,9 @@ api::KindSpec KindSpecOf(const api::Object& crd, const json::object& version) {
   kind.singular = api::StringAt(names, "singular");
   if (kind.singular.empty()) kind.singular = Lower(kind.name);
   kind.namespaced = api::StringAt(spec, "scope") != "Cluster";
-  kind.short_names = Strings(api::ArrayAt(names, "shortNames"));
-  kind.categories = Strings(api::ArrayAt(names, "categories"));
+  Names listed = Names::From(names);
+  kind.short_names = std::move(listed.short_names);
+  kind.categories = std::move(listed.categories);
   const json::object* sub = api::ObjectAt(version, "subresources");
   kind.status = sub && sub->contains("status");
   kind.scale = sub && sub->contains("scale");

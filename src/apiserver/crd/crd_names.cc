@@ -144,18 +144,19 @@ NamingDecision DecideNames(const Names& requested, const Names& accepted,
     names.reason = reason;
     names.message = std::move(message);
   };
-  if (auto conflict =
-          InUse(requested.plural, accepted.plural, taken.HasResource(requested.plural))) {
-    refuse("PluralConflict", *conflict);
-  } else {
-    d.accepted.plural = requested.plural;
-  }
-  if (auto conflict =
-          InUse(requested.singular, accepted.singular, taken.HasResource(requested.singular))) {
-    refuse("SingularConflict", *conflict);
-  } else {
-    d.accepted.singular = requested.singular;
-  }
+  // One name: accepted into `into`, or refused for `reason`.
+  auto decide = [&refuse](const std::string& wanted, const std::string& held, bool taken_already,
+                          std::string_view reason, std::string& into) {
+    if (auto conflict = InUse(wanted, held, taken_already)) {
+      refuse(reason, *conflict);
+    } else {
+      into = wanted;
+    }
+  };
+  decide(requested.plural, accepted.plural, taken.HasResource(requested.plural), "PluralConflict",
+         d.accepted.plural);
+  decide(requested.singular, accepted.singular, taken.HasResource(requested.singular),
+         "SingularConflict", d.accepted.singular);
   if (requested.short_names != accepted.short_names) {
     std::vector<std::string> conflicts;
     for (const std::string& name : requested.short_names) {
@@ -172,17 +173,10 @@ NamingDecision DecideNames(const Names& requested, const Names& accepted,
       d.accepted.short_names = requested.short_names;
     }
   }
-  if (auto conflict = InUse(requested.kind, accepted.kind, taken.HasKind(requested.kind))) {
-    refuse("KindConflict", *conflict);
-  } else {
-    d.accepted.kind = requested.kind;
-  }
-  if (auto conflict =
-          InUse(requested.list_kind, accepted.list_kind, taken.HasKind(requested.list_kind))) {
-    refuse("ListKindConflict", *conflict);
-  } else {
-    d.accepted.list_kind = requested.list_kind;
-  }
+  decide(requested.kind, accepted.kind, taken.HasKind(requested.kind), "KindConflict",
+         d.accepted.kind);
+  decide(requested.list_kind, accepted.list_kind, taken.HasKind(requested.list_kind),
+         "ListKindConflict", d.accepted.list_kind);
   d.accepted.categories = requested.categories;
   if (names.status.empty()) {
     names.status = "True";
