@@ -15,6 +15,7 @@
 #include <string>
 #include <thread>
 
+#include "api/json_fields.h"
 #include "api_fixture.h"
 #include "apiserver/crd/crd_controller.h"
 #include "apiserver/crd/crd_names.h"
@@ -236,8 +237,9 @@ TEST_F(CrdStatusTest, WaitingDefinitionIsAcceptedWhenTheConflictingOneIsDeleted)
   ASSERT_EQ(CreateCrd(group, FooNames()).status, 201);
   WaitForCondition("foos." + group, "Established",
                    "True/InitialNamesAccepted/the initial names have been accepted");
-  ASSERT_EQ(CreateCrd(group, {{"plural", "quxes"}, {"kind", "Foo"}, {"listKind", "QuxList"}}).status,
-            201);
+  ASSERT_EQ(
+      CreateCrd(group, {{"plural", "quxes"}, {"kind", "Foo"}, {"listKind", "QuxList"}}).status,
+      201);
   WaitForCondition("quxes." + group, "NamesAccepted",
                    R"(False/KindConflict/"Foo" is already in use)");
   ASSERT_EQ(CreateObject(group, "quxes", "Foo", "early").status, 404);
@@ -255,7 +257,8 @@ TEST_F(CrdStatusTest, WaitingDefinitionIsAcceptedWhenTheConflictingOneIsDeleted)
   WaitForCondition("quxes." + group, "Established",
                    "True/InitialNamesAccepted/the initial names have been accepted");
   EXPECT_EQ(Crd("quxes." + group).at("status").at("acceptedNames").at("kind"), "Foo");
-  EXPECT_TRUE(Eventually([&] { return CreateObject(group, "quxes", "Foo", "late").status == 201; }));
+  EXPECT_TRUE(
+      Eventually([&] { return CreateObject(group, "quxes", "Foo", "late").status == 201; }));
 }
 
 // kube keeps an established definition served when a later change of its
@@ -416,6 +419,65 @@ TEST_F(CrdStatusTest, CommunityGroupsNeedTheApiApprovalAnnotation) {
   // Other groups need nothing.
   EXPECT_EQ(CreateCrd("k8s.io.example.com", {{"plural", "gadgets"}, {"kind", "Gadget"}}).status,
             201);
+}
+
+// A controller of its own over a store, with a short timeout: objects held
+// past it are reported as kube's finalizer reports them after its minute.
+TEST(CrdFinalizerTest, ObjectsLeftAfterTheTimeoutAreReportedAndWaitedForAgain) {
+  auto store = std::move(store::MemoryStore::Open({})).value();
+  ResourceRegistry registry;
+  crd::CrdController controller(*store, registry, nullptr, std::chrono::seconds(1));
+  ASSERT_TRUE(controller.Start().ok());
+  auto crd = api::Object::FromJson(json::parse(R"({
+      "apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition",
+      "metadata":{"name":"foos.check.example.com","finalizers":["customresourcecleanup.apiextensions.k8s.io"]},
+      "spec":{"group":"check.example.com","scope":"Cluster",
+              "names":{"plural":"foos","singular":"foo","kind":"Foo","listKind":"FooList"},
+              "versions":[{"name":"v1","served":true,"storage":true,
+                           "schema":{"openAPIV3Schema":{"type":"object"}}}]}})"));
+  ASSERT_TRUE(crd.ok()) << crd.status().ToString();
+  auto created = store->Create(crd.value());
+  ASSERT_TRUE(created.ok());
+  controller.Sync(created.value());
+  auto object = api::Object::FromJson(json::parse(
+      R"({"apiVersion":"check.example.com/v1","kind":"Foo",
+          "metadata":{"name":"held","finalizers":["example.com/hold"]}})"));
+  ASSERT_TRUE(object.ok()) << object.status().ToString();
+  ASSERT_TRUE(store->Create(object.value()).ok());
+
+  // Every version of the definition from here on, through a watch.
+  store::WatchOptions options;
+  options.prefix = crd.value()->StorageKey();
+  options.resource_version = store->CurrentRevision();
+  auto watch = std::move(store->WatchFrom(options)).value();
+  auto current = store->Get(crd.value()->StorageKey()).value();
+  auto deleting = current->Edit([](json::object& o) {
+    o["metadata"].as_object()["deletionTimestamp"] = "2024-01-01T00:00:00Z";
+  });
+  ASSERT_TRUE(store->Update(deleting.value(), current->resource_version()).ok());
+  std::vector<std::string> reasons;  // of Terminating, as it changes
+  for (auto until = std::chrono::steady_clock::now() + seconds(30);
+       std::chrono::steady_clock::now() < until && reasons.size() < 3;) {
+    for (const auto& e : watch->Next(std::chrono::steady_clock::now() + seconds(1))) {
+      const json::object* c = api::FindCondition(api::StatusOf(*e.object), "Terminating");
+      std::string reason = c ? std::string(api::StringAt(c, "reason")) : "";
+      if (!reason.empty() && (reasons.empty() || reasons.back() != reason)) {
+        reasons.push_back(reason);
+        if (reason == "InstanceDeletionCheck") {
+          EXPECT_EQ(api::StringAt(c, "message"),
+                    "could not confirm zero CustomResources remaining: context deadline exceeded");
+        }
+      }
+    }
+  }
+  EXPECT_EQ(reasons,
+            (std::vector<std::string>{"InstanceDeletionInProgress", "InstanceDeletionCheck",
+                                      "InstanceDeletionInProgress"}));
+  // The object is marked, not gone; the definition waits for it.
+  auto held = store->Get(object.value()->StorageKey());
+  ASSERT_TRUE(held.ok());
+  EXPECT_TRUE(api::BeingDeleted(*held.value()));
+  EXPECT_TRUE(store->Get(crd.value()->StorageKey()).ok());
 }
 
 // The naming decision alone (kube's calculateNamesAndConditions).

@@ -374,8 +374,9 @@ Status RegisterStoredKinds(store::Store& store) {
   return Status::Ok();
 }
 
-CrdController::CrdController(store::Store& store, ResourceRegistry& registry, OpenApi* openapi)
-    : store_(store), registry_(registry), openapi_(openapi) {}
+CrdController::CrdController(store::Store& store, ResourceRegistry& registry, OpenApi* openapi,
+                             std::chrono::steady_clock::duration deletion_timeout)
+    : store_(store), registry_(registry), openapi_(openapi), deletion_timeout_(deletion_timeout) {}
 
 CrdController::~CrdController() {
   stopping_ = true;

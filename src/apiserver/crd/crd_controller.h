@@ -59,8 +59,11 @@ Status RegisterStoredKinds(store::Store& store);
 
 class CrdController {
  public:
-  // `openapi` (may be null) gets each served version's schema.
-  CrdController(store::Store& store, ResourceRegistry& registry, OpenApi* openapi);
+  // `openapi` (may be null) gets each served version's schema. A deletion
+  // whose objects are not gone after `deletion_timeout` (kube: a minute)
+  // says InstanceDeletionCheck, then waits as long again.
+  CrdController(store::Store& store, ResourceRegistry& registry, OpenApi* openapi,
+                std::chrono::steady_clock::duration deletion_timeout = std::chrono::seconds(60));
   ~CrdController();
   CrdController(const CrdController&) = delete;
   CrdController& operator=(const CrdController&) = delete;
@@ -117,6 +120,7 @@ class CrdController {
   store::Store& store_;
   ResourceRegistry& registry_;
   OpenApi* const openapi_;
+  const std::chrono::steady_clock::duration deletion_timeout_;
   std::mutex mu_;                                      // one Sync at a time
   std::unordered_map<std::string, Served> served_;     // definition name → how it is served; guarded by mu_
   std::unordered_map<std::string, Waiting> waiting_;   // definitions being deleted; guarded by mu_

@@ -21,9 +21,6 @@ namespace json = boost::json;
 
 namespace {
 
-// kube waits a minute for the objects to go, then says InstanceDeletionCheck
-// and starts over.
-constexpr auto kDeletionTimeout = std::chrono::seconds(60);
 // How often a waiting deletion looks again (kube polls every 5 s): a list
 // of the definition's objects.
 constexpr auto kRecheckInterval = std::chrono::seconds(1);
@@ -61,7 +58,7 @@ void CrdController::Terminate(api::ObjectPtr crd) {
   }
   const auto now = std::chrono::steady_clock::now();
   Waiting& waiting =
-      waiting_.try_emplace(name, Waiting{now + kDeletionTimeout, now, 0}).first->second;
+      waiting_.try_emplace(name, Waiting{now + deletion_timeout_, now, 0}).first->second;
   // Not due yet: the watch brings back the status written by the last check.
   if (now < waiting.next_check) return;
   waiting.next_check = now + kRecheckInterval;
@@ -101,7 +98,7 @@ void CrdController::Terminate(api::ObjectPtr crd) {
       }
       case Deletion::kWaiting:
         if (now < waiting.deadline) return;
-        waiting.deadline = now + kDeletionTimeout;
+        waiting.deadline = now + deletion_timeout_;
         api::SetCondition(
             status,
             {"Terminating", "True", "InstanceDeletionCheck",
