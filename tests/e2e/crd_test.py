@@ -3,7 +3,8 @@ Python client: a definition applied with validation on is served, its
 objects are defaulted, pruned and validated by their schema, print their
 additionalPrinterColumns, have a status subresource, explain, list and
 watch; deleting the definition deletes them, and a restart serves them
-again."""
+again. A second definition of the group asking for a name the first holds
+is not accepted."""
 
 import json
 import os
@@ -225,6 +226,25 @@ class CrdTest(unittest.TestCase):
         self.assertEqual([i["apiVersion"] for i in self.get("myapps.v2.example.com")["items"]], ["example.com/v2"])
         self.assertEqual(self.get("myapps.v1.example.com", "web")["apiVersion"], "example.com/v1")
         self.assertEqual(self.get("crd", "myapps.example.com")["status"]["storedVersions"], ["v1"])
+
+    def test_a_name_another_definition_holds_is_not_accepted(self):
+        # Its plural is the first definition's singular.
+        taken = CRD.replace("name: myapps.example.com", "name: myapp.example.com").replace(
+            "plural: myapps", "plural: myapp").replace("singular: myapp", "singular: other").replace(
+            "kind: MyApp", "kind: Other").replace("shortNames: [ma]", "shortNames: [oth]")
+        k = self.server.kubectl
+        k("apply", "-f", self.server.write_file("taken.yaml", taken))
+        jsonpath = 'jsonpath={range .status.conditions[*]}{.type}={.status} {.reason}: {.message}{"\\n"}{end}'
+
+        def refused():
+            out = k("get", "crd", "myapp.example.com", "-o", jsonpath).stdout
+            return out if "NamesAccepted=False" in out else None
+
+        conditions = wait_for(self, self.server, "NamesAccepted False", refused, timeout=10)
+        self.assertIn('NamesAccepted=False PluralConflict: "myapp" is already in use', conditions)
+        self.assertIn("Established=False NotAccepted: not all names are accepted", conditions)
+        # Not served: kubectl finds no resource "other".
+        self.assertNotEqual(k("get", "oth", check=False).returncode, 0)
 
     def test_an_invalid_definition_is_refused_in_kubes_words(self):
         bad = CRD.replace("name: myapps.example.com", "name: apps.example.com").replace(

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <chrono>
+#include <deque>
 
 #include <boost/json.hpp>
 
@@ -12,6 +13,7 @@
 #include "api/rfc3339.h"
 #include "api/validation.h"
 #include "apiserver/crd/structural_schema.h"
+#include "apiserver/finalizers.h"
 #include "apiserver/table_printers.h"
 
 namespace berth::apiserver::crd {
@@ -23,15 +25,6 @@ namespace {
 std::string Lower(std::string_view s) {
   std::string out(s);
   std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return std::tolower(c); });
-  return out;
-}
-
-std::vector<std::string> Strings(const json::array* a) {
-  std::vector<std::string> out;
-  if (!a) return out;
-  for (const auto& v : *a) {
-    if (v.is_string()) out.emplace_back(v.get_string());
-  }
   return out;
 }
 
@@ -47,8 +40,8 @@ void ValidateDnsLabel(std::string_view value, const std::string& path, api::Fiel
   for (const std::string& problem : api::IsDns1123Label(value)) errors.Invalid(path, value, problem);
 }
 
-// kube's ValidateCustomResourceDefinition, for what berth serves.
-Status ValidateCrd(const api::Object& object) {
+// kube's ValidateCustomResourceDefinition, for what berth serves; `old` on update.
+Status ValidateCrd(const api::Object& object, const api::Object* old) {
   api::FieldErrors errors;
   const json::object& crd = object.json();
   const json::object* spec = api::ObjectAt(crd, "spec");
@@ -81,7 +74,7 @@ Status ValidateCrd(const api::Object& object) {
   if (!singular.empty()) ValidateDnsLabel(singular, "spec.names.singular", errors);
   if (api::StringAt(names, "kind").empty()) errors.Required("spec.names.kind");
   if (api::StringAt(names, "listKind").empty()) errors.Required("spec.names.listKind");
-  for (const std::string& s : Strings(api::ArrayAt(names, "shortNames"))) {
+  for (const std::string& s : Names::From(names).short_names) {
     ValidateDnsLabel(s, "spec.names.shortNames", errors);
   }
   const json::array* versions = api::ArrayAt(spec, "versions");
@@ -113,6 +106,7 @@ Status ValidateCrd(const api::Object& object) {
       errors.InvalidValue("spec.versions", *versions, "must have exactly one version marked as storage version");
     }
   }
+  ValidateApiApproval(object, old, errors);
   return errors.ToStatus("CustomResourceDefinition.apiextensions.k8s.io", object.name());
 }
 
@@ -137,10 +131,12 @@ class CrdKindStrategy final : public ResourceStrategy {
   Status Validate(const api::Object& object) const override {
     Status meta = api::ValidateObject(object);
     if (!meta.ok()) return meta;
-    return ValidateCrd(object);
+    return ValidateCrd(object, nullptr);
   }
   Status ValidateUpdate(const api::Object& next, const api::Object& current) const override {
-    Status valid = Validate(next);
+    Status meta = api::ValidateObject(next);
+    if (!meta.ok()) return meta;
+    Status valid = ValidateCrd(next, &current);
     if (!valid.ok()) return valid;
     api::FieldErrors errors;
     const json::object* n = api::Spec(next);
@@ -236,13 +232,29 @@ class CustomResourceStrategy final : public ResourceStrategy {
   struct Scale {
     std::string spec_replicas, status_replicas, label_selector;
   };
-  CustomResourceStrategy(std::string kind_name, std::shared_ptr<const Schema> schema, bool status,
-                         std::optional<Scale> scale, std::optional<TablePrinter> printer)
+  // `resource`: plural.group; `terminating`: the definition is being deleted.
+  CustomResourceStrategy(std::string kind_name, std::string resource, std::shared_ptr<const Schema> schema,
+                         bool status, std::optional<Scale> scale, std::optional<TablePrinter> printer,
+                         bool terminating)
       : kind_name_(std::move(kind_name)),
+        resource_(std::move(resource)),
         schema_(std::move(schema)),
         status_(status),
         scale_(std::move(scale)),
-        printer_(std::move(printer)) {}
+        printer_(std::move(printer)),
+        terminating_(terminating) {}
+
+  // kube's handler refuses new objects (a create, or an apply that would
+  // create) while the definition terminates; its objects stay readable,
+  // writable and deletable.
+  Result<CreateGuard> BeginCreate(json::object& object) const override {
+    if (!terminating_) return CreateGuard();
+    std::string_view name = api::StringAt(api::ObjectAt(object, "metadata"), "name");
+    std::string message = resource_;
+    if (!name.empty()) message += " \"" + std::string(name) + "\"";
+    return Status(StatusCode::kForbidden,
+                  message + " is forbidden: create not allowed while custom resource definition is terminating");
+  }
 
   const TablePrinter* Printer() const override { return printer_ ? &*printer_ : nullptr; }
 
@@ -309,37 +321,13 @@ class CustomResourceStrategy final : public ResourceStrategy {
   }
 
   const std::string kind_name_;
+  const std::string resource_;
   const std::shared_ptr<const Schema> schema_;
   const bool status_;
   const std::optional<Scale> scale_;
   const std::optional<TablePrinter> printer_;
+  const bool terminating_;
 };
-
-bool HasFinalizer(const json::object& crd, std::string_view finalizer) {
-  for (const std::string& f : Strings(api::ArrayAt(api::ObjectAt(crd, "metadata"), "finalizers"))) {
-    if (f == finalizer) return true;
-  }
-  return false;
-}
-
-json::object Condition(std::string_view type, std::string_view reason, std::string_view message,
-                       const json::object* previous) {
-  // The transition time stays while the condition keeps its status.
-  std::string since = api::FormatRfc3339(std::chrono::system_clock::now());
-  if (const json::array* conditions = api::ArrayAt(previous, "conditions")) {
-    for (const auto& c : *conditions) {
-      const json::object* o = c.if_object();
-      if (o && api::StringAt(o, "type") == type && api::StringAt(o, "status") == "True") {
-        since = std::string(api::StringAt(o, "lastTransitionTime"));
-      }
-    }
-  }
-  return json::object{{"type", type},
-                      {"status", "True"},
-                      {"lastTransitionTime", since},
-                      {"reason", reason},
-                      {"message", message}};
-}
 
 }  // namespace
 
@@ -349,7 +337,11 @@ std::shared_ptr<const ResourceStrategy> CrdStrategy(std::function<void(const api
 
 api::KindSpec KindSpecOf(const api::Object& crd, const json::object& version) {
   const json::object* spec = api::Spec(crd);
-  const json::object* names = api::ObjectAt(spec, "names");
+  // kube serves a definition under its accepted names.
+  const json::object* names = api::ObjectAt(api::StatusOf(crd), "acceptedNames");
+  if (api::StringAt(names, "plural").empty() || api::StringAt(names, "kind").empty()) {
+    names = api::ObjectAt(spec, "names");
+  }
   api::KindSpec kind;
   kind.group = api::StringAt(spec, "group");
   kind.version = api::StringAt(version, "name");
@@ -358,8 +350,9 @@ api::KindSpec KindSpecOf(const api::Object& crd, const json::object& version) {
   kind.singular = api::StringAt(names, "singular");
   if (kind.singular.empty()) kind.singular = Lower(kind.name);
   kind.namespaced = api::StringAt(spec, "scope") != "Cluster";
-  kind.short_names = Strings(api::ArrayAt(names, "shortNames"));
-  kind.categories = Strings(api::ArrayAt(names, "categories"));
+  Names listed = Names::From(names);
+  kind.short_names = std::move(listed.short_names);
+  kind.categories = std::move(listed.categories);
   const json::object* sub = api::ObjectAt(version, "subresources");
   kind.status = sub && sub->contains("status");
   kind.scale = sub && sub->contains("scale");
@@ -370,6 +363,8 @@ Status RegisterStoredKinds(store::Store& store) {
   auto listed = store.List({.prefix = api::StoragePrefix(api::Kind::kCustomResourceDefinition)});
   if (!listed.ok()) return listed.status();
   for (const auto& crd : listed->items) {
+    // A definition never served has no objects; its names may be another's.
+    if (!Servable(api::StatusOf(*crd))) continue;
     const json::array* versions = api::ArrayAt(api::Spec(*crd), "versions");
     if (!versions) continue;
     for (const auto& v : *versions) {
@@ -379,8 +374,9 @@ Status RegisterStoredKinds(store::Store& store) {
   return Status::Ok();
 }
 
-CrdController::CrdController(store::Store& store, ResourceRegistry& registry, OpenApi* openapi)
-    : store_(store), registry_(registry), openapi_(openapi) {}
+CrdController::CrdController(store::Store& store, ResourceRegistry& registry, OpenApi* openapi,
+                             std::chrono::steady_clock::duration deletion_timeout)
+    : store_(store), registry_(registry), openapi_(openapi), deletion_timeout_(deletion_timeout) {}
 
 CrdController::~CrdController() {
   stopping_ = true;
@@ -394,18 +390,24 @@ CrdController::~CrdController() {
 Status CrdController::ListAndWatch() {
   auto listed = store_.List({.prefix = api::StoragePrefix(api::Kind::kCustomResourceDefinition)});
   if (!listed.ok()) return listed.status();
-  std::vector<std::string> names;
-  for (const auto& crd : listed->items) {
-    names.push_back(crd->name());
-    Sync(crd);
-  }
   {
+    // The ones gone first: the names they held are free for the others.
     std::lock_guard lock(mu_);
     std::vector<std::string> gone;
-    for (const auto& [name, kinds] : served_) {
-      if (std::find(names.begin(), names.end(), name) == names.end()) gone.push_back(name);
+    for (const auto& [name, served] : served_) {
+      bool listed_now = std::any_of(listed->items.begin(), listed->items.end(),
+                                    [&name](const api::ObjectPtr& crd) { return crd->name() == name; });
+      if (!listed_now) gone.push_back(name);
     }
-    for (const auto& name : gone) Remove(name);
+    for (const auto& name : gone) {
+      Remove(name);
+      waiting_.erase(name);
+    }
+  }
+  for (const auto& crd : listed->items) {
+    // Another definition synced before may have changed this one.
+    auto latest = store_.Get(crd->StorageKey());
+    if (latest.ok()) Sync(latest.value());
   }
   store::WatchOptions options;
   options.prefix = api::StoragePrefix(api::Kind::kCustomResourceDefinition);
@@ -443,29 +445,135 @@ void CrdController::Run() {
     auto events = watch->Next(std::chrono::steady_clock::now() + std::chrono::seconds(1));
     for (const auto& e : events) {
       if (e.type == store::EventType::kDeleted && e.object) {
-        std::lock_guard lock(mu_);
-        Remove(e.object->name());
+        Forget(*e.object);
       } else if ((e.type == store::EventType::kAdded || e.type == store::EventType::kModified) && e.object) {
         // Act on the latest version only: the event may be stale.
         auto latest = store_.Get(e.object->StorageKey());
         if (latest.ok()) Sync(latest.value());
       }
     }
+    RecheckWaiting();
   }
 }
 
 void CrdController::Sync(const api::ObjectPtr& crd) {
   std::lock_guard lock(mu_);
-  if (api::BeingDeleted(*crd)) {
-    Terminate(*crd);
-    return;
+  if (SyncOne(crd)) SyncGroup(std::string(api::StringAt(api::Spec(*crd), "group")), crd->name());
+}
+
+void CrdController::Forget(const api::Object& crd) {
+  std::lock_guard lock(mu_);
+  Remove(crd.name());
+  waiting_.erase(crd.name());
+  // kube's naming controller: a definition gone frees its names; the
+  // group's others are considered again.
+  SyncGroup(std::string(api::StringAt(api::Spec(crd), "group")), crd.name());
+}
+
+GroupNames CrdController::NamesOfGroup(const std::string& group) {
+  GroupNames taken;
+  auto listed = store_.List({.prefix = api::StoragePrefix(api::Kind::kCustomResourceDefinition)});
+  if (!listed.ok()) return taken;
+  for (const auto& crd : listed->items) {
+    if (api::StringAt(api::Spec(*crd), "group") != group) continue;
+    taken.Add(Names::From(api::ObjectAt(api::StatusOf(*crd), "acceptedNames")));
   }
-  Serve(*crd);
-  WriteStatus(crd);
+  return taken;
+}
+
+void CrdController::SyncGroup(const std::string& group, const std::string& except) {
+  auto others = [this, &group](const std::string& but) {
+    std::vector<std::string> names;
+    auto listed = store_.List({.prefix = api::StoragePrefix(api::Kind::kCustomResourceDefinition)});
+    if (!listed.ok()) return names;
+    for (const auto& crd : listed->items) {
+      if (crd->name() != but && api::StringAt(api::Spec(*crd), "group") == group) names.push_back(crd->name());
+    }
+    return names;
+  };
+  std::deque<std::string> pending;
+  for (auto& name : others(except)) pending.push_back(std::move(name));
+  // Each pass that changes names writes a status; a group settles in a few.
+  // The bound only guards against a store that keeps answering otherwise.
+  for (int passes = 0; !pending.empty() && passes < 256; ++passes) {
+    const std::string name = std::move(pending.front());
+    pending.pop_front();
+    auto current = store_.Get(api::StorageKey(api::Kind::kCustomResourceDefinition, "", name));
+    if (!current.ok() || !SyncOne(current.value())) continue;
+    for (auto& other : others(name)) {
+      if (std::find(pending.begin(), pending.end(), other) == pending.end()) pending.push_back(std::move(other));
+    }
+  }
+}
+
+bool CrdController::SyncOne(api::ObjectPtr crd) {
+  // The latest version only: a stale one would find its own accepted names
+  // taken (kube counts them) and stop serving it.
+  auto latest = store_.Get(crd->StorageKey());
+  if (!latest.ok()) return false;
+  crd = latest.value();
+  const json::object* spec = api::Spec(*crd);
+  const std::string now = api::FormatRfc3339(std::chrono::system_clock::now());
+  json::object status;
+  if (const json::object* before = api::StatusOf(*crd)) status = *before;
+  const bool names_changed =
+      ApplyNames(status, api::ObjectAt(spec, "names"), NamesOfGroup(std::string(api::StringAt(spec, "group"))), now);
+  const bool servable = Servable(&status);
+  if (servable) (void)Establish(status, now);
+  json::array stored;
+  if (const json::array* before = api::ArrayAt(status, "storedVersions")) stored = *before;
+  static const json::array kNone;
+  const json::array* versions = api::ArrayAt(spec, "versions");
+  for (const auto& v : versions ? *versions : kNone) {
+    const json::object* version = v.if_object();
+    if (!version || !api::BoolAt(version, "storage")) continue;
+    json::string name(api::StringAt(version, "name"));
+    if (std::find(stored.begin(), stored.end(), json::value(name)) == stored.end()) stored.emplace_back(name);
+  }
+  status["storedVersions"] = std::move(stored);
+  if (!status.contains("acceptedNames")) status["acceptedNames"] = Names().ToJson();
+
+  // Served (under the accepted names) before Established is written, so
+  // that a client waiting for it finds the kinds there.
+  json::value next = crd->json();
+  next.get_object()["status"] = status;
+  auto with_status = api::Object::FromJson(std::move(next));
+  if (!with_status.ok()) return false;
+  if (servable) {
+    Serve(*with_status.value());
+  } else {
+    Remove(crd->name());
+  }
+  auto written = WriteStatus(crd, std::move(status));
+  // A conflict means a newer version is on its way: its event syncs again.
+  if (!written.ok()) return false;
+  if (api::BeingDeleted(*written.value())) {
+    Terminate(written.value());
+  } else {
+    waiting_.erase(crd->name());
+  }
+  return names_changed;
+}
+
+Result<api::ObjectPtr> CrdController::WriteStatus(const api::ObjectPtr& crd, json::object status) {
+  const json::object* before = api::StatusOf(*crd);
+  if (before && *before == status) return crd;
+  json::value next = crd->json();
+  next.get_object()["status"] = std::move(status);
+  auto built = api::Object::FromJson(std::move(next));
+  if (!built.ok()) return built.status();
+  return store_.Update(built.value(), crd->resource_version());
 }
 
 void CrdController::Serve(const api::Object& crd) {
   const json::object* spec = api::Spec(crd);
+  const bool terminating = api::BeingDeleted(crd) || ConditionTrue(api::StatusOf(crd), "Terminating");
+  const json::object* accepted = api::ObjectAt(api::StatusOf(crd), "acceptedNames");
+  json::value from = json::object{{"spec", spec ? json::value(*spec) : json::value()},
+                                  {"acceptedNames", accepted ? json::value(*accepted) : json::value()},
+                                  {"terminating", terminating}};
+  auto known = served_.find(crd.name());
+  if (known != served_.end() && known->second.from == from) return;
   std::vector<api::Kind> kinds;
   static const json::array kNone;
   const json::array* versions = api::ArrayAt(spec, "versions");
@@ -479,6 +587,7 @@ void CrdController::Serve(const api::Object& crd) {
     if (!schema.ok()) continue;  // validated on write; a stored one that fails is not served
     api::KindSpec kind = KindSpecOf(crd, *version);
     const json::object* sub = api::ObjectAt(version, "subresources");
+    // Refused when it names a built-in resource: the built-in one is served.
     auto registered = api::RegisterKind(kind);
     if (!registered.ok()) continue;
     std::optional<CustomResourceStrategy::Scale> scale;
@@ -487,90 +596,30 @@ void CrdController::Serve(const api::Object& crd) {
                                             std::string(api::StringAt(s, "statusReplicasPath")),
                                             std::string(api::StringAt(s, "labelSelectorPath"))};
     }
-    registry_.Set(*registered,
-                  std::make_shared<CustomResourceStrategy>(kind.name + "." + kind.group, std::move(schema).value(),
-                                                           sub && sub->contains("status"), scale, PrinterFor(version)));
+    registry_.Set(*registered, std::make_shared<CustomResourceStrategy>(
+                                   kind.name + "." + kind.group, kind.resource + "." + kind.group,
+                                   std::move(schema).value(), sub && sub->contains("status"), scale,
+                                   PrinterFor(version), terminating));
     if (openapi_) openapi_->SetSchema(*registered, json::value(*schema_json));
     kinds.push_back(*registered);
   }
   // Versions served before and not now.
-  for (api::Kind old : served_[crd.name()]) {
+  for (api::Kind old : served_[crd.name()].kinds) {
     if (std::find(kinds.begin(), kinds.end(), old) != kinds.end()) continue;
     api::UnregisterKind(old);
     if (openapi_) openapi_->ClearSchema(old);
   }
-  served_[crd.name()] = std::move(kinds);
+  served_[crd.name()] = Served{std::move(kinds), std::move(from)};
 }
 
 void CrdController::Remove(const std::string& crd_name) {
   auto it = served_.find(crd_name);
   if (it == served_.end()) return;
-  for (api::Kind kind : it->second) {
+  for (api::Kind kind : it->second.kinds) {
     api::UnregisterKind(kind);
     if (openapi_) openapi_->ClearSchema(kind);
   }
   served_.erase(it);
-}
-
-void CrdController::Terminate(const api::Object& crd) {
-  if (!HasFinalizer(crd.json(), kCleanupFinalizer)) return;
-  // Its objects go first (kube's finalizer), whatever version wrote them.
-  auto it = served_.find(crd.name());
-  if (it != served_.end() && !it->second.empty()) {
-    const std::string prefix = api::StoragePrefix(it->second.front());
-    auto objects = store_.List({.prefix = prefix});
-    if (objects.ok()) {
-      for (const auto& o : objects->items) (void)store_.Delete(o->StorageKey(), 0);
-    }
-  }
-  // Then the finalizer; the last one gone deletes the definition.
-  for (int attempt = 0; attempt < 16; ++attempt) {
-    auto current = store_.Get(crd.StorageKey());
-    if (!current.ok()) return;
-    json::value next = current.value()->json();
-    json::array& finalizers = api::MutableArray(api::MutableObject(next.get_object(), "metadata"), "finalizers");
-    api::EraseIf(finalizers, [](const json::value& f) { return f.is_string() && f.get_string() == kCleanupFinalizer; });
-    if (finalizers.empty()) {
-      auto deleted = store_.Delete(current.value()->StorageKey(), current.value()->resource_version());
-      if (deleted.ok()) Remove(crd.name());
-      if (deleted.ok() || deleted.status().code() != StatusCode::kConflict) return;
-      continue;
-    }
-    auto built = api::Object::FromJson(std::move(next));
-    if (!built.ok()) return;
-    auto written = store_.Update(built.value(), current.value()->resource_version());
-    if (written.ok() || written.status().code() != StatusCode::kConflict) return;
-  }
-}
-
-void CrdController::WriteStatus(const api::ObjectPtr& crd) {
-  const json::object* spec = api::Spec(*crd);
-  const json::object* status = api::StatusOf(*crd);
-  json::object next_status;
-  if (status) next_status = *status;
-  json::array conditions;
-  conditions.push_back(Condition("NamesAccepted", "NoConflicts", "no conflicts found", status));
-  conditions.push_back(Condition("Established", "InitialNamesAccepted", "the initial names have been accepted", status));
-  next_status["conditions"] = std::move(conditions);
-  if (const json::object* names = api::ObjectAt(spec, "names")) next_status["acceptedNames"] = *names;
-  json::array stored;
-  if (const json::array* before = api::ArrayAt(status, "storedVersions")) stored = *before;
-  static const json::array kNone;
-  const json::array* versions = api::ArrayAt(spec, "versions");
-  for (const auto& v : versions ? *versions : kNone) {
-    const json::object* version = v.if_object();
-    if (!version || !api::BoolAt(version, "storage")) continue;
-    json::string name(api::StringAt(version, "name"));
-    if (std::find(stored.begin(), stored.end(), json::value(name)) == stored.end()) stored.emplace_back(name);
-  }
-  next_status["storedVersions"] = std::move(stored);
-  if (status && *status == next_status) return;
-  json::value next = crd->json();
-  next.get_object()["status"] = std::move(next_status);
-  auto built = api::Object::FromJson(std::move(next));
-  if (!built.ok()) return;
-  // A conflict means a newer version is on its way: its event syncs again.
-  (void)store_.Update(built.value(), crd->resource_version());
 }
 
 }  // namespace berth::apiserver::crd

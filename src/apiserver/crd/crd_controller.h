@@ -9,16 +9,21 @@
 // - CustomResourceStrategy is a custom resource's strategy: its schema's
 //   pruning and defaults, schema validation, the status and scale
 //   subresources, metadata.generation as kube keeps it.
-// - CrdController serves every definition: each served version becomes a
-//   kind (api::RegisterKind) with its strategy, the definition's status gets
-//   NamesAccepted and Established; a definition being deleted has its
-//   objects deleted, then its finalizer removed, then stops being served.
+// - CrdController serves every definition as kube's controllers do: names
+//   another definition of the group holds are refused (NamesAccepted,
+//   crd_names.h) and a definition is served only once its names are accepted
+//   (or it was established before); each served version becomes a kind
+//   (api::RegisterKind) with its strategy, under the accepted names. A
+//   definition being deleted is marked Terminating, takes no new objects, has
+//   its objects deleted (finalizers on them honoured), then its finalizer
+//   removed, then stops being served.
 //
 // Versions: every served version is its own kind over the same storage keys;
 // objects are stored as written (conversion strategy None, without the
 // apiVersion rewrite on read that kube does between versions).
 
 #include <atomic>
+#include <chrono>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -28,6 +33,7 @@
 #include <vector>
 
 #include "api/object.h"
+#include "apiserver/crd/crd_names.h"
 #include "apiserver/openapi.h"
 #include "apiserver/registry.h"
 #include "store/store.h"
@@ -40,18 +46,24 @@ inline constexpr std::string_view kCleanupFinalizer = "customresourcecleanup.api
 // `on_created` runs after a definition is stored (the server serves it then).
 std::shared_ptr<const ResourceStrategy> CrdStrategy(std::function<void(const api::ObjectPtr&)> on_created = {});
 
-// The kind of one served version of a definition (its names, scope and
-// subresources), as RegisterKind takes it.
+// The kind of one served version of a definition (its accepted names, or
+// its spec's before any are accepted; scope and subresources), as
+// RegisterKind takes it.
 api::KindSpec KindSpecOf(const api::Object& crd, const boost::json::object& version);
-// Registers the kinds of every definition in `store` without serving them:
+// Registers the kinds of every definition in `store` that the API server
+// serves (names accepted, or established), under their accepted names,
+// without serving them:
 // what a process that reads stored objects (berth store check) needs before
 // objects of custom kinds decode.
 Status RegisterStoredKinds(store::Store& store);
 
 class CrdController {
  public:
-  // `openapi` (may be null) gets each served version's schema.
-  CrdController(store::Store& store, ResourceRegistry& registry, OpenApi* openapi);
+  // `openapi` (may be null) gets each served version's schema. A deletion
+  // whose objects are not gone after `deletion_timeout` (kube: a minute)
+  // says InstanceDeletionCheck, then waits as long again.
+  CrdController(store::Store& store, ResourceRegistry& registry, OpenApi* openapi,
+                std::chrono::steady_clock::duration deletion_timeout = std::chrono::seconds(60));
   ~CrdController();
   CrdController(const CrdController&) = delete;
   CrdController& operator=(const CrdController&) = delete;
@@ -65,21 +77,53 @@ class CrdController {
   void Sync(const api::ObjectPtr& crd);
 
  private:
+  // What a definition is served as, to serve it again only when that changes.
+  struct Served {
+    std::vector<api::Kind> kinds;
+    boost::json::value from;  // spec, accepted names, terminating
+  };
+  // A deletion waiting for its objects to go (finalizers hold them), or
+  // retrying after a failure: kube's finalizer polls, then gives up for a
+  // while with InstanceDeletionCheck.
+  struct Waiting {
+    std::chrono::steady_clock::time_point deadline, next_check;
+    int failures = 0;
+  };
+  enum class Deletion { kDone, kWaiting, kFailed };
+
   void Run();
   // Lists the definitions, serves them, drops the ones gone, and watches
   // from the list's revision (again after a watch ends, e.g. expired).
   Status ListAndWatch();
+  // One definition: its names, kinds and status, and when it is being
+  // deleted its objects. True when its accepted names changed (the group's
+  // other definitions are synced again then). REQUIRES: mu_ held.
+  bool SyncOne(api::ObjectPtr crd);
+  // Syncs the definitions of `group` but `except`, and again the others
+  // whenever one of them takes or frees a name. REQUIRES: mu_ held.
+  void SyncGroup(const std::string& group, const std::string& except);
+  // The names the group's definitions have accepted, as stored.
+  GroupNames NamesOfGroup(const std::string& group);
+  // A definition deleted from the store: no longer served, its names free.
+  void Forget(const api::Object& crd);
+  // Syncs the deletions whose next check is due.
+  void RecheckWaiting();
   void Serve(const api::Object& crd);
   void Remove(const std::string& crd_name);
-  // Deletes the definition's objects, then its finalizer.
-  void Terminate(const api::Object& crd);
-  void WriteStatus(const api::ObjectPtr& crd);
+  // kube's finalizer: Terminating, its objects deleted, then its finalizer.
+  void Terminate(api::ObjectPtr crd);
+  Deletion DeleteInstances(const api::Object& crd, std::string& message);
+  // Writes `status` when it differs from the stored one; the definition as
+  // stored then, or the write's error.
+  Result<api::ObjectPtr> WriteStatus(const api::ObjectPtr& crd, boost::json::object status);
 
   store::Store& store_;
   ResourceRegistry& registry_;
   OpenApi* const openapi_;
-  std::mutex mu_;  // one Sync at a time
-  std::unordered_map<std::string, std::vector<api::Kind>> served_;  // definition name → its kinds; guarded by mu_
+  const std::chrono::steady_clock::duration deletion_timeout_;
+  std::mutex mu_;                                      // one Sync at a time
+  std::unordered_map<std::string, Served> served_;     // definition name → how it is served; guarded by mu_
+  std::unordered_map<std::string, Waiting> waiting_;   // definitions being deleted; guarded by mu_
   std::atomic<bool> stopping_{false};
   std::mutex watch_mu_;                  // guards watch_ (replaced by Run, stopped by the destructor)
   std::shared_ptr<store::Watch> watch_;  // guarded by watch_mu_
