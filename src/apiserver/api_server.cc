@@ -2,6 +2,7 @@
 
 #include "apiserver/api_server.h"
 
+#include <algorithm>
 #include <cstdio>
 
 #include <boost/json.hpp>
@@ -179,6 +180,11 @@ void ApiServer::AuditUnhandled(const Request& unhandled, const Response& respons
     request.groups = {std::string(kUnauthenticatedGroup)};
   }
   FinishAudit(BeginAudit(options_.audit.get(), request), request, response);
+}
+
+bool ApiServer::Privileged(const Request& request) const {
+  auto user = Authenticate(request, options_.tokens, options_.client_certificates);
+  return user && std::find(user->groups.begin(), user->groups.end(), kPrivilegedGroup) != user->groups.end();
 }
 
 Response ApiServer::Serve(Request& request) {

@@ -75,6 +75,10 @@ class ApiServer {
   // (`response`: 429 beyond the in-flight limits), with the user its
   // credentials name, as kube audits what its max-in-flight filter drops.
   void AuditUnhandled(const Request& request, const Response& response);
+  // Whether the request's credentials make its user a member of
+  // system:masters: kube serves those beyond the in-flight limits
+  // (HttpServer::Options::exempt_from_limits).
+  bool Privileged(const Request& request) const;
 
   // The OpenAPI documents served under /openapi and the schemas field
   // validation checks writes against; registered kinds' schemas are set here.

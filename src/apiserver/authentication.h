@@ -24,6 +24,8 @@ struct UserInfo {
 inline constexpr std::string_view kAnonymousUser = "system:anonymous";
 inline constexpr std::string_view kUnauthenticatedGroup = "system:unauthenticated";
 inline constexpr std::string_view kAuthenticatedGroup = "system:authenticated";
+// kube's group of users who may do anything (user.SystemPrivilegedGroup).
+inline constexpr std::string_view kPrivilegedGroup = "system:masters";
 UserInfo AnonymousUser();
 
 // The request's user, or nullopt when neither a verified certificate (only

@@ -399,11 +399,16 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
     r.body = std::move(req.body());
 
     const RequestKind kind = ClassifyRequest(r);
-    if (!server_->limiter.TryAcquire(kind)) {
+    const bool acquired = server_->limiter.TryAcquire(kind);
+    if (!acquired && !(server_->options.exempt_from_limits && server_->options.exempt_from_limits(r))) {
+      server_->limiter.CountDropped(kind);
       if (server_->options.on_dropped) server_->options.on_dropped(r, kind);
       Write(TooManyRequests());
       return;
     }
+    // The slot the request holds until answered (kLongRunning: none, as for
+    // an exempt request beyond the limits).
+    const RequestKind slot = acquired ? kind : RequestKind::kLongRunning;
     server_->inflight++;
     r.may_defer = true;
     const auto start = std::chrono::steady_clock::now();
@@ -413,13 +418,13 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
     // and goes to the worker pool.
     if (server_->options.run_inline && server_->options.run_inline(r)) {
       Response response = Handle(server_, r);
-      Finish(std::move(r), kind, std::move(response), start);
+      Finish(std::move(r), slot, std::move(response), start);
       return;
     }
     auto& pool = kind == RequestKind::kMutating ? server_->mutating_workers : server_->workers;
-    net::post(pool, [self = this->shared_from_this(), r = std::move(r), kind, start]() mutable {
+    net::post(pool, [self = this->shared_from_this(), r = std::move(r), slot, start]() mutable {
       Response response = Handle(self->server_, r);
-      self->Finish(std::move(r), kind, std::move(response), start);
+      self->Finish(std::move(r), slot, std::move(response), start);
     });
   }
 
@@ -437,12 +442,12 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
 
   // Sends `response` on this connection's loop once it is ready (see
   // Response::when_ready), and accounts for the request then. Any thread.
-  void Finish(Request r, RequestKind kind, Response response, std::chrono::steady_clock::time_point start) {
-    auto send = [self = this->shared_from_this(), r = std::move(r), kind,
+  void Finish(Request r, RequestKind slot, Response response, std::chrono::steady_clock::time_point start) {
+    auto send = [self = this->shared_from_this(), r = std::move(r), slot,
                  start](Response response) mutable {
       net::dispatch(self->stream_.get_executor(),
-                    [self, r = std::move(r), kind, start, response = std::move(response)]() mutable {
-                      Account(self->server_, r, kind, response, start);
+                    [self, r = std::move(r), slot, start, response = std::move(response)]() mutable {
+                      Account(self->server_, r, slot, response, start);
                       self->Write(std::move(response));
                     });
     };
@@ -468,10 +473,10 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
   }
 
   // The request is answered (a stream has started): its in-flight slot is free.
-  static void Account(HttpServer::Impl* server, const Request& r, RequestKind kind, const Response& response,
+  static void Account(HttpServer::Impl* server, const Request& r, RequestKind slot, const Response& response,
                       std::chrono::steady_clock::time_point start) {
     server->inflight--;
-    server->limiter.Release(kind);
+    server->limiter.Release(slot);
     // kube-apiserver's request log (httplog), at the same verbosity.
     if (log::V(3)) {
       const double us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count();

@@ -68,6 +68,10 @@ class HttpServer {
     std::function<void(const Request&, int status, double seconds)> on_response;
     // Called for each request refused by the in-flight limits (answered 429).
     std::function<void(const Request&, RequestKind)> on_dropped;
+    // True: a request beyond the in-flight limits is served all the same,
+    // holding no slot (kube's exemption of system:masters). Asked only of
+    // requests the limits would refuse.
+    std::function<bool(const Request&)> exempt_from_limits;
   };
 
   // Binds and starts serving. Unavailable when the address cannot be bound

@@ -65,13 +65,17 @@ bool MaxInflight::TryAcquire(RequestKind kind) {
   const int limit = Limit(kind);
   const int64_t now = SteadySecond();
   std::lock_guard lock(c.mu);
-  if (limit > 0 && c.in_use >= limit) {
-    ++c.dropped;
-    return false;
-  }
+  if (limit > 0 && c.in_use >= limit) return false;
   ++c.in_use;
   c.Record(now);
   return true;
+}
+
+void MaxInflight::CountDropped(RequestKind kind) {
+  if (kind == RequestKind::kLongRunning) return;
+  Counter& c = For(kind);
+  std::lock_guard lock(c.mu);
+  ++c.dropped;
 }
 
 void MaxInflight::Release(RequestKind kind) {

@@ -35,9 +35,13 @@ class MaxInflight {
   };
   explicit MaxInflight(Limits limits);
 
-  // Takes a slot of `kind`'s limit: false when the limit is reached (the
-  // request is dropped and counted so). Long-running requests always pass.
+  // Takes a slot of `kind`'s limit: false when the limit is reached.
+  // Long-running requests always pass.
   bool TryAcquire(RequestKind kind);
+  // A request TryAcquire refused was dropped (answered 429): counted.
+  // (One it refused may still be served without a slot: kube serves
+  // system:masters beyond the limits.)
+  void CountDropped(RequestKind kind);
   // Gives back a slot TryAcquire took.
   void Release(RequestKind kind);
 

@@ -96,6 +96,7 @@ Status InProcessCluster::Start() {
       metrics_.ObserveDropped(r, kind);
       api_->AuditUnhandled(r, apiserver::TooManyRequests());
     };
+    http.exempt_from_limits = [this](const apiserver::Request& r) { return api_->Privileged(r); };
     auto server = apiserver::HttpServer::Start(http, [this](apiserver::Request& request) {
       return api_->Handle(request);
     });

@@ -139,6 +139,39 @@ class Limits(unittest.TestCase):
         self.assertTrue(all(e["verb"] == "create" and e["objectRef"]["resource"] == "pods" and
                             e["stage"] == "ResponseComplete" for e in refused), refused[:2])
 
+    def test_system_masters_are_served_beyond_the_inflight_limit(self):
+        # kube's exemption: a system:masters user gets an answer when others get 429.
+        self.server = BerthServer(extra_args=["--max-mutating-requests-inflight", "1"])
+        tokens = os.path.join(self.server.tmp, "tokens.csv")
+        with open(tokens, "w") as f:
+            f.write('root-token,root,1,"system:masters"\nuser-token,user,2\n')
+        self.server.extra_args += ["--token-file", tokens]
+        self.server.start()
+        codes = {"root-token": [], "user-token": []}
+        lock = threading.Lock()
+
+        def create(token, i):
+            code, _, _ = request(self.server.url + "/api/v1/namespaces/default/pods", "POST",
+                                 pod_json(f"{token[:4]}-{i}"),
+                                 {"Content-Type": "application/json", "Authorization": f"Bearer {token}"})
+            with lock:
+                codes[token].append(code)
+
+        for round_ in range(5):
+            threads = [threading.Thread(target=create, args=(token, round_ * 100 + i))
+                       for i in range(16) for token in ("root-token", "user-token")]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join()
+            if 429 in codes["user-token"]:
+                break
+        self.assertIn(429, codes["user-token"], "the limit was never reached")
+        self.assertEqual(set(codes["root-token"]), {201}, codes["root-token"])
+        _, _, metrics = request(self.server.url + "/metrics", headers={"Authorization": "Bearer root-token"})
+        dropped = [l for l in metrics.splitlines() if l.startswith('apiserver_dropped_requests_total{request_kind="mutating"}')]
+        self.assertEqual(float(dropped[0].split()[1]), codes["user-token"].count(429))
+
     def test_bearer_tokens(self):
         self.server = BerthServer(extra_args=["--in-memory"])
         path = os.path.join(self.server.tmp, "tokens.csv")
