@@ -461,7 +461,8 @@ TEST(CrdFinalizerTest, ObjectsLeftAfterTheTimeoutAreReportedAndWaitedForAgain) {
     for (const auto& e : watch->Next(std::chrono::steady_clock::now() + seconds(1))) {
       const json::object* c = api::FindCondition(api::StatusOf(*e.object), "Terminating");
       std::string reason = c ? std::string(api::StringAt(c, "reason")) : "";
-      if (!reason.empty() && (reasons.empty() || reasons.back() != reason)) {
+      // The first three changes (a slow reader may get more in one batch).
+      if (reasons.size() < 3 && !reason.empty() && (reasons.empty() || reasons.back() != reason)) {
         reasons.push_back(reason);
         if (reason == "InstanceDeletionCheck") {
           EXPECT_EQ(api::StringAt(c, "message"),
