@@ -10,6 +10,7 @@
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <boost/beast/ssl.hpp>
+#include <boost/json/serialize.hpp>
 #include <algorithm>
 #include <condition_variable>
 #include <cstdint>
@@ -18,6 +19,7 @@
 #include <mutex>
 #include <thread>
 
+#include "apiserver/status_json.h"
 #include "log/log.h"
 
 namespace berth::apiserver {
@@ -41,16 +43,7 @@ constexpr size_t kLingerMaxBytes = 64 << 20;
 // length in 16 bits (Go has no such limit below its 1 MiB for the header).
 constexpr size_t kMaxHeaderLine = 65'000;
 
-std::string StatusBody(int code, std::string_view reason, std::string_view message) {
-  std::string body = R"({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":")";
-  body += message;
-  body += R"(","reason":")";
-  body += reason;
-  body += R"(","code":)";
-  body += std::to_string(code);
-  body += "}";
-  return body;
-}
+std::string StatusBody(const Status& status) { return boost::json::serialize(StatusToJson(status)); }
 
 class SessionBase {
  public:
@@ -367,8 +360,8 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
     keep_alive_ = false;
     Response r;
     r.status = 413;
-    r.body = StatusBody(413, "RequestEntityTooLarge",
-                        "Request entity too large: limit is " + std::to_string(server_->options.max_body_bytes));
+    r.body = StatusBody(Status(StatusCode::kRequestEntityTooLarge,
+                               "Request entity too large: limit is " + std::to_string(server_->options.max_body_bytes)));
     refused_ = true;
     Write(std::move(r));
   }
@@ -435,7 +428,7 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
     } catch (const std::exception& e) {
       Response response;
       response.status = 500;
-      response.body = StatusBody(500, "InternalError", "internal error");
+      response.body = StatusBody(Status(StatusCode::kInternal, "internal error"));
       return response;
     }
   }

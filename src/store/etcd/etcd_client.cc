@@ -38,9 +38,9 @@ Result<std::string> ReadFile(const std::string& path, std::string_view what) {
 struct Client::Impl {
   struct Endpoint {
     std::string url;
-    std::vector<std::unique_ptr<pb::KV::Stub>> kv;  // one stub per channel (Options::channels)
+    std::vector<std::unique_ptr<pb::KV::Stub>> kv;  // a client per channel (ClientOptions::channels)
     std::unique_ptr<pb::Lease::Stub> lease;
-    std::unique_ptr<pb::Watch::Stub> watch;  // on a channel of its own, shared with lease
+    std::unique_ptr<pb::Watch::Stub> watch;  // its channel is the watches' and leases' alone
   };
   std::vector<Endpoint> endpoints;
   std::atomic<size_t> current{0};   // the endpoint that answered last
