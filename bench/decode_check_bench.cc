@@ -12,7 +12,7 @@
 #include <sstream>
 #include <string>
 
-#include "apiserver/decode_check.h"
+#include "apiserver/schema/decode_check.h"
 
 namespace berth {
 namespace {

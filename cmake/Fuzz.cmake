@@ -34,20 +34,24 @@ function(berth_fuzz_targets)
   file(GLOB wal_srcs CONFIGURE_DEPENDS ${src}/store/wal/*.cc)
   add_library(berth_fuzz_store STATIC ${wal_srcs})
   target_link_libraries(berth_fuzz_store PUBLIC berth_api berth_log)
+  berth_include_folder(berth_fuzz_store store)
 
-  file(GLOB protobuf_srcs CONFIGURE_DEPENDS ${src}/apiserver/protobuf*.cc)
-  add_library(berth_fuzz_apiserver STATIC ${protobuf_srcs}
-    ${src}/apiserver/patch.cc ${src}/apiserver/http.cc ${src}/apiserver/http_server.cc
-    ${src}/apiserver/request_info.cc ${src}/apiserver/max_inflight.cc ${src}/apiserver/status_json.cc
+  file(GLOB schema_srcs CONFIGURE_DEPENDS ${src}/apiserver/schema/protobuf.cc ${src}/apiserver/schema/go_types_*.cc)
+  add_library(berth_fuzz_apiserver STATIC ${schema_srcs}
+    ${src}/apiserver/patch/patch.cc ${src}/apiserver/http.cc ${src}/apiserver/http_server.cc
+    ${src}/apiserver/request_info.cc ${src}/apiserver/authz/max_inflight.cc ${src}/apiserver/status_json.cc
     ${src}/apiserver/crd/structural_schema.cc ${src}/apiserver/crd/schema_validation.cc)
   target_link_libraries(berth_fuzz_apiserver PUBLIC berth_api berth_log OpenSSL::SSL OpenSSL::Crypto)
+  berth_include_folder(berth_fuzz_apiserver apiserver)
 
   add_library(berth_fuzz_client STATIC ${src}/client/kubeconfig.cc)
   target_link_libraries(berth_fuzz_client PUBLIC berth_api yaml-cpp)
+  berth_include_folder(berth_fuzz_client client)
 
   add_library(berth_fuzz_scheduler STATIC ${src}/scheduler/framework/config_yaml.cc
     ${src}/scheduler/framework/extender_config_yaml.cc ${src}/scheduler/framework/yaml_fields.cc)
   target_link_libraries(berth_fuzz_scheduler PUBLIC berth_api yaml-cpp)
+  berth_include_folder(berth_fuzz_scheduler scheduler)
 
   add_library(berth_fuzz_util STATIC ${CMAKE_SOURCE_DIR}/fuzz/fuzz_util.cc)
   target_link_libraries(berth_fuzz_util PUBLIC berth_api)

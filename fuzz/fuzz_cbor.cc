@@ -2,7 +2,7 @@
 // (EncodeCbor) to CBOR that decodes to the same JSON value.
 #include <boost/json/serialize.hpp>
 
-#include "api/cbor.h"
+#include "api/codec/cbor.h"
 #include "fuzz_util.h"
 
 using namespace berth;

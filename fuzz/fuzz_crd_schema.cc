@@ -5,7 +5,7 @@
 // idempotent.
 #include <boost/json/serialize.hpp>
 
-#include "api/field_errors.h"
+#include "api/validation/field_errors.h"
 #include "apiserver/crd/structural_schema.h"
 #include "fuzz_util.h"
 

@@ -14,7 +14,7 @@
 #include <memory>
 
 #include "apiserver/http_server.h"
-#include "apiserver/patch.h"
+#include "apiserver/patch/patch.h"
 #include "apiserver/request_info.h"
 #include "fuzz_util.h"
 

@@ -1,7 +1,7 @@
 // Node selectors and node affinity terms read from JSON (as in a pod's
 // spec.affinity.nodeAffinity and a PersistentVolume's spec.nodeAffinity),
 // then matched against a node's labels and name.
-#include "api/json_reader.h"
+#include "api/codec/json_reader.h"
 #include "api/node_selector.h"
 #include "fuzz_util.h"
 

@@ -11,7 +11,7 @@
 #include <boost/json/value.hpp>
 
 #include "api/kinds.h"
-#include "apiserver/patch.h"
+#include "apiserver/patch/patch.h"
 #include "fuzz_util.h"
 
 namespace berth::fuzz {

@@ -2,7 +2,7 @@
 // envelope and the message read by the kind's schema. The first byte picks
 // the kind (every built-in kind), DeleteOptions or Eviction. What decodes as
 // a kind goes on as the API server takes it: decoded as an object.
-#include "apiserver/protobuf.h"
+#include "apiserver/schema/protobuf.h"
 #include "fuzz_util.h"
 
 using namespace berth;

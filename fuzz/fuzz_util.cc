@@ -10,7 +10,7 @@
 #include <boost/json/serialize.hpp>
 
 #include "api/defaults.h"
-#include "api/validation.h"
+#include "api/validation/validation.h"
 
 namespace berth::fuzz {
 

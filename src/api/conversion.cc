@@ -7,8 +7,8 @@
 
 #include <boost/json.hpp>
 
+#include "api/codec/json_parse.h"
 #include "api/json_fields.h"
-#include "api/json_parse.h"
 
 namespace berth::api {
 

@@ -4,7 +4,7 @@
 #include <array>
 #include <cstdint>
 
-#include "api/base64.h"
+#include "api/codec/base64.h"
 #include "api/json_fields.h"
 
 namespace berth::api {

@@ -88,7 +88,7 @@ struct KindInfo {
   std::span<const std::string_view> short_names;
   std::span<const std::string_view> categories;  // "all" for what `kubectl get all` lists
   bool builtin = true;
-  // The status and scale subresources (apiserver/registry.h serves them).
+  // The status and scale subresources (apiserver/registry/registry.h serves them).
   bool status = false;
   bool scale = false;
   // metadata.generation is set to 1 on create and bumped when spec changes

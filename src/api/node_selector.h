@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-#include "api/json_reader.h"
+#include "api/codec/json_reader.h"
 #include "api/labels.h"
 
 namespace berth::api {

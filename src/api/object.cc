@@ -10,8 +10,8 @@
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
 
+#include "api/codec/json_parse.h"
 #include "api/json_fields.h"
-#include "api/json_parse.h"
 #include "log/log.h"
 
 namespace berth::api {

@@ -5,7 +5,7 @@
 #include "api/conditions.h"
 #include "api/json_fields.h"
 #include "api/object.h"
-#include "api/rfc3339.h"
+#include "api/time/rfc3339.h"
 
 namespace berth::api {
 

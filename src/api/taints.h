@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "api/json_reader.h"
+#include "api/codec/json_reader.h"
 
 namespace berth::api {
 

@@ -7,13 +7,13 @@
 
 #include <boost/json.hpp>
 
-#include "api/validation.h"
-#include "apiserver/authentication.h"
-#include "apiserver/rbac/bootstrap_policy.h"
+#include "api/validation/validation.h"
+#include "apiserver/authz/authentication.h"
+#include "apiserver/authz/rbac/bootstrap_policy.h"
 #include "apiserver/cbor_response.h"
 #include "apiserver/discovery.h"
-#include "apiserver/field_validation.h"
-#include "apiserver/strategies.h"
+#include "apiserver/openapi/field_validation.h"
+#include "apiserver/registry/strategies.h"
 #include "log/log.h"
 
 namespace berth::apiserver {

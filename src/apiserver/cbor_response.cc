@@ -6,8 +6,8 @@
 #include <cstdlib>
 #include <memory>
 
-#include "api/cbor.h"
-#include "api/json_parse.h"
+#include "api/codec/cbor.h"
+#include "api/codec/json_parse.h"
 
 namespace berth::apiserver {
 

@@ -2,11 +2,11 @@
 
 #include <boost/json.hpp>
 
-#include "api/field_errors.h"
+#include "api/codec/json_parse.h"
 #include "api/json_fields.h"
-#include "api/json_parse.h"
 #include "api/object.h"
-#include "apiserver/protobuf.h"
+#include "api/validation/field_errors.h"
+#include "apiserver/schema/protobuf.h"
 
 namespace berth::apiserver {
 

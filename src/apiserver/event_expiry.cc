@@ -5,7 +5,7 @@
 #include <string_view>
 
 #include "api/kinds.h"
-#include "api/rfc3339.h"
+#include "api/time/rfc3339.h"
 
 namespace berth::apiserver {
 

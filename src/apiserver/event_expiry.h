@@ -13,7 +13,7 @@
 #include <cstddef>
 #include <memory>
 
-#include "api/clock.h"
+#include "api/time/clock.h"
 #include "store/store.h"
 
 namespace berth::apiserver {

@@ -18,15 +18,15 @@
 
 #include <boost/json.hpp>
 
+#include "api/codec/json_parse.h"
 #include "api/conditions.h"
 #include "api/disruption_budget.h"
 #include "api/json_fields.h"
-#include "api/json_parse.h"
 #include "api/pod_view.h"
-#include "api/rfc3339.h"
+#include "api/time/rfc3339.h"
 #include "apiserver/api_server.h"
 #include "apiserver/delete_options.h"
-#include "apiserver/protobuf.h"
+#include "apiserver/schema/protobuf.h"
 
 namespace berth::apiserver {
 

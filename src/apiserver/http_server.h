@@ -24,8 +24,8 @@
 #include <string>
 
 #include "api/status.h"
+#include "apiserver/authz/max_inflight.h"
 #include "apiserver/http.h"
-#include "apiserver/max_inflight.h"
 
 namespace boost::asio::ssl {
 class context;

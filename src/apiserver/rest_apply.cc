@@ -4,11 +4,11 @@
 #include <boost/json.hpp>
 
 #include "api/json_fields.h"
-#include "api/rfc3339.h"
+#include "api/time/rfc3339.h"
 #include "apiserver/api_server.h"
-#include "apiserver/apply.h"
-#include "apiserver/decode_check.h"
-#include "apiserver/field_validation.h"
+#include "apiserver/openapi/field_validation.h"
+#include "apiserver/patch/apply.h"
+#include "apiserver/schema/decode_check.h"
 
 namespace berth::apiserver {
 

@@ -6,11 +6,11 @@
 #include <optional>
 
 #include "api/json_fields.h"
-#include "api/rfc3339.h"
-#include "api/validation.h"
+#include "api/time/rfc3339.h"
+#include "api/validation/validation.h"
 #include "apiserver/api_server.h"
 #include "apiserver/delete_options.h"
-#include "apiserver/finalizers.h"
+#include "apiserver/registry/finalizers.h"
 
 namespace berth::apiserver {
 

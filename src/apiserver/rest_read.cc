@@ -4,7 +4,7 @@
 
 #include "api/selector.h"
 #include "apiserver/api_server.h"
-#include "apiserver/table.h"
+#include "apiserver/printers/table.h"
 #include "apiserver/watch_stream.h"
 
 namespace berth::apiserver {

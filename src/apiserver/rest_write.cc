@@ -4,20 +4,20 @@
 #include <boost/json.hpp>
 #include <optional>
 
-#include "api/cbor.h"
+#include "api/codec/cbor.h"
+#include "api/codec/json_parse.h"
 #include "api/conversion.h"
 #include "api/json_fields.h"
-#include "api/json_parse.h"
 #include "api/pod_view.h"
-#include "api/rfc3339.h"
-#include "api/validation.h"
+#include "api/time/rfc3339.h"
+#include "api/validation/validation.h"
 #include "apiserver/api_server.h"
-#include "apiserver/apply.h"
-#include "apiserver/decode_check.h"
-#include "apiserver/field_validation.h"
-#include "apiserver/finalizers.h"
-#include "apiserver/patch.h"
-#include "apiserver/protobuf.h"
+#include "apiserver/openapi/field_validation.h"
+#include "apiserver/patch/apply.h"
+#include "apiserver/patch/patch.h"
+#include "apiserver/registry/finalizers.h"
+#include "apiserver/schema/decode_check.h"
+#include "apiserver/schema/protobuf.h"
 
 namespace berth::apiserver {
 

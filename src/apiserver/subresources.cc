@@ -6,19 +6,19 @@
 #include <optional>
 #include <variant>
 
-#include "api/base64.h"
-#include "api/cbor.h"
+#include "api/codec/base64.h"
+#include "api/codec/cbor.h"
+#include "api/codec/json_parse.h"
 #include "api/conditions.h"
 #include "api/json_fields.h"
-#include "api/json_parse.h"
 #include "api/pod_view.h"
-#include "api/rfc3339.h"
 #include "api/selector.h"
+#include "api/time/rfc3339.h"
 #include "apiserver/api_server.h"
-#include "apiserver/decode_check.h"
-#include "apiserver/patch.h"
+#include "apiserver/patch/patch.h"
 #include "apiserver/pod_log.h"
-#include "apiserver/protobuf.h"
+#include "apiserver/schema/decode_check.h"
+#include "apiserver/schema/protobuf.h"
 
 namespace berth::apiserver {
 

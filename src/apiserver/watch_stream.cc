@@ -2,8 +2,8 @@
 
 #include <boost/json.hpp>
 
+#include "apiserver/printers/table.h"
 #include "apiserver/status_json.h"
-#include "apiserver/table.h"
 
 namespace berth::apiserver {
 

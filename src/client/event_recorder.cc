@@ -5,7 +5,7 @@
 
 #include <boost/json.hpp>
 
-#include "api/rfc3339.h"
+#include "api/time/rfc3339.h"
 
 namespace berth::client {
 

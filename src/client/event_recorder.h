@@ -28,8 +28,8 @@
 #include <thread>
 #include <unordered_map>
 
-#include "api/clock.h"
 #include "api/object.h"
+#include "api/time/clock.h"
 #include "client/rest_client.h"
 
 namespace berth::client {

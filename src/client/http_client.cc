@@ -13,7 +13,7 @@
 #include <optional>
 #include <thread>
 
-#include "api/base64.h"
+#include "api/codec/base64.h"
 #include "metrics/metrics.h"
 
 namespace berth::client {

@@ -1,4 +1,4 @@
-#include "api/json_parse.h"
+#include "api/codec/json_parse.h"
 #include "client/http_informer.h"
 
 #include <pthread.h>

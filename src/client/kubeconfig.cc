@@ -9,7 +9,7 @@
 #include <sstream>
 #include <variant>
 
-#include "api/base64.h"
+#include "api/codec/base64.h"
 
 namespace berth::client {
 namespace {

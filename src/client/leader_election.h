@@ -41,9 +41,9 @@
 #include <random>
 #include <string>
 
-#include "api/clock.h"
 #include "api/object.h"
 #include "api/status.h"
+#include "api/time/clock.h"
 #include "client/event_recorder.h"
 #include "client/rest_client.h"
 #include "metrics/metrics.h"

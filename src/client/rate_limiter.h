@@ -6,7 +6,7 @@
 #include <string>
 #include <unordered_map>
 
-#include "api/clock.h"
+#include "api/time/clock.h"
 #include "client/token_bucket.h"
 
 namespace berth::client {

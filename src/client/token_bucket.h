@@ -6,7 +6,7 @@
 #include <chrono>
 #include <mutex>
 
-#include "api/clock.h"
+#include "api/time/clock.h"
 
 namespace berth::client {
 

@@ -40,7 +40,7 @@
 #include <unordered_map>
 #include <utility>
 
-#include "api/clock.h"
+#include "api/time/clock.h"
 #include "client/rate_limiter.h"
 #include "metrics/metrics.h"
 

@@ -3,8 +3,9 @@
 #include <algorithm>
 #include <set>
 
-#include "cluster/informer_sources.h"
+#include "api/time/duration.h"
 #include "cluster/in_process_transport.h"
+#include "cluster/informer_sources.h"
 #include "controllers/cronjob/cronjob_controller.h"
 #include "controllers/daemonset/daemonset_controller.h"
 #include "controllers/deployment/deployment_controller.h"
@@ -13,7 +14,6 @@
 #include "controllers/endpointslice/endpointslice_controller.h"
 #include "controllers/gc/garbage_collector.h"
 #include "controllers/job/job_controller.h"
-#include "api/duration.h"
 #include "controllers/namespace/namespace_controller.h"
 #include "controllers/replicaset/replicaset_controller.h"
 #include "controllers/resourcequota/resource_quota_controller.h"

@@ -1,6 +1,6 @@
 #include "cluster/in_process_cluster.h"
 
-#include "apiserver/max_inflight.h"
+#include "apiserver/authz/max_inflight.h"
 #include "cluster/explain_route.h"
 #include "cluster/informer_sources.h"
 #include "cluster/scheduler_clients.h"

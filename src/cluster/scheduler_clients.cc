@@ -5,7 +5,7 @@
 #include "api/conditions.h"
 #include "api/json_fields.h"
 #include "api/pod_view.h"
-#include "apiserver/admission.h"
+#include "apiserver/admission/admission.h"
 #include "cluster/in_process_transport.h"
 
 namespace berth::cluster {

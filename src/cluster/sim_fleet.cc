@@ -1,7 +1,7 @@
 #include "cluster/sim_fleet.h"
 
 #include "api/quantity.h"
-#include "api/duration.h"
+#include "api/time/duration.h"
 
 namespace berth::cluster {
 

@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "api/json_parse.h"
+#include "api/codec/json_parse.h"
 #include "apiserver/api_server.h"
 #include "client/http_client.h"
 #include "client/rest_client.h"

@@ -9,7 +9,7 @@
 #include <cstdio>
 #include <map>
 
-#include "api/json_parse.h"
+#include "api/codec/json_parse.h"
 #include "client/http_client.h"
 #include "cmd/commands.h"
 

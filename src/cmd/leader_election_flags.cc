@@ -7,7 +7,7 @@
 #include <mutex>
 #include <thread>
 
-#include "api/duration.h"
+#include "api/time/duration.h"
 #include "client/http_informer.h"
 #include "log/log.h"
 

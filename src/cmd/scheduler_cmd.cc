@@ -8,7 +8,7 @@
 #include <memory>
 #include <mutex>
 
-#include "api/duration.h"
+#include "api/time/duration.h"
 #include "client/http_client.h"
 #include "client/rest_client.h"
 #include "cluster/component_http.h"
@@ -22,8 +22,8 @@
 #include "cmd/commands.h"
 #include "cmd/leader_election_flags.h"
 #include "cmd/termination_signals.h"
-#include "metrics/metrics.h"
 #include "log/log.h"
+#include "metrics/metrics.h"
 #include "metrics/process.h"
 
 namespace berth::cmd {

@@ -7,18 +7,18 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "apiserver/admission.h"
-#include "apiserver/audit.h"
-#include "apiserver/authorization.h"
-#include "apiserver/service_alloc.h"
+#include "api/time/duration.h"
+#include "apiserver/admission/admission.h"
+#include "apiserver/audit/audit.h"
+#include "apiserver/authz/authorization.h"
+#include "apiserver/authz/token_file.h"
+#include "apiserver/registry/service_alloc.h"
 #include "apiserver/serving_options.h"
-#include "apiserver/token_file.h"
 #include "cluster/in_process_cluster.h"
 #include "cluster/profiling.h"
 #include "cluster/sim_fleet.h"
 #include "cmd/commands.h"
 #include "cmd/termination_signals.h"
-#include "api/duration.h"
 #include "log/log.h"
 
 namespace berth::cmd {

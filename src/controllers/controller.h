@@ -14,8 +14,8 @@
 #include <thread>
 #include <vector>
 
-#include "api/clock.h"
 #include "api/status.h"
+#include "api/time/clock.h"
 #include "client/event_recorder.h"
 #include "client/informer_factory.h"
 #include "client/rest_client.h"

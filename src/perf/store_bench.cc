@@ -5,7 +5,7 @@
 #include <mutex>
 #include <vector>
 
-#include "api/json_parse.h"
+#include "api/codec/json_parse.h"
 #include "api/object.h"
 #include "perf/process_stats.h"
 #include "perf/summary.h"

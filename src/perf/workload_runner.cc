@@ -12,9 +12,9 @@
 #include <set>
 #include <thread>
 
-#include "api/duration.h"
+#include "api/codec/json_parse.h"
 #include "api/json_fields.h"
-#include "api/json_parse.h"
+#include "api/time/duration.h"
 #include "cluster/in_process_cluster.h"
 #include "perf/histogram.h"
 #include "perf/process_stats.h"

@@ -47,7 +47,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "api/clock.h"
+#include "api/time/clock.h"
 #include "metrics/metrics.h"
 #include "scheduler/cache/cache.h"
 #include "scheduler/explain/explanation.h"

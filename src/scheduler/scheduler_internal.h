@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "api/clock.h"
+#include "api/time/clock.h"
 #include "scheduler/scheduler.h"
 #include "scheduler/select/sampler.h"
 

@@ -8,7 +8,7 @@
 #include <sstream>
 #include <variant>
 
-#include "api/base64.h"
+#include "api/codec/base64.h"
 
 namespace berth::store {
 namespace {

@@ -7,7 +7,7 @@
 
 #include <boost/json.hpp>
 
-#include "api/validation.h"
+#include "api/validation/validation.h"
 
 namespace berth::api {
 namespace {

@@ -6,7 +6,7 @@
 
 #include "api/object.h"
 #include "api/pod_view.h"
-#include "api/rfc3339.h"
+#include "api/time/rfc3339.h"
 
 namespace berth::api {
 namespace {

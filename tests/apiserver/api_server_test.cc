@@ -9,7 +9,7 @@
 
 #include <boost/json.hpp>
 
-#include "apiserver/system_fields.h"
+#include "apiserver/registry/system_fields.h"
 #include "store/memory/memory_store.h"
 
 namespace berth::apiserver {

@@ -6,8 +6,8 @@
 
 #include <boost/json.hpp>
 
-#include "api/base64.h"
-#include "api/cbor.h"
+#include "api/codec/base64.h"
+#include "api/codec/cbor.h"
 #include "api_fixture.h"
 #include "apiserver/api_server.h"
 #include "apiserver/cbor_response.h"

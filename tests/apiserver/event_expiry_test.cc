@@ -7,7 +7,7 @@
 
 #include <boost/json.hpp>
 
-#include "api/rfc3339.h"
+#include "api/time/rfc3339.h"
 #include "apiserver/api_server.h"
 #include "store/memory/memory_store.h"
 

@@ -7,8 +7,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include "apiserver/authz/token_file.h"
 #include "apiserver/serving_options.h"
-#include "apiserver/token_file.h"
 
 namespace berth::apiserver {
 namespace {

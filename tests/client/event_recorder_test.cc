@@ -8,7 +8,7 @@
 #include <mutex>
 #include <thread>
 
-#include "api/rfc3339.h"
+#include "api/time/rfc3339.h"
 #include "client/event_recorder.h"
 #include "cluster/in_process_transport.h"
 #include "store/memory/memory_store.h"

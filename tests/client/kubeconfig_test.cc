@@ -10,7 +10,7 @@
 #include <fstream>
 #include <string>
 
-#include "api/base64.h"
+#include "api/codec/base64.h"
 
 namespace berth::client {
 namespace {

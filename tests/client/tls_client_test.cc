@@ -18,7 +18,7 @@
 #include <thread>
 #include <vector>
 
-#include "apiserver/authentication.h"
+#include "apiserver/authz/authentication.h"
 #include "apiserver/http_server.h"
 #include "apiserver/serving_options.h"
 #include "client/http_client.h"

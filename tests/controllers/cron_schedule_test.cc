@@ -2,13 +2,13 @@
 // UTC and in IANA zones across daylight-saving changes, and which firings a
 // CronJob missed (kube's mostRecentScheduleTime).
 
-#include "api/cron_schedule.h"
+#include "api/time/cron_schedule.h"
 
 #include <gtest/gtest.h>
 
 #include <filesystem>
 
-#include "api/rfc3339.h"
+#include "api/time/rfc3339.h"
 #include "controllers/cronjob/schedule.h"
 #include "controllers/cronjob/time_zone.h"
 

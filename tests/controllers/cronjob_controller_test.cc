@@ -14,7 +14,7 @@
 #include <thread>
 
 #include "api/json_fields.h"
-#include "api/rfc3339.h"
+#include "api/time/rfc3339.h"
 #include "controllers/owner_references.h"
 #include "in_process_api.h"
 

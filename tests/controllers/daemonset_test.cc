@@ -12,7 +12,7 @@
 #include "api/json_fields.h"
 #include "api/node_view.h"
 #include "api/pod_view.h"
-#include "api/rfc3339.h"
+#include "api/time/rfc3339.h"
 #include "controllers/daemonset/daemon_pod.h"
 #include "controllers/daemonset/daemonset_controller.h"
 #include "controllers/daemonset/daemonset_sync.h"

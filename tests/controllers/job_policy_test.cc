@@ -6,7 +6,7 @@
 #include <boost/json.hpp>
 
 #include "api/object.h"
-#include "api/rfc3339.h"
+#include "api/time/rfc3339.h"
 #include "controllers/job/backoff.h"
 #include "controllers/job/indexes.h"
 #include "controllers/job/pod_failure_policy.h"

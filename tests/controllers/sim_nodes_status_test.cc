@@ -11,7 +11,7 @@
 
 #include "api/conditions.h"
 #include "api/json_fields.h"
-#include "api/rfc3339.h"
+#include "api/time/rfc3339.h"
 
 namespace berth::controllers {
 namespace {

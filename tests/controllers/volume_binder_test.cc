@@ -13,9 +13,9 @@
 #include <thread>
 #include <vector>
 
-#include "api/clock.h"
 #include "api/json_fields.h"
-#include "api/rfc3339.h"
+#include "api/time/clock.h"
+#include "api/time/rfc3339.h"
 #include "client/event_recorder.h"
 #include "controllers/volume/persistent_volume_controller.h"
 #include "controllers/volume/protection_controllers.h"

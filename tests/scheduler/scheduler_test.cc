@@ -8,7 +8,7 @@
 #include <set>
 #include <thread>
 
-#include "api/clock.h"
+#include "api/time/clock.h"
 #include "fake_cluster.h"
 
 namespace berth::scheduler {

@@ -9,7 +9,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "api/base64.h"
+#include "api/codec/base64.h"
 #include "api/kinds.h"
 #include "store/encryption.h"
 #include "store/memory/memory_store.h"

@@ -7,14 +7,14 @@
 
 #include <boost/json.hpp>
 
-#include "api/field_errors.h"
 #include "api/json_fields.h"
-#include "api/name_validation.h"
-#include "api/rfc3339.h"
-#include "api/validation.h"
+#include "api/time/rfc3339.h"
+#include "api/validation/field_errors.h"
+#include "api/validation/name_validation.h"
+#include "api/validation/validation.h"
 #include "apiserver/crd/structural_schema.h"
-#include "apiserver/finalizers.h"
-#include "apiserver/table_printers.h"
+#include "apiserver/printers/table_printers.h"
+#include "apiserver/registry/finalizers.h"
 
 namespace berth::apiserver::crd {
 

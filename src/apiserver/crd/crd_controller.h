@@ -34,8 +34,8 @@
 
 #include "api/object.h"
 #include "apiserver/crd/crd_names.h"
-#include "apiserver/openapi.h"
-#include "apiserver/registry.h"
+#include "apiserver/openapi/openapi.h"
+#include "apiserver/registry/registry.h"
 #include "store/store.h"
 
 namespace berth::apiserver::crd {

@@ -11,9 +11,9 @@
 #include <chrono>
 
 #include "api/json_fields.h"
-#include "api/rfc3339.h"
+#include "api/time/rfc3339.h"
 #include "apiserver/crd/crd_controller.h"
-#include "apiserver/finalizers.h"
+#include "apiserver/registry/finalizers.h"
 
 namespace berth::apiserver::crd {
 

@@ -23,8 +23,8 @@
 #include <vector>
 
 #include "api/conditions.h"
-#include "api/field_errors.h"
 #include "api/object.h"
+#include "api/validation/field_errors.h"
 
 namespace berth::apiserver::crd {
 

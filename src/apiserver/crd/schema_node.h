@@ -12,7 +12,7 @@
 #include <utility>
 #include <vector>
 
-#include "api/field_errors.h"
+#include "api/validation/field_errors.h"
 #include "apiserver/crd/structural_schema.h"
 
 namespace berth::apiserver::crd {

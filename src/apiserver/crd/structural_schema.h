@@ -26,8 +26,8 @@
 #include <utility>
 #include <vector>
 
-#include "api/field_errors.h"
 #include "api/status.h"
+#include "api/validation/field_errors.h"
 
 namespace berth::apiserver::crd {
 

@@ -4,9 +4,9 @@
 #include <boost/json.hpp>
 #include <ctime>
 
-#include "api/cron_schedule.h"
 #include "api/json_fields.h"
-#include "api/rfc3339.h"
+#include "api/time/cron_schedule.h"
+#include "api/time/rfc3339.h"
 #include "controllers/cronjob/schedule.h"
 #include "controllers/cronjob/time_zone.h"
 #include "controllers/for_update.h"

@@ -10,8 +10,8 @@
 #include <optional>
 #include <string>
 
-#include "api/cron_schedule.h"
 #include "api/status.h"
+#include "api/time/cron_schedule.h"
 #include "controllers/cronjob/time_zone.h"
 
 namespace berth::controllers {

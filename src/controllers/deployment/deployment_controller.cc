@@ -7,8 +7,8 @@
 
 #include "api/conditions.h"
 #include "api/json_fields.h"
-#include "api/rfc3339.h"
 #include "api/selector.h"
+#include "api/time/rfc3339.h"
 #include "controllers/deployment/deployment_progress.h"
 #include "controllers/for_update.h"
 #include "controllers/owner_references.h"

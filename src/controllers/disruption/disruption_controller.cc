@@ -7,7 +7,7 @@
 #include "api/disruption_budget.h"
 #include "api/json_fields.h"
 #include "api/pod_view.h"
-#include "api/rfc3339.h"
+#include "api/time/rfc3339.h"
 #include "controllers/for_update.h"
 
 namespace berth::controllers {

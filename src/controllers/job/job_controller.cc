@@ -5,7 +5,7 @@
 
 #include "api/json_fields.h"
 #include "api/pod_view.h"
-#include "api/rfc3339.h"
+#include "api/time/rfc3339.h"
 #include "controllers/job/job_sync.h"
 #include "controllers/job/pod_failure_policy.h"
 #include "controllers/owner_references.h"

@@ -8,10 +8,10 @@
 
 #include "api/conditions.h"
 #include "api/json_fields.h"
-#include "api/rfc3339.h"
 #include "api/node_view.h"
 #include "api/pod_view.h"
 #include "api/taints.h"
+#include "api/time/rfc3339.h"
 #include "controllers/for_update.h"
 
 namespace berth::controllers {

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "api/json_fields.h"
-#include "api/rfc3339.h"
+#include "api/time/rfc3339.h"
 #include "controllers/for_update.h"
 
 namespace berth::controllers {

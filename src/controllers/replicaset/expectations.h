@@ -13,7 +13,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "api/clock.h"
+#include "api/time/clock.h"
 
 namespace berth::controllers {
 

@@ -9,11 +9,11 @@
 #include <boost/json.hpp>
 
 #include "api/conditions.h"
-#include "api/duration.h"
 #include "api/json_fields.h"
-#include "api/rfc3339.h"
 #include "api/pod_view.h"
 #include "api/quantity.h"
+#include "api/time/duration.h"
+#include "api/time/rfc3339.h"
 #include "log/log.h"
 
 namespace berth::controllers {

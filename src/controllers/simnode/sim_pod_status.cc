@@ -6,9 +6,9 @@
 #include <boost/json.hpp>
 
 #include "api/conditions.h"
-#include "api/duration.h"
 #include "api/json_fields.h"
-#include "api/rfc3339.h"
+#include "api/time/duration.h"
+#include "api/time/rfc3339.h"
 #include "controllers/simnode/sim_nodes.h"
 
 namespace berth::controllers {

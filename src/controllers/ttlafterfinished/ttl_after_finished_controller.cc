@@ -3,7 +3,7 @@
 #include <boost/json.hpp>
 
 #include "api/json_fields.h"
-#include "api/rfc3339.h"
+#include "api/time/rfc3339.h"
 
 namespace berth::controllers {
 

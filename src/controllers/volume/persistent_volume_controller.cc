@@ -3,8 +3,8 @@
 #include <boost/json.hpp>
 
 #include "api/json_fields.h"
-#include "api/rfc3339.h"
 #include "api/storage_views.h"
+#include "api/time/rfc3339.h"
 #include "controllers/for_update.h"
 #include "controllers/volume/volume_matching.h"
 

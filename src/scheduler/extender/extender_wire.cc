@@ -1,4 +1,4 @@
-#include "api/json_parse.h"
+#include "api/codec/json_parse.h"
 #include "scheduler/extender/extender_wire.h"
 
 #include <boost/json.hpp>

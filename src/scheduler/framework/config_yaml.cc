@@ -21,9 +21,9 @@
 #include <utility>
 #include <vector>
 
-#include "api/duration.h"
-#include "api/name_validation.h"
-#include "api/validation.h"
+#include "api/time/duration.h"
+#include "api/validation/name_validation.h"
+#include "api/validation/validation.h"
 #include "scheduler/framework/config.h"
 #include "scheduler/framework/extender_config_yaml.h"
 #include "scheduler/framework/yaml_fields.h"

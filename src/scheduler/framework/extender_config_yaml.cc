@@ -3,8 +3,8 @@
 #include <set>
 #include <utility>
 
-#include "api/duration.h"
-#include "api/name_validation.h"
+#include "api/time/duration.h"
+#include "api/validation/name_validation.h"
 
 namespace berth::scheduler {
 

@@ -7,7 +7,7 @@
 
 #include <boost/json/serialize.hpp>
 
-#include "api/validation.h"
+#include "api/validation/validation.h"
 #include "scheduler/parallelizer.h"
 
 namespace berth::scheduler {

@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "api/clock.h"
+#include "api/time/clock.h"
 #include "metrics/metrics.h"
 #include "scheduler/framework/config.h"
 #include "scheduler/framework/interface.h"

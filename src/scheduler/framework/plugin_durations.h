@@ -18,7 +18,7 @@
 #include <string_view>
 #include <vector>
 
-#include "api/clock.h"
+#include "api/time/clock.h"
 #include "metrics/metrics.h"
 #include "scheduler/framework/interface.h"
 #include "scheduler/framework/status.h"

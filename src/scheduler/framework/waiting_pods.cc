@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "api/duration.h"
+#include "api/time/duration.h"
 
 namespace berth::scheduler {
 

@@ -28,7 +28,7 @@
 #include <utility>
 #include <vector>
 
-#include "api/clock.h"
+#include "api/time/clock.h"
 #include "scheduler/framework/node_info.h"
 #include "scheduler/framework/status.h"
 

@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "api/status.h"
-#include "api/validation.h"
+#include "api/validation/validation.h"
 
 namespace berth::scheduler {
 

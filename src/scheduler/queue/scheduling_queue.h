@@ -36,7 +36,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "api/clock.h"
+#include "api/time/clock.h"
 #include "scheduler/framework/interface.h"
 
 namespace berth::scheduler {

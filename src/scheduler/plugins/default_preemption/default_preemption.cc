@@ -7,7 +7,7 @@
 
 #include "api/conditions.h"
 #include "api/json_fields.h"
-#include "api/rfc3339.h"
+#include "api/time/rfc3339.h"
 #include "scheduler/framework/fit_error.h"
 
 namespace berth::scheduler {

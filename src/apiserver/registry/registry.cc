@@ -1,0 +1,71 @@
+#include "apiserver/registry/registry.h"
+
+#include "api/defaults.h"
+#include "api/validation/validation.h"
+
+namespace berth::apiserver {
+bool BuiltinResourceStrategy::HasStatus() const { return api::Info(kind_).status; }
+bool BuiltinResourceStrategy::HasScale() const { return api::Info(kind_).scale; }
+void BuiltinResourceStrategy::Default(boost::json::object& object) const { api::ApplyDefaults(kind_, object); }
+Status BuiltinResourceStrategy::ValidateUpdate(const api::Object& next, const api::Object& current) const {
+  Status valid = api::ValidateObject(next);
+  if (!valid.ok()) return valid;
+  return api::ValidateObjectUpdate(next, current);
+}
+
+void ResourceStrategy::Default(boost::json::object&) const {}
+void ResourceStrategy::PrepareForCreate(boost::json::object&) const {}
+void ResourceStrategy::PrepareForUpdate(boost::json::object&, const boost::json::object&) const {}
+void ResourceStrategy::DropUnknownFields(boost::json::object&, std::vector<std::string>*) const {}
+Status ResourceStrategy::Validate(const api::Object& object) const { return api::ValidateObject(object); }
+Status ResourceStrategy::ValidateUpdate(const api::Object& next, const api::Object&) const {
+  return api::ValidateObject(next);
+}
+
+Result<ResourceStrategy::CreateGuard> ResourceStrategy::BeginCreate(boost::json::object&) const {
+  return CreateGuard();
+}
+void ResourceStrategy::AfterCreate(const api::ObjectPtr&) const {}
+Status ResourceStrategy::ValidateDelete(const api::Object&) const { return Status::Ok(); }
+int64_t ResourceStrategy::DeleteGracePeriod(const api::Object&, std::optional<int64_t>) const { return 0; }
+
+namespace {
+
+// A kind served over another kind's objects (KindInfo::stored_as): the REST
+// handlers convert what it reads and writes, so its strategy sees objects of
+// the storage kind and is that kind's, but for the rules of its own version
+// (events.k8s.io/v1's stricter validation of Events).
+class StoredAsStrategy final : public BuiltinResourceStrategy {
+ public:
+  explicit StoredAsStrategy(api::Kind served) : BuiltinResourceStrategy(api::StorageKindOf(served)), served_(served) {}
+  Status Validate(const api::Object& object) const override {
+    if (served_ == api::Kind::kEventsEvent) return api::ValidateEventsV1Create(object);
+    return BuiltinResourceStrategy::Validate(object);
+  }
+  Status ValidateUpdate(const api::Object& next, const api::Object& current) const override {
+    if (served_ == api::Kind::kEventsEvent) return api::ValidateEventsV1Update(next, current);
+    return BuiltinResourceStrategy::ValidateUpdate(next, current);
+  }
+
+ private:
+  const api::Kind served_;
+};
+
+}  // namespace
+
+std::shared_ptr<const ResourceStrategy> BuiltinStrategy(api::Kind kind) {
+  if (api::Info(kind).stored_as) return std::make_shared<StoredAsStrategy>(kind);
+  return std::make_shared<BuiltinResourceStrategy>(kind);
+}
+
+ResourceRegistry::ResourceRegistry() {
+  for (int i = 0; i < api::kBuiltinKindCount; ++i) Set(static_cast<api::Kind>(i), BuiltinStrategy(static_cast<api::Kind>(i)));
+}
+
+void ResourceRegistry::Set(api::Kind kind, std::shared_ptr<const ResourceStrategy> strategy) {
+  std::lock_guard lock(mu_);
+  strategies_[static_cast<size_t>(kind)].store(strategy.get(), std::memory_order_release);
+  owned_.push_back(std::move(strategy));
+}
+
+}  // namespace berth::apiserver

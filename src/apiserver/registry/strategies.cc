@@ -1,0 +1,117 @@
+#include "apiserver/registry/strategies.h"
+
+#include <boost/json.hpp>
+
+#include "api/defaults.h"
+#include "api/json_fields.h"
+#include "api/pod_view.h"
+#include "api/validation/validation.h"
+#include "apiserver/status_json.h"
+
+namespace berth::apiserver {
+
+namespace json = boost::json;
+
+namespace {
+
+// kube's pod strategy.
+class PodStrategy final : public BuiltinResourceStrategy {
+ public:
+  explicit PodStrategy(store::Store& store) : BuiltinResourceStrategy(api::Kind::kPod), store_(store) {}
+
+  // A new pod is Pending, with the QoS class of what it asks for. (kube
+  // replaces a status sent on create; berth keeps one, which tools that
+  // load a cluster's state rely on.)
+  void PrepareForCreate(json::object& pod) const override {
+    json::string qos_class(api::QosClass(api::MutableObject(pod, "spec")));
+    json::object& status = api::MutableObject(pod, "status");
+    if (!status.contains("phase")) status["phase"] = "Pending";
+    if (!status.contains("qosClass")) status["qosClass"] = std::move(qos_class);
+  }
+
+  // A pod bound to a node with a kubelet terminates gracefully: it is marked
+  // and the kubelet deletes it (with grace 0) once its containers stopped.
+  // kube's rule: no grace for unbound or finished pods; berth's: none either
+  // when no kubelet heartbeats the node (nobody would finish the deletion).
+  int64_t DeleteGracePeriod(const api::Object& object, std::optional<int64_t> requested) const override {
+    const auto* pod = object.As<api::PodView>();
+    if (!pod || pod->node_name.empty() || pod->phase == "Succeeded" || pod->phase == "Failed") return 0;
+    int64_t fallback = 30;
+    if (const json::object* spec = api::ObjectAt(object.json(), "spec")) {
+      if (const auto* t = spec->if_contains("terminationGracePeriodSeconds"); t && t->is_int64()) {
+        fallback = t->get_int64();
+      }
+    }
+    int64_t grace = requested.value_or(fallback);
+    if (grace > 0 && !store_.Get(api::StorageKey(api::Kind::kLease, "kube-node-lease", pod->node_name)).ok()) grace = 0;
+    return grace;
+  }
+
+ private:
+  store::Store& store_;
+};
+
+// kube's namespace strategy: the "kubernetes" finalizer on create, which only
+// /finalize changes afterwards.
+class NamespaceStrategy final : public BuiltinResourceStrategy {
+ public:
+  NamespaceStrategy() : BuiltinResourceStrategy(api::Kind::kNamespace) {}
+
+  void PrepareForCreate(json::object& ns) const override {
+    json::object& spec = api::MutableObject(ns, "spec");
+    if (!spec.contains("finalizers")) spec["finalizers"] = json::array{"kubernetes"};
+  }
+  void PrepareForUpdate(json::object& next, const json::object& current) const override {
+    const json::object* before = api::ObjectAt(current, "spec");
+    const json::value* finalizers = before ? before->if_contains("finalizers") : nullptr;
+    json::object& spec = api::MutableObject(next, "spec");
+    if (finalizers) {
+      spec["finalizers"] = *finalizers;
+    } else {
+      spec.erase("finalizers");
+    }
+  }
+  bool DeletesContents() const override { return true; }
+};
+
+// A Service's cluster IP and node ports, allocated when it is created.
+class ServiceStrategy final : public BuiltinResourceStrategy {
+ public:
+  ServiceStrategy(store::Store& store, ServiceAllocator& services)
+      : BuiltinResourceStrategy(api::Kind::kService), store_(store), services_(services) {}
+
+  Result<CreateGuard> BeginCreate(json::object& service) const override {
+    return services_.Allocate(service, store_);
+  }
+
+ private:
+  store::Store& store_;
+  ServiceAllocator& services_;
+};
+
+// The system PriorityClasses cannot be deleted.
+class PriorityClassStrategy final : public BuiltinResourceStrategy {
+ public:
+  PriorityClassStrategy() : BuiltinResourceStrategy(api::Kind::kPriorityClass) {}
+
+  Status ValidateDelete(const api::Object& object) const override {
+    for (const auto& system : api::SystemPriorityClasses()) {
+      if (system.name != object.name()) continue;
+      return Status(StatusCode::kForbidden, QualifiedResource(object.info()) + " \"" + object.name() +
+                                                "\" is forbidden: this is a system priority class and cannot be "
+                                                "deleted");
+    }
+    return Status::Ok();
+  }
+};
+
+}  // namespace
+
+void RegisterBuiltinStrategies(ResourceRegistry& registry, const StrategyContext& context) {
+  registry.Set(api::Kind::kPod, std::make_shared<PodStrategy>(context.store));
+  registry.Set(api::Kind::kNamespace, std::make_shared<NamespaceStrategy>());
+  registry.Set(api::Kind::kService, std::make_shared<ServiceStrategy>(context.store, context.services));
+  registry.Set(api::Kind::kPriorityClass, std::make_shared<PriorityClassStrategy>());
+}
+
+}  // namespace berth::apiserver

@@ -1,0 +1,25 @@
+#pragma once
+// The built-in kinds whose strategies have rules of their own (kube's
+// per-resource registries): pods (initial status, graceful deletion),
+// namespaces (finalizer, draining delete), Services (addresses and node
+// ports), PriorityClasses (system classes stay).
+
+#include <functional>
+#include <string>
+#include <string_view>
+
+#include "apiserver/registry/registry.h"
+#include "apiserver/registry/service_alloc.h"
+#include "store/store.h"
+
+namespace berth::apiserver {
+
+struct StrategyContext {
+  store::Store& store;
+  ServiceAllocator& services;
+};
+
+// Sets those strategies in `registry`. REQUIRES: `context`'s members outlive it.
+void RegisterBuiltinStrategies(ResourceRegistry& registry, const StrategyContext& context);
+
+}  // namespace berth::apiserver
