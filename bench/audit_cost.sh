@@ -1,5 +1,5 @@
 #!/bin/bash
-# Alternates `berth api-bench --api-only` without and with --audit-log-path (BENCHMARKS.md,
+# Alternates `berth api-bench --api-only` without and with --audit-log-path (docs/benchmarks-history.md,
 # "The audit log's cost"). Prints: round, audit off/on, creates/s, server CPU µs per create, events logged.
 B=${BERTH:-build/berth}
 for r in 1 2 3 4 5 6; do

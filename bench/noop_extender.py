@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """A scheduler extender that does nothing, as fast as Python allows, for
-measuring what an extender call costs the scheduler (BENCHMARKS.md,
+measuring what an extender call costs the scheduler (docs/benchmarks-history.md,
 "Scheduler extenders"). filter keeps every node, prioritize scores every node
 0; both answer in the form asked (Nodes or NodeNames). HTTP/1.1 keep-alive,
 one asyncio loop.

@@ -200,7 +200,7 @@ class SegmentLogWriter final : public LogWriter {
     // server) overlaps the fsync instead of all of them waiting on one fsync
     // and then all working while the disk is idle. Waiting for all of them
     // gave 17,669 durable creates/s over HTTP against 20,761 for half (10
-    // alternated runs each, BENCHMARKS.md), and no more for 64 store writers.
+    // alternated runs each, docs/benchmarks-history.md), and no more for 64 store writers.
     std::chrono::steady_clock::time_point gather_until;
     size_t target = 0;
     std::unique_lock<std::mutex> lock(mu_);
