@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 
+#include "api/named_registry.h"
 #include "api/time/duration.h"
 #include "cluster/in_process_transport.h"
 #include "cluster/informer_sources.h"
@@ -37,123 +38,111 @@ struct Built {
 using Factory = std::function<Built(const controllers::ControllerContext&, const ControllerManagerOptions&)>;
 
 struct Registration {
-  const char* name;   // kube's name
-  const char* alias;  // kube's older name, still accepted
+  std::string alias;  // kube's older name, still accepted
   Factory make;
 };
 
-// Started with Run(): the workers of an ordinary controller.
-template <typename C>
-Built Workers(std::unique_ptr<C> c) {
-  C* raw = c.get();
-  return Built{std::move(c), [raw] { raw->Run(); }};
+// Started with Run(): the workers of an ordinary controller, made by `make`.
+template <typename C, typename Make>
+Factory RunWorkersWith(Make make) {
+  return [make](const controllers::ControllerContext& c, const ControllerManagerOptions& o) {
+    std::unique_ptr<C> controller = make(c, o);
+    C* raw = controller.get();
+    return Built{std::move(controller), [raw] { raw->Run(); }};
+  };
 }
 
-// kube-controller-manager's names for the controllers berth has, in start order.
-const std::vector<Registration>& Registry() {
-  static const std::vector<Registration> registry = {
-      {"replicaset-controller", "replicaset",
-       [](const controllers::ControllerContext& c, const ControllerManagerOptions&) {
-         return Workers(std::make_unique<controllers::ReplicaSetController>(c));
-       }},
-      {"deployment-controller", "deployment",
-       [](const controllers::ControllerContext& c, const ControllerManagerOptions&) {
-         return Workers(std::make_unique<controllers::DeploymentController>(c));
-       }},
-      {"daemonset-controller", "daemonset",
-       [](const controllers::ControllerContext& c, const ControllerManagerOptions&) {
-         return Workers(std::make_unique<controllers::DaemonSetController>(c));
-       }},
-      {"statefulset-controller", "statefulset",
-       [](const controllers::ControllerContext& c, const ControllerManagerOptions&) {
-         return Workers(std::make_unique<controllers::StatefulSetController>(c));
-       }},
-      {"garbage-collector-controller", "garbagecollector",
-       [](const controllers::ControllerContext& c, const ControllerManagerOptions&) {
-         return Workers(std::make_unique<controllers::GarbageCollector>(c));
-       }},
-      {"namespace-controller", "namespace",
-       [](const controllers::ControllerContext& c, const ControllerManagerOptions&) {
-         return Workers(std::make_unique<controllers::NamespaceController>(c));
-       }},
-      // Node health, NoExecute taints and the evictions they cause (kube
-      // splits the evictions off as taint-eviction-controller).
-      {"node-lifecycle-controller", "nodelifecycle",
-       [](const controllers::ControllerContext& c, const ControllerManagerOptions& o) {
-         auto lifecycle = std::make_unique<controllers::NodeLifecycleController>(c, o.lifecycle);
-         auto* raw = lifecycle.get();
-         return Built{std::move(lifecycle), [raw] { raw->Start(); }};
-       }},
-      // PodDisruptionBudget status, which the eviction subresource reads.
-      {"disruption-controller", "disruption",
-       [](const controllers::ControllerContext& c, const ControllerManagerOptions&) {
-         return Workers(std::make_unique<controllers::DisruptionController>(c));
-       }},
-      {"pod-garbage-collector-controller", "podgc",
-       [](const controllers::ControllerContext& c, const ControllerManagerOptions& o) {
-         auto podgc = std::make_unique<controllers::PodGCController>(c, o.podgc);
-         auto* raw = podgc.get();
-         return Built{std::move(podgc), [raw] { raw->Start(); }};
-       }},
-      {"cronjob-controller", "cronjob",
-       [](const controllers::ControllerContext& c, const ControllerManagerOptions&) {
-         return Workers(std::make_unique<controllers::CronJobController>(c));
-       }},
-      {"endpointslice-controller", "endpointslice",
-       [](const controllers::ControllerContext& c, const ControllerManagerOptions& o) {
-         return Workers(std::make_unique<controllers::EndpointSliceController>(c, o.endpoint_slices));
-       }},
-      {"endpoints-controller", "endpoint",
-       [](const controllers::ControllerContext& c, const ControllerManagerOptions& o) {
-         auto endpoints = std::make_unique<controllers::EndpointsController>(c, o.endpoints);
-         auto* raw = endpoints.get();
-         return Built{std::move(endpoints), [raw] { raw->Start(); }};
-       }},
-      {"resourcequota-controller", "resourcequota",
-       [](const controllers::ControllerContext& c, const ControllerManagerOptions&) {
-         return Workers(std::make_unique<controllers::ResourceQuotaController>(c));
-       }},
-      {"job-controller", "job",
-       [](const controllers::ControllerContext& c, const ControllerManagerOptions&) {
-         return Workers(std::make_unique<controllers::JobController>(c));
-       }},
-      {"ttl-after-finished-controller", "ttlafterfinished",
-       [](const controllers::ControllerContext& c, const ControllerManagerOptions&) {
-         return Workers(std::make_unique<controllers::TtlAfterFinishedController>(c));
-       }},
-      {"persistentvolume-binder-controller", "persistentvolume-binder",
-       [](const controllers::ControllerContext& c, const ControllerManagerOptions&) {
-         auto binder = std::make_unique<controllers::PersistentVolumeController>(c);
-         auto* raw = binder.get();
-         return Built{std::move(binder), [raw] { raw->Start(); }};
-       }},
-      {"persistentvolume-protection-controller", "pv-protection",
-       [](const controllers::ControllerContext& c, const ControllerManagerOptions&) {
-         return Workers(std::make_unique<controllers::PvProtectionController>(c));
-       }},
-      {"persistentvolumeclaim-protection-controller", "pvc-protection",
-       [](const controllers::ControllerContext& c, const ControllerManagerOptions&) {
-         return Workers(std::make_unique<controllers::PvcProtectionController>(c));
-       }},
-      // berth's simulated CSI provisioner (kube runs a driver's
-      // external-provisioner instead); capacity from the simulated groups.
-      {"sim-csi-provisioner", "sim-csi-provisioner",
-       [](const controllers::ControllerContext& c, const ControllerManagerOptions& o) {
-         auto provisioner = std::make_unique<controllers::SimCsiProvisioner>(
-             c, o.sim ? controllers::StorageCapacityFromGroups(o.sim->groups) : controllers::SimStorageCapacity{});
-         auto* raw = provisioner.get();
-         return Built{std::move(provisioner), [raw] { raw->Start(); }};
-       }},
+// The same for a controller built from the context alone.
+template <typename C>
+Factory RunWorkers() {
+  return RunWorkersWith<C>(
+      [](const controllers::ControllerContext& c, const ControllerManagerOptions&) { return std::make_unique<C>(c); });
+}
+
+// Started with Start(): a controller with options of its own, or one that
+// runs loops besides its workers.
+template <typename C, typename Make>
+Factory StartWith(Make make) {
+  return [make](const controllers::ControllerContext& c, const ControllerManagerOptions& o) {
+    std::unique_ptr<C> controller = make(c, o);
+    C* raw = controller.get();
+    return Built{std::move(controller), [raw] { raw->Start(); }};
   };
+}
+
+// kube-controller-manager's names for the controllers berth has, in start
+// order: the one registry (api/named_registry.h) that --controllers, its help
+// and the manager read.
+const NamedRegistry<Registration>& Registry() {
+  using Context = controllers::ControllerContext;
+  using Options = ControllerManagerOptions;
+  static const NamedRegistry<Registration> registry = [] {
+    NamedRegistry<Registration> r;
+    r.Register("replicaset-controller", {"replicaset", RunWorkers<controllers::ReplicaSetController>()});
+    r.Register("deployment-controller", {"deployment", RunWorkers<controllers::DeploymentController>()});
+    r.Register("daemonset-controller", {"daemonset", RunWorkers<controllers::DaemonSetController>()});
+    r.Register("statefulset-controller", {"statefulset", RunWorkers<controllers::StatefulSetController>()});
+    r.Register("garbage-collector-controller", {"garbagecollector", RunWorkers<controllers::GarbageCollector>()});
+    r.Register("namespace-controller", {"namespace", RunWorkers<controllers::NamespaceController>()});
+    // Node health, NoExecute taints and the evictions they cause (kube
+    // splits the evictions off as taint-eviction-controller).
+    r.Register("node-lifecycle-controller",
+               {"nodelifecycle",
+                StartWith<controllers::NodeLifecycleController>([](const Context& c, const Options& o) {
+                  return std::make_unique<controllers::NodeLifecycleController>(c, o.lifecycle);
+                })});
+    // PodDisruptionBudget status, which the eviction subresource reads.
+    r.Register("disruption-controller", {"disruption", RunWorkers<controllers::DisruptionController>()});
+    r.Register("pod-garbage-collector-controller",
+               {"podgc", StartWith<controllers::PodGCController>([](const Context& c, const Options& o) {
+                  return std::make_unique<controllers::PodGCController>(c, o.podgc);
+                })});
+    r.Register("cronjob-controller", {"cronjob", RunWorkers<controllers::CronJobController>()});
+    r.Register("endpointslice-controller",
+               {"endpointslice",
+                RunWorkersWith<controllers::EndpointSliceController>([](const Context& c, const Options& o) {
+                  return std::make_unique<controllers::EndpointSliceController>(c, o.endpoint_slices);
+                })});
+    r.Register("endpoints-controller",
+               {"endpoint", StartWith<controllers::EndpointsController>([](const Context& c, const Options& o) {
+                  return std::make_unique<controllers::EndpointsController>(c, o.endpoints);
+                })});
+    r.Register("resourcequota-controller", {"resourcequota", RunWorkers<controllers::ResourceQuotaController>()});
+    r.Register("job-controller", {"job", RunWorkers<controllers::JobController>()});
+    r.Register("ttl-after-finished-controller",
+               {"ttlafterfinished", RunWorkers<controllers::TtlAfterFinishedController>()});
+    r.Register("persistentvolume-binder-controller",
+               {"persistentvolume-binder",
+                StartWith<controllers::PersistentVolumeController>([](const Context& c, const Options&) {
+                  return std::make_unique<controllers::PersistentVolumeController>(c);
+                })});
+    r.Register("persistentvolume-protection-controller",
+               {"pv-protection", RunWorkers<controllers::PvProtectionController>()});
+    r.Register("persistentvolumeclaim-protection-controller",
+               {"pvc-protection", RunWorkers<controllers::PvcProtectionController>()});
+    // berth's simulated CSI provisioner (kube runs a driver's
+    // external-provisioner instead); capacity from the simulated groups.
+    r.Register("sim-csi-provisioner",
+               {"sim-csi-provisioner",
+                StartWith<controllers::SimCsiProvisioner>([](const Context& c, const Options& o) {
+                  return std::make_unique<controllers::SimCsiProvisioner>(
+                      c, o.sim ? controllers::StorageCapacityFromGroups(o.sim->groups)
+                               : controllers::SimStorageCapacity{});
+                })});
+    return r;
+  }();
   return registry;
 }
 
 }  // namespace
 
 std::vector<std::string> KnownControllers() {
-  std::vector<std::string> names;
-  for (const auto& r : Registry()) names.emplace_back(r.name);
-  return names;
+  return Registry().Names();
+}
+
+std::string ControllersHelp() {
+  return "Controllers to run, kube's syntax: '*' all, 'NAME' one more, '-NAME' one less (" +
+         Registry().JoinedNames() + "; kube's short names also work)";
 }
 
 Result<std::vector<std::string>> SelectControllers(const std::vector<std::string>& flag) {
@@ -168,15 +157,15 @@ Result<std::vector<std::string>> SelectControllers(const std::vector<std::string
     }
     const bool off = entry[0] == '-';
     std::string name = off ? entry.substr(1) : entry;
-    const Registration* found = nullptr;
-    for (const auto& r : Registry()) {
-      if (name == r.name || name == r.alias) found = &r;
+    const std::string* found = nullptr;
+    for (const auto& r : Registry().entries()) {
+      if (name == r.name || name == r.value.alias) found = &r.name;
     }
     if (!found) return Status::BadRequest("--controllers: \"" + name + "\" is not in the list of known controllers");
-    (off ? disabled : enabled).insert(found->name);
+    (off ? disabled : enabled).insert(*found);
   }
   std::vector<std::string> selected;
-  for (const auto& r : Registry()) {
+  for (const auto& r : Registry().entries()) {
     if (disabled.count(r.name)) continue;
     if (star || enabled.count(r.name)) selected.emplace_back(r.name);
   }
@@ -231,13 +220,10 @@ Result<std::unique_ptr<ControllerManager>> ControllerManager::Start(client::Tran
   m->informers_ = std::make_unique<client::InformerFactory>(std::move(sources));
   controllers::ControllerContext context{*m->client_, *m->informers_, &m->registry_, m->events_.get()};
   for (const auto& name : selected.value()) {
-    for (const auto& r : Registry()) {
-      if (name != r.name) continue;
-      Built built = r.make(context, options);
-      m->controllers_.push_back(std::move(built.controller));
-      m->starts_.push_back(std::move(built.start));
-      m->running_.push_back(name);
-    }
+    Built built = Registry().Find(name)->make(context, options);
+    m->controllers_.push_back(std::move(built.controller));
+    m->starts_.push_back(std::move(built.start));
+    m->running_.push_back(name);
   }
   if (options.sim) {
     // Each of kube's kubelets writes its events at 50/s with bursts of 100;

@@ -41,6 +41,8 @@ struct ControllerManagerOptions {
 
 // The controllers berth knows, by kube's names, in start order.
 std::vector<std::string> KnownControllers();
+// The --controllers help: kube's syntax and the names above.
+std::string ControllersHelp();
 
 // The names --controllers selects. InvalidArgument naming an unknown
 // controller ("--controllers: \"foo\" is not in the list of known

@@ -108,17 +108,7 @@ void AddControllerManagerCommand(CLI::App& app) {
   auto* cmd = app.add_subcommand("controller-manager",
                                  "Run the controllers against a Kubernetes-compatible API server over HTTP");
   f.client.AddTo(cmd, 20, 30);  // kube-controller-manager's defaults
-  cmd->add_option("--controllers", f.controllers,
-                  "Controllers to run, kube's syntax: '*' all, 'NAME' one more, '-NAME' one less "
-                  "(replicaset-controller, deployment-controller, daemonset-controller, "
-                  "statefulset-controller, "
-                  "garbage-collector-controller, namespace-controller, node-lifecycle-controller, "
-                  "disruption-controller, pod-garbage-collector-controller, cronjob-controller, "
-                  "endpointslice-controller, endpoints-controller, resourcequota-controller, job-controller, "
-                  "ttl-after-finished-controller, persistentvolume-binder-controller, "
-                  "persistentvolume-protection-controller, persistentvolumeclaim-protection-controller, "
-                  "sim-csi-provisioner; "
-                  "kube's short names also work)")
+  cmd->add_option("--controllers", f.controllers, cluster::ControllersHelp())
       ->delimiter(',')
       ->capture_default_str();
   cmd->add_option("--node-monitor-grace-period", f.node_monitor_grace_period,

@@ -333,8 +333,7 @@ void AddServeCommand(CLI::App& app, const scheduler::Registry& registry) {
                    "tolerationSeconds of the unreachable:NoExecute toleration added to every pod without one")
       ->capture_default_str();
   serve
-      ->add_option("--enable-admission-plugins", f.enable_admission,
-                   "Admission plugins to run besides the defaults (kube's names, comma-separated)")
+      ->add_option("--enable-admission-plugins", f.enable_admission, apiserver::AdmissionPluginsHelp())
       ->delimiter(',');
   serve
       ->add_option("--disable-admission-plugins", f.disable_admission,
@@ -355,17 +354,7 @@ void AddServeCommand(CLI::App& app, const scheduler::Registry& registry) {
       ->capture_default_str();
   serve->add_flag("--no-controllers", f.no_controllers, "Run no controller in process");
   serve
-      ->add_option("--controllers", f.controller_names,
-                   "Controllers to run, kube's syntax: '*' all, 'NAME' one more, '-NAME' one less "
-                   "(replicaset-controller, deployment-controller, daemonset-controller, "
-                   "statefulset-controller, "
-                   "garbage-collector-controller, namespace-controller, node-lifecycle-controller, "
-                   "disruption-controller, pod-garbage-collector-controller, cronjob-controller, "
-                   "endpointslice-controller, endpoints-controller, resourcequota-controller, job-controller, "
-                   "ttl-after-finished-controller, persistentvolume-binder-controller, "
-                  "persistentvolume-protection-controller, persistentvolumeclaim-protection-controller, "
-                  "sim-csi-provisioner; "
-                   "kube's short names also work)")
+      ->add_option("--controllers", f.controller_names, cluster::ControllersHelp())
       ->delimiter(',')
       ->capture_default_str();
   serve->add_option("--event-ttl", f.event_ttl, "How long Events are kept after their last write (0: forever)")

@@ -2,46 +2,48 @@
 
 #include <algorithm>
 
+#include "apiserver/admission/plugins.h"
+
 namespace berth::apiserver {
 
-const std::vector<AdmissionPluginName>& AdmissionPluginNames() {
-  // kube-apiserver 1.32's AllOrderedPlugins, its default set, and berth's.
-  static const std::vector<AdmissionPluginName> names = {
-      {"AlwaysAdmit", false, true},
-      {"NamespaceAutoProvision", false, false},
-      {"NamespaceLifecycle", true, true},
-      {"NamespaceExists", false, false},
-      {"LimitPodHardAntiAffinityTopology", false, false},
-      {"LimitRanger", true, true},
-      {"ServiceAccount", true, false},
-      {"NodeRestriction", false, false},
-      {"TaintNodesByCondition", true, false},
-      {"AlwaysPullImages", false, true},
-      {"ImagePolicyWebhook", false, false},
-      {"PodSecurity", true, false},
-      {"PodNodeSelector", false, false},
-      {"Priority", true, true},
-      {"DefaultTolerationSeconds", true, true},
-      {"PodTolerationRestriction", false, false},
-      {"EventRateLimit", false, false},
-      {"ExtendedResourceToleration", false, false},
-      {"DefaultStorageClass", true, true},
-      {"StorageObjectInUseProtection", true, true},
-      {"OwnerReferencesPermissionEnforcement", false, false},
-      {"PersistentVolumeClaimResize", true, false},
-      {"RuntimeClass", true, true},
-      {"CertificateApproval", true, false},
-      {"CertificateSigning", true, false},
-      {"ClusterTrustBundleAttest", true, false},
-      {"CertificateSubjectRestriction", true, false},
-      {"DefaultIngressClass", true, true},
-      {"DenyServiceExternalIPs", false, false},
-      {"MutatingAdmissionPolicy", false, false},
-      {"MutatingAdmissionWebhook", true, false},
-      {"ValidatingAdmissionPolicy", true, false},
-      {"ValidatingAdmissionWebhook", true, false},
-      {"ResourceQuota", true, true},
-      {"AlwaysDeny", false, true},
+const std::vector<KubeAdmissionPlugin>& KubeAdmissionOrder() {
+  // kube-apiserver 1.32's AllOrderedPlugins and its default set.
+  static const std::vector<KubeAdmissionPlugin> names = {
+      {"AlwaysAdmit", false},
+      {"NamespaceAutoProvision", false},
+      {"NamespaceLifecycle", true},
+      {"NamespaceExists", false},
+      {"LimitPodHardAntiAffinityTopology", false},
+      {"LimitRanger", true},
+      {"ServiceAccount", true},
+      {"NodeRestriction", false},
+      {"TaintNodesByCondition", true},
+      {"AlwaysPullImages", false},
+      {"ImagePolicyWebhook", false},
+      {"PodSecurity", true},
+      {"PodNodeSelector", false},
+      {"Priority", true},
+      {"DefaultTolerationSeconds", true},
+      {"PodTolerationRestriction", false},
+      {"EventRateLimit", false},
+      {"ExtendedResourceToleration", false},
+      {"DefaultStorageClass", true},
+      {"StorageObjectInUseProtection", true},
+      {"OwnerReferencesPermissionEnforcement", false},
+      {"PersistentVolumeClaimResize", true},
+      {"RuntimeClass", true},
+      {"CertificateApproval", true},
+      {"CertificateSigning", true},
+      {"ClusterTrustBundleAttest", true},
+      {"CertificateSubjectRestriction", true},
+      {"DefaultIngressClass", true},
+      {"DenyServiceExternalIPs", false},
+      {"MutatingAdmissionPolicy", false},
+      {"MutatingAdmissionWebhook", true},
+      {"ValidatingAdmissionPolicy", true},
+      {"ValidatingAdmissionWebhook", true},
+      {"ResourceQuota", true},
+      {"AlwaysDeny", false},
   };
   return names;
 }
@@ -54,14 +56,19 @@ bool Named(const std::vector<std::string>& list, std::string_view name) {
 
 }  // namespace
 
+std::string AdmissionPluginsHelp() {
+  return "Admission plugins to run besides the defaults (kube's names, comma-separated; berth has " +
+         InTreeAdmissionPlugins().JoinedNames() + ")";
+}
+
 Status CheckAdmissionOptions(const AdmissionOptions& options) {
-  const auto& names = AdmissionPluginNames();
+  const auto& names = KubeAdmissionOrder();
   for (const auto& [flag, list] : {std::pair{"--enable-admission-plugins", &options.enable},
                                    std::pair{"--disable-admission-plugins", &options.disable}}) {
     for (const auto& name : *list) {
       auto it = std::find_if(names.begin(), names.end(), [&](const auto& n) { return n.name == name; });
       if (it == names.end()) return Status::BadRequest(std::string(flag) + ": plugin \"" + name + "\" is unknown");
-      if (list == &options.enable && !it->implemented) {
+      if (list == &options.enable && !InTreeAdmissionPlugins().Find(name)) {
         return Status::BadRequest(std::string(flag) + ": berth does not implement the admission plugin " + name);
       }
       if (list == &options.enable && Named(options.disable, name)) {
@@ -75,14 +82,14 @@ Status CheckAdmissionOptions(const AdmissionOptions& options) {
 Result<std::unique_ptr<AdmissionChain>> AdmissionChain::Make(const AdmissionOptions& options, store::Store& store) {
   if (Status s = CheckAdmissionOptions(options); !s.ok()) return s;
   auto chain = std::make_unique<AdmissionChain>();
-  for (const auto& n : AdmissionPluginNames()) {
+  const AdmissionPluginContext context{options, store};
+  for (const auto& n : KubeAdmissionOrder()) {
     const std::string name(n.name);
     // kube's default set includes plugins berth does not have (webhooks,
     // PodSecurity, ...): those are left out.
-    if (!n.implemented || Named(options.disable, name) || !(n.on_by_default || Named(options.enable, name))) continue;
-    auto plugin = MakeAdmissionPlugin(name, options, store);
-    if (!plugin) return Status::Internal("admission plugin " + name + " is listed as implemented but not built");
-    chain->plugins_.push_back(std::move(plugin));
+    const AdmissionPluginFactory* make = InTreeAdmissionPlugins().Find(name);
+    if (!make || Named(options.disable, name) || !(n.on_by_default || Named(options.enable, name))) continue;
+    chain->plugins_.push_back((*make)(context));
   }
   chain->by_kind_.resize(api::kBuiltinKindCount);
   for (const auto& plugin : chain->plugins_) {

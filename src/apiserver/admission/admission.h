@@ -65,14 +65,17 @@ class AdmissionPlugin {
   virtual Status Validate(const AdmissionAttributes&) { return Status::Ok(); }
 };
 
-// kube-apiserver 1.32's admission plugins in their fixed order, and which of
-// them berth has.
-struct AdmissionPluginName {
+// kube-apiserver 1.32's admission plugins in their fixed order (the chain
+// runs in it) and its default set. Which of them berth has is the registry's
+// to say (plugins.h: InTreeAdmissionPlugins).
+struct KubeAdmissionPlugin {
   std::string_view name;
   bool on_by_default;  // kube's default set
-  bool implemented;    // served by berth
 };
-const std::vector<AdmissionPluginName>& AdmissionPluginNames();
+const std::vector<KubeAdmissionPlugin>& KubeAdmissionOrder();
+
+// The --enable-admission-plugins help: kube's syntax and the plugins berth has.
+std::string AdmissionPluginsHelp();
 
 // BadRequest naming the flag when `options` name an unknown plugin, one berth
 // does not have, or one both enabled and disabled.
@@ -80,8 +83,8 @@ Status CheckAdmissionOptions(const AdmissionOptions& options);
 
 class AdmissionChain {
  public:
-  // The plugins `options` turn on, in kube's order. Error: an unknown name,
-  // or a plugin berth does not have.
+  // The plugins `options` turn on, in kube's order, built from the
+  // registry. Error: an unknown name, or a plugin berth does not have.
   static Result<std::unique_ptr<AdmissionChain>> Make(const AdmissionOptions& options, store::Store& store);
 
   // Runs Admit of every plugin about `a.kind`, in order, on `object`
@@ -98,10 +101,6 @@ class AdmissionChain {
   std::vector<std::vector<AdmissionPlugin*>> by_kind_;
   std::vector<AdmissionPlugin*> every_kind_;
 };
-
-// The plugins berth has (admission_plugins.cc), by name; nullptr for others.
-std::unique_ptr<AdmissionPlugin> MakeAdmissionPlugin(std::string_view name, const AdmissionOptions& options,
-                                                     store::Store& store);
 
 // "pods \"x\" is forbidden: <why>", kube's admission refusal.
 Status AdmissionForbidden(const AdmissionAttributes& a, std::string_view why);

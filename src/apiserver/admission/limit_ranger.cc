@@ -1,4 +1,7 @@
-#include "apiserver/admission/limit_ranger.h"
+// kube's LimitRanger admission plugin: the LimitRanges of a namespace give
+// its pods' containers default requests and limits (annotated
+// kubernetes.io/limit-ranger), and refuse pods and claims outside their
+// min, max and maxLimitRequestRatio.
 
 #include <algorithm>
 #include <map>
@@ -7,6 +10,7 @@
 #include "api/json_fields.h"
 #include "api/object.h"
 #include "api/quantity.h"
+#include "apiserver/admission/plugins.h"
 #include "store/store.h"
 
 namespace berth::apiserver {
@@ -267,6 +271,8 @@ class LimitRanger final : public AdmissionPlugin {
 
 }  // namespace
 
-std::unique_ptr<AdmissionPlugin> MakeLimitRanger(store::Store& store) { return std::make_unique<LimitRanger>(store); }
+std::unique_ptr<AdmissionPlugin> NewLimitRanger(const AdmissionPluginContext& context) {
+  return std::make_unique<LimitRanger>(context.store);
+}
 
 }  // namespace berth::apiserver

@@ -1,10 +1,14 @@
-#include "apiserver/admission/resource_quota.h"
+// kube's ResourceQuota admission plugin: a create that would take a
+// namespace's usage past a quota's hard limits is refused ("exceeded quota"),
+// and one the quota admits is charged to status.used at once, so concurrent
+// creates cannot overrun it between the quota controller's recounts.
 
 #include <boost/json.hpp>
 
 #include "api/json_fields.h"
 #include "api/object.h"
 #include "api/quota.h"
+#include "apiserver/admission/plugins.h"
 #include "store/store.h"
 
 namespace berth::apiserver {
@@ -119,8 +123,8 @@ class ResourceQuota final : public AdmissionPlugin {
 
 }  // namespace
 
-std::unique_ptr<AdmissionPlugin> MakeResourceQuota(store::Store& store) {
-  return std::make_unique<ResourceQuota>(store);
+std::unique_ptr<AdmissionPlugin> NewResourceQuota(const AdmissionPluginContext& context) {
+  return std::make_unique<ResourceQuota>(context.store);
 }
 
 }  // namespace berth::apiserver
