@@ -187,59 +187,94 @@ Result<api::ObjectPtr> ApiServer::UnbindPod(const std::string& ns, const std::st
   return BindingConflict(name, "too many concurrent updates");
 }
 
-Response ApiServer::Binding(Request& request, const RequestInfo& info) {
-  json::error_code ec;
-  json::value body;
+namespace {
+
+// A Binding's body, JSON or (client-go's Pods().Bind: kube-scheduler and
+// other schedulers) kube's protobuf.
+Result<json::value> DecodeBindingBody(const Request& request) {
   if (std::string_view(request.content_type).starts_with(kProtobufContentType)) {
-    // client-go's Pods().Bind (kube-scheduler and other schedulers).
-    auto decoded = DecodeProtobuf(request.body, api::Kind::kBinding);
-    if (!decoded.ok()) return ErrorResponse(decoded.status());
-    body = std::move(decoded).value();
-  } else {
-    body = api::ParseJson(request.body, ec);
+    return DecodeProtobuf(request.body, api::Kind::kBinding);
   }
+  json::error_code ec;
+  json::value body = api::ParseJson(request.body, ec);
   if (ec || !body.is_object()) {
-    return ErrorResponse(Status::BadRequest("couldn't get version/kind; json parse error: " +
-                                            (ec ? ec.message() : std::string("not an object"))));
+    return Status::BadRequest("couldn't get version/kind; json parse error: " +
+                              (ec ? ec.message() : std::string("not an object")));
   }
-  json::object& b = body.get_object();
-  json::object empty;
-  const json::object& meta = b.contains("metadata") && b["metadata"].is_object() ? b["metadata"].get_object() : empty;
-  std::string name(api::StringAt(meta, "name"));
+  return body;
+}
+
+// What a Binding asks: the pod (its name from the URL or the body), the node,
+// the preconditions and the annotations to add.
+struct BindingRequest {
+  std::string name;
+  std::string node;
+  std::string uid;
+  int64_t resource_version = 0;
+  const json::object* annotations = nullptr;
+};
+
+Result<BindingRequest> ReadBinding(const json::object& b, const RequestInfo& info) {
+  static const json::object kEmpty;
+  const json::object* found = api::ObjectAt(b, "metadata");
+  const json::object& meta = found ? *found : kEmpty;
+  BindingRequest binding;
+  binding.name = std::string(api::StringAt(meta, "name"));
   if (!info.name.empty()) {
-    if (!name.empty() && name != info.name) {
-      return ErrorResponse(Status::BadRequest("name in URL does not match name in Binding object"));
+    if (!binding.name.empty() && binding.name != info.name) {
+      return Status::BadRequest("name in URL does not match name in Binding object");
     }
-    name = info.name;
+    binding.name = info.name;
   }
-  if (name.empty()) {
-    return ErrorResponse(Status::Invalid("Binding \"\" is invalid: metadata.name: Required value",
-                                         {{"FieldValueRequired", "Required value", "metadata.name"}}));
+  if (binding.name.empty()) {
+    return Status::Invalid("Binding \"\" is invalid: metadata.name: Required value",
+                           {{"FieldValueRequired", "Required value", "metadata.name"}});
   }
   std::string_view body_ns = api::StringAt(meta, "namespace");
   if (!body_ns.empty() && body_ns != info.ns) {
-    return ErrorResponse(Status::BadRequest(
-        "the namespace of the provided object does not match the namespace sent on the request"));
+    return Status::BadRequest("the namespace of the provided object does not match the namespace sent on the request");
   }
-  std::string node(api::StringAt(api::ObjectAt(b, "target"), "name"));
-  int64_t rv = 0;
+  binding.node = std::string(api::StringAt(api::ObjectAt(b, "target"), "name"));
+  binding.uid = std::string(api::StringAt(meta, "uid"));
   if (auto text = api::StringAt(meta, "resourceVersion"); !text.empty()) {
     auto parsed = api::ParseResourceVersion(text);
-    if (!parsed) return ErrorResponse(Status::BadRequest("invalid metadata.resourceVersion"));
-    rv = *parsed;
+    if (!parsed) return Status::BadRequest("invalid metadata.resourceVersion");
+    binding.resource_version = *parsed;
   }
-  const json::object* annotations = api::ObjectAt(meta, "annotations");
+  binding.annotations = api::ObjectAt(meta, "annotations");
+  return binding;
+}
+
+}  // namespace
+
+Response ApiServer::Binding(Request& request, const RequestInfo& info) {
+  auto decoded = DecodeBindingBody(request);
+  if (!decoded.ok()) return ErrorResponse(decoded.status());
+  json::object& body = decoded.value().get_object();
+  auto read = ReadBinding(body, info);
+  if (!read.ok()) return ErrorResponse(read.status());
+  const BindingRequest& binding = read.value();
+  // Admission sees the create of pods/binding, as kube's does: the pod
+  // plugins leave subresources alone, plugins about every kind (AlwaysDeny)
+  // do not.
+  AdmissionAttributes attributes{AdmissionOperation::kCreate, PodKind(), "binding", info.ns, binding.name, &body,
+                                 nullptr, false};
+  Status admitted = admission_->Admit(attributes, &body);
+  if (admitted.ok()) admitted = admission_->Validate(attributes);
+  if (!admitted.ok()) return ErrorResponse(admitted, StatusDetails{binding.name, "", "pods"});
   // Over HTTP the answer waits for durability without holding the thread, as
   // a create's does: the binding is one guarded write, and a conflict makes
   // the store wait until the version it lost to is visible before the retry
   // reads it.
   std::optional<store::DeferAcknowledgement> defer;
   if (request.may_defer) defer.emplace();
-  auto bound = BindPod(info.ns, name, node, std::string(api::StringAt(meta, "uid")), rv, annotations);
+  auto bound = BindPod(info.ns, binding.name, binding.node, binding.uid, binding.resource_version,
+                       binding.annotations);
   const int64_t deferred = defer ? defer->revision() : 0;
   defer.reset();
   if (!bound.ok()) {
-    StatusDetails details{name, "", bound.status().code() == StatusCode::kConflict ? "pods/binding" : "pods"};
+    StatusDetails details{binding.name, "",
+                          bound.status().code() == StatusCode::kConflict ? "pods/binding" : "pods"};
     return ErrorResponse(bound.status(), details);
   }
   return AnswerWhenVisible(JsonResponse(201, json::serialize(SuccessStatus(201))), deferred);

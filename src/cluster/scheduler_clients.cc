@@ -123,11 +123,6 @@ void ApiSchedulerClient::ReportScheduled(const api::Object& pod, const std::stri
 }
 
 InProcessSchedulerClient::InProcessSchedulerClient(apiserver::ApiServer& api)
-    : ApiSchedulerClient(InProcessTransport(api, "default-scheduler", "system:kube-scheduler")), api_(api) {}
-
-Status InProcessSchedulerClient::BindPod(const api::Object& pod, const std::string& node) {
-  auto bound = api_.BindPod(pod.namespace_name(), pod.name(), node, pod.uid(), 0, nullptr);
-  return bound.ok() ? Status::Ok() : bound.status();
-}
+    : ApiSchedulerClient(InProcessTransport(api, "default-scheduler", "system:kube-scheduler")) {}
 
 }  // namespace berth::cluster

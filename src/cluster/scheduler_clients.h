@@ -5,9 +5,10 @@
 // the pod's status with the PodScheduled condition (lastTransitionTime kept
 // while the condition's status stays False) and a FailedScheduling event —
 // through a client::Transport, so the API server's rules apply to it like to
-// every other write. They differ in binding: over HTTP a POST of a Binding to
-// pods/NAME/binding; in process the API server's own binding code, with no
-// JSON on the way (the scheduler's hot path).
+// every other write. Both bind as kube-scheduler does, with a POST of a
+// Binding to pods/NAME/binding: over HTTP, or in process through
+// ApiServer::Handle, so an in-process binding meets the same authorization,
+// admission and audit as a remote scheduler's, only without the socket.
 
 #include <memory>
 
@@ -49,15 +50,11 @@ class ApiSchedulerClient : public scheduler::SchedulerClient {
   client::EventRecorder events_;
 };
 
-// In `berth serve`: binds through ApiServer::BindPod (no HTTP, no JSON parse
-// of the pod); everything else through the in-process transport.
+// In `berth serve`: every write through the in-process transport, as the
+// user system:kube-scheduler.
 class InProcessSchedulerClient final : public ApiSchedulerClient {
  public:
   explicit InProcessSchedulerClient(apiserver::ApiServer& api);
-  Status BindPod(const api::Object& pod, const std::string& node) override;
-
- private:
-  apiserver::ApiServer& api_;
 };
 
 }  // namespace berth::cluster

@@ -1,7 +1,8 @@
 """berth serve --audit-log-path: kubectl's requests appear as audit.k8s.io/v1
 Events (Metadata level) with the authenticated user, verb, objectRef and
 response code; health checks do not; a watch has both of its stages; the
-Audit-ID header names the event."""
+Audit-ID header names the event; the in-process scheduler's bindings are
+pods/binding creates by system:kube-scheduler, as a remote scheduler's are."""
 
 import json
 import os
@@ -16,7 +17,7 @@ from berth_server import BERTH, KUBECTL, BerthServer, free_port
 
 class AuditLog(unittest.TestCase):
     def setUp(self):
-        self.server = BerthServer(extra_args=["--in-memory"])
+        self.server = BerthServer(extra_args=["--in-memory", "--sim-nodes", "1"])
         tmp = self.server.tmp
         self.cert, key = os.path.join(tmp, "tls.crt"), os.path.join(tmp, "tls.key")
         subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
@@ -118,6 +119,24 @@ class AuditLog(unittest.TestCase):
         self.assertEqual(stages(events), ["ResponseStarted", "ResponseComplete"])
         first = next(e for e in events if e["verb"] == "watch")
         self.assertEqual((first["objectRef"]["resource"], first["responseStatus"]["code"]), ("configmaps", 200))
+
+
+    def test_the_in_process_scheduler_binds_through_pods_binding(self):
+        self.kubectl("run", "bound", "--image=registry.k8s.io/pause:3.9", "--restart=Never")
+
+        def bindings(events):
+            return [e for e in events if e.get("objectRef", {}).get("subresource") == "binding"]
+
+        [event] = bindings(self.wait_for_events(bindings))
+        self.assertEqual((event["verb"], event["stage"], event["responseStatus"]["code"]),
+                         ("create", "ResponseComplete", 201))
+        self.assertEqual(event["user"]["username"], "system:kube-scheduler")
+        self.assertEqual(event["objectRef"], {"resource": "pods", "subresource": "binding",
+                                              "namespace": "default", "name": "bound", "apiVersion": "v1"})
+        self.assertEqual(event["requestURI"], "/api/v1/namespaces/default/pods/bound/binding")
+        self.assertEqual(event["userAgent"], "default-scheduler")
+        node = self.kubectl("get", "pod", "bound", "-o", "jsonpath={.spec.nodeName}").stdout
+        self.assertTrue(node, "the pod was not bound")
 
 
 class AuditFlags(unittest.TestCase):

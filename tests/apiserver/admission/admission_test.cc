@@ -1,11 +1,14 @@
 // The admission chain (names, order, flags) and each plugin berth has, through
 // the API server's REST handlers.
 
+#include <algorithm>
+
 #include <gtest/gtest.h>
 
 #include <boost/json.hpp>
 
 #include "apiserver/admission/admission.h"
+#include "apiserver/admission/plugins.h"
 #include "store/memory/memory_store.h"
 #include "api_fixture.h"
 
@@ -53,6 +56,19 @@ TEST(AdmissionChainTest, EnableAndDisableFollowKubesFlags) {
                                       "DefaultStorageClass", "StorageObjectInUseProtection", "RuntimeClass",
                                       "DefaultIngressClass",
                                       "ResourceQuota"}));
+}
+
+TEST(AdmissionChainTest, EveryRegisteredPluginHasItsPlaceInKubesOrder) {
+  // A plugin registered under a name kube's order does not list would never run.
+  for (const auto& entry : InTreeAdmissionPlugins().entries()) {
+    const auto& order = KubeAdmissionOrder();
+    EXPECT_TRUE(std::any_of(order.begin(), order.end(), [&](const auto& n) { return n.name == entry.name; }))
+        << entry.name;
+    EXPECT_FALSE(entry.help.empty()) << entry.name;
+  }
+  EXPECT_EQ(InTreeAdmissionPlugins().entries().size(), 12u);
+  EXPECT_NE(AdmissionPluginsHelp().find("NamespaceLifecycle, LimitRanger"), std::string::npos)
+      << AdmissionPluginsHelp();
 }
 
 TEST(AdmissionChainTest, RefusesUnknownAndUnimplementedPluginNames) {
@@ -291,6 +307,22 @@ TEST_F(AlwaysPullAndDenyTest, AlwaysDenyRefusesEveryWrite) {
   Response r = Call("POST", "/api/v1/namespaces/default/configmaps", R"({"metadata":{"name":"c"}})");
   EXPECT_EQ(r.status, 403);
   EXPECT_EQ(Message(r), "configmaps \"c\" is forbidden: admission control is denying all modifications");
+}
+
+TEST_F(AlwaysPullAndDenyTest, TheBindingSubresourceMeetsAdmission) {
+  // Written to the store directly: AlwaysDeny refuses the pod's create too.
+  auto pod = api::Object::FromJson(json::parse(
+      R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"a","namespace":"default","uid":"u1"},)"
+      R"("spec":{"containers":[{"name":"c","image":"i"}]}})"));
+  ASSERT_TRUE(pod.ok());
+  ASSERT_TRUE(store_->Create(pod.value()).ok());
+  Response r = Call("POST", "/api/v1/namespaces/default/pods/a/binding",
+                    R"({"apiVersion":"v1","kind":"Binding","metadata":{"name":"a"},"target":{"kind":"Node","name":"n1"}})");
+  EXPECT_EQ(r.status, 403);
+  EXPECT_EQ(Message(r), "pods \"a\" is forbidden: admission control is denying all modifications");
+  auto stored = store_->Get(api::StorageKey(api::Kind::kPod, "default", "a"));
+  ASSERT_TRUE(stored.ok());
+  EXPECT_EQ(stored.value()->FieldValue("spec.nodeName"), "");
 }
 
 class AlwaysPullTest : public testing::ApiFixture {
