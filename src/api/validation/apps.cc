@@ -5,6 +5,7 @@
 
 #include "api/json_fields.h"
 #include "api/validation/groups.h"
+#include "api/validation/kind_rules.h"
 #include "api/validation/name_validation.h"
 
 namespace berth::api::validation {
@@ -204,6 +205,20 @@ void ValidateControllerRevisionUpdate(const Object& next, const Object& current,
                                       FieldErrors& errors) {
   CheckImmutable(next.json().if_contains("data"), current.json().if_contains("data"), "data",
                  errors);
+}
+
+void AddAppsRules(KindRuleTable& table) {
+  const KindRules workload{.validate = ValidateDeploymentOrReplicaSet,
+                           .validate_update = CollectedUpdateErrors<ValidateSelectorUpdate>};
+  table.Set(Kind::kDeployment, workload);
+  table.Set(Kind::kReplicaSet, workload);
+  table.Set(Kind::kDaemonSet,
+            {.validate = ValidateDaemonSet, .validate_update = CollectedUpdateErrors<ValidateSelectorUpdate>});
+  table.Set(Kind::kStatefulSet, {.name_problems = IsDns1123Label,
+                                 .validate = ValidateStatefulSet,
+                                 .validate_update = CollectedUpdateErrors<ValidateStatefulSetUpdate>});
+  table.Set(Kind::kControllerRevision, {.validate = ValidateControllerRevision,
+                                        .validate_update = CollectedUpdateErrors<ValidateControllerRevisionUpdate>});
 }
 
 }  // namespace berth::api::validation

@@ -5,6 +5,7 @@
 
 #include "api/json_fields.h"
 #include "api/validation/groups.h"
+#include "api/validation/kind_rules.h"
 #include "api/validation/name_validation.h"
 
 namespace berth::api::validation {
@@ -128,6 +129,10 @@ void ValidateHorizontalPodAutoscaler(const Object& object, FieldErrors& errors) 
   const json::object* behavior = ObjectAt(spec, "behavior");
   ValidateScalingRules(ObjectAt(behavior, "scaleUp"), "spec.behavior.scaleUp", errors);
   ValidateScalingRules(ObjectAt(behavior, "scaleDown"), "spec.behavior.scaleDown", errors);
+}
+
+void AddAutoscalingRules(KindRuleTable& table) {
+  table.Set(Kind::kHorizontalPodAutoscaler, {.validate = ValidateHorizontalPodAutoscaler});
 }
 
 }  // namespace berth::api::validation

@@ -8,6 +8,7 @@
 #include "api/selector.h"
 #include "api/time/cron_schedule.h"
 #include "api/validation/groups.h"
+#include "api/validation/kind_rules.h"
 #include "api/validation/name_validation.h"
 
 namespace berth::api::validation {
@@ -265,6 +266,11 @@ void ValidateJobUpdate(const Object& next, const Object& current, FieldErrors& e
                                "managedBy", "successPolicy"}) {
     CheckImmutable(Present(&after, key), Present(&before, key), "spec." + std::string(key), errors);
   }
+}
+
+void AddBatchRules(KindRuleTable& table) {
+  table.Set(Kind::kJob, {.validate = ValidateJob, .validate_update = CollectedUpdateErrors<ValidateJobUpdate>});
+  table.Set(Kind::kCronJob, {.validate = ValidateCronJob});
 }
 
 }  // namespace berth::api::validation

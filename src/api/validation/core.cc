@@ -13,6 +13,7 @@
 #include "api/json_fields.h"
 #include "api/quantity.h"
 #include "api/validation/groups.h"
+#include "api/validation/kind_rules.h"
 #include "api/validation/name_validation.h"
 #include "api/validation/pod_validation.h"
 
@@ -444,6 +445,79 @@ void ValidateResourceQuotaUpdate(const Object& next, const Object& current, Fiel
                      GoStrings(ArrayAt(next_spec, "scopes"), "[]core.ResourceQuotaScope"),
                      "field is immutable");
   }
+}
+
+namespace {
+
+void ValidatePod(const Object& object, FieldErrors& errors) {
+  ValidatePodSpec(ObjectAt(&object.json(), "spec"), "spec", errors);
+}
+
+void ValidatePersistentVolumeClaim(const Object& object, FieldErrors& errors) {
+  const json::object* spec = ObjectAt(&object.json(), "spec");
+  auto modes = spec ? spec->find("accessModes") : nullptr;
+  if (!spec || modes == spec->end() || !modes->value().is_array() || modes->value().get_array().empty()) {
+    errors.Required("spec.accessModes", "at least 1 access mode is required");
+  }
+  const json::object* requests = ObjectAt(ObjectAt(spec, "resources"), "requests");
+  if (!requests || !requests->contains("storage")) {
+    errors.Required("spec.resources[storage]");
+  } else {
+    ValidateResourceList(requests, "spec.resources.requests", errors);
+  }
+}
+
+void ValidatePersistentVolume(const Object& object, FieldErrors& errors) {
+  const json::object* spec = ObjectAt(&object.json(), "spec");
+  const json::object* capacity = ObjectAt(spec, "capacity");
+  if (!capacity || !capacity->contains("storage")) {
+    errors.Required("spec.capacity");
+  } else {
+    ValidateResourceList(capacity, "spec.capacity", errors);
+  }
+  auto modes = spec ? spec->find("accessModes") : nullptr;
+  if (!spec || modes == spec->end() || !modes->value().is_array() || modes->value().get_array().empty()) {
+    errors.Required("spec.accessModes");
+  }
+}
+
+void ValidateNode(const Object& object, FieldErrors& errors) {
+  const json::object& o = object.json();
+  ValidateNodeTaints(ArrayAt(ObjectAt(&o, "spec"), "taints"), "spec.taints", errors);
+  if (const json::object* allocatable = ObjectAt(ObjectAt(&o, "status"), "allocatable")) {
+    ValidateResourceList(allocatable, "status.allocatable", errors);
+  }
+  if (const json::object* capacity = ObjectAt(ObjectAt(&o, "status"), "capacity")) {
+    ValidateResourceList(capacity, "status.capacity", errors);
+  }
+}
+
+}  // namespace
+
+void AddCoreRules(KindRuleTable& table) {
+  table.Set(Kind::kNamespace, {.name_problems = IsDns1123Label});
+  table.Set(Kind::kPod, {.validate = ValidatePod, .validate_update = ValidatePodUpdate});
+  table.Set(Kind::kNode, {.validate = ValidateNode});
+  table.Set(Kind::kConfigMap, {.check_encoding = CheckBase64Fields,
+                               .validate = ValidateConfigMap,
+                               .validate_update = CollectedUpdateErrors<ValidateConfigMapUpdate>});
+  table.Set(Kind::kSecret, {.check_encoding = CheckBase64Fields,
+                            .validate = ValidateSecret,
+                            .validate_update = CollectedUpdateErrors<ValidateSecretUpdate>});
+  table.Set(Kind::kService, {.name_problems = IsDns1035Label,
+                             .validate = ValidateService,
+                             .validate_update = CollectedUpdateErrors<ValidateServiceUpdate>});
+  table.Set(Kind::kEndpoints, {.validate = ValidateEndpoints});
+  table.Set(Kind::kLimitRange, {.validate = ValidateLimitRange});
+  table.Set(Kind::kResourceQuota,
+            {.validate = ValidateResourceQuota, .validate_update = CollectedUpdateErrors<ValidateResourceQuotaUpdate>});
+  table.Set(Kind::kPodTemplate, {.validate = ValidatePodTemplate});
+  table.Set(Kind::kReplicationController, {.validate = ValidateReplicationController});
+  table.Set(Kind::kPersistentVolumeClaim,
+            {.validate = ValidatePersistentVolumeClaim,
+             .validate_update = CollectedUpdateErrors<ValidatePersistentVolumeClaimUpdate>});
+  table.Set(Kind::kPersistentVolume, {.validate = ValidatePersistentVolume});
+  table.Set(Kind::kEvent, {.validate = ValidateEventLegacy});
 }
 
 }  // namespace berth::api::validation

@@ -1,10 +1,10 @@
 #pragma once
-// Internal to validation.cc: the checks of each API group's kinds, one file
+// Internal to validation/: the checks of each API group's kinds, one file
 // per group (validation/core.cc, validation/apps.cc, validation/batch.cc,
 // validation/autoscaling.cc, validation/networking.cc for networking and
 // discovery, validation/rbac.cc, validation/node.cc, validation/storage.cc),
-// and the pieces they share (validation/common.cc). Other modules include
-// validation.h.
+// and the pieces they share (validation/common.cc); each group's file lists
+// its kinds' rules (kind_rules.h). Other modules include validation.h.
 //
 // kube validates an object after its strategy defaulted it; berth's callers
 // may not have run ApplyDefaults (defaults.h) yet, so a field kube would

@@ -12,6 +12,7 @@
 #include "api/json_fields.h"
 #include "api/selector.h"
 #include "api/validation/groups.h"
+#include "api/validation/kind_rules.h"
 #include "api/validation/name_validation.h"
 
 namespace berth::api::validation {
@@ -430,6 +431,15 @@ void ValidateIngressClassUpdate(const Object& next, const Object& current, Field
 void ValidateEndpointSliceUpdate(const Object& next, const Object& current, FieldErrors& errors) {
   CheckImmutable(Present(&next.json(), "addressType"), Present(&current.json(), "addressType"),
                  "addressType", errors);
+}
+
+void AddNetworkingRules(KindRuleTable& table) {
+  table.Set(Kind::kIngress, {.validate = ValidateIngress});
+  table.Set(Kind::kIngressClass,
+            {.validate = ValidateIngressClass, .validate_update = CollectedUpdateErrors<ValidateIngressClassUpdate>});
+  table.Set(Kind::kNetworkPolicy, {.validate = ValidateNetworkPolicy});
+  table.Set(Kind::kEndpointSlice,
+            {.validate = ValidateEndpointSlice, .validate_update = CollectedUpdateErrors<ValidateEndpointSliceUpdate>});
 }
 
 }  // namespace berth::api::validation

@@ -4,6 +4,7 @@
 
 #include "api/json_fields.h"
 #include "api/validation/groups.h"
+#include "api/validation/kind_rules.h"
 #include "api/validation/name_validation.h"
 #include "api/validation/pod_validation.h"
 
@@ -25,6 +26,11 @@ void ValidateRuntimeClass(const Object& object, FieldErrors& errors) {
 void ValidateRuntimeClassUpdate(const Object& next, const Object& current, FieldErrors& errors) {
   CheckImmutable(Present(&next.json(), "handler"), Present(&current.json(), "handler"), "handler",
                  errors);
+}
+
+void AddNodeRules(KindRuleTable& table) {
+  table.Set(Kind::kRuntimeClass,
+            {.validate = ValidateRuntimeClass, .validate_update = CollectedUpdateErrors<ValidateRuntimeClassUpdate>});
 }
 
 }  // namespace berth::api::validation

@@ -7,6 +7,7 @@
 #include "api/json_fields.h"
 #include "api/selector.h"
 #include "api/validation/groups.h"
+#include "api/validation/kind_rules.h"
 #include "api/validation/name_validation.h"
 
 namespace berth::api::validation {
@@ -137,6 +138,17 @@ void ValidateRoleBindingUpdate(const Object& next, const Object& current, FieldE
       return;
     }
   }
+}
+
+void AddRbacRules(KindRuleTable& table) {
+  const KindRules role{.name_problems = IsValidPathSegmentName, .validate = ValidateRole};
+  const KindRules binding{.name_problems = IsValidPathSegmentName,
+                          .validate = ValidateRoleBinding,
+                          .validate_update = CollectedUpdateErrors<ValidateRoleBindingUpdate>};
+  table.Set(Kind::kRole, role);
+  table.Set(Kind::kClusterRole, role);
+  table.Set(Kind::kRoleBinding, binding);
+  table.Set(Kind::kClusterRoleBinding, binding);
 }
 
 }  // namespace berth::api::validation

@@ -9,6 +9,7 @@
 #include "api/quantity.h"
 #include "api/selector.h"
 #include "api/validation/groups.h"
+#include "api/validation/kind_rules.h"
 #include "api/validation/name_validation.h"
 
 namespace berth::api::validation {
@@ -145,6 +146,14 @@ void ValidateVolumeAttachment(const Object& object, FieldErrors& errors) {
 void ValidateVolumeAttachmentUpdate(const Object& next, const Object& current,
                                     FieldErrors& errors) {
   CheckImmutable(Present(&next.json(), "spec"), Present(&current.json(), "spec"), "spec", errors);
+}
+
+void AddStorageRules(KindRuleTable& table) {
+  table.Set(Kind::kCSIDriver, {.validate = ValidateCSIDriver});
+  table.Set(Kind::kCSINode, {.validate = ValidateCSINode});
+  table.Set(Kind::kCSIStorageCapacity, {.validate = ValidateCSIStorageCapacity});
+  table.Set(Kind::kVolumeAttachment,
+            {.validate = ValidateVolumeAttachment, .validate_update = CollectedUpdateErrors<ValidateVolumeAttachmentUpdate>});
 }
 
 }  // namespace berth::api::validation

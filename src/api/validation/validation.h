@@ -1,6 +1,7 @@
 #pragma once
 // Object validation on create and update, with Kubernetes' field paths and
-// messages: ValidateObject checks metadata and the kind's spec. The pieces it
+// messages: ValidateObject checks metadata and the kind's spec by the kind's
+// rules (kind_rules.h: each group's file lists its kinds'). The pieces it
 // is built from have headers of their own: name syntax (name_validation.h),
 // the error collector (field_errors.h) and pod specs and pod updates
 // (pod_validation.h), included here for callers of the whole.
@@ -12,6 +13,7 @@
 #include "api/object.h"
 #include "api/status.h"
 #include "api/validation/field_errors.h"
+#include "api/validation/kind_rules.h"
 #include "api/validation/name_validation.h"
 #include "api/validation/pod_validation.h"
 
@@ -23,6 +25,8 @@ namespace berth::api {
 // defaults.h sets them). A Secret's data or a ConfigMap's binaryData that is
 // not base64 is BadRequest, as kube's decoder answers; the rest Invalid.
 Status ValidateObject(const Object& object);
+// The same with the rules a kind's strategy holds (kind_rules.h).
+Status ValidateObject(const Object& object, const KindRules& rules);
 
 // kube's update rules: what may not change from `current` to `next` (both of
 // the same kind and name; `next` already passed ValidateObject). Immutable
@@ -40,6 +44,7 @@ Status ValidateObject(const Object& object);
 // VolumeAttachment's spec; a ControllerRevision's data. Pods and
 // PriorityClasses: ValidatePodUpdate and ValidatePriorityClassUpdate.
 Status ValidateObjectUpdate(const Object& next, const Object& current);
+Status ValidateObjectUpdate(const Object& next, const Object& current, const KindRules& rules);
 
 // kube's ValidateEventCreate / ValidateEventUpdate for an Event (core/v1
 // form) written through events.k8s.io/v1: ValidateObject, then eventTime,

@@ -7,10 +7,13 @@ namespace berth::apiserver {
 bool BuiltinResourceStrategy::HasStatus() const { return api::Info(kind_).status; }
 bool BuiltinResourceStrategy::HasScale() const { return api::Info(kind_).scale; }
 void BuiltinResourceStrategy::Default(boost::json::object& object) const { api::ApplyDefaults(kind_, object); }
+Status BuiltinResourceStrategy::Validate(const api::Object& object) const {
+  return api::ValidateObject(object, rules_);
+}
 Status BuiltinResourceStrategy::ValidateUpdate(const api::Object& next, const api::Object& current) const {
-  Status valid = api::ValidateObject(next);
+  Status valid = api::ValidateObject(next, rules_);
   if (!valid.ok()) return valid;
-  return api::ValidateObjectUpdate(next, current);
+  return api::ValidateObjectUpdate(next, current, rules_);
 }
 
 void ResourceStrategy::Default(boost::json::object&) const {}

@@ -25,6 +25,7 @@
 #include "api/kinds.h"
 #include "api/object.h"
 #include "api/status.h"
+#include "api/validation/kind_rules.h"
 #include "apiserver/printers/table.h"
 
 namespace berth::apiserver {
@@ -102,14 +103,17 @@ class ResourceStrategy {
 
 class BuiltinResourceStrategy : public ResourceStrategy {
  public:
-  explicit BuiltinResourceStrategy(api::Kind kind) : kind_(kind) {}
+  explicit BuiltinResourceStrategy(api::Kind kind) : kind_(kind), rules_(api::RulesOf(kind)) {}
   bool HasStatus() const override;
   bool HasScale() const override;
   void Default(boost::json::object& object) const override;
+  // The kind's rules (its group's validation: api/validation/kind_rules.h).
+  Status Validate(const api::Object& object) const override;
   Status ValidateUpdate(const api::Object& next, const api::Object& current) const override;
 
  protected:
   const api::Kind kind_;
+  const api::KindRules& rules_;
 };
 
 // The strategy of a built-in kind: kube's subresources for it, its defaults
