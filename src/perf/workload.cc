@@ -6,6 +6,8 @@
 #include <set>
 #include <sstream>
 
+#include "api/codec/yaml_json.h"
+
 namespace berth::perf {
 namespace {
 
@@ -17,37 +19,6 @@ std::string At(const std::string& source, const YAML::Node& n) {
 }
 
 }  // namespace
-
-json::value YamlToJson(const YAML::Node& n) {
-  switch (n.Type()) {
-    case YAML::NodeType::Map: {
-      json::object o;
-      for (const auto& kv : n) o[kv.first.as<std::string>()] = YamlToJson(kv.second);
-      return o;
-    }
-    case YAML::NodeType::Sequence: {
-      json::array a;
-      for (const auto& e : n) a.push_back(YamlToJson(e));
-      return a;
-    }
-    case YAML::NodeType::Scalar: {
-      const std::string& s = n.Scalar();
-      if (n.Tag() == "!") return json::string(s);  // quoted
-      if (s == "true" || s == "True") return true;
-      if (s == "false" || s == "False") return false;
-      if (s == "null" || s == "~") return nullptr;
-      if (s.empty()) return json::string(s);
-      char* end = nullptr;
-      const long long i = std::strtoll(s.c_str(), &end, 10);
-      if (end && *end == '\0') return static_cast<int64_t>(i);
-      const double d = std::strtod(s.c_str(), &end);
-      if (end && *end == '\0') return d;
-      return json::string(s);
-    }
-    default:
-      return nullptr;
-  }
-}
 
 Result<std::vector<Workload>> ParseWorkloads(const std::string& text, const std::string& source) {
   YAML::Node root;
@@ -125,7 +96,7 @@ Result<json::value> Templates::Load(const std::string& path) {
   }
   if (found.empty()) return Status::NotFound(config_path_ + ": template " + path + " not found");
   try {
-    json::value v = YamlToJson(YAML::LoadFile(found.string()));
+    json::value v = api::YamlToJson(YAML::LoadFile(found.string()));
     if (!v.is_object()) return Status::BadRequest(found.string() + ": not a map");
     cache_[path] = v;
     return v;

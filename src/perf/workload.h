@@ -48,10 +48,6 @@ Result<std::vector<Workload>> LoadWorkloads(const std::string& path);
 // such as 500Nodes for 500Nodes/200InitPods) names `w`.
 bool Selects(const std::string& selector, const Workload& w);
 
-// YAML → JSON as Kubernetes reads manifests: quoted scalars are strings,
-// plain ones become bools, integers, numbers or null when they look like it.
-boost::json::value YamlToJson(const YAML::Node& node);
-
 // Object templates (nodes, pods, namespaces) read once each.
 class Templates {
  public:

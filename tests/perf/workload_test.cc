@@ -130,17 +130,5 @@ TEST(Unsupported, UnknownOpsAndFieldsAreNamed) {
   EXPECT_EQ(Unsupported(w, templates), "sleep.frobnicate");
 }
 
-TEST(YamlToJson, ScalarsAsKubernetesReadsThem) {
-  auto v = YamlToJson(YAML::Load("{a: 1, b: '1', c: true, d: 1.5, e: 100m, f: null, g: ''}"));
-  const auto& o = v.as_object();
-  EXPECT_TRUE(o.at("a").is_int64());
-  EXPECT_TRUE(o.at("b").is_string());
-  EXPECT_TRUE(o.at("c").is_bool());
-  EXPECT_TRUE(o.at("d").is_double());
-  EXPECT_EQ(o.at("e").as_string(), "100m");
-  EXPECT_TRUE(o.at("f").is_null());
-  EXPECT_TRUE(o.at("g").is_string());
-}
-
 }  // namespace
 }  // namespace berth::perf

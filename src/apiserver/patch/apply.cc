@@ -8,6 +8,7 @@
 #include <map>
 
 #include "api/codec/json_parse.h"
+#include "api/codec/yaml_json.h"
 #include "api/json_fields.h"
 
 namespace berth::apiserver {
@@ -18,36 +19,6 @@ namespace {
 
 constexpr std::string_view kApply = "Apply";
 constexpr std::string_view kUpdate = "Update";
-
-json::value YamlToJson(const YAML::Node& node) {
-  switch (node.Type()) {
-    case YAML::NodeType::Map: {
-      json::object o;
-      for (const auto& kv : node) o[kv.first.as<std::string>()] = YamlToJson(kv.second);
-      return o;
-    }
-    case YAML::NodeType::Sequence: {
-      json::array a;
-      for (const auto& e : node) a.push_back(YamlToJson(e));
-      return a;
-    }
-    case YAML::NodeType::Scalar: {
-      const std::string& s = node.Scalar();
-      if (node.Tag() != "?") return json::string(s);  // quoted or tagged
-      if (s == "true" || s == "True" || s == "TRUE") return true;
-      if (s == "false" || s == "False" || s == "FALSE") return false;
-      if (s == "null" || s == "Null" || s == "NULL" || s == "~" || s.empty()) return nullptr;
-      char* end = nullptr;
-      const long long i = std::strtoll(s.c_str(), &end, 10);
-      if (end && *end == '\0') return static_cast<int64_t>(i);
-      const double d = std::strtod(s.c_str(), &end);
-      if (end && *end == '\0') return d;
-      return json::string(s);
-    }
-    default:
-      return nullptr;
-  }
-}
 
 std::string Str(const json::object& o, std::string_view key) {
   return std::string(api::StringAt(o, key));
@@ -270,7 +241,7 @@ Result<json::value> DecodeApplyConfiguration(std::string_view body) {
   json::value value = api::ParseJson(body, ec);
   if (ec) {
     try {
-      value = YamlToJson(YAML::Load(std::string(body)));
+      value = api::YamlToJson(YAML::Load(std::string(body)));
     } catch (const YAML::Exception& e) {
       return Status::BadRequest(std::string("error decoding YAML: ") + e.what());
     }

@@ -117,7 +117,7 @@ class ConfigParser : public YamlFieldReader {
   // A bool that must be false (absent or null: kube's default, also accepted).
   void OnlyFalse(const YAML::Node& n, const std::string& field, std::string_view why) {
     if (n.IsNull()) return;
-    json::value v = n.IsScalar() ? ScalarToJson(n) : json::value();
+    json::value v = n.IsScalar() ? api::YamlScalarToJson(n) : json::value();
     if (!v.is_bool()) {
       Invalid(field, n, "must be a boolean");
     } else if (v.get_bool()) {
@@ -133,7 +133,7 @@ class ConfigParser : public YamlFieldReader {
     bool said_false = false;
     ForEachField(n, path, [&](const std::string& key, const YAML::Node& value) {
       if (key == "leaderElect") {
-        json::value v = value.IsScalar() ? ScalarToJson(value) : json::value();
+        json::value v = value.IsScalar() ? api::YamlScalarToJson(value) : json::value();
         said_false = v.is_bool() && !v.get_bool();
         if (!v.is_bool()) Invalid(Child(path, key), value, "must be a boolean");
         return true;
@@ -347,7 +347,7 @@ class ConfigParser : public YamlFieldReader {
       return nullptr;
     }
     if (node.IsNull()) return nullptr;
-    if (node.IsScalar()) return ScalarToJson(node);
+    if (node.IsScalar()) return api::YamlScalarToJson(node);
     if (node.IsSequence()) {
       json::array array;
       array.reserve(node.size());

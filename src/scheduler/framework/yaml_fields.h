@@ -1,7 +1,7 @@
 #pragma once
 // Reading a YAML document field by field as kube's strict decoder does, with
 // its field errors: unknown and repeated fields are errors, plain scalars
-// resolve as go-yaml v2 resolves them, and every problem is kept, in document
+// resolve as go-yaml v2 resolves them (api/codec/yaml_json.h), and every problem is kept, in document
 // order, with its field path (api::FieldErrors' wording). The scheduler's
 // configuration (config_yaml.cc) and its extenders (extender_config_yaml.cc)
 // read through it.
@@ -17,6 +17,7 @@
 #include <string_view>
 #include <vector>
 
+#include "api/codec/yaml_json.h"
 #include "api/status.h"
 #include "api/validation/validation.h"
 
@@ -29,8 +30,6 @@ std::string Child(const std::string& path, std::string_view key);
 std::string Index(const std::string& path, size_t i);
 // "line L, column C: " of a YAML mark.
 std::string Where(const YAML::Mark& mark);
-// A scalar as JSON, resolved as go-yaml v2 does (quoted and !!str: strings).
-boost::json::value ScalarToJson(const YAML::Node& n);
 // How kube shows a value that api::FieldErrors cannot (a float as written, a map or list elided).
 std::string ShowUnquoted(const YAML::Node& n);
 
@@ -56,7 +55,7 @@ class YamlFieldReader {
   // `value` as kube shows it: a string quoted, a number, bool or null as
   // decoded (0x10 shows as 16).
   void Invalid(std::string field, const YAML::Node& value, std::string_view detail) {
-    boost::json::value decoded = value.IsScalar() ? ScalarToJson(value) : boost::json::value();
+    boost::json::value decoded = value.IsScalar() ? api::YamlScalarToJson(value) : boost::json::value();
     if (value.IsScalar() && decoded.is_string()) {
       field_errors_.Invalid(std::move(field), value.Scalar(), detail);
     } else if ((value.IsScalar() && !decoded.is_double()) || value.IsNull() || !value.IsDefined()) {
@@ -159,7 +158,7 @@ class YamlFieldReader {
 
   std::optional<int32_t> Int32(const YAML::Node& n, const std::string& field) {
     if (n.IsNull()) return std::nullopt;
-    boost::json::value v = n.IsScalar() ? ScalarToJson(n) : boost::json::value();
+    boost::json::value v = n.IsScalar() ? api::YamlScalarToJson(n) : boost::json::value();
     if (!v.is_int64()) {
       Invalid(field, n, "must be an integer");
       return std::nullopt;
@@ -174,7 +173,7 @@ class YamlFieldReader {
 
   std::optional<int64_t> Int64(const YAML::Node& n, const std::string& field) {
     if (n.IsNull()) return std::nullopt;
-    boost::json::value v = n.IsScalar() ? ScalarToJson(n) : boost::json::value();
+    boost::json::value v = n.IsScalar() ? api::YamlScalarToJson(n) : boost::json::value();
     if (!v.is_int64()) {
       Invalid(field, n, "must be an integer");
       return std::nullopt;
@@ -184,7 +183,7 @@ class YamlFieldReader {
 
   std::optional<bool> Bool(const YAML::Node& n, const std::string& field) {
     if (n.IsNull()) return std::nullopt;
-    boost::json::value v = n.IsScalar() ? ScalarToJson(n) : boost::json::value();
+    boost::json::value v = n.IsScalar() ? api::YamlScalarToJson(n) : boost::json::value();
     if (!v.is_bool()) {
       Invalid(field, n, "must be a boolean");
       return std::nullopt;
