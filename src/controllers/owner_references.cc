@@ -49,11 +49,13 @@ api::LabelSelector OwnerSelector(const api::Object& owner) {
 
 Result<std::vector<api::ObjectPtr>> ClaimDependents(
     client::RestClient& client, client::SharedInformer& informer, const api::Object& owner,
-    const api::LabelSelector& selector, const std::function<bool(const api::Object&)>& member) {
+    const api::LabelSelector& selector, const std::function<bool(const api::Object&)>& member,
+    const std::function<bool(const api::Object&)>& adoptable) {
   const std::string_view kind = owner.info().name;
   auto selects = [&](const api::Object& o) {
     return selector.Matches(o.labels()) && (!member || member(o));
   };
+  const bool owner_deleted = api::BeingDeleted(owner);
   std::vector<api::ObjectPtr> owned;
   for (const auto& o : informer.ByIndex(client::kOwnerUidIndex, owner.uid())) {
     if (ControllerUid(*o, kind) != owner.uid()) continue;
@@ -61,6 +63,7 @@ Result<std::vector<api::ObjectPtr>> ClaimDependents(
       owned.push_back(o);
       continue;
     }
+    if (owner_deleted) continue;
     json::object edited = ForUpdate(*o);
     json::array& refs =
         api::MutableArray(api::MutableObject(edited, "metadata"), "ownerReferences");
@@ -71,9 +74,9 @@ Result<std::vector<api::ObjectPtr>> ClaimDependents(
     if (!released.ok() && released.status().code() != StatusCode::kNotFound)
       return released.status();
   }
-  if (api::BeingDeleted(owner)) return owned;
+  if (owner_deleted) return owned;
   for (const auto& o : informer.ByIndex(client::kNamespaceIndex, owner.namespace_name())) {
-    if (HasControllerRef(*o) || api::BeingDeleted(*o) || !selects(*o)) continue;
+    if (HasControllerRef(*o) || api::BeingDeleted(*o) || !selects(*o) || (adoptable && !adoptable(*o))) continue;
     json::object edited = ForUpdate(*o);
     api::MutableArray(api::MutableObject(edited, "metadata"), "ownerReferences")
         .push_back(ControllerRef(owner));

@@ -31,14 +31,16 @@ api::LabelSelector OwnerSelector(const api::Object& owner);
 
 // kube's ControllerRefManager claim, over the objects `informer` caches:
 // the objects of the owner's namespace the owner controls that `selector`
-// (and `member`, when given) still selects. Orphans it selects are adopted
-// (a controller reference added, unless the owner is being deleted) and
-// objects it controls but no longer selects released (its reference
-// removed); both writes are guarded by the object's resourceVersion, and an
-// object gone meanwhile is skipped.
+// (and `member`, when given) still selects. Orphans it selects (and
+// `adoptable` allows, when given: a ReplicaSet adopts only active pods) are
+// adopted, and objects it controls but no longer selects are released (its
+// reference removed) — neither while the owner is being deleted. Both
+// writes are guarded by the object's resourceVersion, and an object gone
+// meanwhile is skipped. Every controller that adopts claims through this.
 Result<std::vector<api::ObjectPtr>> ClaimDependents(
     client::RestClient& client, client::SharedInformer& informer, const api::Object& owner,
     const api::LabelSelector& selector,
-    const std::function<bool(const api::Object&)>& member = nullptr);
+    const std::function<bool(const api::Object&)>& member = nullptr,
+    const std::function<bool(const api::Object&)>& adoptable = nullptr);
 
 }  // namespace berth::controllers

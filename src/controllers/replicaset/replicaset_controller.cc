@@ -153,41 +153,11 @@ Status ReplicaSetController::Reconcile(const std::string& key) {
   api::LabelSelector selector = OwnerSelector(*rs);
   bool needs_sync = expectations_.Satisfied(key);
 
-  // Owned pods, adopting orphans and releasing pods whose labels stopped matching.
-  std::vector<api::ObjectPtr> owned;
-  for (const auto& pod : pods_.ByIndex(client::kNamespaceIndex, rs->namespace_name())) {
-    std::string_view controller = ControllerUid(*pod, kKind);
-    bool matches = selector.Matches(pod->labels());
-    if (controller == rs->uid()) {
-      if (matches) {
-        owned.push_back(pod);
-      } else if (!api::BeingDeleted(*rs)) {
-        // Release: drop our reference, guarded by the pod's resourceVersion.
-        json::object edited = ForUpdate(*pod);
-        json::array& refs = api::MutableArray(api::MutableObject(edited, "metadata"), "ownerReferences");
-        api::EraseIf(refs, [&](const json::value& r) {
-          return r.is_object() && api::StringAt(r.get_object(), "uid") == rs->uid();
-        });
-        auto released = client_.Update(api::Kind::kPod, edited);
-        if (!released.ok() && released.status().code() != StatusCode::kNotFound) return released.status();
-      }
-      continue;
-    }
-    const auto* meta = api::Metadata(*pod);
-    bool has_controller = meta && api::ArrayAt(*meta, "ownerReferences") &&
-                          pod->As<api::PodView>() && pod->As<api::PodView>()->ControllerRef();
-    if (has_controller || !matches || api::BeingDeleted(*pod) || api::BeingDeleted(*rs) || !api::IsPodActive(*pod)) continue;
-    // Adopt: a controller reference guarded by the pod's resourceVersion.
-    json::object edited = ForUpdate(*pod);
-    json::object& m = api::MutableObject(edited, "metadata");
-    api::MutableArray(m, "ownerReferences").push_back(ControllerRef(*rs));
-    auto adopted = client_.Update(api::Kind::kPod, edited);
-    if (adopted.ok()) {
-      owned.push_back(adopted.value());
-    } else if (adopted.status().code() != StatusCode::kNotFound) {
-      return adopted.status();
-    }
-  }
+  // Owned pods, adopting active orphans and releasing pods whose labels stopped matching.
+  auto claimed = ClaimDependents(client_, pods_, *rs, selector, nullptr,
+                                 [](const api::Object& pod) { return api::IsPodActive(pod); });
+  if (!claimed.ok()) return claimed.status();
+  const std::vector<api::ObjectPtr> owned = std::move(claimed).value();
   std::vector<api::ObjectPtr> active;
   for (const auto& pod : owned) {
     if (api::IsPodActive(*pod)) active.push_back(pod);
