@@ -6,7 +6,7 @@
 
 #include <gtest/gtest.h>
 
-#include "job_test_env.h"
+#include "job/job_test_env.h"
 
 namespace berth::controllers {
 
