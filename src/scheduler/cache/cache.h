@@ -7,6 +7,22 @@
 // changed since the snapshot's generation are replaced (copy-on-write), and
 // the node list is rebuilt only when nodes come or go.
 //
+// A pod's states in the cache (kube's cache interface draws the same):
+//
+//             AssumePod             AddPod (its binding observed)
+//   Initial ───────────▶ Assumed ─────────────────────────────▶ Added ◀─┐ UpdatePod
+//      ▲                  │   │                                  │   └──┘
+//      │     ForgetPod    │   │ FinishBinding, and no AddPod      │ RemovePod
+//      └─(binding failed)─┘   │ within assumed_ttl                ▼
+//                             ▼                               Deleted
+//                          Expired (dropped by CleanupExpiredAssumedPods;
+//                                   a later AddPod adds it again)
+//
+//   Initial ──AddPod (bound by another scheduler, or before a restart)──▶ Added
+//
+// AddPod of an assumed pod confirms it, moving it when it landed on another
+// node; RemovePod drops a pod in any state.
+//
 // Thread-safe: every method locks mu_. NodeInfos reachable from a snapshot are
 // never modified (a change clones a shared NodeInfo first).
 

@@ -6,6 +6,16 @@
 // `max_unschedulable` at the latest. Gated pods (PreEnqueue said no) wait for
 // their next update.
 //
+// A pod's way through the queue:
+//
+//   Add ──▶ activeQ ──Pop──▶ in flight ──Done──▶ (bound: gone)
+//     │        ▲                │
+//     │        │                ├─ failed, error ─────▶ backoffQ ──backoff over──▶ activeQ
+//     │        │                └─ failed, no node fits ▶ unschedulable pool
+//     │        │                        │ a cluster event that may help (backoff first),
+//     │        └────────────────────────┘ or max_unschedulable
+//     └─ PreEnqueue says no ─▶ gated ──the pod's next update──▶ activeQ
+//
 // Every pod is in at most one place, and a popped pod is "in flight" until
 // Done: an update or delete that arrives meanwhile is remembered, so no pod is
 // lost or handed out twice. Thread-safe; Pop blocks.
