@@ -38,6 +38,44 @@ bool HasControllerRef(const api::Object& o) {
   return false;
 }
 
+namespace {
+
+// The controller ownerReference of `o` when it is of `kind`.
+const json::object* ControllerRefOfKind(const api::Object& o, std::string_view kind) {
+  const json::array* refs = api::ArrayAt(api::Metadata(o), "ownerReferences");
+  if (!refs) return nullptr;
+  for (const auto& ref : *refs) {
+    if (!ref.is_object() || !api::BoolAt(&ref.get_object(), "controller")) continue;
+    return api::StringAt(ref.get_object(), "kind") == kind ? &ref.get_object() : nullptr;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+std::string LiveControllerKey(const api::Object& dependent, std::string_view kind,
+                              client::SharedInformer& owners) {
+  const json::object* ref = ControllerRefOfKind(dependent, kind);
+  if (!ref) return {};
+  auto owner = owners.Get(client::ObjectKey(dependent.namespace_name(), api::StringAt(*ref, "name")));
+  if (!owner || owner->uid() != api::StringAt(*ref, "uid")) return {};
+  return client::ObjectKey(*owner);
+}
+
+std::string ControllerKeyByName(const api::Object& dependent, std::string_view kind) {
+  const json::object* ref = ControllerRefOfKind(dependent, kind);
+  if (!ref) return {};
+  return client::ObjectKey(dependent.namespace_name(), api::StringAt(*ref, "name"));
+}
+
+std::vector<std::string> SelectingOwners(const api::Object& dependent, client::SharedInformer& owners) {
+  std::vector<std::string> keys;
+  for (const auto& owner : owners.ByIndex(client::kNamespaceIndex, dependent.namespace_name())) {
+    if (OwnerSelector(*owner).Matches(dependent.labels())) keys.push_back(client::ObjectKey(*owner));
+  }
+  return keys;
+}
+
 api::LabelSelector OwnerSelector(const api::Object& owner) {
   const auto* spec = api::Spec(owner);
   const json::value* value = spec ? spec->if_contains("selector") : nullptr;

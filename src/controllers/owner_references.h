@@ -5,6 +5,7 @@
 
 #include <boost/json/object.hpp>
 #include <functional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -24,6 +25,18 @@ boost::json::object ControllerRef(const api::Object& owner);
 std::string_view ControllerUid(const api::Object& o, std::string_view kind);
 // Whether any ownerReference of `o` has controller=true.
 bool HasControllerRef(const api::Object& o);
+
+// The key ("ns/name") of `dependent`'s controller when it is of `kind` and
+// `owners` still holds it — the same uid, not a namesake created since; ""
+// otherwise.
+std::string LiveControllerKey(const api::Object& dependent, std::string_view kind,
+                              client::SharedInformer& owners);
+// The key `dependent`'s controller of `kind` had, whether or not it still
+// exists (a deleted dependent's owner may be gone too); "" when none.
+std::string ControllerKeyByName(const api::Object& dependent, std::string_view kind);
+// The keys of the owners in `dependent`'s namespace whose selector
+// (OwnerSelector) matches its labels: those that may adopt it.
+std::vector<std::string> SelectingOwners(const api::Object& dependent, client::SharedInformer& owners);
 
 // The owner's spec.selector; Nothing() when absent, empty or malformed
 // (validation rejects all three), so such an owner claims nothing.

@@ -134,28 +134,8 @@ void DaemonSetController::NodeDeleted(const api::ObjectPtr& node) {
   for (const auto& ds : daemonsets_.List()) Enqueue(client::ObjectKey(*ds));
 }
 
-std::string DaemonSetController::OwnerKey(const api::Object& pod) {
-  std::string_view uid = ControllerUid(pod, kKind);
-  if (uid.empty()) return {};
-  const auto* view = pod.As<api::PodView>();
-  const auto* ref = view ? view->ControllerRef() : nullptr;
-  if (!ref) return {};
-  // The owner must still be the object of that name (not a namesake created since).
-  auto ds = daemonsets_.Get(client::ObjectKey(pod.namespace_name(), ref->name));
-  if (!ds || ds->uid() != uid) return {};
-  return client::ObjectKey(*ds);
-}
-
-std::vector<std::string> DaemonSetController::DaemonSetsFor(const api::Object& pod) {
-  std::vector<std::string> keys;
-  for (const auto& ds : daemonsets_.ByIndex(client::kNamespaceIndex, pod.namespace_name())) {
-    if (OwnerSelector(*ds).Matches(pod.labels())) keys.push_back(client::ObjectKey(*ds));
-  }
-  return keys;
-}
-
 void DaemonSetController::PodAdded(const api::ObjectPtr& pod) {
-  if (std::string owner = OwnerKey(*pod); !owner.empty()) {
+  if (std::string owner = LiveControllerKey(*pod, kKind, daemonsets_); !owner.empty()) {
     if (api::BeingDeleted(*pod)) {
       expectations_.DeletionObserved(owner, client::ObjectKey(*pod));
     } else {
@@ -165,12 +145,12 @@ void DaemonSetController::PodAdded(const api::ObjectPtr& pod) {
     return;
   }
   if (!HasController(*pod) && !api::BeingDeleted(*pod)) {
-    for (const auto& key : DaemonSetsFor(*pod)) Enqueue(key);
+    for (const auto& key : SelectingOwners(*pod, daemonsets_)) Enqueue(key);
   }
 }
 
 void DaemonSetController::PodUpdated(const api::ObjectPtr& pod) {
-  if (std::string owner = OwnerKey(*pod); !owner.empty()) {
+  if (std::string owner = LiveControllerKey(*pod, kKind, daemonsets_); !owner.empty()) {
     if (api::BeingDeleted(*pod)) expectations_.DeletionObserved(owner, client::ObjectKey(*pod));
     Enqueue(owner);
     // A pod that just became ready becomes available minReadySeconds later.
@@ -182,16 +162,13 @@ void DaemonSetController::PodUpdated(const api::ObjectPtr& pod) {
     return;
   }
   if (!HasController(*pod)) {
-    for (const auto& key : DaemonSetsFor(*pod)) Enqueue(key);
+    for (const auto& key : SelectingOwners(*pod, daemonsets_)) Enqueue(key);
   }
 }
 
 void DaemonSetController::PodDeleted(const api::ObjectPtr& pod) {
-  if (ControllerUid(*pod, kKind).empty()) return;
-  const auto* view = pod->As<api::PodView>();
-  const auto* ref = view ? view->ControllerRef() : nullptr;
-  if (!ref) return;
-  std::string owner = client::ObjectKey(pod->namespace_name(), ref->name);
+  std::string owner = ControllerKeyByName(*pod, kKind);
+  if (owner.empty()) return;
   expectations_.DeletionObserved(owner, client::ObjectKey(*pod));
   Enqueue(owner);
 }

@@ -68,9 +68,6 @@ class DaemonSetController final : public Controller {
   };
   // The placement rules of this version of the DaemonSet (cached by uid and version).
   std::shared_ptr<const DaemonPlacement> PlacementOf(const api::Object& ds);
-  std::vector<std::string> DaemonSetsFor(
-      const api::Object& pod);  // orphan: the DaemonSets selecting it
-  std::string OwnerKey(const api::Object& pod);
 
   void NodeAdded(const api::ObjectPtr& node);
   void NodeUpdated(const api::ObjectPtr& node);

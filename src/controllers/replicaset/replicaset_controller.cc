@@ -59,28 +59,8 @@ ReplicaSetController::ReplicaSetController(const ControllerContext& context, int
                      [this](const api::ObjectPtr& p) { PodDeleted(p); }});
 }
 
-std::string ReplicaSetController::OwnerKey(const api::Object& pod) {
-  std::string_view uid = ControllerUid(pod, kKind);
-  if (uid.empty()) return {};
-  const auto* pv = pod.As<api::PodView>();
-  const auto* ref = pv ? pv->ControllerRef() : nullptr;
-  if (!ref) return {};
-  // The owner must still be the object of that name (not a namesake created since).
-  auto rs = replicasets_.Get(client::ObjectKey(pod.namespace_name(), ref->name));
-  if (!rs || rs->uid() != uid) return {};
-  return client::ObjectKey(*rs);
-}
-
-std::vector<std::string> ReplicaSetController::MatchingReplicaSets(const api::Object& pod) {
-  std::vector<std::string> keys;
-  for (const auto& rs : replicasets_.ByIndex(client::kNamespaceIndex, pod.namespace_name())) {
-    if (OwnerSelector(*rs).Matches(pod.labels())) keys.push_back(client::ObjectKey(*rs));
-  }
-  return keys;
-}
-
 void ReplicaSetController::PodAdded(const api::ObjectPtr& pod) {
-  if (std::string owner = OwnerKey(*pod); !owner.empty()) {
+  if (std::string owner = LiveControllerKey(*pod, kKind, replicasets_); !owner.empty()) {
     if (api::BeingDeleted(*pod)) {
       expectations_.DeletionObserved(owner, client::ObjectKey(*pod));
     } else {
@@ -90,12 +70,12 @@ void ReplicaSetController::PodAdded(const api::ObjectPtr& pod) {
     return;
   }
   if (ControllerUid(*pod, kKind).empty() && !api::BeingDeleted(*pod)) {
-    for (const auto& key : MatchingReplicaSets(*pod)) Enqueue(key);
+    for (const auto& key : SelectingOwners(*pod, replicasets_)) Enqueue(key);
   }
 }
 
 void ReplicaSetController::PodUpdated(const api::ObjectPtr& pod) {
-  if (std::string owner = OwnerKey(*pod); !owner.empty()) {
+  if (std::string owner = LiveControllerKey(*pod, kKind, replicasets_); !owner.empty()) {
     if (api::BeingDeleted(*pod)) expectations_.DeletionObserved(owner, client::ObjectKey(*pod));
     Enqueue(owner);
     // A pod that just became ready becomes available minReadySeconds later.
@@ -106,15 +86,12 @@ void ReplicaSetController::PodUpdated(const api::ObjectPtr& pod) {
     return;
   }
   // Labels may have changed: ReplicaSets that may adopt it, and any that released it.
-  for (const auto& key : MatchingReplicaSets(*pod)) Enqueue(key);
+  for (const auto& key : SelectingOwners(*pod, replicasets_)) Enqueue(key);
 }
 
 void ReplicaSetController::PodDeleted(const api::ObjectPtr& pod) {
-  std::string_view uid = ControllerUid(*pod, kKind);
-  if (uid.empty()) return;
-  const auto* ref = pod->As<api::PodView>() ? pod->As<api::PodView>()->ControllerRef() : nullptr;
-  if (!ref) return;
-  std::string owner = client::ObjectKey(pod->namespace_name(), ref->name);
+  std::string owner = ControllerKeyByName(*pod, kKind);
+  if (owner.empty()) return;
   expectations_.DeletionObserved(owner, client::ObjectKey(*pod));
   Enqueue(owner);
 }

@@ -37,9 +37,6 @@ class ReplicaSetController final : public Controller {
   void PodAdded(const api::ObjectPtr& pod);
   void PodUpdated(const api::ObjectPtr& pod);
   void PodDeleted(const api::ObjectPtr& pod);
-  // The ReplicaSet keys whose selector matches an orphan pod.
-  std::vector<std::string> MatchingReplicaSets(const api::Object& pod);
-  std::string OwnerKey(const api::Object& pod);
   Status ManageReplicas(const api::Object& rs, const std::string& key, std::vector<api::ObjectPtr>& active);
   Status UpdateStatus(const api::Object& rs, const std::vector<api::ObjectPtr>& pods);
 
