@@ -1,6 +1,7 @@
 #pragma once
 // Which PersistentVolume a claim binds to, with kube's rules
-// (pkg/controller/volume/persistentvolume/index.go, findMatchingVolume):
+// (pkg/controller/volume/persistentvolume/index.go, findMatchingVolume;
+// the rules themselves, shared with the scheduler, in api/volume_matching.h):
 //
 // - a volume whose spec.claimRef names the claim (namespace, name and, when
 //   set, uid) is the claim's whatever else is true of it, so long as it is

@@ -3,33 +3,13 @@
 #include <algorithm>
 
 #include "api/json_fields.h"
+#include "api/volume_matching.h"
 
 namespace berth::scheduler {
 
 namespace {
 
 constexpr std::string_view kNoProvisioner = "kubernetes.io/no-provisioner";
-
-std::string VolumeClass(const VolumeEntry& pv) {
-  if (std::string_view beta = api::Annotation(*pv.object, "volume.beta.kubernetes.io/storage-class"); !beta.empty()) {
-    return std::string(beta);
-  }
-  return pv.view->storage_class_name;
-}
-
-// Every access mode the claim asks for is one the volume offers (kube's CheckAccessModes).
-bool AccessModesFit(const api::PersistentVolumeClaimView& claim, const api::PersistentVolumeView& pv) {
-  for (const std::string& mode : claim.access_modes) {
-    if (std::find(pv.access_modes.begin(), pv.access_modes.end(), mode) == pv.access_modes.end()) return false;
-  }
-  return true;
-}
-
-bool BoundToClaim(const VolumeEntry& pv, const Claim& claim) {
-  const auto& ref = pv.view->claim_ref;
-  if (!ref || ref->name != claim.object->name() || ref->ns != claim.object->namespace_name()) return false;
-  return ref->uid.empty() || ref->uid == claim.object->uid();
-}
 
 }  // namespace
 
@@ -56,10 +36,11 @@ VolumeEntryPtr FindMatchingVolume(const VolumeLister& volumes, const Claim& clai
                                   const std::vector<std::string>& taken, bool* skipped_unhealthy) {
   VolumeEntryPtr best;
   for (const VolumeEntryPtr& pv : candidates) {
-    const api::PersistentVolumeView& v = *pv->view;
-    if (pv->being_deleted || v.volume_mode != claim.view->volume_mode) continue;
+    const api::VolumeFit fit = api::FitVolume(*pv->object, *pv->view, pv->being_deleted, *claim.object,
+                                              *claim.view, claim.class_name);
+    if (fit == api::VolumeFit::kNo) continue;
     const bool fits_node = VolumeFitsNode(*pv, node);
-    if (BoundToClaim(*pv, claim)) {
+    if (fit == api::VolumeFit::kBoundToClaim) {
       if (!fits_node) return nullptr;
       if (pv->unhealthy) {
         *skipped_unhealthy = true;
@@ -67,18 +48,14 @@ VolumeEntryPtr FindMatchingVolume(const VolumeLister& volumes, const Claim& clai
       }
       return pv;
     }
-    if (v.claim_ref || v.phase != "Available" || !fits_node) continue;
-    if (VolumeClass(*pv) != claim.class_name) continue;
-    if (claim.view->selector && !claim.view->selector->Matches(pv->object->labels())) continue;
-    if (v.capacity_bytes < claim.view->requested_bytes) continue;
-    if (!AccessModesFit(*claim.view, v)) continue;
+    if (!fits_node) continue;
     if (std::find(taken.begin(), taken.end(), pv->object->name()) != taken.end()) continue;
     if (std::string holder = volumes.AssumedClaim(pv->object->name()); !holder.empty() && holder != claim.key) continue;
     if (pv->unhealthy) {
       *skipped_unhealthy = true;
       continue;
     }
-    if (!best || v.capacity_bytes < best->view->capacity_bytes) best = pv;
+    if (!best || api::PreferVolume(*pv->object, *pv->view, *best->object, *best->view)) best = pv;
   }
   return best;
 }

@@ -1,7 +1,8 @@
 #pragma once
-// VolumeBinding's matching rules (kube's pkg/controller/volume/persistentvolume
-// FindMatchingVolume and the binder's provisioning checks), apart from the
-// plugin so that they can be tested on their own.
+// VolumeBinding's matching (kube's FindMatchingVolume on a node, whose rules
+// it shares with the PersistentVolume controller: api/volume_matching.h) and
+// the binder's provisioning checks, apart from the plugin so that they can be
+// tested on their own.
 
 #include <string>
 #include <vector>
@@ -26,12 +27,11 @@ Claim MakeClaim(const VolumeLister& volumes, const api::ObjectPtr& pvc);
 // Whether `pv`'s spec.nodeAffinity (if any) takes `node`.
 bool VolumeFitsNode(const VolumeEntry& pv, const NodeInfo& node);
 
-// The smallest volume among `candidates` that `claim` may bind to on `node`
-// (kube's FindMatchingVolume with delayed binding): one pre-bound to the claim
-// wins if its node affinity takes the node; otherwise an Available volume not
-// bound or assumed elsewhere, not being deleted, of the claim's class, volume
-// mode and access modes, selected by the claim's selector, large enough, whose
-// node affinity takes the node, and not in `taken`. Unhealthy volumes are
+// The volume among `candidates` that `claim` may bind to on `node` (kube's
+// FindMatchingVolume with delayed binding): one pre-bound to the claim wins if
+// its node affinity takes the node; otherwise the preferred (smallest; ties by
+// name) of the candidates api::FitVolume finds whose node affinity takes the
+// node, not assumed for another claim and not in `taken`. Unhealthy volumes are
 // skipped, *skipped_unhealthy then says whether one would have matched.
 // nullptr when none.
 VolumeEntryPtr FindMatchingVolume(const VolumeLister& volumes, const Claim& claim,
