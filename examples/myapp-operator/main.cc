@@ -14,7 +14,7 @@
 #include "client/http_informer.h"
 #include "client/informer_factory.h"
 #include "client/rest_client.h"
-#include "cmd/termination_signals.h"
+#include "client/termination_signals.h"
 #include "myapp_controller.h"
 
 namespace {
@@ -40,7 +40,7 @@ int main(int argc, char** argv) {
   CLI11_PARSE(cli, argc, argv);
 
   // Before any thread starts, so that every thread leaves them to Wait.
-  berth::cmd::TerminationSignals signals;
+  berth::client::TerminationSignals signals;
 
   // This process must know the kind to decode MyApps and to build their paths.
   auto myapp = api::RegisterKind(myapp_operator::MyAppKindSpec());

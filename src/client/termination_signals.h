@@ -1,11 +1,13 @@
 #pragma once
-// SIGINT and SIGTERM for the long-running subcommands: blocked in every
-// thread (construct before any thread starts), then taken by Wait.
+// SIGINT and SIGTERM for long-running processes (`berth serve`, `berth
+// scheduler`, `berth controller-manager`, an operator built on the client
+// library: examples/myapp-operator/): blocked in every thread
+// (construct before any thread starts), then taken by Wait.
 
 #include <pthread.h>
 #include <signal.h>
 
-namespace berth::cmd {
+namespace berth::client {
 
 class TerminationSignals {
  public:
@@ -26,4 +28,4 @@ class TerminationSignals {
   sigset_t set_;
 };
 
-}  // namespace berth::cmd
+}  // namespace berth::client
