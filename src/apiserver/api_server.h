@@ -28,6 +28,8 @@
 
 namespace berth::apiserver {
 
+struct DeleteOptions;  // delete_options.h
+
 class ApiServer {
  public:
   struct Options {
@@ -155,6 +157,8 @@ class ApiServer {
   void PrepareOwnObject(api::Kind kind, boost::json::object& object);
   // POST pods/NAME/eviction (eviction.cc): kube's EvictionREST.
   Response Evict(Request& request, const RequestInfo& info);
+  // The eviction's deletion of `pod`: marked DisruptionTarget, then deleted.
+  Response DeleteEvictedPod(api::ObjectPtr pod, const DeleteOptions& options, const RequestInfo& info);
   // GET pods/NAME/log (subresources.cc): the simulated output (pod_log.h).
   Response PodLog(Request& request, const RequestInfo& info);
 

@@ -16,6 +16,10 @@
 // before its deletion, as kube's PodDisruptionConditions have it.
 // Success is 201 with a v1 Status "Success".
 
+#include <optional>
+#include <string>
+#include <vector>
+
 #include <boost/json.hpp>
 
 #include "api/codec/json_parse.h"
@@ -80,6 +84,101 @@ Result<json::object> DecodeEviction(const Request& request) {
   return std::move(o);
 }
 
+// What an Eviction asks, once read: the DeleteOptions of the pod's deletion.
+Result<DeleteOptions> ReadEviction(const Request& request, const RequestInfo& info) {
+  auto eviction = DecodeEviction(request);
+  if (!eviction.ok()) return eviction.status();
+  const json::object* meta = api::ObjectAt(*eviction, "metadata");
+  if (api::StringAt(meta, "name") != info.name) {
+    return Status::BadRequest("name in URL does not match name in Eviction object");
+  }
+  if (auto ns = api::StringAt(meta, "namespace"); !ns.empty() && ns != info.ns) {
+    return Status::BadRequest("the namespace of the provided object does not match the namespace sent on the request");
+  }
+  DeleteOptions options;
+  options.dry_run = request.Query("dryRun").has_value();
+  if (const json::object* d = api::ObjectAt(*eviction, "deleteOptions")) {
+    if (Status read = ReadDeleteOptions(*d, options); !read.ok()) return read;
+  }
+  return options;
+}
+
+// The one budget covering `pod`; nullptr when none does; an error when
+// several do (kube answers 500).
+Result<api::ObjectPtr> CoveringBudget(store::Store& store, const api::Object& pod) {
+  auto budgets = store.List({.prefix = api::StoragePrefix(api::Kind::kPodDisruptionBudget, pod.namespace_name())});
+  if (!budgets.ok()) return budgets.status();
+  std::vector<api::ObjectPtr> covering;
+  for (const auto& b : budgets->items) {
+    if (api::BudgetCoversPod(*b, pod)) covering.push_back(b);
+  }
+  if (covering.size() > 1) {
+    return Status::Internal(
+        "This pod has more than one PodDisruptionBudget, which the eviction subresource does not support.");
+  }
+  return covering.empty() ? nullptr : covering.front();
+}
+
+// An unready pod does not count as healthy: taking it uses no budget when the
+// budget's policy is AlwaysAllow, or (IfHealthyBudget) the budget is satisfied.
+bool UnhealthyPodMayGo(const api::Object& pod, const api::Object& budget) {
+  if (api::IsPodReady(pod)) return false;
+  const json::object* status = api::StatusOf(budget);
+  const int64_t current_healthy = api::IntAt(status, "currentHealthy");
+  const int64_t desired_healthy = api::IntAt(status, "desiredHealthy");
+  const bool always_allow = api::StringAt(api::Spec(budget), "unhealthyPodEvictionPolicy") == "AlwaysAllow";
+  return always_allow || (current_healthy >= desired_healthy && desired_healthy > 0);
+}
+
+// kube's checkAndDecrement, its checks: the refusal when `budget` allows no
+// disruption now (with its details), nothing when it does.
+std::optional<Response> BudgetRefusal(const api::Object& budget) {
+  const json::object* status = api::StatusOf(budget);
+  if (api::IntAt(status, "observedGeneration") < api::Generation(budget)) {
+    return ErrorResponse(
+        TooManyRequests("The disruption budget " + budget.name() + " is still being processed by the server."));
+  }
+  const int64_t allowed = api::IntAt(status, "disruptionsAllowed");
+  const api::KindInfo& kind = budget.info();
+  const std::string forbidden = QualifiedResource(kind) + " \"" + budget.name() + "\" is forbidden: ";
+  if (allowed < 0) {
+    return ErrorResponse(Status(StatusCode::kForbidden, forbidden + "pdb disruptions allowed is negative"),
+                         DetailsFor(kind, budget.name()));
+  }
+  const json::object* disrupted = api::ObjectAt(status, "disruptedPods");
+  if (disrupted && disrupted->size() > api::kMaxDisruptedPods) {
+    return ErrorResponse(Status(StatusCode::kForbidden,
+                                forbidden + "DisruptedPods map too big - too many evictions not confirmed by PDB controller"),
+                         DetailsFor(kind, budget.name()));
+  }
+  if (allowed == 0) {
+    return ErrorResponse(TooManyRequests("The disruption budget " + budget.name() + " needs " +
+                                         std::to_string(api::IntAt(status, "desiredHealthy")) +
+                                         " healthy pods and has " +
+                                         std::to_string(api::IntAt(status, "currentHealthy")) + " currently"));
+  }
+  return std::nullopt;
+}
+
+// kube's checkAndDecrement, its write: one disruption fewer allowed and the
+// pod recorded in status.disruptedPods, guarded by the budget's
+// resourceVersion. False when a fresher budget won (the eviction decides again).
+Result<bool> DecrementBudget(store::Store& store, const api::Object& budget, const std::string& pod_name) {
+  const int64_t allowed = api::IntAt(api::StatusOf(budget), "disruptionsAllowed");
+  const std::string now = api::FormatRfc3339(std::chrono::system_clock::now());
+  auto decremented = budget.Edit([&](json::object& o) {
+    json::object& st = api::MutableObject(o, "status");
+    st["disruptionsAllowed"] = allowed - 1;
+    if (allowed - 1 == 0) api::SetDisruptionAllowedCondition(st, now);
+    api::MutableObject(st, "disruptedPods")[pod_name] = now;
+  });
+  if (!decremented.ok()) return decremented.status();
+  auto written = store.Update(decremented.value(), budget.resource_version());
+  if (written.ok()) return true;
+  if (written.status().code() == StatusCode::kConflict) return false;
+  return written.status();
+}
+
 }  // namespace
 
 Response ApiServer::Evict(Request& request, const RequestInfo& info) {
@@ -88,151 +187,80 @@ Response ApiServer::Evict(Request& request, const RequestInfo& info) {
     return ErrorResponse(Status(StatusCode::kMethodNotAllowed,
                                 "the server does not allow this method on the requested resource"));
   }
-  auto eviction = DecodeEviction(request);
-  if (!eviction.ok()) return ErrorResponse(eviction.status());
-  const json::object* meta = api::ObjectAt(*eviction, "metadata");
-  if (api::StringAt(meta, "name") != info.name) {
-    return ErrorResponse(Status::BadRequest("name in URL does not match name in Eviction object"));
-  }
-  if (auto ns = api::StringAt(meta, "namespace"); !ns.empty() && ns != info.ns) {
-    return ErrorResponse(Status::BadRequest(
-        "the namespace of the provided object does not match the namespace sent on the request"));
-  }
-  DeleteOptions options;
-  options.dry_run = request.Query("dryRun").has_value();
-  if (const json::object* d = api::ObjectAt(*eviction, "deleteOptions")) {
-    Status read = ReadDeleteOptions(*d, options);
-    if (!read.ok()) return ErrorResponse(read);
-  }
-
+  auto read = ReadEviction(request, info);
+  if (!read.ok()) return ErrorResponse(read.status());
+  DeleteOptions options = std::move(read).value();
   const std::string pod_key = api::StorageKey(api::Kind::kPod, info.ns, info.name);
-  // kube's addConditionAndDeletePod: the pod is marked DisruptionTarget
-  // (on its latest version, preconditions checked against it), then deleted.
-  auto delete_pod = [&](api::ObjectPtr pod) -> Response {
-    for (int attempt = 0;; ++attempt) {
-      if (!options.uid_precondition.empty() && options.uid_precondition != pod->uid()) {
-        return ErrorResponse(
-            ConflictFor(pods, info.name,
-                        "Precondition failed: UID in precondition: " + options.uid_precondition +
-                            ", UID in object meta: " + pod->uid()),
-            DetailsFor(pods, info.name));
-      }
-      if (options.resource_version_precondition &&
-          *options.resource_version_precondition != std::to_string(pod->resource_version())) {
-        return ErrorResponse(ConflictFor(pods, info.name,
-                                         "Precondition failed: ResourceVersion in precondition: " +
-                                             *options.resource_version_precondition +
-                                             ", ResourceVersion in object meta: " +
-                                             std::to_string(pod->resource_version())),
-                             DetailsFor(pods, info.name));
-      }
-      if (options.dry_run) return JsonResponse(201, json::serialize(SuccessStatus(201)));
-      auto marked = pod->Edit([&](json::object& o) {
-        api::SetCondition(
-            api::MutableObject(o, "status"),
-            {"DisruptionTarget", "True", "EvictionByEvictionAPI", "Eviction API: evicting"},
-            api::FormatRfc3339(std::chrono::system_clock::now()), {.null_probe_time = true});
-      });
-      if (!marked.ok()) return ErrorResponse(marked.status());
-      auto written = store_.Update(marked.value(), pod->resource_version());
-      if (written.ok()) {
-        auto deleted = DeleteObject(written.value(), options.grace_period_seconds);
-        if (!deleted.ok()) return ErrorResponse(deleted.status(), DetailsFor(pods, info.name));
-        return JsonResponse(201, json::serialize(SuccessStatus(201)));
-      }
-      if (written.status().code() != StatusCode::kConflict || attempt + 1 >= kMaxAttempts) {
-        return ErrorResponse(written.status(), DetailsFor(pods, info.name));
-      }
-      auto reread = store_.Get(pod_key);
-      if (!reread.ok())
-        return ErrorResponse(NotFoundFor(pods, info.name), DetailsFor(pods, info.name));
-      pod = reread.value();
-    }
-  };
-
   for (int attempt = 0; attempt < kMaxAttempts; ++attempt) {
     auto pod = store_.Get(pod_key);
     if (!pod.ok()) return ErrorResponse(NotFoundFor(pods, info.name), DetailsFor(pods, info.name));
-    if (CanIgnoreBudget(*pod.value())) return delete_pod(pod.value());
-
-    auto budgets =
-        store_.List({.prefix = api::StoragePrefix(api::Kind::kPodDisruptionBudget, info.ns)});
-    if (!budgets.ok()) return ErrorResponse(budgets.status());
-    std::vector<api::ObjectPtr> covering;
-    for (const auto& b : budgets->items) {
-      if (api::BudgetCoversPod(*b, *pod.value())) covering.push_back(b);
-    }
-    if (covering.empty()) return delete_pod(pod.value());
-    if (covering.size() > 1) {
-      return ErrorResponse(
-          Status::Internal("This pod has more than one PodDisruptionBudget, which the eviction "
-                           "subresource does not support."));
-    }
-    const api::ObjectPtr& budget = covering.front();
-    const json::object* status = api::StatusOf(*budget);
-    const int64_t current_healthy = api::IntAt(status, "currentHealthy");
-    const int64_t desired_healthy = api::IntAt(status, "desiredHealthy");
-    if (!api::IsPodReady(*pod.value())) {
-      // An unready pod does not count as healthy: taking it uses no budget.
-      const bool always_allow =
-          api::StringAt(api::Spec(*budget), "unhealthyPodEvictionPolicy") == "AlwaysAllow";
-      if (always_allow || (current_healthy >= desired_healthy && desired_healthy > 0)) {
-        // Only while it is still that unready version.
-        if (!options.resource_version_precondition) {
-          options.resource_version_precondition = std::to_string(pod.value()->resource_version());
-        }
-        Response r = delete_pod(pod.value());
-        if (r.status == 409 && attempt + 1 < kMaxAttempts) {
-          options.resource_version_precondition.reset();
-          continue;
-        }
-        return r;
+    if (CanIgnoreBudget(*pod.value())) return DeleteEvictedPod(pod.value(), options, info);
+    auto budget = CoveringBudget(store_, *pod.value());
+    if (!budget.ok()) return ErrorResponse(budget.status());
+    if (!budget.value()) return DeleteEvictedPod(pod.value(), options, info);
+    if (UnhealthyPodMayGo(*pod.value(), *budget.value())) {
+      // Only while it is still that unready version.
+      if (!options.resource_version_precondition) {
+        options.resource_version_precondition = std::to_string(pod.value()->resource_version());
       }
+      Response r = DeleteEvictedPod(pod.value(), options, info);
+      if (r.status == 409 && attempt + 1 < kMaxAttempts) {
+        options.resource_version_precondition.reset();
+        continue;
+      }
+      return r;
     }
-    // kube's checkAndDecrement.
-    if (api::IntAt(status, "observedGeneration") < api::Generation(*budget)) {
-      return ErrorResponse(TooManyRequests("The disruption budget " + budget->name() +
-                                           " is still being processed by the server."));
-    }
-    const int64_t allowed = api::IntAt(status, "disruptionsAllowed");
-    const api::KindInfo& budget_kind = budget->info();
-    if (allowed < 0) {
-      return ErrorResponse(Status(StatusCode::kForbidden,
-                                  QualifiedResource(budget_kind) + " \"" + budget->name() +
-                                      "\" is forbidden: pdb disruptions allowed is negative"),
-                           DetailsFor(budget_kind, budget->name()));
-    }
-    const json::object* disrupted = api::ObjectAt(status, "disruptedPods");
-    if (disrupted && disrupted->size() > api::kMaxDisruptedPods) {
-      return ErrorResponse(
-          Status(StatusCode::kForbidden, QualifiedResource(budget_kind) + " \"" + budget->name() +
-                                             "\" is forbidden: DisruptedPods map too big - too "
-                                             "many evictions not confirmed by PDB controller"),
-          DetailsFor(budget_kind, budget->name()));
-    }
-    if (allowed == 0) {
-      return ErrorResponse(TooManyRequests(
-          "The disruption budget " + budget->name() + " needs " + std::to_string(desired_healthy) +
-          " healthy pods and has " + std::to_string(current_healthy) + " currently"));
-    }
+    if (auto refused = BudgetRefusal(*budget.value())) return std::move(*refused);
     if (!options.dry_run) {
-      const std::string now = api::FormatRfc3339(std::chrono::system_clock::now());
-      auto decremented = budget->Edit([&](json::object& o) {
-        json::object& st = api::MutableObject(o, "status");
-        st["disruptionsAllowed"] = allowed - 1;
-        if (allowed - 1 == 0) api::SetDisruptionAllowedCondition(st, now);
-        api::MutableObject(st, "disruptedPods")[info.name] = now;
-      });
+      auto decremented = DecrementBudget(store_, *budget.value(), info.name);
       if (!decremented.ok()) return ErrorResponse(decremented.status());
-      auto written = store_.Update(decremented.value(), budget->resource_version());
-      if (!written.ok()) {
-        if (written.status().code() == StatusCode::kConflict) continue;  // a fresher budget decides
-        return ErrorResponse(written.status());
-      }
+      if (!decremented.value()) continue;  // a fresher budget decides
     }
-    return delete_pod(pod.value());
+    return DeleteEvictedPod(pod.value(), options, info);
   }
   return ErrorResponse(ConflictFor(pods, info.name, "too many concurrent updates"));
+}
+
+// kube's addConditionAndDeletePod: the pod is marked DisruptionTarget (on
+// its latest version, preconditions checked against it), then deleted.
+Response ApiServer::DeleteEvictedPod(api::ObjectPtr pod, const DeleteOptions& options, const RequestInfo& info) {
+  const api::KindInfo& pods = api::Info(api::Kind::kPod);
+  for (int attempt = 0;; ++attempt) {
+    if (!options.uid_precondition.empty() && options.uid_precondition != pod->uid()) {
+      return ErrorResponse(ConflictFor(pods, info.name,
+                                       "Precondition failed: UID in precondition: " + options.uid_precondition +
+                                           ", UID in object meta: " + pod->uid()),
+                           DetailsFor(pods, info.name));
+    }
+    if (options.resource_version_precondition &&
+        *options.resource_version_precondition != std::to_string(pod->resource_version())) {
+      return ErrorResponse(ConflictFor(pods, info.name,
+                                       "Precondition failed: ResourceVersion in precondition: " +
+                                           *options.resource_version_precondition +
+                                           ", ResourceVersion in object meta: " +
+                                           std::to_string(pod->resource_version())),
+                           DetailsFor(pods, info.name));
+    }
+    if (options.dry_run) return JsonResponse(201, json::serialize(SuccessStatus(201)));
+    auto marked = pod->Edit([&](json::object& o) {
+      api::SetCondition(api::MutableObject(o, "status"),
+                        {"DisruptionTarget", "True", "EvictionByEvictionAPI", "Eviction API: evicting"},
+                        api::FormatRfc3339(std::chrono::system_clock::now()), {.null_probe_time = true});
+    });
+    if (!marked.ok()) return ErrorResponse(marked.status());
+    auto written = store_.Update(marked.value(), pod->resource_version());
+    if (written.ok()) {
+      auto deleted = DeleteObject(written.value(), options.grace_period_seconds);
+      if (!deleted.ok()) return ErrorResponse(deleted.status(), DetailsFor(pods, info.name));
+      return JsonResponse(201, json::serialize(SuccessStatus(201)));
+    }
+    if (written.status().code() != StatusCode::kConflict || attempt + 1 >= kMaxAttempts) {
+      return ErrorResponse(written.status(), DetailsFor(pods, info.name));
+    }
+    auto reread = store_.Get(api::StorageKey(api::Kind::kPod, info.ns, info.name));
+    if (!reread.ok()) return ErrorResponse(NotFoundFor(pods, info.name), DetailsFor(pods, info.name));
+    pod = reread.value();
+  }
 }
 
 }  // namespace berth::apiserver
