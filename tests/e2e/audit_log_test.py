@@ -17,7 +17,7 @@ from berth_server import BERTH, KUBECTL, BerthServer, free_port
 
 class AuditLog(unittest.TestCase):
     def setUp(self):
-        self.server = BerthServer(extra_args=["--in-memory", "--sim-nodes", "1"])
+        self.server = BerthServer(extra_args=["--in-memory", "--sim-nodes", "1"], scheduler=True)
         tmp = self.server.tmp
         self.cert, key = os.path.join(tmp, "tls.crt"), os.path.join(tmp, "tls.key")
         subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
