@@ -253,10 +253,30 @@ Result<RestConfig> InClusterConfig(const ClientConfigSources& sources) {
   return config;
 }
 
-Result<RestConfig> LoadClientConfig(const ClientConfigSources& sources,
-                                    const std::string& fallback_server) {
-  Kubeconfig merged;
-  bool found = false;
+namespace {
+
+// KUBECONFIG's files merged in order (each once; missing ones skipped, as
+// client-go does). `found` when any was read.
+Status MergeKubeconfigList(const std::string& list_text, Kubeconfig& merged, bool& found) {
+  std::vector<std::string> seen;
+  std::stringstream list(list_text);
+  for (std::string file; std::getline(list, file, ':');) {
+    if (file.empty() || std::find(seen.begin(), seen.end(), file) != seen.end()) continue;
+    seen.push_back(file);
+    std::error_code ec;
+    if (!fs::exists(file, ec)) continue;  // client-go skips missing files of the list
+    auto loaded = LoadKubeconfigFile(file);
+    if (!loaded.ok())
+      return Status(loaded.status().code(), "KUBECONFIG: " + loaded.status().message());
+    MergeKubeconfig(merged, loaded.value());
+    found = true;
+  }
+  return Status::Ok();
+}
+
+// The kubeconfig client-go would read: --kubeconfig, else KUBECONFIG's
+// files, else ~/.kube/config when it exists. `found` when any file was read.
+Status LoadKubeconfigs(const ClientConfigSources& sources, Kubeconfig& merged, bool& found) {
   if (!sources.kubeconfig.empty()) {
     auto loaded = LoadKubeconfigFile(sources.kubeconfig);
     if (!loaded.ok())
@@ -264,19 +284,7 @@ Result<RestConfig> LoadClientConfig(const ClientConfigSources& sources,
     merged = std::move(loaded).value();
     found = true;
   } else if (!sources.kubeconfig_env.empty()) {
-    std::vector<std::string> seen;
-    std::stringstream list(sources.kubeconfig_env);
-    for (std::string file; std::getline(list, file, ':');) {
-      if (file.empty() || std::find(seen.begin(), seen.end(), file) != seen.end()) continue;
-      seen.push_back(file);
-      std::error_code ec;
-      if (!fs::exists(file, ec)) continue;  // client-go skips missing files of the list
-      auto loaded = LoadKubeconfigFile(file);
-      if (!loaded.ok())
-        return Status(loaded.status().code(), "KUBECONFIG: " + loaded.status().message());
-      MergeKubeconfig(merged, loaded.value());
-      found = true;
-    }
+    return MergeKubeconfigList(sources.kubeconfig_env, merged, found);
   } else if (!sources.home.empty()) {
     std::string file = sources.home + "/.kube/config";
     std::error_code ec;
@@ -287,11 +295,126 @@ Result<RestConfig> LoadClientConfig(const ClientConfigSources& sources,
       found = true;
     }
   }
+  return Status::Ok();
+}
 
+// In a pod with no (or an empty) kubeconfig and nothing asked for on the
+// command line, the service account's configuration is used.
+bool UsesInClusterConfig(const ClientConfigSources& sources, const Kubeconfig& merged, bool found) {
   const bool empty = merged.clusters.empty() && merged.users.empty() && merged.contexts.empty() &&
                      merged.current_context.empty();
-  if ((!found || empty) && sources.kubeconfig.empty() && sources.context.empty() &&
-      sources.server.empty() && !sources.service_host.empty()) {
+  return (!found || empty) && sources.kubeconfig.empty() && sources.context.empty() &&
+         sources.server.empty() && !sources.service_host.empty();
+}
+
+// The context's cluster: its server and how to trust it.
+Status ApplyCluster(const Kubeconfig& merged, const KubeconfigContext& context,
+                    const std::string& context_name, const ClientConfigSources& sources,
+                    RestConfig& config) {
+  const std::string at = "kubeconfig " + context.source + ": contexts[" + context_name + "]";
+  auto c = merged.clusters.find(context.cluster);
+  if (c == merged.clusters.end()) {
+    return Status::BadRequest(at + ".cluster: cluster \"" + context.cluster + "\" not found");
+  }
+  const KubeconfigCluster& cluster = c->second;
+  const std::string key = "kubeconfig " + cluster.source + ": clusters[" + context.cluster + "]";
+  config.server = cluster.server;
+  config.insecure_skip_tls_verify = cluster.insecure_skip_tls_verify;
+  config.tls_server_name = cluster.tls_server_name;
+  // certificate-authority-data overrides certificate-authority (client-go).
+  if (!cluster.certificate_authority_data.empty()) {
+    config.ca_pem = cluster.certificate_authority_data;
+    config.ca_source = key + ".certificate-authority-data";
+  } else if (!cluster.certificate_authority.empty()) {
+    auto ca = ReadWholeFile(cluster.certificate_authority);
+    if (!ca.ok())
+      return Status::BadRequest(key + ".certificate-authority: " + ca.status().message());
+    config.ca_pem = std::move(ca).value();
+    config.ca_source = cluster.certificate_authority;
+  }
+  if (config.insecure_skip_tls_verify && !config.ca_pem.empty()) {
+    return Status::BadRequest(
+        key + ": specifying a root certificates file with the insecure flag is not allowed");
+  }
+  if (config.server.empty() && sources.server.empty()) {
+    return Status::BadRequest(key + ".server: cluster has no server defined");
+  }
+  return Status::Ok();
+}
+
+// The context's user `user_name`: a token (or token file), a client
+// certificate and key, or a username and password.
+Status ApplyUser(const KubeconfigUser& user, const std::string& user_name, RestConfig& config) {
+  const std::string key = "kubeconfig " + user.source + ": users[" + user_name + "]";
+  config.bearer_token = user.token;
+  if (user.token.empty() && !user.token_file.empty()) {
+    auto token = ReadWholeFile(user.token_file);
+    if (!token.ok()) return Status::BadRequest(key + ".tokenFile: " + token.status().message());
+    config.bearer_token_file = user.token_file;
+  }
+  config.client_certificate_pem = user.client_certificate_data;
+  if (config.client_certificate_pem.empty() && !user.client_certificate.empty()) {
+    auto pem = ReadWholeFile(user.client_certificate);
+    if (!pem.ok())
+      return Status::BadRequest(key + ".client-certificate: " + pem.status().message());
+    config.client_certificate_pem = std::move(pem).value();
+  }
+  config.client_key_pem = user.client_key_data;
+  if (config.client_key_pem.empty() && !user.client_key.empty()) {
+    auto pem = ReadWholeFile(user.client_key);
+    if (!pem.ok()) return Status::BadRequest(key + ".client-key: " + pem.status().message());
+    config.client_key_pem = std::move(pem).value();
+  }
+  if (config.client_certificate_pem.empty() != config.client_key_pem.empty()) {
+    return Status::BadRequest(key + ": " +
+                              (config.client_key_pem.empty()
+                                   ? "client-certificate without client-key"
+                                   : "client-key without client-certificate"));
+  }
+  config.username = user.username;
+  config.password = user.password;
+  return Status::Ok();
+}
+
+// The context --context names, else the current context: its cluster and
+// its user. Nothing when there is neither.
+Status ApplyContext(const Kubeconfig& merged, const ClientConfigSources& sources,
+                    RestConfig& config) {
+  std::string context_name = sources.context.empty() ? merged.current_context : sources.context;
+  if (context_name.empty()) return Status::Ok();
+  auto it = merged.contexts.find(context_name);
+  if (it == merged.contexts.end()) {
+    if (!sources.context.empty()) {
+      return Status::BadRequest("context was not found for specified context: " + context_name);
+    }
+    return Status::BadRequest("kubeconfig " + merged.current_context_source +
+                              ": current-context: context \"" + context_name +
+                              "\" does not exist");
+  }
+  const KubeconfigContext& context = it->second;
+  if (!context.cluster.empty()) {
+    if (Status s = ApplyCluster(merged, context, context_name, sources, config); !s.ok()) return s;
+  }
+  if (!context.user.empty()) {
+    auto u = merged.users.find(context.user);
+    // client-go tolerates a context naming a user that is not defined (an
+    // anonymous client); so does berth.
+    if (u != merged.users.end()) {
+      if (Status s = ApplyUser(u->second, context.user, config); !s.ok()) return s;
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<RestConfig> LoadClientConfig(const ClientConfigSources& sources,
+                                    const std::string& fallback_server) {
+  Kubeconfig merged;
+  bool found = false;
+  if (Status s = LoadKubeconfigs(sources, merged, found); !s.ok()) return s;
+
+  if (UsesInClusterConfig(sources, merged, found)) {
     auto in_cluster = InClusterConfig(sources);
     if (!in_cluster.ok()) return in_cluster.status();
     if (!sources.token.empty()) {
@@ -302,87 +425,8 @@ Result<RestConfig> LoadClientConfig(const ClientConfigSources& sources,
   }
 
   RestConfig config;
-  std::string context_name = sources.context.empty() ? merged.current_context : sources.context;
-  if (!context_name.empty()) {
-    auto it = merged.contexts.find(context_name);
-    if (it == merged.contexts.end()) {
-      if (!sources.context.empty()) {
-        return Status::BadRequest("context was not found for specified context: " + context_name);
-      }
-      return Status::BadRequest("kubeconfig " + merged.current_context_source +
-                                ": current-context: context \"" + context_name +
-                                "\" does not exist");
-    }
-    const KubeconfigContext& context = it->second;
-    const std::string at = "kubeconfig " + context.source + ": contexts[" + context_name + "]";
-    if (!context.cluster.empty()) {
-      auto c = merged.clusters.find(context.cluster);
-      if (c == merged.clusters.end()) {
-        return Status::BadRequest(at + ".cluster: cluster \"" + context.cluster + "\" not found");
-      }
-      const KubeconfigCluster& cluster = c->second;
-      const std::string key =
-          "kubeconfig " + cluster.source + ": clusters[" + context.cluster + "]";
-      config.server = cluster.server;
-      config.insecure_skip_tls_verify = cluster.insecure_skip_tls_verify;
-      config.tls_server_name = cluster.tls_server_name;
-      // certificate-authority-data overrides certificate-authority (client-go).
-      if (!cluster.certificate_authority_data.empty()) {
-        config.ca_pem = cluster.certificate_authority_data;
-        config.ca_source = key + ".certificate-authority-data";
-      } else if (!cluster.certificate_authority.empty()) {
-        auto ca = ReadWholeFile(cluster.certificate_authority);
-        if (!ca.ok())
-          return Status::BadRequest(key + ".certificate-authority: " + ca.status().message());
-        config.ca_pem = std::move(ca).value();
-        config.ca_source = cluster.certificate_authority;
-      }
-      if (config.insecure_skip_tls_verify && !config.ca_pem.empty()) {
-        return Status::BadRequest(
-            key + ": specifying a root certificates file with the insecure flag is not allowed");
-      }
-      if (config.server.empty() && sources.server.empty()) {
-        return Status::BadRequest(key + ".server: cluster has no server defined");
-      }
-    }
-    if (!context.user.empty()) {
-      auto u = merged.users.find(context.user);
-      // client-go tolerates a context naming a user that is not defined (an
-      // anonymous client); so does berth.
-      if (u != merged.users.end()) {
-        const KubeconfigUser& user = u->second;
-        const std::string key = "kubeconfig " + user.source + ": users[" + context.user + "]";
-        config.bearer_token = user.token;
-        if (user.token.empty() && !user.token_file.empty()) {
-          auto token = ReadWholeFile(user.token_file);
-          if (!token.ok())
-            return Status::BadRequest(key + ".tokenFile: " + token.status().message());
-          config.bearer_token_file = user.token_file;
-        }
-        config.client_certificate_pem = user.client_certificate_data;
-        if (config.client_certificate_pem.empty() && !user.client_certificate.empty()) {
-          auto pem = ReadWholeFile(user.client_certificate);
-          if (!pem.ok())
-            return Status::BadRequest(key + ".client-certificate: " + pem.status().message());
-          config.client_certificate_pem = std::move(pem).value();
-        }
-        config.client_key_pem = user.client_key_data;
-        if (config.client_key_pem.empty() && !user.client_key.empty()) {
-          auto pem = ReadWholeFile(user.client_key);
-          if (!pem.ok()) return Status::BadRequest(key + ".client-key: " + pem.status().message());
-          config.client_key_pem = std::move(pem).value();
-        }
-        if (config.client_certificate_pem.empty() != config.client_key_pem.empty()) {
-          return Status::BadRequest(key + ": " +
-                                    (config.client_key_pem.empty()
-                                         ? "client-certificate without client-key"
-                                         : "client-key without client-certificate"));
-        }
-        config.username = user.username;
-        config.password = user.password;
-      }
-    }
-  }
+  if (Status s = ApplyContext(merged, sources, config); !s.ok()) return s;
+  // --server and --token override what the kubeconfig says.
   if (!sources.server.empty()) config.server = sources.server;
   if (!sources.token.empty()) {
     config.bearer_token = sources.token;

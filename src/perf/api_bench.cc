@@ -203,58 +203,80 @@ void SecretCreates(const Endpoint& port, const ApiBenchOptions& o, std::atomic<i
   Row(out, "  server CPU per secret create", 1e6 * server_cpu / static_cast<double>(o.secrets), "us");
   Row(out, "  secret create latency p50", Summarize(latencies).p50, "ms");
 }
+// A port nothing listens on yet, for the server to take.
+uint16_t FreeLoopbackPort() {
+  net::io_context ioc;
+  tcp::acceptor a(ioc, tcp::endpoint(net::ip::make_address("127.0.0.1"), 0));
+  return a.local_endpoint().port();
+}
 
-}  // namespace
+// Where the forked server listens and the files it (and the external
+// scheduler) are started with.
+struct ServerLaunch {
+  uint16_t port = 0;
+  std::string listen;       // 127.0.0.1:PORT
+  std::string server_url;   // http(s)://127.0.0.1:PORT
+  std::string tls_dir;      // absolute; empty: plain HTTP
+  std::string tokens;       // --token-file, written with --authorization-mode
+  std::string data;         // --data-dir
+  std::string etcd_prefix;  // unique per run, so runs never share keys
+  std::string server_cert, server_key, client_ca;
+};
 
-int ApiBench(const ApiBenchOptions& o, std::FILE* out, std::FILE* err) {
+ServerLaunch ServerLaunchFor(const ApiBenchOptions& o, uint16_t port) {
   namespace fs = std::filesystem;
-  fs::remove_all(o.dir);
-  fs::create_directories(o.dir);
-  uint16_t port_number;
-  {
-    net::io_context ioc;
-    tcp::acceptor a(ioc, tcp::endpoint(net::ip::make_address("127.0.0.1"), 0));
-    port_number = a.local_endpoint().port();
-  }
-  std::string listen = "127.0.0.1:" + std::to_string(port_number);
+  ServerLaunch launch;
+  launch.port = port;
+  launch.listen = "127.0.0.1:" + std::to_string(port);
   // --tls-dir: the server speaks TLS and wants client certificates; the
   // benchmark and the external scheduler present DIR/client.crt.
-  const std::string tls_dir = o.tls_dir.empty() ? "" : fs::absolute(o.tls_dir).string();
-  std::optional<ssl::context> tls_client;
-  if (!tls_dir.empty()) {
-    tls_client.emplace(ssl::context::tls_client);
-    boost::system::error_code ec;
-    tls_client->set_verify_mode(ssl::verify_peer);
-    tls_client->load_verify_file(tls_dir + "/ca.crt", ec);
-    if (!ec) tls_client->use_certificate_chain_file(tls_dir + "/client.crt", ec);
-    if (!ec) tls_client->use_private_key_file(tls_dir + "/client.key", ssl::context::pem, ec);
-    if (ec) {
-      std::fprintf(err, "berth api-bench: --tls-dir %s: %s (scripts/make-test-certs.sh makes the files)\n",
-                   tls_dir.c_str(), ec.message().c_str());
-      return 2;
-    }
+  launch.tls_dir = o.tls_dir.empty() ? "" : fs::absolute(o.tls_dir).string();
+  launch.server_url = (launch.tls_dir.empty() ? "http://" : "https://") + launch.listen;
+  launch.tokens = o.dir + "/tokens.csv";
+  launch.data = o.dir + "/data";
+  launch.etcd_prefix = "/berth-api-bench-" + std::to_string(::getpid()) + "-" +
+                       std::to_string(std::chrono::system_clock::now().time_since_epoch().count());
+  launch.server_cert = launch.tls_dir + "/server.crt";
+  launch.server_key = launch.tls_dir + "/server.key";
+  launch.client_ca = launch.tls_dir + "/ca.crt";
+  return launch;
+}
+
+// The client context that verifies the server and presents DIR/client.crt;
+// false (said on `err`) when a file is missing or bad.
+bool LoadTlsClient(const std::string& tls_dir, std::optional<ssl::context>& tls_client, std::FILE* err) {
+  tls_client.emplace(ssl::context::tls_client);
+  boost::system::error_code ec;
+  tls_client->set_verify_mode(ssl::verify_peer);
+  tls_client->load_verify_file(tls_dir + "/ca.crt", ec);
+  if (!ec) tls_client->use_certificate_chain_file(tls_dir + "/client.crt", ec);
+  if (!ec) tls_client->use_private_key_file(tls_dir + "/client.key", ssl::context::pem, ec);
+  if (ec) {
+    std::fprintf(err, "berth api-bench: --tls-dir %s: %s (scripts/make-test-certs.sh makes the files)\n",
+                 tls_dir.c_str(), ec.message().c_str());
+    return false;
   }
-  // --authorization-mode: serve authorizes every request; the benchmark
-  // acts as user `bench` (a bearer token), bound to cluster-admin through
-  // RBAC (not system:masters, which kube lets through before any authorizer).
-  const std::string tokens = o.dir + "/tokens.csv";
-  if (!o.authorization_mode.empty()) {
-    fs::create_directories(o.dir);
-    std::FILE* f = std::fopen(tokens.c_str(), "w");
-    if (f == nullptr) {
-      std::fprintf(err, "berth api-bench: cannot write %s\n", tokens.c_str());
-      return 1;
-    }
-    std::fprintf(f, "bench-admin-token,bench-admin,1,\"system:masters\"\nbench-token,bench,2\n");
-    std::fclose(f);
+  return true;
+}
+
+// --authorization-mode: serve authorizes every request; the benchmark
+// acts as user `bench` (a bearer token), bound to cluster-admin through
+// RBAC (not system:masters, which kube lets through before any authorizer).
+bool WriteTokenFile(const std::string& dir, const std::string& tokens, std::FILE* err) {
+  std::filesystem::create_directories(dir);
+  std::FILE* f = std::fopen(tokens.c_str(), "w");
+  if (f == nullptr) {
+    std::fprintf(err, "berth api-bench: cannot write %s\n", tokens.c_str());
+    return false;
   }
-  const Endpoint port{port_number, tls_client ? &*tls_client : nullptr,
-                      o.authorization_mode.empty() ? "" : "bench-token"};
-  const std::string server_cert = tls_dir + "/server.crt", server_key = tls_dir + "/server.key",
-                    client_ca = tls_dir + "/ca.crt";
-  std::string data = o.dir + "/data";
-  const std::string etcd_prefix = "/berth-api-bench-" + std::to_string(::getpid()) + "-" +
-                                  std::to_string(std::chrono::system_clock::now().time_since_epoch().count());
+  std::fprintf(f, "bench-admin-token,bench-admin,1,\"system:masters\"\nbench-token,bench,2\n");
+  std::fclose(f);
+  return true;
+}
+
+// Forks `berth serve` with the flags the options ask for (its stderr to
+// /dev/null); returns the child's pid.
+pid_t StartServer(const ApiBenchOptions& o, const ServerLaunch& launch) {
   pid_t server = fork();
   if (server == 0) {
     int devnull = ::open("/dev/null", O_WRONLY);
@@ -262,9 +284,9 @@ int ApiBench(const ApiBenchOptions& o, std::FILE* out, std::FILE* err) {
     std::vector<const char*> argv = {"berth",
                                      "serve",
                                      "--listen",
-                                     listen.c_str(),
+                                     launch.listen.c_str(),
                                      "--data-dir",
-                                     data.c_str(),
+                                     launch.data.c_str(),
                                      "--max-requests-inflight",
                                      "10000",
                                      "--max-mutating-requests-inflight",
@@ -282,16 +304,16 @@ int ApiBench(const ApiBenchOptions& o, std::FILE* out, std::FILE* err) {
       argv.push_back("--etcd-servers");
       argv.push_back(o.etcd_servers.c_str());
       argv.push_back("--etcd-prefix");
-      argv.push_back(etcd_prefix.c_str());
+      argv.push_back(launch.etcd_prefix.c_str());
     }
-    if (!tls_dir.empty()) {
-      for (const char* a : {"--tls-cert-file", server_cert.c_str(), "--tls-private-key-file", server_key.c_str(),
-                            "--client-ca-file", client_ca.c_str()}) {
+    if (!launch.tls_dir.empty()) {
+      for (const char* a : {"--tls-cert-file", launch.server_cert.c_str(), "--tls-private-key-file",
+                            launch.server_key.c_str(), "--client-ca-file", launch.client_ca.c_str()}) {
         argv.push_back(a);
       }
     }
     if (!o.authorization_mode.empty()) {
-      for (const char* a : {"--token-file", tokens.c_str(), "--authorization-mode", o.authorization_mode.c_str()}) {
+      for (const char* a : {"--token-file", launch.tokens.c_str(), "--authorization-mode", o.authorization_mode.c_str()}) {
         argv.push_back(a);
       }
     }
@@ -305,7 +327,10 @@ int ApiBench(const ApiBenchOptions& o, std::FILE* out, std::FILE* err) {
     execv(o.binary.c_str(), const_cast<char* const*>(argv.data()));
     _exit(127);
   }
-  // Wait for it to answer.
+  return server;
+}
+
+void WaitUntilHealthy(const Endpoint& port) {
   for (int i = 0; i < 200; ++i) {
     try {
       Connection c(port);
@@ -314,41 +339,273 @@ int ApiBench(const ApiBenchOptions& o, std::FILE* out, std::FILE* err) {
       std::this_thread::sleep_for(std::chrono::milliseconds(25));
     }
   }
+}
+
+// Over TLS the scheduler reaches the server as kube-scheduler would:
+// through a kubeconfig with the CA and a client certificate.
+bool WriteSchedulerKubeconfig(const std::string& kubeconfig, const ServerLaunch& launch, std::FILE* err) {
+  std::FILE* f = std::fopen(kubeconfig.c_str(), "w");
+  if (f == nullptr) {
+    std::fprintf(err, "berth api-bench: cannot write %s\n", kubeconfig.c_str());
+    return false;
+  }
+  std::fprintf(f,
+               "apiVersion: v1\nkind: Config\nclusters:\n- name: bench\n  cluster:\n    server: %s\n"
+               "    certificate-authority: %s\nusers:\n- name: scheduler\n  user:\n"
+               "    client-certificate: %s/client.crt\n    client-key: %s/client.key\ncontexts:\n"
+               "- name: bench\n  context: {cluster: bench, user: scheduler}\ncurrent-context: bench\n",
+               launch.server_url.c_str(), launch.client_ca.c_str(), launch.tls_dir.c_str(), launch.tls_dir.c_str());
+  std::fclose(f);
+  return true;
+}
+
+// Forks `berth scheduler` against the server (--server over HTTP, the
+// kubeconfig over TLS); returns the child's pid.
+pid_t StartExternalScheduler(const ApiBenchOptions& o, const ServerLaunch& launch, const std::string& kubeconfig) {
+  const std::string qps = std::to_string(o.scheduler_qps), burst = std::to_string(o.scheduler_burst);
+  pid_t scheduler = fork();
+  if (scheduler == 0) {
+    int devnull = ::open("/dev/null", O_WRONLY);
+    dup2(devnull, 2);
+    std::vector<const char*> argv = {"berth", "scheduler"};
+    for (const char* a : {launch.tls_dir.empty() ? "--server" : "--kubeconfig",
+                          launch.tls_dir.empty() ? launch.server_url.c_str() : kubeconfig.c_str(), "--kube-api-qps",
+                          qps.c_str(), "--kube-api-burst", burst.c_str()}) {
+      argv.push_back(a);
+    }
+    argv.push_back(nullptr);
+    execv(o.binary.c_str(), const_cast<char* const*>(argv.data()));
+    _exit(127);
+  }
+  return scheduler;
+}
+
+// Binds user `bench` to cluster-admin (as the system:masters admin) and waits
+// until the authorizer lets `bench` in.
+void GrantBenchClusterAdmin(const Endpoint& port) {
+  Endpoint admin = port;
+  admin.token = "bench-admin-token";
+  Connection grant(admin);
+  grant.Request(http::verb::post, "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings",
+                R"({"metadata":{"name":"bench"},"roleRef":{"apiGroup":"rbac.authorization.k8s.io",)"
+                R"("kind":"ClusterRole","name":"cluster-admin"},"subjects":[{"kind":"User","name":"bench"}]})");
+  // The binding reaches the authorizer through a watch.
+  Connection probe(port);
+  for (int i = 0; i < 400 && probe.Request(http::verb::get, "/api/v1/namespaces/default", "") != 200; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(25));
+  }
+}
+
+void RegisterNodes(const Endpoint& port, const ApiBenchOptions& o, std::atomic<int64_t>& failures) {
+  Drive(port, o.connections, o.nodes, [&](Connection& c, int64_t i) {
+    if (c.Request(http::verb::post, "/api/v1/nodes",
+                  SyntheticNodeJson(SyntheticNodeName(i), i, kNode)) != 201)
+      failures++;
+  });
+}
+
+// Until no pod is left unbound (the scheduler of `berth serve`, or
+// `berth scheduler` over HTTP, binds them); reports the end-to-end rate
+// from `start`, when the creates began.
+void WaitUntilAllBound(const ApiBenchOptions& o, Connection& setup, Clock::time_point start,
+                       std::atomic<int64_t>& failures, std::FILE* out) {
+  bool all_bound = false;
+  for (int i = 0; i < 6000 && !all_bound; ++i) {
+    std::string unbound;
+    setup.Request(http::verb::get,
+                  "/api/v1/namespaces/bench/pods?fieldSelector=spec.nodeName%3D&limit=1", "",
+                  &unbound);
+    all_bound = unbound.find("\"items\":[]") != std::string::npos;
+    if (!all_bound) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  double scheduled = Seconds(Clock::now() - start);
+  if (!all_bound) failures++;
+  Row(out,
+      "pods created over HTTP and bound on " + std::to_string(o.nodes) + " nodes, end to end" +
+          (o.external_scheduler ? " (berth scheduler)" : ""),
+      static_cast<double>(o.creates) / scheduled,
+      all_bound ? "pods/s" : "pods/s (NOT all bound)");
+}
+
+// Creates o.creates pods over `o.connections`; with nodes, also until all are
+// bound. Reports the rate, CPU per create, latencies and the server's RSS.
+void PodCreates(const Endpoint& port, const ApiBenchOptions& o, Connection& setup, std::atomic<int64_t>& failures,
+                std::FILE* out, pid_t server) {
+  int64_t rss_before = RssBytesOf(server);
+  const double server_cpu_before = ProcessCpuSecondsOf(server);
+  const double client_cpu_before = ProcessCpuSeconds();
+  auto start = Clock::now();
+  auto create_lat = Drive(port, o.connections, o.creates, [&](Connection& c, int64_t i) {
+    if (c.Request(http::verb::post, "/api/v1/namespaces/bench/pods",
+                  SyntheticPodJson("bench", "p" + std::to_string(i), PodShape{})) != 201)
+      failures++;
+  });
+  double elapsed = Seconds(Clock::now() - start);
+  const double server_cpu = ProcessCpuSecondsOf(server) - server_cpu_before;
+  const double client_cpu = ProcessCpuSeconds() - client_cpu_before;
+  if (o.nodes > 0) WaitUntilAllBound(o, setup, start, failures, out);
+  Row(out,
+      "pod creates/s, " + std::to_string(o.connections) + " connections" +
+          StoreLabel(o) + (o.api_only ? ", API only" : ""),
+      static_cast<double>(o.creates) / elapsed, "creates/s");
+  // CPU per create, steadier than the rate on a shared machine. The server's
+  // includes whatever else serve did meanwhile (its scheduler and
+  // controllers unless --api-only); the client's is this benchmark's.
+  Row(out, "  server CPU per create", 1e6 * server_cpu / static_cast<double>(o.creates), "us");
+  Row(out, "  benchmark client CPU per create", 1e6 * client_cpu / static_cast<double>(o.creates),
+      "us");
+  Row(out, "  create latency p50", Summarize(create_lat).p50, "ms");
+  Row(out, "  create latency p99", Summarize(create_lat).p99, "ms");
+  int64_t rss_after = RssBytesOf(server);
+  Row(out, "server RSS with " + std::to_string(o.creates) + " pods",
+      static_cast<double>(rss_after) / (1 << 20), "MiB");
+  Row(out, "server RSS growth per 100k pods",
+      static_cast<double>(rss_after - rss_before) / static_cast<double>(o.creates) * 100000 /
+          (1 << 20),
+      "MiB");
+}
+
+// The same connections and client for the cheapest request there is: what
+// HTTP over loopback alone allows on this machine (the ceiling for creates).
+void PodGets(const Endpoint& port, const ApiBenchOptions& o, std::atomic<int64_t>& failures, std::FILE* out) {
+  auto start = Clock::now();
+  auto get_lat = Drive(port, o.connections, o.gets, [&](Connection& c, int64_t i) {
+    if (c.Request(http::verb::get,
+                  "/api/v1/namespaces/bench/pods/p" + std::to_string((i * 7919) % o.creates),
+                  "") != 200)
+      failures++;
+  });
+  Row(out, "GET pod/s (" + std::to_string(o.connections) + " connections)",
+      static_cast<double>(o.gets) / Seconds(Clock::now() - start), "gets/s");
+  Row(out, "GET pod latency p50 (" + std::to_string(o.connections) + " connections)",
+      Summarize(get_lat).p50, "ms");
+  Row(out, "GET pod latency p99", Summarize(get_lat).p99, "ms");
+}
+
+// Every pod in one LIST, then a page of 500.
+void PodLists(const ApiBenchOptions& o, Connection& setup, std::FILE* out) {
+  std::vector<double> list_lat;
+  for (int i = 0; i < 5; ++i) {
+    auto t = Clock::now();
+    std::string body;
+    setup.Request(http::verb::get, "/api/v1/namespaces/bench/pods", "", &body);
+    list_lat.push_back(Seconds(Clock::now() - t) * 1000);
+  }
+  Row(out, "LIST " + std::to_string(o.creates) + " pods latency (median of 5)",
+      Summarize(list_lat).p50, "ms");
+  std::vector<double> page_lat;
+  for (int i = 0; i < 20; ++i) {
+    auto t = Clock::now();
+    setup.Request(http::verb::get, "/api/v1/namespaces/bench/pods?limit=500", "");
+    page_lat.push_back(Seconds(Clock::now() - t) * 1000);
+  }
+  Row(out, "LIST ?limit=500 latency (median of 20)", Summarize(page_lat).p50, "ms");
+}
+
+// `o.watchers` watches of the bench pods from the current resourceVersion,
+// each request written by hand on its own connection.
+std::vector<std::unique_ptr<Connection>> OpenPodWatches(const Endpoint& port, const ApiBenchOptions& o,
+                                                        Connection& setup) {
+  std::string body;
+  setup.Request(http::verb::get, "/api/v1/namespaces/bench/pods?limit=1", "", &body);
+  auto rv_pos = body.find("\"resourceVersion\":\"");
+  std::string rv = body.substr(rv_pos + 19, body.find('"', rv_pos + 19) - rv_pos - 19);
+  std::vector<std::unique_ptr<Connection>> watches;
+  for (int w = 0; w < o.watchers; ++w) {
+    watches.push_back(std::make_unique<Connection>(port));
+    std::string req = "GET /api/v1/namespaces/bench/pods?watch=true&resourceVersion=" + rv +
+                      " HTTP/1.1\r\nHost: x\r\n" +
+                      (port.token.empty() ? "" : "Authorization: Bearer " + port.token + "\r\n") + "\r\n";
+    watches.back()->Write(req);
+  }
+  return watches;
+}
+
+// Reads `watch` until it has seen `events` ADDED events (true) or the stream
+// ends first (false).
+bool SawEveryEvent(Connection& watch, int64_t events) {
+  const std::string marker = "\"type\":\"ADDED\"";
+  int64_t seen = 0;
+  std::string tail;
+  char buf[65536];
+  while (seen < events) {
+    boost::system::error_code ec;
+    size_t n = watch.ReadSome(buf, sizeof buf, ec);
+    if (ec) break;
+    tail.append(buf, n);
+    size_t pos = 0;
+    while ((pos = tail.find(marker, pos)) != std::string::npos) {
+      ++seen;
+      pos += marker.size();
+    }
+    tail.erase(0, tail.size() > marker.size() ? tail.size() - marker.size() : 0);
+  }
+  return seen >= events;
+}
+
+// Watch fan-out: every watcher must see every event. Returns how many did.
+int WatchFanOut(const Endpoint& port, const ApiBenchOptions& o, Connection& setup, std::atomic<int64_t>& failures,
+                std::FILE* out) {
+  auto watches = OpenPodWatches(port, o, setup);
+  std::atomic<int> complete{0};
+  std::vector<std::thread> readers;
+  for (int w = 0; w < o.watchers; ++w) {
+    readers.emplace_back([&, w] {
+      if (SawEveryEvent(*watches[static_cast<size_t>(w)], o.watch_events)) complete++;
+    });
+  }
+  auto start = Clock::now();
+  Drive(port, 4, o.watch_events, [&](Connection& c, int64_t i) {
+    if (c.Request(http::verb::post, "/api/v1/namespaces/bench/pods",
+                  SyntheticPodJson("bench", "w" + std::to_string(i), PodShape{})) != 201)
+      failures++;
+  });
+  for (auto& r : readers) r.join();
+  double elapsed = Seconds(Clock::now() - start);
+  Row(out, "watch fan-out: watchers that saw every event", complete.load(),
+      "of " + std::to_string(o.watchers));
+  Row(out, "watch fan-out: events delivered/s (" + std::to_string(o.watchers) + " watchers)",
+      static_cast<double>(o.watch_events) * o.watchers / elapsed, "events/s");
+  return complete.load();
+}
+
+// The ceiling under the creates above: the same etcd through the store
+// alone (the server is idle meanwhile).
+void EtcdStoreAlone(const ApiBenchOptions& o, const std::string& etcd_prefix, std::atomic<int64_t>& failures,
+                    std::FILE* out, std::FILE* err) {
+  auto alone = EtcdStoreCreates(o.etcd_servers, etcd_prefix + "-store", o.connections, o.creates);
+  if (!alone.ok()) {
+    std::fprintf(err, "berth api-bench: the etcd store alone: %s\n", alone.status().message().c_str());
+    failures++;
+  } else {
+    Row(out, "pod creates/s through the etcd store alone, " + std::to_string(o.connections) + " in flight",
+        alone->creates_per_second, "creates/s");
+    Row(out, "  its process's CPU per create", alone->cpu_us_per_create, "us");
+    Row(out, "  store create latency p50", alone->latency_p50_ms, "ms");
+    Row(out, "  store create latency p99", alone->latency_p99_ms, "ms");
+    failures += alone->failures;
+  }
+}
+
+}  // namespace
+
+int ApiBench(const ApiBenchOptions& o, std::FILE* out, std::FILE* err) {
+  namespace fs = std::filesystem;
+  fs::remove_all(o.dir);
+  fs::create_directories(o.dir);
+  const ServerLaunch launch = ServerLaunchFor(o, FreeLoopbackPort());
+  std::optional<ssl::context> tls_client;
+  if (!launch.tls_dir.empty() && !LoadTlsClient(launch.tls_dir, tls_client, err)) return 2;
+  if (!o.authorization_mode.empty() && !WriteTokenFile(o.dir, launch.tokens, err)) return 1;
+  const Endpoint port{launch.port, tls_client ? &*tls_client : nullptr,
+                      o.authorization_mode.empty() ? "" : "bench-token"};
+  pid_t server = StartServer(o, launch);
+  WaitUntilHealthy(port);
   pid_t scheduler = -1;
-  const std::string server_url = (tls_dir.empty() ? "http://" : "https://") + listen;
   if (o.external_scheduler) {
-    // Over TLS the scheduler reaches the server as kube-scheduler would:
-    // through a kubeconfig with the CA and a client certificate.
     const std::string kubeconfig = o.dir + "/scheduler.kubeconfig";
-    if (!tls_dir.empty()) {
-      std::FILE* f = std::fopen(kubeconfig.c_str(), "w");
-      if (f == nullptr) {
-        std::fprintf(err, "berth api-bench: cannot write %s\n", kubeconfig.c_str());
-        return 1;
-      }
-      std::fprintf(f,
-                   "apiVersion: v1\nkind: Config\nclusters:\n- name: bench\n  cluster:\n    server: %s\n"
-                   "    certificate-authority: %s\nusers:\n- name: scheduler\n  user:\n"
-                   "    client-certificate: %s/client.crt\n    client-key: %s/client.key\ncontexts:\n"
-                   "- name: bench\n  context: {cluster: bench, user: scheduler}\ncurrent-context: bench\n",
-                   server_url.c_str(), client_ca.c_str(), tls_dir.c_str(), tls_dir.c_str());
-      std::fclose(f);
-    }
-    const std::string qps = std::to_string(o.scheduler_qps), burst = std::to_string(o.scheduler_burst);
-    scheduler = fork();
-    if (scheduler == 0) {
-      int devnull = ::open("/dev/null", O_WRONLY);
-      dup2(devnull, 2);
-      std::vector<const char*> argv = {"berth", "scheduler"};
-      for (const char* a : {tls_dir.empty() ? "--server" : "--kubeconfig",
-                            tls_dir.empty() ? server_url.c_str() : kubeconfig.c_str(), "--kube-api-qps",
-                            qps.c_str(), "--kube-api-burst", burst.c_str()}) {
-        argv.push_back(a);
-      }
-      argv.push_back(nullptr);
-      execv(o.binary.c_str(), const_cast<char* const*>(argv.data()));
-      _exit(127);
-    }
+    if (!launch.tls_dir.empty() && !WriteSchedulerKubeconfig(kubeconfig, launch, err)) return 1;
+    scheduler = StartExternalScheduler(o, launch, kubeconfig);
   }
   auto stop = [&] {
     int status;
@@ -361,185 +618,23 @@ int ApiBench(const ApiBenchOptions& o, std::FILE* out, std::FILE* err) {
   };
   try {
     std::fprintf(out, "%-56s %14s %s\n", "metric", "value", "unit");
-    if (!o.authorization_mode.empty()) {
-      Endpoint admin = port;
-      admin.token = "bench-admin-token";
-      Connection grant(admin);
-      grant.Request(http::verb::post, "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings",
-                    R"({"metadata":{"name":"bench"},"roleRef":{"apiGroup":"rbac.authorization.k8s.io",)"
-                    R"("kind":"ClusterRole","name":"cluster-admin"},"subjects":[{"kind":"User","name":"bench"}]})");
-      // The binding reaches the authorizer through a watch.
-      Connection probe(port);
-      for (int i = 0; i < 400 && probe.Request(http::verb::get, "/api/v1/namespaces/default", "") != 200; ++i) {
-        std::this_thread::sleep_for(std::chrono::milliseconds(25));
-      }
-    }
+    if (!o.authorization_mode.empty()) GrantBenchClusterAdmin(port);
     Connection setup(port);
     setup.Request(http::verb::post, "/api/v1/namespaces",
                   R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":"bench"}})");
     std::atomic<int64_t> failures{0};
-    if (o.nodes > 0) {
-      Drive(port, o.connections, o.nodes, [&](Connection& c, int64_t i) {
-        if (c.Request(http::verb::post, "/api/v1/nodes",
-                      SyntheticNodeJson(SyntheticNodeName(i), i, kNode)) != 201)
-          failures++;
-      });
-    }
+    if (o.nodes > 0) RegisterNodes(port, o, failures);
     if (o.custom_objects > 0) CustomObjectCreates(port, o, setup, failures, out, server);
     if (o.secrets > 0) SecretCreates(port, o, failures, out, server);
-    int64_t rss_before = RssBytesOf(server);
-
-    const double server_cpu_before = ProcessCpuSecondsOf(server);
-    const double client_cpu_before = ProcessCpuSeconds();
-    auto start = Clock::now();
-    auto create_lat = Drive(port, o.connections, o.creates, [&](Connection& c, int64_t i) {
-      if (c.Request(http::verb::post, "/api/v1/namespaces/bench/pods",
-                    SyntheticPodJson("bench", "p" + std::to_string(i), PodShape{})) != 201)
-        failures++;
-    });
-    double elapsed = Seconds(Clock::now() - start);
-    const double server_cpu = ProcessCpuSecondsOf(server) - server_cpu_before;
-    const double client_cpu = ProcessCpuSeconds() - client_cpu_before;
-    if (o.nodes > 0) {
-      // Until no pod is left unbound (the scheduler of `berth serve`, or
-      // `berth scheduler` over HTTP, binds them).
-      bool all_bound = false;
-      for (int i = 0; i < 6000 && !all_bound; ++i) {
-        std::string unbound;
-        setup.Request(http::verb::get,
-                      "/api/v1/namespaces/bench/pods?fieldSelector=spec.nodeName%3D&limit=1", "",
-                      &unbound);
-        all_bound = unbound.find("\"items\":[]") != std::string::npos;
-        if (!all_bound) std::this_thread::sleep_for(std::chrono::milliseconds(10));
-      }
-      double scheduled = Seconds(Clock::now() - start);
-      if (!all_bound) failures++;
-      Row(out,
-          "pods created over HTTP and bound on " + std::to_string(o.nodes) + " nodes, end to end" +
-              (o.external_scheduler ? " (berth scheduler)" : ""),
-          static_cast<double>(o.creates) / scheduled,
-          all_bound ? "pods/s" : "pods/s (NOT all bound)");
-    }
-    Row(out,
-        "pod creates/s, " + std::to_string(o.connections) + " connections" +
-            StoreLabel(o) + (o.api_only ? ", API only" : ""),
-        static_cast<double>(o.creates) / elapsed, "creates/s");
-    // CPU per create, steadier than the rate on a shared machine. The server's
-    // includes whatever else serve did meanwhile (its scheduler and
-    // controllers unless --api-only); the client's is this benchmark's.
-    Row(out, "  server CPU per create", 1e6 * server_cpu / static_cast<double>(o.creates), "us");
-    Row(out, "  benchmark client CPU per create", 1e6 * client_cpu / static_cast<double>(o.creates),
-        "us");
-    Row(out, "  create latency p50", Summarize(create_lat).p50, "ms");
-    Row(out, "  create latency p99", Summarize(create_lat).p99, "ms");
-    int64_t rss_after = RssBytesOf(server);
-    Row(out, "server RSS with " + std::to_string(o.creates) + " pods",
-        static_cast<double>(rss_after) / (1 << 20), "MiB");
-    Row(out, "server RSS growth per 100k pods",
-        static_cast<double>(rss_after - rss_before) / static_cast<double>(o.creates) * 100'000 /
-            (1 << 20),
-        "MiB");
-
-    start = Clock::now();
-    auto get_lat = Drive(port, o.connections, o.gets, [&](Connection& c, int64_t i) {
-      if (c.Request(http::verb::get,
-                    "/api/v1/namespaces/bench/pods/p" + std::to_string((i * 7919) % o.creates),
-                    "") != 200)
-        failures++;
-    });
-    // The same connections and client for the cheapest request there is: what
-    // HTTP over loopback alone allows on this machine (the ceiling for creates).
-    Row(out, "GET pod/s (" + std::to_string(o.connections) + " connections)",
-        static_cast<double>(o.gets) / Seconds(Clock::now() - start), "gets/s");
-    Row(out, "GET pod latency p50 (" + std::to_string(o.connections) + " connections)",
-        Summarize(get_lat).p50, "ms");
-    Row(out, "GET pod latency p99", Summarize(get_lat).p99, "ms");
-
-    std::vector<double> list_lat;
-    for (int i = 0; i < 5; ++i) {
-      auto t = Clock::now();
-      std::string body;
-      setup.Request(http::verb::get, "/api/v1/namespaces/bench/pods", "", &body);
-      list_lat.push_back(Seconds(Clock::now() - t) * 1000);
-    }
-    Row(out, "LIST " + std::to_string(o.creates) + " pods latency (median of 5)",
-        Summarize(list_lat).p50, "ms");
-    std::vector<double> page_lat;
-    for (int i = 0; i < 20; ++i) {
-      auto t = Clock::now();
-      setup.Request(http::verb::get, "/api/v1/namespaces/bench/pods?limit=500", "");
-      page_lat.push_back(Seconds(Clock::now() - t) * 1000);
-    }
-    Row(out, "LIST ?limit=500 latency (median of 20)", Summarize(page_lat).p50, "ms");
-
-    // Watch fan-out: every watcher must see every event.
-    std::string body;
-    setup.Request(http::verb::get, "/api/v1/namespaces/bench/pods?limit=1", "", &body);
-    auto rv_pos = body.find("\"resourceVersion\":\"");
-    std::string rv = body.substr(rv_pos + 19, body.find('"', rv_pos + 19) - rv_pos - 19);
-    std::vector<std::unique_ptr<Connection>> watches;
-    for (int w = 0; w < o.watchers; ++w) {
-      watches.push_back(std::make_unique<Connection>(port));
-      std::string req = "GET /api/v1/namespaces/bench/pods?watch=true&resourceVersion=" + rv +
-                        " HTTP/1.1\r\nHost: x\r\n" +
-                        (port.token.empty() ? "" : "Authorization: Bearer " + port.token + "\r\n") + "\r\n";
-      watches.back()->Write(req);
-    }
-    std::atomic<int> complete{0};
-    std::vector<std::thread> readers;
-    const std::string marker = "\"type\":\"ADDED\"";
-    for (int w = 0; w < o.watchers; ++w) {
-      readers.emplace_back([&, w] {
-        int64_t seen = 0;
-        std::string tail;
-        char buf[65536];
-        while (seen < o.watch_events) {
-          boost::system::error_code ec;
-          size_t n = watches[static_cast<size_t>(w)]->ReadSome(buf, sizeof buf, ec);
-          if (ec) break;
-          tail.append(buf, n);
-          size_t pos = 0;
-          while ((pos = tail.find(marker, pos)) != std::string::npos) {
-            ++seen;
-            pos += marker.size();
-          }
-          tail.erase(0, tail.size() > marker.size() ? tail.size() - marker.size() : 0);
-        }
-        if (seen >= o.watch_events) complete++;
-      });
-    }
-    start = Clock::now();
-    Drive(port, 4, o.watch_events, [&](Connection& c, int64_t i) {
-      if (c.Request(http::verb::post, "/api/v1/namespaces/bench/pods",
-                    SyntheticPodJson("bench", "w" + std::to_string(i), PodShape{})) != 201)
-        failures++;
-    });
-    for (auto& r : readers) r.join();
-    elapsed = Seconds(Clock::now() - start);
-    Row(out, "watch fan-out: watchers that saw every event", complete.load(),
-        "of " + std::to_string(o.watchers));
-    Row(out, "watch fan-out: events delivered/s (" + std::to_string(o.watchers) + " watchers)",
-        static_cast<double>(o.watch_events) * o.watchers / elapsed, "events/s");
-    if (!o.etcd_servers.empty()) {
-      // The ceiling under the creates above: the same etcd through the store
-      // alone (the server is idle meanwhile).
-      auto alone = EtcdStoreCreates(o.etcd_servers, etcd_prefix + "-store", o.connections, o.creates);
-      if (!alone.ok()) {
-        std::fprintf(err, "berth api-bench: the etcd store alone: %s\n", alone.status().message().c_str());
-        failures++;
-      } else {
-        Row(out, "pod creates/s through the etcd store alone, " + std::to_string(o.connections) + " in flight",
-            alone->creates_per_second, "creates/s");
-        Row(out, "  its process's CPU per create", alone->cpu_us_per_create, "us");
-        Row(out, "  store create latency p50", alone->latency_p50_ms, "ms");
-        Row(out, "  store create latency p99", alone->latency_p99_ms, "ms");
-        failures += alone->failures;
-      }
-    }
+    PodCreates(port, o, setup, failures, out, server);
+    PodGets(port, o, failures, out);
+    PodLists(o, setup, out);
+    const int complete = WatchFanOut(port, o, setup, failures, out);
+    if (!o.etcd_servers.empty()) EtcdStoreAlone(o, launch.etcd_prefix, failures, out, err);
     Row(out, "failed requests", static_cast<double>(failures.load()), "");
     stop();
     fs::remove_all(o.dir);
-    return failures.load() == 0 && complete.load() == o.watchers ? 0 : 1;
+    return failures.load() == 0 && complete == o.watchers ? 0 : 1;
   } catch (const std::exception& e) {
     std::fprintf(err, "berth api-bench: %s\n", e.what());
     stop();

@@ -83,17 +83,10 @@ void ValidateServicePorts(const json::object* spec, FieldErrors& errors) {
   }
 }
 
-}  // namespace
-
-void ValidateService(const Object& object, FieldErrors& errors) {
-  const json::object* spec = ObjectAt(&object.json(), "spec");
-  const std::string_view type = ServiceType(spec);
-  const json::array cluster_ips = ClusterIps(spec);
-  const bool headless = IsHeadless(cluster_ips);
-  const json::array* ports = ArrayAt(spec, "ports");
-  if ((!ports || ports->empty()) && !headless && type != "ExternalName")
-    errors.Required("spec.ports");
-
+// NodePort and LoadBalancer services cannot be headless; an ExternalName
+// service has no cluster IPs or families, only a DNS name.
+void ValidateTypeSpecifics(const json::object* spec, std::string_view type,
+                           const json::array& cluster_ips, bool headless, FieldErrors& errors) {
   if (type == "LoadBalancer" || type == "NodePort") {
     if (headless) {
       errors.Invalid("spec.clusterIPs[0]", "None",
@@ -116,10 +109,9 @@ void ValidateService(const Object& object, FieldErrors& errors) {
       for (const auto& m : IsDns1123Subdomain(cname)) errors.Invalid("spec.externalName", cname, m);
     }
   }
+}
 
-  ValidateServicePorts(spec, errors);
-  ValidateLabelMap(ObjectAt(spec, "selector"), "spec.selector", errors);
-
+void ValidateSessionAffinity(const json::object* spec, FieldErrors& errors) {
   std::string_view affinity = StringAt(spec, "sessionAffinity");
   if (affinity.empty()) affinity = "None";
   if (affinity != "None" && affinity != "ClientIP") {
@@ -135,55 +127,64 @@ void ValidateService(const Object& object, FieldErrors& errors) {
                           "must be greater than 0 and less than 86400");
     }
   }
+}
 
-  // clusterIPs and IP families.
-  if (type != "ExternalName") {
-    for (size_t i = 0; i < cluster_ips.size(); ++i) {
-      std::string_view ip =
-          cluster_ips[i].is_string() ? std::string_view(cluster_ips[i].get_string()) : "";
-      if ((i == 0 && ip == "None") || IsIpAddress(ip)) continue;
-      errors.Invalid(IndexPath("spec.clusterIPs", i), ip,
-                     ip == "None"
-                         ? "must be a valid IP address"
-                         : "must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)");
-    }
-    if (auto policy = StringAt(spec, "ipFamilyPolicy");
-        Present(spec, "ipFamilyPolicy") && policy != "SingleStack" && policy != "PreferDualStack" &&
-        policy != "RequireDualStack") {
-      errors.NotSupported("spec.ipFamilyPolicy", policy,
-                          {"PreferDualStack", "RequireDualStack", "SingleStack"});
-    }
-    if (const json::array* families = ArrayAt(spec, "ipFamilies")) {
-      std::set<std::string> seen;
-      for (size_t i = 0; i < families->size(); ++i) {
-        std::string_view family =
-            (*families)[i].is_string() ? std::string_view((*families)[i].get_string()) : "";
-        if (family != "IPv4" && family != "IPv6") {
-          errors.NotSupported(IndexPath("spec.ipFamilies", i), family, {"IPv4", "IPv6"});
-        } else if (!seen.insert(std::string(family)).second) {
-          errors.Duplicate(IndexPath("spec.ipFamilies", i), family);
-        }
+// clusterIPs ("None" first only), ipFamilyPolicy and ipFamilies (at most
+// two, each once).
+void ValidateClusterIpsAndFamilies(const json::object* spec, const json::array& cluster_ips,
+                                   FieldErrors& errors) {
+  for (size_t i = 0; i < cluster_ips.size(); ++i) {
+    std::string_view ip =
+        cluster_ips[i].is_string() ? std::string_view(cluster_ips[i].get_string()) : "";
+    if ((i == 0 && ip == "None") || IsIpAddress(ip)) continue;
+    errors.Invalid(IndexPath("spec.clusterIPs", i), ip,
+                   ip == "None"
+                       ? "must be a valid IP address"
+                       : "must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)");
+  }
+  if (auto policy = StringAt(spec, "ipFamilyPolicy");
+      Present(spec, "ipFamilyPolicy") && policy != "SingleStack" && policy != "PreferDualStack" &&
+      policy != "RequireDualStack") {
+    errors.NotSupported("spec.ipFamilyPolicy", policy,
+                        {"PreferDualStack", "RequireDualStack", "SingleStack"});
+  }
+  if (const json::array* families = ArrayAt(spec, "ipFamilies")) {
+    std::set<std::string> seen;
+    for (size_t i = 0; i < families->size(); ++i) {
+      std::string_view family =
+          (*families)[i].is_string() ? std::string_view((*families)[i].get_string()) : "";
+      if (family != "IPv4" && family != "IPv6") {
+        errors.NotSupported(IndexPath("spec.ipFamilies", i), family, {"IPv4", "IPv6"});
+      } else if (!seen.insert(std::string(family)).second) {
+        errors.Duplicate(IndexPath("spec.ipFamilies", i), family);
       }
-      if (families->size() > 2) {
-        errors.InvalidGo("spec.ipFamilies", GoStrings(families, "[]core.IPFamily"),
-                         "may specify no more than two IP families");
-      }
+    }
+    if (families->size() > 2) {
+      errors.InvalidGo("spec.ipFamilies", GoStrings(families, "[]core.IPFamily"),
+                       "may specify no more than two IP families");
     }
   }
+}
 
-  if (const json::array* external_ips = ArrayAt(spec, "externalIPs")) {
-    for (size_t i = 0; i < external_ips->size(); ++i) {
-      std::string_view ip =
-          (*external_ips)[i].is_string() ? std::string_view((*external_ips)[i].get_string()) : "";
-      if (IsIpAddress(ip)) {
-        ValidateEndpointIp(ip, IndexPath("spec.externalIPs", i), errors);
-      } else {
-        errors.Invalid(IndexPath("spec.externalIPs", i), ip,
-                       "must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)");
-      }
+void ValidateExternalIps(const json::object* spec, FieldErrors& errors) {
+  const json::array* external_ips = ArrayAt(spec, "externalIPs");
+  if (!external_ips) return;
+  for (size_t i = 0; i < external_ips->size(); ++i) {
+    std::string_view ip =
+        (*external_ips)[i].is_string() ? std::string_view((*external_ips)[i].get_string()) : "";
+    if (IsIpAddress(ip)) {
+      ValidateEndpointIp(ip, IndexPath("spec.externalIPs", i), errors);
+    } else {
+      errors.Invalid(IndexPath("spec.externalIPs", i), ip,
+                     "must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)");
     }
   }
+}
 
+// spec.type is one of the four, and the load balancer's fields are set only
+// for a LoadBalancer service.
+void ValidateTypeAndLoadBalancerFields(const json::object* spec, std::string_view type,
+                                       FieldErrors& errors) {
   if (type != "ClusterIP" && type != "NodePort" && type != "LoadBalancer" &&
       type != "ExternalName") {
     errors.NotSupported("spec.type", type,
@@ -201,7 +202,12 @@ void ValidateService(const Object& object, FieldErrors& errors) {
   if (Present(spec, "loadBalancerClass") && type != "LoadBalancer") {
     errors.Forbidden("spec.loadBalancerClass", "may only be used when `type` is 'LoadBalancer'");
   }
+}
 
+// externalTrafficPolicy (only for externally reachable services),
+// internalTrafficPolicy and trafficDistribution.
+void ValidateTrafficPolicies(const json::object* spec, std::string_view type,
+                             FieldErrors& errors) {
   const json::array* external_ips = ArrayAt(spec, "externalIPs");
   const bool externally_accessible =
       type == "LoadBalancer" || type == "NodePort" ||
@@ -222,6 +228,26 @@ void ValidateService(const Object& object, FieldErrors& errors) {
       Present(spec, "trafficDistribution") && distribution != "PreferClose") {
     errors.NotSupported("spec.trafficDistribution", distribution, {"PreferClose"});
   }
+}
+
+}  // namespace
+
+void ValidateService(const Object& object, FieldErrors& errors) {
+  const json::object* spec = ObjectAt(&object.json(), "spec");
+  const std::string_view type = ServiceType(spec);
+  const json::array cluster_ips = ClusterIps(spec);
+  const bool headless = IsHeadless(cluster_ips);
+  const json::array* ports = ArrayAt(spec, "ports");
+  if ((!ports || ports->empty()) && !headless && type != "ExternalName")
+    errors.Required("spec.ports");
+  ValidateTypeSpecifics(spec, type, cluster_ips, headless, errors);
+  ValidateServicePorts(spec, errors);
+  ValidateLabelMap(ObjectAt(spec, "selector"), "spec.selector", errors);
+  ValidateSessionAffinity(spec, errors);
+  if (type != "ExternalName") ValidateClusterIpsAndFamilies(spec, cluster_ips, errors);
+  ValidateExternalIps(spec, errors);
+  ValidateTypeAndLoadBalancerFields(spec, type, errors);
+  ValidateTrafficPolicies(spec, type, errors);
 }
 
 void ValidateEndpoints(const Object& object, FieldErrors& errors) {

@@ -100,7 +100,8 @@ json::object KindStruct(std::string_view d, std::initializer_list<Field> fields,
   return o;
 }
 
-void AddMetaDefinitions(json::object& defs) {
+// Timestamps, quantities, int-or-string, and the metadata of objects and lists.
+void AddValueAndMetadataDefinitions(json::object& defs) {
   defs[M("Time")] = json::object{{"type", "string"}, {"format", "date-time"},
                                  {"description", "A timestamp in RFC 3339 form, to the second (\"2024-01-01T00:00:00Z\")."}};
   defs[M("MicroTime")] = json::object{{"type", "string"}, {"format", "date-time"},
@@ -151,6 +152,9 @@ void AddMetaDefinitions(json::object& defs) {
                                 {"remainingItemCount", Int64("How many items follow this page, when known.")},
                                 {"resourceVersion", Str("The version the list reflects; start a watch from it.")},
                                 {"selfLink", Str("Deprecated; no longer set.")}});
+}
+
+void AddSelectorAndConditionDefinitions(json::object& defs) {
   defs[M("LabelSelectorRequirement")] = WithRequired(
       Struct("One condition on a label.",
              {{"key", Str("The label key.")},
@@ -168,6 +172,11 @@ void AddMetaDefinitions(json::object& defs) {
                                  {"reason", Str("A CamelCase reason for the last transition.")},
                                  {"status", Str("True, False or Unknown.")},
                                  {"type", Str("The condition's type.")}});
+}
+
+// What requests and responses carry: Status, DeleteOptions, patches, watch
+// events, and the scale and eviction subresources.
+void AddRequestDefinitions(json::object& defs) {
   defs[M("StatusCause")] = Struct("One reason a request failed.",
                                   {{"field", Str("The field at fault, as a path.")},
                                    {"message", Str("What is wrong.")},
@@ -217,6 +226,12 @@ void AddMetaDefinitions(json::object& defs) {
       {{"deleteOptions", Ref(M("DeleteOptions"), "Options of the pod's deletion.")}});
 }
 
+void AddMetaDefinitions(json::object& defs) {
+  AddValueAndMetadataDefinitions(defs);
+  AddSelectorAndConditionDefinitions(defs);
+  AddRequestDefinitions(defs);
+}
+
 json::object ContainerSchema(std::string_view d) {
   return WithRequired(
       Struct(d,
@@ -249,7 +264,8 @@ json::object ContainerSchema(std::string_view d) {
       {"name"});
 }
 
-void AddCoreDefinitions(json::object& defs) {
+// What a container is made of, and the container itself.
+void AddContainerDefinitions(json::object& defs) {
   defs[C("ContainerPort")] = WithRequired(
       Struct("A network port of a container.",
              {{"containerPort", Int32("The port number inside the container's network namespace.")},
@@ -297,6 +313,10 @@ void AddCoreDefinitions(json::object& defs) {
        {"timeoutSeconds", Int32("Seconds before a probe times out.")}},
       /*complete=*/false);
   defs[C("Container")] = ContainerSchema("A container to run in a pod.");
+}
+
+// Pods: their volumes, their spec, the template controllers stamp them from.
+void AddPodDefinitions(json::object& defs) {
   defs[C("Volume")] = WithRequired(
       Struct("A named volume the pod's containers can mount; exactly one source is set.",
              {{"name", Str("The volume's name, unique within the pod.")},
@@ -362,6 +382,9 @@ void AddCoreDefinitions(json::object& defs) {
       "A group of containers that run together on one node.",
       {{"spec", Ref(C("PodSpec"), "The desired state of the pod.")},
        {"status", Open("The observed state of the pod: phase, conditions, addresses, container states.")}});
+}
+
+void AddServiceDefinitions(json::object& defs) {
   defs[C("ServicePort")] = WithRequired(
       Struct("A port a service exposes.",
              {{"appProtocol", Str("The application protocol (\"http\", \"kubernetes.io/h2c\").")},
@@ -399,6 +422,10 @@ void AddCoreDefinitions(json::object& defs) {
       "A stable name and virtual IP in front of a set of pods.",
       {{"spec", Ref(C("ServiceSpec"), "What the service selects and exposes.")},
        {"status", Open("The observed state of the service (load balancer, conditions).")}});
+}
+
+// What pods read their configuration and secrets from, and the namespace.
+void AddConfigAndNamespaceDefinitions(json::object& defs) {
   defs[C("ConfigMap")] = KindStruct(
       "Configuration data as key/value pairs, for pods to read as files or environment variables.",
       {{"binaryData", StrMap("Binary values, base64-encoded. Keys may not repeat those of data.")},
@@ -415,6 +442,14 @@ void AddCoreDefinitions(json::object& defs) {
       {{"spec", Struct("Desired state of a namespace.",
                        {{"finalizers", StrArray("Tasks that must finish before the namespace is removed.")}})},
        {"status", Open("The namespace's phase (Active or Terminating) and conditions.")}});
+}
+
+// The core (v1) group's kinds and the types they are made of.
+void AddCoreDefinitions(json::object& defs) {
+  AddContainerDefinitions(defs);
+  AddPodDefinitions(defs);
+  AddServiceDefinitions(defs);
+  AddConfigAndNamespaceDefinitions(defs);
 }
 
 void AddAppsDefinitions(json::object& defs) {

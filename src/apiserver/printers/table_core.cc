@@ -59,11 +59,17 @@ std::string ExitText(const json::object* terminated) {
   return "ExitCode:" + std::to_string(IntAt(terminated, "exitCode"));
 }
 
-void PodRow(const api::Object& object, Clock::time_point now, json::array& cells) {
-  const json::object& o = object.json();
-  const json::object* spec = ObjectAt(o, "spec");
-  const json::object* status = ObjectAt(o, "status");
-  std::string phase(StringAt(status, "phase"));
+// What kube's printPod works out of a pod's container statuses.
+struct PodStatusSummary {
+  std::string reason;  // the Status column
+  size_t ready = 0;    // ready containers (sidecars included)
+  int64_t restarts = 0, sidecar_restarts = 0;
+  std::optional<Clock::time_point> last_restart, last_sidecar_restart;
+  bool initializing = false;  // an init container has not finished
+};
+
+// status.reason, else the phase; SchedulingGated while a gate holds the pod.
+std::string PodReason(const json::object* status, const std::string& phase) {
   std::string reason = Text(status, "reason", phase);
   if (const json::array* conditions = ArrayAt(status, "conditions")) {
     for (const auto& c : *conditions) {
@@ -73,122 +79,164 @@ void PodRow(const api::Object& object, Clock::time_point now, json::array& cells
       }
     }
   }
+  return reason;
+}
 
-  const json::array* containers = ArrayAt(spec, "containers");
-  const json::array* init_containers = ArrayAt(spec, "initContainers");
-  size_t total = containers ? containers->size() : 0;
-  std::set<std::string, std::less<>> restartable_init;  // sidecars: restartPolicy Always
+// The names of the sidecars: init containers with restartPolicy Always,
+// each of them added to `count`.
+std::set<std::string, std::less<>> RestartableInitContainers(const json::array* init_containers,
+                                                             size_t& count) {
+  std::set<std::string, std::less<>> restartable_init;
   if (init_containers) {
     for (const auto& c : *init_containers) {
       if (StringAt(c.if_object(), "restartPolicy") == "Always") {
         restartable_init.emplace(StringAt(c.if_object(), "name"));
-        ++total;
+        ++count;
       }
     }
   }
+  return restartable_init;
+}
 
-  int64_t restarts = 0, sidecar_restarts = 0;
-  size_t ready = 0;
-  std::optional<Clock::time_point> last_restart, last_sidecar_restart;
-  bool initializing = false;
-  if (const json::array* statuses = ArrayAt(status, "initContainerStatuses")) {
-    for (size_t i = 0; i < statuses->size(); ++i) {
-      const json::object* c = (*statuses)[i].if_object();
+// Restarts of every init container (sidecars apart too), ready sidecars,
+// and the first init container not done: "Init:<reason>" or "Init:i/n".
+void ReadInitContainerStatuses(const json::object* status,
+                               const std::set<std::string, std::less<>>& restartable_init,
+                               size_t init_count, PodStatusSummary& s) {
+  const json::array* statuses = ArrayAt(status, "initContainerStatuses");
+  if (!statuses) return;
+  for (size_t i = 0; i < statuses->size(); ++i) {
+    const json::object* c = (*statuses)[i].if_object();
+    const json::object* state = ObjectAt(c, "state");
+    const json::object* terminated = ObjectAt(state, "terminated");
+    const json::object* waiting = ObjectAt(state, "waiting");
+    bool sidecar = restartable_init.contains(StringAt(c, "name"));
+    s.restarts += IntAt(c, "restartCount");
+    NoteRestart(c, s.last_restart);
+    if (sidecar) {
+      s.sidecar_restarts += IntAt(c, "restartCount");
+      NoteRestart(c, s.last_sidecar_restart);
+    }
+    if (terminated && IntAt(terminated, "exitCode") == 0) continue;
+    if (sidecar && api::BoolAt(c, "started")) {
+      if (api::BoolAt(c, "ready")) ++s.ready;
+      continue;
+    }
+    s.initializing = true;
+    if (terminated) {
+      s.reason = StringAt(terminated, "reason").empty()
+                     ? "Init:" + ExitText(terminated)
+                     : "Init:" + std::string(StringAt(terminated, "reason"));
+    } else if (waiting && !StringAt(waiting, "reason").empty() &&
+               StringAt(waiting, "reason") != "PodInitializing") {
+      s.reason = "Init:" + std::string(StringAt(waiting, "reason"));
+    } else {
+      s.reason = "Init:" + std::to_string(i) + "/" + std::to_string(init_count);
+    }
+    break;
+  }
+}
+
+// Once initialized: restarts are the sidecars' and the containers', the
+// reason the last waiting or terminated container's, and ready containers
+// are counted.
+void ReadContainerStatuses(const json::object* status, PodStatusSummary& s) {
+  s.restarts = s.sidecar_restarts;
+  s.last_restart = s.last_sidecar_restart;
+  bool has_running = false;
+  if (const json::array* statuses = ArrayAt(status, "containerStatuses")) {
+    for (auto it = statuses->rbegin(); it != statuses->rend(); ++it) {
+      const json::object* c = it->if_object();
       const json::object* state = ObjectAt(c, "state");
       const json::object* terminated = ObjectAt(state, "terminated");
       const json::object* waiting = ObjectAt(state, "waiting");
-      bool sidecar = restartable_init.contains(StringAt(c, "name"));
-      restarts += IntAt(c, "restartCount");
-      NoteRestart(c, last_restart);
-      if (sidecar) {
-        sidecar_restarts += IntAt(c, "restartCount");
-        NoteRestart(c, last_sidecar_restart);
-      }
-      if (terminated && IntAt(terminated, "exitCode") == 0) continue;
-      if (sidecar && api::BoolAt(c, "started")) {
-        if (api::BoolAt(c, "ready")) ++ready;
-        continue;
-      }
-      initializing = true;
-      if (terminated) {
-        reason = StringAt(terminated, "reason").empty()
-                     ? "Init:" + ExitText(terminated)
-                     : "Init:" + std::string(StringAt(terminated, "reason"));
-      } else if (waiting && !StringAt(waiting, "reason").empty() &&
-                 StringAt(waiting, "reason") != "PodInitializing") {
-        reason = "Init:" + std::string(StringAt(waiting, "reason"));
-      } else {
-        reason = "Init:" + std::to_string(i) + "/" +
-                 std::to_string(init_containers ? init_containers->size() : 0);
-      }
-      break;
-    }
-  }
-  if (!initializing || ConditionIs(status, "Initialized", "True")) {
-    restarts = sidecar_restarts;
-    last_restart = last_sidecar_restart;
-    bool has_running = false;
-    if (const json::array* statuses = ArrayAt(status, "containerStatuses")) {
-      for (auto it = statuses->rbegin(); it != statuses->rend(); ++it) {
-        const json::object* c = it->if_object();
-        const json::object* state = ObjectAt(c, "state");
-        const json::object* terminated = ObjectAt(state, "terminated");
-        const json::object* waiting = ObjectAt(state, "waiting");
-        restarts += IntAt(c, "restartCount");
-        NoteRestart(c, last_restart);
-        if (waiting && !StringAt(waiting, "reason").empty()) {
-          reason = StringAt(waiting, "reason");
-        } else if (terminated) {
-          reason = StringAt(terminated, "reason").empty()
+      s.restarts += IntAt(c, "restartCount");
+      NoteRestart(c, s.last_restart);
+      if (waiting && !StringAt(waiting, "reason").empty()) {
+        s.reason = StringAt(waiting, "reason");
+      } else if (terminated) {
+        s.reason = StringAt(terminated, "reason").empty()
                        ? ExitText(terminated)
                        : std::string(StringAt(terminated, "reason"));
-        } else if (api::BoolAt(c, "ready") && ObjectAt(state, "running")) {
-          has_running = true;
-          ++ready;
-        }
+      } else if (api::BoolAt(c, "ready") && ObjectAt(state, "running")) {
+        has_running = true;
+        ++s.ready;
       }
     }
-    if (reason == "Completed" && has_running) {
-      reason = ConditionIs(status, "Ready", "True") ? "Running" : "NotReady";
-    }
   }
-  if (api::BeingDeleted(object)) {
-    if (StringAt(status, "reason") == "NodeLost") {
-      reason = "Unknown";
-    } else if (phase != "Succeeded" && phase != "Failed") {
-      reason = "Terminating";
-    }
+  if (s.reason == "Completed" && has_running) {
+    s.reason = ConditionIs(status, "Ready", "True") ? "Running" : "NotReady";
   }
-  std::string restarts_text = std::to_string(restarts);
-  if (restarts != 0 && last_restart) {
+}
+
+// "3", or "3 (5m ago)" since the last restart.
+std::string RestartsText(const PodStatusSummary& s, Clock::time_point now) {
+  std::string restarts_text = std::to_string(s.restarts);
+  if (s.restarts != 0 && s.last_restart) {
     restarts_text +=
         " (" +
-        api::HumanDuration(std::chrono::duration_cast<std::chrono::seconds>(now - *last_restart)) +
+        api::HumanDuration(std::chrono::duration_cast<std::chrono::seconds>(now - *s.last_restart)) +
         " ago)";
   }
+  return restarts_text;
+}
 
-  cells.emplace_back(object.name());
-  cells.emplace_back(std::to_string(ready) + "/" + std::to_string(total));
-  cells.emplace_back(reason);
-  cells.emplace_back(restarts_text);
-  cells.emplace_back(Age(object, now));
+// The first of status.podIPs, else status.podIP; "<none>".
+std::string PodIp(const json::object* status) {
   std::string ip;
   if (const json::array* ips = ArrayAt(status, "podIPs"); ips && !ips->empty())
     ip = StringAt((*ips)[0].if_object(), "ip");
   if (ip.empty()) ip = StringAt(status, "podIP");
-  cells.emplace_back(ip.empty() ? "<none>" : ip);
+  return ip.empty() ? "<none>" : ip;
+}
+
+// "<true conditions>/<gates>", or "<none>" without readiness gates.
+std::string ReadinessGatesText(const json::object* spec, const json::object* status) {
+  const json::array* readiness = ArrayAt(spec, "readinessGates");
+  if (!readiness || readiness->empty()) return "<none>";
+  size_t true_conditions = 0;
+  for (const auto& g : *readiness) {
+    if (ConditionIs(status, StringAt(g.if_object(), "conditionType"), "True")) ++true_conditions;
+  }
+  return std::to_string(true_conditions) + "/" + std::to_string(readiness->size());
+}
+
+void PodRow(const api::Object& object, Clock::time_point now, json::array& cells) {
+  const json::object& o = object.json();
+  const json::object* spec = ObjectAt(o, "spec");
+  const json::object* status = ObjectAt(o, "status");
+  std::string phase(StringAt(status, "phase"));
+  PodStatusSummary s;
+  s.reason = PodReason(status, phase);
+
+  const json::array* containers = ArrayAt(spec, "containers");
+  const json::array* init_containers = ArrayAt(spec, "initContainers");
+  size_t total = containers ? containers->size() : 0;
+  const std::set<std::string, std::less<>> restartable_init =
+      RestartableInitContainers(init_containers, total);  // sidecars count among the containers
+
+  ReadInitContainerStatuses(status, restartable_init,
+                            init_containers ? init_containers->size() : 0, s);
+  if (!s.initializing || ConditionIs(status, "Initialized", "True")) {
+    ReadContainerStatuses(status, s);
+  }
+  if (api::BeingDeleted(object)) {
+    if (StringAt(status, "reason") == "NodeLost") {
+      s.reason = "Unknown";
+    } else if (phase != "Succeeded" && phase != "Failed") {
+      s.reason = "Terminating";
+    }
+  }
+
+  cells.emplace_back(object.name());
+  cells.emplace_back(std::to_string(s.ready) + "/" + std::to_string(total));
+  cells.emplace_back(s.reason);
+  cells.emplace_back(RestartsText(s, now));
+  cells.emplace_back(Age(object, now));
+  cells.emplace_back(PodIp(status));
   cells.emplace_back(Text(spec, "nodeName", "<none>"));
   cells.emplace_back(Text(status, "nominatedNodeName", "<none>"));
-  std::string gates = "<none>";
-  if (const json::array* readiness = ArrayAt(spec, "readinessGates");
-      readiness && !readiness->empty()) {
-    size_t true_conditions = 0;
-    for (const auto& g : *readiness) {
-      if (ConditionIs(status, StringAt(g.if_object(), "conditionType"), "True")) ++true_conditions;
-    }
-    gates = std::to_string(true_conditions) + "/" + std::to_string(readiness->size());
-  }
-  cells.emplace_back(gates);
+  cells.emplace_back(ReadinessGatesText(spec, status));
 }
 
 // ---- PodTemplate, ReplicationController ----

@@ -89,6 +89,33 @@ std::string FormatRfc1123Z(WallTime t) {
   return buf;
 }
 
+// The Job spec.jobTemplate describes, named `job_name`: the template's
+// labels, its annotations plus the scheduled-timestamp one, its spec; and
+// controlled by `cj`.
+json::object JobFromTemplate(const api::Object& cj, const std::string& job_name,
+                             const std::string& scheduled_timestamp) {
+  const json::object* spec = api::Spec(cj);
+  const json::object* job_template = spec ? api::ObjectAt(*spec, "jobTemplate") : nullptr;
+  const json::object* template_meta =
+      job_template ? api::ObjectAt(*job_template, "metadata") : nullptr;
+  json::object labels, annotations;
+  if (const json::object* l = template_meta ? api::ObjectAt(*template_meta, "labels") : nullptr)
+    labels = *l;
+  if (const json::object* a =
+          template_meta ? api::ObjectAt(*template_meta, "annotations") : nullptr)
+    annotations = *a;
+  annotations[kCronJobScheduledTimestampAnnotation] = scheduled_timestamp;
+  json::object job_meta{{"name", job_name}, {"namespace", cj.namespace_name()}};
+  if (!labels.empty()) job_meta["labels"] = std::move(labels);
+  job_meta["annotations"] = std::move(annotations);
+  job_meta["ownerReferences"] = json::array{ControllerRef(cj)};
+  const json::object* template_spec = job_template ? api::ObjectAt(*job_template, "spec") : nullptr;
+  return json::object{{"apiVersion", "batch/v1"},
+                      {"kind", "Job"},
+                      {"metadata", std::move(job_meta)},
+                      {"spec", template_spec ? *template_spec : json::object()}};
+}
+
 }  // namespace
 
 struct CronJobController::Sync {
@@ -97,6 +124,10 @@ struct CronJobController::Sync {
   std::vector<api::ObjectPtr> jobs;  // the Jobs it controls
   json::object status;               // what status becomes
   std::optional<std::chrono::milliseconds> requeue;
+  // Set by SyncCronJob's steps once spec.timeZone and spec.schedule are read:
+  std::shared_ptr<const TimeZone> job_zone;  // spec.timeZone (UTC): the scheduled-timestamp's
+  std::shared_ptr<const TimeZone> zone;      // the schedule's TZ= prefix, else job_zone
+  api::CronSchedule schedule;
 };
 
 CronJobController::CronJobController(const ControllerContext& context, int workers)
@@ -186,7 +217,19 @@ Status CronJobController::SyncCronJob(Sync& s) {
   const WallTime now = clock_.WallNow();
   const api::ObjectPtr read = s.cj;  // kept alive: s.cj may be replaced by a fresher copy below
   const api::Object& cj = *read;
+  if (Status synced = SyncActiveWithJobs(s, cj); !synced.ok()) return synced;
+  if (Status dropped = DropMissingActiveJobs(s, cj); !dropped.ok()) return dropped;
+  if (api::BeingDeleted(cj)) return Status::Ok();
+  if (!LoadJobTimeZone(s, cj)) return Status::Ok();
+  if (api::BoolAt(api::Spec(cj), "suspend")) return Status::Ok();
+  if (!ParseSchedule(s, cj)) return Status::Ok();
+  return StartDueJob(s, cj, now);
+}
 
+// Each Job seen against status.active: one not listed is re-read (our own
+// status write may not be cached yet) or reported; a finished one leaves the
+// list, a completed one moves lastSuccessfulTime.
+Status CronJobController::SyncActiveWithJobs(Sync& s, const api::Object& cj) {
   for (const auto& job : s.jobs) {
     const bool found = InActive(s.status, "uid", job->uid());
     const std::string_view finished = FinishedAs(*job);
@@ -214,29 +257,36 @@ Status CronJobController::SyncCronJob(Sync& s) {
         s.status["lastSuccessfulTime"] = api::FormatRfc3339(*completed);
     }
   }
-  // Active Jobs gone from the cache: gone for good only if the API agrees.
-  if (const json::array* active = api::ArrayAt(s.status, "active")) {
-    std::vector<std::pair<std::string, std::string>> missing;  // name, uid
-    for (const auto& ref : *active) {
-      if (!ref.is_object()) continue;
-      std::string_view uid = api::StringAt(ref.get_object(), "uid");
-      bool child = std::any_of(s.jobs.begin(), s.jobs.end(),
-                               [&](const api::ObjectPtr& j) { return j->uid() == uid; });
-      if (!child) missing.emplace_back(api::StringAt(ref.get_object(), "name"), uid);
-    }
-    for (const auto& [name, uid] : missing) {
-      auto got = client_.Get(api::Kind::kJob, cj.namespace_name(), name);
-      if (got.ok()) continue;
-      if (got.status().code() != StatusCode::kNotFound) return got.status();
-      events_.Event(cj, "Normal", "MissingJob", "Active job went missing: " + name);
-      RemoveFromActive(s.status, uid);
-    }
-  }
-  if (api::BeingDeleted(cj)) return Status::Ok();
+  return Status::Ok();
+}
 
+// Active Jobs gone from the cache: gone for good only if the API agrees.
+Status CronJobController::DropMissingActiveJobs(Sync& s, const api::Object& cj) {
+  const json::array* active = api::ArrayAt(s.status, "active");
+  if (!active) return Status::Ok();
+  std::vector<std::pair<std::string, std::string>> missing;  // name, uid
+  for (const auto& ref : *active) {
+    if (!ref.is_object()) continue;
+    std::string_view uid = api::StringAt(ref.get_object(), "uid");
+    bool child = std::any_of(s.jobs.begin(), s.jobs.end(),
+                             [&](const api::ObjectPtr& j) { return j->uid() == uid; });
+    if (!child) missing.emplace_back(api::StringAt(ref.get_object(), "name"), uid);
+  }
+  for (const auto& [name, uid] : missing) {
+    auto got = client_.Get(api::Kind::kJob, cj.namespace_name(), name);
+    if (got.ok()) continue;
+    if (got.status().code() != StatusCode::kNotFound) return got.status();
+    events_.Event(cj, "Normal", "MissingJob", "Active job went missing: " + name);
+    RemoveFromActive(s.status, uid);
+  }
+  return Status::Ok();
+}
+
+// s.job_zone from spec.timeZone, UTC without one; false (UnknownTimeZone
+// recorded) when it names no zone.
+bool CronJobController::LoadJobTimeZone(Sync& s, const api::Object& cj) {
   const json::object* spec = api::Spec(cj);
-  std::shared_ptr<const TimeZone> job_zone =
-      TimeZone::Utc();  // for the scheduled-timestamp annotation
+  s.job_zone = TimeZone::Utc();
   if (const json::value* tz = spec ? spec->if_contains("timeZone") : nullptr;
       tz && tz->is_string()) {
     auto zone = TimeZone::Load(tz->get_string());
@@ -244,13 +294,17 @@ Status CronJobController::SyncCronJob(Sync& s) {
       events_.Event(cj, "Warning", "UnknownTimeZone",
                     "invalid timeZone: \"" + std::string(tz->get_string()) +
                         "\": " + zone.status().message());
-      return Status::Ok();
+      return false;
     }
-    job_zone = zone.value();
+    s.job_zone = zone.value();
   }
-  if (api::BoolAt(spec, "suspend")) return Status::Ok();
+  return true;
+}
 
-  const std::string_view schedule_text = api::StringAt(spec, "schedule");
+// s.schedule from spec.schedule and s.zone it is read in (its TZ= prefix,
+// else s.job_zone); false (UnparseableSchedule recorded) when either fails.
+bool CronJobController::ParseSchedule(Sync& s, const api::Object& cj) {
+  const std::string_view schedule_text = api::StringAt(api::Spec(cj), "schedule");
   if (schedule_text.find("TZ") != std::string_view::npos) {
     events_.Event(cj, "Warning", "UnsupportedSchedule",
                   "CRON_TZ or TZ used in schedule \"" + std::string(schedule_text) +
@@ -259,7 +313,7 @@ Status CronJobController::SyncCronJob(Sync& s) {
                       "more details");
   }
   auto schedule = api::ParseCronSchedule(schedule_text);
-  std::shared_ptr<const TimeZone> zone = job_zone;
+  std::shared_ptr<const TimeZone> zone = s.job_zone;
   if (schedule.ok() && !schedule->time_zone.empty()) {
     auto prefixed = TimeZone::Load(schedule->time_zone);
     if (prefixed.ok()) {
@@ -272,9 +326,18 @@ Status CronJobController::SyncCronJob(Sync& s) {
     events_.Event(cj, "Warning", "UnparseableSchedule",
                   "unparseable schedule: \"" + std::string(schedule_text) +
                       "\" : " + schedule.status().message());
-    return Status::Ok();
+    return false;
   }
+  s.schedule = *schedule;
+  s.zone = zone;
+  return true;
+}
 
+// The most recent activation due by `now` starts a Job unless it is past
+// startingDeadlineSeconds, already started, or concurrencyPolicy Forbid holds
+// it back; either way s.requeue waits for the next activation.
+Status CronJobController::StartDueJob(Sync& s, const api::Object& cj, WallTime now) {
+  const json::object* spec = api::Spec(cj);
   const json::object* meta = api::Metadata(cj);
   const WallTime created = TimeAt(meta, "creationTimestamp").value_or(now);
   const std::optional<WallTime> last = TimeAt(&s.status, "lastScheduleTime");
@@ -283,13 +346,13 @@ Status CronJobController::SyncCronJob(Sync& s) {
       d && d->is_number()) {
     deadline = std::chrono::seconds(d->to_number<int64_t>());
   }
-  auto requeue = [&] { s.requeue = NextScheduleDelay(*schedule, *zone, created, last, now); };
+  auto requeue = [&] { s.requeue = NextScheduleDelay(s.schedule, *s.zone, created, last, now); };
 
-  auto window = MostRecentScheduleTime(*schedule, *zone, created, last, deadline, now);
+  auto window = MostRecentScheduleTime(s.schedule, *s.zone, created, last, deadline, now);
   if (!window.ok()) {
-    events_.Event(
-        cj, "Warning", "InvalidSchedule",
-        "invalid schedule: " + std::string(schedule_text) + " : " + window.status().message());
+    events_.Event(cj, "Warning", "InvalidSchedule",
+                  "invalid schedule: " + std::string(api::StringAt(spec, "schedule")) + " : " +
+                      window.status().message());
     return Status::Ok();
   }
   if (!window->most_recent) {
@@ -325,45 +388,41 @@ Status CronJobController::SyncCronJob(Sync& s) {
     return Status::Ok();
   }
   if (policy == "Replace") {
-    std::vector<std::string> names;
-    if (const json::array* active = api::ArrayAt(s.status, "active")) {
-      for (const auto& ref : *active) {
-        if (ref.is_object()) names.emplace_back(api::StringAt(ref.get_object(), "name"));
-      }
-    }
-    for (const auto& name : names) {
-      auto job = client_.Get(api::Kind::kJob, cj.namespace_name(), name);
-      if (!job.ok()) {
-        events_.Event(cj, "Warning", "FailedGet", "Get job: " + job.status().message());
-        return job.status();
-      }
-      if (!DeleteJob(s, *job.value())) {
-        return Status::Internal("could not replace job " + cj.namespace_name() + "/" + name);
-      }
+    if (Status replaced = DeleteActiveJobs(s, cj); !replaced.ok()) return replaced;
+  }
+  return CreateScheduledJob(s, cj, job_name, scheduled, created, now);
+}
+
+// concurrencyPolicy Replace: every active Job goes before the next starts.
+Status CronJobController::DeleteActiveJobs(Sync& s, const api::Object& cj) {
+  std::vector<std::string> names;
+  if (const json::array* active = api::ArrayAt(s.status, "active")) {
+    for (const auto& ref : *active) {
+      if (ref.is_object()) names.emplace_back(api::StringAt(ref.get_object(), "name"));
     }
   }
+  for (const auto& name : names) {
+    auto job = client_.Get(api::Kind::kJob, cj.namespace_name(), name);
+    if (!job.ok()) {
+      events_.Event(cj, "Warning", "FailedGet", "Get job: " + job.status().message());
+      return job.status();
+    }
+    if (!DeleteJob(s, *job.value())) {
+      return Status::Internal("could not replace job " + cj.namespace_name() + "/" + name);
+    }
+  }
+  return Status::Ok();
+}
 
-  // The Job from the template: its labels and annotations, its spec.
-  const json::object* job_template = spec ? api::ObjectAt(*spec, "jobTemplate") : nullptr;
-  const json::object* template_meta =
-      job_template ? api::ObjectAt(*job_template, "metadata") : nullptr;
-  json::object labels, annotations;
-  if (const json::object* l = template_meta ? api::ObjectAt(*template_meta, "labels") : nullptr)
-    labels = *l;
-  if (const json::object* a =
-          template_meta ? api::ObjectAt(*template_meta, "annotations") : nullptr)
-    annotations = *a;
-  annotations[kCronJobScheduledTimestampAnnotation] = FormatRfc3339In(*job_zone, scheduled);
-  json::object job_meta{{"name", job_name}, {"namespace", cj.namespace_name()}};
-  if (!labels.empty()) job_meta["labels"] = std::move(labels);
-  job_meta["annotations"] = std::move(annotations);
-  job_meta["ownerReferences"] = json::array{ControllerRef(cj)};
-  const json::object* template_spec = job_template ? api::ObjectAt(*job_template, "spec") : nullptr;
-  json::object job{{"apiVersion", "batch/v1"},
-                   {"kind", "Job"},
-                   {"metadata", std::move(job_meta)},
-                   {"spec", template_spec ? *template_spec : json::object()}};
-  auto created_job = client_.Create(api::Kind::kJob, cj.namespace_name(), std::move(job));
+// Creates `job_name` from the template for the activation at `scheduled` and
+// lists it in status.active (also when an earlier create of ours went
+// unrecorded), then waits for the activation after it.
+Status CronJobController::CreateScheduledJob(Sync& s, const api::Object& cj,
+                                             const std::string& job_name, WallTime scheduled,
+                                             WallTime created, WallTime now) {
+  auto created_job =
+      client_.Create(api::Kind::kJob, cj.namespace_name(),
+                     JobFromTemplate(cj, job_name, FormatRfc3339In(*s.job_zone, scheduled)));
   api::ObjectPtr job_object;
   if (created_job.ok()) {
     job_object = created_job.value();
@@ -384,7 +443,7 @@ Status CronJobController::SyncCronJob(Sync& s) {
   }
   api::MutableArray(s.status, "active").push_back(JobReference(*job_object));
   s.status["lastScheduleTime"] = api::FormatRfc3339(scheduled);
-  s.requeue = NextScheduleDelay(*schedule, *zone, created, scheduled, now);
+  s.requeue = NextScheduleDelay(s.schedule, *s.zone, created, scheduled, now);
   return Status::Ok();
 }
 

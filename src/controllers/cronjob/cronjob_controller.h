@@ -33,6 +33,7 @@
 #include <string>
 
 #include "controllers/controller.h"
+#include "controllers/cronjob/schedule.h"
 
 namespace berth::controllers {
 
@@ -50,6 +51,16 @@ class CronJobController final : public Controller {
   struct Sync;
   void CleanupFinishedJobs(Sync& s);
   Status SyncCronJob(Sync& s);
+  // The steps of SyncCronJob; `cj` is the CronJob as read (s.cj may be a
+  // fresher copy). False or a Status: the sync stops there.
+  Status SyncActiveWithJobs(Sync& s, const api::Object& cj);
+  Status DropMissingActiveJobs(Sync& s, const api::Object& cj);
+  bool LoadJobTimeZone(Sync& s, const api::Object& cj);
+  bool ParseSchedule(Sync& s, const api::Object& cj);
+  Status StartDueJob(Sync& s, const api::Object& cj, WallTime now);
+  Status DeleteActiveJobs(Sync& s, const api::Object& cj);
+  Status CreateScheduledJob(Sync& s, const api::Object& cj, const std::string& job_name,
+                            WallTime scheduled, WallTime created, WallTime now);
   bool DeleteJob(Sync& s, const api::Object& job);
   Status WriteStatus(Sync& s);
 

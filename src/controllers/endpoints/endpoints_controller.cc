@@ -52,6 +52,111 @@ bool LabelsCurrent(const api::Object& endpoints, const api::Object& service) {
   return have == (want ? *want : json::object());
 }
 
+// The EndpointPort of a Service port the pod serves on `number`.
+json::object EndpointPort(const json::object& port, int64_t number) {
+  json::object endpoint_port;
+  if (std::string_view name = api::StringAt(port, "name"); !name.empty())
+    endpoint_port["name"] = name;
+  endpoint_port["port"] = number;
+  std::string_view protocol = api::StringAt(port, "protocol");
+  endpoint_port["protocol"] = protocol.empty() ? "TCP" : protocol;
+  if (const json::value* app = port.if_contains("appProtocol"); app && app->is_string()) {
+    endpoint_port["appProtocol"] = *app;
+  }
+  return endpoint_port;
+}
+
+// Each selected pod's address (ready or not) once per Service port it
+// serves, or on its own for a headless Service without ports.
+std::vector<AddressForPort> AddressesForPorts(const api::Object& service,
+                                              const std::vector<api::ObjectPtr>& pods) {
+  const json::object* spec = api::Spec(service);
+  const bool publish_not_ready = api::BoolAt(spec, "publishNotReadyAddresses");
+  const json::array* service_ports = api::ArrayAt(spec, "ports");
+  std::vector<AddressForPort> entries;
+  for (const auto& pod : pods) {
+    if (!ShouldPodBeInEndpoints(*pod, publish_not_ready)) continue;
+    std::string ip = AddressForService(service, *pod);
+    if (ip.empty()) continue;
+    json::object address{{"ip", ip}};
+    if (ShouldSetHostname(*pod, service))
+      address["hostname"] = api::StringAt(api::Spec(*pod), "hostname");
+    std::string_view node_name = api::StringAt(api::Spec(*pod), "nodeName");
+    if (!node_name.empty()) address["nodeName"] = node_name;
+    address["targetRef"] = json::object{{"kind", "Pod"},
+                                        {"namespace", pod->namespace_name()},
+                                        {"name", pod->name()},
+                                        {"uid", pod->uid()}};
+    const bool ready = publish_not_ready || api::IsPodReady(*pod);
+    if (!service_ports || service_ports->empty()) {
+      // A headless Service may have no ports: addresses alone.
+      if (api::StringAt(spec, "clusterIP") == "None")
+        entries.push_back({address, ready, std::nullopt});
+      continue;
+    }
+    for (const auto& p : *service_ports) {
+      const json::object* port = p.if_object();
+      if (!port) continue;
+      auto number = FindPort(*pod, *port);
+      if (!number) continue;
+      entries.push_back({address, ready, EndpointPort(*port, *number)});
+    }
+  }
+  return entries;
+}
+
+// Whether `current` already has these subsets, the Service's labels and
+// the over-capacity annotation when truncated.
+bool EndpointsCurrent(const api::Object& current, const api::Object& service,
+                      const json::array& subsets, bool truncated) {
+  const json::array* have = api::ArrayAt(current.json(), "subsets");
+  const bool annotated = !api::Annotation(current, kOverCapacityAnnotation).empty();
+  return (have ? *have : json::array()) == subsets && LabelsCurrent(current, service) &&
+         annotated == truncated;
+}
+
+// The Endpoints to write: `current` (or a new one named after the Service)
+// with the trigger-time and over-capacity annotations, the Service's labels
+// and `subsets`.
+json::object NextEndpoints(const api::ObjectPtr& current, const api::Object& service,
+                           json::array subsets, const std::string& trigger_time, bool truncated) {
+  json::object next =
+      current ? ForUpdate(*current)
+              : json::object{{"apiVersion", "v1"},
+                             {"kind", "Endpoints"},
+                             {"metadata", json::object{{"name", service.name()},
+                                                       {"namespace", service.namespace_name()}}}};
+  json::object& meta = api::MutableObject(next, "metadata");
+  json::object& annotations = api::MutableObject(meta, "annotations");
+  if (trigger_time.empty()) {
+    annotations.erase(kLastChangeTriggerTimeAnnotation);
+  } else {
+    annotations[kLastChangeTriggerTimeAnnotation] = trigger_time;
+  }
+  if (truncated) {
+    annotations[kOverCapacityAnnotation] = "truncated";
+  } else {
+    annotations.erase(kOverCapacityAnnotation);
+  }
+  if (annotations.empty()) meta.erase("annotations");
+  json::object labels;
+  if (const json::object* service_labels = api::ObjectAt(api::Metadata(service), "labels"))
+    labels = *service_labels;
+  labels[kSkipMirrorLabel] = "true";
+  if (IsServiceIPSet(service)) {
+    labels.erase(kHeadlessServiceLabel);
+  } else {
+    labels[kHeadlessServiceLabel] = "";
+  }
+  meta["labels"] = std::move(labels);
+  if (subsets.empty()) {
+    next.erase("subsets");
+  } else {
+    next["subsets"] = std::move(subsets);
+  }
+  return next;
+}
+
 }  // namespace
 
 EndpointsController::EndpointsController(const ControllerContext& context, EndpointsOptions options)
@@ -87,97 +192,15 @@ Status EndpointsController::Reconcile(const std::string& key) {
   const std::vector<api::ObjectPtr> pods = SelectedPods(*service);
   const std::string trigger_time = trigger_times_.Compute(*service, pods);
 
-  const json::object* spec = api::Spec(*service);
-  const bool publish_not_ready = api::BoolAt(spec, "publishNotReadyAddresses");
-  const json::array* service_ports = api::ArrayAt(spec, "ports");
-  std::vector<AddressForPort> entries;
-  for (const auto& pod : pods) {
-    if (!ShouldPodBeInEndpoints(*pod, publish_not_ready)) continue;
-    std::string ip = AddressForService(*service, *pod);
-    if (ip.empty()) continue;
-    json::object address{{"ip", ip}};
-    if (ShouldSetHostname(*pod, *service))
-      address["hostname"] = api::StringAt(api::Spec(*pod), "hostname");
-    std::string_view node_name = api::StringAt(api::Spec(*pod), "nodeName");
-    if (!node_name.empty()) address["nodeName"] = node_name;
-    address["targetRef"] = json::object{{"kind", "Pod"},
-                                        {"namespace", pod->namespace_name()},
-                                        {"name", pod->name()},
-                                        {"uid", pod->uid()}};
-    const bool ready = publish_not_ready || api::IsPodReady(*pod);
-    if (!service_ports || service_ports->empty()) {
-      // A headless Service may have no ports: addresses alone.
-      if (api::StringAt(spec, "clusterIP") == "None")
-        entries.push_back({address, ready, std::nullopt});
-      continue;
-    }
-    for (const auto& p : *service_ports) {
-      const json::object* port = p.if_object();
-      if (!port) continue;
-      auto number = FindPort(*pod, *port);
-      if (!number) continue;
-      json::object endpoint_port;
-      if (std::string_view name = api::StringAt(port, "name"); !name.empty())
-        endpoint_port["name"] = name;
-      endpoint_port["port"] = *number;
-      std::string_view protocol = api::StringAt(port, "protocol");
-      endpoint_port["protocol"] = protocol.empty() ? "TCP" : protocol;
-      if (const json::value* app = port->if_contains("appProtocol"); app && app->is_string()) {
-        endpoint_port["appProtocol"] = *app;
-      }
-      entries.push_back({address, ready, std::move(endpoint_port)});
-    }
-  }
-  json::array subsets = RepackSubsets(entries);
+  json::array subsets = RepackSubsets(AddressesForPorts(*service, pods));
   // Truncated before comparing (kube compares first, so it rewrites an
   // over-capacity Endpoints on every sync; the result is the same).
   const bool truncated = TruncateSubsets(subsets);
 
   api::ObjectPtr current = endpoints_.Get(key);
-  if (current) {
-    const json::array* have = api::ArrayAt(current->json(), "subsets");
-    const bool annotated = !api::Annotation(*current, kOverCapacityAnnotation).empty();
-    if ((have ? *have : json::array()) == subsets && LabelsCurrent(*current, *service) &&
-        annotated == truncated) {
-      return Status::Ok();
-    }
-  }
+  if (current && EndpointsCurrent(*current, *service, subsets, truncated)) return Status::Ok();
 
-  json::object next =
-      current ? ForUpdate(*current)
-              : json::object{{"apiVersion", "v1"},
-                             {"kind", "Endpoints"},
-                             {"metadata", json::object{{"name", service->name()},
-                                                       {"namespace", service->namespace_name()}}}};
-  json::object& meta = api::MutableObject(next, "metadata");
-  json::object& annotations = api::MutableObject(meta, "annotations");
-  if (trigger_time.empty()) {
-    annotations.erase(kLastChangeTriggerTimeAnnotation);
-  } else {
-    annotations[kLastChangeTriggerTimeAnnotation] = trigger_time;
-  }
-  if (truncated) {
-    annotations[kOverCapacityAnnotation] = "truncated";
-  } else {
-    annotations.erase(kOverCapacityAnnotation);
-  }
-  if (annotations.empty()) meta.erase("annotations");
-  json::object labels;
-  if (const json::object* service_labels = api::ObjectAt(api::Metadata(*service), "labels"))
-    labels = *service_labels;
-  labels[kSkipMirrorLabel] = "true";
-  if (IsServiceIPSet(*service)) {
-    labels.erase(kHeadlessServiceLabel);
-  } else {
-    labels[kHeadlessServiceLabel] = "";
-  }
-  meta["labels"] = std::move(labels);
-  if (subsets.empty()) {
-    next.erase("subsets");
-  } else {
-    next["subsets"] = std::move(subsets);
-  }
-
+  json::object next = NextEndpoints(current, *service, std::move(subsets), trigger_time, truncated);
   auto written = current ? client_.Update(api::Kind::kEndpoints, next)
                          : client_.Create(api::Kind::kEndpoints, service->namespace_name(), next);
   if (written.ok()) return Status::Ok();

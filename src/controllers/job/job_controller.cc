@@ -193,37 +193,71 @@ Status JobController::CleanUpFinishedJob(const api::Object& job) {
   return first;
 }
 
-Status JobController::Reconcile(const std::string& key) {
-  if (key.starts_with(kOrphanPodPrefix)) {
-    api::ObjectPtr pod = pods_.Get(key.substr(kOrphanPodPrefix.size()));
-    if (!pod || !job::HasTrackingFinalizer(*pod)) return Status::Ok();
-    if (std::string owner = OwnerKey(*pod); !owner.empty()) {
-      auto job = jobs_.Get(owner);
-      if (job && !IsFinished(*job)) return Status::Ok();  // its Job counts it
-    }
-    return RemoveFinalizer(*pod);
+namespace {
+
+// What the sync reads of the Job's spec: completions, parallelism, the
+// limits, the completion mode, suspend and the failure policy.
+void ReadSpec(JobController::Sync& s, const json::object* spec, std::string_view mode) {
+  if (spec && spec->contains("completions") && (*spec).at("completions").is_number()) {
+    s.completions = api::IntAt(spec, "completions");
   }
+  s.parallelism = api::IntAt(spec, "parallelism", 1);
+  s.backoff_limit = api::IntAt(spec, "backoffLimit", 6);
+  s.indexed = mode == "Indexed" && s.completions;
+  s.per_index = s.indexed && spec->contains("backoffLimitPerIndex");
+  s.backoff_limit_per_index = api::IntAt(spec, "backoffLimitPerIndex");
+  if (s.per_index && spec->contains("maxFailedIndexes"))
+    s.max_failed_indexes = api::IntAt(spec, "maxFailedIndexes");
+  s.suspended = api::BoolAt(spec, "suspend");
+  s.failure_policy = api::ObjectAt(spec, "podFailurePolicy");
+  s.only_replace_failed =
+      s.failure_policy || api::StringAt(spec, "podReplacementPolicy") == "Failed";
+}
+
+// Finished pods not counted yet (kube's getNewFinishedPods).
+void FindNewFinishedPods(const JobController::Sync& s, std::vector<api::ObjectPtr>& new_succeeded,
+                         std::vector<api::ObjectPtr>& new_failed) {
+  for (const auto& pod : s.pods) {
+    const std::string uid = pod->uid();
+    if (!job::HasTrackingFinalizer(*pod) || s.uncounted_succeeded.count(uid) ||
+        s.uncounted_failed.count(uid) || s.expected_removals.count(uid)) {
+      continue;
+    }
+    if (s.indexed) {
+      auto ix = job::CompletionIndex(*pod);
+      if (!ix || *ix >= *s.completions) continue;
+    }
+    if (api::StringAt(api::StatusOf(*pod), "phase") == "Succeeded") {
+      new_succeeded.push_back(pod);
+    } else if (job::IsPodFailed(*pod, s.only_replace_failed)) {
+      new_failed.push_back(pod);
+    }
+  }
+}
+
+// s.succeeded and s.failed: the status' counters, the uncounted pods and
+// the new finished ones (failures as the pod failure policy counts them).
+void CountSucceededAndFailed(JobController::Sync& s, const std::vector<api::ObjectPtr>& new_succeeded,
+                             const std::vector<api::ObjectPtr>& new_failed) {
+  int64_t counted_failures = 0;
+  for (const auto& pod : new_failed)
+    counted_failures += job::MatchPodFailurePolicy(s.failure_policy, *pod).count;
+  s.succeeded = api::IntAt(&s.status, "succeeded") +
+                static_cast<int64_t>(new_succeeded.size() + s.uncounted_succeeded.size());
+  s.failed = api::IntAt(&s.status, "failed") + counted_failures +
+             static_cast<int64_t>(s.uncounted_failed.size());
+}
+
+}  // namespace
+
+Status JobController::Reconcile(const std::string& key) {
+  if (key.starts_with(kOrphanPodPrefix)) return ReconcileOrphanPod(key);
   api::ObjectPtr job = jobs_.Get(key);
   if (!job) {
-    expectations_.Forget(key);
-    std::lock_guard lock(mu_);
-    removals_.erase(key);
-    backoff_.erase(key);
-    written_versions_.erase(key);
+    ForgetJob(key);
     return Status::Ok();
   }
-  {
-    std::lock_guard lock(mu_);
-    auto written = written_versions_.find(key);
-    if (written != written_versions_.end()) {
-      if (job->resource_version() < written->second) {
-        // Our own write is on its way to the informer: look again shortly.
-        EnqueueAfter(key, kStaleRetry);
-        return Status::Ok();
-      }
-      written_versions_.erase(written);
-    }
-  }
+  if (AwaitsOwnStatusWrite(key, *job)) return Status::Ok();
   if (IsFinished(*job)) {
     {
       std::lock_guard lock(mu_);
@@ -248,65 +282,18 @@ Status JobController::Reconcile(const std::string& key) {
   s.written = s.status;
   s.wall_now = clock_.WallNow();
   s.now = api::FormatRfc3339(s.wall_now);
-  if (spec && spec->contains("completions") && (*spec).at("completions").is_number()) {
-    s.completions = api::IntAt(spec, "completions");
-  }
-  s.parallelism = api::IntAt(spec, "parallelism", 1);
-  s.backoff_limit = api::IntAt(spec, "backoffLimit", 6);
-  s.indexed = mode == "Indexed" && s.completions;
-  s.per_index = s.indexed && spec->contains("backoffLimitPerIndex");
-  s.backoff_limit_per_index = api::IntAt(spec, "backoffLimitPerIndex");
-  if (s.per_index && spec->contains("maxFailedIndexes"))
-    s.max_failed_indexes = api::IntAt(spec, "maxFailedIndexes");
-  s.suspended = api::BoolAt(spec, "suspend");
-  s.failure_policy = api::ObjectAt(spec, "podFailurePolicy");
-  s.only_replace_failed =
-      s.failure_policy || api::StringAt(spec, "podReplacementPolicy") == "Failed";
+  ReadSpec(s, spec, mode);
   s.satisfied = expectations_.Satisfied(key);
   s.expected_removals = ExpectedRemovals(key);
   if (!s.status.contains("uncountedTerminatedPods"))
     s.status["uncountedTerminatedPods"] = json::object();
   s.uncounted_succeeded = job::UncountedUids(s.status, "succeeded");
   s.uncounted_failed = job::UncountedUids(s.status, "failed");
+  ReadOwnedPods(s);
 
-  for (const auto& pod : pods_.ByIndex(client::kOwnerUidIndex, job->uid())) {
-    if (ControllerUid(*pod, kKind) != job->uid()) continue;
-    s.pods.push_back(pod);
-    const std::string_view phase = api::StringAt(api::StatusOf(*pod), "phase");
-    if (api::IsPodActive(*pod)) {
-      s.active.push_back(pod);
-      if (api::IsPodReady(*pod)) ++s.ready;
-    } else if (api::BeingDeleted(*pod) && phase != "Succeeded" && phase != "Failed") {
-      ++s.terminating;
-    }
-  }
-  s.active_count = static_cast<int64_t>(s.active.size());
-
-  // Finished pods not counted yet (kube's getNewFinishedPods).
   std::vector<api::ObjectPtr> new_succeeded, new_failed;
-  for (const auto& pod : s.pods) {
-    const std::string uid = pod->uid();
-    if (!job::HasTrackingFinalizer(*pod) || s.uncounted_succeeded.count(uid) ||
-        s.uncounted_failed.count(uid) || s.expected_removals.count(uid)) {
-      continue;
-    }
-    if (s.indexed) {
-      auto ix = job::CompletionIndex(*pod);
-      if (!ix || *ix >= *s.completions) continue;
-    }
-    if (api::StringAt(api::StatusOf(*pod), "phase") == "Succeeded") {
-      new_succeeded.push_back(pod);
-    } else if (job::IsPodFailed(*pod, s.only_replace_failed)) {
-      new_failed.push_back(pod);
-    }
-  }
-  int64_t counted_failures = 0;
-  for (const auto& pod : new_failed)
-    counted_failures += job::MatchPodFailurePolicy(s.failure_policy, *pod).count;
-  s.succeeded = api::IntAt(&s.status, "succeeded") +
-                static_cast<int64_t>(new_succeeded.size() + s.uncounted_succeeded.size());
-  s.failed = api::IntAt(&s.status, "failed") + counted_failures +
-             static_cast<int64_t>(s.uncounted_failed.size());
+  FindNewFinishedPods(s, new_succeeded, new_failed);
+  CountSucceededAndFailed(s, new_succeeded, new_failed);
 
   // First start; a suspended Job has not started.
   if (!s.status.contains("startTime") && !s.suspended) s.status["startTime"] = s.now;
@@ -322,6 +309,52 @@ Status JobController::Reconcile(const std::string& key) {
   s.status["terminating"] = s.terminating;
   if (Status tracked = TrackStatusAndRemoveFinalizers(s, false); !tracked.ok()) return tracked;
   return manage;
+}
+
+Status JobController::ReconcileOrphanPod(const std::string& key) {
+  api::ObjectPtr pod = pods_.Get(key.substr(kOrphanPodPrefix.size()));
+  if (!pod || !job::HasTrackingFinalizer(*pod)) return Status::Ok();
+  if (std::string owner = OwnerKey(*pod); !owner.empty()) {
+    auto job = jobs_.Get(owner);
+    if (job && !IsFinished(*job)) return Status::Ok();  // its Job counts it
+  }
+  return RemoveFinalizer(*pod);
+}
+
+void JobController::ForgetJob(const std::string& key) {
+  expectations_.Forget(key);
+  std::lock_guard lock(mu_);
+  removals_.erase(key);
+  backoff_.erase(key);
+  written_versions_.erase(key);
+}
+
+bool JobController::AwaitsOwnStatusWrite(const std::string& key, const api::Object& job) {
+  std::lock_guard lock(mu_);
+  auto written = written_versions_.find(key);
+  if (written == written_versions_.end()) return false;
+  if (job.resource_version() < written->second) {
+    // Our own write is on its way to the informer: look again shortly.
+    EnqueueAfter(key, kStaleRetry);
+    return true;
+  }
+  written_versions_.erase(written);
+  return false;
+}
+
+void JobController::ReadOwnedPods(Sync& s) {
+  for (const auto& pod : pods_.ByIndex(client::kOwnerUidIndex, s.job->uid())) {
+    if (ControllerUid(*pod, kKind) != s.job->uid()) continue;
+    s.pods.push_back(pod);
+    const std::string_view phase = api::StringAt(api::StatusOf(*pod), "phase");
+    if (api::IsPodActive(*pod)) {
+      s.active.push_back(pod);
+      if (api::IsPodReady(*pod)) ++s.ready;
+    } else if (api::BeingDeleted(*pod) && phase != "Succeeded" && phase != "Failed") {
+      ++s.terminating;
+    }
+  }
+  s.active_count = static_cast<int64_t>(s.active.size());
 }
 
 void JobController::DecideFinished(Sync& s) {

@@ -70,6 +70,16 @@ class JobController final : public Controller {
   void JobEvent(const api::ObjectPtr& job, bool deleted);
   void PodEvent(const api::ObjectPtr& pod, PodChange change);
   std::string OwnerKey(const api::Object& pod);
+  // Reconcile's steps. A pod queued under the orphan-pod prefix: its
+  // finalizer comes off unless a running Job counts it.
+  Status ReconcileOrphanPod(const std::string& key);
+  // A deleted Job's state goes.
+  void ForgetJob(const std::string& key);
+  // True (and the Job queued again shortly) while the informer has not yet
+  // seen the Job's last status write.
+  bool AwaitsOwnStatusWrite(const std::string& key, const api::Object& job);
+  // sync.pods, sync.active and their counts from the pod informer.
+  void ReadOwnedPods(Sync& sync);
   // Why the Job is finishing, if it is (sets sync.finished): a condition
   // already recorded, podFailurePolicy, backoffLimit, the deadline, failed indexes.
   void DecideFinished(Sync& sync);
@@ -84,6 +94,12 @@ class JobController final : public Controller {
   int64_t DeletePods(Sync& sync, const std::vector<api::ObjectPtr>& pods, bool remove_finalizer,
                      Status& error);
   Status TrackStatusAndRemoveFinalizers(Sync& sync, bool needs_flush);
+  // Takes the tracking finalizer off `pods`; the uids whose removal worked
+  // leave `with_finalizer`. Returns the first error.
+  Status RemoveTrackingFinalizers(Sync& sync, const std::vector<api::ObjectPtr>& pods,
+                                  std::unordered_set<std::string>& with_finalizer);
+  // The events of a Job that has just finished (sync.finished).
+  void RecordFinished(const Sync& sync);
   Status WriteStatus(Sync& sync);
   Status RemoveFinalizer(const api::Object& pod);
   Status CleanUpFinishedJob(const api::Object& job);

@@ -95,16 +95,24 @@ Status JobController::WriteStatus(Sync& s) {
   return Status::Ok();
 }
 
-Status JobController::TrackStatusAndRemoveFinalizers(Sync& s, bool needs_flush) {
-  // Pods holding the finalizer, less those whose removal is on its way.
+namespace {
+
+// Pods holding the finalizer, less those whose removal is on its way.
+std::unordered_set<std::string> PodsWithFinalizer(const JobController::Sync& s) {
   std::unordered_set<std::string> with_finalizer;
   for (const auto& pod : s.pods) {
     if (job::HasTrackingFinalizer(*pod) && !s.expected_removals.count(pod->uid()))
       with_finalizer.insert(pod->uid());
   }
-  if (CountRemoved(s.status, "succeeded", "succeeded", with_finalizer)) needs_flush = true;
-  if (CountRemoved(s.status, "failed", "failed", with_finalizer)) needs_flush = true;
+  return with_finalizer;
+}
 
+// The pods whose tracking finalizer comes off this sync; each is first
+// recorded in uncountedTerminatedPods (an Indexed Job's succeeded ones count
+// as new indexes instead). Stops at kMaxUncountedPods (`reached_max`).
+// `needs_flush` when the status must be written before any removal.
+std::vector<api::ObjectPtr> PickFinalizersToRemove(JobController::Sync& s, bool& needs_flush,
+                                                   bool& reached_max) {
   std::vector<api::ObjectPtr> ordered = s.pods;
   if (s.indexed) {
     // Completed indexes are introduced in order.
@@ -119,7 +127,6 @@ Status JobController::TrackStatusAndRemoveFinalizers(Sync& s, bool needs_flush) 
   std::unordered_set<std::string> uncounted_failed = job::UncountedUids(s.status, "failed");
   const bool job_failing = s.finished && s.finished->type != "SuccessCriteriaMet";
   int64_t new_indexes = 0;
-  bool reached_max = false;
   for (const auto& pod : ordered) {
     const std::string uid = pod->uid();
     if (!job::HasTrackingFinalizer(*pod) || s.expected_removals.count(uid))
@@ -156,24 +163,30 @@ Status JobController::TrackStatusAndRemoveFinalizers(Sync& s, bool needs_flush) 
     }
     const int64_t uncounted =
         new_indexes + static_cast<int64_t>(uncounted_succeeded.size() + uncounted_failed.size());
-    if (uncounted >= kMaxUncountedPods) {
+    if (uncounted >= JobController::kMaxUncountedPods) {
       // Bounded work per sync (and a bounded status); the rest next time, at once.
       reached_max = true;
-      Enqueue(s.key);
       break;
     }
   }
-  if (s.indexed) {
-    std::string text = s.succeeded_indexes.String();
-    if (text.empty()) {
-      s.status.erase("completedIndexes");
-    } else {
-      s.status["completedIndexes"] = text;
-    }
-    job::SetCounter(s.status, "succeeded", s.succeeded_indexes.Count());
-    if (s.per_index) s.status["failedIndexes"] = s.failed_indexes.String();
+  return to_remove;
+}
+
+// An Indexed Job's completedIndexes, succeeded count (and failedIndexes).
+void SetIndexesInStatus(JobController::Sync& s) {
+  std::string text = s.succeeded_indexes.String();
+  if (text.empty()) {
+    s.status.erase("completedIndexes");
+  } else {
+    s.status["completedIndexes"] = text;
   }
-  // Interim conditions are written before any finalizer comes off.
+  job::SetCounter(s.status, "succeeded", s.succeeded_indexes.Count());
+  if (s.per_index) s.status["failedIndexes"] = s.failed_indexes.String();
+}
+
+// Interim conditions are written before any finalizer comes off:
+// FailureTarget (then Failed) and SuccessCriteriaMet (then Complete).
+void AddInterimCondition(JobController::Sync& s) {
   if (s.finished && s.finished->type == "FailureTarget") {
     api::MutableArray(s.status, "conditions").push_back(ConditionJson(*s.finished, s.now));
     s.finished->type = "Failed";
@@ -184,6 +197,40 @@ Status JobController::TrackStatusAndRemoveFinalizers(Sync& s, bool needs_flush) 
     }
     s.finished->type = "Complete";
   }
+}
+
+// Finished once every pod is counted and none is still terminating: the
+// terminal condition (and completionTime). True when it was added now.
+bool AddTerminalCondition(JobController::Sync& s, bool reached_max) {
+  const json::object* uncounted = api::ObjectAt(s.status, "uncountedTerminatedPods");
+  const bool all_counted =
+      !api::ArrayAt(uncounted, "succeeded") && !api::ArrayAt(uncounted, "failed");
+  if (!s.finished || reached_max || !all_counted || s.terminating != 0) return false;
+  json::array& conditions = api::MutableArray(s.status, "conditions");
+  bool replaced = false;
+  for (auto& c : conditions) {
+    if (c.is_object() && api::StringAt(c.get_object(), "type") == s.finished->type) {
+      c = ConditionJson(*s.finished, s.now);
+      replaced = true;
+    }
+  }
+  if (!replaced) conditions.push_back(ConditionJson(*s.finished, s.now));
+  if (s.finished->type == "Complete") s.status["completionTime"] = s.now;
+  return true;
+}
+
+}  // namespace
+
+Status JobController::TrackStatusAndRemoveFinalizers(Sync& s, bool needs_flush) {
+  std::unordered_set<std::string> with_finalizer = PodsWithFinalizer(s);
+  if (CountRemoved(s.status, "succeeded", "succeeded", with_finalizer)) needs_flush = true;
+  if (CountRemoved(s.status, "failed", "failed", with_finalizer)) needs_flush = true;
+
+  bool reached_max = false;
+  const std::vector<api::ObjectPtr> to_remove = PickFinalizersToRemove(s, needs_flush, reached_max);
+  if (reached_max) Enqueue(s.key);
+  if (s.indexed) SetIndexesInStatus(s);
+  AddInterimCondition(s);
   if (needs_flush || s.status != s.written) {
     if (Status w = WriteStatus(s); !w.ok()) return w;
     std::lock_guard lock(mu_);
@@ -191,22 +238,7 @@ Status JobController::TrackStatusAndRemoveFinalizers(Sync& s, bool needs_flush) 
   }
 
   // Finalizers off; the uids whose removal worked are counted.
-  std::vector<Status> results(to_remove.size());
-  for (const auto& pod : to_remove) ExpectRemoval(s.key, pod->uid());
-  ParallelFor(static_cast<int64_t>(to_remove.size()), 16, [&](int64_t i) {
-    const auto at = static_cast<size_t>(i);
-    results[at] = RemoveFinalizer(*to_remove[at]);
-    return results[at];
-  });
-  Status first;
-  for (size_t i = 0; i < to_remove.size(); ++i) {
-    if (results[i].ok()) {
-      with_finalizer.erase(to_remove[i]->uid());
-    } else {
-      RemovalObserved(s.key, to_remove[i]->uid());  // will not be seen
-      if (first.ok()) first = results[i];
-    }
-  }
+  Status first = RemoveTrackingFinalizers(s, to_remove, with_finalizer);
   CountRemoved(s.status, "succeeded", "succeeded", with_finalizer);
   CountRemoved(s.status, "failed", "failed", with_finalizer);
   if (!first.ok()) {
@@ -214,39 +246,45 @@ Status JobController::TrackStatusAndRemoveFinalizers(Sync& s, bool needs_flush) 
     return first;
   }
 
-  // Finished once every pod is counted and none is still terminating.
-  bool finished_now = false;
-  const json::object* uncounted = api::ObjectAt(s.status, "uncountedTerminatedPods");
-  const bool all_counted =
-      !api::ArrayAt(uncounted, "succeeded") && !api::ArrayAt(uncounted, "failed");
-  if (s.finished && !reached_max && all_counted && s.terminating == 0) {
-    json::array& conditions = api::MutableArray(s.status, "conditions");
-    bool replaced = false;
-    for (auto& c : conditions) {
-      if (c.is_object() && api::StringAt(c.get_object(), "type") == s.finished->type) {
-        c = ConditionJson(*s.finished, s.now);
-        replaced = true;
-      }
-    }
-    if (!replaced) conditions.push_back(ConditionJson(*s.finished, s.now));
-    if (s.finished->type == "Complete") s.status["completionTime"] = s.now;
-    finished_now = true;
-  }
+  const bool finished_now = AddTerminalCondition(s, reached_max);
   if (s.status != s.written) {
     if (Status w = WriteStatus(s); !w.ok()) return w;
   }
-  if (finished_now) {
-    if (s.finished->type == "Complete") {
-      if (s.completions && api::IntAt(&s.status, "succeeded") > *s.completions) {
-        events_.Event(*s.job, "Warning", "TooManySucceededPods",
-                      "Too many succeeded pods running after completion count reached");
-      }
-      events_.Event(*s.job, "Normal", "Completed", "Job completed");
+  if (finished_now) RecordFinished(s);
+  return Status::Ok();
+}
+
+Status JobController::RemoveTrackingFinalizers(Sync& s, const std::vector<api::ObjectPtr>& pods,
+                                               std::unordered_set<std::string>& with_finalizer) {
+  std::vector<Status> results(pods.size());
+  for (const auto& pod : pods) ExpectRemoval(s.key, pod->uid());
+  ParallelFor(static_cast<int64_t>(pods.size()), 16, [&](int64_t i) {
+    const auto at = static_cast<size_t>(i);
+    results[at] = RemoveFinalizer(*pods[at]);
+    return results[at];
+  });
+  Status first;
+  for (size_t i = 0; i < pods.size(); ++i) {
+    if (results[i].ok()) {
+      with_finalizer.erase(pods[i]->uid());
     } else {
-      events_.Event(*s.job, "Warning", s.finished->reason, s.finished->message);
+      RemovalObserved(s.key, pods[i]->uid());  // will not be seen
+      if (first.ok()) first = results[i];
     }
   }
-  return Status::Ok();
+  return first;
+}
+
+void JobController::RecordFinished(const Sync& s) {
+  if (s.finished->type == "Complete") {
+    if (s.completions && api::IntAt(&s.status, "succeeded") > *s.completions) {
+      events_.Event(*s.job, "Warning", "TooManySucceededPods",
+                    "Too many succeeded pods running after completion count reached");
+    }
+    events_.Event(*s.job, "Normal", "Completed", "Job completed");
+  } else {
+    events_.Event(*s.job, "Warning", s.finished->reason, s.finished->message);
+  }
 }
 
 }  // namespace berth::controllers

@@ -37,6 +37,8 @@
 // a create repeated from a stale cache fails with AlreadyExists, which is
 // taken as done.
 
+#include <chrono>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -68,6 +70,8 @@ class StatefulSetController final : public Controller {
   struct Counts {
     int64_t replicas = 0, ready = 0, available = 0, current = 0, updated = 0;
   };
+  // The set's pods as one Update sees them (statefulset_sync.cc).
+  struct Members;
 
   void PodAdded(const api::ObjectPtr& pod);
   void PodUpdated(const api::ObjectPtr& pod);
@@ -82,6 +86,17 @@ class StatefulSetController final : public Controller {
   Status CreateRevision(Sync& s, int64_t number);
   // kube's updateStatefulSet: one step towards the spec.
   Status Update(Sync& s, Counts& counts);
+  // Update's steps, in order; a Status returned ends Update with it (Ok:
+  // it waits for pods to change).
+  Members SortMembers(const Sync& s, std::chrono::system_clock::time_point now,
+                      Counts& counts) const;
+  std::optional<Status> CreateMissingInParallel(Sync& s, const Members& m, Counts& counts);
+  std::optional<Status> ProcessReplicas(Sync& s, const Members& m, Counts& counts);
+  std::optional<Status> DeleteCondemned(Sync& s, const Members& m, Counts& counts);
+  Status RollingUpdate(Sync& s, const Members& m, Counts& counts);
+  // The counts after a pod of `ordinal` is created, or `pod` deleted.
+  void CountCreated(const Sync& s, int64_t ordinal, Counts& counts) const;
+  static void CountDeleted(const Sync& s, const api::Object& pod, Counts& counts);
   Status CreatePod(Sync& s, int64_t ordinal, bool& created);
   // Creates the pod's claims that do not exist; `stale` when one is still
   // being deleted (the pod must wait for it).

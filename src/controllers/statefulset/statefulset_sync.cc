@@ -7,6 +7,7 @@
 #include <atomic>
 #include <boost/json.hpp>
 #include <limits>
+#include <optional>
 
 #include "api/json_fields.h"
 #include "api/pod_view.h"
@@ -84,23 +85,48 @@ int64_t MaxUnavailable(const api::Object& set, int64_t replicas) {
 
 }  // namespace
 
+// The set's pods as one Update sees them, and what it reads of the spec.
+struct StatefulSetController::Members {
+  int64_t start = 0;      // the first ordinal
+  int64_t min_ready = 0;  // spec.minReadySeconds
+  std::chrono::system_clock::time_point now;
+  bool monotonic = true;  // podManagementPolicy OrderedReady (not Parallel)
+  std::vector<api::ObjectPtr> replicas;   // pods in range by ordinal (nullptr: not created)
+  std::vector<api::ObjectPtr> condemned;  // pods out of range, highest ordinal first
+  // The unhealthy pod of lowest ordinal (nullptr when it is one not created).
+  api::ObjectPtr first_unhealthy;
+};
+
 Status StatefulSetController::Update(Sync& s, Counts& counts) {
+  const Members m = SortMembers(s, clock_.WallNow(), counts);
+  if (api::BeingDeleted(*s.set)) return Status::Ok();  // status only
+  if (!m.monotonic) {
+    if (std::optional<Status> stop = CreateMissingInParallel(s, m, counts)) return *stop;
+  }
+  if (std::optional<Status> stop = ProcessReplicas(s, m, counts)) return *stop;
+  if (std::optional<Status> stop = DeleteCondemned(s, m, counts)) return *stop;
+  if (IsOnDelete(*s.set)) return Status::Ok();  // pods are replaced as users delete them
+  return RollingUpdate(s, m, counts);
+}
+
+StatefulSetController::Members StatefulSetController::SortMembers(
+    const Sync& s, std::chrono::system_clock::time_point now, Counts& counts) const {
   const api::Object& set = *s.set;
-  const int64_t start = StartOrdinal(set);
+  Members m;
+  m.start = StartOrdinal(set);
   const int64_t replica_count = std::max<int64_t>(SetReplicas(set), 0);
-  const int64_t min_ready = api::IntAt(api::Spec(set), "minReadySeconds");
-  const auto now = clock_.WallNow();
+  m.min_ready = api::IntAt(api::Spec(set), "minReadySeconds");
+  m.now = now;
+  m.monotonic = api::StringAt(api::Spec(set), "podManagementPolicy") != "Parallel";
   const std::string& current_name = s.current->name();
   const std::string& update_name = s.update->name();
 
-  // Pods in range by ordinal (nullptr: not created); pods out of range condemned.
-  std::vector<api::ObjectPtr> replicas(static_cast<size_t>(replica_count));
-  std::vector<api::ObjectPtr> condemned;
+  m.replicas.resize(static_cast<size_t>(replica_count));
   for (const auto& pod : s.pods) {
     ++counts.replicas;
     if (RunningAndReady(pod)) {
       ++counts.ready;
-      if (RunningAndAvailable(pod, min_ready, now)) ++counts.available;
+      if (RunningAndAvailable(pod, m.min_ready, now)) ++counts.available;
     }
     if (!IsTerminating(*pod)) {
       counts.current += PodRevision(*pod) == current_name;
@@ -109,78 +135,81 @@ Status StatefulSetController::Update(Sync& s, Counts& counts) {
     int64_t ord = Ordinal(*pod);
     if (ord < 0) continue;  // not a name of this set's: ignored
     if (OrdinalInRange(set, ord)) {
-      replicas[static_cast<size_t>(ord - start)] = pod;
+      m.replicas[static_cast<size_t>(ord - m.start)] = pod;
     } else {
-      condemned.push_back(pod);
+      m.condemned.push_back(pod);
     }
   }
-  std::sort(condemned.begin(), condemned.end(),
+  std::sort(m.condemned.begin(), m.condemned.end(),
             [](const auto& a, const auto& b) { return Ordinal(*a) > Ordinal(*b); });
-  // The unhealthy pod of lowest ordinal (nullptr when it is one not created).
-  api::ObjectPtr first_unhealthy;
   int64_t first_unhealthy_ordinal = std::numeric_limits<int64_t>::max();
   auto note_unhealthy = [&](const api::ObjectPtr& pod, int64_t ord) {
-    if (!Healthy(pod, min_ready, now) && ord < first_unhealthy_ordinal) {
+    if (!Healthy(pod, m.min_ready, now) && ord < first_unhealthy_ordinal) {
       first_unhealthy_ordinal = ord;
-      first_unhealthy = pod;
+      m.first_unhealthy = pod;
     }
   };
   for (int64_t i = 0; i < replica_count; ++i)
-    note_unhealthy(replicas[static_cast<size_t>(i)], start + i);
-  for (const auto& pod : condemned) note_unhealthy(pod, Ordinal(*pod));
+    note_unhealthy(m.replicas[static_cast<size_t>(i)], m.start + i);
+  for (const auto& pod : m.condemned) note_unhealthy(pod, Ordinal(*pod));
+  return m;
+}
 
-  if (api::BeingDeleted(set)) return Status::Ok();  // status only
-  const bool monotonic = api::StringAt(api::Spec(set), "podManagementPolicy") != "Parallel";
+void StatefulSetController::CountCreated(const Sync& s, int64_t ordinal, Counts& counts) const {
+  ++counts.replicas;
+  std::string_view revision = PodRevisionFor(s, ordinal);
+  counts.current += revision == s.current->name();
+  counts.updated += revision == s.update->name();
+}
 
-  auto count_created = [&](int64_t ordinal) {
-    ++counts.replicas;
-    std::string_view revision = PodRevisionFor(s, ordinal);
-    counts.current += revision == current_name;
-    counts.updated += revision == update_name;
-  };
-  auto count_deleted = [&](const api::Object& pod) {
-    counts.current -= PodRevision(pod) == current_name;
-    counts.updated -= PodRevision(pod) == update_name;
-  };
+void StatefulSetController::CountDeleted(const Sync& s, const api::Object& pod, Counts& counts) {
+  counts.current -= PodRevision(pod) == s.current->name();
+  counts.updated -= PodRevision(pod) == s.update->name();
+}
 
-  // Parallel: every missing pod at once, in slow-start batches.
-  if (!monotonic) {
-    std::vector<int64_t> missing;
-    for (int64_t i = 0; i < replica_count; ++i) {
-      if (!replicas[static_cast<size_t>(i)]) missing.push_back(start + i);
-    }
-    int64_t done = 0;
-    std::vector<char> created(missing.size(), 0);
-    for (int64_t batch = 1; done < static_cast<int64_t>(missing.size()); batch *= 2) {
-      int64_t n = std::min<int64_t>(batch, static_cast<int64_t>(missing.size()) - done);
-      auto [failed, error] = ParallelFor(n, kCreateParallelism, [&](int64_t i) {
-        bool made = false;
-        Status st = CreatePod(s, missing[static_cast<size_t>(done + i)], made);
-        created[static_cast<size_t>(done + i)] = made;
-        return st;
-      });
-      done += n;
-      if (failed > 0) {
-        for (size_t i = 0; i < missing.size(); ++i) {
-          if (created[i]) count_created(missing[i]);
-        }
-        return error;
+// Parallel: every missing pod at once, in slow-start batches.
+std::optional<Status> StatefulSetController::CreateMissingInParallel(Sync& s, const Members& m,
+                                                                     Counts& counts) {
+  std::vector<int64_t> missing;
+  for (size_t i = 0; i < m.replicas.size(); ++i) {
+    if (!m.replicas[i]) missing.push_back(m.start + static_cast<int64_t>(i));
+  }
+  int64_t done = 0;
+  std::vector<char> created(missing.size(), 0);
+  for (int64_t batch = 1; done < static_cast<int64_t>(missing.size()); batch *= 2) {
+    int64_t n = std::min<int64_t>(batch, static_cast<int64_t>(missing.size()) - done);
+    auto [failed, error] = ParallelFor(n, kCreateParallelism, [&](int64_t i) {
+      bool made = false;
+      Status st = CreatePod(s, missing[static_cast<size_t>(done + i)], made);
+      created[static_cast<size_t>(done + i)] = made;
+      return st;
+    });
+    done += n;
+    if (failed > 0) {
+      for (size_t i = 0; i < missing.size(); ++i) {
+        if (created[i]) CountCreated(s, missing[i], counts);
       }
-    }
-    for (size_t i = 0; i < missing.size(); ++i) {
-      if (created[i]) count_created(missing[i]);
+      return error;
     }
   }
+  for (size_t i = 0; i < missing.size(); ++i) {
+    if (created[i]) CountCreated(s, missing[i], counts);
+  }
+  return std::nullopt;
+}
 
-  // Each replica in ordinal order (kube's processReplica).
-  for (int64_t i = 0; i < replica_count; ++i) {
-    const int64_t ordinal = start + i;
-    api::ObjectPtr pod = replicas[static_cast<size_t>(i)];
+// Each replica in ordinal order (kube's processReplica).
+std::optional<Status> StatefulSetController::ProcessReplicas(Sync& s, const Members& m,
+                                                             Counts& counts) {
+  const api::Object& set = *s.set;
+  for (size_t i = 0; i < m.replicas.size(); ++i) {
+    const int64_t ordinal = m.start + static_cast<int64_t>(i);
+    api::ObjectPtr pod = m.replicas[i];
     if (!pod) {
-      if (!monotonic) continue;  // created above
+      if (!m.monotonic) continue;  // created above
       bool made = false;
       if (Status st = CreatePod(s, ordinal, made); !st.ok()) return st;
-      if (made) count_created(ordinal);
+      if (made) CountCreated(s, ordinal, counts);
       return Status::Ok();  // wait for it to be Running and Ready
     }
     std::string_view phase = Phase(*pod);
@@ -196,21 +225,21 @@ Status StatefulSetController::Update(Sync& s, Counts& counts) {
       }
       if (!IsTerminating(*pod)) {
         if (Status st = DeletePod(s, pod); !st.ok()) return st;
-        count_deleted(*pod);
+        CountDeleted(s, *pod, counts);
         --counts.replicas;
       }
       // Created again once the old pod is gone (its deletion wakes the set).
-      if (monotonic) return Status::Ok();
+      if (m.monotonic) return Status::Ok();
       continue;
     }
     if (phase == "Pending") {
       bool stale = false;
       if (Status st = CreateClaims(s, ordinal, stale); !st.ok()) return st;
     }
-    if (monotonic) {
+    if (m.monotonic) {
       if (IsTerminating(*pod) || !RunningAndReady(pod)) return Status::Ok();
-      if (!RunningAndAvailable(pod, min_ready, now)) {
-        EnqueueAfter(s.key, std::chrono::seconds(min_ready));
+      if (!RunningAndAvailable(pod, m.min_ready, m.now)) {
+        EnqueueAfter(s.key, std::chrono::seconds(m.min_ready));
         return Status::Ok();
       }
     }
@@ -219,37 +248,48 @@ Status StatefulSetController::Update(Sync& s, Counts& counts) {
     if (IdentityMatches(set, *pod) && StorageMatches(set, *pod) && claims_match) continue;
     if (Status st = FixPod(s, pod); !st.ok()) return st;
   }
+  return std::nullopt;
+}
 
-  // Condemned pods: their claims take the owners the policy wants for
-  // scaled-down pods first, then the pods go, highest ordinal first.
-  for (const auto& pod : condemned) {
+// Condemned pods: their claims take the owners the policy wants for
+// scaled-down pods first, then the pods go, highest ordinal first.
+std::optional<Status> StatefulSetController::DeleteCondemned(Sync& s, const Members& m,
+                                                             Counts& counts) {
+  for (const auto& pod : m.condemned) {
     bool matches = true;
     if (Status st = FixClaimOwners(s, pod, false, matches); !st.ok()) return st;
   }
-  for (const auto& pod : condemned) {
+  for (const auto& pod : m.condemned) {
     if (IsTerminating(*pod)) {
-      if (monotonic) return Status::Ok();
+      if (m.monotonic) return Status::Ok();
       continue;
     }
-    if (monotonic && pod != first_unhealthy && !Healthy(pod, min_ready, now)) {
-      if (RunningAndReady(pod)) EnqueueAfter(s.key, std::chrono::seconds(min_ready));
+    if (m.monotonic && pod != m.first_unhealthy && !Healthy(pod, m.min_ready, m.now)) {
+      if (RunningAndReady(pod)) EnqueueAfter(s.key, std::chrono::seconds(m.min_ready));
       return Status::Ok();
     }
     if (Status st = DeletePod(s, pod); !st.ok()) return st;
-    count_deleted(*pod);
-    if (monotonic) return Status::Ok();
+    CountDeleted(s, *pod, counts);
+    if (m.monotonic) return Status::Ok();
   }
+  return std::nullopt;
+}
 
-  if (IsOnDelete(set)) return Status::Ok();  // pods are replaced as users delete them
-
+// updateStrategy RollingUpdate: pods at or above the partition not at the
+// update revision are deleted, highest ordinal first: up to maxUnavailable
+// at once when it is set, else one at a time, waiting for health.
+Status StatefulSetController::RollingUpdate(Sync& s, const Members& m, Counts& counts) {
+  const api::Object& set = *s.set;
+  const int64_t replica_count = static_cast<int64_t>(m.replicas.size());
+  const std::string& update_name = s.update->name();
   int64_t update_min = api::IntAt(RollingUpdateOf(set), "partition", 0);
   if (int64_t max_unavailable = MaxUnavailable(set, replica_count); max_unavailable > 0) {
     int64_t unavailable = 0;
-    for (const auto& pod : replicas) unavailable += !Healthy(pod, min_ready, now);
+    for (const auto& pod : m.replicas) unavailable += !Healthy(pod, m.min_ready, m.now);
     if (unavailable >= max_unavailable) return Status::Ok();
     std::vector<api::ObjectPtr> to_delete;
     for (int64_t target = replica_count - 1; target >= update_min; --target) {
-      const auto& pod = replicas[static_cast<size_t>(target)];
+      const auto& pod = m.replicas[static_cast<size_t>(target)];
       if (pod && PodRevision(*pod) != update_name && !IsTerminating(*pod)) to_delete.push_back(pod);
       if (static_cast<int64_t>(to_delete.size()) >= max_unavailable - unavailable) break;
     }
@@ -260,13 +300,13 @@ Status StatefulSetController::Update(Sync& s, Counts& counts) {
     return Status::Ok();
   }
   for (int64_t target = replica_count - 1; target >= update_min; --target) {
-    const auto& pod = replicas[static_cast<size_t>(target)];
+    const auto& pod = m.replicas[static_cast<size_t>(target)];
     if (pod && PodRevision(*pod) != update_name && !IsTerminating(*pod)) {
       Status st = DeletePod(s, pod);
       --counts.current;
       return st;
     }
-    if (!Healthy(pod, min_ready, now)) return Status::Ok();  // wait for it to be updated
+    if (!Healthy(pod, m.min_ready, m.now)) return Status::Ok();  // wait for it to be updated
   }
   return Status::Ok();
 }

@@ -85,6 +85,49 @@ bool Allowed(const api::StorageClassView& sc, const api::Object& node) {
       [&](const api::NodeSelectorTerm& term) { return term.Matches(node.labels(), node.name()); });
 }
 
+// The spec of the volume provisioned for `claim` in `storage_class` (the
+// claim's class `class_name`) by `driver`: the claim's request and access
+// modes, the class's reclaim policy and mount options, bound to the claim.
+json::object ProvisionedVolumeSpec(const api::Object& claim, const api::Object& storage_class,
+                                   const std::string& class_name, const std::string& driver) {
+  const auto* pvc = claim.As<api::PersistentVolumeClaimView>();
+  const auto& sc = *storage_class.As<api::StorageClassView>();
+  const json::object* claim_spec = api::Spec(claim);
+  json::object spec;
+  std::string request(
+      api::StringAt(api::ObjectAt(api::ObjectAt(claim_spec, "resources"), "requests"), "storage"));
+  if (request.empty()) request = "0";
+  spec["capacity"] = json::object{{"storage", request}};
+  if (const json::value* modes = claim_spec->if_contains("accessModes"))
+    spec["accessModes"] = *modes;
+  spec["volumeMode"] = pvc->volume_mode;
+  spec["storageClassName"] = class_name;
+  spec["persistentVolumeReclaimPolicy"] = sc.reclaim_policy.empty() ? "Delete" : sc.reclaim_policy;
+  if (const json::value* options = storage_class.json().if_contains("mountOptions"))
+    spec["mountOptions"] = *options;
+  spec["claimRef"] = json::object{{"kind", "PersistentVolumeClaim"},
+                                  {"namespace", claim.namespace_name()},
+                                  {"name", claim.name()},
+                                  {"uid", claim.uid()},
+                                  {"apiVersion", "v1"},
+                                  {"resourceVersion", std::to_string(claim.resource_version())}};
+  spec["csi"] = json::object{
+      {"driver", driver},
+      {"volumeHandle", "sim-" + claim.uid()},
+      {"volumeAttributes",
+       json::object{{"storage.kubernetes.io/csiProvisionerIdentity", "berth-sim-" + driver}}}};
+  return spec;
+}
+
+// A volume's nodeAffinity that keeps it to `segment` (`key` In [segment]).
+json::object RequiredNodeAffinity(const char* key, const std::string& segment) {
+  json::object requirement{{"key", key}, {"operator", "In"}, {"values", json::array{segment}}};
+  return json::object{
+      {"required", json::object{{"nodeSelectorTerms",
+                                 json::array{json::object{
+                                     {"matchExpressions", json::array{requirement}}}}}}}};
+}
+
 }  // namespace
 
 SimStorageCapacity StorageCapacityFromGroups(const std::vector<SimNodeGroup>& groups) {
@@ -210,43 +253,9 @@ Status SimCsiProvisioner::Provision(const api::ObjectPtr& claim) {
 
   std::unique_lock lock(mu_);
   if (provisioned_.count(volume_name)) return Status::Ok();  // made; the cache has not seen it yet
-  std::string segment;
-  if (!pvc->selected_node.empty()) {
-    api::ObjectPtr node = nodes_.Get(pvc->selected_node);
-    if (!node) return fail("node \"" + pvc->selected_node + "\" not found");
-    if (!Allowed(sc, *node)) {
-      return fail("rpc error: code = InvalidArgument desc = node \"" + node->name() +
-                  "\" is not in the class's allowedTopologies");
-    }
-    segment = std::string(Label(*node, topology_key));
-    if (local && segment.empty()) segment = node->name();
-  } else {
-    // Immediate: the allowed segment with the most room (unlimited: the least used).
-    std::set<std::string> segments;
-    for (const auto& node : nodes_.List()) {
-      if (!Allowed(sc, *node)) continue;
-      std::string s(Label(*node, topology_key));
-      if (local && s.empty()) s = node->name();
-      if (!s.empty()) segments.insert(std::move(s));
-    }
-    if (segments.empty() && (local || !sc.allowed_topologies.empty())) {
-      return fail("rpc error: code = ResourceExhausted desc = no node in the class's topology");
-    }
-    int64_t best = INT64_MIN;
-    for (const auto& s : segments) {
-      int64_t score = Free(class_name, s, local);
-      if (score == INT64_MAX) {
-        score = 0;
-        for (const auto& [name, usage] : provisioned_) {
-          if (usage.storage_class == class_name && usage.segment == s) score -= usage.bytes;
-        }
-      }
-      if (score > best) {
-        best = score;
-        segment = s;
-      }
-    }
-  }
+  auto chosen = ChooseSegment(pvc->selected_node, *storage_class, class_name);
+  if (!chosen.ok()) return fail(chosen.status().message());
+  const std::string segment = std::move(chosen).value();
   const int64_t free = Free(class_name, segment, local);
   if (free < pvc->requested_bytes) {
     return fail("rpc error: code = ResourceExhausted desc = insufficient capacity in " +
@@ -261,38 +270,8 @@ Status SimCsiProvisioner::Provision(const api::ObjectPtr& claim) {
   recorder.Event(*claim, "Normal", "Provisioning",
                  "External provisioner is provisioning volume for claim \"" +
                      client::ObjectKey(*claim) + "\"");
-  const json::object* claim_spec = api::Spec(*claim);
-  json::object spec;
-  std::string request(
-      api::StringAt(api::ObjectAt(api::ObjectAt(claim_spec, "resources"), "requests"), "storage"));
-  if (request.empty()) request = "0";
-  spec["capacity"] = json::object{{"storage", request}};
-  if (const json::value* modes = claim_spec->if_contains("accessModes"))
-    spec["accessModes"] = *modes;
-  spec["volumeMode"] = pvc->volume_mode;
-  spec["storageClassName"] = class_name;
-  spec["persistentVolumeReclaimPolicy"] = sc.reclaim_policy.empty() ? "Delete" : sc.reclaim_policy;
-  if (const json::value* options = storage_class->json().if_contains("mountOptions"))
-    spec["mountOptions"] = *options;
-  spec["claimRef"] = json::object{{"kind", "PersistentVolumeClaim"},
-                                  {"namespace", claim->namespace_name()},
-                                  {"name", claim->name()},
-                                  {"uid", claim->uid()},
-                                  {"apiVersion", "v1"},
-                                  {"resourceVersion", std::to_string(claim->resource_version())}};
-  spec["csi"] = json::object{
-      {"driver", driver},
-      {"volumeHandle", "sim-" + claim->uid()},
-      {"volumeAttributes",
-       json::object{{"storage.kubernetes.io/csiProvisionerIdentity", "berth-sim-" + driver}}}};
-  if (!segment.empty()) {
-    json::object requirement{
-        {"key", topology_key}, {"operator", "In"}, {"values", json::array{segment}}};
-    spec["nodeAffinity"] = json::object{
-        {"required", json::object{{"nodeSelectorTerms",
-                                   json::array{json::object{
-                                       {"matchExpressions", json::array{requirement}}}}}}}};
-  }
+  json::object spec = ProvisionedVolumeSpec(*claim, *storage_class, class_name, driver);
+  if (!segment.empty()) spec["nodeAffinity"] = RequiredNodeAffinity(topology_key, segment);
   json::object volume{
       {"apiVersion", "v1"},
       {"kind", "PersistentVolume"},
@@ -311,6 +290,53 @@ Status SimCsiProvisioner::Provision(const api::ObjectPtr& claim) {
                  "Successfully provisioned volume " + volume_name);
   Enqueue(kCapacityKey);
   return Status::Ok();
+}
+
+Result<std::string> SimCsiProvisioner::ChooseSegment(const std::string& selected_node,
+                                                     const api::Object& storage_class,
+                                                     const std::string& class_name) const {
+  const auto& sc = *storage_class.As<api::StorageClassView>();
+  const bool local = LocalClass(storage_class);
+  const char* topology_key = local ? kHostnameLabel : kZoneLabel;
+  std::string segment;
+  if (!selected_node.empty()) {
+    api::ObjectPtr node = nodes_.Get(selected_node);
+    if (!node) return Status::BadRequest("node \"" + selected_node + "\" not found");
+    if (!Allowed(sc, *node)) {
+      return Status::BadRequest("rpc error: code = InvalidArgument desc = node \"" + node->name() +
+                                "\" is not in the class's allowedTopologies");
+    }
+    segment = std::string(Label(*node, topology_key));
+    if (local && segment.empty()) segment = node->name();
+    return segment;
+  }
+  // Immediate: the allowed segment with the most room (unlimited: the least used).
+  std::set<std::string> segments;
+  for (const auto& node : nodes_.List()) {
+    if (!Allowed(sc, *node)) continue;
+    std::string s(Label(*node, topology_key));
+    if (local && s.empty()) s = node->name();
+    if (!s.empty()) segments.insert(std::move(s));
+  }
+  if (segments.empty() && (local || !sc.allowed_topologies.empty())) {
+    return Status::BadRequest(
+        "rpc error: code = ResourceExhausted desc = no node in the class's topology");
+  }
+  int64_t best = INT64_MIN;
+  for (const auto& s : segments) {
+    int64_t score = Free(class_name, s, local);
+    if (score == INT64_MAX) {
+      score = 0;
+      for (const auto& [name, usage] : provisioned_) {
+        if (usage.storage_class == class_name && usage.segment == s) score -= usage.bytes;
+      }
+    }
+    if (score > best) {
+      best = score;
+      segment = s;
+    }
+  }
+  return segment;
 }
 
 Status SimCsiProvisioner::PublishCapacity() {

@@ -85,6 +85,12 @@ class SimCsiProvisioner final : public Controller {
     int64_t bytes = 0;
   };
   Status Provision(const api::ObjectPtr& claim);
+  // The segment (zone, or node for a local class) a volume of the class is
+  // made in: the selected node's, else the allowed one with the most room.
+  // An error's message says why there is none. REQUIRES: mu_.
+  Result<std::string> ChooseSegment(const std::string& selected_node,
+                                    const api::Object& storage_class,
+                                    const std::string& class_name) const;
   Status PublishCapacity();
   // Bytes still free for `storage_class` in `segment`; INT64_MAX when unlimited.
   int64_t Free(const std::string& storage_class, const std::string& segment,

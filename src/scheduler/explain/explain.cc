@@ -184,12 +184,10 @@ std::string Joined(const std::vector<std::string>& parts, std::string_view separ
   return out;
 }
 
-}  // namespace
-
-Result<Explanation> Explain(const Framework& profile, const Snapshot& snapshot, const PodInfo& pod,
-                            const Handle& handle, const ExplainOptions& options) {
-  const std::unique_ptr<Framework> untimed = profile.Untimed();
-  const Framework& fw = *untimed;
+// What Explain knows before any plugin runs: the pod, the profile, where the
+// pod is bound or nominated, how many nodes there are.
+Explanation ExplanationHeader(const Framework& fw, const Snapshot& snapshot, const PodInfo& pod,
+                              const Handle& handle, const ExplainOptions& options) {
   Explanation e;
   e.pod = pod.key;
   e.profile = fw.scheduler_name();
@@ -199,16 +197,16 @@ Result<Explanation> Explain(const Framework& profile, const Snapshot& snapshot, 
   e.total_nodes = snapshot.size();
   e.selection =
       fw.node_selection() == NodeSelectionStrategy::kWeightedRandom ? "WeightedRandom" : "TopScore";
-  if (snapshot.size() == 0) {
-    e.summary = "0/0 nodes are available: no nodes available to schedule pods.";
-    e.suggestions.emplace_back("add a node");
-    return e;
-  }
+  return e;
+}
 
-  CycleState state(&snapshot);
-  PluginStatus pre = fw.RunPreFilter(state, pod);
-  if (!pre.ok() && !pre.IsRejected()) return Status::Internal(pre.Message());
-  std::vector<const NodeInfo*> feasible;
+// One NodeExplanation per node, in the snapshot's order: PreFilter's
+// rejection, or its node restriction, stands for a node no Filter runs on;
+// the others get every Filter's verdict. The nodes that pass go to
+// `feasible`. Returns an error status when a plugin failed with one.
+PluginStatus FilterNodes(const Framework& fw, const CycleState& state, const PodInfo& pod,
+                         const Snapshot& snapshot, const Handle& handle, const PluginStatus& pre,
+                         Explanation& e, std::vector<const NodeInfo*>& feasible) {
   e.nodes.resize(snapshot.size());
   const auto& restriction = state.node_restriction();
   PluginStatus left_out;
@@ -232,21 +230,17 @@ Result<Explanation> Explain(const Framework& profile, const Snapshot& snapshot, 
       ne.failing_plugins = 1;
       continue;
     }
-    if (PluginStatus s = FilterEach(fw, state, pod, node, handle, ne); !s.ok())
-      return Status::Internal(s.Message());
+    if (PluginStatus s = FilterEach(fw, state, pod, node, handle, ne); !s.ok()) return s;
     if (ne.failing_plugins == 0) feasible.push_back(&node);
   }
-  e.feasible = feasible.size();
-  if (pre.IsRejected()) e.pre_filter = pre;
+  return {};
+}
 
-  if (!feasible.empty()) {
-    PluginStatus error;
-    ScoreFeasible(fw, state, pod, feasible, e, error);
-    if (!error.ok()) return Status::Internal(error.Message());
-    Select(fw, e);
-  }
-
-  // The rejected nodes, closest first.
+// The indices of the rejected nodes, closest first (fewest failing plugins,
+// then the smallest resource shortfall).
+std::vector<size_t> RejectedClosestFirst(const Framework& fw, const PodInfo& pod,
+                                         const Snapshot& snapshot, const PluginStatus& pre,
+                                         Explanation& e) {
   std::vector<size_t> rejected;
   for (size_t i = 0; i < e.nodes.size(); ++i) {
     if (e.nodes[i].failing_plugins == 0) continue;
@@ -262,9 +256,14 @@ Result<Explanation> Explain(const Framework& profile, const Snapshot& snapshot, 
     }
     return e.nodes[a].shortfall < e.nodes[b].shortfall;
   });
-  const size_t detailed = rejected.size() <= options.all_detailed_up_to
-                              ? rejected.size()
-                              : std::min(options.detailed, rejected.size());
+  return rejected;
+}
+
+// e.closest_nodes in that order; the first `detailed` of them also get what
+// would make them fit (PreFilter's reasons when it rejected the pod).
+void AddClosestNodes(const Framework& fw, const PodInfo& pod, const Snapshot& snapshot,
+                     const PluginStatus& pre, const std::vector<size_t>& rejected, size_t detailed,
+                     Explanation& e) {
   for (size_t k = 0; k < rejected.size(); ++k) {
     const size_t i = rejected[k];
     e.closest_nodes.push_back(e.nodes[i].node);
@@ -275,93 +274,113 @@ Result<Explanation> Explain(const Framework& profile, const Snapshot& snapshot, 
       for (const auto& r : pre.reasons()) e.nodes[i].would_fit.push_back(pre.plugin() + ": " + r);
     }
   }
+}
 
-  const std::string of_nodes = "/" + std::to_string(snapshot.size()) + " nodes";
-  if (feasible.empty()) {
-    std::vector<NodeStatus> statuses;
-    if (pre.ok()) {
-      for (size_t i = 0; i < e.nodes.size(); ++i)
-        statuses.push_back({snapshot.nodes()[i].get(), e.nodes[i].status});
+// The closest nodes' changes; nodes that need the same change share a line
+// ("nodes a, b and 3 more: ..."), at most `options.closest` lines.
+void SuggestClosestChanges(const std::vector<size_t>& rejected, size_t detailed,
+                           const ExplainOptions& options, Explanation& e) {
+  std::vector<std::pair<std::string, std::vector<std::string>>> groups;  // change → nodes
+  for (size_t k = 0; k < detailed; ++k) {
+    const NodeExplanation& ne = e.nodes[rejected[k]];
+    std::string change = Joined(ne.would_fit, "; ");
+    auto it = std::find_if(groups.begin(), groups.end(),
+                           [&](const auto& g) { return g.first == change; });
+    if (it != groups.end()) {
+      it->second.push_back(ne.node);
+    } else if (groups.size() < options.closest) {
+      groups.push_back({std::move(change), {ne.node}});
     }
-    e.summary = FitErrorMessage(snapshot.size(), pre.ok() ? nullptr : &pre, statuses);
-    if (e.bound_node.empty()) {
-      DryRunPreemption(fw, state, pod, snapshot, handle, options, e);
-    }
-    if (!pre.ok()) {
-      for (const auto& r : pre.reasons()) e.suggestions.push_back(pre.plugin() + ": " + r);
-    } else {
-      // The closest nodes' changes; nodes that need the same change share a line.
-      std::vector<std::pair<std::string, std::vector<std::string>>> groups;  // change → nodes
-      for (size_t k = 0; k < detailed; ++k) {
-        const NodeExplanation& ne = e.nodes[rejected[k]];
-        std::string change = Joined(ne.would_fit, "; ");
-        auto it = std::find_if(groups.begin(), groups.end(),
-                               [&](const auto& g) { return g.first == change; });
-        if (it != groups.end()) {
-          it->second.push_back(ne.node);
-        } else if (groups.size() < options.closest) {
-          groups.push_back({std::move(change), {ne.node}});
-        }
-      }
-      if (detailed < rejected.size()) {
-        e.notes.push_back("what would fit was worked out for the " + std::to_string(detailed) +
-                          " closest of " + std::to_string(rejected.size()) + " rejected nodes");
-      }
-      for (const auto& [change, nodes] : groups) {
-        std::string who =
-            nodes.size() == 1 ? "node " + nodes.front() : "nodes " + nodes[0] + ", " + nodes[1];
-        if (nodes.size() == 3) who += ", " + nodes[2];
-        if (nodes.size() > 3) who += " and " + std::to_string(nodes.size() - 2) + " more";
-        e.suggestions.push_back(who + ": " + change);
-      }
-    }
-    if (e.preemption.helps) {
-      e.suggestions.push_back("preemption would make room on node " + e.preemption.node +
-                              " by evicting " + Joined(e.preemption.victims, ", "));
-    }
+  }
+  if (detailed < rejected.size()) {
+    e.notes.push_back("what would fit was worked out for the " + std::to_string(detailed) +
+                      " closest of " + std::to_string(rejected.size()) + " rejected nodes");
+  }
+  for (const auto& [change, nodes] : groups) {
+    std::string who =
+        nodes.size() == 1 ? "node " + nodes.front() : "nodes " + nodes[0] + ", " + nodes[1];
+    if (nodes.size() == 3) who += ", " + nodes[2];
+    if (nodes.size() > 3) who += " and " + std::to_string(nodes.size() - 2) + " more";
+    e.suggestions.push_back(who + ": " + change);
+  }
+}
+
+// No node fits: the scheduler's FitError message, what preemption would do
+// (for a pod not bound yet), and what to change.
+void ExplainUnschedulable(const Framework& fw, const CycleState& state, const PodInfo& pod,
+                          const Snapshot& snapshot, const Handle& handle,
+                          const ExplainOptions& options, const PluginStatus& pre,
+                          const std::vector<size_t>& rejected, size_t detailed, Explanation& e) {
+  std::vector<NodeStatus> statuses;
+  if (pre.ok()) {
+    for (size_t i = 0; i < e.nodes.size(); ++i)
+      statuses.push_back({snapshot.nodes()[i].get(), e.nodes[i].status});
+  }
+  e.summary = FitErrorMessage(snapshot.size(), pre.ok() ? nullptr : &pre, statuses);
+  if (e.bound_node.empty()) {
+    DryRunPreemption(fw, state, pod, snapshot, handle, options, e);
+  }
+  if (!pre.ok()) {
+    for (const auto& r : pre.reasons()) e.suggestions.push_back(pre.plugin() + ": " + r);
   } else {
-    const ScoreRow& best = e.scores.front();
-    std::string choice =
-        e.random_decides && e.tied > 1
-            ? "one of " + std::to_string(e.tied) + " nodes tied at score " +
-                  std::to_string(best.total) + " (random tie-break), e.g. " + best.node
-            : best.node + " (score " + std::to_string(best.total) +
-                  (e.runner_up.empty()
-                       ? ""
-                       : ", margin " + std::to_string(e.margin) + " over " + e.runner_up) +
-                  ")";
-    if (e.selection == "WeightedRandom" && e.scores.size() > 1) {
-      choice = "a node drawn at random weighted by score, most likely " + best.node;
-    }
-    e.summary = e.bound_node.empty() ? std::to_string(feasible.size()) + of_nodes +
-                                           " fit the pod now; the scheduler would choose " + choice
-                                     : "";
+    SuggestClosestChanges(rejected, detailed, options, e);
   }
-  if (!e.bound_node.empty()) {
-    // A placed pod: where it is, and how its node compares now.
-    std::string now;
-    auto row = std::find_if(e.scores.begin(), e.scores.end(),
-                            [&](const ScoreRow& r) { return r.node == e.bound_node; });
-    bool best = false;
-    if (row != e.scores.end()) {
-      const int64_t total = row->total;
-      const auto better = std::count_if(e.scores.begin(), e.scores.end(),
-                                        [&](const ScoreRow& r) { return r.total > total; });
-      best = better == 0;
-      now = "it still fits there: score " + std::to_string(total) + ", " +
-            (best ? (e.tied > 1
-                         ? "tied for the top with " + std::to_string(e.tied - 1) + " other node(s)"
-                         : "the top")
-                  : "rank " + std::to_string(better + 1)) +
-            " (" + std::to_string(e.scores.size()) + " feasible nodes)";
-    } else {
-      now = "as the cluster is now it would not fit there";
-    }
-    e.summary = "bound to " + e.bound_node + "; " + now +
-                (feasible.empty() ? " (" + e.summary + ")" : "") +
-                (e.chosen.empty() || best ? "" : "; the scheduler would now choose " + e.chosen);
+  if (e.preemption.helps) {
+    e.suggestions.push_back("preemption would make room on node " + e.preemption.node +
+                            " by evicting " + Joined(e.preemption.victims, ", "));
   }
-  if (snapshot.size() >= 100) {
+}
+
+// Some nodes fit: which one the scheduler would choose, and by how much
+// (empty for a bound pod, whose summary SummarizeBoundPod writes).
+void SummarizeChoice(size_t feasible, size_t total_nodes, Explanation& e) {
+  const std::string of_nodes = "/" + std::to_string(total_nodes) + " nodes";
+  const ScoreRow& best = e.scores.front();
+  std::string choice =
+      e.random_decides && e.tied > 1
+          ? "one of " + std::to_string(e.tied) + " nodes tied at score " +
+                std::to_string(best.total) + " (random tie-break), e.g. " + best.node
+          : best.node + " (score " + std::to_string(best.total) +
+                (e.runner_up.empty()
+                     ? ""
+                     : ", margin " + std::to_string(e.margin) + " over " + e.runner_up) +
+                ")";
+  if (e.selection == "WeightedRandom" && e.scores.size() > 1) {
+    choice = "a node drawn at random weighted by score, most likely " + best.node;
+  }
+  e.summary = e.bound_node.empty() ? std::to_string(feasible) + of_nodes +
+                                         " fit the pod now; the scheduler would choose " + choice
+                                   : "";
+}
+
+// A placed pod: where it is, and how its node compares now.
+void SummarizeBoundPod(bool none_feasible, Explanation& e) {
+  std::string now;
+  auto row = std::find_if(e.scores.begin(), e.scores.end(),
+                          [&](const ScoreRow& r) { return r.node == e.bound_node; });
+  bool best = false;
+  if (row != e.scores.end()) {
+    const int64_t total = row->total;
+    const auto better = std::count_if(e.scores.begin(), e.scores.end(),
+                                      [&](const ScoreRow& r) { return r.total > total; });
+    best = better == 0;
+    now = "it still fits there: score " + std::to_string(total) + ", " +
+          (best ? (e.tied > 1
+                       ? "tied for the top with " + std::to_string(e.tied - 1) + " other node(s)"
+                       : "the top")
+                : "rank " + std::to_string(better + 1)) +
+          " (" + std::to_string(e.scores.size()) + " feasible nodes)";
+  } else {
+    now = "as the cluster is now it would not fit there";
+  }
+  e.summary = "bound to " + e.bound_node + "; " + now +
+              (none_feasible ? " (" + e.summary + ")" : "") +
+              (e.chosen.empty() || best ? "" : "; the scheduler would now choose " + e.chosen);
+}
+
+// Where this explanation and a real scheduling cycle may differ.
+void AddCaveats(size_t total_nodes, Explanation& e) {
+  if (total_nodes >= 100) {
     e.notes.emplace_back(
         "a scheduling cycle stops filtering once it has found percentageOfNodesToScore's share of "
         "feasible nodes, "
@@ -373,6 +392,49 @@ Result<Explanation> Explain(const Framework& profile, const Snapshot& snapshot, 
         "node and may "
         "pick another of equal merit");
   }
+}
+
+}  // namespace
+
+Result<Explanation> Explain(const Framework& profile, const Snapshot& snapshot, const PodInfo& pod,
+                            const Handle& handle, const ExplainOptions& options) {
+  const std::unique_ptr<Framework> untimed = profile.Untimed();
+  const Framework& fw = *untimed;
+  Explanation e = ExplanationHeader(fw, snapshot, pod, handle, options);
+  if (snapshot.size() == 0) {
+    e.summary = "0/0 nodes are available: no nodes available to schedule pods.";
+    e.suggestions.emplace_back("add a node");
+    return e;
+  }
+
+  CycleState state(&snapshot);
+  PluginStatus pre = fw.RunPreFilter(state, pod);
+  if (!pre.ok() && !pre.IsRejected()) return Status::Internal(pre.Message());
+  std::vector<const NodeInfo*> feasible;
+  if (PluginStatus s = FilterNodes(fw, state, pod, snapshot, handle, pre, e, feasible); !s.ok())
+    return Status::Internal(s.Message());
+  e.feasible = feasible.size();
+  if (pre.IsRejected()) e.pre_filter = pre;
+
+  if (!feasible.empty()) {
+    PluginStatus error;
+    ScoreFeasible(fw, state, pod, feasible, e, error);
+    if (!error.ok()) return Status::Internal(error.Message());
+    Select(fw, e);
+  }
+
+  const std::vector<size_t> rejected = RejectedClosestFirst(fw, pod, snapshot, pre, e);
+  const size_t detailed = rejected.size() <= options.all_detailed_up_to
+                              ? rejected.size()
+                              : std::min(options.detailed, rejected.size());
+  AddClosestNodes(fw, pod, snapshot, pre, rejected, detailed, e);
+  if (feasible.empty()) {
+    ExplainUnschedulable(fw, state, pod, snapshot, handle, options, pre, rejected, detailed, e);
+  } else {
+    SummarizeChoice(feasible.size(), snapshot.size(), e);
+  }
+  if (!e.bound_node.empty()) SummarizeBoundPod(feasible.empty(), e);
+  AddCaveats(snapshot.size(), e);
   return e;
 }
 

@@ -139,6 +139,8 @@ class Framework final : public FilterRunner {
   std::span<const WeightedScore> score_plugins() const { return score_; }
 
  private:
+  // One run of Build and its steps (framework.cc).
+  class Builder;
   // The timed extension points, in the order of kPointNames in framework.cc.
   enum Point { kPreFilter, kFilter, kPreScore, kScore, kReserve, kPermit, kPreBind, kBind, kPointCount };
   // Runs `run` and, when durations are recorded, observes how long it took

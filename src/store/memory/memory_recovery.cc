@@ -83,24 +83,83 @@ class Pipeline {
   std::thread thread_;
 };
 
+// A value encrypted at rest, made plain (owned by *owner from then on).
+// False (and `failure` set) when it cannot be; false at once when `failure`
+// already is.
+bool Unseal(const Encryption* encryption, std::string_view key, std::string_view* value,
+            std::shared_ptr<const void>* owner, Status& failure) {
+  if (!failure.ok()) return false;
+  if (!encryption) {
+    if (!value->starts_with("k8s:enc:")) return true;
+    failure = Status::Internal(std::string(key) +
+                               " is encrypted at rest: serve needs its --encryption-provider-config");
+    return false;
+  }
+  if (!encryption->MayTransform(key, *value)) return true;
+  auto plain = encryption->FromStorage(key, *value);
+  if (!plain.ok()) {
+    failure = plain.status();
+    return false;
+  }
+  auto text = std::make_shared<const std::string>(std::move(plain).value());
+  *value = *text;
+  *owner = std::move(text);
+  return true;
+}
+
+// The object a log record writes (nullptr for a delete), from its plain
+// `value` (owned by `owner`).
+Result<ObjectPtr> RecordObject(const wal::MappedRecord& record, std::string_view value,
+                               std::shared_ptr<const void> owner) {
+  if (record.type == wal::Record::Type::kPutAtRevision) {
+    return api::Object::FromStored(std::string(record.key), value, std::move(owner),
+                                   record.revision);
+  }
+  if (record.type == wal::Record::Type::kPut) {
+    // Written before records carried their revision's text: decoded now.
+    auto decoded = api::Object::Decode(value);
+    if (!decoded.ok()) {
+      return Status::Internal("log record at revision " + std::to_string(record.revision) + ": " +
+                              decoded.status().message());
+    }
+    return decoded.value()->WithResourceVersion(record.revision);
+  }
+  return ObjectPtr();
+}
+
 }  // namespace
 
 Status MemoryStore::Recover() {
+  if (Status prepared = PrepareDataDir(); !prepared.ok()) return prepared;
+  std::unique_lock lk(mu_);
+  if (Status replayed = ReplayLocked(); !replayed.ok()) return replayed;
+  if (options_.recover_to_revision > 0 && revision_ != options_.recover_to_revision) {
+    return Status::BadRequest("revision " + std::to_string(options_.recover_to_revision) +
+                              " is not in the data directory (it holds up to revision " +
+                              std::to_string(revision_) + ")");
+  }
+  if (options_.read_only) return Status::Ok();
+  return OpenLogLocked();
+}
+
+Status MemoryStore::PrepareDataDir() {
   const std::string& dir = options_.data_dir;
   std::error_code ec;
   if (options_.read_only) {
     if (!std::filesystem::is_directory(dir, ec)) {
       return Status::NotFound("data directory " + dir + " does not exist");
     }
-  } else {
-    std::filesystem::create_directories(dir, ec);
-    if (ec) return Status::Internal("cannot create data directory " + dir + ": " + ec.message());
-    auto locked = wal::DirLock::Acquire(dir);
-    if (!locked.ok()) return locked.status();
-    dir_lock_ = std::move(locked).value();
+    return Status::Ok();
   }
+  std::filesystem::create_directories(dir, ec);
+  if (ec) return Status::Internal("cannot create data directory " + dir + ": " + ec.message());
+  auto locked = wal::DirLock::Acquire(dir);
+  if (!locked.ok()) return locked.status();
+  dir_lock_ = std::move(locked).value();
+  return Status::Ok();
+}
 
-  std::unique_lock lk(mu_);
+Status MemoryStore::ReplayLocked() {
   Status failure;
   bool first_record = true;
   // Log records are turned into objects here and applied to the index by the
@@ -117,29 +176,7 @@ Status MemoryStore::Recover() {
       revision_ = a.revision;
     }
   });
-  // A value encrypted at rest, made plain (owned by *owner from then on).
-  // False (and `failure` set) when it cannot be.
-  auto unseal = [&](std::string_view key, std::string_view* value,
-                    std::shared_ptr<const void>* owner) {
-    if (!failure.ok()) return false;
-    const Encryption* encryption = options_.encryption.get();
-    if (!encryption) {
-      if (!value->starts_with("k8s:enc:")) return true;
-      failure = Status::Internal(std::string(key) +
-                                 " is encrypted at rest: serve needs its --encryption-provider-config");
-      return false;
-    }
-    if (!encryption->MayTransform(key, *value)) return true;
-    auto plain = encryption->FromStorage(key, *value);
-    if (!plain.ok()) {
-      failure = plain.status();
-      return false;
-    }
-    auto text = std::make_shared<const std::string>(std::move(plain).value());
-    *value = *text;
-    *owner = std::move(text);
-    return true;
-  };
+  const Encryption* encryption = options_.encryption.get();
   wal::RecoverOptions recover_options;
   recover_options.repair = !options_.read_only;
   if (options_.recover_to_revision > 0) recover_options.max_revision = options_.recover_to_revision;
@@ -147,12 +184,12 @@ Status MemoryStore::Recover() {
   // text at their revision: served from the mapped files as they are, and
   // parsed on first use.
   auto report = wal::RecoverMapped(
-      dir, recover_options,
+      options_.data_dir, recover_options,
       [&](wal::SnapshotEntry entry) {
         std::string key(entry.key);
         std::string_view value = entry.value;
         std::shared_ptr<const void> owner = std::move(entry.file);
-        if (!unseal(key, &value, &owner)) return;
+        if (!Unseal(encryption, key, &value, &owner, failure)) return;
         CountLocked(key, 1);
         ObjectPtr object = api::Object::FromStored(key, value, std::move(owner), entry.revision);
         index_.Load(key)->value = Versions{{entry.revision, std::move(object)}};
@@ -164,24 +201,17 @@ Status MemoryStore::Recover() {
           first_record = false;
           revision_ = compacted_ = record.revision - 1;
         }
-        ObjectPtr object;
         std::string_view value = record.value;
         std::shared_ptr<const void> owner = record.file;
-        if (record.type != wal::Record::Type::kDelete && !unseal(record.key, &value, &owner)) return;
-        if (record.type == wal::Record::Type::kPutAtRevision) {
-          object = api::Object::FromStored(std::string(record.key), value, std::move(owner),
-                                           record.revision);
-        } else if (record.type == wal::Record::Type::kPut) {
-          // Written before records carried their revision's text: decoded now.
-          auto decoded = api::Object::Decode(value);
-          if (!decoded.ok()) {
-            failure = Status::Internal("log record at revision " + std::to_string(record.revision) +
-                                       ": " + decoded.status().message());
-            return;
-          }
-          object = decoded.value()->WithResourceVersion(record.revision);
+        if (record.type != wal::Record::Type::kDelete &&
+            !Unseal(encryption, record.key, &value, &owner, failure))
+          return;
+        auto object = RecordObject(record, value, std::move(owner));
+        if (!object.ok()) {
+          failure = object.status();
+          return;
         }
-        apply.Push({std::string(record.key), std::move(object), record.revision});
+        apply.Push({std::string(record.key), std::move(object).value(), record.revision});
       });
   apply.Finish();
   index_.FinishLoad();  // a snapshot with no record after it
@@ -191,14 +221,11 @@ Status MemoryStore::Recover() {
   if (first_record) revision_ = compacted_ = recovery_.snapshot_revision;
   revision_ = std::max(revision_, recovery_.last_revision);
   committed_.store(revision_);
+  return Status::Ok();
+}
 
-  if (options_.recover_to_revision > 0 && revision_ != options_.recover_to_revision) {
-    return Status::BadRequest("revision " + std::to_string(options_.recover_to_revision) +
-                              " is not in the data directory (it holds up to revision " +
-                              std::to_string(revision_) + ")");
-  }
-  if (options_.read_only) return Status::Ok();
-
+Status MemoryStore::OpenLogLocked() {
+  const std::string& dir = options_.data_dir;
   auto files = wal::ListFiles(dir);
   if (!files.ok()) return files.status();
   for (const auto& f : files.value()) {

@@ -156,6 +156,15 @@ class MemoryStore final : public Store {
 
   explicit MemoryStore(Options options);
   Status Recover();
+  // Recover's steps. The data directory made and locked (or, read-only,
+  // found).
+  Status PrepareDataDir();
+  // REQUIRES: mu_ held exclusively. The snapshot and log replayed into the
+  // index; revision_, compacted_ and recovery_ set.
+  Status ReplayLocked();
+  // REQUIRES: mu_ held exclusively. The log opened for the writes after
+  // revision_.
+  Status OpenLogLocked();
   // The write path shared by Create, Update and Delete.
   Result<ObjectPtr> Write(Op op, const std::string& key, ObjectPtr object,
                           int64_t expected_revision);

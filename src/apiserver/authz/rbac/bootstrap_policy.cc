@@ -46,10 +46,9 @@ constexpr std::string_view kAggregateToAdmin = "rbac.authorization.k8s.io/aggreg
 constexpr std::string_view kAggregateToEdit = "rbac.authorization.k8s.io/aggregate-to-edit";
 constexpr std::string_view kAggregateToView = "rbac.authorization.k8s.io/aggregate-to-view";
 
-std::vector<RoleData> ClusterRoles() {
-  const std::string admin_label(kAggregateToAdmin), edit_label(kAggregateToEdit),
-      view_label(kAggregateToView);
-  std::vector<RoleData> roles;
+// cluster-admin, and the roles every client gets (discovery, its own
+// access reviews, health and version) or monitoring needs.
+void AddSuperuserAndDiscoveryRoles(std::vector<RoleData>& roles) {
   roles.push_back({"cluster-admin", {}, "", {Rule({"*"}, {"*"}, {"*"}), UrlRule({"*"}, {"*"})}});
   roles.push_back(
       {"system:discovery",
@@ -72,6 +71,13 @@ std::vector<RoleData> ClusterRoles() {
                    "",
                    {UrlRule({"get"}, {"/metrics", "/metrics/slis", "/livez", "/readyz", "/healthz",
                                       "/livez/*", "/readyz/*", "/healthz/*"})}});
+}
+
+// The user-facing roles admin, edit and view, aggregated from the
+// system:aggregate-to-* roles (edit's rules also go into admin, view's into edit).
+void AddAggregatedUserRoles(std::vector<RoleData>& roles) {
+  const std::string admin_label(kAggregateToAdmin), edit_label(kAggregateToEdit),
+      view_label(kAggregateToView);
   roles.push_back({"admin", {}, admin_label, {}});
   roles.push_back({"edit", {{admin_label, "true"}}, edit_label, {}});
   roles.push_back({"view", {{edit_label, "true"}}, view_label, {}});
@@ -134,6 +140,12 @@ std::vector<RoleData> ClusterRoles() {
               "networkpolicies"}),
         Rule(kRead, {"policy"}, {"poddisruptionbudgets", "poddisruptionbudgets/status"}),
         Rule(kRead, {"networking.k8s.io"}, {"networkpolicies", "ingresses", "ingresses/status"})}});
+}
+
+// The roles of the cluster's own components: token and access review
+// delegation, kube-proxy, DNS, the controller manager, the scheduler (and its
+// volume binding), and service account issuer discovery.
+void AddComponentRoles(std::vector<RoleData>& roles) {
   roles.push_back({"system:auth-delegator",
                    {},
                    "",
@@ -189,6 +201,13 @@ std::vector<RoleData> ClusterRoles() {
        "",
        {UrlRule({"get"}, {"/.well-known/openid-configuration", "/.well-known/openid-configuration/",
                           "/openid/v1/jwks", "/openid/v1/jwks/"})}});
+}
+
+std::vector<RoleData> ClusterRoles() {
+  std::vector<RoleData> roles;
+  AddSuperuserAndDiscoveryRoles(roles);
+  AddAggregatedUserRoles(roles);
+  AddComponentRoles(roles);
   return roles;
 }
 

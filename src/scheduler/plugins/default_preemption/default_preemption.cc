@@ -219,17 +219,169 @@ size_t DefaultPreemption::PickOneNode(
   return remaining.front();
 }
 
+namespace {
+
+using Candidates = std::vector<std::pair<std::string, PreemptionVictims>>;
+
+// The filter status of the node `pod` is nominated to, among `rejected`
+// (nullptr: not nominated, or its node is not among them).
+const PluginStatus* NominatedNodeStatus(const PodInfo& pod, std::span<const NodeStatus> rejected,
+                                        const Handle& handle) {
+  const PluginStatus* nominated_status = nullptr;
+  const std::string nominated_node = !pod.view->nominated_node_name.empty() ? pod.view->nominated_node_name
+                                                                            : handle.NominatedNodeOf(pod.key);
+  for (const auto& r : rejected) {
+    if (!nominated_node.empty() && r.node->name() == nominated_node) nominated_status = &r.status;
+  }
+  return nominated_status;
+}
+
+// kube's findCandidates: dry runs from a random offset (drawn on
+// construction) until enough candidates are found, at least one of them
+// without PDB violations. They run in parallel (kube's parallelizer), a batch
+// of nodes at a time, and their answers are read in order: the candidates are
+// exactly those of a run node by node.
+class CandidateSearch {
+ public:
+  CandidateSearch(CycleState& state, const PodInfo& pod, std::vector<const NodeInfo*> potential,
+                  const FilterRunner& runner, const Handle& handle)
+      : state_(state), pod_(pod), potential_(std::move(potential)), runner_(runner), handle_(handle) {
+    static const std::vector<DisruptionBudget> kNone;
+    shared_budgets_ = handle_.DisruptionBudgets();
+    budgets_ = shared_budgets_ ? shared_budgets_.get() : &kNone;
+    offset_ = static_cast<size_t>(handle_.Random() % potential_.size());
+  }
+
+  // Looks for `wanted` candidates. Returns an error status when a dry run
+  // failed with one.
+  PluginStatus Run(size_t wanted);
+  // The candidates found, those without PDB violations first.
+  Candidates TakeCandidates() {
+    Candidates candidates = std::move(not_violating_);
+    for (auto& c : violating_) candidates.push_back(std::move(c));
+    return candidates;
+  }
+  // The nodes whose dry run failed, with why.
+  const std::vector<NodeStatus>& failed() const { return failed_; }
+  // Nodes without lower-priority pods, counted rather than listed.
+  size_t no_victims() const { return no_victims_; }
+
+ private:
+  struct DryRun {
+    enum Kind : unsigned char { kNoVictims, kFailed, kCandidate } kind = kNoVictims;
+    PluginStatus status;
+    PreemptionVictims victims;
+  };
+
+  const NodeInfo& NodeAt(size_t begin, size_t i) const {
+    return *potential_[(offset_ + begin + i) % potential_.size()];
+  }
+  // Node `begin + i` from the offset, into runs_[i].
+  void DryRunNode(size_t begin, size_t i);
+
+  CycleState& state_;
+  const PodInfo& pod_;
+  const std::vector<const NodeInfo*> potential_;
+  const FilterRunner& runner_;
+  const Handle& handle_;
+  std::shared_ptr<const std::vector<DisruptionBudget>> shared_budgets_;
+  const std::vector<DisruptionBudget>* budgets_ = nullptr;  // *shared_budgets_, or none
+  size_t offset_ = 0;
+  bool copy_state_ = false;
+  std::vector<DryRun> runs_;
+  Candidates not_violating_, violating_;
+  std::vector<NodeStatus> failed_;
+  size_t no_victims_ = 0;
+};
+
+PluginStatus CandidateSearch::Run(size_t wanted) {
+  copy_state_ = runner_.ChangesStateForPods(state_);
+  bool enough = false;
+  for (size_t begin = 0; begin < potential_.size() && !enough;) {
+    // As many nodes as candidates are still wanted (most nodes of a full
+    // cluster are candidates), at least 16.
+    const size_t found = not_violating_.size() + violating_.size();
+    const size_t batch = std::min(potential_.size() - begin,
+                                  std::max<size_t>(16, wanted > found ? wanted - found : 0));
+    runs_.assign(batch, {});
+    handle_.Parallelize(batch, [&](size_t i) { DryRunNode(begin, i); }, DefaultPreemption::kName);
+    for (size_t i = 0; i < batch && !enough; ++i) {
+      DryRun& r = runs_[i];
+      const NodeInfo& original = NodeAt(begin, i);
+      if (r.kind == DryRun::kNoVictims) {
+        ++no_victims_;
+        continue;
+      }
+      if (r.kind == DryRun::kFailed) {
+        if (r.status.code() == Code::kError)
+          return PluginStatus::Error(WithPrefix(r.status.Message()));
+        failed_.push_back({&original, std::move(r.status)});
+        continue;
+      }
+      (r.victims.pdb_violations == 0 ? not_violating_ : violating_)
+          .emplace_back(original.name(), std::move(r.victims));
+      enough = !not_violating_.empty() && not_violating_.size() + violating_.size() >= wanted;
+    }
+    begin += batch;
+  }
+  return {};
+}
+
+void CandidateSearch::DryRunNode(size_t begin, size_t i) {
+  const NodeInfo& original = NodeAt(begin, i);
+  DryRun& r = runs_[i];
+  // A node without lower-priority pods has no victims: answered without
+  // copying the node and the cycle state (most nodes, when most pods share
+  // a priority).
+  if (std::none_of(original.pods().begin(), original.pods().end(),
+                   [&](const PodInfoPtr& p) { return p->view->priority < pod_.view->priority; })) {
+    r.kind = DryRun::kNoVictims;
+    return;
+  }
+  NodeInfo node = original;
+  // A copy of the state only when the dry run changes it (else the
+  // parallel dry runs all read the cycle's, unchanged).
+  std::unique_ptr<CycleState> trial = copy_state_ ? state_.Clone() : nullptr;
+  r.status = DefaultPreemption::SelectVictimsOnNode(copy_state_ ? *trial : state_, pod_, node, *budgets_,
+                                                    runner_, &r.victims, &handle_);
+  if (r.status.ok() && r.victims.pods.empty()) {
+    r.status = PluginStatus::Error("expected at least one victim pod on node \"" +
+                                   original.name() + "\"");
+  }
+  r.kind = r.status.ok() ? DryRun::kCandidate : DryRun::kFailed;
+}
+
+// Starts evicting `victims` from `node` for `pod` and nominates the node.
+// The evictions are started here and sent by the scheduler after this
+// cycle (kube's asynchronous preemption).
+PluginStatus PreemptOn(const Handle& handle, const PodInfo& pod, const std::string& node,
+                       const PreemptionVictims& victims, PostFilterResult* result) {
+  for (const auto& victim : victims.pods) {
+    if (Status started = handle.PreemptPod(*victim, pod, node); !started.ok()) {
+      return PluginStatus::Error(WithPrefix("evicting " + victim->key + ": " + started.message()));
+    }
+  }
+  // Pods of lower priority nominated to this node may not fit there any more:
+  // they lose their nomination and look again.
+  std::vector<const PodInfo*> lower;
+  std::vector<PodInfoPtr> nominated = handle.NominatedPodsForNode(node);
+  for (const auto& p : nominated) {
+    if (p->view->priority < pod.view->priority) lower.push_back(p.get());
+  }
+  if (!lower.empty()) handle.ClearNominatedNodeName(lower);
+  result->nominated_node = node;
+  result->victims = victims.pods.size();
+  return {};
+}
+
+}  // namespace
+
 PluginStatus DefaultPreemption::PostFilter(CycleState& state, const PodInfo& pod,
                                            std::span<const NodeStatus> rejected,
                                            const FilterRunner& runner,
                                            PostFilterResult* result) const {
   const Snapshot& snapshot = state.snapshot();
-  const PluginStatus* nominated_status = nullptr;
-  const std::string nominated_node = !pod.view->nominated_node_name.empty() ? pod.view->nominated_node_name
-                                                                            : handle_.NominatedNodeOf(pod.key);
-  for (const auto& r : rejected) {
-    if (!nominated_node.empty() && r.node->name() == nominated_node) nominated_status = &r.status;
-  }
+  const PluginStatus* nominated_status = NominatedNodeStatus(pod, rejected, handle_);
   if (std::string why = EligibleToPreempt(pod, snapshot, nominated_status, &handle_);
       !why.empty()) {
     return PluginStatus::Unschedulable(WithPrefix(why));
@@ -247,84 +399,15 @@ PluginStatus DefaultPreemption::PostFilter(CycleState& state, const PodInfo& pod
         WithPrefix(FitErrorMessage(snapshot.size(), nullptr, {}, &not_helpful)));
   }
 
-  auto shared_budgets = handle_.DisruptionBudgets();
-  static const std::vector<DisruptionBudget> kNone;
-  const std::vector<DisruptionBudget>& budgets = shared_budgets ? *shared_budgets : kNone;
-  const size_t offset = static_cast<size_t>(handle_.Random() % potential.size());
-  const size_t wanted = NumCandidates(potential.size());
-
-  // Dry runs from the offset until enough candidates are found, at least one
-  // of them without PDB violations. They run in parallel (kube's
-  // parallelizer), a batch of nodes at a time, and their answers are read in
-  // order: the candidates are exactly those of a run node by node.
-  struct DryRun {
-    enum Kind : unsigned char { kNoVictims, kFailed, kCandidate } kind = kNoVictims;
-    PluginStatus status;
-    PreemptionVictims victims;
-  };
-  std::vector<std::pair<std::string, PreemptionVictims>> not_violating, violating;
-  std::vector<NodeStatus> failed;
-  size_t no_victims = 0;  // nodes without lower-priority pods, counted rather than listed
-  std::vector<DryRun> runs;
-  const bool copy_state = runner.ChangesStateForPods(state);
-  // Node `begin + i` from the offset, into runs[i].
-  auto dry_run = [&](size_t begin, size_t i) {
-    const NodeInfo& original = *potential[(offset + begin + i) % potential.size()];
-    DryRun& r = runs[i];
-    // A node without lower-priority pods has no victims: answered without
-    // copying the node and the cycle state (most nodes, when most pods share
-    // a priority).
-    if (std::none_of(original.pods().begin(), original.pods().end(),
-                     [&](const PodInfoPtr& p) { return p->view->priority < pod.view->priority; })) {
-      r.kind = DryRun::kNoVictims;
-      return;
-    }
-    NodeInfo node = original;
-    // A copy of the state only when the dry run changes it (else the
-    // parallel dry runs all read the cycle's, unchanged).
-    std::unique_ptr<CycleState> trial = copy_state ? state.Clone() : nullptr;
-    r.status = SelectVictimsOnNode(copy_state ? *trial : state, pod, node, budgets, runner, &r.victims, &handle_);
-    if (r.status.ok() && r.victims.pods.empty()) {
-      r.status = PluginStatus::Error("expected at least one victim pod on node \"" +
-                                     original.name() + "\"");
-    }
-    r.kind = r.status.ok() ? DryRun::kCandidate : DryRun::kFailed;
-  };
-  bool enough = false;
-  for (size_t begin = 0; begin < potential.size() && !enough;) {
-    // As many nodes as candidates are still wanted (most nodes of a full
-    // cluster are candidates), at least 16.
-    const size_t found = not_violating.size() + violating.size();
-    const size_t batch = std::min(potential.size() - begin,
-                                  std::max<size_t>(16, wanted > found ? wanted - found : 0));
-    runs.assign(batch, {});
-    handle_.Parallelize(batch, [&](size_t i) { dry_run(begin, i); }, kName);
-    for (size_t i = 0; i < batch && !enough; ++i) {
-      DryRun& r = runs[i];
-      const NodeInfo& original = *potential[(offset + begin + i) % potential.size()];
-      if (r.kind == DryRun::kNoVictims) {
-        ++no_victims;
-        continue;
-      }
-      if (r.kind == DryRun::kFailed) {
-        if (r.status.code() == Code::kError)
-          return PluginStatus::Error(WithPrefix(r.status.Message()));
-        failed.push_back({&original, std::move(r.status)});
-        continue;
-      }
-      (r.victims.pdb_violations == 0 ? not_violating : violating)
-          .emplace_back(original.name(), std::move(r.victims));
-      enough = !not_violating.empty() && not_violating.size() + violating.size() >= wanted;
-    }
-    begin += batch;
-  }
-  std::vector<std::pair<std::string, PreemptionVictims>> candidates = std::move(not_violating);
-  for (auto& c : violating) candidates.push_back(std::move(c));
+  const size_t potential_count = potential.size();
+  CandidateSearch search(state, pod, std::move(potential), runner, handle_);
+  if (PluginStatus error = search.Run(NumCandidates(potential_count)); !error.ok()) return error;
+  Candidates candidates = search.TakeCandidates();
   if (candidates.empty()) {
     result->nominated_node = "";
-    const ReasonCount counted[] = {{kNoVictims, no_victims}};
-    return PluginStatus::Unschedulable(
-        WithPrefix(FitErrorMessage(snapshot.size(), nullptr, failed, &not_helpful, {}, counted)));
+    const ReasonCount counted[] = {{kNoVictims, search.no_victims()}};
+    return PluginStatus::Unschedulable(WithPrefix(
+        FitErrorMessage(snapshot.size(), nullptr, search.failed(), &not_helpful, {}, counted)));
   }
 
   // Scheduler extenders that preempt may drop candidates or change their victims.
@@ -334,24 +417,7 @@ PluginStatus DefaultPreemption::PostFilter(CycleState& state, const PodInfo& pod
   if (candidates.empty())
     return PluginStatus::Unschedulable(WithPrefix("no candidate node for preemption"));
   const auto& [node, victims] = candidates[PickOneNode(candidates)];
-  // The evictions are started here and sent by the scheduler after this
-  // cycle (kube's asynchronous preemption).
-  for (const auto& victim : victims.pods) {
-    if (Status started = handle_.PreemptPod(*victim, pod, node); !started.ok()) {
-      return PluginStatus::Error(WithPrefix("evicting " + victim->key + ": " + started.message()));
-    }
-  }
-  // Pods of lower priority nominated to this node may not fit there any more:
-  // they lose their nomination and look again.
-  std::vector<const PodInfo*> lower;
-  std::vector<PodInfoPtr> nominated = handle_.NominatedPodsForNode(node);
-  for (const auto& p : nominated) {
-    if (p->view->priority < pod.view->priority) lower.push_back(p.get());
-  }
-  if (!lower.empty()) handle_.ClearNominatedNodeName(lower);
-  result->nominated_node = node;
-  result->victims = victims.pods.size();
-  return {};
+  return PreemptOn(handle_, pod, node, victims, result);
 }
 
 Result<std::shared_ptr<Plugin>> NewDefaultPreemption(const boost::json::object& args,
