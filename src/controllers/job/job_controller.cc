@@ -113,17 +113,6 @@ JobController::JobController(const ControllerContext& context, int workers)
                      [this](const api::ObjectPtr& p) { PodEvent(p, PodChange::kDeleted); }});
 }
 
-std::string JobController::OwnerKey(const api::Object& pod) {
-  std::string_view uid = ControllerUid(pod, kKind);
-  if (uid.empty()) return {};
-  const auto* view = pod.As<api::PodView>();
-  const auto* ref = view ? view->ControllerRef() : nullptr;
-  if (!ref) return {};
-  auto job = jobs_.Get(client::ObjectKey(pod.namespace_name(), ref->name));
-  if (!job || job->uid() != uid) return {};
-  return client::ObjectKey(*job);
-}
-
 void JobController::JobEvent(const api::ObjectPtr& job, bool deleted) {
   const std::string key = client::ObjectKey(*job);
   bool spec_changed = true;
@@ -146,7 +135,7 @@ void JobController::JobEvent(const api::ObjectPtr& job, bool deleted) {
 }
 
 void JobController::PodEvent(const api::ObjectPtr& pod, PodChange change) {
-  const std::string owner = OwnerKey(*pod);
+  const std::string owner = LiveControllerKey(*pod, kKind, jobs_);
   const std::string pod_key = client::ObjectKey(*pod);
   if (owner.empty()) {
     // A pod of a Job that is gone keeps the finalizer until someone removes it.
@@ -314,7 +303,7 @@ Status JobController::Reconcile(const std::string& key) {
 Status JobController::ReconcileOrphanPod(const std::string& key) {
   api::ObjectPtr pod = pods_.Get(key.substr(kOrphanPodPrefix.size()));
   if (!pod || !job::HasTrackingFinalizer(*pod)) return Status::Ok();
-  if (std::string owner = OwnerKey(*pod); !owner.empty()) {
+  if (std::string owner = LiveControllerKey(*pod, kKind, jobs_); !owner.empty()) {
     auto job = jobs_.Get(owner);
     if (job && !IsFinished(*job)) return Status::Ok();  // its Job counts it
   }

@@ -69,7 +69,6 @@ class JobController final : public Controller {
   enum class PodChange { kAdded, kUpdated, kDeleted };
   void JobEvent(const api::ObjectPtr& job, bool deleted);
   void PodEvent(const api::ObjectPtr& pod, PodChange change);
-  std::string OwnerKey(const api::Object& pod);
   // Reconcile's steps. A pod queued under the orphan-pod prefix: its
   // finalizer comes off unless a running Job counts it.
   Status ReconcileOrphanPod(const std::string& key);

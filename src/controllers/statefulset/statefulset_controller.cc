@@ -20,18 +20,6 @@ namespace {
 
 constexpr std::string_view kKind = "StatefulSet";
 
-// The name in `o`'s controller reference when it is a StatefulSet's.
-std::string_view ControllerName(const api::Object& o) {
-  const json::array* refs = api::ArrayAt(api::Metadata(o), "ownerReferences");
-  if (!refs) return {};
-  for (const auto& ref : *refs) {
-    const json::object* r = ref.if_object();
-    if (r && api::BoolAt(r, "controller"))
-      return api::StringAt(*r, "kind") == kKind ? api::StringAt(*r, "name") : std::string_view();
-  }
-  return {};
-}
-
 // kube's isMemberOf: the pod's name is <set>-<ordinal>.
 bool IsMemberOf(const api::Object& set, const api::Object& pod) {
   return ParseStatefulPodName(pod.name()).parent == set.name();
@@ -52,46 +40,29 @@ StatefulSetController::StatefulSetController(const ControllerContext& context, i
                      [this](const api::ObjectPtr& p) { PodUpdated(p); },
                      [this](const api::ObjectPtr& p) { PodDeleted(p); }});
   auto owner = [this](const api::ObjectPtr& revision) {
-    if (std::string key = OwnerKey(*revision); !key.empty()) Enqueue(key);
+    if (std::string key = LiveControllerKey(*revision, kKind, sets_); !key.empty()) Enqueue(key);
   };
   revisions_.AddHandlers({owner, owner, owner});
   // A claim that finishes its deletion may release a pod waiting for it.
   claims_.AddHandlers({nullptr, nullptr, [this](const api::ObjectPtr& claim) {
-                         for (const auto& key : SetsSelecting(*claim)) Enqueue(key);
+                         for (const auto& key : SelectingOwners(*claim, sets_)) Enqueue(key);
                        }});
 }
 
 // ---- event handlers ----
 
-std::string StatefulSetController::OwnerKey(const api::Object& o) {
-  std::string_view name = ControllerName(o);
-  if (name.empty()) return {};
-  auto set = sets_.Get(client::ObjectKey(o.namespace_name(), name));
-  // The owner must still be the object of that name (not a namesake created since).
-  if (!set || ControllerUid(o, kKind) != set->uid()) return {};
-  return client::ObjectKey(*set);
-}
-
-std::vector<std::string> StatefulSetController::SetsSelecting(const api::Object& o) {
-  std::vector<std::string> keys;
-  for (const auto& set : sets_.ByIndex(client::kNamespaceIndex, o.namespace_name())) {
-    if (OwnerSelector(*set).Matches(o.labels())) keys.push_back(client::ObjectKey(*set));
-  }
-  return keys;
-}
-
 void StatefulSetController::PodAdded(const api::ObjectPtr& pod) {
-  if (std::string owner = OwnerKey(*pod); !owner.empty()) {
+  if (std::string owner = LiveControllerKey(*pod, kKind, sets_); !owner.empty()) {
     Enqueue(owner);
     return;
   }
   if (!HasControllerRef(*pod) && !api::BeingDeleted(*pod)) {
-    for (const auto& key : SetsSelecting(*pod)) Enqueue(key);
+    for (const auto& key : SelectingOwners(*pod, sets_)) Enqueue(key);
   }
 }
 
 void StatefulSetController::PodUpdated(const api::ObjectPtr& pod) {
-  if (std::string owner = OwnerKey(*pod); !owner.empty()) {
+  if (std::string owner = LiveControllerKey(*pod, kKind, sets_); !owner.empty()) {
     Enqueue(owner);
     // A pod that just became ready becomes available minReadySeconds later.
     if (auto set = sets_.Get(owner); set && api::IsPodReady(*pod)) {
@@ -102,13 +73,12 @@ void StatefulSetController::PodUpdated(const api::ObjectPtr& pod) {
     return;
   }
   if (!HasControllerRef(*pod)) {
-    for (const auto& key : SetsSelecting(*pod)) Enqueue(key);
+    for (const auto& key : SelectingOwners(*pod, sets_)) Enqueue(key);
   }
 }
 
 void StatefulSetController::PodDeleted(const api::ObjectPtr& pod) {
-  std::string_view name = ControllerName(*pod);
-  if (!name.empty()) Enqueue(client::ObjectKey(pod->namespace_name(), name));
+  if (std::string owner = ControllerKeyByName(*pod, kKind); !owner.empty()) Enqueue(owner);
 }
 
 // ---- sync ----

@@ -76,8 +76,6 @@ class StatefulSetController final : public Controller {
   void PodAdded(const api::ObjectPtr& pod);
   void PodUpdated(const api::ObjectPtr& pod);
   void PodDeleted(const api::ObjectPtr& pod);
-  std::string OwnerKey(const api::Object& o);
-  std::vector<std::string> SetsSelecting(const api::Object& pod);
 
   Status AdoptRevisions(Sync& s);
   Status ClaimPods(Sync& s);
