@@ -5,11 +5,32 @@ binaries on this shared, noisy machine.
 
 usage: bench/alternate.py ROUNDS LABEL -- OLD_CMD... --- NEW_CMD...
 
-Each run's JSON output (an object, or the first of a list, as `berth bench
---json` prints) is read for its numbers; the process CPU of each run (user +
+Each run's output is read for its numbers: a JSON object (or the first of a
+list, as `berth bench --json` prints), scheduler_perf's JSON document (`berth
+perf --json`: each data item as "<Metric>.<field>"), or `berth api-bench`'s
+table ("<metric> <value> <unit>" lines). The process CPU of each run (user +
 system, every thread) and its wall time are added. Other output is kept as
 its tail."""
-import json, resource, statistics, subprocess, sys, time
+import json, re, resource, statistics, subprocess, sys, time
+
+
+def numbers(stdout):
+    """The figures of one run's output, by name."""
+    try:
+        doc = json.loads(stdout)
+    except ValueError:
+        found = {}
+        for line in stdout.splitlines():
+            m = re.match(r"^\s*(.+?)\s+(-?[0-9.]+)\s+\S*\s*$", line)
+            if m:
+                found[m.group(1)] = float(m.group(2))
+        return found
+    if isinstance(doc, list):
+        doc = doc[0]
+    if "dataItems" in doc:
+        return {f"{item['labels'].get('Metric', '?')}.{k}": v for item in doc["dataItems"]
+                for k, v in item.get("data", {}).items() if isinstance(v, (int, float))}
+    return {k: v for k, v in doc.items() if isinstance(v, (int, float))}
 
 rounds = int(sys.argv[1]); label = sys.argv[2]
 rest = sys.argv[4:]
@@ -25,12 +46,9 @@ for r in range(rounds):
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
         cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
         rec = {"rc": out.returncode, "wall_s": wall, "process_cpu_s": cpu}
-        try:
-            doc = json.loads(out.stdout)
-            if isinstance(doc, list):
-                doc = doc[0]
-            rec.update({k: v for k, v in doc.items() if isinstance(v, (int, float))})
-        except Exception:
+        found = numbers(out.stdout)
+        rec.update(found)
+        if not found:
             rec["stdout_tail"] = out.stdout[-400:]
         if out.returncode != 0:
             rec["stderr"] = out.stderr[-400:]

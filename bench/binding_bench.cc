@@ -1,6 +1,8 @@
 // The API server's binding path alone (in memory, no HTTP, no fsync): what
-// each scheduler binding costs, and how much of it is the edited copy of the
-// pod and its encoding.
+// each scheduler binding costs, how much of it is the edited copy of the pod
+// and its encoding, and what the in-process scheduler's way to it adds (a
+// Binding posted to pods/NAME/binding through ApiServer::Handle: routing,
+// authorization, admission and audit, as a remote scheduler's binding).
 //
 //   build/binding_bench --benchmark_repetitions=3 --benchmark_report_aggregates_only=true
 
@@ -14,6 +16,7 @@
 #include "api/object.h"
 #include "api/pod_view.h"
 #include "apiserver/api_server.h"
+#include "cluster/scheduler_clients.h"
 #include "store/memory/memory_store.h"
 
 namespace berth {
@@ -54,6 +57,28 @@ void BM_BindPod(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations());
 }
 BENCHMARK(BM_BindPod)->Iterations(kPods)->Unit(benchmark::kNanosecond);
+
+// The in-process scheduler's binding: InProcessSchedulerClient::BindPod, a
+// Binding through ApiServer::Handle to the same BindPod.
+void BM_BindThroughPodsBinding(benchmark::State& state) {
+  auto store = store::MemoryStore::Open({});
+  if (!store.ok()) std::abort();
+  apiserver::ApiServer api(**store, {});
+  if (!api.Bootstrap().ok()) std::abort();
+  std::vector<api::ObjectPtr> pods;
+  for (int i = 0; i < kPods; ++i) {
+    pods.push_back(BenchPod(i));
+    if (!(*store)->Create(pods.back()).ok()) std::abort();
+  }
+  cluster::InProcessSchedulerClient client(api);
+  const std::string node = "node-7";
+  size_t i = 0;
+  for (auto _ : state) {
+    if (!client.BindPod(*pods[i++], node).ok()) std::abort();
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_BindThroughPodsBinding)->Iterations(kPods)->Unit(benchmark::kNanosecond);
 
 // The edited version alone (what BindPod does to the pod), then its encoding
 // (which makes its JSON: the edited copy a durable store pays for).
