@@ -58,7 +58,7 @@ void BM_BindPod(benchmark::State& state) {
 }
 BENCHMARK(BM_BindPod)->Iterations(kPods)->Unit(benchmark::kNanosecond);
 
-// The in-process scheduler's binding: InProcessSchedulerClient::BindPod, a
+// The in-process scheduler's binding through InProcessSchedulerClient: a
 // Binding through ApiServer::Handle to the same BindPod.
 void BM_BindThroughPodsBinding(benchmark::State& state) {
   auto store = store::MemoryStore::Open({});
