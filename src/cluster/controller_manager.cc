@@ -42,14 +42,21 @@ struct Registration {
   Factory make;
 };
 
+// A controller made by `make` and started by calling `start` on it once the
+// informers have listed.
+template <typename C, typename Make>
+Factory MadeAndStarted(Make make, void (C::*start)()) {
+  return [make, start](const controllers::ControllerContext& c, const ControllerManagerOptions& o) {
+    std::unique_ptr<C> controller = make(c, o);
+    C* raw = controller.get();
+    return Built{std::move(controller), [raw, start] { (raw->*start)(); }};
+  };
+}
+
 // Started with Run(): the workers of an ordinary controller, made by `make`.
 template <typename C, typename Make>
 Factory RunWorkersWith(Make make) {
-  return [make](const controllers::ControllerContext& c, const ControllerManagerOptions& o) {
-    std::unique_ptr<C> controller = make(c, o);
-    C* raw = controller.get();
-    return Built{std::move(controller), [raw] { raw->Run(); }};
-  };
+  return MadeAndStarted<C>(make, &C::Run);
 }
 
 // The same for a controller built from the context alone.
@@ -63,11 +70,7 @@ Factory RunWorkers() {
 // runs loops besides its workers.
 template <typename C, typename Make>
 Factory StartWith(Make make) {
-  return [make](const controllers::ControllerContext& c, const ControllerManagerOptions& o) {
-    std::unique_ptr<C> controller = make(c, o);
-    C* raw = controller.get();
-    return Built{std::move(controller), [raw] { raw->Start(); }};
-  };
+  return MadeAndStarted<C>(make, &C::Start);
 }
 
 // kube-controller-manager's names for the controllers berth has, in start

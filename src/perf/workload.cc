@@ -1,6 +1,5 @@
 #include "perf/workload.h"
 
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <set>

@@ -8,6 +8,8 @@
 
 #include <string>
 
+#include "cluster/controller_manager.h"
+
 namespace berth::cluster {
 namespace {
 
@@ -100,6 +102,10 @@ TEST(ServeOptions, AWrongFlagIsNamed) {
   f = Defaults();
   f.controller_names = {"nope"};
   EXPECT_EQ(ErrorOf(f), "--controllers: \"nope\" is not in the list of known controllers");
+  // Its help names the controllers from the same registry, in start order.
+  EXPECT_NE(ControllersHelp().find("(replicaset-controller, deployment-controller, daemonset-controller"),
+            std::string::npos)
+      << ControllersHelp();
   f = Defaults();
   f.enable_admission = {"NoSuchPlugin"};
   EXPECT_EQ(ErrorOf(f), "--enable-admission-plugins: plugin \"NoSuchPlugin\" is unknown");

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <boost/json.hpp>
-#include <cstdlib>
 #include <map>
 
 #include "api/codec/json_parse.h"

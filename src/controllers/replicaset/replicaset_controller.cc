@@ -9,7 +9,6 @@
 #include "api/json_fields.h"
 #include "api/pod_view.h"
 #include "api/selector.h"
-#include "controllers/for_update.h"
 #include "controllers/owner_references.h"
 #include "controllers/parallel.h"
 

@@ -1,9 +1,5 @@
 #include "scheduler/framework/yaml_fields.h"
 
-#include <charconv>
-#include <cstdint>
-#include <limits>
-#include <optional>
 #include <string>
 
 namespace berth::scheduler {
