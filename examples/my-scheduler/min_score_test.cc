@@ -201,9 +201,9 @@ TEST(MinScore, SiblingsWaitAtPermitUntilTheFirstOfTheirGroupIsBound) {
   ASSERT_TRUE(Eventually([&] { return c.scheduler->cache().IsAssumed("default/a"); }));
   c.scheduler->OnPodAdd(GroupPod("b", "g"));
   c.scheduler->OnPodAdd(GroupPod("c", "g"));
-  ASSERT_TRUE(Eventually([&] { return c.scheduler->GetWaitingPod("u-c") != nullptr; }));
-  ASSERT_TRUE(Eventually([&] { return c.scheduler->GetWaitingPod("u-b") != nullptr; }));
-  EXPECT_EQ(c.scheduler->GetWaitingPod("u-b")->GetPendingPlugins(),
+  ASSERT_TRUE(Eventually([&] { return c.scheduler->handle().GetWaitingPod("u-c") != nullptr; }));
+  ASSERT_TRUE(Eventually([&] { return c.scheduler->handle().GetWaitingPod("u-b") != nullptr; }));
+  EXPECT_EQ(c.scheduler->handle().GetWaitingPod("u-b")->GetPendingPlugins(),
             std::vector<std::string>{"MinScore"});
   EXPECT_TRUE(c.Placements().empty());
 
@@ -230,7 +230,7 @@ TEST(MinScore, WhenTheFirstFailsAWaitingSiblingTakesItsTurn) {
   c.scheduler->OnPodAdd(GroupPod("a", "g"));
   ASSERT_TRUE(Eventually([&] { return c.scheduler->cache().IsAssumed("default/a"); }));
   c.scheduler->OnPodAdd(GroupPod("b", "g"));
-  ASSERT_TRUE(Eventually([&] { return c.scheduler->GetWaitingPod("u-b") != nullptr; }));
+  ASSERT_TRUE(Eventually([&] { return c.scheduler->handle().GetWaitingPod("u-b") != nullptr; }));
   {
     std::lock_guard lock(c.gate_mu);
     c.failing.insert("a");

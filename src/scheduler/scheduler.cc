@@ -100,8 +100,6 @@ Scheduler::Scheduler(SchedulerOptions options, SchedulerClient* client)
                                        {"kind"})) {
   uint64_t seed = options_.seed ? options_.seed : std::random_device{}();
   seed_sequence_ = seed;
-  random_state_ = seed ^ 0x5bd1e995u;
-  waiting_pods_ = std::make_unique<WaitingPods>(options.clock ? *options.clock : api::RealClock::Instance());
 }
 
 Result<std::unique_ptr<Scheduler>> Scheduler::Create(const SchedulerConfig& config, const Registry& registry,
@@ -111,19 +109,21 @@ Result<std::unique_ptr<Scheduler>> Scheduler::Create(const SchedulerConfig& conf
   auto extenders = Extenders::Create(config.extenders, s->metrics_);
   if (!extenders.ok()) return extenders.status();
   s->extenders_ = std::move(extenders).value();
+  int filter_threads = std::min(options.filter_threads, std::max(0, config.parallelism - 1));
+  s->parallelizer_ = std::make_unique<Parallelizer>(filter_threads, s->goroutines_);
+  s->CreateHandle();
   if (Status built = s->AddProfiles(config, registry); !built.ok()) return built;
   s->percentage_of_nodes_to_score_ = config.percentage_of_nodes_to_score;
   s->CreateQueue(config);
-  int filter_threads = std::min(options.filter_threads, std::max(0, config.parallelism - 1));
-  s->parallelizer_ = std::make_unique<Parallelizer>(filter_threads, s->goroutines_);
-  // Each eviction is two writes and each failure report one, every one
-  // waiting for durability; kube starts a goroutine per preemption. Many
-  // threads keep many writes in flight, which the store commits together
-  // (PreemptionBasic/500Nodes: 8 threads ~340 pods/s, 32 ~500, 64 ~560
-  // before failure reports moved here too). They mostly sleep.
-  s->api_tasks_ = std::make_unique<TaskPool>(64, "sched-api");
   s->AddPendingPodsGauge();
   return s;
+}
+
+void Scheduler::CreateHandle() {
+  // Random()'s sequence starts from the seed too.
+  handle_ = std::make_unique<FrameworkHandle>(FrameworkHandle::Services{
+      this, client_, extenders_.get(), parallelizer_.get(), &metrics_,
+      options_.clock ? options_.clock : &api::RealClock::Instance(), seed_sequence_.load()});
 }
 
 Status Scheduler::AddProfiles(const SchedulerConfig& config, const Registry& registry) {
@@ -141,7 +141,7 @@ Status Scheduler::AddProfiles(const SchedulerConfig& config, const Registry& reg
     }
   }
   for (size_t i = 0; i < profiles.size(); ++i) {
-    auto fw = Framework::Build(profiles[i], registry, *this, "profiles[" + std::to_string(i) + "]",
+    auto fw = Framework::Build(profiles[i], registry, *handle_, "profiles[" + std::to_string(i) + "]",
                                {&extension_point_duration_, &clock_, &plugin_execution_duration_, plugin_evaluation_});
     if (!fw.ok()) return fw.status();
     profiles_.push_back(std::move(fw).value());
@@ -212,7 +212,7 @@ void Scheduler::Stop() {
   if (!queue_) return;  // Create failed before the queue existed: nothing started
   shutting_down_ = true;
   queue_->Close();
-  volumes_.Shutdown();  // a PreBind waiting for the binder gives up
+  handle_->volumes().Shutdown();  // a PreBind waiting for the binder gives up
   // The cycles first: no pod starts waiting after this.
   for (auto& t : threads_) {
     if (t.joinable()) t.join();
@@ -221,7 +221,7 @@ void Scheduler::Stop() {
   // Waiting pods are rejected (their bindings fail: Unreserve, forgotten,
   // not reported) and the binding threads finish every binding queued, so
   // nothing stays parked.
-  waiting_pods_->RejectAll("rejected: the scheduler is stopping");
+  handle_->waiting_pods().RejectAll("rejected: the scheduler is stopping");
   {
     std::unique_lock lock(bind_mu_);
     parked_cv_.wait(lock, [&] { return parked_.empty(); });
@@ -232,7 +232,7 @@ void Scheduler::Stop() {
     if (t.joinable()) t.join();
   }
   binding_threads_.clear();
-  if (api_tasks_) api_tasks_->Stop();  // the evictions and reports already chosen are sent
+  handle_->api().Stop();  // the evictions and reports already chosen are sent
 }
 
 bool Scheduler::WaitForIdle(std::chrono::steady_clock::time_point deadline) {
@@ -245,7 +245,7 @@ bool Scheduler::WaitForIdle(std::chrono::steady_clock::time_point deadline) {
     }
     auto c = queue_->counts();
     if (c.active == 0 && c.backoff == 0 && c.in_flight <= parked && in_cycle_.load() == 0 &&
-        binding_in_flight_.load() == 0 && (!api_tasks_ || api_tasks_->pending() == 0)) {
+        binding_in_flight_.load() == 0 && handle_->api().pending() == 0) {
       return true;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
@@ -330,7 +330,7 @@ void Scheduler::ScheduleOne(Worker& w, QueuedPodInfo info) {
   // its node is likely free for it now.)
   const bool expect_preemption = !hard && preempting_streak_.load(std::memory_order_relaxed) &&
                                  pod.view->preemption_policy != "Never" && pod.view->nominated_node_name.empty() &&
-                                 nominator_.NodeOf(pod.key).empty();
+                                 handle_->nominator().NodeOf(pod.key).empty();
   w.preempted = false;
   struct StreakEnd {
     Scheduler& s;
@@ -368,13 +368,13 @@ void Scheduler::ScheduleOne(Worker& w, QueuedPodInfo info) {
         // answers stand and only PostFilter runs again (a preempting pod
         // would otherwise filter every node twice).
         const int64_t seen = w.snapshot.generation();
-        const uint64_t nominations = nominator_.version();
+        const uint64_t nominations = handle_->nominator().version();
         shared.unlock();
         unique.lock();
         w.exclusive = true;
         if (failure->after_filters) {
           cache_.UpdateSnapshot(w.snapshot);
-          if (w.snapshot.generation() == seen && nominator_.version() == nominations) {
+          if (w.snapshot.generation() == seen && handle_->nominator().version() == nominations) {
             failure = RunPostFilter(w, *fw, *state, pod, nullptr);
           }
         }
@@ -388,7 +388,7 @@ void Scheduler::ScheduleOne(Worker& w, QueuedPodInfo info) {
     switch (AssumeAndReserve(*fw, *state, info, *selected, &failure)) {
       case ReserveOutcome::kReserved: {
         RecordDecision(w, *fw, info.pod, *selected, start);
-        PluginStatus permit = fw->RunPermit(*state, info.pod, selected->name(), *waiting_pods_);
+        PluginStatus permit = fw->RunPermit(*state, info.pod, selected->name(), handle_->waiting_pods());
         const bool waiting = permit.code() == Code::kWait;
         if (!permit.ok() && !waiting) {
           CycleFailure rejected = FailPermit(*fw, *state, pod, *selected, std::move(permit));
@@ -452,7 +452,7 @@ std::optional<Scheduler::CycleFailure> Scheduler::FindNodesThatFitPod(Worker& w,
   // A node nominated to the pod by an earlier preemption is tried first: it is
   // likely the only one with room (kube's evaluateNominatedNode).
   std::string nominated = pod.view->nominated_node_name;
-  if (nominated.empty()) nominated = nominator_.NodeOf(pod.key);
+  if (nominated.empty()) nominated = handle_->nominator().NodeOf(pod.key);
   if (!nominated.empty()) {
     if (const NodeInfo* node = snapshot.Get(nominated); node && fw.RunFilterWithNominatedPods(state, pod, *node).ok()) {
       w.feasible.assign(1, node);
@@ -603,7 +603,7 @@ Scheduler::ReserveOutcome Scheduler::AssumeAndReserve(const Framework& fw, Cycle
   auto assumed = cache_.AssumePod(
       info.pod, node_name, node.generation(),
       [&](const NodeInfo& current) { return fw.RunFilter(state, pod, current).ok(); },
-      [&] { nominator_.Remove(pod.key); });
+      [&] { handle_->nominator().Remove(pod.key); });
   if (assumed != Cache::AssumeResult::kAssumed) {
     std::lock_guard lock(stats_mu_);
     stats_.conflicts++;

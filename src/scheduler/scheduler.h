@@ -9,6 +9,12 @@
 // asynchronously on a pool of binding threads; a failed bind forgets the pod
 // and requeues it.
 //
+// The scheduler holds the loop, the queue and the cache. The plugins'
+// Handle (framework/framework_handle.h, kube's frameworkImpl) holds what
+// they read and do besides: namespace labels, PodDisruptionBudgets,
+// nominations, the volume lister, preemption's bookkeeping, the waiting
+// pods, and the API calls sent off the cycle; the informer events feed it.
+//
 // Permit runs last in the scheduling cycle, as in kube. A pod some plugin
 // asked to Wait joins the waiting pods (WaitingPods; the Handle's
 // GetWaitingPod / IterateOverWaitingPods / RejectWaitingPod reach them) and
@@ -53,12 +59,10 @@
 #include "scheduler/explain/explanation.h"
 #include "scheduler/extender/extender.h"
 #include "scheduler/framework/framework.h"
-#include "scheduler/framework/volume_lister.h"
+#include "scheduler/framework/framework_handle.h"
 #include "scheduler/parallelizer.h"
-#include "scheduler/queue/nominator.h"
 #include "scheduler/queue/scheduling_queue.h"
 #include "scheduler/scheduler_client.h"
-#include "scheduler/task_pool.h"
 
 namespace berth::scheduler {
 
@@ -92,7 +96,7 @@ struct SchedulerOptions {
   bool drift_guard = false;
 };
 
-class Scheduler final : public Handle {
+class Scheduler final : private HandleHost {
  public:
   static Result<std::unique_ptr<Scheduler>> Create(const SchedulerConfig& config, const Registry& registry,
                                                    SchedulerOptions options, SchedulerClient* client);
@@ -158,40 +162,9 @@ class Scheduler final : public Handle {
   // (steady_clock), whatever SchedulerOptions::clock is.
   bool WaitForIdle(std::chrono::steady_clock::time_point deadline);
 
-  // Handle.
-  std::shared_ptr<const api::Labels> NamespaceLabels(std::string_view ns) const override;
-  Status BindPod(const api::Object& pod, const std::string& node) const override;
-  std::shared_ptr<const std::vector<DisruptionBudget>> DisruptionBudgets() const override;
-  std::vector<PodInfoPtr> NominatedPodsForNode(const std::string& node) const override;
-  void ForEachNominatedPod(const std::string& node,
-                           const std::function<void(const PodInfoPtr&)>& fn) const override {
-    nominator_.ForEachOn(node, fn);
-  }
-  bool HasNominatedPods() const override { return nominator_.Any(); }
-  // Asynchronous, as kube-scheduler's preemption since 1.33: the eviction
-  // is sent from the API task threads; meanwhile the victim counts as gone
-  // for other preemptions (BeingEvicted) and the preemptor is held in the
-  // queue until every victim it waits for is seen terminating or deleted.
-  Status PreemptPod(const PodInfo& victim, const PodInfo& preemptor, const std::string& node) const override;
-  bool BeingEvicted(const std::string& pod_key) const override;
-  std::string NominatedNodeOf(const std::string& pod_key) const override { return nominator_.NodeOf(pod_key); }
-  void ClearNominatedNodeName(std::span<const PodInfo* const> pods) const override;
-  uint64_t Random() const override;
-  void Parallelize(size_t n, const std::function<void(size_t)>& fn, std::string_view operation) const override {
-    parallelizer_->Until(n, fn, nullptr, operation);
-  }
-  Status NarrowPreemptionCandidates(const PodInfo& pod, const Snapshot& snapshot,
-                                    std::vector<std::pair<std::string, PreemptionVictims>>& candidates) const override;
-  // The waiting pods: plugins reach them through the Handle; code outside
-  // plugins may call these too (GetWaitingPod(uid)->Allow(plugin) approves).
-  void IterateOverWaitingPods(const std::function<void(WaitingPod&)>& callback) const override;
-  std::shared_ptr<WaitingPod> GetWaitingPod(std::string_view uid) const override;
-  bool RejectWaitingPod(std::string_view uid) const override;
-  // The registry RenderMetrics renders: plugins' own families appear there.
-  metrics::Registry* MetricsRegistry() const override { return &metrics_; }
-  VolumeLister* Volumes() const override { return &volumes_; }
-  Status UpdatePersistentVolume(const boost::json::object& pv) const override;
-  Status UpdatePersistentVolumeClaim(const boost::json::object& pvc) const override;
+  // The Handle the profiles' plugins are given (framework_handle.h): the
+  // waiting pods, nominations and the other side tables are reached there.
+  const FrameworkHandle& handle() const { return *handle_; }
 
   struct Stats {
     uint64_t scheduled = 0, unschedulable = 0, errors = 0, conflicts = 0, bind_failures = 0;
@@ -252,6 +225,8 @@ class Scheduler final : public Handle {
   // Create's steps. One Framework per profile (the default profile when the
   // config has none), with the attempt metrics' children looked up once.
   Status AddProfiles(const SchedulerConfig& config, const Registry& registry);
+  // The plugins' Handle, over the extenders and the parallelizer.
+  void CreateHandle();
   // The queue, ordered by the first profile's QueueSort, admitting through
   // each pod's profile's PreEnqueue. REQUIRES: AddProfiles succeeded.
   void CreateQueue(const SchedulerConfig& config);
@@ -399,48 +374,6 @@ class Scheduler final : public Handle {
   // cycles of pods that may preempt start exclusive (see ScheduleOne).
   std::atomic<bool> preempting_streak_{false};
   std::atomic<uint64_t> seed_sequence_;
-  mutable std::atomic<uint64_t> random_state_;  // Random()'s sequence, from the seed
-
-  mutable Nominator nominator_;  // changed by const Handle methods (ClearNominatedNodeName)
-
-  // Asynchronous preemption. A victim whose eviction was sent and not yet
-  // seen to take effect maps to the preemptors waiting for it; each such
-  // preemptor to how many of its victims are left (it is held in the queue
-  // until none is).
-  void VictimGone(const std::string& victim_key) const;
-  mutable std::shared_mutex preempt_mu_;  // shared for BeingEvicted (dry runs, in parallel)
-  mutable std::unordered_map<std::string, std::vector<std::string>> evicting_;  // guarded by preempt_mu_
-  mutable std::unordered_map<std::string, size_t> awaiting_victims_;           // guarded by preempt_mu_
-  // Evictions, nomination clearings and failure reports: sent without
-  // holding a cycle up (kube's asynchronous preemption and API calls).
-  std::unique_ptr<TaskPool> api_tasks_;
-
-  // Failure reports go out from api_tasks_, at most one at a time per pod, a
-  // newer report replacing one not yet sent (kube's API dispatcher merges
-  // them too). A report for a pod assumed since is dropped, and binding a pod
-  // first waits for a report of it being sent, so a stale PodScheduled=False
-  // never lands after the binding.
-  struct FailureReport {
-    api::ObjectPtr pod;
-    std::string reason;
-    std::string message;
-    std::optional<std::string> nominated_node;
-  };
-  void SendFailureReport(FailureReport report);
-  void WaitForFailureReport(const std::string& pod_key) const;
-  mutable std::mutex report_mu_;
-  mutable std::condition_variable report_cv_;
-  // Pods with a report task; the value is the report it sends next (none: it is done).
-  std::unordered_map<std::string, std::optional<FailureReport>> reports_;  // guarded by report_mu_
-  mutable std::mutex pdb_mu_;
-  std::unordered_map<std::string, DisruptionBudget> pdbs_;        // by namespace/name; guarded by pdb_mu_
-  std::shared_ptr<const std::vector<DisruptionBudget>> pdb_list_;  // guarded by pdb_mu_
-
-  // Storage objects; mutable: plugins assume bindings through the const Handle.
-  mutable VolumeLister volumes_;
-
-  mutable std::mutex ns_mu_;
-  std::unordered_map<std::string, std::shared_ptr<const api::Labels>> namespaces_;  // guarded by ns_mu_
 
   std::mutex bind_mu_;
   std::condition_variable bind_cv_;
@@ -468,8 +401,8 @@ class Scheduler final : public Handle {
   std::vector<double> cycle_latencies_;  // guarded by stats_mu_
   std::vector<BoundPod> bound_pods_;     // guarded by stats_mu_
 
-  // Mutable: plugins add their families through the const Handle.
-  mutable metrics::Registry metrics_;
+  // Plugins add their families through the Handle (MetricsRegistry).
+  metrics::Registry metrics_;
   metrics::Family<metrics::Counter>& attempts_;
   metrics::Family<metrics::Histogram>& attempt_duration_;
   // {attempts}: kube's pod_scheduling_duration_seconds (deprecated) and
@@ -532,9 +465,16 @@ class Scheduler final : public Handle {
   mutable std::mutex deletions_mu_;
   std::unordered_map<std::string, int64_t> deletions_;  // guarded by deletions_mu_
 
-  // Pods waiting at Permit. Declared last: destroyed first, after Stop
-  // settled them all. Its alarm thread settles timed-out pods.
-  std::unique_ptr<WaitingPods> waiting_pods_;
+  // HandleHost: what the handle asks of the queue and the cache.
+  bool PodPlaced(const std::string& pod_key) const override { return !cache_.NodeOf(pod_key).empty(); }
+  void HoldPod(const std::string& pod_key) override { queue_->Hold(pod_key); }
+  void ReleasePod(const std::string& pod_key) override { queue_->Release(pod_key); }
+  void NominationFreed(int32_t priority) override;
+
+  // The plugins' Handle and its side tables (nominations, waiting pods,
+  // volumes, API calls). Declared last: destroyed first, after Stop settled
+  // the waiting pods and sent the API calls.
+  std::unique_ptr<FrameworkHandle> handle_;
 };
 
 }  // namespace berth::scheduler

@@ -1,5 +1,5 @@
 // The end of a pod's attempt: a failed scheduling cycle reported (its
-// nomination recorded, the report sent from the API task threads), and the
+// nomination recorded, the report sent by the handle's ApiDispatcher), and the
 // binding cycle (Permit's wait, PreBind, Bind, PostBind) on the binding
 // threads, ending in FinishBinding or FailBinding.
 
@@ -46,44 +46,8 @@ void Scheduler::HandleFailure(const Framework& fw, QueuedPodInfo info, const Plu
   api::ObjectPtr pod = info.pod->object;
   queue_->Requeue(std::move(info), unschedulable);
   // kube writes the nomination with the failure, in one patch.
-  if (client_) {
-    SendFailureReport({std::move(pod), unschedulable ? "Unschedulable" : "SchedulerError",
-                       std::move(message), nominated_node});
-  }
-}
-
-void Scheduler::SendFailureReport(FailureReport report) {
-  std::string key = PodKey(*report.pod);
-  {
-    std::lock_guard lock(report_mu_);
-    auto [it, inserted] = reports_.try_emplace(key);
-    it->second = std::move(report);
-    if (!inserted) return;  // the pod's report task sends it next
-  }
-  api_tasks_->Submit([this, key] {
-    while (true) {
-      FailureReport next;
-      {
-        std::lock_guard lock(report_mu_);
-        auto it = reports_.find(key);
-        if (!it->second) {
-          reports_.erase(it);
-          report_cv_.notify_all();
-          return;
-        }
-        next = std::move(*it->second);
-        it->second.reset();
-        // Assumed (being bound) or bound since: the failure is history.
-        if (!cache_.NodeOf(key).empty()) continue;
-      }
-      client_->ReportFailure(*next.pod, next.reason, next.message, next.nominated_node);
-    }
-  });
-}
-
-void Scheduler::WaitForFailureReport(const std::string& pod_key) const {
-  std::unique_lock lock(report_mu_);
-  report_cv_.wait(lock, [&] { return !reports_.count(pod_key); });
+  handle_->api().ReportFailure({std::move(pod), unschedulable ? "Unschedulable" : "SchedulerError",
+                                std::move(message), nominated_node});
 }
 
 void Scheduler::RecordNomination(const PodInfoPtr& pod,
@@ -95,9 +59,9 @@ void Scheduler::RecordNomination(const PodInfoPtr& pod,
   // (kube moves them when it sees nominatedNodeName change).
   bool freed = false;
   if (nominated_node->empty()) {
-    freed = nominator_.Remove(pod->key);
+    freed = handle_->nominator().Remove(pod->key);
   } else {
-    std::string before = nominator_.Nominate(pod, *nominated_node);
+    std::string before = handle_->nominator().Nominate(pod, *nominated_node);
     freed = !before.empty() && before != *nominated_node;
   }
   if (freed) queue_->MoveAllToActiveOrBackoff(events::kUnscheduledPodUpdate, {}, pod->view->priority);
@@ -144,7 +108,7 @@ PluginStatus Scheduler::Bind(const Framework& fw, CycleState& state, const PodIn
                              const std::string& node) {
   // A failure report of this pod being sent must land first (the bind
   // plugins' path waits in BindPod too; an extender's binding skips it).
-  WaitForFailureReport(pod.key);
+  handle_->api().WaitForFailureReport(pod.key);
   BERTH_VLOG(3, "Attempting to bind pod to node", {"pod", log::KObj(pod.namespace_name(), pod.name())},
              {"node", node});
   if (std::optional<Status> bound = extenders_->Bind(pod, node)) {
@@ -163,7 +127,7 @@ std::optional<PluginStatus> Scheduler::WaitOnPermit(std::unique_ptr<Binding>& b)
     std::lock_guard lock(bind_mu_);
     parked_.emplace(parked, std::move(b));
   }
-  std::optional<PluginStatus> outcome = waiting_pods_->Park(
+  std::optional<PluginStatus> outcome = handle_->waiting_pods().Park(
       uid, [this, parked](PluginStatus s) { ResumeBinding(parked, std::move(s)); });
   if (outcome) {
     bool none_parked;
@@ -255,9 +219,9 @@ void Scheduler::FailBinding(Binding& b, const PluginStatus& status) {
   if (rejected) {
     // A rejection at Permit (or by PreBind/Bind) as kube reports it: the
     // plugin's message, reason Unschedulable.
-    SendFailureReport({object, "Unschedulable", status.Message(), std::nullopt});
+    handle_->api().ReportFailure({object, "Unschedulable", status.Message(), std::nullopt});
   } else {
-    SendFailureReport(
+    handle_->api().ReportFailure(
         {object, "SchedulerError", "binding rejected: " + status.Message(), std::nullopt});
   }
 }

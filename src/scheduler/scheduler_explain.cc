@@ -109,7 +109,7 @@ Result<Explanation> Scheduler::Explain(std::string_view ns, std::string_view nam
   }
   ExplainOptions options;
   options.bound_node = bound;
-  Result<Explanation> explained = scheduler::Explain(*fw, snapshot, *pod, *this, options);
+  Result<Explanation> explained = scheduler::Explain(*fw, snapshot, *pod, *handle_, options);
   if (!explained.ok()) return explained;
   if (!bound.empty()) {
     if (std::optional<Decision> d = LastDecision(key); d && d->node == bound) {

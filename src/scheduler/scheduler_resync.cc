@@ -52,7 +52,7 @@ std::vector<Cache::Version> Scheduler::CachedVersions(api::Kind kind) const {
       break;
   }
   std::vector<Cache::Version> out;
-  for (auto& o : kind == api::Kind::kPersistentVolume ? volumes_.Volumes() : volumes_.Claims()) {
+  for (auto& o : kind == api::Kind::kPersistentVolume ? handle_->volumes().Volumes() : handle_->volumes().Claims()) {
     out.push_back({KeyOf(kind, *o), o->resource_version(), false, o});
   }
   return out;

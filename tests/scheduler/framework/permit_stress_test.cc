@@ -45,13 +45,13 @@ TEST(PermitStress, ConcurrentAllowRejectAndTimeoutsSettleEachPodOnce) {
     settlers.emplace_back([&, t] {
       std::mt19937 rng(static_cast<unsigned>(t));
       while (!done.load()) {
-        c.scheduler->IterateOverWaitingPods([&](WaitingPod& pod) {
+        c.scheduler->handle().IterateOverWaitingPods([&](WaitingPod& pod) {
           switch (rng() % 8) {
             case 0:
               pod.Reject("A", "no");
               break;
             case 1:
-              c.scheduler->RejectWaitingPod(pod.GetPod()->uid());
+              c.scheduler->handle().RejectWaitingPod(pod.GetPod()->uid());
               break;
             default:
               pod.Allow("A");
@@ -104,7 +104,7 @@ TEST(PermitStress, StopWhileSettlingNeverHangsOrLeaks) {
     std::atomic<bool> done{false};
     std::thread allower([&] {
       while (!done.load()) {
-        c->scheduler->IterateOverWaitingPods([](WaitingPod& pod) { pod.Allow("A"); });
+        c->scheduler->handle().IterateOverWaitingPods([](WaitingPod& pod) { pod.Allow("A"); });
       }
     });
     for (int i = 0; i < 100; ++i)
@@ -119,7 +119,7 @@ TEST(PermitStress, StopWhileSettlingNeverHangsOrLeaks) {
         << round;
     EXPECT_EQ(c->scheduler->cache().PodCount(), bound) << round;
     size_t waiting = 0;
-    c->scheduler->IterateOverWaitingPods([&](WaitingPod&) { waiting++; });
+    c->scheduler->handle().IterateOverWaitingPods([&](WaitingPod&) { waiting++; });
     EXPECT_EQ(waiting, 0u) << round;
   }
 }

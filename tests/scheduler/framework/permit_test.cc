@@ -64,7 +64,7 @@ TEST(Permit, AWaitingPodBindsOnceEveryWaitingPluginAllowsIt) {
   c.s().OnPodAdd(PermitPod("p", "wait"));
   // Idle while it waits: nothing the scheduler can do on its own.
   ASSERT_TRUE(c.cluster.WaitIdle());
-  std::shared_ptr<WaitingPod> waiting = c.s().GetWaitingPod("u-p");
+  std::shared_ptr<WaitingPod> waiting = c.s().handle().GetWaitingPod("u-p");
   ASSERT_NE(waiting, nullptr);
   EXPECT_EQ(waiting->GetPod()->key, "default/p");
   EXPECT_EQ(waiting->GetPendingPlugins(), (std::vector<std::string>{"WaitA", "WaitB"}));
@@ -81,7 +81,7 @@ TEST(Permit, AWaitingPodBindsOnceEveryWaitingPluginAllowsIt) {
 
   waiting->Allow("WaitB");
   ASSERT_TRUE(Eventually([&] { return c.Bound("p"); }));
-  EXPECT_EQ(c.s().GetWaitingPod("u-p"), nullptr);
+  EXPECT_EQ(c.s().handle().GetWaitingPod("u-p"), nullptr);
   EXPECT_TRUE(waiting->settled());
   EXPECT_EQ(c.record->unreserved.load(), 0);
 }
@@ -90,7 +90,7 @@ TEST(Permit, ARejectionFailsTheBindingWithItsMessage) {
   PermitCluster c({{"WaitA", seconds(60)}});
   c.s().OnPodAdd(PermitPod("p", "wait"));
   ASSERT_TRUE(c.cluster.WaitIdle());
-  c.s().GetWaitingPod("u-p")->Reject("WaitA", "the gang is incomplete");
+  c.s().handle().GetWaitingPod("u-p")->Reject("WaitA", "the gang is incomplete");
   ASSERT_TRUE(Eventually([&] { return !c.cluster.FailureOf("default/p").empty(); }));
   ASSERT_TRUE(c.cluster.WaitIdle());
   EXPECT_EQ(c.cluster.FailureOf("default/p"), "Unschedulable: the gang is incomplete");
@@ -99,7 +99,7 @@ TEST(Permit, ARejectionFailsTheBindingWithItsMessage) {
   EXPECT_EQ(c.s().cache().NodeOf("default/p"), "");  // forgotten: its room is free
   // Requeued as unschedulable, waiting for a cluster event.
   EXPECT_EQ(c.s().queue().counts().unschedulable, 1u);
-  EXPECT_EQ(c.s().GetWaitingPod("u-p"), nullptr);
+  EXPECT_EQ(c.s().handle().GetWaitingPod("u-p"), nullptr);
 }
 
 TEST(Permit, EachPluginTimesOutOnItsOwnClockInKubesWords) {
@@ -109,10 +109,10 @@ TEST(Permit, EachPluginTimesOutOnItsOwnClockInKubesWords) {
   PermitCluster c({{"Short", seconds(5)}, {"Long", seconds(20)}}, options);
   c.s().OnPodAdd(PermitPod("p", "wait"));
   ASSERT_TRUE(c.cluster.WaitIdle());
-  c.s().GetWaitingPod("u-p")->Allow("Short");
+  c.s().handle().GetWaitingPod("u-p")->Allow("Short");
   clock.Step(seconds(10));  // Short's timer was stopped by its Allow
   ASSERT_TRUE(c.cluster.WaitIdle());
-  EXPECT_NE(c.s().GetWaitingPod("u-p"), nullptr);
+  EXPECT_NE(c.s().handle().GetWaitingPod("u-p"), nullptr);
   EXPECT_EQ(c.cluster.FailureOf("default/p"), "");
 
   clock.Step(seconds(10));
@@ -154,7 +154,7 @@ TEST(Permit, WaitingPodsHoldNoBindingThread) {
   ASSERT_TRUE(Eventually([&] { return c.Bound("free"); }));
   ASSERT_TRUE(c.cluster.WaitIdle());
   size_t waiting = 0;
-  c.s().IterateOverWaitingPods([&](WaitingPod& pod) {
+  c.s().handle().IterateOverWaitingPods([&](WaitingPod& pod) {
     waiting++;
     pod.Allow("WaitA");  // allowing from inside the iteration is allowed
   });
@@ -185,11 +185,11 @@ TEST(Permit, ADeletedWaitingPodIsRejectedAndNotRequeued) {
   api::ObjectPtr pod = PermitPod("p", "wait");
   c.s().OnPodAdd(pod);
   ASSERT_TRUE(c.cluster.WaitIdle());
-  ASSERT_NE(c.s().GetWaitingPod("u-p"), nullptr);
+  ASSERT_NE(c.s().handle().GetWaitingPod("u-p"), nullptr);
   c.s().OnPodDelete(pod);
   ASSERT_TRUE(Eventually([&] { return c.record->unreserved.load() == 1; }));
   ASSERT_TRUE(c.cluster.WaitIdle());
-  EXPECT_EQ(c.s().GetWaitingPod("u-p"), nullptr);
+  EXPECT_EQ(c.s().handle().GetWaitingPod("u-p"), nullptr);
   EXPECT_EQ(c.s().queue().size(), 0u);
   EXPECT_FALSE(c.Bound("p"));
 }
@@ -202,14 +202,14 @@ TEST(Permit, AnUpdateOfAnAssumedPodBringsBackNoNomination) {
   api::ObjectPtr pod = PermitPod("p", "wait");
   c.s().OnPodAdd(pod);
   ASSERT_TRUE(c.cluster.WaitIdle());
-  ASSERT_NE(c.s().GetWaitingPod("u-p"), nullptr);
+  ASSERT_NE(c.s().handle().GetWaitingPod("u-p"), nullptr);
   const size_t queued = c.s().queue().size();
   auto late = pod->Edit([](boost::json::object& o) { o["status"] = {{"nominatedNodeName", "n1"}}; });
   ASSERT_TRUE(late.ok());
   c.s().OnPodUpdate(late.value());
-  EXPECT_TRUE(c.s().NominatedPodsForNode("n1").empty());
+  EXPECT_TRUE(c.s().handle().NominatedPodsForNode("n1").empty());
   EXPECT_EQ(c.s().queue().size(), queued);
-  c.s().GetWaitingPod("u-p")->Allow("WaitA");
+  c.s().handle().GetWaitingPod("u-p")->Allow("WaitA");
   ASSERT_TRUE(Eventually([&] { return c.Bound("p"); }));
 }
 
@@ -217,8 +217,8 @@ TEST(Permit, RejectWaitingPodByUid) {
   PermitCluster c({{"WaitA", seconds(60)}});
   c.s().OnPodAdd(PermitPod("p", "wait"));
   ASSERT_TRUE(c.cluster.WaitIdle());
-  EXPECT_FALSE(c.s().RejectWaitingPod("no-such-uid"));
-  EXPECT_TRUE(c.s().RejectWaitingPod("u-p"));
+  EXPECT_FALSE(c.s().handle().RejectWaitingPod("no-such-uid"));
+  EXPECT_TRUE(c.s().handle().RejectWaitingPod("u-p"));
   ASSERT_TRUE(Eventually([&] { return !c.cluster.FailureOf("default/p").empty(); }));
   EXPECT_EQ(c.cluster.FailureOf("default/p"), "Unschedulable: removed");
 }
@@ -229,7 +229,7 @@ TEST(Permit, StopRejectsWaitingPodsWithoutReportingThem) {
   ASSERT_TRUE(c.cluster.WaitIdle());
   ASSERT_TRUE(Eventually([&] {
     size_t n = 0;
-    c.s().IterateOverWaitingPods([&](WaitingPod&) { n++; });
+    c.s().handle().IterateOverWaitingPods([&](WaitingPod&) { n++; });
     return n == 3;
   }));
   auto start = std::chrono::steady_clock::now();
@@ -241,7 +241,7 @@ TEST(Permit, StopRejectsWaitingPodsWithoutReportingThem) {
     EXPECT_EQ(c.cluster.FailureOf(key), "") << key;  // left Pending for the next scheduler
     EXPECT_EQ(c.s().cache().NodeOf(key), "") << key;
   }
-  EXPECT_EQ(c.s().GetWaitingPod("u-w0"), nullptr);
+  EXPECT_EQ(c.s().handle().GetWaitingPod("u-w0"), nullptr);
 }
 
 TEST(WaitingPods, AnAllowBeforeTheBindingParksIsCollectedAtPark) {

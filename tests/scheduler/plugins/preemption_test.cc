@@ -345,12 +345,12 @@ TEST(Preemption, AHigherPriorityPodEvictsAndIsBoundOnTheNominatedNode) {
   // Held while its victim is still there: one attempt, no second eviction.
   EXPECT_EQ(s.queue().counts().gated, 1u);
   EXPECT_EQ(s.stats().unschedulable, 1u);
-  EXPECT_TRUE(s.BeingEvicted("default/low-b"));
+  EXPECT_TRUE(s.handle().BeingEvicted("default/low-b"));
   EXPECT_TRUE(cluster.Placements().empty());
 
   cluster.DeliverEvictions();
   ASSERT_TRUE(cluster.WaitIdle());
-  EXPECT_FALSE(s.BeingEvicted("default/low-b"));
+  EXPECT_FALSE(s.handle().BeingEvicted("default/low-b"));
   EXPECT_EQ(cluster.Placements()["default/high"], "n1");
   EXPECT_EQ(s.stats().unschedulable, 1u);
   std::lock_guard lock(cluster.mu);
@@ -381,7 +381,7 @@ TEST(Preemption, ATerminatingVictimIsNotWaitedFor) {
     std::lock_guard lock(cluster.mu);
     EXPECT_EQ(cluster.preempted, (std::vector<std::string>{"default/low for default/high on n1"}));
   }
-  EXPECT_FALSE(s.BeingEvicted("default/low"));
+  EXPECT_FALSE(s.handle().BeingEvicted("default/low"));
   EXPECT_EQ(s.queue().counts().gated, 0u);
   EXPECT_EQ(s.queue().counts().unschedulable + s.queue().counts().backoff, 1u);
   cluster.DeliverEvictions();
@@ -451,7 +451,7 @@ TEST(Preemption, ANominatedPodsDeletionRetriesThePodsItKeptOut) {
             "to a terminating pod on the nominated node..");
   s.OnPodAdd(PrioPod("low", 5, "1")->object);
   ASSERT_TRUE(cluster.WaitIdle());
-  EXPECT_EQ(s.NominatedPodsForNode("n1").size(), 1u);
+  EXPECT_EQ(s.handle().NominatedPodsForNode("n1").size(), 1u);
   EXPECT_EQ(s.queue().counts().unschedulable, 2u);
   EXPECT_TRUE(cluster.Placements().empty());
 

@@ -1,4 +1,4 @@
-#include "scheduler/queue/nominator.h"
+#include "scheduler/framework/nominator.h"
 
 #include <algorithm>
 
