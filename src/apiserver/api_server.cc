@@ -14,6 +14,7 @@
 #include "apiserver/discovery.h"
 #include "apiserver/openapi/field_validation.h"
 #include "apiserver/registry/strategies.h"
+#include "apiserver/subresources/binding.h"
 #include "log/log.h"
 
 namespace berth::apiserver {
@@ -29,6 +30,11 @@ Response JsonResponse(int status, std::string body) {
 
 Response ErrorResponse(const Status& status, const StatusDetails& details) {
   return JsonResponse(status.HttpCode(), json::serialize(StatusToJson(status, details)));
+}
+
+Response MethodNotAllowed() {
+  return ErrorResponse(
+      Status(StatusCode::kMethodNotAllowed, "the server does not allow this method on the requested resource"));
 }
 
 namespace {
@@ -48,7 +54,8 @@ Response NotFoundPath() {
 ApiServer::ApiServer(store::Store& store, Options options)
     : store_(store),
       options_(std::move(options)),
-      fields_(SeedOrRandom(options_.seed)) {
+      fields_(SeedOrRandom(options_.seed)),
+      openapi_(registry_) {
   auto chain = AdmissionChain::Make(options_.admission, store_);
   if (!chain.ok()) {
     // The command line checks the plugin names first (CheckAdmissionOptions).
@@ -232,8 +239,8 @@ Response ApiServer::Serve(Request& request) {
     if (!get) return ErrorResponse(Status(StatusCode::kMethodNotAllowed, "method not allowed"));
     DiscoveryFormat format = NegotiateDiscovery(request.accept);
     json::object body = path.starts_with("/apis")
-                            ? GroupsDiscovery(format)
-                            : CoreDiscovery(format, options_.advertise_address);
+                            ? GroupsDiscovery(registry_, format)
+                            : CoreDiscovery(registry_, format, options_.advertise_address);
     Response r = JsonResponse(200, json::serialize(body));
     r.content_type = std::string(DiscoveryContentType(format));
     return r;
@@ -249,7 +256,7 @@ Response ApiServer::Serve(Request& request) {
     std::string_view p = path;
     if (p.ends_with('/')) p.remove_suffix(1);
     if (p.starts_with("/api/")) {
-      auto list = ResourceList("", p.substr(5));
+      auto list = ResourceList(registry_, "", p.substr(5));
       if (list && get) return JsonResponse(200, json::serialize(*list));
     } else if (p.starts_with("/apis/")) {
       std::string_view rest = p.substr(6);
@@ -258,7 +265,7 @@ Response ApiServer::Serve(Request& request) {
         auto group = ApiGroup(rest);
         if (group && get) return JsonResponse(200, json::serialize(*group));
       } else {
-        auto list = ResourceList(rest.substr(0, slash), rest.substr(slash + 1));
+        auto list = ResourceList(registry_, rest.substr(0, slash), rest.substr(slash + 1));
         if (list && get) return JsonResponse(200, json::serialize(*list));
       }
     }
@@ -274,42 +281,6 @@ Response ApiServer::Serve(Request& request) {
   return response;
 }
 
-namespace {
-
-Response MethodNotAllowed() {
-  return ErrorResponse(
-      Status(StatusCode::kMethodNotAllowed, "the server does not allow this method on the requested resource"));
-}
-
-}  // namespace
-
-Response ApiServer::PodBinding(Request& request, const RequestInfo& info) {
-  if (request.method != "POST") return MethodNotAllowed();
-  return Binding(request, info);
-}
-
-Response ApiServer::PodConnect(Request&, const RequestInfo& info) {
-  // kube-apiserver forwards these to the pod's kubelet; berth's simulated
-  // kubelets run no containers, so there is nothing to reach.
-  const api::KindInfo& kind = api::Info(*info.kind);
-  if (!store_.Get(api::StorageKey(*info.kind, info.ns, info.name)).ok()) {
-    return ErrorResponse(NotFoundFor(kind, info.name), DetailsFor(kind, info.name));
-  }
-  const std::string& sub = info.subresource;
-  const char* what = sub == "exec"     ? "exec into"
-                     : sub == "attach" ? "attach to"
-                     : sub == "proxy"  ? "proxy to"
-                                       : "port-forward to";
-  return ErrorResponse(Status::BadRequest("cannot " + std::string(what) + " pod \"" + info.name +
-                                          "\": simulated pods run no processes (berth's simulated kubelets "
-                                          "only report their status); pods/" + sub + " is not served"));
-}
-
-Response ApiServer::NamespaceFinalize(Request& request, const RequestInfo& info) {
-  if (request.method != "PUT") return MethodNotAllowed();
-  return Update(request, info);
-}
-
 Response ApiServer::HandleResource(Request& request, const RequestInfo& info) {
   const api::KindInfo& kind = api::Info(*info.kind);
   const std::string& method = request.method;
@@ -319,37 +290,14 @@ Response ApiServer::HandleResource(Request& request, const RequestInfo& info) {
   if (kind.namespaced && info.ns.empty() && !info.name.empty()) return NotFoundPath();
 
   if (kind.create_only) {
+    // The legacy `bindings` resource: pods/binding's POST, the pod named in the body.
     if (method != "POST" || !info.name.empty()) return MethodNotAllowed();
-    return Binding(request, info);
+    return ServeBinding(request, info, *this);
   }
   if (!info.subresource.empty()) {
-    const std::string& sub = info.subresource;
-    // Subresources of one kind (kube's per-resource REST storages).
-    struct OwnSubresource {
-      api::Kind kind;
-      std::string_view name;
-      Response (ApiServer::*handler)(Request&, const RequestInfo&);
-    };
-    static constexpr OwnSubresource kOwn[] = {
-        {api::Kind::kPod, "binding", &ApiServer::PodBinding},
-        {api::Kind::kPod, "eviction", &ApiServer::Evict},
-        {api::Kind::kPod, "log", &ApiServer::PodLog},
-        {api::Kind::kPod, "exec", &ApiServer::PodConnect},
-        {api::Kind::kPod, "attach", &ApiServer::PodConnect},
-        {api::Kind::kPod, "portforward", &ApiServer::PodConnect},
-        {api::Kind::kPod, "proxy", &ApiServer::PodConnect},
-        {api::Kind::kNamespace, "finalize", &ApiServer::NamespaceFinalize},
-    };
-    for (const auto& own : kOwn) {
-      if (own.kind == *info.kind && own.name == sub) return (this->*own.handler)(request, info);
-    }
-    const ResourceStrategy& strategy = registry_.For(*info.kind);
-    if (sub == "scale" && strategy.HasScale()) return Scale(request, info);
-    if (sub != "status" || !strategy.HasStatus()) return NotFoundPath();
-    if (method == "GET") return Get(request, info);
-    if (method == "PUT") return Update(request, info);
-    if (method == "PATCH") return Patch(request, info);
-    return ErrorResponse(Status(StatusCode::kMethodNotAllowed, "the server does not allow this method on the requested resource"));
+    const Subresource* subresource = registry_.For(*info.kind).FindSubresource(info.subresource);
+    if (!subresource) return NotFoundPath();
+    return subresource->Serve(request, info, *this);
   }
 
   if (info.name.empty()) {
@@ -368,8 +316,7 @@ Response ApiServer::HandleResource(Request& request, const RequestInfo& info) {
     if (method == "PATCH") return Patch(request, info);
     if (method == "DELETE") return Delete(request, info);
   }
-  return ErrorResponse(Status(StatusCode::kMethodNotAllowed,
-                              "the server does not allow this method on the requested resource"));
+  return MethodNotAllowed();
 }
 
 }  // namespace berth::apiserver

@@ -1,8 +1,12 @@
 #pragma once
 // The Kubernetes REST API over a Store: routing, discovery, the verbs with
-// kube's semantics (get, list, watch, create, update, patch, delete), the
-// binding, status and scale subresources, Tables for kubectl, and the JSON-RPC
-// endpoint. Transport-free: HttpServer calls Handle from its worker threads.
+// kube's semantics (get, list, watch, create, update, patch, delete), Tables
+// for kubectl, and the JSON-RPC endpoint. Subresources (a pod's binding,
+// status, scale ...) are objects the kind's strategy holds
+// (registry/subresource.h, implemented in subresources/): a request for one
+// is routed to it, and it builds on the generic handlers through GenericRest,
+// which the server implements for them alone.
+// Transport-free: HttpServer calls Handle from its worker threads.
 // Thread-safe.
 
 #include <chrono>
@@ -21,6 +25,7 @@
 #include "apiserver/openapi/openapi.h"
 #include "apiserver/registry/registry.h"
 #include "apiserver/registry/service_alloc.h"
+#include "apiserver/registry/subresource.h"
 #include "apiserver/registry/system_fields.h"
 #include "apiserver/request_info.h"
 #include "apiserver/status_json.h"
@@ -28,9 +33,7 @@
 
 namespace berth::apiserver {
 
-struct DeleteOptions;  // delete_options.h
-
-class ApiServer {
+class ApiServer : private GenericRest {
  public:
   struct Options {
     std::string berth_version = "0.0.0";
@@ -86,10 +89,10 @@ class ApiServer {
   // validation checks writes against; registered kinds' schemas are set here.
   OpenApi& openapi() { return openapi_; }
 
-  // pods/binding semantics, also used by JSON-RPC bind.pod: sets spec.nodeName
-  // and the PodScheduled condition in one write. Conflict when the pod is
-  // already bound or being deleted; `expected_uid` / `expected_revision`
-  // (when non-empty / > 0) are preconditions.
+  // pods/binding's write (subresources/binding.h: AssignPod), also JSON-RPC's
+  // bind.pod: sets spec.nodeName and the PodScheduled condition in one write.
+  // Conflict when the pod is already bound or being deleted; `expected_uid` /
+  // `expected_revision` (when non-empty / > 0) are preconditions.
   Result<api::ObjectPtr> BindPod(const std::string& ns, const std::string& name,
                                  const std::string& node, const std::string& expected_uid,
                                  int64_t expected_revision, const boost::json::object* annotations);
@@ -99,51 +102,49 @@ class ApiServer {
                                    int64_t expected_revision);
 
  private:
-  // Tries of a read-modify-write against concurrent writers before a Conflict.
-  static constexpr int kMaxAttempts = 16;
+  // What subresources call (GenericRest). Writes at a subresource
+  // (info.subresource set) go through its MergeWrite.
+  store::Store& store() override { return store_; }
+  AdmissionChain& admission() override { return *admission_; }
+  Response Get(Request& request, const RequestInfo& info) override;
+  Response Update(Request& request, const RequestInfo& info) override;
+  Response Patch(Request& request, const RequestInfo& info) override;
+  // Writes `next` (a whole object's JSON) as the new version of `current`:
+  // a write of the object itself keeps the stored status when the kind has
+  // the status subresource; a write at a subresource changes what that
+  // subresource owns (Subresource::MergeWrite); then admission and validation.
+  Result<api::ObjectPtr> WriteUpdate(const RequestInfo& info, const api::ObjectPtr& current,
+                                     boost::json::value next, bool dry_run) override;
+  // Deletes `object`, or marks it (deletionTimestamp) when finalizers hold it
+  // or, for a pod on a node with a kubelet, for its graceful termination.
+  // `grace_seconds`: DeleteOptions.gracePeriodSeconds (pods; unset: the pod's
+  // terminationGracePeriodSeconds). `finalizer`: added first ("orphan",
+  // "foregroundDeletion") for those propagation policies; empty for none.
+  Result<api::ObjectPtr> DeleteObject(const api::ObjectPtr& object, std::optional<int64_t> grace_seconds,
+                                      std::string_view finalizer) override;
+  // `response` to a write made under a store::DeferAcknowledgement that
+  // deferred `revision` (0: nothing was deferred, the answer goes at once):
+  // sent once that revision is visible (Response::when_ready).
+  Response AnswerWhenVisible(Response response, int64_t revision) override;
 
   Response Serve(Request& request);
+  // A resource path: the kind's verbs, or the subresource its strategy holds
+  // under the path's name.
   Response HandleResource(Request& request, const RequestInfo& info);
-  Response Get(Request& request, const RequestInfo& info);
   Response List(Request& request, const RequestInfo& info);
   Response Watch(Request& request, const RequestInfo& info);
   Response Create(Request& request, const RequestInfo& info);
-  Response Update(Request& request, const RequestInfo& info);
-  Response Patch(Request& request, const RequestInfo& info);
   // Server-side apply (rest_apply.cc): a PATCH with application/apply-patch+yaml.
   Response Apply(Request& request, const RequestInfo& info);
   Response Delete(Request& request, const RequestInfo& info);
   Response DeleteCollection(Request& request, const RequestInfo& info);
-  Response Binding(Request& request, const RequestInfo& info);
-  // pods/NAME/binding (POST only).
-  Response PodBinding(Request& request, const RequestInfo& info);
-  // pods/NAME/log, exec, attach, portforward, proxy: what a kubelet would serve.
-  Response PodConnect(Request& request, const RequestInfo& info);
-  // namespaces/NAME/finalize (PUT only): spec.finalizers.
-  Response NamespaceFinalize(Request& request, const RequestInfo& info);
-  Response Scale(Request& request, const RequestInfo& info);
+  // POST /rpc (json_rpc.cc).
   Response Rpc(Request& request);
-  // `response` to a write made under a store::DeferAcknowledgement that
-  // deferred `revision` (0: nothing was deferred, the answer goes at once):
-  // sent once that revision is visible (Response::when_ready).
-  Response AnswerWhenVisible(Response response, int64_t revision);
   // A create answered once Store::CreateAsync completes: 201 with the object
   // as `served`, `exists` (with `details`) when the name is taken, or the
   // store's error.
   Response AnswerWhenCreated(api::ObjectPtr object, api::Kind served, Status exists, StatusDetails details);
 
-  // Writes `next` (a whole object's JSON) as the new version of `current`,
-  // applying the subresource's rule (main resource keeps status; /status
-  // changes only status), admission and validation.
-  Result<api::ObjectPtr> WriteUpdate(const RequestInfo& info, const api::ObjectPtr& current,
-                                     boost::json::value next, bool dry_run);
-  // Deletes `object`, or marks it (deletionTimestamp) when finalizers hold it
-  // or, for a pod on a node with a kubelet, for its graceful termination.
-  // `grace_seconds`: DeleteOptions.gracePeriodSeconds (pods; unset: the pod's
-  // terminationGracePeriodSeconds). `finalizer`: added first ("orphan",
-  // "foregroundDeletion") for those propagation policies.
-  Result<api::ObjectPtr> DeleteObject(const api::ObjectPtr& object, std::optional<int64_t> grace_seconds = {},
-                                      std::string_view finalizer = {});
   // Deletes every object in `ns`; true when none is left (nothing held back).
   Result<bool> DeleteNamespaceContents(const std::string& ns);
   // DELETE of a namespace: marks it Terminating and drains it; purges it when
@@ -155,19 +156,13 @@ class ApiServer {
   // An object the server makes itself (Bootstrap): defaulted and prepared
   // as a create would be, without admission.
   void PrepareOwnObject(api::Kind kind, boost::json::object& object);
-  // POST pods/NAME/eviction (eviction.cc): kube's EvictionREST.
-  Response Evict(Request& request, const RequestInfo& info);
-  // The eviction's deletion of `pod`: marked DisruptionTarget, then deleted.
-  Response DeleteEvictedPod(api::ObjectPtr pod, const DeleteOptions& options, const RequestInfo& info);
-  // GET pods/NAME/log (subresources.cc): the simulated output (pod_log.h).
-  Response PodLog(Request& request, const RequestInfo& info);
 
   store::Store& store_;
   Options options_;
   SystemFields fields_;
   std::unique_ptr<AdmissionChain> admission_;
   ResourceRegistry registry_;
-  OpenApi openapi_;
+  OpenApi openapi_;  // lists the subresources registry_'s strategies hold
   std::unique_ptr<ServiceAllocator> services_;
   // Serves CustomResourceDefinitions; started by Bootstrap.
   std::unique_ptr<crd::CrdController> crds_;
@@ -185,5 +180,7 @@ boost::json::value ServedForm(api::Kind kind, const api::ObjectPtr& object);
 // Response helpers shared by the handlers.
 Response JsonResponse(int status, std::string body);
 Response ErrorResponse(const Status& status, const StatusDetails& details = {});
+// 405 with kube's message, for a method the resource does not serve.
+Response MethodNotAllowed();
 
 }  // namespace berth::apiserver

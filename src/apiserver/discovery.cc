@@ -6,25 +6,11 @@
 #include <boost/json.hpp>
 
 #include "api/kinds.h"
+#include "apiserver/registry/registry.h"
 
 namespace berth::apiserver {
 
 namespace json = boost::json;
-
-std::vector<Subresource> SubresourcesOf(const api::KindInfo& info) {
-  // Subresources of one kind (kube's per-resource REST storages).
-  static const std::vector<Subresource> kOwn = {
-      {api::Kind::kPod, "binding", "", "v1", "Binding", {"create"}},
-      {api::Kind::kPod, "eviction", "policy", "v1", "Eviction", {"create"}},
-  };
-  std::vector<Subresource> out;
-  for (const auto& own : kOwn) {
-    if (own.kind == info.kind) out.push_back(own);
-  }
-  if (info.scale) out.push_back({info.kind, "scale", "autoscaling", "v1", "Scale", {"get", "patch", "update"}});
-  if (info.status) out.push_back({info.kind, "status", info.group, info.version, info.name, {"get", "patch", "update"}});
-  return out;
-}
 
 namespace {
 
@@ -39,6 +25,12 @@ json::array ToArray(std::span<const std::string_view> items) {
   return a;
 }
 
+json::array ToArray(const std::vector<std::string>& items) {
+  json::array a;
+  for (const auto& s : items) a.emplace_back(json::string(s));
+  return a;
+}
+
 // The groups berth serves, core ("") first, in registry order.
 std::vector<std::string_view> Groups() {
   std::vector<std::string_view> groups;
@@ -48,7 +40,7 @@ std::vector<std::string_view> Groups() {
   return groups;
 }
 
-json::object AggregatedResource(const api::KindInfo& info) {
+json::object AggregatedResource(const ResourceRegistry& registry, const api::KindInfo& info) {
   json::object r;
   r["resource"] = info.resource;
   r["responseKind"] = json::object{{"group", info.group}, {"version", info.version}, {"kind", info.name}};
@@ -58,10 +50,11 @@ json::object AggregatedResource(const api::KindInfo& info) {
   if (!info.short_names.empty()) r["shortNames"] = ToArray(info.short_names);
   if (!info.categories.empty()) r["categories"] = ToArray(info.categories);
   json::array subs;
-  for (const auto& s : SubresourcesOf(info)) {
+  for (const Subresource* subresource : registry.ListedSubresources(info.kind)) {
+    const Subresource::Description& s = subresource->description();
     json::object sub;
     sub["subresource"] = s.name;
-    sub["responseKind"] = json::object{{"group", s.response_group}, {"version", s.response_version}, {"kind", s.response_kind}};
+    sub["responseKind"] = json::object{{"group", s.group}, {"version", s.version}, {"kind", s.kind}};
     sub["verbs"] = ToArray(s.verbs);
     subs.push_back(std::move(sub));
   }
@@ -118,13 +111,13 @@ std::vector<std::string_view> VersionsOf(std::string_view group, const std::vect
   return versions;
 }
 
-json::object AggregatedGroup(std::string_view group) {
+json::object AggregatedGroup(const ResourceRegistry& registry, std::string_view group) {
   std::vector<api::KindInfo> kinds = api::AllKinds();
   json::array versions;
   for (std::string_view version : VersionsOf(group, kinds)) {
     json::array resources;
     for (const auto& info : kinds) {
-      if (info.group == group && info.version == version) resources.push_back(AggregatedResource(info));
+      if (info.group == group && info.version == version) resources.push_back(AggregatedResource(registry, info));
     }
     versions.push_back(json::object{{"version", version}, {"resources", std::move(resources)}, {"freshness", "Current"}});
   }
@@ -193,8 +186,8 @@ std::string_view DiscoveryContentType(DiscoveryFormat format) {
   return "application/json";
 }
 
-json::object CoreDiscovery(DiscoveryFormat format, std::string_view server_address) {
-  if (format != DiscoveryFormat::kLegacy) return AggregatedList(format, json::array{AggregatedGroup("")});
+json::object CoreDiscovery(const ResourceRegistry& registry, DiscoveryFormat format, std::string_view server_address) {
+  if (format != DiscoveryFormat::kLegacy) return AggregatedList(format, json::array{AggregatedGroup(registry, "")});
   json::object o;
   o["kind"] = "APIVersions";
   o["versions"] = json::array{"v1"};
@@ -203,11 +196,11 @@ json::object CoreDiscovery(DiscoveryFormat format, std::string_view server_addre
   return o;
 }
 
-json::object GroupsDiscovery(DiscoveryFormat format) {
+json::object GroupsDiscovery(const ResourceRegistry& registry, DiscoveryFormat format) {
   if (format != DiscoveryFormat::kLegacy) {
     json::array items;
     for (auto group : Groups()) {
-      if (!group.empty()) items.push_back(AggregatedGroup(group));
+      if (!group.empty()) items.push_back(AggregatedGroup(registry, group));
     }
     return AggregatedList(format, std::move(items));
   }
@@ -227,7 +220,8 @@ std::optional<json::object> ApiGroup(std::string_view group) {
   return g;
 }
 
-std::optional<json::object> ResourceList(std::string_view group, std::string_view version) {
+std::optional<json::object> ResourceList(const ResourceRegistry& registry, std::string_view group,
+                                         std::string_view version) {
   json::array resources;
   for (const auto& info : api::AllKinds()) {
     if (info.group != group || info.version != version) continue;
@@ -240,14 +234,15 @@ std::optional<json::object> ResourceList(std::string_view group, std::string_vie
     if (!info.short_names.empty()) r["shortNames"] = ToArray(info.short_names);
     if (!info.categories.empty()) r["categories"] = ToArray(info.categories);
     resources.push_back(std::move(r));
-    for (const auto& s : SubresourcesOf(info)) {
+    for (const Subresource* subresource : registry.ListedSubresources(info.kind)) {
+      const Subresource::Description& s = subresource->description();
       json::object sub;
-      sub["name"] = std::string(info.resource) + "/" + std::string(s.name);
+      sub["name"] = std::string(info.resource) + "/" + s.name;
       sub["singularName"] = "";
       sub["namespaced"] = info.namespaced;
-      if (!s.response_group.empty() && s.response_group != info.group) sub["group"] = s.response_group;
-      if (s.response_group != info.group) sub["version"] = s.response_version;
-      sub["kind"] = s.response_kind;
+      if (!s.group.empty() && s.group != info.group) sub["group"] = s.group;
+      if (s.group != info.group) sub["version"] = s.version;
+      sub["kind"] = s.kind;
       sub["verbs"] = ToArray(s.verbs);
       resources.push_back(std::move(sub));
     }

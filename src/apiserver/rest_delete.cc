@@ -90,7 +90,7 @@ Result<bool> ApiServer::DeleteNamespaceContents(const std::string& ns) {
     auto list = store_.List({.prefix = api::StoragePrefix(info.kind, ns)});
     if (!list.ok()) return list.status();
     for (const auto& object : list->items) {
-      auto deleted = DeleteObject(object);
+      auto deleted = DeleteObject(object, std::nullopt, {});
       if (deleted.ok() && store_.Get(object->StorageKey()).ok()) empty = false;
       if (!deleted.ok() && deleted.status().code() != StatusCode::kNotFound) return deleted.status();
     }

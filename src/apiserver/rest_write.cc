@@ -288,33 +288,17 @@ Response ApiServer::Create(Request& request, const RequestInfo& info) {
 Result<api::ObjectPtr> ApiServer::WriteUpdate(const RequestInfo& info, const api::ObjectPtr& current,
                                               json::value next_value, bool dry_run) {
   const api::KindInfo& kind = api::Info(*info.kind);
+  const ResourceStrategy& strategy = registry_.For(*info.kind);
   json::object& next = next_value.get_object();
   const json::object& cur = current->json();
-  if (info.subresource == "status") {
-    // Only status changes through /status.
-    json::value merged = cur;
-    json::object& m = merged.get_object();
-    if (auto s = next.find("status"); s != next.end()) {
-      m["status"] = s->value();
-    } else {
-      m.erase("status");
-    }
-    next_value = std::move(merged);
-  } else if (info.subresource == "finalize") {
-    // Only spec.finalizers changes through a namespace's /finalize.
-    json::value merged = cur;
-    json::value& spec = merged.get_object()["spec"];
-    if (!spec.is_object()) spec = json::object();
-    const auto* next_spec = next.if_contains("spec");
-    const auto* finalizers = next_spec && next_spec->is_object() ? next_spec->get_object().if_contains("finalizers")
-                                                                 : nullptr;
-    if (finalizers) {
-      spec.get_object()["finalizers"] = *finalizers;
-    } else {
-      spec.get_object().erase("finalizers");
-    }
-    next_value = std::move(merged);
-  } else if (registry_.For(*info.kind).HasStatus()) {
+  if (!info.subresource.empty()) {
+    // A write through a subresource changes only what it owns.
+    const Subresource* through = strategy.FindSubresource(info.subresource);
+    if (!through) return Status::NotFound("the server could not find the requested resource");
+    auto merged = through->MergeWrite(cur, next);
+    if (!merged.ok()) return merged.status();
+    next_value = std::move(merged).value();
+  } else if (strategy.HasStatus()) {
     // The main resource keeps the stored status.
     if (auto s = cur.find("status"); s != cur.end()) {
       next["status"] = s->value();
@@ -323,7 +307,6 @@ Result<api::ObjectPtr> ApiServer::WriteUpdate(const RequestInfo& info, const api
     }
   }
   json::object& result = next_value.get_object();
-  const ResourceStrategy& strategy = registry_.For(*info.kind);
   const bool whole = info.subresource.empty();
   if (whole) strategy.Default(result);
   const std::string_view name = current->name();

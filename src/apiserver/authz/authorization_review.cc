@@ -19,11 +19,6 @@ namespace {
 
 constexpr std::string_view kAuthorizationGroup = "authorization.k8s.io";
 
-Response MethodNotAllowed() {
-  return ErrorResponse(Status(StatusCode::kMethodNotAllowed,
-                              "the server does not allow this method on the requested resource"));
-}
-
 std::string Text(const json::object* o, std::string_view key) {
   if (!o) return {};
   const json::value* v = o->if_contains(key);

@@ -15,6 +15,8 @@
 #include "apiserver/crd/structural_schema.h"
 #include "apiserver/printers/table_printers.h"
 #include "apiserver/registry/finalizers.h"
+#include "apiserver/subresources/scale.h"
+#include "apiserver/subresources/status.h"
 
 namespace berth::apiserver::crd {
 
@@ -110,11 +112,18 @@ Status ValidateCrd(const api::Object& object, const api::Object* old) {
   return errors.ToStatus("CustomResourceDefinition.apiextensions.k8s.io", object.name());
 }
 
+// A definition's own status subresource (its conditions, accepted names).
+ResourceStrategy::Subresources CrdSubresources() {
+  const api::KindInfo& crd = api::Info(api::Kind::kCustomResourceDefinition);
+  ResourceStrategy::Subresources own;
+  own.push_back(std::make_unique<StatusSubresource>(crd.group, crd.version, crd.name));
+  return own;
+}
+
 class CrdKindStrategy final : public ResourceStrategy {
  public:
   explicit CrdKindStrategy(std::function<void(const api::ObjectPtr&)> on_created)
-      : on_created_(std::move(on_created)) {}
-  bool HasStatus() const override { return true; }
+      : ResourceStrategy(CrdSubresources()), on_created_(std::move(on_created)) {}
   void AfterCreate(const api::ObjectPtr& created) const override {
     if (on_created_) on_created_(created);
   }
@@ -226,21 +235,33 @@ std::optional<TablePrinter> PrinterFor(const json::object* version) {
   return printer;
 }
 
+// A custom resource version's subresources, as its definition names them
+// (spec.versions[].subresources): scale at the definition's paths, status.
+ResourceStrategy::Subresources CustomResourceSubresources(const api::KindSpec& kind, const json::object* declared) {
+  ResourceStrategy::Subresources held;
+  if (const json::object* scale = api::ObjectAt(declared, "scale")) {
+    held.push_back(std::make_unique<ScaleSubresource>(
+        ScalePaths{.spec_replicas = std::string(api::StringAt(scale, "specReplicasPath")),
+                   .status_replicas = std::string(api::StringAt(scale, "statusReplicasPath")),
+                   .label_selector = std::string(api::StringAt(scale, "labelSelectorPath")),
+                   .selector_is_object = false}));
+  }
+  if (declared && declared->contains("status")) {
+    held.push_back(std::make_unique<StatusSubresource>(kind.group, kind.version, kind.name));
+  }
+  return held;
+}
+
 // A custom resource of one served version.
 class CustomResourceStrategy final : public ResourceStrategy {
  public:
-  struct Scale {
-    std::string spec_replicas, status_replicas, label_selector;
-  };
   // `resource`: plural.group; `terminating`: the definition is being deleted.
   CustomResourceStrategy(std::string kind_name, std::string resource, std::shared_ptr<const Schema> schema,
-                         bool status, std::optional<Scale> scale, std::optional<TablePrinter> printer,
-                         bool terminating)
-      : kind_name_(std::move(kind_name)),
+                         Subresources subresources, std::optional<TablePrinter> printer, bool terminating)
+      : ResourceStrategy(std::move(subresources)),
+        kind_name_(std::move(kind_name)),
         resource_(std::move(resource)),
         schema_(std::move(schema)),
-        status_(status),
-        scale_(std::move(scale)),
         printer_(std::move(printer)),
         terminating_(terminating) {}
 
@@ -258,24 +279,12 @@ class CustomResourceStrategy final : public ResourceStrategy {
 
   const TablePrinter* Printer() const override { return printer_ ? &*printer_ : nullptr; }
 
-  bool HasStatus() const override { return status_; }
-  bool HasScale() const override { return scale_.has_value(); }
-  ScalePaths ScaleAt() const override {
-    ScalePaths paths;
-    if (scale_) {
-      paths.spec_replicas = scale_->spec_replicas;
-      paths.status_replicas = scale_->status_replicas;
-      paths.label_selector = scale_->label_selector;
-      paths.selector_is_object = false;
-    }
-    return paths;
-  }
   std::pair<std::string, std::vector<std::string>> ListTypeAt(std::string_view path) const override {
     return schema_->ListTypeAt(path);
   }
 
   void PrepareForCreate(json::object& object) const override {
-    if (status_) object.erase("status");
+    if (HasStatus()) object.erase("status");
     Shape(object, nullptr);
     api::MutableObject(object, "metadata")["generation"] = 1;
   }
@@ -283,14 +292,15 @@ class CustomResourceStrategy final : public ResourceStrategy {
     Shape(next, nullptr);
     // kube: the generation moves with every change outside metadata (and
     // outside status when status is a subresource).
+    const bool status = HasStatus();
     bool changed = false;
     for (const auto& [key, value] : next) {
-      if (key == "metadata" || (status_ && key == "status")) continue;
+      if (key == "metadata" || (status && key == "status")) continue;
       const json::value* before = current.if_contains(key);
       changed = changed || !before || *before != value;
     }
     for (const auto& [key, value] : current) {
-      if (key == "metadata" || (status_ && key == "status")) continue;
+      if (key == "metadata" || (status && key == "status")) continue;
       changed = changed || !next.contains(key);
     }
     json::object& meta = api::MutableObject(next, "metadata");
@@ -323,8 +333,6 @@ class CustomResourceStrategy final : public ResourceStrategy {
   const std::string kind_name_;
   const std::string resource_;
   const std::shared_ptr<const Schema> schema_;
-  const bool status_;
-  const std::optional<Scale> scale_;
   const std::optional<TablePrinter> printer_;
   const bool terminating_;
 };
@@ -590,15 +598,9 @@ void CrdController::Serve(const api::Object& crd) {
     // Refused when it names a built-in resource: the built-in one is served.
     auto registered = api::RegisterKind(kind);
     if (!registered.ok()) continue;
-    std::optional<CustomResourceStrategy::Scale> scale;
-    if (const json::object* s = api::ObjectAt(sub, "scale")) {
-      scale = CustomResourceStrategy::Scale{std::string(api::StringAt(s, "specReplicasPath")),
-                                            std::string(api::StringAt(s, "statusReplicasPath")),
-                                            std::string(api::StringAt(s, "labelSelectorPath"))};
-    }
     registry_.Set(*registered, std::make_shared<CustomResourceStrategy>(
                                    kind.name + "." + kind.group, kind.resource + "." + kind.group,
-                                   std::move(schema).value(), sub && sub->contains("status"), scale,
+                                   std::move(schema).value(), CustomResourceSubresources(kind, sub),
                                    PrinterFor(version), terminating));
     if (openapi_) openapi_->SetSchema(*registered, json::value(*schema_json));
     kinds.push_back(*registered);

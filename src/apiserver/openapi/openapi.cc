@@ -11,11 +11,11 @@
 #include "api/codec/json_parse.h"
 #include "api/json_fields.h"
 #include "apiserver/api_server.h"
-#include "apiserver/discovery.h"
 #include "apiserver/openapi/openapi_paths.h"
 #include "apiserver/openapi/openapi_schemas.h"
 #include "apiserver/openapi/openapi_v2.h"
 #include "apiserver/openapi/openapi_v2_proto.h"
+#include "apiserver/registry/registry.h"
 
 namespace berth::apiserver {
 
@@ -44,9 +44,13 @@ std::string Sha512Hex(std::string_view data) {
   return out;
 }
 
-std::string KindsFingerprint(const std::vector<api::KindInfo>& kinds) {
+std::string KindsFingerprint(const ResourceRegistry& registry, const std::vector<api::KindInfo>& kinds) {
   std::string f;
   for (const auto& k : kinds) {
+    for (const Subresource* subresource : registry.ListedSubresources(k.kind)) {
+      f += subresource->name();
+      f += ',';
+    }
     f += std::to_string(static_cast<int>(k.kind));
     f += '|';
     f += k.group;
@@ -238,7 +242,7 @@ std::shared_ptr<const json::object> OpenApi::RootSchema(api::Kind kind) const {
 
 void OpenApi::Refresh() {
   const std::vector<api::KindInfo> kinds = api::AllKinds();
-  std::string fingerprint = KindsFingerprint(kinds);
+  std::string fingerprint = KindsFingerprint(registry_, kinds);
   if (cache_.built && cache_.kinds == fingerprint && cache_.schemas == schemas_version_) return;
   cache_ = Cache{};
   cache_.kinds = std::move(fingerprint);
@@ -275,7 +279,9 @@ void OpenApi::Refresh() {
   json::object index_paths;
   for (const auto& [gv, gv_kinds] : group_versions) {
     json::object paths;
-    for (const auto* info : gv_kinds) AddKindPaths(Dialect::kV3, *info, paths);
+    for (const auto* info : gv_kinds) {
+      AddKindPaths(Dialect::kV3, *info, registry_.ListedSubresources(info->kind), paths);
+    }
     std::set<std::string, std::less<>> refs;
     CollectRefs(paths, kSchemaRefPrefix, defs, refs);
     json::object schemas;
@@ -295,7 +301,9 @@ void OpenApi::Refresh() {
 
   // Swagger 2.0: all paths and definitions in one document.
   json::object v2_paths;
-  for (const auto& info : kinds) AddKindPaths(Dialect::kV2, info, v2_paths);
+  for (const auto& info : kinds) {
+    AddKindPaths(Dialect::kV2, info, registry_.ListedSubresources(info.kind), v2_paths);
+  }
   ToSwaggerDefinitions(defs);
   json::object v2;
   v2["swagger"] = "2.0";

@@ -20,8 +20,12 @@
 //
 // The same schemas drive server-side field validation (UnknownFields).
 //
+// Each kind's subresource paths are those its strategy holds and lists
+// (ResourceRegistry::ListedSubresources), as discovery shows them.
+//
 // Thread-safe: any thread may call any method. Documents are built lazily and
-// cached until the kind table (api::AllKinds) or a schema changes.
+// cached until the kind table (api::AllKinds), a kind's subresources or a
+// schema changes.
 
 #include <map>
 #include <memory>
@@ -39,9 +43,12 @@
 
 namespace berth::apiserver {
 
+class ResourceRegistry;  // registry/registry.h
+
 class OpenApi {
  public:
-  OpenApi() = default;
+  // REQUIRES: `registry` outlives the OpenApi.
+  explicit OpenApi(const ResourceRegistry& registry) : registry_(registry) {}
   OpenApi(const OpenApi&) = delete;
   OpenApi& operator=(const OpenApi&) = delete;
 
@@ -84,7 +91,7 @@ class OpenApi {
 
  private:
   struct Cache {
-    std::string kinds;     // fingerprint of api::AllKinds() the documents describe
+    std::string kinds;     // fingerprint of api::AllKinds() and their subresources the documents describe
     uint64_t schemas = 0;  // schemas_version_ they describe
     bool built = false;
     std::map<std::string, std::shared_ptr<const Document>, std::less<>> v3;  // by "api/v1" path
@@ -97,6 +104,7 @@ class OpenApi {
   // The schema of `kind`'s objects (root, with apiVersion/kind/metadata); null for a registered kind without one.
   std::shared_ptr<const boost::json::object> RootSchema(api::Kind kind) const;  // REQUIRES: mu_ held
 
+  const ResourceRegistry& registry_;
   mutable std::mutex mu_;
   std::map<api::Kind, std::shared_ptr<const boost::json::object>> custom_;  // guarded by mu_
   uint64_t schemas_version_ = 1;                                             // guarded by mu_

@@ -5,8 +5,9 @@
 
 #include <boost/json.hpp>
 
+#include <algorithm>
+
 #include "api/json_fields.h"
-#include "apiserver/discovery.h"
 #include "apiserver/openapi/openapi_schemas.h"
 
 namespace berth::apiserver::openapi_paths {
@@ -217,6 +218,11 @@ class PathBuilder {
   json::object& paths_;
 };
 
+// Whether discovery lists `verb` for the subresource.
+bool Serves(const Subresource::Description& sub, std::string_view verb) {
+  return std::find(sub.verbs.begin(), sub.verbs.end(), verb) != sub.verbs.end();
+}
+
 const std::vector<std::string_view> kJsonBody = {"application/json", "application/yaml",
                                                  "application/vnd.kubernetes.protobuf"};
 // Not application/strategic-merge-patch+json: kubectl then computes its apply
@@ -228,7 +234,8 @@ const std::vector<std::string_view> kPatchBody = {"application/json-patch+json",
 }  // namespace
 
 // The paths kube publishes for one kind.
-void AddKindPaths(Dialect dialect, const api::KindInfo& info, json::object& paths) {
+void AddKindPaths(Dialect dialect, const api::KindInfo& info, const std::vector<const Subresource*>& subresources,
+                  json::object& paths) {
   PathBuilder b(dialect, paths);
   const std::string def = DefinitionName(info);
   const std::string list_def = def + "List";
@@ -319,31 +326,29 @@ void AddKindPaths(Dialect dialect, const api::KindInfo& info, json::object& path
               {{200, event_def}}, true)});
   }
 
-  // Subresources.
-  for (const auto& sub : SubresourcesOf(info)) {
-    const std::string path = base + ns_prefix + "/" + resource + "/{name}/" + std::string(sub.name);
+  // Subresources: POST for create, then GET, PUT and PATCH for get, update and patch.
+  for (const Subresource* subresource : subresources) {
+    const Subresource::Description& sub = subresource->description();
+    const std::string path = base + ns_prefix + "/" + resource + "/{name}/" + sub.name;
     const std::string suffix = id + scope + kind + Capitalized(sub.name);
-    api::KindInfo response{};
-    response.group = sub.response_group;
-    response.version = sub.response_version;
-    response.name = sub.response_kind;
-    response.builtin = true;
-    const std::string sub_def = DefinitionName(response);
-    const json::object sub_gvk = GvkObject(sub.response_group, sub.response_version, sub.response_kind);
+    const std::string sub_def =
+        DefinitionName({.group = sub.group, .version = sub.version, .name = sub.kind, .builtin = true});
     std::vector<OperationSpec> ops;
-    if (sub.name == "binding" || sub.name == "eviction") {
-      ops.push_back(op("post", "post", "create", "create " + std::string(sub.name) + " of a " + kind,
-                       &kWriteParams, sub_def, kJsonBody, {{200, sub_def}, {201, sub_def}, {202, sub_def}}));
-    } else {
-      ops.push_back(op("get", "get", "read", "read " + std::string(sub.name) + " of the specified " + kind, &none,
-                       "", {}, {{200, sub_def}}));
-      ops.push_back(op("put", "put", "replace", "replace " + std::string(sub.name) + " of the specified " + kind,
-                       &kWriteParams, sub_def, kJsonBody, {{200, sub_def}, {201, sub_def}}));
-      ops.push_back(op("patch", "patch", "patch",
-                       "partially update " + std::string(sub.name) + " of the specified " + kind, &kPatchParams,
-                       patch_def, kPatchBody, {{200, sub_def}, {201, sub_def}}));
+    if (Serves(sub, "create")) {
+      ops.push_back(op("post", "post", "create", "create " + sub.name + " of a " + kind, &kWriteParams, sub_def,
+                       kJsonBody, {{200, sub_def}, {201, sub_def}, {202, sub_def}}));
     }
-    for (auto& o : ops) o.gvk = sub_gvk;
+    const std::string of = sub.name + " of the specified " + kind;
+    if (Serves(sub, "get")) ops.push_back(op("get", "get", "read", "read " + of, &none, "", {}, {{200, sub_def}}));
+    if (Serves(sub, "update")) {
+      ops.push_back(op("put", "put", "replace", "replace " + of, &kWriteParams, sub_def, kJsonBody,
+                       {{200, sub_def}, {201, sub_def}}));
+    }
+    if (Serves(sub, "patch")) {
+      ops.push_back(op("patch", "patch", "patch", "partially update " + of, &kPatchParams, patch_def, kPatchBody,
+                       {{200, sub_def}, {201, sub_def}}));
+    }
+    for (auto& o : ops) o.gvk = GvkObject(sub.group, sub.version, sub.kind);
     b.Add(path, name_params(), suffix, tag, std::move(ops));
   }
 }

@@ -2,10 +2,40 @@
 
 #include "api/defaults.h"
 #include "api/validation/validation.h"
+#include "apiserver/subresources/scale.h"
+#include "apiserver/subresources/status.h"
 
 namespace berth::apiserver {
-bool BuiltinResourceStrategy::HasStatus() const { return api::Info(kind_).status; }
-bool BuiltinResourceStrategy::HasScale() const { return api::Info(kind_).scale; }
+
+Result<boost::json::value> Subresource::MergeWrite(const boost::json::object&, const boost::json::object&) const {
+  return Status(StatusCode::kMethodNotAllowed, "the server does not allow this method on the requested resource");
+}
+
+ResourceStrategy::ResourceStrategy(Subresources subresources) : subresources_(std::move(subresources)) {}
+ResourceStrategy::~ResourceStrategy() = default;
+
+const Subresource* ResourceStrategy::FindSubresource(std::string_view name) const {
+  for (const auto& subresource : subresources_) {
+    if (subresource->name() == name) return subresource.get();
+  }
+  return nullptr;
+}
+
+namespace {
+
+// `own`, then the scale and status subresources the kind table gives `served`.
+ResourceStrategy::Subresources WithTableSubresources(api::Kind served, ResourceStrategy::Subresources own) {
+  const api::KindInfo& info = api::Info(served);
+  if (info.scale) own.push_back(std::make_unique<ScaleSubresource>(ScalePaths{}));
+  if (info.status) own.push_back(std::make_unique<StatusSubresource>(info.group, info.version, info.name));
+  return own;
+}
+
+}  // namespace
+
+BuiltinResourceStrategy::BuiltinResourceStrategy(api::Kind stored, api::Kind served, Subresources own)
+    : ResourceStrategy(WithTableSubresources(served, std::move(own))), kind_(stored), rules_(api::RulesOf(stored)) {}
+
 void BuiltinResourceStrategy::Default(boost::json::object& object) const { api::ApplyDefaults(kind_, object); }
 Status BuiltinResourceStrategy::Validate(const api::Object& object) const {
   return api::ValidateObject(object, rules_);
@@ -40,7 +70,8 @@ namespace {
 // (events.k8s.io/v1's stricter validation of Events).
 class StoredAsStrategy final : public BuiltinResourceStrategy {
  public:
-  explicit StoredAsStrategy(api::Kind served) : BuiltinResourceStrategy(api::StorageKindOf(served)), served_(served) {}
+  explicit StoredAsStrategy(api::Kind served)
+      : BuiltinResourceStrategy(api::StorageKindOf(served), served, {}), served_(served) {}
   Status Validate(const api::Object& object) const override {
     if (served_ == api::Kind::kEventsEvent) return api::ValidateEventsV1Create(object);
     return BuiltinResourceStrategy::Validate(object);
@@ -69,6 +100,15 @@ void ResourceRegistry::Set(api::Kind kind, std::shared_ptr<const ResourceStrateg
   std::lock_guard lock(mu_);
   strategies_[static_cast<size_t>(kind)].store(strategy.get(), std::memory_order_release);
   owned_.push_back(std::move(strategy));
+}
+
+std::vector<const Subresource*> ResourceRegistry::ListedSubresources(api::Kind kind) const {
+  std::vector<const Subresource*> listed;
+  if (!Has(kind)) return listed;
+  for (const auto& subresource : For(kind).subresources()) {
+    if (subresource->description().listed) listed.push_back(subresource.get());
+  }
+  return listed;
 }
 
 }  // namespace berth::apiserver

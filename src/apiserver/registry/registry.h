@@ -1,10 +1,12 @@
 #pragma once
 // One ResourceStrategy per served kind, as kube-apiserver's registry has one
-// per resource: which subresources the kind has, what happens to an object
-// before it is written (kube's PrepareForCreate / PrepareForUpdate and
-// defaulting), and how it is validated on create and on update. The REST
-// handlers, discovery and OpenAPI read it; built-in kinds get theirs when the
-// registry is made, custom resources when their definition is established.
+// per resource: the kind's subresources (subresource.h: the strategy holds
+// them, the API server routes to them, discovery and OpenAPI list them),
+// what happens to an object before it is written (kube's PrepareForCreate /
+// PrepareForUpdate and defaulting), and how it is validated on create and on
+// update. The REST handlers, discovery and OpenAPI read it; built-in kinds get
+// theirs when the registry is made, custom resources when their definition is
+// established.
 //
 // Thread-safe: For() is lock-free; Set/Reset may run concurrently with it. A
 // strategy replaced is kept alive for the registry's life (requests in flight
@@ -15,6 +17,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -27,28 +30,28 @@
 #include "api/status.h"
 #include "api/validation/kind_rules.h"
 #include "apiserver/printers/table.h"
+#include "apiserver/registry/subresource.h"
 
 namespace berth::apiserver {
 
 class ResourceStrategy {
  public:
-  virtual ~ResourceStrategy() = default;
+  using Subresources = std::vector<std::unique_ptr<const Subresource>>;
 
-  // The status subresource: the main resource's writes keep the stored
-  // status, /status writes change only it.
-  virtual bool HasStatus() const = 0;
-  // The scale subresource (autoscaling/v1 Scale).
-  virtual bool HasScale() const { return false; }
-  // Where Scale reads and writes: dotted paths (".spec.replicas"). The
-  // selector is a LabelSelector object for built-in kinds and, as kube's
-  // labelSelectorPath, a selector string for custom resources ("" for none).
-  struct ScalePaths {
-    std::string spec_replicas = ".spec.replicas";
-    std::string status_replicas = ".status.replicas";
-    std::string label_selector = ".spec.selector";
-    bool selector_is_object = true;
-  };
-  virtual ScalePaths ScaleAt() const { return {}; }
+  // `subresources`: the kind's, in the order discovery lists them.
+  explicit ResourceStrategy(Subresources subresources = {});
+  virtual ~ResourceStrategy();
+  ResourceStrategy(const ResourceStrategy&) = delete;
+  ResourceStrategy& operator=(const ResourceStrategy&) = delete;
+
+  // The kind's subresources (kube's per-resource REST storages).
+  std::span<const std::unique_ptr<const Subresource>> subresources() const { return subresources_; }
+  // The one served at `name` ("status", "binding"); nullptr when none is.
+  const Subresource* FindSubresource(std::string_view name) const;
+  // Whether the kind has the status subresource: the main resource's writes
+  // keep the stored status, and managedFields leave status to /status.
+  bool HasStatus() const { return FindSubresource("status") != nullptr; }
+
   // Served at this version over REST (a custom resource may list versions
   // that are stored but no longer served).
   virtual bool Served() const { return true; }
@@ -99,26 +102,35 @@ class ResourceStrategy {
   // A namespace: its DELETE marks it Terminating and drains what it holds;
   // it goes when its spec.finalizers are done (its /finalize subresource).
   virtual bool DeletesContents() const { return false; }
+
+ private:
+  const Subresources subresources_;
 };
 
 class BuiltinResourceStrategy : public ResourceStrategy {
  public:
-  explicit BuiltinResourceStrategy(api::Kind kind) : kind_(kind), rules_(api::RulesOf(kind)) {}
-  bool HasStatus() const override;
-  bool HasScale() const override;
+  // `own`: the kind's subresources of its own (pods' binding ...), listed
+  // before the scale and status subresources the kind table gives it.
+  explicit BuiltinResourceStrategy(api::Kind kind, Subresources own = {})
+      : BuiltinResourceStrategy(kind, kind, std::move(own)) {}
   void Default(boost::json::object& object) const override;
   // The kind's rules (its group's validation: api/validation/kind_rules.h).
   Status Validate(const api::Object& object) const override;
   Status ValidateUpdate(const api::Object& next, const api::Object& current) const override;
 
  protected:
+  // A strategy over `stored` objects whose subresources are those of the
+  // `served` kind (a kind stored as another: KindInfo::stored_as).
+  BuiltinResourceStrategy(api::Kind stored, api::Kind served, Subresources own);
+
   const api::Kind kind_;
   const api::KindRules& rules_;
 };
 
-// The strategy of a built-in kind: kube's subresources for it, its defaults
-// (api/defaults.h) and the validation in api/validation/validation.h. The kinds with
-// rules of their own (pods, namespaces, services ...) get theirs from
+// The strategy of a built-in kind: the status and scale subresources its row
+// of the kind table names, its defaults (api/defaults.h) and the validation in
+// api/validation/validation.h. The kinds with rules or subresources of their
+// own (pods, namespaces, services ...) get theirs from
 // RegisterBuiltinStrategies (strategies.h).
 std::shared_ptr<const ResourceStrategy> BuiltinStrategy(api::Kind kind);
 
@@ -131,6 +143,10 @@ class ResourceRegistry {
   }
   bool Has(api::Kind kind) const { return strategies_[static_cast<size_t>(kind)].load(std::memory_order_acquire); }
   void Set(api::Kind kind, std::shared_ptr<const ResourceStrategy> strategy);
+  // The subresources of `kind` that discovery and the OpenAPI document list
+  // (Subresource::Description::listed), in order; none while a registered
+  // kind has no strategy yet.
+  std::vector<const Subresource*> ListedSubresources(api::Kind kind) const;
 
  private:
   std::array<std::atomic<const ResourceStrategy*>, api::kMaxKinds> strategies_{};

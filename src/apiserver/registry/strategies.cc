@@ -1,5 +1,7 @@
 #include "apiserver/registry/strategies.h"
 
+#include <memory>
+
 #include <boost/json.hpp>
 
 #include "api/defaults.h"
@@ -7,6 +9,11 @@
 #include "api/pod_view.h"
 #include "api/validation/validation.h"
 #include "apiserver/status_json.h"
+#include "apiserver/subresources/binding.h"
+#include "apiserver/subresources/connect.h"
+#include "apiserver/subresources/eviction.h"
+#include "apiserver/subresources/finalize.h"
+#include "apiserver/subresources/log.h"
 
 namespace berth::apiserver {
 
@@ -14,10 +21,29 @@ namespace json = boost::json;
 
 namespace {
 
+// A pod's subresources of its own, as kube's pod storage has them: binding,
+// eviction, log, and those a kubelet would serve (exec, attach, portforward,
+// proxy).
+ResourceStrategy::Subresources PodSubresources() {
+  ResourceStrategy::Subresources own;
+  own.push_back(std::make_unique<BindingSubresource>());
+  own.push_back(std::make_unique<EvictionSubresource>());
+  own.push_back(std::make_unique<LogSubresource>());
+  for (auto& connect : PodConnectSubresources()) own.push_back(std::move(connect));
+  return own;
+}
+
+ResourceStrategy::Subresources NamespaceSubresources() {
+  ResourceStrategy::Subresources own;
+  own.push_back(std::make_unique<FinalizeSubresource>());
+  return own;
+}
+
 // kube's pod strategy.
 class PodStrategy final : public BuiltinResourceStrategy {
  public:
-  explicit PodStrategy(store::Store& store) : BuiltinResourceStrategy(api::Kind::kPod), store_(store) {}
+  explicit PodStrategy(store::Store& store)
+      : BuiltinResourceStrategy(api::Kind::kPod, PodSubresources()), store_(store) {}
 
   // A new pod is Pending, with the QoS class of what it asks for. (kube
   // replaces a status sent on create; berth keeps one, which tools that
@@ -55,7 +81,7 @@ class PodStrategy final : public BuiltinResourceStrategy {
 // /finalize changes afterwards.
 class NamespaceStrategy final : public BuiltinResourceStrategy {
  public:
-  NamespaceStrategy() : BuiltinResourceStrategy(api::Kind::kNamespace) {}
+  NamespaceStrategy() : BuiltinResourceStrategy(api::Kind::kNamespace, NamespaceSubresources()) {}
 
   void PrepareForCreate(json::object& ns) const override {
     json::object& spec = api::MutableObject(ns, "spec");

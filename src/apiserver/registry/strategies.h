@@ -1,7 +1,8 @@
 #pragma once
 // The built-in kinds whose strategies have rules of their own (kube's
-// per-resource registries): pods (initial status, graceful deletion),
-// namespaces (finalizer, draining delete), Services (addresses and node
+// per-resource registries): pods (initial status, graceful deletion; the
+// binding, eviction, log and kubelet subresources), namespaces (finalizer,
+// draining delete; the finalize subresource), Services (addresses and node
 // ports), PriorityClasses (system classes stay).
 
 #include <functional>

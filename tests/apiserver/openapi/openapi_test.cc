@@ -14,6 +14,7 @@
 #include "api_fixture.h"
 #include "apiserver/api_server.h"
 #include "apiserver/openapi/field_validation.h"
+#include "apiserver/registry/registry.h"
 #include "store/memory/memory_store.h"
 
 namespace berth::apiserver {
@@ -33,7 +34,8 @@ json::object Doc(OpenApi& openapi, std::string_view path) {
 }
 
 TEST(OpenApiTest, IndexListsEveryServedGroupVersionWithItsHash) {
-  OpenApi openapi;
+  ResourceRegistry registry;
+  OpenApi openapi(registry);
   json::object index = json::parse(openapi.V3Index()).as_object();
   const json::object& paths = index.at("paths").as_object();
   std::set<std::string> served;
@@ -52,7 +54,8 @@ TEST(OpenApiTest, IndexListsEveryServedGroupVersionWithItsHash) {
 }
 
 TEST(OpenApiTest, PatchOperationsCarryFieldValidationAndTheirKind) {
-  OpenApi openapi;
+  ResourceRegistry registry;
+  OpenApi openapi(registry);
   json::object doc = Doc(openapi, "apis/apps/v1");
   EXPECT_EQ(doc.at("openapi"), "3.0.0");
   const json::object& patch =
@@ -82,7 +85,8 @@ TEST(OpenApiTest, PatchOperationsCarryFieldValidationAndTheirKind) {
 }
 
 TEST(OpenApiTest, SchemasUseKubesDefinitionNamesAndCarryTheirKind) {
-  OpenApi openapi;
+  ResourceRegistry registry;
+  OpenApi openapi(registry);
   json::object core = Doc(openapi, "api/v1");
   const json::object& schemas = core.at("components").at("schemas").as_object();
   for (const char* name : {"io.k8s.api.core.v1.Pod", "io.k8s.api.core.v1.PodSpec", "io.k8s.api.core.v1.Container",
@@ -106,7 +110,8 @@ TEST(OpenApiTest, SchemasUseKubesDefinitionNamesAndCarryTheirKind) {
 }
 
 TEST(OpenApiTest, DocumentsAndHashesAreStable) {
-  OpenApi a, b;
+  ResourceRegistry registry;
+  OpenApi a(registry), b(registry);
   EXPECT_EQ(a.V3Index(), b.V3Index());
   EXPECT_EQ(a.V3GroupVersion("api/v1")->body, b.V3GroupVersion("api/v1")->body);
   EXPECT_EQ(a.V3GroupVersion("api/v1"), a.V3GroupVersion("api/v1")) << "cached";
@@ -116,7 +121,8 @@ TEST(OpenApiTest, SetSchemaChangesTheDocumentAndItsHash) {
   auto kind = api::RegisterKind({.group = "stable.example.com", .version = "v1", .name = "CronTab",
                                  .resource = "crontabs", .singular = "crontab"});
   ASSERT_TRUE(kind.ok());
-  OpenApi openapi;
+  ResourceRegistry registry;
+  OpenApi openapi(registry);
   auto before = openapi.V3GroupVersion("apis/stable.example.com/v1");
   ASSERT_NE(before, nullptr);
   json::object doc = json::parse(before->body).as_object();
@@ -143,7 +149,8 @@ TEST(OpenApiTest, SetSchemaChangesTheDocumentAndItsHash) {
 }
 
 TEST(OpenApiTest, UnknownFieldsOnlyWhereTheSchemaIsComplete) {
-  OpenApi openapi;
+  ResourceRegistry registry;
+  OpenApi openapi(registry);
   struct Case {
     std::string name;
     api::Kind kind;
@@ -186,7 +193,8 @@ TEST(OpenApiTest, KubesOwnObjectsHaveNoUnknownFields) {
   const char* more = std::getenv("BERTH_KUBE_TESTDATA");
   fs::path dir = more ? fs::path(more) : fs::path(BERTH_FIXTURES_DIR) / "k8s-api-testdata";
   ASSERT_TRUE(fs::is_directory(dir)) << dir;
-  OpenApi openapi;
+  ResourceRegistry registry;
+  OpenApi openapi(registry);
   int checked = 0;
   for (const auto& entry : fs::directory_iterator(dir)) {
     if (entry.path().extension() != ".json") continue;

@@ -17,6 +17,7 @@
 #include "api_fixture.h"
 #include "apiserver/openapi/openapi.h"
 #include "apiserver/openapi/openapi_v2_proto.h"
+#include "apiserver/registry/registry.h"
 
 namespace berth::apiserver {
 namespace {
@@ -188,7 +189,8 @@ std::vector<std::string> Types(const Message& s) {
 }
 
 TEST(OpenApiV2ProtobufTest, HoldsEveryDefinitionOfTheJsonDocument) {
-  OpenApi openapi;
+  ResourceRegistry registry;
+  OpenApi openapi(registry);
   Message document = Document(openapi);
   ASSERT_TRUE(document.ok());
   EXPECT_EQ(document.String(doc::kSwagger), "2.0");
@@ -205,7 +207,8 @@ TEST(OpenApiV2ProtobufTest, HoldsEveryDefinitionOfTheJsonDocument) {
 }
 
 TEST(OpenApiV2ProtobufTest, DeploymentKeepsItsRefsRequiredFieldsAndKind) {
-  OpenApi openapi;
+  ResourceRegistry registry;
+  OpenApi openapi(registry);
   auto defs = Definitions(Document(openapi));
   ASSERT_TRUE(defs.contains("io.k8s.api.apps.v1.Deployment"));
   const Message& deployment = defs.at("io.k8s.api.apps.v1.Deployment");
@@ -285,7 +288,8 @@ TEST(OpenApiV2ProtobufTest, EveryDefinitionIsOneKubectlCanRead) {
                                  .resource = "crontabs",
                                  .singular = "crontab"});
   ASSERT_TRUE(kind.ok());
-  OpenApi openapi;
+  ResourceRegistry registry;
+  OpenApi openapi(registry);
   // A schema with what OpenAPI v3 allows and Swagger 2.0 does not.
   openapi.SetSchema(*kind, json::parse(R"({"type":"object","properties":{"spec":{"type":"object",
       "properties":{"cronSpec":{"type":"string","nullable":true},
@@ -329,7 +333,8 @@ TEST(OpenApiV2ProtobufTest, EveryDefinitionIsOneKubectlCanRead) {
 }
 
 TEST(OpenApiV2ProtobufTest, PathsCarryOperationsParametersAndResponses) {
-  OpenApi openapi;
+  ResourceRegistry registry;
+  OpenApi openapi(registry);
   auto paths = Document(openapi).Sub(doc::kPaths).Named(2);
   const std::string item_path = "/apis/apps/v1/namespaces/{namespace}/deployments/{name}";
   ASSERT_TRUE(paths.contains(item_path));
@@ -380,7 +385,8 @@ TEST(OpenApiV2ProtobufTest, FollowsSchemaChanges) {
                                  .resource = "crontabs",
                                  .singular = "crontab"});
   ASSERT_TRUE(kind.ok());
-  OpenApi openapi;
+  ResourceRegistry registry;
+  OpenApi openapi(registry);
   auto before = openapi.V2Protobuf();
   openapi.SetSchema(*kind, json::parse(R"({"type":"object","properties":{"spec":{"type":"object",
       "properties":{"cronSpec":{"type":"string","enum":["@daily","@hourly"]}}}}})"));

@@ -1,8 +1,8 @@
-// What pods/log answers for a simulated pod (apiserver/pod_log.h): output
+// What pods/log answers for a simulated pod (apiserver/subresources/log.h): output
 // made up from the pod's container statuses and its sim.berth.dev/log
 // annotation, and kube's errors.
 
-#include "apiserver/pod_log.h"
+#include "apiserver/subresources/log.h"
 
 #include <gtest/gtest.h>
 

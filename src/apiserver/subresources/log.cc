@@ -1,11 +1,14 @@
-#include "apiserver/pod_log.h"
+#include "apiserver/subresources/log.h"
 
+#include <charconv>
 #include <vector>
 
 #include <boost/json.hpp>
 
 #include "api/json_fields.h"
 #include "api/time/rfc3339.h"
+#include "apiserver/api_server.h"
+#include "store/store.h"
 
 namespace berth::apiserver {
 
@@ -143,6 +146,68 @@ Result<std::string> RenderPodLog(const api::Object& pod, const PodLogQuery& quer
     out.resize(static_cast<size_t>(*query.limit_bytes));
   }
   return out;
+}
+
+LogSubresource::LogSubresource()
+    : Subresource({.name = "log", .group = "", .version = "v1", .kind = "Pod", .verbs = {"get"}, .listed = false}) {}
+
+Response LogSubresource::Serve(Request& request, const RequestInfo& info, GenericRest& rest) const {
+  const api::KindInfo& kind = api::Info(api::Kind::kPod);
+  if (request.method != "GET") return MethodNotAllowed();
+  auto current = rest.store().Get(api::StorageKey(api::Kind::kPod, info.ns, info.name));
+  if (!current.ok()) return ErrorResponse(NotFoundFor(kind, info.name), DetailsFor(kind, info.name));
+  // kube's ValidatePodLogOptions.
+  std::vector<std::string> errors;
+  auto integer = [&](std::string_view key) -> std::optional<int64_t> {
+    auto text = request.Query(key);
+    if (!text) return std::nullopt;
+    int64_t value = 0;
+    auto [end, ec] = std::from_chars(text->data(), text->data() + text->size(), value);
+    if (ec != std::errc() || end != text->data() + text->size()) {
+      errors.push_back(std::string(key) + ": Invalid value: \"" + std::string(*text) + "\": must be an integer");
+      return std::nullopt;
+    }
+    return value;
+  };
+  PodLogQuery query;
+  query.container = std::string(request.Query("container").value_or(""));
+  query.previous = request.QueryBool("previous");
+  query.timestamps = request.QueryBool("timestamps");
+  query.tail_lines = integer("tailLines");
+  query.limit_bytes = integer("limitBytes");
+  auto since_seconds = integer("sinceSeconds");
+  if (query.tail_lines && *query.tail_lines < 0) {
+    errors.push_back("tailLines: Invalid value: " + std::to_string(*query.tail_lines) +
+                     ": must be greater than or equal to 0");
+  }
+  if (query.limit_bytes && *query.limit_bytes < 1) {
+    errors.push_back("limitBytes: Invalid value: " + std::to_string(*query.limit_bytes) + ": must be greater than 0");
+  }
+  if (since_seconds && *since_seconds < 1) {
+    errors.push_back("sinceSeconds: Invalid value: " + std::to_string(*since_seconds) + ": must be greater than 0");
+  }
+  if (auto since_time = request.Query("sinceTime")) {
+    if (since_seconds) errors.push_back("at most one of `sinceTime` or `sinceSeconds` may be specified");
+    query.since = api::ParseRfc3339(*since_time);
+    if (!query.since) {
+      errors.push_back("sinceTime: Invalid value: \"" + std::string(*since_time) + "\": not an RFC 3339 time");
+    }
+  } else if (since_seconds && *since_seconds > 0) {
+    query.since = std::chrono::system_clock::now() - std::chrono::seconds(*since_seconds);
+  }
+  if (!errors.empty()) {
+    std::string message = "PodLogOptions \"" + info.name + "\" is invalid: ";
+    for (size_t i = 0; i < errors.size(); ++i) message += (i ? ", " : "") + errors[i];
+    return ErrorResponse(Status::Invalid(message));
+  }
+  // follow: the simulated output is complete as it is; it is sent and the
+  // stream ends (kubectl logs -f prints what there is and returns).
+  auto text = RenderPodLog(*current.value(), query);
+  if (!text.ok()) return ErrorResponse(text.status());
+  Response response;
+  response.content_type = "text/plain";
+  response.body = std::move(text).value();
+  return response;
 }
 
 }  // namespace berth::apiserver

@@ -1,20 +1,4 @@
-// POST pods/NAME/eviction: a pod's deletion that respects its
-// PodDisruptionBudget, with kube's EvictionREST semantics.
-//
-// - A pod that cannot count against a budget (Succeeded, Failed, Pending, or
-//   already being deleted) is deleted at once.
-// - No budget covers the pod: deleted. More than one: refused (500, as kube).
-// - One budget: an unready pod is deleted without using the budget when
-//   the budget's unhealthyPodEvictionPolicy is AlwaysAllow, or (IfHealthyBudget,
-//   the default) when the budget is satisfied; otherwise the budget must allow
-//   a disruption: its status is current (observedGeneration) and
-//   disruptionsAllowed > 0. Then disruptionsAllowed is decremented and the pod
-//   recorded in status.disruptedPods in one write guarded by the budget's
-//   resourceVersion, and the pod deleted gracefully. A budget that forbids it
-//   answers 429 TooManyRequests with a DisruptionBudget cause.
-// A pod evicted gets the condition DisruptionTarget (EvictionByEvictionAPI)
-// before its deletion, as kube's PodDisruptionConditions have it.
-// Success is 201 with a v1 Status "Success".
+#include "apiserver/subresources/eviction.h"
 
 #include <optional>
 #include <string>
@@ -31,6 +15,7 @@
 #include "apiserver/api_server.h"
 #include "apiserver/delete_options.h"
 #include "apiserver/schema/protobuf.h"
+#include "store/store.h"
 
 namespace berth::apiserver {
 
@@ -179,51 +164,9 @@ Result<bool> DecrementBudget(store::Store& store, const api::Object& budget, con
   return written.status();
 }
 
-}  // namespace
-
-Response ApiServer::Evict(Request& request, const RequestInfo& info) {
-  const api::KindInfo& pods = api::Info(api::Kind::kPod);
-  if (request.method != "POST") {
-    return ErrorResponse(Status(StatusCode::kMethodNotAllowed,
-                                "the server does not allow this method on the requested resource"));
-  }
-  auto read = ReadEviction(request, info);
-  if (!read.ok()) return ErrorResponse(read.status());
-  DeleteOptions options = std::move(read).value();
-  const std::string pod_key = api::StorageKey(api::Kind::kPod, info.ns, info.name);
-  for (int attempt = 0; attempt < kMaxAttempts; ++attempt) {
-    auto pod = store_.Get(pod_key);
-    if (!pod.ok()) return ErrorResponse(NotFoundFor(pods, info.name), DetailsFor(pods, info.name));
-    if (CanIgnoreBudget(*pod.value())) return DeleteEvictedPod(pod.value(), options, info);
-    auto budget = CoveringBudget(store_, *pod.value());
-    if (!budget.ok()) return ErrorResponse(budget.status());
-    if (!budget.value()) return DeleteEvictedPod(pod.value(), options, info);
-    if (UnhealthyPodMayGo(*pod.value(), *budget.value())) {
-      // Only while it is still that unready version.
-      if (!options.resource_version_precondition) {
-        options.resource_version_precondition = std::to_string(pod.value()->resource_version());
-      }
-      Response r = DeleteEvictedPod(pod.value(), options, info);
-      if (r.status == 409 && attempt + 1 < kMaxAttempts) {
-        options.resource_version_precondition.reset();
-        continue;
-      }
-      return r;
-    }
-    if (auto refused = BudgetRefusal(*budget.value())) return std::move(*refused);
-    if (!options.dry_run) {
-      auto decremented = DecrementBudget(store_, *budget.value(), info.name);
-      if (!decremented.ok()) return ErrorResponse(decremented.status());
-      if (!decremented.value()) continue;  // a fresher budget decides
-    }
-    return DeleteEvictedPod(pod.value(), options, info);
-  }
-  return ErrorResponse(ConflictFor(pods, info.name, "too many concurrent updates"));
-}
-
 // kube's addConditionAndDeletePod: the pod is marked DisruptionTarget (on
 // its latest version, preconditions checked against it), then deleted.
-Response ApiServer::DeleteEvictedPod(api::ObjectPtr pod, const DeleteOptions& options, const RequestInfo& info) {
+Response DeleteEvictedPod(api::ObjectPtr pod, const DeleteOptions& options, const RequestInfo& info, GenericRest& rest) {
   const api::KindInfo& pods = api::Info(api::Kind::kPod);
   for (int attempt = 0;; ++attempt) {
     if (!options.uid_precondition.empty() && options.uid_precondition != pod->uid()) {
@@ -248,19 +191,61 @@ Response ApiServer::DeleteEvictedPod(api::ObjectPtr pod, const DeleteOptions& op
                         api::FormatRfc3339(std::chrono::system_clock::now()), {.null_probe_time = true});
     });
     if (!marked.ok()) return ErrorResponse(marked.status());
-    auto written = store_.Update(marked.value(), pod->resource_version());
+    auto written = rest.store().Update(marked.value(), pod->resource_version());
     if (written.ok()) {
-      auto deleted = DeleteObject(written.value(), options.grace_period_seconds);
+      auto deleted = rest.DeleteObject(written.value(), options.grace_period_seconds, {});
       if (!deleted.ok()) return ErrorResponse(deleted.status(), DetailsFor(pods, info.name));
       return JsonResponse(201, json::serialize(SuccessStatus(201)));
     }
-    if (written.status().code() != StatusCode::kConflict || attempt + 1 >= kMaxAttempts) {
+    if (written.status().code() != StatusCode::kConflict || attempt + 1 >= GenericRest::kMaxAttempts) {
       return ErrorResponse(written.status(), DetailsFor(pods, info.name));
     }
-    auto reread = store_.Get(api::StorageKey(api::Kind::kPod, info.ns, info.name));
+    auto reread = rest.store().Get(api::StorageKey(api::Kind::kPod, info.ns, info.name));
     if (!reread.ok()) return ErrorResponse(NotFoundFor(pods, info.name), DetailsFor(pods, info.name));
     pod = reread.value();
   }
+}
+
+}  // namespace
+
+EvictionSubresource::EvictionSubresource()
+    : Subresource({.name = "eviction", .group = "policy", .version = "v1", .kind = "Eviction", .verbs = {"create"}}) {}
+
+Response EvictionSubresource::Serve(Request& request, const RequestInfo& info, GenericRest& rest) const {
+  const api::KindInfo& pods = api::Info(api::Kind::kPod);
+  if (request.method != "POST") return MethodNotAllowed();
+  auto read = ReadEviction(request, info);
+  if (!read.ok()) return ErrorResponse(read.status());
+  DeleteOptions options = std::move(read).value();
+  const std::string pod_key = api::StorageKey(api::Kind::kPod, info.ns, info.name);
+  for (int attempt = 0; attempt < GenericRest::kMaxAttempts; ++attempt) {
+    auto pod = rest.store().Get(pod_key);
+    if (!pod.ok()) return ErrorResponse(NotFoundFor(pods, info.name), DetailsFor(pods, info.name));
+    if (CanIgnoreBudget(*pod.value())) return DeleteEvictedPod(pod.value(), options, info, rest);
+    auto budget = CoveringBudget(rest.store(), *pod.value());
+    if (!budget.ok()) return ErrorResponse(budget.status());
+    if (!budget.value()) return DeleteEvictedPod(pod.value(), options, info, rest);
+    if (UnhealthyPodMayGo(*pod.value(), *budget.value())) {
+      // Only while it is still that unready version.
+      if (!options.resource_version_precondition) {
+        options.resource_version_precondition = std::to_string(pod.value()->resource_version());
+      }
+      Response r = DeleteEvictedPod(pod.value(), options, info, rest);
+      if (r.status == 409 && attempt + 1 < GenericRest::kMaxAttempts) {
+        options.resource_version_precondition.reset();
+        continue;
+      }
+      return r;
+    }
+    if (auto refused = BudgetRefusal(*budget.value())) return std::move(*refused);
+    if (!options.dry_run) {
+      auto decremented = DecrementBudget(rest.store(), *budget.value(), info.name);
+      if (!decremented.ok()) return ErrorResponse(decremented.status());
+      if (!decremented.value()) continue;  // a fresher budget decides
+    }
+    return DeleteEvictedPod(pod.value(), options, info, rest);
+  }
+  return ErrorResponse(ConflictFor(pods, info.name, "too many concurrent updates"));
 }
 
 }  // namespace berth::apiserver

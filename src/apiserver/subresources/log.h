@@ -1,8 +1,11 @@
 #pragma once
-// The output of a simulated pod's containers, for pods/log. No container
-// runs, so nothing is stored: the API server makes the output up from the
-// pod as it is now, so it is the same after a restart of the server and
-// needs no kubelet to answer. For each container instance (the current one,
+// GET pods/NAME/log, kube's LogREST, with its PodLogOptions query parameters
+// (validated with kube's messages). Not listed in discovery.
+//
+// The output is that of a simulated pod's containers. No container runs, so
+// nothing is stored: the API server makes the output up from the pod as it
+// is now, so it is the same after a restart of the server and needs no
+// kubelet to answer. For each container instance (the current one,
 // or with `previous` the one before its last restart):
 //
 //   berth-sim: started container NAME (image IMAGE)    at its startedAt
@@ -23,6 +26,7 @@
 
 #include "api/object.h"
 #include "api/status.h"
+#include "apiserver/registry/subresource.h"
 
 namespace berth::apiserver {
 
@@ -42,5 +46,12 @@ struct PodLogQuery {
 
 // The log text of `pod` (BadRequest with kube's messages when there is none).
 Result<std::string> RenderPodLog(const api::Object& pod, const PodLogQuery& query);
+
+class LogSubresource final : public Subresource {
+ public:
+  LogSubresource();
+  // GET only: the pod's log as text/plain.
+  Response Serve(Request& request, const RequestInfo& info, GenericRest& rest) const override;
+};
 
 }  // namespace berth::apiserver
