@@ -295,6 +295,11 @@ const OwnerReference* PodView::ControllerRef() const {
   return nullptr;
 }
 
+bool HostPortsConflict(const HostPort& a, const HostPort& b) {
+  if (a.port != b.port || a.protocol != b.protocol) return false;
+  return a.host_ip == b.host_ip || a.host_ip == "0.0.0.0" || b.host_ip == "0.0.0.0";
+}
+
 Result<std::shared_ptr<const TypedView>> ParsePodView(const json::object& pod) {
   auto view = std::make_shared<PodView>();
   JsonReader reader;

@@ -57,6 +57,11 @@ struct HostPort {
   bool operator==(const HostPort&) const = default;
 };
 
+// Whether two pods asking for these host ports cannot share a node (kube's
+// NodePorts rule): the same port and protocol, on the same address or on
+// 0.0.0.0 (every address).
+bool HostPortsConflict(const HostPort& a, const HostPort& b);
+
 struct PodVolume {
   std::string name;
   // The claim this volume uses: persistentVolumeClaim.claimName, or for a

@@ -180,7 +180,7 @@ TEST_F(CacheResyncTest, VolumesAndClaimsAreComparedToo) {
   };
   auto volumes = [&] {
     std::vector<std::string> names;
-    for (const auto& v : runner_->scheduler().Volumes()->Volumes()) names.push_back(v->name());
+    for (const auto& v : runner_->scheduler().handle().Volumes()->Volumes()) names.push_back(v->name());
     std::sort(names.begin(), names.end());
     return names;
   };
@@ -194,13 +194,13 @@ TEST_F(CacheResyncTest, VolumesAndClaimsAreComparedToo) {
                                   "resources":{"requests":{"storage":"1Gi"}}}})").as_object())
                   .ok());
   ASSERT_TRUE(Eventually([&] { return dropper_.Done(); }));
-  EXPECT_EQ(runner_->scheduler().Volumes()->Claim("default", "claim"), nullptr);
+  EXPECT_EQ(runner_->scheduler().handle().Volumes()->Claim("default", "claim"), nullptr);
 
   auto repaired = runner_->ResyncCache();
   ASSERT_TRUE(repaired.ok()) << repaired.status().message();
   EXPECT_EQ(*repaired, 2);
   EXPECT_EQ(volumes(), (std::vector<std::string>{"kept", "lost"}));
-  EXPECT_NE(runner_->scheduler().Volumes()->Claim("default", "claim"), nullptr);
+  EXPECT_NE(runner_->scheduler().handle().Volumes()->Claim("default", "claim"), nullptr);
   EXPECT_EQ(Drift("persistentvolume"), "1");
   EXPECT_EQ(Drift("persistentvolumeclaim"), "1");
 }

@@ -14,6 +14,7 @@
 #include "api/quantity.h"
 #include "api/time/duration.h"
 #include "api/time/rfc3339.h"
+#include "controllers/simnode/sim_admission.h"
 #include "log/log.h"
 
 namespace berth::controllers {
@@ -26,6 +27,37 @@ constexpr char kLeaseNamespace[] = "kube-node-lease";
 // Work-queue keys of nodes whose kubelet starts; pod keys are NAMESPACE/NAME
 // and a namespace has no ':'.
 constexpr char kNodeKeyPrefix[] = "node:";
+// Work-queue keys of nodes whose allocatable lags their capacity.
+constexpr char kAllocatableKeyPrefix[] = "allocatable:";
+
+// The node's status.allocatable brought in line with its capacity as a
+// kubelet's status update does: an extended resource added to the capacity
+// (a device plugin's, or patched in by hand as kube's e2e tests do) is
+// allocatable in full, one removed from it is no longer allocatable. The
+// other resources keep what the kubelet reserved. Returns whether it changed.
+bool SyncAllocatable(json::object& status) {
+  const json::object* capacity = api::ObjectAt(status, "capacity");
+  json::object& allocatable = api::MutableObject(status, "allocatable");
+  bool changed = false;
+  if (capacity) {
+    for (const auto& [name, amount] : *capacity) {
+      if (!IsExtendedResourceName(name)) continue;
+      auto it = allocatable.find(name);
+      if (it != allocatable.end() && it->value() == amount) continue;
+      allocatable[name] = amount;
+      changed = true;
+    }
+  }
+  for (auto it = allocatable.begin(); it != allocatable.end();) {
+    if (IsExtendedResourceName(it->key()) && !(capacity && capacity->contains(it->key()))) {
+      it = allocatable.erase(it);
+      changed = true;
+    } else {
+      ++it;
+    }
+  }
+  return changed;
+}
 
 }  // namespace
 
@@ -191,6 +223,9 @@ SimNodes::SimNodes(const ControllerContext& context, SimNodesOptions options)
   auto node_changed = [this](const api::ObjectPtr& node) {
     if (!Ours(node->name())) Adopt(node);
     if (!Ours(node->name()) || Down(node->name())) return;
+    if (json::object status = api::StatusOf(*node) ? *api::StatusOf(*node) : json::object(); SyncAllocatable(status)) {
+      Enqueue(kAllocatableKeyPrefix + node->name());
+    }
     for (const auto& pod : pods_.ByIndex(client::kNodeNameIndex, node->name())) Enqueue(client::ObjectKey(*pod));
   };
   auto node_deleted = [this](const api::ObjectPtr& node) {
@@ -320,6 +355,20 @@ Status SimNodes::ReportReady(const api::ObjectPtr& node) {
   return Status::Ok();
 }
 
+Status SimNodes::ReportAllocatable(const std::string& name) {
+  api::ObjectPtr node = nodes_.Get(name);
+  if (!node || !Ours(name) || Down(name)) return Status::Ok();
+  json::object next = node->json();
+  if (!SyncAllocatable(api::MutableObject(next, "status"))) return Status::Ok();
+  auto written = client_.UpdateStatus(api::Kind::kNode, next);
+  // A newer node came meanwhile: its update enqueues the node again.
+  if (!written.ok() && written.status().code() != StatusCode::kConflict &&
+      written.status().code() != StatusCode::kNotFound) {
+    return written.status();
+  }
+  return Status::Ok();
+}
+
 void SimNodes::Heartbeat() {
   for (const auto& name : Names()) {
     if (Down(name)) continue;
@@ -334,6 +383,9 @@ void SimNodes::Heartbeat() {
 }
 
 Status SimNodes::Reconcile(const std::string& key) {
+  if (key.starts_with(kAllocatableKeyPrefix)) {
+    return ReportAllocatable(key.substr(std::string_view(kAllocatableKeyPrefix).size()));
+  }
   if (key.starts_with(kNodeKeyPrefix)) {
     api::ObjectPtr node = nodes_.Get(key.substr(std::string_view(kNodeKeyPrefix).size()));
     if (!node || !Ours(node->name()) || Down(node->name())) return Status::Ok();
@@ -402,7 +454,8 @@ Status SimNodes::RunPod(const api::ObjectPtr& pod) {
   SimPodStep step;
   std::string new_ip;
   if (phase != "Running" || api::StringAt(status, "startTime").empty()) {
-    // Pending and bound: start it.
+    // Pending and bound: admitted, then started.
+    if (std::optional<PodRejection> rejection = Admit(*pod)) return RejectPod(*pod, *rejection);
     auto ip = AllocateIp(pod->uid());
     if (!ip.ok()) return ip.status();
     new_ip = ip.value();
@@ -483,6 +536,48 @@ void SimNodes::PodGone(const api::Object& pod) {
   ReleaseIp(api::StringAt(api::StatusOf(pod), "podIP"), pod.uid());
   std::lock_guard lock(mu_);
   backoffs_.erase(pod.uid());
+  admitted_.erase(pod.uid());
+}
+
+std::optional<PodRejection> SimNodes::Admit(const api::Object& pod) {
+  const std::string& node_name = pod.As<api::PodView>()->node_name;
+  api::ObjectPtr node = nodes_.Get(node_name);
+  if (!node) return std::nullopt;  // gone: the pod goes with it
+  // One admission at a time, so that two pods bound at once cannot both
+  // take the last room or the same host port.
+  std::lock_guard lock(admit_mu_);
+  std::vector<api::ObjectPtr> admitted;
+  {
+    std::lock_guard state(mu_);
+    for (const auto& other : pods_.ByIndex(client::kNodeNameIndex, node_name)) {
+      if (other->uid() == pod.uid()) continue;
+      std::string_view phase = api::StringAt(api::StatusOf(*other), "phase");
+      if (phase == "Succeeded" || phase == "Failed") continue;
+      const bool started = !api::StringAt(api::StatusOf(*other), "startTime").empty();
+      if (started || admitted_.count(other->uid())) admitted.push_back(other);
+    }
+  }
+  std::optional<PodRejection> rejection = CheckPodAdmission(pod, *node, admitted);
+  if (!rejection) {
+    std::lock_guard state(mu_);
+    admitted_.insert(pod.uid());
+  }
+  return rejection;
+}
+
+Status SimNodes::RejectPod(const api::Object& pod, const PodRejection& rejection) {
+  // kube's kubelet: a Warning event with the reason, and the pod Failed
+  // with "Pod was rejected: ..." (its conditions and QoS class kept).
+  json::object next = pod.json();
+  json::object& status = api::MutableObject(next, "status");
+  status["phase"] = "Failed";
+  status["reason"] = rejection.reason;
+  status["message"] = "Pod was rejected: " + rejection.message;
+  auto written = client_.UpdateStatus(api::Kind::kPod, next);
+  if (!written.ok()) return written.status().code() == StatusCode::kNotFound ? Status::Ok() : written.status();
+  Recorder(pod.As<api::PodView>()->node_name).Event(*written.value(), "Warning", rejection.reason, rejection.message);
+  PodGone(*written.value());
+  return Status::Ok();
 }
 
 void SimNodes::RecordEvents(const api::Object& pod, const std::vector<KubeletEvent>& events) {

@@ -48,9 +48,11 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "controllers/controller.h"
+#include "controllers/simnode/sim_admission.h"
 #include "controllers/simnode/sim_pod_status.h"
 
 namespace berth::controllers {
@@ -120,7 +122,15 @@ class SimNodes final : public Controller {
   void Heartbeat();
   Status RenewLease(const std::string& node);
   Status ReportReady(const api::ObjectPtr& node);
+  // Writes allocatable extended resources as the node's capacity has them.
+  Status ReportAllocatable(const std::string& node);
   Status RunPod(const api::ObjectPtr& pod);
+  // The kubelet's admission of a pod it is to start (sim_admission.h),
+  // against the pods it started or admitted on that node; remembered when
+  // admitted. nullopt: it may start.
+  std::optional<PodRejection> Admit(const api::Object& pod);
+  // The pod Failed as kube's kubelet rejects it, with its Warning event.
+  Status RejectPod(const api::Object& pod, const PodRejection& rejection);
   // How long the simulated containers of `pod` (being deleted) still take to
   // stop: its stop duration from the deletion request, at most until its
   // deletionTimestamp. 0 when they have stopped.
@@ -156,6 +166,9 @@ class SimNodes final : public Controller {
   std::unordered_map<uint32_t, std::string> ips_in_use_;  // host part → pod UID; guarded by mu_
   uint32_t next_ip_ = 0;                     // guarded by mu_
   std::unordered_map<std::string, CrashBackoffs> backoffs_;  // by pod UID; guarded by mu_
+  // Pods admitted and not yet seen started or gone, by UID; guarded by mu_.
+  std::unordered_set<std::string> admitted_;
+  std::mutex admit_mu_;  // one admission at a time; taken before mu_
   // Calls Heartbeat every heartbeat period; set by Start.
   std::unique_ptr<api::Ticker> heartbeat_;
 };

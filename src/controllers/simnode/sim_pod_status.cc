@@ -1,5 +1,7 @@
 #include "controllers/simnode/sim_pod_status.h"
 
+#include "controllers/simnode/sim_command.h"
+
 #include <algorithm>
 #include <charconv>
 
@@ -99,8 +101,20 @@ class Stepper {
     Event("Normal", "Started", "Started container " + name);
   }
 
+  // What container `c` does once started: the pod's annotations where
+  // they say, else what its command does when that is known, else the pod's run.
+  SimRun RunOf(const json::object& c) const {
+    if (run_.duration_annotated && run_.exit_code_annotated) return run_;
+    std::optional<SimRun> command = CommandRun(c);
+    if (!command) return run_;
+    if (run_.duration_annotated) command->duration = run_.duration;
+    if (run_.exit_code_annotated) command->exit_code = run_.exit_code;
+    return *command;
+  }
+
   // Moves one container (spec `c`, status `cs`) forward to now.
   void Advance(const json::object& c, json::object& cs) {
+    const SimRun run = RunOf(c);
     const std::string name(api::StringAt(c, "name"));
     const std::string image(api::StringAt(c, "image"));
     for (int i = 0; i < kMaxSteps; ++i) {
@@ -115,13 +129,13 @@ class Stepper {
           StartInstance(cs, image, now_, Terminated(cs, 0, started_at, now_));
           continue;
         }
-        if (!run_.duration) return;  // runs for ever
-        const TimePoint end = ParsedOr(started_at, now_) + *run_.duration;
+        if (!run.duration) return;  // runs for ever
+        const TimePoint end = ParsedOr(started_at, now_) + *run.duration;
         if (end > now_) {
           Wake(end);
           return;
         }
-        json::object terminated = Terminated(cs, run_.exit_code, started_at, end);
+        json::object terminated = Terminated(cs, run.exit_code, started_at, end);
         cs["state"] = json::object{{"terminated", std::move(terminated)}};
         cs["ready"] = false;
         cs["started"] = false;
@@ -234,11 +248,15 @@ std::string PhaseOf(const std::string& restart_policy, const json::array& status
 SimRun SimRunOf(const json::object& pod, std::chrono::milliseconds default_duration) {
   SimRun run;
   if (auto d = AnnotationOf(pod, kSimRunDurationAnnotation); !d.empty()) run.duration = api::ParseGoDuration(d);
+  run.duration_annotated = run.duration.has_value();
   if (!run.duration && FactsOf(pod).restart_policy != "Always") run.duration = default_duration;
   if (auto code = AnnotationOf(pod, kSimExitCodeAnnotation); !code.empty()) {
     int value = 0;
     auto [end, ec] = std::from_chars(code.data(), code.data() + code.size(), value);
-    if (ec == std::errc() && end == code.data() + code.size()) run.exit_code = value;
+    if (ec == std::errc() && end == code.data() + code.size()) {
+      run.exit_code = value;
+      run.exit_code_annotated = true;
+    }
   }
   return run;
 }

@@ -2,11 +2,13 @@
 // What a simulated kubelet shows of a pod it runs: the pod's status moved
 // forward to a moment, as kube's kubelet would have written it by then.
 //
-// A pod's containers run for its sim.berth.dev/run-duration (restartPolicy
-// Never and OnFailure pods without it: the fleet's default run duration;
-// Always pods without it: for ever), then exit with its
-// sim.berth.dev/exit-code (default 0): reason Completed for 0, Error for any
-// other code. Then, as kube, per restartPolicy: Never leaves the container
+// A pod's containers run for its sim.berth.dev/run-duration, then exit with
+// its sim.berth.dev/exit-code (default 0): reason Completed for 0, Error for
+// any other code. Without them, a container whose command is one whose
+// effect is known (`sleep 30`, `sh -c "exit 3"`, `/bin/false`: see
+// sim_command.h) runs and exits as that command would; any other runs for
+// the fleet's default run duration and exits 0 under restartPolicy Never and
+// OnFailure, and for ever under Always. Then, as kube, per restartPolicy: Never leaves the container
 // terminated; OnFailure restarts it on a non-zero code; Always restarts it
 // whatever the code. A restart waits for kube's crash-loop backoff (none for
 // the first, then 10s doubling up to 5m; reset after ten minutes without a
@@ -42,6 +44,10 @@ inline constexpr char kSimExitCodeAnnotation[] = "sim.berth.dev/exit-code";
 struct SimRun {
   std::optional<std::chrono::milliseconds> duration;  // nullopt: run for ever
   int exit_code = 0;
+  // Whether the pod's annotations set them: they take precedence over what
+  // a container's command does (sim_command.h).
+  bool duration_annotated = false;
+  bool exit_code_annotated = false;
 };
 
 // A container's crash-loop backoff, kept in memory as kube's kubelet does

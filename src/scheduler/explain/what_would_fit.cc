@@ -150,7 +150,7 @@ FitHint PortsHint(const PodInfo& pod, const NodeInfo& node) {
     std::vector<std::string> holders;
     for (const auto& p : node.pods()) {
       for (const auto& used : p->view->host_ports) {
-        if (HostPortsConflict(port, used)) {
+        if (api::HostPortsConflict(port, used)) {
           holders.push_back(p->key);
           break;
         }

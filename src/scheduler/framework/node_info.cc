@@ -86,17 +86,12 @@ PodInfoPtr PodList::Remove(const std::string& key) {
   return nullptr;
 }
 
-bool HostPortsConflict(const api::HostPort& a, const api::HostPort& b) {
-  if (a.port != b.port || a.protocol != b.protocol) return false;
-  return a.host_ip == b.host_ip || a.host_ip == "0.0.0.0" || b.host_ip == "0.0.0.0";
-}
-
 const api::Labels& NodeInfo::labels() const { return node_ ? node_->labels() : kNoLabels; }
 
 
 bool NodeInfo::PortConflicts(const api::HostPort& port) const {
   for (const auto& used : used_ports_) {
-    if (HostPortsConflict(used, port)) return true;
+    if (api::HostPortsConflict(used, port)) return true;
   }
   return false;
 }

@@ -163,6 +163,4 @@ class NodeInfo {
   int32_t slot_ = -1;
 };
 
-bool HostPortsConflict(const api::HostPort& a, const api::HostPort& b);
-
 }  // namespace berth::scheduler

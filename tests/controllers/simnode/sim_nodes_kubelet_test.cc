@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <boost/json.hpp>
+#include <functional>
 #include <set>
 #include <thread>
 
@@ -176,6 +177,61 @@ TEST_F(SimKubeletTest, ANodeCreatedWithTheSimulatedLabelGetsAKubeletOfItsOwn) {
   ASSERT_TRUE(client_->Delete(api::Kind::kNode, "", "joined").ok());
   for (int i = 0; i < 5000 && sim_->size() != 1; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
   EXPECT_EQ(sim_->size(), 1);
+}
+
+TEST_F(SimKubeletTest, APodWhoseHostPortIsTakenIsRejectedAsKubesKubeletRejectsIt) {
+  ASSERT_TRUE(informers_->Start().ok());
+  sim_->Start();
+  auto with_port = [&](const std::string& name) {
+    auto created = client_->Create(api::Kind::kPod, "default",
+                                   json::parse(R"({"metadata":{"name":")" + name + R"("},"spec":{"nodeName":"sim-0",
+                                       "containers":[{"name":"c","image":"busybox",
+                                       "ports":[{"containerPort":80,"hostPort":8080}]}]}})")
+                                       .as_object());
+    ASSERT_TRUE(created.ok()) << created.status().message();
+  };
+  with_port("first");
+  WaitUntil("first", [](const api::Object& p) { return Phase(p) == "Running"; });
+  with_port("second");
+  auto second = WaitUntil("second", [](const api::Object& p) { return Phase(p) == "Failed"; });
+  ASSERT_EQ(Phase(*second), "Failed");
+  const json::object* status = api::StatusOf(*second);
+  EXPECT_EQ(api::StringAt(status, "reason"), "NodePorts");
+  EXPECT_EQ(api::StringAt(status, "message"),
+            "Pod was rejected: Predicate NodePorts failed: node(s) didn't have free ports for the requested pod ports");
+  EXPECT_TRUE(api::StringAt(status, "podIP").empty());  // never started
+}
+
+TEST_F(SimKubeletTest, AnExtendedResourcePatchedIntoTheCapacityBecomesAllocatable) {
+  ASSERT_TRUE(informers_->Start().ok());
+  sim_->Start();
+  auto allocatable = [&](std::string_view resource) -> std::string {
+    auto node = informers_->For(api::Kind::kNode).Get("sim-0");
+    const json::object* a = node ? api::ObjectAt(api::StatusOf(*node), "allocatable") : nullptr;
+    const json::value* v = a ? a->if_contains(resource) : nullptr;
+    return v && v->is_string() ? std::string(v->get_string()) : "";
+  };
+  auto set_capacity = [&](const std::function<void(json::object&)>& edit) {
+    auto node = client_->Get(api::Kind::kNode, "", "sim-0");
+    ASSERT_TRUE(node.ok());
+    json::object next = node.value()->json();
+    edit(api::MutableObject(api::MutableObject(next, "status"), "capacity"));
+    auto written = client_->UpdateStatus(api::Kind::kNode, next);
+    ASSERT_TRUE(written.ok()) << written.status().message();
+  };
+  const std::string cpu = allocatable("cpu");
+  set_capacity([](json::object& capacity) { capacity["example.com/fakecpu"] = "5"; });
+  for (int i = 0; i < 5000 && allocatable("example.com/fakecpu").empty(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  EXPECT_EQ(allocatable("example.com/fakecpu"), "5");
+  EXPECT_EQ(allocatable("cpu"), cpu);  // what the kubelet reserves is kept
+  // Removed from the capacity: no longer allocatable.
+  set_capacity([](json::object& capacity) { capacity.erase("example.com/fakecpu"); });
+  for (int i = 0; i < 5000 && !allocatable("example.com/fakecpu").empty(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  EXPECT_EQ(allocatable("example.com/fakecpu"), "");
 }
 
 }  // namespace

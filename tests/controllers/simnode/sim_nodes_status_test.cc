@@ -329,5 +329,65 @@ TEST(SimPodStatus, ConditionsAreKubesAndIncludeReadinessGates) {
   EXPECT_EQ(p.Cond("Ready").reason, "");
 }
 
+// The pod's containers as `containers` (a JSON array) instead of one plain container.
+json::object WithContainers(json::object pod, std::string_view containers) {
+  pod["spec"].as_object()["containers"] = json::parse(containers);
+  return pod;
+}
+
+TEST(SimPodStatus, AContainerRunsAsItsKnownCommandWould) {
+  SimulatedPod p{WithContainers(MakePod("Never", {}),
+                                R"([{"name":"c","image":"busybox","command":["sh","-c","sleep 5; exit 3"]}])")};
+  SimPodStep started = p.Start();
+  ASSERT_TRUE(started.wake);
+  EXPECT_EQ(*started.wake, kStart + seconds(5));  // not the default 2s
+  p.At(seconds(5));
+  EXPECT_EQ(p.Phase(), "Failed");
+  EXPECT_EQ(api::IntAt(p.State("terminated"), "exitCode"), 3);
+  EXPECT_EQ(api::StringAt(p.State("terminated"), "reason"), "Error");
+}
+
+TEST(SimPodStatus, FalseUnderAlwaysCrashLoops) {
+  SimulatedPod p{WithContainers(MakePod("Always", {}), R"([{"name":"c","image":"busybox","command":["/bin/false"]}])")};
+  p.Start();
+  p.At(seconds(1));
+  EXPECT_EQ(p.Phase(), "Running");
+  EXPECT_GE(p.Restarts(), 1);
+  EXPECT_EQ(api::IntAt(p.LastTerminated(), "exitCode"), 1);
+  const json::object* waiting = p.State("waiting");
+  ASSERT_NE(waiting, nullptr);
+  EXPECT_EQ(api::StringAt(waiting, "reason"), "CrashLoopBackOff");
+}
+
+TEST(SimPodStatus, EachContainerRunsItsOwnCommand) {
+  SimulatedPod p{WithContainers(MakePod("Never", {}),
+                                R"([{"name":"a","image":"busybox","command":["sleep","1"]},
+                                    {"name":"b","image":"busybox","command":["sleep","10"]}])")};
+  p.Start();
+  p.At(seconds(5));
+  EXPECT_EQ(p.Phase(), "Running");  // b still sleeps
+  const json::array& cs = p.status.at("containerStatuses").as_array();
+  EXPECT_NE(api::ObjectAt(api::ObjectAt(cs.at(0).as_object(), "state"), "terminated"), nullptr);
+  EXPECT_NE(api::ObjectAt(api::ObjectAt(cs.at(1).as_object(), "state"), "running"), nullptr);
+  p.At(seconds(10));
+  EXPECT_EQ(p.Phase(), "Succeeded");
+}
+
+TEST(SimPodStatus, TheAnnotationsTakePrecedenceOverTheCommand) {
+  SimulatedPod p{WithContainers(MakePod("Never", {{"sim.berth.dev/exit-code", "7"}}),
+                                R"([{"name":"c","image":"busybox","command":["sleep","4"]}])")};
+  p.Start();
+  p.At(seconds(4));
+  EXPECT_EQ(p.Phase(), "Failed");
+  EXPECT_EQ(api::IntAt(p.State("terminated"), "exitCode"), 7);  // the command's duration, the annotation's code
+  SimulatedPod q{WithContainers(MakePod("Never", {{"sim.berth.dev/run-duration", "20s"}}),
+                                R"([{"name":"c","image":"busybox","command":["/bin/true"]}])")};
+  q.Start();
+  q.At(seconds(19));
+  EXPECT_EQ(q.Phase(), "Running");
+  q.At(seconds(20));
+  EXPECT_EQ(q.Phase(), "Succeeded");
+}
+
 }  // namespace
 }  // namespace berth::controllers
