@@ -83,17 +83,15 @@ std::string_view StoreName(StoreKind kind) {
   return "durable";
 }
 
-BenchRun RunBench(const BenchOptions& o) {
-  BenchRun r;
-  r.options = o;
-  std::optional<TemporaryDirectory> dir;
+namespace {
+
+// The in-process cluster a run measures: its store (a temporary directory
+// for the durable one, kept in `dir`), the scheduler alone, its options.
+Result<cluster::ClusterOptions> BenchClusterOptions(const BenchOptions& o, std::optional<TemporaryDirectory>& dir) {
   cluster::ClusterOptions cluster_options;
   if (o.store == StoreKind::kDurable) {
     auto made = TemporaryDirectory::Create("berth-bench-");
-    if (!made.ok()) {
-      r.error = made.status().message();
-      return r;
-    }
+    if (!made.ok()) return made.status();
     dir.emplace(std::move(made).value());
     cluster_options.data_dir = dir->path();
   }
@@ -116,59 +114,49 @@ BenchRun RunBench(const BenchOptions& o) {
       o.binding_workers > 0 ? o.binding_workers : (o.store != StoreKind::kMemory ? 16 : 4);
   options.cycle_yield_after = o.cycle_yield_after;
   options.record_bound_pods = true;
+  return cluster_options;
+}
 
-  ResetPeakRss();
-  auto created = cluster::InProcessCluster::Create(std::move(cluster_options));
-  if (!created.ok()) {
-    r.error = created.status().message();
-    return r;
-  }
-  cluster::InProcessCluster& cluster = *created.value();
-  store::Store& store = cluster.store();
+// The synthetic nodes and pending pods, written straight to the store.
+Status CreateObjects(store::Store& store, const BenchOptions& o) {
   for (int i = 0; i < o.nodes; ++i) {
     auto made = store.Create(SyntheticNode(SyntheticNodeName(i), i, o.node));
     if (!made.ok()) {
-      r.error = "creating node " + std::to_string(i) + ": " + made.status().message();
-      return r;
+      return Status(made.status().code(), "creating node " + std::to_string(i) + ": " + made.status().message());
     }
   }
   for (int i = 0; i < o.pods; ++i) {
     const PodShape& size = o.pod_sizes[static_cast<size_t>(i) % o.pod_sizes.size()];
     auto made = store.Create(SyntheticPod("default", "pod-" + std::to_string(i), size));
     if (!made.ok()) {
-      r.error = "creating pod " + std::to_string(i) + ": " + made.status().message();
-      return r;
+      return Status(made.status().code(), "creating pod " + std::to_string(i) + ": " + made.status().message());
     }
   }
+  return Status::Ok();
+}
 
-  const Clock::time_point start = Clock::now();
-  const double cpu_start = ProcessCpuSeconds();
-  if (Status s = cluster.Start(); !s.ok()) {
-    r.error = s.message();
-    return r;
-  }
-  scheduler::Scheduler& sched = *cluster.scheduler();
-  const Clock::time_point deadline = start + o.timeout;
-  bool all_bound = false;
-  // Sleeps until the last binding, waking every 20 ms to notice when only
-  // unschedulable pods are left, rather than polling: a poller waking every
-  // few hundred microseconds preempts scheduling cycles and shows in their
-  // latency.
+// Sleeps until the last binding, waking every 20 ms to notice when only
+// unschedulable pods are left, rather than polling: a poller waking every
+// few hundred microseconds preempts scheduling cycles and shows in their
+// latency. Returns whether every pod was bound.
+bool WaitForBindings(scheduler::Scheduler& sched, const BenchOptions& o, Clock::time_point deadline, BenchRun& r) {
   while (Clock::now() < deadline) {
     if (sched.WaitForScheduled(static_cast<uint64_t>(o.pods),
                                std::min(deadline, Clock::now() + std::chrono::milliseconds(20)))) {
-      all_bound = true;
-      break;
+      return true;
     }
     if (OnlyUnschedulableLeft(sched)) {
       r.stopped_on_unschedulable = true;
-      break;
+      return false;
     }
   }
-  const double cpu_seconds = ProcessCpuSeconds() - cpu_start;
-  r.peak_rss_bytes = PeakRssBytes();
+  return false;
+}
 
-  std::vector<scheduler::Scheduler::BoundPod> bound = sched.TakeBoundPods();
+// The latencies, the throughput over the window from the first pop to the
+// last binding, and the CPU per pod bound.
+void SummarizeBindings(std::vector<scheduler::Scheduler::BoundPod> bound, double cpu_seconds, const BenchOptions& o,
+                       BenchRun& r) {
   std::vector<double> cycle, binding, queue_to_bound;
   Clock::time_point first_pop = Clock::time_point::max(), last_bound = Clock::time_point::min();
   for (const auto& b : bound) {
@@ -188,26 +176,68 @@ BenchRun RunBench(const BenchOptions& o) {
     if (r.window_seconds > 0) r.throughput = static_cast<double>(r.bound) / r.window_seconds;
     r.cpu_per_pod_us = 1e6 * cpu_seconds / static_cast<double>(r.bound);
   }
+}
+
+// What the store shows, checked against the scheduler's count: an error
+// when a binding is missing or pods were left unbound.
+std::string CheckOutcome(const Status& checked, int64_t stored_bound, bool all_bound, const BenchOptions& o,
+                         BenchRun& r) {
+  if (!checked.ok()) return checked.message();
+  if (stored_bound != static_cast<int64_t>(r.stats.scheduled)) {
+    return "the scheduler counted " + std::to_string(r.stats.scheduled) + " bindings, the store has " +
+           std::to_string(stored_bound);
+  }
+  if (all_bound) return "";
+  r.unbound = o.pods - stored_bound;
+  return std::to_string(r.unbound) + " of " + std::to_string(o.pods) + " pods were left unbound" +
+         (r.stopped_on_unschedulable
+              ? " (the queue held only unschedulable pods; " + std::to_string(r.stats.unschedulable) +
+                    " unschedulable attempts)"
+              : " after the " + std::to_string(o.timeout.count()) + " s timeout");
+}
+
+}  // namespace
+
+BenchRun RunBench(const BenchOptions& o) {
+  BenchRun r;
+  r.options = o;
+  std::optional<TemporaryDirectory> dir;
+  auto cluster_options = BenchClusterOptions(o, dir);
+  if (!cluster_options.ok()) {
+    r.error = cluster_options.status().message();
+    return r;
+  }
+  ResetPeakRss();
+  auto created = cluster::InProcessCluster::Create(std::move(cluster_options).value());
+  if (!created.ok()) {
+    r.error = created.status().message();
+    return r;
+  }
+  cluster::InProcessCluster& cluster = *created.value();
+  store::Store& store = cluster.store();
+  if (Status made = CreateObjects(store, o); !made.ok()) {
+    r.error = made.message();
+    return r;
+  }
+
+  const Clock::time_point start = Clock::now();
+  const double cpu_start = ProcessCpuSeconds();
+  if (Status s = cluster.Start(); !s.ok()) {
+    r.error = s.message();
+    return r;
+  }
+  scheduler::Scheduler& sched = *cluster.scheduler();
+  const bool all_bound = WaitForBindings(sched, o, start + o.timeout, r);
+  const double cpu_seconds = ProcessCpuSeconds() - cpu_start;
+  r.peak_rss_bytes = PeakRssBytes();
+  SummarizeBindings(sched.TakeBoundPods(), cpu_seconds, o, r);
 
   // Check the result as a user would, before the store closes.
   int64_t stored_bound = 0;
   const Status checked = CheckBoundPods(store, o.node, &stored_bound);
   r.stats = sched.stats();
   cluster.Stop();
-  if (!checked.ok()) {
-    r.error = checked.message();
-  } else if (stored_bound != static_cast<int64_t>(r.stats.scheduled)) {
-    r.error = "the scheduler counted " + std::to_string(r.stats.scheduled) +
-              " bindings, the store has " + std::to_string(stored_bound);
-  } else if (!all_bound) {
-    r.unbound = o.pods - stored_bound;
-    r.error = std::to_string(r.unbound) + " of " + std::to_string(o.pods) +
-              " pods were left unbound" +
-              (r.stopped_on_unschedulable
-                   ? " (the queue held only unschedulable pods; " +
-                         std::to_string(r.stats.unschedulable) + " unschedulable attempts)"
-                   : " after the " + std::to_string(o.timeout.count()) + " s timeout");
-  }
+  r.error = CheckOutcome(checked, stored_bound, all_bound, o, r);
   return r;
 }
 
