@@ -76,8 +76,27 @@ std::vector<std::string> SelectingOwners(const api::Object& dependent, client::S
   return keys;
 }
 
+namespace {
+
+// A ReplicationController's selector, core/v1's map of labels each required
+// equal (kube's labels.SelectorFromSet). An absent or empty map means the
+// template's labels: what the API server's defaulting of an RC stores.
+api::LabelSelector SelectorFromMap(const json::object* spec) {
+  const json::object* labels = api::ObjectAt(spec, "selector");
+  if (!labels || labels->empty()) {
+    labels = api::ObjectAt(api::ObjectAt(api::ObjectAt(spec, "template"), "metadata"), "labels");
+  }
+  if (!labels || labels->empty()) return api::LabelSelector::Nothing();
+  auto selector = api::LabelSelector::FromJson(json::object{{"matchLabels", *labels}});
+  if (!selector.ok()) return api::LabelSelector::Nothing();
+  return std::move(selector).value();
+}
+
+}  // namespace
+
 api::LabelSelector OwnerSelector(const api::Object& owner) {
   const auto* spec = api::Spec(owner);
+  if (owner.kind() == api::Kind::kReplicationController) return SelectorFromMap(spec);
   const json::value* value = spec ? spec->if_contains("selector") : nullptr;
   if (!value) return api::LabelSelector::Nothing();
   auto selector = api::LabelSelector::FromJson(*value);
@@ -85,10 +104,24 @@ api::LabelSelector OwnerSelector(const api::Object& owner) {
   return std::move(selector).value();
 }
 
+namespace {
+
+// Adds `finalizer` to metadata.finalizers (once) or removes it; "" leaves them alone.
+void SetFinalizer(json::object& meta, std::string_view finalizer, bool present) {
+  if (finalizer.empty()) return;
+  json::array& finalizers = api::MutableArray(meta, "finalizers");
+  api::EraseIf(finalizers,
+               [&](const json::value& f) { return f.is_string() && f.get_string() == finalizer; });
+  if (present) finalizers.emplace_back(finalizer);
+  if (finalizers.empty()) meta.erase("finalizers");
+}
+
+}  // namespace
+
 Result<std::vector<api::ObjectPtr>> ClaimDependents(
     client::RestClient& client, client::SharedInformer& informer, const api::Object& owner,
     const api::LabelSelector& selector, const std::function<bool(const api::Object&)>& member,
-    const std::function<bool(const api::Object&)>& adoptable) {
+    const std::function<bool(const api::Object&)>& adoptable, std::string_view finalizer) {
   const std::string_view kind = owner.info().name;
   auto selects = [&](const api::Object& o) {
     return selector.Matches(o.labels()) && (!member || member(o));
@@ -103,11 +136,11 @@ Result<std::vector<api::ObjectPtr>> ClaimDependents(
     }
     if (owner_deleted) continue;
     json::object edited = ForUpdate(*o);
-    json::array& refs =
-        api::MutableArray(api::MutableObject(edited, "metadata"), "ownerReferences");
-    api::EraseIf(refs, [&](const json::value& r) {
+    json::object& meta = api::MutableObject(edited, "metadata");
+    api::EraseIf(api::MutableArray(meta, "ownerReferences"), [&](const json::value& r) {
       return r.is_object() && api::StringAt(r.get_object(), "uid") == owner.uid();
     });
+    SetFinalizer(meta, finalizer, false);
     auto released = client.Update(o->kind(), edited);
     if (!released.ok() && released.status().code() != StatusCode::kNotFound)
       return released.status();
@@ -116,8 +149,9 @@ Result<std::vector<api::ObjectPtr>> ClaimDependents(
   for (const auto& o : informer.ByIndex(client::kNamespaceIndex, owner.namespace_name())) {
     if (HasControllerRef(*o) || api::BeingDeleted(*o) || !selects(*o) || (adoptable && !adoptable(*o))) continue;
     json::object edited = ForUpdate(*o);
-    api::MutableArray(api::MutableObject(edited, "metadata"), "ownerReferences")
-        .push_back(ControllerRef(owner));
+    json::object& meta = api::MutableObject(edited, "metadata");
+    api::MutableArray(meta, "ownerReferences").push_back(ControllerRef(owner));
+    SetFinalizer(meta, finalizer, true);
     auto adopted = client.Update(o->kind(), edited);
     if (adopted.ok()) {
       owned.push_back(adopted.value());

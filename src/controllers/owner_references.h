@@ -39,7 +39,9 @@ std::string ControllerKeyByName(const api::Object& dependent, std::string_view k
 std::vector<std::string> SelectingOwners(const api::Object& dependent, client::SharedInformer& owners);
 
 // The owner's spec.selector; Nothing() when absent, empty or malformed
-// (validation rejects all three), so such an owner claims nothing.
+// (validation rejects all three), so such an owner claims nothing. A
+// ReplicationController's is a plain label map, absent or empty meaning its
+// template's labels (as kube defaults it).
 api::LabelSelector OwnerSelector(const api::Object& owner);
 
 // kube's ControllerRefManager claim, over the objects `informer` caches:
@@ -47,13 +49,16 @@ api::LabelSelector OwnerSelector(const api::Object& owner);
 // (and `member`, when given) still selects. Orphans it selects (and
 // `adoptable` allows, when given: a ReplicaSet adopts only active pods) are
 // adopted, and objects it controls but no longer selects are released (its
-// reference removed) — neither while the owner is being deleted. Both
-// writes are guarded by the object's resourceVersion, and an object gone
-// meanwhile is skipped. Every controller that adopts claims through this.
+// reference removed) — neither while the owner is being deleted. A
+// `finalizer`, when given, comes with the adoption and goes with the
+// release, in the same write (a Job's tracking finalizer). Both writes are
+// guarded by the object's resourceVersion, and an object gone meanwhile is
+// skipped. Every controller that adopts claims through this.
 Result<std::vector<api::ObjectPtr>> ClaimDependents(
     client::RestClient& client, client::SharedInformer& informer, const api::Object& owner,
     const api::LabelSelector& selector,
     const std::function<bool(const api::Object&)>& member = nullptr,
-    const std::function<bool(const api::Object&)>& adoptable = nullptr);
+    const std::function<bool(const api::Object&)>& adoptable = nullptr,
+    std::string_view finalizer = {});
 
 }  // namespace berth::controllers
