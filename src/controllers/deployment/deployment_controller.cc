@@ -10,6 +10,7 @@
 #include "api/selector.h"
 #include "api/time/rfc3339.h"
 #include "controllers/deployment/deployment_progress.h"
+#include "controllers/deployment/deployment_sync.h"
 #include "controllers/for_update.h"
 #include "controllers/owner_references.h"
 
@@ -17,26 +18,30 @@ namespace berth::controllers {
 
 namespace json = boost::json;
 
+using deployment::IsRecreate;
+using deployment::kDesiredReplicas;
+using deployment::kKind;
+using deployment::kMaxReplicas;
+using deployment::SpecReplicas;
+using deployment::StatusInt;
+
 namespace {
 
-constexpr std::string_view kKind = "Deployment";
 constexpr std::string_view kHashLabel = "pod-template-hash";
 constexpr std::string_view kRevision = "deployment.kubernetes.io/revision";
 constexpr std::string_view kRevisionHistory = "deployment.kubernetes.io/revision-history";
-constexpr std::string_view kDesiredReplicas = "deployment.kubernetes.io/desired-replicas";
-constexpr std::string_view kMaxReplicas = "deployment.kubernetes.io/max-replicas";
-
-int64_t SpecReplicas(const api::Object& o) { return api::IntAt(api::Spec(o), "replicas", 1); }
-int64_t StatusInt(const api::Object& o, std::string_view field) { return api::IntAt(api::StatusOf(o), field); }
 
 int64_t RevisionOf(const api::Object& o) {
-  std::string_view r = api::Annotation(o, kRevision);
-  int64_t v = 0;
-  for (char c : r) {
-    if (c < '0' || c > '9') return 0;
-    v = v * 10 + (c - '0');
-  }
-  return v;
+  return deployment::IntAnnotation(o, kRevision).value_or(0);
+}
+
+// kube's DeploymentComplete, over the status the sync started from: every
+// replica updated and available, and the current spec observed.
+bool DeploymentComplete(const api::Object& d) {
+  const int64_t replicas = SpecReplicas(d);
+  return StatusInt(d, "updatedReplicas") == replicas && StatusInt(d, "replicas") == replicas &&
+         StatusInt(d, "availableReplicas") == replicas &&
+         StatusInt(d, "observedGeneration") >= api::Generation(d);
 }
 
 const json::object* TemplateOf(const api::Object& o) {
@@ -113,18 +118,6 @@ std::string_view Condition(const api::Object& o, std::string_view type, std::str
 
 }  // namespace
 
-struct DeploymentController::State {
-  api::ObjectPtr d;
-  std::string key;
-  int64_t replicas = 0;
-  std::vector<api::ObjectPtr> owned;  // every ReplicaSet it controls
-  api::ObjectPtr new_rs;
-  std::vector<api::ObjectPtr> old;  // oldest first
-  int64_t max_surge = 0, max_unavailable = 0;
-  bool progressed = false;  // a ReplicaSet was created or scaled in this sync
-  std::string progress_reason, progress_message;
-};
-
 DeploymentController::DeploymentController(const ControllerContext& context, int workers)
     : Controller("deployment", context, workers),
       deployments_(context.informers.For(api::Kind::kDeployment)),
@@ -133,18 +126,19 @@ DeploymentController::DeploymentController(const ControllerContext& context, int
       events_(context.events, {"deployment-controller", ""}) {
   auto enqueue = [this](const api::ObjectPtr& d) { Enqueue(client::ObjectKey(*d)); };
   deployments_.AddHandlers({enqueue, enqueue, enqueue});
-  // A ReplicaSet's change wakes its Deployment.
-  auto owner = [this](const api::ObjectPtr& rs) {
-    const auto* meta = api::Metadata(*rs);
-    const auto* refs = meta ? api::ArrayAt(*meta, "ownerReferences") : nullptr;
-    if (!refs) return;
-    for (const auto& ref : *refs) {
-      if (ref.is_object() && api::BoolAt(&ref.get_object(), "controller") && api::StringAt(ref.get_object(), "kind") == kKind) {
-        Enqueue(client::ObjectKey(rs->namespace_name(), api::StringAt(ref.get_object(), "name")));
-      }
+  // A ReplicaSet's change wakes its Deployment; an orphan's wakes those
+  // selecting it, which may adopt it.
+  auto changed = [this](const api::ObjectPtr& rs) {
+    if (std::string owner = ControllerKeyByName(*rs, kKind); !owner.empty()) {
+      Enqueue(owner);
+    } else if (!HasControllerRef(*rs) && !api::BeingDeleted(*rs)) {
+      for (const auto& key : SelectingOwners(*rs, deployments_)) Enqueue(key);
     }
   };
-  replicasets_.AddHandlers({owner, owner, owner});
+  auto deleted = [this](const api::ObjectPtr& rs) {
+    if (std::string owner = ControllerKeyByName(*rs, kKind); !owner.empty()) Enqueue(owner);
+  };
+  replicasets_.AddHandlers({changed, changed, deleted});
   // Recreate waits for old pods to be gone: their deletion wakes the Deployment.
   pods_.AddHandlers({nullptr, nullptr, [this](const api::ObjectPtr& pod) {
                        std::string_view rs_uid = ControllerUid(*pod, "ReplicaSet");
@@ -205,15 +199,23 @@ Status DeploymentController::Reconcile(const std::string& key) {
   s.d = d;
   s.key = key;
   s.replicas = SpecReplicas(*d);
-  for (const auto& rs : replicasets_.ByIndex(client::kOwnerUidIndex, d->uid())) {
-    if (ControllerUid(*rs, kKind) == d->uid()) s.owned.push_back(rs);
-  }
-  // The new ReplicaSet: the oldest whose template equals the Deployment's.
-  json::value want = TemplateIgnoringHash(TemplateOf(*d));
+  if (Status claimed = ClaimReplicaSets(s); !claimed.ok()) return claimed;
+  if (Status limits = ResolveRollingLimits(s); !limits.ok()) return limits;
+  if (api::BeingDeleted(*d)) return SyncStatus(s);
+  if (api::BoolAt(api::Spec(*d), "paused") || IsScalingEvent(s)) return SyncScale(s);
+  if (IsRecreate(*d)) return RolloutRecreate(s);
+  return Rollout(s);
+}
+
+Status DeploymentController::ClaimReplicaSets(State& s) {
+  auto claimed = ClaimDependents(client_, replicasets_, *s.d, OwnerSelector(*s.d));
+  if (!claimed.ok()) return claimed.status();
+  s.owned = std::move(claimed).value();
   std::sort(s.owned.begin(), s.owned.end(), [](const api::ObjectPtr& a, const api::ObjectPtr& b) {
-    std::string_view ta = api::StringAt(api::Metadata(*a), "creationTimestamp"), tb = api::StringAt(api::Metadata(*b), "creationTimestamp");
-    return ta != tb ? ta < tb : a->name() < b->name();
+    return deployment::CreatedBefore(*a, *b);
   });
+  // The new ReplicaSet: the oldest whose template equals the Deployment's.
+  const json::value want = TemplateIgnoringHash(TemplateOf(*s.d));
   for (const auto& rs : s.owned) {
     if (!s.new_rs && TemplateIgnoringHash(TemplateOf(*rs)) == want) {
       s.new_rs = rs;
@@ -221,12 +223,16 @@ Status DeploymentController::Reconcile(const std::string& key) {
       s.old.push_back(rs);
     }
   }
-  if (api::BeingDeleted(*d) || api::BoolAt(api::Spec(*d), "paused")) return SyncStatus(s);
+  return Status::Ok();
+}
 
-  const auto* spec = api::Spec(*d);
-  const json::object* strategy = spec ? api::ObjectAt(*spec, "strategy") : nullptr;
-  if (api::StringAt(strategy, "type") == "Recreate") return RolloutRecreate(s);
-  const json::object* ru = strategy ? api::ObjectAt(*strategy, "rollingUpdate") : nullptr;
+// kube's MaxSurge and MaxUnavailable: both 0 for Recreate; for RollingUpdate
+// resolved against replicas (surge rounds up, unavailable down), both 0
+// meaning maxUnavailable 1, and maxUnavailable at most replicas.
+Status DeploymentController::ResolveRollingLimits(State& s) {
+  if (IsRecreate(*s.d)) return Status::Ok();
+  const json::object* ru =
+      api::ObjectAt(api::ObjectAt(api::Spec(*s.d), "strategy"), "rollingUpdate");
   auto surge = ResolveIntOrPercent(ru ? ru->if_contains("maxSurge") : nullptr, s.replicas, true, 25);
   auto unavailable = ResolveIntOrPercent(ru ? ru->if_contains("maxUnavailable") : nullptr, s.replicas, false, 25);
   if (!surge.ok()) return surge.status();
@@ -235,7 +241,7 @@ Status DeploymentController::Reconcile(const std::string& key) {
   s.max_unavailable = unavailable.value();
   if (s.max_surge == 0 && s.max_unavailable == 0) s.max_unavailable = 1;
   if (s.max_unavailable > s.replicas) s.max_unavailable = s.replicas;
-  return Rollout(s);
+  return Status::Ok();
 }
 
 Result<api::ObjectPtr> DeploymentController::EnsureNewReplicaSet(State& s, bool create) {
@@ -246,15 +252,19 @@ Result<api::ObjectPtr> DeploymentController::EnsureNewReplicaSet(State& s, bool 
   std::string revision = std::to_string(new_revision);
 
   if (s.new_rs) {
-    // Bring its annotations up to date; a reused old ReplicaSet (rollback) gets the new revision.
+    // kube's getNewReplicaSet: its revision brought up to date (a reused old
+    // ReplicaSet, a rollback, gets the new one and keeps the old in its
+    // revision history) and its minReadySeconds the Deployment's. Its
+    // replica annotations change only when it is scaled: until then they
+    // tell a scaling event from a rollout.
     const api::Object& rs = *s.new_rs;
     int64_t current = RevisionOf(rs);
-    std::string desired = std::to_string(s.replicas);
-    std::string max = std::to_string(s.replicas + s.max_surge);
-    if (current >= new_revision && api::Annotation(rs, kDesiredReplicas) == desired && api::Annotation(rs, kMaxReplicas) == max) {
+    const int64_t min_ready = api::IntAt(api::Spec(d), "minReadySeconds");
+    if (current >= new_revision && api::IntAt(api::Spec(rs), "minReadySeconds") == min_ready) {
       return s.new_rs;
     }
     json::object next = ForUpdate(rs);
+    api::MutableObject(next, "spec")["minReadySeconds"] = min_ready;
     json::object& annotations = api::MutableObject(api::MutableObject(next, "metadata"), "annotations");
     if (current < new_revision) {
       if (current > 0) {
@@ -263,8 +273,6 @@ Result<api::ObjectPtr> DeploymentController::EnsureNewReplicaSet(State& s, bool 
       }
       annotations[kRevision] = revision;
     }
-    annotations[kDesiredReplicas] = desired;
-    annotations[kMaxReplicas] = max;
     auto written = client_.Update(api::Kind::kReplicaSet, next);
     if (!written.ok()) return written.status();
     s.new_rs = written.value();
@@ -434,7 +442,9 @@ Status DeploymentController::Rollout(State& s) {
     }
     if (scaled) return SyncStatus(s);
   }
-  if (Status st = Cleanup(s); !st.ok()) return st;
+  if (DeploymentComplete(*s.d)) {
+    if (Status st = Cleanup(s); !st.ok()) return st;
+  }
   return SyncStatus(s);
 }
 
@@ -450,8 +460,9 @@ Status DeploymentController::RolloutRecreate(State& s) {
     scaled = true;
   }
   if (scaled) return SyncStatus(s);
-  // Wait until no pod of an old ReplicaSet is left running.
+  // Wait until no pod of an old ReplicaSet is left running (kube's oldPodsRunning).
   for (const auto& rs : s.old) {
+    if (StatusInt(*rs, "replicas") > 0) return SyncStatus(s);
     for (const auto& pod : pods_.ByIndex(client::kOwnerUidIndex, rs->uid())) {
       std::string_view phase = api::StringAt(api::StatusOf(*pod), "phase");
       if (phase != "Succeeded" && phase != "Failed") return SyncStatus(s);
@@ -462,22 +473,35 @@ Status DeploymentController::RolloutRecreate(State& s) {
     if (!created.ok()) return created.status();
   }
   if (Status st = ScaleReplicaSet(s, s.new_rs, s.replicas); !st.ok()) return st;
-  if (Status st = Cleanup(s); !st.ok()) return st;
+  if (DeploymentComplete(*s.d)) {
+    if (Status st = Cleanup(s); !st.ok()) return st;
+  }
   return SyncStatus(s);
 }
 
+// kube's cleanupDeployment: the old ReplicaSets beyond revisionHistoryLimit,
+// lowest revisions first, are deleted — those of them that are idle (no
+// replicas wanted or left, their spec observed).
 Status DeploymentController::Cleanup(State& s) {
-  int64_t limit = api::IntAt(api::Spec(*s.d), "revisionHistoryLimit", 10);
-  std::vector<api::ObjectPtr> idle;
+  const int64_t limit = api::IntAt(api::Spec(*s.d), "revisionHistoryLimit", 10);
+  std::vector<api::ObjectPtr> alive;
   for (const auto& rs : s.old) {
-    if (SpecReplicas(*rs) == 0 && StatusInt(*rs, "replicas") == 0 && !api::BeingDeleted(*rs)) idle.push_back(rs);
+    if (!api::BeingDeleted(*rs)) alive.push_back(rs);
   }
-  if (static_cast<int64_t>(idle.size()) <= limit) return Status::Ok();
-  std::sort(idle.begin(), idle.end(),
-            [](const api::ObjectPtr& a, const api::ObjectPtr& b) { return RevisionOf(*a) < RevisionOf(*b); });
-  for (size_t i = 0; i < idle.size() - static_cast<size_t>(limit); ++i) {
-    Status st = client_.Delete(api::Kind::kReplicaSet, idle[i]->namespace_name(), idle[i]->name(),
-                               {.uid_precondition = idle[i]->uid()});
+  const int64_t diff = static_cast<int64_t>(alive.size()) - limit;
+  if (diff <= 0) return Status::Ok();
+  // s.old is oldest first: of equal revisions the older goes first.
+  std::stable_sort(alive.begin(), alive.end(), [](const api::ObjectPtr& a, const api::ObjectPtr& b) {
+    return RevisionOf(*a) < RevisionOf(*b);
+  });
+  for (int64_t i = 0; i < diff; ++i) {
+    const api::Object& rs = *alive[static_cast<size_t>(i)];
+    if (StatusInt(rs, "replicas") != 0 || SpecReplicas(rs) != 0 ||
+        api::Generation(rs) > StatusInt(rs, "observedGeneration")) {
+      continue;
+    }
+    Status st = client_.Delete(api::Kind::kReplicaSet, rs.namespace_name(), rs.name(),
+                               {.uid_precondition = rs.uid()});
     if (!st.ok() && st.code() != StatusCode::kNotFound) return st;
   }
   return Status::Ok();
@@ -485,12 +509,15 @@ Status DeploymentController::Cleanup(State& s) {
 
 Status DeploymentController::SyncStatus(State& s) {
   const api::Object& d = *s.d;
-  int64_t replicas = 0, updated = 0, ready = 0, available = 0;
+  int64_t replicas = 0, updated = 0, ready = 0, available = 0, wanted = 0;
   for (const auto& rs : s.owned) {
     replicas += StatusInt(*rs, "replicas");
     ready += StatusInt(*rs, "readyReplicas");
     available += StatusInt(*rs, "availableReplicas");
   }
+  // What the ReplicaSets are asked for now, this sync's scaling included.
+  for (const auto& rs : s.old) wanted += SpecReplicas(*rs);
+  if (s.new_rs) wanted += SpecReplicas(*s.new_rs);
   if (s.new_rs) updated = StatusInt(*s.new_rs, "replicas");
   int64_t generation = api::Generation(d);
   const auto wall = clock_.WallNow();
@@ -511,7 +538,8 @@ Status DeploymentController::SyncStatus(State& s) {
   st["updatedReplicas"] = updated;
   st["readyReplicas"] = ready;
   st["availableReplicas"] = available;
-  st["unavailableReplicas"] = std::max<int64_t>(0, s.replicas - available);
+  // kube's calculateStatus: what the ReplicaSets want less what is available.
+  st["unavailableReplicas"] = std::max<int64_t>(0, wanted - available);
   for (const char* field : {"replicas", "updatedReplicas", "readyReplicas", "availableReplicas", "unavailableReplicas"}) {
     if (api::IntAt(&st, field) == 0) st.erase(field);
   }

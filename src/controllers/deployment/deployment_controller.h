@@ -9,13 +9,28 @@
 //   both 0 means maxUnavailable 1). Unhealthy old pods go first.
 // - Recreate: every old ReplicaSet to 0, wait until their pods are gone, then
 //   the new one to replicas.
+// - Scaling (spec.replicas changed, seen by an active ReplicaSet's
+//   desired-replicas annotation) and paused Deployments: kube's sync — one
+//   active ReplicaSet takes the whole count, a saturated new one leaves the
+//   old ones at 0, otherwise RollingUpdate shares the change in proportion
+//   (deployment_scale.h); no rollout step is taken.
+//
+// ReplicaSets are claimed as kube's ControllerRefManager claims them: an
+// orphan whose labels the selector matches is adopted (controller
+// ownerReference) and counts from then on — its revision, its available
+// pods — and one whose labels stop matching is released.
 //
 // Revisions: deployment.kubernetes.io/revision on the ReplicaSets and the
 // Deployment (one more than the highest old revision when the template
-// changes; a template that matches an old ReplicaSet reuses it — rollback);
-// old ReplicaSets scaled to 0 beyond revisionHistoryLimit are deleted.
+// changes, an adopted ReplicaSet's included; a template that matches an old
+// ReplicaSet reuses it — rollback). Once a rollout is complete (and while
+// paused), old ReplicaSets beyond revisionHistoryLimit, lowest revisions
+// first, are deleted when idle.
 // Status and the Available / Progressing conditions follow kube, so that
 // `kubectl rollout status|history|undo` and `kubectl scale` work.
+//
+// Not done: the deprecated rollbackTo annotation, copying the Deployment's
+// annotations to an existing new ReplicaSet, status.terminatingReplicas.
 //
 // The pod-template-hash is FNV-32a over the template's JSON with keys sorted
 // (and the collision count), encoded as kube encodes it; kube hashes Go's
@@ -41,6 +56,15 @@ class DeploymentController final : public Controller {
 
  private:
   struct State;
+  // Reconcile's steps: the ReplicaSets claimed (the new one and the old
+  // ones, oldest first), maxSurge and maxUnavailable resolved.
+  Status ClaimReplicaSets(State& s);
+  Status ResolveRollingLimits(State& s);
+  // Whether spec.replicas changed rather than the template (kube's isScalingEvent).
+  bool IsScalingEvent(const State& s) const;
+  // kube's sync: scaling only, for scaling events and paused Deployments.
+  Status SyncScale(State& s);
+  Status Scale(State& s);
   Status Rollout(State& s);
   Status RolloutRecreate(State& s);
   Result<api::ObjectPtr> EnsureNewReplicaSet(State& s, bool create);

@@ -72,6 +72,17 @@ bool EnsureCondition(json::object& status, std::string_view type, std::string_vi
   return true;
 }
 
+// The Job's pod selector: spec.selector or, when it has none, the
+// batch.kubernetes.io/controller-uid=<uid> kube's API server generates for
+// every Job (berth's does not yet); the Job's pods carry that label.
+api::LabelSelector JobSelector(const api::Object& job) {
+  const json::object* spec = api::Spec(job);
+  if (spec && spec->contains("selector")) return OwnerSelector(job);
+  auto generated = api::LabelSelector::FromJson(
+      json::object{{"matchLabels", json::object{{job::kControllerUidLabel, job.uid()}}}});
+  return generated.ok() ? std::move(generated).value() : api::LabelSelector::Nothing();
+}
+
 bool IsFinished(const api::Object& job) {
   const json::object* status = api::StatusOf(job);
   return status && (ConditionTrue(*status, "Complete") || ConditionTrue(*status, "Failed"));
@@ -126,6 +137,8 @@ void JobController::JobEvent(const api::ObjectPtr& job, bool deleted) {
       it->second = api::Generation(*job);
     }
   }
+  // Its pods' finalizers come off now: no sync of a deleted Job will.
+  if (deleted) EnqueueOrphanPods(*job);
   // Creation, deletion and spec changes sync at once; status writes are batched.
   if (spec_changed) {
     Enqueue(key);
@@ -138,9 +151,12 @@ void JobController::PodEvent(const api::ObjectPtr& pod, PodChange change) {
   const std::string owner = LiveControllerKey(*pod, kKind, jobs_);
   const std::string pod_key = client::ObjectKey(*pod);
   if (owner.empty()) {
+    if (change == PodChange::kDeleted) return;
     // A pod of a Job that is gone keeps the finalizer until someone removes it.
-    if (change != PodChange::kDeleted && job::HasTrackingFinalizer(*pod)) {
-      Enqueue(std::string(kOrphanPodPrefix) + pod_key);
+    if (job::HasTrackingFinalizer(*pod)) Enqueue(std::string(kOrphanPodPrefix) + pod_key);
+    // An orphan: the Jobs selecting it may adopt it.
+    if (!HasControllerRef(*pod) && !api::BeingDeleted(*pod)) {
+      for (const auto& key : SelectingJobs(*pod)) EnqueueAfter(key, kSyncBatchPeriod);
     }
     return;
   }
@@ -152,6 +168,27 @@ void JobController::PodEvent(const api::ObjectPtr& pod, PodChange change) {
   if (change == PodChange::kDeleted || !job::HasTrackingFinalizer(*pod))
     RemovalObserved(owner, pod->uid());
   EnqueueAfter(owner, kSyncBatchPeriod);
+}
+
+std::vector<std::string> JobController::SelectingJobs(const api::Object& pod) {
+  // Jobs with a spec.selector, found as every owner is.
+  std::vector<std::string> keys = SelectingOwners(pod, jobs_);
+  // A Job without one selects its pods by the controller-uid label; job-name names it.
+  const auto uid = pod.labels().Get(job::kControllerUidLabel);
+  const auto name = pod.labels().Get(job::kJobNameLabel);
+  if (!uid || !name) return keys;
+  api::ObjectPtr job = jobs_.Get(client::ObjectKey(pod.namespace_name(), *name));
+  const json::object* spec = job ? api::Spec(*job) : nullptr;
+  if (job && job->uid() == *uid && !(spec && spec->contains("selector")))
+    keys.push_back(client::ObjectKey(*job));
+  return keys;
+}
+
+void JobController::EnqueueOrphanPods(const api::Object& job) {
+  for (const auto& pod : pods_.ByIndex(client::kOwnerUidIndex, job.uid())) {
+    if (ControllerUid(*pod, kKind) == job.uid() && job::HasTrackingFinalizer(*pod))
+      Enqueue(std::string(kOrphanPodPrefix) + client::ObjectKey(*pod));
+  }
 }
 
 std::unordered_set<std::string> JobController::ExpectedRemovals(const std::string& key) {
@@ -278,7 +315,7 @@ Status JobController::Reconcile(const std::string& key) {
     s.status["uncountedTerminatedPods"] = json::object();
   s.uncounted_succeeded = job::UncountedUids(s.status, "succeeded");
   s.uncounted_failed = job::UncountedUids(s.status, "failed");
-  ReadOwnedPods(s);
+  if (Status claimed = ClaimPods(s); !claimed.ok()) return claimed;
 
   std::vector<api::ObjectPtr> new_succeeded, new_failed;
   FindNewFinishedPods(s, new_succeeded, new_failed);
@@ -303,6 +340,8 @@ Status JobController::Reconcile(const std::string& key) {
 Status JobController::ReconcileOrphanPod(const std::string& key) {
   api::ObjectPtr pod = pods_.Get(key.substr(kOrphanPodPrefix.size()));
   if (!pod || !job::HasTrackingFinalizer(*pod)) return Status::Ok();
+  // Another kind's pod: not the Job controller's to change.
+  if (HasControllerRef(*pod) && ControllerUid(*pod, kKind).empty()) return Status::Ok();
   if (std::string owner = LiveControllerKey(*pod, kKind, jobs_); !owner.empty()) {
     auto job = jobs_.Get(owner);
     if (job && !IsFinished(*job)) return Status::Ok();  // its Job counts it
@@ -331,9 +370,11 @@ bool JobController::AwaitsOwnStatusWrite(const std::string& key, const api::Obje
   return false;
 }
 
-void JobController::ReadOwnedPods(Sync& s) {
-  for (const auto& pod : pods_.ByIndex(client::kOwnerUidIndex, s.job->uid())) {
-    if (ControllerUid(*pod, kKind) != s.job->uid()) continue;
+Status JobController::ClaimPods(Sync& s) {
+  auto claimed = ClaimDependents(client_, pods_, *s.job, JobSelector(*s.job), nullptr, nullptr,
+                                 job::kTrackingFinalizer);
+  if (!claimed.ok()) return claimed.status();
+  for (const auto& pod : claimed.value()) {
     s.pods.push_back(pod);
     const std::string_view phase = api::StringAt(api::StatusOf(*pod), "phase");
     if (api::IsPodActive(*pod)) {
@@ -344,6 +385,7 @@ void JobController::ReadOwnedPods(Sync& s) {
     }
   }
   s.active_count = static_cast<int64_t>(s.active.size());
+  return Status::Ok();
 }
 
 void JobController::DecideFinished(Sync& s) {

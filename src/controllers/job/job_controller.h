@@ -24,6 +24,16 @@
 //   the same reason and message. Success likewise: SuccessCriteriaMet, then
 //   Complete.
 // - Failed pods are replaced after the pod failure backoff (backoff.h).
+// - Pods are claimed as kube's ControllerRefManager claims them: an orphan
+//   the Job's selector matches is adopted (controller ownerReference and
+//   tracking finalizer in one write), a pod it controls whose labels stop
+//   matching is released (both removed). The selector is spec.selector, or
+//   batch.kubernetes.io/controller-uid=<uid>, the one kube's API server
+//   generates (berth's does not yet).
+// - The tracking finalizer comes off pods no running Job counts: orphans,
+//   pods of a deleted or finished Job (kube's orphan-pod queue). A Job's
+//   deletion queues its pods at once, so a namespace being deleted is not
+//   held by them.
 // - suspend deletes the active pods (condition Suspended); resuming resets
 //   status.startTime.
 // - Throughput: a sync counts at most kMaxUncountedPods finished pods and
@@ -31,9 +41,7 @@
 //   at either limit the Job is synced again at once rather than after the
 //   batch period kube would wait.
 //
-// Not done: adoption of orphan pods matching the selector (pods are found
-// by their controller reference only; berth's API server does not generate
-// Job selectors yet), successPolicy, spec.managedBy, the job_* metrics.
+// Not done: successPolicy, spec.managedBy, the job_* metrics.
 
 #include <boost/json/object.hpp>
 #include <mutex>
@@ -69,6 +77,12 @@ class JobController final : public Controller {
   enum class PodChange { kAdded, kUpdated, kDeleted };
   void JobEvent(const api::ObjectPtr& job, bool deleted);
   void PodEvent(const api::ObjectPtr& pod, PodChange change);
+  // The Jobs in `pod`'s namespace whose selector matches its labels: those
+  // that may adopt it.
+  std::vector<std::string> SelectingJobs(const api::Object& pod);
+  // Queues the pods `job` controls that still hold the tracking finalizer
+  // under the orphan-pod prefix (kube's cleanupPodFinalizers).
+  void EnqueueOrphanPods(const api::Object& job);
   // Reconcile's steps. A pod queued under the orphan-pod prefix: its
   // finalizer comes off unless a running Job counts it.
   Status ReconcileOrphanPod(const std::string& key);
@@ -77,8 +91,9 @@ class JobController final : public Controller {
   // True (and the Job queued again shortly) while the informer has not yet
   // seen the Job's last status write.
   bool AwaitsOwnStatusWrite(const std::string& key, const api::Object& job);
-  // sync.pods, sync.active and their counts from the pod informer.
-  void ReadOwnedPods(Sync& sync);
+  // sync.pods, sync.active and their counts: the pods the Job claims
+  // (adopting and releasing first).
+  Status ClaimPods(Sync& sync);
   // Why the Job is finishing, if it is (sets sync.finished): a condition
   // already recorded, podFailurePolicy, backoffLimit, the deadline, failed indexes.
   void DecideFinished(Sync& sync);

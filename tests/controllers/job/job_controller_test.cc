@@ -18,20 +18,6 @@ using namespace std::chrono_literals;
 
 namespace {
 
-std::string JobJson(const std::string& name, const std::string& spec_fields,
-                    const std::string& restart_policy = "Never") {
-  return R"({"metadata":{"name":")" + name + R"("},"spec":{)" + spec_fields +
-         (spec_fields.empty() ? "" : ",") + R"("template":{"metadata":{"labels":{"app":"x"}},
-          "spec":{"restartPolicy":")" +
-         restart_policy + R"(","containers":[{"name":"c","image":"i"}]}}}})";
-}
-
-bool HasFinalizer(const api::Object& pod) {
-  const auto* f = api::ArrayAt(api::Metadata(pod), "finalizers");
-  return f && std::find(f->begin(), f->end(), json::value("batch.kubernetes.io/job-tracking")) !=
-                  f->end();
-}
-
 class JobControllerTest : public JobEnv {
  protected:
   JobController& Start() {

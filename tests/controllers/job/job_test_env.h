@@ -2,7 +2,8 @@
 // The fixture the Job and TTL-after-finished controller tests share: a real
 // API server in process, informers over its store, a fake clock whose wall
 // time starts on a whole second (timestamps in objects have whole seconds),
-// and helpers that play the kubelet's part by writing pod status.
+// helpers that play the kubelet's part by writing pod status, and a Job's
+// JSON.
 
 #include <gtest/gtest.h>
 
@@ -21,6 +22,23 @@
 #include "in_process_api.h"
 
 namespace berth::controllers {
+
+// A Job named `name` with `spec_fields` (JSON members, may be empty) and a
+// one-container template labelled app=x.
+inline std::string JobJson(const std::string& name, const std::string& spec_fields,
+                           const std::string& restart_policy = "Never") {
+  return R"({"metadata":{"name":")" + name + R"("},"spec":{)" + spec_fields +
+         (spec_fields.empty() ? "" : ",") + R"("template":{"metadata":{"labels":{"app":"x"}},
+          "spec":{"restartPolicy":")" +
+         restart_policy + R"(","containers":[{"name":"c","image":"i"}]}}}})";
+}
+
+// Whether the pod holds the Job controller's tracking finalizer.
+inline bool HasFinalizer(const api::Object& pod) {
+  const auto* f = api::ArrayAt(api::Metadata(pod), "finalizers");
+  return f && std::find(f->begin(), f->end(),
+                        boost::json::value("batch.kubernetes.io/job-tracking")) != f->end();
+}
 
 class JobEnv : public InProcessApiTest {
  protected:
