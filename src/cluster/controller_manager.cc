@@ -18,6 +18,8 @@
 #include "controllers/namespace/namespace_controller.h"
 #include "controllers/replicaset/replicaset_controller.h"
 #include "controllers/resourcequota/resource_quota_controller.h"
+#include "controllers/rootcacert/root_ca_cert_publisher.h"
+#include "controllers/serviceaccount/service_accounts_controller.h"
 #include "controllers/statefulset/statefulset_controller.h"
 #include "controllers/ttlafterfinished/ttl_after_finished_controller.h"
 #include "controllers/volume/persistent_volume_controller.h"
@@ -85,8 +87,21 @@ const NamedRegistry<Registration>& Registry() {
     r.Register("deployment-controller", {"deployment", RunWorkers<controllers::DeploymentController>()});
     r.Register("daemonset-controller", {"daemonset", RunWorkers<controllers::DaemonSetController>()});
     r.Register("statefulset-controller", {"statefulset", RunWorkers<controllers::StatefulSetController>()});
+    // kube's ReplicationManager: the ReplicaSet controller over ReplicationControllers.
+    r.Register("replicationcontroller-controller",
+               {"replicationcontroller",
+                RunWorkersWith<controllers::ReplicaSetController>([](const Context& c, const Options&) {
+                  return std::make_unique<controllers::ReplicaSetController>(c, controllers::kReplicationControllers);
+                })});
     r.Register("garbage-collector-controller", {"garbagecollector", RunWorkers<controllers::GarbageCollector>()});
     r.Register("namespace-controller", {"namespace", RunWorkers<controllers::NamespaceController>()});
+    r.Register("serviceaccount-controller",
+               {"serviceaccount", RunWorkers<controllers::ServiceAccountsController>()});
+    r.Register("root-ca-certificate-publisher-controller",
+               {"root-ca-cert-publisher",
+                RunWorkersWith<controllers::RootCaCertPublisher>([](const Context& c, const Options& o) {
+                  return std::make_unique<controllers::RootCaCertPublisher>(c, o.root_ca);
+                })});
     // Node health, NoExecute taints and the evictions they cause (kube
     // splits the evictions off as taint-eviction-controller).
     r.Register("node-lifecycle-controller",

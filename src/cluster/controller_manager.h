@@ -21,6 +21,7 @@
 #include "controllers/endpointslice/endpointslice_controller.h"
 #include "controllers/nodelifecycle/node_lifecycle_controller.h"
 #include "controllers/podgc/pod_gc_controller.h"
+#include "controllers/rootcacert/root_ca_cert_publisher.h"
 #include "controllers/simnode/sim_nodes.h"
 #include "metrics/metrics.h"
 #include "store/store.h"
@@ -35,6 +36,7 @@ struct ControllerManagerOptions {
   controllers::PodGCOptions podgc;  // --terminated-pod-gc-threshold
   controllers::EndpointSliceOptions endpoint_slices;  // --max-endpoints-per-slice, batch period
   controllers::EndpointsOptions endpoints;
+  controllers::RootCaCertPublisherOptions root_ca;  // kube-root-ca.crt's ca.crt
   // Simulated nodes (and their kubelets), when set.
   std::optional<controllers::SimNodesOptions> sim;
 };

@@ -172,6 +172,11 @@ Status ControllersFrom(const ServeFlags& f, ClusterOptions& o) {
   o.controllers.podgc.terminated_pod_threshold = f.terminated_pod_gc_threshold;
   Status endpoints = ParseEndpointFlags(f.max_endpoints_per_slice, f.endpoint_updates_batch_period, o.controllers);
   if (!endpoints.ok()) return endpoints;
+  if (!f.tls_cert_file.empty()) {
+    auto root_ca = controllers::ReadRootCaFile(f.tls_cert_file);
+    if (!root_ca.ok()) return Status(root_ca.status().code(), "--tls-cert-file " + root_ca.status().message());
+    o.controllers.root_ca.root_ca = std::move(root_ca).value();
+  }
   if (f.sim.nodes != 0 || !f.sim.config_file.empty()) {
     auto fleet = BuildSimFleet(f.sim);
     if (!fleet.ok()) return fleet.status();

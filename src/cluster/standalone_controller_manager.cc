@@ -79,6 +79,7 @@ int RunStandaloneControllerManager(const StandaloneControllerManagerFlags& f,
   auto rest_config = load();
   if (!rest_config.ok()) return fail(rest_config.status());
   rest_config->user_agent = "berth-controller-manager";
+  options->root_ca.root_ca = rest_config->ca_pem;  // kube's fallback without --root-ca-file
   const std::string server = rest_config->server;
   // One client, one QPS limit, as kube-controller-manager's (watches on
   // connections of their own, not limited).
