@@ -5,7 +5,9 @@
 #include <cstdint>
 
 #include "api/codec/base64.h"
+#include "api/defaults_internal.h"
 #include "api/json_fields.h"
+#include "api/quantity_json.h"
 
 namespace berth::api {
 
@@ -38,11 +40,11 @@ void DefaultSecret(json::object& secret) {
   if (StringAt(secret, "type").empty()) secret["type"] = "Opaque";
 }
 
-void DefaultService(json::object& service) {
-  json::object& spec = MutableObject(service, "spec");
+void DefaultServiceSpec(json::object& spec) {
   SetDefault(spec, "type", "ClusterIP");
   const std::string type(StringAt(spec, "type"));
   SetDefault(spec, "sessionAffinity", "None");
+  if (StringAt(spec, "sessionAffinity") == "None") spec.erase("sessionAffinityConfig");
   if (StringAt(spec, "sessionAffinity") == "ClientIP") {
     json::object& config = MutableObject(MutableObject(spec, "sessionAffinityConfig"), "clientIP");
     SetDefault(config, "timeoutSeconds", 10800);
@@ -71,6 +73,21 @@ void DefaultService(json::object& service) {
   if (type == "LoadBalancer") SetDefault(spec, "allocateLoadBalancerNodePorts", true);
 }
 
+// A Service's status is a struct in kube's types, never omitted: at least
+// {"loadBalancer":{}}. A LoadBalancer's ingress addresses get ipMode VIP.
+void DefaultService(json::object& service) {
+  DefaultServiceSpec(MutableObject(service, "spec"));
+  const bool load_balancer = StringAt(ObjectAt(service, "spec"), "type") == "LoadBalancer";
+  json::object& balancer = MutableObject(MutableObject(service, "status"), "loadBalancer");
+  if (json::value* ingress = balancer.if_contains("ingress");
+      load_balancer && ingress && ingress->is_array()) {
+    for (json::value& address : ingress->get_array()) {
+      json::object* a = address.if_object();
+      if (a && !StringAt(*a, "ip").empty()) SetDefault(*a, "ipMode", "VIP");
+    }
+  }
+}
+
 void DefaultJob(json::object& job) {
   json::object& spec = MutableObject(job, "spec");
   if (!Has(spec, "completions") && !Has(spec, "parallelism")) {
@@ -83,6 +100,12 @@ void DefaultJob(json::object& job) {
   SetDefault(spec, "suspend", false);
   SetDefault(spec, "podReplacementPolicy",
              Has(spec, "podFailurePolicy") ? "Failed" : "TerminatingOrFailed");
+  if (json::value* policy = spec.if_contains("podFailurePolicy"); policy && policy->is_object()) {
+    ForEachItem(policy->get_object(), "rules", [](json::object& rule) {
+      ForEachItem(rule, "onPodConditions",
+                  [](json::object& pattern) { SetIfZero(pattern, "status", "True"); });
+    });
+  }
   LabelsFromTemplate(job, spec);
 }
 
@@ -98,10 +121,16 @@ void DefaultStatefulSet(json::object& stateful_set) {
   json::object& spec = MutableObject(stateful_set, "spec");
   SetDefault(spec, "replicas", 1);
   SetDefault(spec, "podManagementPolicy", "OrderedReady");
+  // A defaulted type brings a rollingUpdate; an explicit RollingUpdate
+  // without one stays without.
   json::object& strategy = MutableObject(spec, "updateStrategy");
-  SetDefault(strategy, "type", "RollingUpdate");
-  if (StringAt(strategy, "type") == "RollingUpdate") {
-    SetDefault(MutableObject(strategy, "rollingUpdate"), "partition", 0);
+  if (StringAt(strategy, "type").empty()) {
+    strategy["type"] = "RollingUpdate";
+    MutableObject(strategy, "rollingUpdate");
+  }
+  if (json::value* rolling = strategy.if_contains("rollingUpdate");
+      StringAt(strategy, "type") == "RollingUpdate" && rolling && rolling->is_object()) {
+    SetDefault(rolling->get_object(), "partition", 0);
   }
   SetDefault(spec, "revisionHistoryLimit", 10);
   json::object& retention = MutableObject(spec, "persistentVolumeClaimRetentionPolicy");
@@ -141,8 +170,6 @@ void PrepareSecret(json::object& secret) {
 
 namespace {
 
-void DefaultPod(json::object& pod) { DefaultPodSpec(MutableObject(pod, "spec")); }
-
 // kube's SetDefaults_LimitRangeItem: a Container item's default limit from
 // its max, its default request from the default limit, then from its min.
 void DefaultLimitRange(json::object& limit_range) {
@@ -170,6 +197,22 @@ void DefaultReplicaSet(json::object& replica_set) {
   SetDefault(MutableObject(replica_set, "spec"), "replicas", 1);
 }
 
+// kube's SetDefaults_ReplicationController: the template's labels are the
+// selector and the controller's labels where those are empty; one replica.
+void DefaultReplicationController(json::object& controller) {
+  json::object& spec = MutableObject(controller, "spec");
+  SetDefault(spec, "replicas", 1);
+  const json::object* labels =
+      ObjectAt(ObjectAt(ObjectAt(&spec, "template"), "metadata"), "labels");
+  if (!labels) return;
+  const json::object template_labels = *labels;  // the edits below may move the spec's members
+  const json::object* selector = ObjectAt(spec, "selector");
+  if (!selector || selector->empty()) spec["selector"] = template_labels;
+  json::object& meta = MutableObject(controller, "metadata");
+  const json::object* own = ObjectAt(meta, "labels");
+  if (!own || own->empty()) meta["labels"] = template_labels;
+}
+
 void DefaultDeployment(json::object& deployment) {
   json::object& spec = MutableObject(deployment, "spec");
   SetDefault(spec, "replicas", 1);
@@ -186,6 +229,22 @@ void DefaultDeployment(json::object& deployment) {
 
 void DefaultNamespace(json::object& ns) { SetDefault(MutableObject(ns, "status"), "phase", "Active"); }
 
+// kube's SetDefaults_NodeStatus: without allocatable, all the capacity is.
+void DefaultNode(json::object& node) {
+  json::value* status = node.if_contains("status");
+  json::object* s = status ? status->if_object() : nullptr;
+  if (!s || Has(*s, "allocatable") || !ObjectAt(*s, "capacity")) return;
+  const json::object capacity = *ObjectAt(*s, "capacity");
+  (*s)["allocatable"] = capacity;
+}
+
+// kube's SetDefaults_Endpoints: ports are TCP unless said otherwise.
+void DefaultEndpoints(json::object& endpoints) {
+  ForEachItem(endpoints, "subsets", [](json::object& subset) {
+    ForEachItem(subset, "ports", [](json::object& port) { SetIfZero(port, "protocol", "TCP"); });
+  });
+}
+
 void DefaultPersistentVolumeClaim(json::object& claim) {
   SetDefault(MutableObject(claim, "spec"), "volumeMode", "Filesystem");
   SetDefault(MutableObject(claim, "status"), "phase", "Pending");
@@ -195,6 +254,7 @@ void DefaultPersistentVolume(json::object& volume) {
   json::object& spec = MutableObject(volume, "spec");
   SetDefault(spec, "persistentVolumeReclaimPolicy", "Retain");
   SetDefault(spec, "volumeMode", "Filesystem");
+  DefaultVolumeSource(spec);
   SetDefault(MutableObject(volume, "status"), "phase", "Pending");
 }
 
@@ -203,12 +263,88 @@ void DefaultStorageClass(json::object& storage_class) {
   SetDefault(storage_class, "volumeBindingMode", "Immediate");
 }
 
+// storage/v1's SetDefaults_CSIDriver (with its feature gates as kube ships them).
+void DefaultCSIDriver(json::object& driver) {
+  json::object& spec = MutableObject(driver, "spec");
+  SetDefault(spec, "attachRequired", true);
+  SetDefault(spec, "podInfoOnMount", false);
+  SetDefault(spec, "storageCapacity", false);
+  SetDefault(spec, "fsGroupPolicy", "ReadWriteOnceWithFSType");
+  const json::value* modes = spec.if_contains("volumeLifecycleModes");
+  if (!modes || !modes->is_array() || modes->get_array().empty())
+    spec["volumeLifecycleModes"] = json::array{"Persistent"};
+  SetDefault(spec, "requiresRepublish", false);
+  SetDefault(spec, "seLinuxMount", false);
+}
+
 void DefaultPriorityClass(json::object& priority_class) {
   SetDefault(priority_class, "preemptionPolicy", "PreemptLowerPriority");
 }
 
-// autoscaling/v2's defaults: one replica at least, and without metrics a cpu
-// utilization target of 80% (the behavior's own defaults are not applied).
+// rbac/v1's SetDefaults_RoleBinding and _ClusterRoleBinding (the role
+// reference's group) and SetDefaults_Subject (a ServiceAccount's group is
+// the core one, a User's or Group's rbac's).
+void DefaultRoleBinding(json::object& binding) {
+  constexpr std::string_view kRbacGroup = "rbac.authorization.k8s.io";
+  SetIfZero(MutableObject(binding, "roleRef"), "apiGroup", json::string(kRbacGroup));
+  ForEachItem(binding, "subjects", [&](json::object& subject) {
+    const std::string_view kind = StringAt(subject, "kind");
+    if (kind == "ServiceAccount") SetIfZero(subject, "apiGroup", "");
+    if (kind == "User" || kind == "Group")
+      SetIfZero(subject, "apiGroup", json::string(kRbacGroup));
+  });
+}
+
+// networking/v1's SetDefaults_NetworkPolicy (policyTypes: Ingress, and
+// Egress when there are egress rules) and _NetworkPolicyPort (TCP).
+void DefaultNetworkPolicy(json::object& policy) {
+  json::object& spec = MutableObject(policy, "spec");
+  for (std::string_view direction : {"ingress", "egress"}) {
+    ForEachItem(spec, direction, [](json::object& rule) {
+      ForEachItem(rule, "ports", [](json::object& port) { SetDefault(port, "protocol", "TCP"); });
+    });
+  }
+  const json::value* types = spec.if_contains("policyTypes");
+  if (types && types->is_array() && !types->get_array().empty()) return;
+  const json::value* egress = spec.if_contains("egress");
+  const bool egress_rules = egress && egress->is_array() && !egress->get_array().empty();
+  spec["policyTypes"] = egress_rules ? json::array{"Ingress", "Egress"} : json::array{"Ingress"};
+}
+
+// networking/v1's SetDefaults_IngressClass: parameters are cluster-scoped
+// unless said otherwise.
+void DefaultIngressClass(json::object& ingress_class) {
+  json::value* spec = ingress_class.if_contains("spec");
+  json::value* parameters =
+      spec && spec->is_object() ? spec->get_object().if_contains("parameters") : nullptr;
+  if (parameters && parameters->is_object())
+    SetDefault(parameters->get_object(), "scope", "Cluster");
+}
+
+// discovery/v1's SetDefaults_EndpointPort: an unnamed TCP port unless said otherwise.
+void DefaultEndpointSlice(json::object& slice) {
+  ForEachItem(slice, "ports", [](json::object& port) {
+    SetDefault(port, "name", "");
+    SetDefault(port, "protocol", "TCP");
+  });
+}
+
+// autoscaling/v2's SetDefaults_HorizontalPodAutoscalerBehavior for one
+// direction: what the rules leave unset comes from kube's defaults.
+void DefaultScalingRules(json::object& behavior, std::string_view direction,
+                         json::object defaults) {
+  if (const json::object* given = ObjectAt(behavior, direction)) {
+    for (const auto& [key, value] : *given) {
+      if (!value.is_null()) defaults[key] = value;
+    }
+  }
+  behavior[direction] = std::move(defaults);
+}
+
+// autoscaling/v2's defaults: one replica at least, without metrics a cpu
+// utilization target of 80%, and a behavior given gets kube's rules for
+// what it leaves out (scaling up: no stabilization window, the larger of 4
+// pods or 100% per 15 s; down: 100% per 15 s).
 void DefaultHorizontalPodAutoscaler(json::object& hpa) {
   json::object& spec = MutableObject(hpa, "spec");
   SetDefault(spec, "minReplicas", 1);
@@ -219,6 +355,17 @@ void DefaultHorizontalPodAutoscaler(json::object& hpa) {
         {"resource",
          json::object{{"name", "cpu"}, {"target", json::object{{"type", "Utilization"}, {"averageUtilization", 80}}}}}}};
   }
+  json::value* behavior = spec.if_contains("behavior");
+  if (!behavior || !behavior->is_object()) return;
+  auto policy = [](std::string_view type, int value) {
+    return json::object{{"type", type}, {"value", value}, {"periodSeconds", 15}};
+  };
+  DefaultScalingRules(behavior->get_object(), "scaleUp",
+                      {{"stabilizationWindowSeconds", 0},
+                       {"selectPolicy", "Max"},
+                       {"policies", json::array{policy("Pods", 4), policy("Percent", 100)}}});
+  DefaultScalingRules(behavior->get_object(), "scaleDown",
+                      {{"selectPolicy", "Max"}, {"policies", json::array{policy("Percent", 100)}}});
 }
 
 using Defaulter = void (*)(json::object&);
@@ -247,6 +394,15 @@ constexpr KindDefaulter kDefaulters[] = {
     {Kind::kStatefulSet, DefaultStatefulSet},
     {Kind::kDaemonSet, DefaultDaemonSet},
     {Kind::kHorizontalPodAutoscaler, DefaultHorizontalPodAutoscaler},
+    {Kind::kReplicationController, DefaultReplicationController},
+    {Kind::kNode, DefaultNode},
+    {Kind::kEndpoints, DefaultEndpoints},
+    {Kind::kRoleBinding, DefaultRoleBinding},
+    {Kind::kClusterRoleBinding, DefaultRoleBinding},
+    {Kind::kNetworkPolicy, DefaultNetworkPolicy},
+    {Kind::kIngressClass, DefaultIngressClass},
+    {Kind::kEndpointSlice, DefaultEndpointSlice},
+    {Kind::kCSIDriver, DefaultCSIDriver},
 };
 
 std::array<Defaulter, kBuiltinKindCount> DefaulterTable() {
@@ -276,6 +432,8 @@ json::object* PodSpecAt(json::object& object, std::string_view path) {
 void ApplyDefaults(Kind kind, json::object& object) {
   if (!IsBuiltin(kind)) return;
   static const std::array<Defaulter, kBuiltinKindCount> table = DefaulterTable();
+  // Quantities first: the defaults copy some (a request from its limit).
+  CanonicalizeQuantities(kind, object);
   if (Defaulter apply = table[static_cast<size_t>(kind)]) apply(object);
   const KindInfo& info = Info(kind);
   if (!info.pod_spec_path.empty() && info.pod_spec_path != "spec") {

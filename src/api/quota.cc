@@ -4,6 +4,7 @@
 
 #include "api/json_fields.h"
 #include "api/quantity.h"
+#include "api/quantity_json.h"
 
 namespace berth::api {
 
@@ -17,8 +18,7 @@ bool IsTerminal(const json::object& pod) {
 }
 
 int64_t Milli(const json::value& v) {
-  if (!v.is_string()) return 0;
-  auto q = Quantity::Parse(v.get_string());
+  auto q = QuantityFromJson(v);
   return q.ok() ? q.value().MilliValue() : 0;
 }
 
@@ -206,8 +206,7 @@ QuotaUsage ReadQuotaList(const json::object* list) {
   QuotaUsage out;
   if (!list) return out;
   for (const auto& [name, value] : *list) {
-    if (!value.is_string()) continue;
-    if (auto q = Quantity::Parse(value.get_string()); q.ok()) out[std::string(name)] = q.value().MilliValue();
+    if (auto q = QuantityFromJson(value); q.ok()) out[std::string(name)] = q.value().MilliValue();
   }
   return out;
 }

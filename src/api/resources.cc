@@ -2,10 +2,10 @@
 
 #include <algorithm>
 
-#include <boost/json/serialize.hpp>
 #include <boost/json/value.hpp>
 
 #include "api/quantity.h"
+#include "api/quantity_json.h"
 
 namespace berth::api {
 
@@ -86,14 +86,8 @@ Result<ResourceList> ParseResourceList(const json::value& value, std::string_vie
   for (const auto& entry : value.get_object()) {
     std::string_view name(entry.key().data(), entry.key().size());
     std::string where = std::string(path) + "[" + std::string(name) + "]";
-    Result<Quantity> quantity = Status::BadRequest(where + ": expected a quantity");
-    if (entry.value().is_string()) {
-      const json::string& text = entry.value().get_string();
-      quantity = Quantity::Parse({text.data(), text.size()});
-    } else if (entry.value().is_int64() || entry.value().is_uint64()) {
-      // Kubernetes' decoder accepts a bare JSON number as a quantity.
-      quantity = Quantity::Parse(json::serialize(entry.value()));
-    }
+    // A string or, as Kubernetes' decoder accepts, a bare JSON number.
+    Result<Quantity> quantity = QuantityFromJson(entry.value());
     if (!quantity.ok()) return Status::BadRequest(where + ": " + quantity.status().message());
     list.Set(name, name == kResourceCpu ? quantity.value().MilliValue() : quantity.value().Value());
     if (present) present->emplace_back(name);

@@ -4,6 +4,7 @@
 
 #include <boost/json.hpp>
 
+#include "api/defaults.h"
 #include "api/json_fields.h"
 #include "api/selector.h"
 #include "api/time/cron_schedule.h"
@@ -253,6 +254,13 @@ void ValidateJobUpdate(const Object& next, const Object& current, FieldErrors& e
   const bool mutable_scheduling = IsTrue(&before, "suspend") && never_started;
   json::object a = tmpl ? *tmpl : json::object();
   json::object b = old_tmpl ? *old_tmpl : json::object();
+  // Both with today's pod spec defaults, as kube compares a template decoded
+  // from the request with one read (and defaulted) from storage.
+  for (json::object* t : {&a, &b}) {
+    if (json::value* pod_spec = t->if_contains("spec"); pod_spec && pod_spec->is_object()) {
+      DefaultPodSpec(pod_spec->get_object());
+    }
+  }
   if (mutable_scheduling) {
     StripSchedulingDirectives(a);
     StripSchedulingDirectives(b);

@@ -12,6 +12,7 @@
 #include "api/codec/json_parse.h"
 #include "api/json_fields.h"
 #include "api/quantity.h"
+#include "api/quantity_json.h"
 #include "api/validation/groups.h"
 #include "api/validation/kind_rules.h"
 #include "api/validation/name_validation.h"
@@ -391,7 +392,7 @@ void ValidatePersistentVolumeClaimUpdate(const Object& next, const Object& curre
   const json::value* old_size_v = storage_of(before);
   auto quantity = [](const json::value* v) -> std::optional<Quantity> {
     if (!v) return std::nullopt;
-    auto q = Quantity::Parse(v->is_string() ? std::string(v->get_string()) : json::serialize(*v));
+    auto q = QuantityFromJson(*v);
     return q.ok() ? std::optional<Quantity>(*q) : std::nullopt;
   };
   const auto new_size = quantity(new_size_v);

@@ -5,7 +5,9 @@
 
 #include <boost/json.hpp>
 
+#include "api/defaults.h"
 #include "api/json_fields.h"
+#include "api/quantity_json.h"
 #include "api/validation/groups.h"
 #include "api/validation/name_validation.h"
 
@@ -16,11 +18,6 @@ namespace json = boost::json;
 namespace {
 
 std::string Index(std::string_view base, size_t i) { return std::string(base) + "[" + std::to_string(i) + "]"; }
-
-std::string QuantityText(const json::value& v) {
-  if (v.is_string()) return std::string(v.get_string());
-  return json::serialize(v);
-}
 
 // kube's validateContainerResourceName: a standard resource or an extended
 // (qualified, not kubernetes.io) one. Extended resources are integers and
@@ -148,7 +145,8 @@ std::map<std::string, Quantity> ValidateResourceList(const json::object* list, c
   if (!list) return parsed;
   for (const auto& kv : *list) {
     std::string field = path + "[" + std::string(kv.key()) + "]";
-    std::string text = QuantityText(kv.value());
+    std::optional<std::string> read = QuantityText(kv.value());
+    std::string text = read ? std::move(*read) : json::serialize(kv.value());
     auto q = Quantity::Parse(text);
     if (!q.ok()) {
       errors.Invalid(field, text, q.status().message());
@@ -181,12 +179,25 @@ void ValidatePodSpec(const json::object* spec, const std::string& path, FieldErr
   validation::ValidateSchedulingFields(*spec, path, errors);
 }
 
-Status ValidatePodUpdate(const Object& next, const Object& current) {
+namespace {
+
+// A pod's spec with today's defaults. kube defaults what it reads from
+// storage as well as what it decodes from a request, so a pod stored before
+// a default was added, or validated without its defaults, compares with its
+// update as kube compares them.
+json::object DefaultedSpec(const Object& pod) {
   static const json::object kEmpty;
-  const json::object* next_spec_p = ObjectAt(&next.json(), "spec");
-  const json::object* cur_spec_p = ObjectAt(&current.json(), "spec");
-  const json::object& next_spec = next_spec_p ? *next_spec_p : kEmpty;
-  const json::object& cur_spec = cur_spec_p ? *cur_spec_p : kEmpty;
+  const json::object* spec = ObjectAt(&pod.json(), "spec");
+  json::object holder{{"spec", spec ? *spec : kEmpty}};
+  ApplyDefaults(Kind::kPod, holder);
+  return std::move(holder["spec"].as_object());
+}
+
+}  // namespace
+
+Status ValidatePodUpdate(const Object& next, const Object& current) {
+  const json::object next_spec = DefaultedSpec(next);
+  const json::object cur_spec = DefaultedSpec(current);
   FieldErrors errors;
 
   // Scheduling gates may only be removed.

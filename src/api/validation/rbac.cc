@@ -106,7 +106,8 @@ void ValidateRole(const Object& object, FieldErrors& errors) {
 void ValidateRoleBinding(const Object& object, FieldErrors& errors) {
   const bool namespaced = object.kind() == Kind::kRoleBinding;
   const json::object* ref = ObjectAt(&object.json(), "roleRef");
-  if (auto group = StringAt(ref, "apiGroup"); group != kRbacGroup) {
+  // An empty group is rbac's by defaulting.
+  if (auto group = StringAt(ref, "apiGroup"); !group.empty() && group != kRbacGroup) {
     errors.NotSupported("roleRef.apiGroup", group, {std::string(kRbacGroup)});
   }
   const std::string_view kind = StringAt(ref, "kind");

@@ -7,6 +7,7 @@
 
 #include "api/json_fields.h"
 #include "api/quantity.h"
+#include "api/quantity_json.h"
 #include "api/selector.h"
 #include "api/validation/groups.h"
 #include "api/validation/kind_rules.h"
@@ -110,7 +111,8 @@ void ValidateCSIStorageCapacity(const Object& object, FieldErrors& errors) {
   for (std::string_view key : {"capacity", "maximumVolumeSize"}) {
     const json::value* q = Present(&o, key);
     if (!q) continue;
-    const std::string text = q->is_string() ? std::string(q->get_string()) : json::serialize(*q);
+    std::optional<std::string> read = QuantityText(*q);
+    const std::string text = read ? std::move(*read) : json::serialize(*q);
     if (auto parsed = Quantity::Parse(text); !parsed.ok()) {
       errors.Invalid(std::string(key), text, parsed.status().message());
     } else if (parsed->Sign() < 0) {
