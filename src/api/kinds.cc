@@ -109,7 +109,9 @@ std::array<KindInfo, kBuiltinKindCount> WithSubresources() {
                  Kind::kVolumeAttachment, Kind::kCustomResourceDefinition}) {
     kinds[static_cast<int>(k)].status = true;
   }
-  for (Kind k : {Kind::kDeployment, Kind::kReplicaSet, Kind::kStatefulSet}) kinds[static_cast<int>(k)].scale = true;
+  for (Kind k : {Kind::kDeployment, Kind::kReplicaSet, Kind::kStatefulSet, Kind::kReplicationController}) {
+    kinds[static_cast<int>(k)].scale = true;
+  }
   for (Kind k : {Kind::kDeployment, Kind::kReplicaSet, Kind::kPodDisruptionBudget, Kind::kStatefulSet,
                  Kind::kDaemonSet, Kind::kReplicationController, Kind::kJob, Kind::kCronJob,
                  Kind::kHorizontalPodAutoscaler, Kind::kHorizontalPodAutoscalerV1, Kind::kIngress,

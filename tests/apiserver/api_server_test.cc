@@ -559,6 +559,20 @@ TEST_F(ApiServerTest, ScaleSubresource) {
   EXPECT_EQ(d["metadata"].as_object()["generation"], 2);
 }
 
+// core/v1's selector is a label map: the Scale shows it as kube's
+// labels.SelectorFromSet does.
+TEST_F(ApiServerTest, AReplicationControllersScaleShowsItsMapSelector) {
+  std::string rc = R"({"apiVersion":"v1","kind":"ReplicationController","metadata":{"name":"rc"},"spec":{"replicas":1,"selector":{"b":"2","a":"1"},"template":{"metadata":{"labels":{"a":"1","b":"2"}},"spec":{"containers":[{"name":"c","image":"x"}]}}}})";
+  ASSERT_EQ(Call("POST", "/api/v1/namespaces/default/replicationcontrollers", rc).status, 201);
+  json::object scale = Body(Call("GET", "/api/v1/namespaces/default/replicationcontrollers/rc/scale"));
+  EXPECT_EQ(scale["apiVersion"], "autoscaling/v1");
+  EXPECT_EQ(scale["status"].as_object()["selector"], "a=1,b=2");
+  Response put = Call("PUT", "/api/v1/namespaces/default/replicationcontrollers/rc/scale",
+                      R"({"apiVersion":"autoscaling/v1","kind":"Scale","metadata":{"name":"rc"},"spec":{"replicas":4}})");
+  ASSERT_EQ(put.status, 200) << put.body;
+  EXPECT_EQ(Body(Call("GET", "/api/v1/namespaces/default/replicationcontrollers/rc"))["spec"].as_object()["replicas"], 4);
+}
+
 TEST_F(ApiServerTest, UnknownPathsAndMethods) {
   EXPECT_EQ(Call("GET", "/api/v1/widgets").status, 404);
   EXPECT_EQ(Body(Call("GET", "/nope"))["message"], "the server could not find the requested resource");

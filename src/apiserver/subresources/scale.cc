@@ -59,6 +59,17 @@ void SetDotted(json::object& root, std::string_view path, json::value v) {
   }
 }
 
+// Whether `selector` is a map of label values (every member a string), as
+// core/v1 writes selectors, rather than a LabelSelector (whose members are
+// an object and a list).
+bool IsLabelMap(const json::value& selector) {
+  if (!selector.is_object() || selector.get_object().empty()) return false;
+  for (const auto& member : selector.get_object()) {
+    if (!member.value().is_string()) return false;
+  }
+  return true;
+}
+
 json::object ScaleOf(const api::ObjectPtr& object, const ScalePaths& paths) {
   const json::object& o = object->json();
   json::object scale;
@@ -80,6 +91,11 @@ json::object ScaleOf(const api::ObjectPtr& object, const ScalePaths& paths) {
   if (const json::value* sel = paths.label_selector.empty() ? nullptr : AtDotted(o, paths.label_selector)) {
     if (!paths.selector_is_object) {
       if (sel->is_string()) selector = sel->get_string();
+    } else if (IsLabelMap(*sel)) {
+      // core/v1's selector of equalities (a ReplicationController's).
+      if (auto parsed = api::LabelSelector::FromJson(json::object{{"matchLabels", *sel}}); parsed.ok()) {
+        selector = parsed->ToString();
+      }
     } else if (auto parsed = api::LabelSelector::FromJson(*sel); parsed.ok()) {
       selector = parsed->ToString();
     }
