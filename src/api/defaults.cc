@@ -282,14 +282,14 @@ void DefaultPriorityClass(json::object& priority_class) {
 }
 
 // rbac/v1's SetDefaults_RoleBinding and _ClusterRoleBinding (the role
-// reference's group) and SetDefaults_Subject (a ServiceAccount's group is
-// the core one, a User's or Group's rbac's).
+// reference's group) and SetDefaults_Subject (a User's or Group's group is
+// rbac's; a ServiceAccount's the core one, "", which is not written).
 void DefaultRoleBinding(json::object& binding) {
   constexpr std::string_view kRbacGroup = "rbac.authorization.k8s.io";
   SetIfZero(MutableObject(binding, "roleRef"), "apiGroup", json::string(kRbacGroup));
   ForEachItem(binding, "subjects", [&](json::object& subject) {
     const std::string_view kind = StringAt(subject, "kind");
-    if (kind == "ServiceAccount") SetIfZero(subject, "apiGroup", "");
+    // A ServiceAccount's is "", which kube's encoder omits (omitempty).
     if (kind == "User" || kind == "Group")
       SetIfZero(subject, "apiGroup", json::string(kRbacGroup));
   });

@@ -160,7 +160,7 @@ TEST(Defaults, RoleBindingsGetRbacsGroup) {
     EXPECT_EQ(binding.at("subjects"), json::parse(R"([
         {"kind":"User","name":"alice","apiGroup":"rbac.authorization.k8s.io"},
         {"kind":"Group","name":"devs","apiGroup":"rbac.authorization.k8s.io"},
-        {"kind":"ServiceAccount","name":"default","namespace":"default","apiGroup":""}])"));
+        {"kind":"ServiceAccount","name":"default","namespace":"default"}])"));
     auto object = Object::FromJson(json::value(binding));
     ASSERT_TRUE(object.ok());
     EXPECT_TRUE(ValidateObject(*object.value()).ok()) << ValidateObject(*object.value()).message();
