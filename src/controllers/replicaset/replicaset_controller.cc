@@ -157,7 +157,27 @@ Status ReplicaSetController::Reconcile(const std::string& key) {
   if (needs_sync && !api::BeingDeleted(*owner)) manage = ManageReplicas(*owner, key, active);
   Status status = UpdateStatus(*owner, active, manage);
   if (!manage.ok()) return manage;
+  RecheckAvailability(*owner, key, active);
   return status;
+}
+
+void ReplicaSetController::RecheckAvailability(const api::Object& owner, const std::string& key,
+                                               const std::vector<api::ObjectPtr>& active) {
+  // kube's syncReplicaSet: every replica ready but not all available yet
+  // (minReadySeconds): look again then, whatever the pods' events were (a
+  // pod's Ready may have been seen while the owner still had no
+  // minReadySeconds, so no look was scheduled for it).
+  const int64_t min_ready = api::IntAt(api::Spec(owner), "minReadySeconds");
+  if (min_ready <= 0) return;
+  const int64_t replicas = api::IntAt(api::Spec(owner), "replicas", 1);
+  const auto now = clock_.WallNow();
+  int64_t ready = 0, available = 0;
+  for (const auto& pod : active) {
+    if (!api::IsPodReady(*pod)) continue;
+    ++ready;
+    if (api::IsPodAvailable(*pod, min_ready, now)) ++available;
+  }
+  if (ready == replicas && available != replicas) EnqueueAfter(key, std::chrono::seconds(min_ready));
 }
 
 Status ReplicaSetController::ManageReplicas(const api::Object& owner, const std::string& key,

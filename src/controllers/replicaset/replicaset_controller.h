@@ -61,6 +61,10 @@ class ReplicaSetController final : public Controller {
   Status CreateReplicas(const api::Object& owner, const std::string& key, int count);
   Status DeleteReplicas(const api::Object& owner, const std::string& key, const std::vector<api::ObjectPtr>& active,
                         int count);
+  // Looks at `owner` again once its ready replicas may have become
+  // available (kube's requeue after minReadySeconds).
+  void RecheckAvailability(const api::Object& owner, const std::string& key,
+                           const std::vector<api::ObjectPtr>& active);
   Status UpdateStatus(const api::Object& owner, const std::vector<api::ObjectPtr>& active, const Status& manage_error);
 
   const ReplicatedKind kind_;

@@ -8,6 +8,8 @@
 
 #include <gtest/gtest.h>
 
+#include "api/time/rfc3339.h"
+
 #include <algorithm>
 #include <boost/json.hpp>
 #include <chrono>
@@ -213,6 +215,39 @@ TEST_P(ReplicatedKindTest, CreatesItsPodsFromTheTemplateAndReportsStatus) {
   EXPECT_EQ(api::IntAt(status, "availableReplicas"), 1);
   EXPECT_EQ(api::IntAt(status, "observedGeneration"), 1);
   EXPECT_FALSE(status && status->contains("conditions"));
+}
+
+// A pod seen ready while its owner had no minReadySeconds, the owner then
+// given some: no pod event comes again, yet the replica is counted
+// available once it has been ready that long (kube's requeue after
+// minReadySeconds when every replica is ready but not all available).
+TEST_P(ReplicatedKindTest, ReadyReplicasBecomeAvailableAfterMinReadySecondsWithoutAnotherEvent) {
+  auto owner = CreateOwner("web", 1);
+  ASSERT_TRUE(owner);
+  SyncOk("web");
+  auto pods = OwnedPods(*owner);
+  ASSERT_EQ(pods.size(), 1u);
+  const std::string now = api::FormatRfc3339(clock_.WallNow());
+  Edit(
+      api::Kind::kPod, pods[0]->name(),
+      [&](json::object& p) {
+        p["status"] = json::object{{"phase", "Running"},
+                                   {"conditions", json::array{json::object{
+                                                      {"type", "Ready"}, {"status", "True"}, {"lastTransitionTime", now}}}}};
+      },
+      /*status=*/true);
+  Edit(kind(), "web", [](json::object& o) { o["spec"].as_object()["minReadySeconds"] = 5; });
+  Settle();
+  controller_->Run();
+  auto available = [&] { return api::IntAt(StatusOf("web"), "availableReplicas"); };
+  auto ready = [&] { return api::IntAt(StatusOf("web"), "readyReplicas"); };
+  for (int i = 0; i < 5000 && ready() != 1; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  ASSERT_EQ(ready(), 1);
+  EXPECT_EQ(available(), 0);  // ready for less than 5 s
+  clock_.Step(std::chrono::seconds(6));
+  for (int i = 0; i < 5000 && available() != 1; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  EXPECT_EQ(available(), 1);
+  controller_->Stop();
 }
 
 TEST_P(ReplicatedKindTest, AdoptsAMatchingOrphanAndReleasesAPodWhoseLabelsStopMatching) {
