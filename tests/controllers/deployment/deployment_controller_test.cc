@@ -61,9 +61,11 @@ class DeploymentControllerTest : public InProcessApiTest {
         ControllerContext{*client_, *informers_, nullptr, events_.get()});
     ASSERT_TRUE(informers_->Start().ok());
   }
-  // Informers first: their threads call the controller's handlers.
+  // Informers first: their threads call the controller's handlers. Then the
+  // workers, while the controller is whole (they call its Reconcile).
   void TearDown() override {
     informers_->Stop();
+    controller_->Stop();
     controller_.reset();
   }
 

@@ -27,8 +27,10 @@ class JobClaimTest : public JobEnv {
     EXPECT_TRUE(informers_->Start().ok());
     return *controller_;
   }
+  // The workers stop while the controller is whole (they call its Reconcile).
   void TearDown() override {
     JobEnv::TearDown();
+    if (controller_) controller_->Stop();
     controller_.reset();
   }
   // Reconciles the Job `rounds` times (enough for its pods to be created).

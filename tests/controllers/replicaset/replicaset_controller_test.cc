@@ -61,8 +61,12 @@ class ReplicatedKindTest : public InProcessApiTest, public ::testing::WithParamI
         ControllerContext{*client_, *informers_, nullptr, events_.get(), &clock_}, *GetParam().kind);
     ASSERT_TRUE(informers_->Start().ok());
   }
-  // Informers first: their threads call the controller's handlers.
-  void TearDown() override { informers_->Stop(); }
+  // Informers first: their threads call the controller's handlers. Then the
+  // workers (a test may have started them), while the controller is whole.
+  void TearDown() override {
+    informers_->Stop();
+    controller_->Stop();
+  }
 
   api::Kind kind() const { return GetParam().kind->kind; }
   std::string source() const { return std::string(GetParam().kind->event_source); }
