@@ -547,9 +547,10 @@ std::optional<PodRejection> SimNodes::Admit(const api::Object& pod) {
   // take the last room or the same host port.
   std::lock_guard lock(admit_mu_);
   std::vector<api::ObjectPtr> admitted;
+  const std::vector<api::ObjectPtr> on_node = pods_.ByIndex(client::kNodeNameIndex, node_name);
   {
-    std::lock_guard state(mu_);
-    for (const auto& other : pods_.ByIndex(client::kNodeNameIndex, node_name)) {
+    std::lock_guard state(mu_);  // not held while the informer is read
+    for (const auto& other : on_node) {
       if (other->uid() == pod.uid()) continue;
       std::string_view phase = api::StringAt(api::StatusOf(*other), "phase");
       if (phase == "Succeeded" || phase == "Failed") continue;
