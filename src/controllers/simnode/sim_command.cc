@@ -55,7 +55,13 @@ std::optional<milliseconds> SleepFor(std::string_view operand, bool* forever) {
   if (operand.empty() || ec != std::errc() || end != operand.data() + operand.size() || seconds < 0) {
     return std::nullopt;
   }
-  return milliseconds(static_cast<int64_t>(seconds * unit));
+  // Beyond a thousand years (or not a finite number): it never ends.
+  const double ms = seconds * unit;
+  if (!(ms < 3.2e13)) {
+    *forever = true;
+    return milliseconds(0);
+  }
+  return milliseconds(static_cast<int64_t>(ms));
 }
 
 // One simple command, by its words; false when it is not one we know.

@@ -29,6 +29,7 @@ TEST(SimCommand, SleepRunsForItsOperandsAndExitsZero) {
   ExpectRun(R"({"command":["/bin/sleep"],"args":["1.5"]})", milliseconds(1'500), 0);
   ExpectRun(R"({"command":["sleep","2m","30"]})", milliseconds(150'000), 0);
   ExpectRun(R"({"command":["sleep","infinity"]})", std::nullopt, 0);
+  ExpectRun(R"({"command":["sleep","1e308"]})", std::nullopt, 0);  // longer than anything runs
 }
 
 TEST(SimCommand, TrueAndFalseEndAtOnce) {
