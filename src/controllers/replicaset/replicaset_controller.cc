@@ -155,14 +155,15 @@ Status ReplicaSetController::Reconcile(const std::string& key) {
 
   Status manage;
   if (needs_sync && !api::BeingDeleted(*owner)) manage = ManageReplicas(*owner, key, active);
-  Status status = UpdateStatus(*owner, active, manage);
+  json::object status = CalculateStatus(*owner, active, manage, clock_.WallNow());
+  Status written = UpdateStatus(*owner, status);
   if (!manage.ok()) return manage;
-  RecheckAvailability(*owner, key, active);
-  return status;
+  RecheckAvailability(*owner, key, status);
+  return written;
 }
 
 void ReplicaSetController::RecheckAvailability(const api::Object& owner, const std::string& key,
-                                               const std::vector<api::ObjectPtr>& active) {
+                                               const json::object& status) {
   // kube's syncReplicaSet: every replica ready but not all available yet
   // (minReadySeconds): look again then, whatever the pods' events were (a
   // pod's Ready may have been seen while the owner still had no
@@ -170,14 +171,9 @@ void ReplicaSetController::RecheckAvailability(const api::Object& owner, const s
   const int64_t min_ready = api::IntAt(api::Spec(owner), "minReadySeconds");
   if (min_ready <= 0) return;
   const int64_t replicas = api::IntAt(api::Spec(owner), "replicas", 1);
-  const auto now = clock_.WallNow();
-  int64_t ready = 0, available = 0;
-  for (const auto& pod : active) {
-    if (!api::IsPodReady(*pod)) continue;
-    ++ready;
-    if (api::IsPodAvailable(*pod, min_ready, now)) ++available;
+  if (api::IntAt(&status, "readyReplicas") == replicas && api::IntAt(&status, "availableReplicas") != replicas) {
+    EnqueueAfter(key, std::chrono::seconds(min_ready));
   }
-  if (ready == replicas && available != replicas) EnqueueAfter(key, std::chrono::seconds(min_ready));
 }
 
 Status ReplicaSetController::ManageReplicas(const api::Object& owner, const std::string& key,
@@ -239,12 +235,10 @@ Status ReplicaSetController::DeleteReplicas(const api::Object& owner, const std:
   return failed > 0 ? error : Status::Ok();
 }
 
-Status ReplicaSetController::UpdateStatus(const api::Object& owner, const std::vector<api::ObjectPtr>& active,
-                                          const Status& manage_error) {
-  json::object status = CalculateStatus(owner, active, manage_error, clock_.WallNow());
+Status ReplicaSetController::UpdateStatus(const api::Object& owner, const json::object& status) {
   if (!StatusDiffers(api::StatusOf(owner), status)) return Status::Ok();
   json::object next = owner.json();
-  next["status"] = std::move(status);
+  next["status"] = status;
   auto written = client_.UpdateStatus(kind_.kind, next);
   if (!written.ok() && written.status().code() != StatusCode::kNotFound) return written.status();
   return Status::Ok();

@@ -62,10 +62,10 @@ class ReplicaSetController final : public Controller {
   Status DeleteReplicas(const api::Object& owner, const std::string& key, const std::vector<api::ObjectPtr>& active,
                         int count);
   // Looks at `owner` again once its ready replicas may have become
-  // available (kube's requeue after minReadySeconds).
-  void RecheckAvailability(const api::Object& owner, const std::string& key,
-                           const std::vector<api::ObjectPtr>& active);
-  Status UpdateStatus(const api::Object& owner, const std::vector<api::ObjectPtr>& active, const Status& manage_error);
+  // available (kube's requeue after minReadySeconds); `status` as just computed.
+  void RecheckAvailability(const api::Object& owner, const std::string& key, const boost::json::object& status);
+  // Writes `status` (CalculateStatus's) when it differs from the stored one.
+  Status UpdateStatus(const api::Object& owner, const boost::json::object& status);
 
   const ReplicatedKind kind_;
   const std::string_view kind_name_;  // "ReplicaSet", "ReplicationController": ownerReferences' kind

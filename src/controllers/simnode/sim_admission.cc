@@ -2,6 +2,7 @@
 
 #include "api/node_view.h"
 #include "api/pod_view.h"
+#include "api/resource_names.h"
 #include "api/resources.h"
 #include "api/taints.h"
 
@@ -40,7 +41,7 @@ std::optional<PodRejection> CheckResources(const api::ResourceList& want, const 
   }
   for (const auto& [name, amount] : want.scalars) {
     if (amount == 0) continue;
-    if (IsExtendedResourceName(name) && !allocatable.HasScalar(name)) continue;
+    if (api::IsExtendedResourceName(name) && !allocatable.HasScalar(name)) continue;
     if (amount > allocatable.Get(name) - used.Get(name)) {
       return OutOf(name, amount, used.Get(name), allocatable.Get(name));
     }
@@ -74,12 +75,6 @@ bool UntoleratedNoExecuteTaint(const api::PodView& pod, const api::NodeView& nod
 }
 
 }  // namespace
-
-bool IsExtendedResourceName(std::string_view name) {
-  if (name.find('/') == std::string_view::npos) return false;  // cpu, memory, hugepages-2Mi ...
-  if (name.find("kubernetes.io/") != std::string_view::npos) return false;
-  return !name.starts_with("requests.");
-}
 
 std::optional<PodRejection> CheckPodAdmission(const api::Object& pod, const api::Object& node,
                                               const std::vector<api::ObjectPtr>& admitted) {

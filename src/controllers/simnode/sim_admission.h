@@ -25,8 +25,4 @@ struct PodRejection {
 std::optional<PodRejection> CheckPodAdmission(const api::Object& pod, const api::Object& node,
                                               const std::vector<api::ObjectPtr>& admitted);
 
-// Whether `name` is an extended resource (kube's IsExtendedResourceName: a
-// domain-prefixed name outside kubernetes.io, not a quota's "requests.").
-bool IsExtendedResourceName(std::string_view name);
-
 }  // namespace berth::controllers

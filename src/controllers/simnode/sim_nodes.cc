@@ -12,6 +12,7 @@
 #include "api/json_fields.h"
 #include "api/pod_view.h"
 #include "api/quantity.h"
+#include "api/resource_names.h"
 #include "api/time/duration.h"
 #include "api/time/rfc3339.h"
 #include "controllers/simnode/sim_admission.h"
@@ -30,33 +31,31 @@ constexpr char kNodeKeyPrefix[] = "node:";
 // Work-queue keys of nodes whose allocatable lags their capacity.
 constexpr char kAllocatableKeyPrefix[] = "allocatable:";
 
-// The node's status.allocatable brought in line with its capacity as a
-// kubelet's status update does: an extended resource added to the capacity
-// (a device plugin's, or patched in by hand as kube's e2e tests do) is
-// allocatable in full, one removed from it is no longer allocatable. The
-// other resources keep what the kubelet reserved. Returns whether it changed.
-bool SyncAllocatable(json::object& status) {
+// The node's status.allocatable as a kubelet's status update leaves it: an
+// extended resource of the capacity (a device plugin's, or patched in by
+// hand as kube's e2e tests do) is allocatable in full, one no longer in the
+// capacity is no longer allocatable, and the other resources keep what the
+// kubelet reserved.
+json::object SyncedAllocatable(const json::object* status) {
   const json::object* capacity = api::ObjectAt(status, "capacity");
-  json::object& allocatable = api::MutableObject(status, "allocatable");
-  bool changed = false;
+  const json::object* current = api::ObjectAt(status, "allocatable");
+  json::object allocatable = current ? *current : json::object();
+  for (auto it = allocatable.begin(); it != allocatable.end();) {
+    const bool gone = api::IsExtendedResourceName(it->key()) && !(capacity && capacity->contains(it->key()));
+    it = gone ? allocatable.erase(it) : it + 1;
+  }
   if (capacity) {
     for (const auto& [name, amount] : *capacity) {
-      if (!IsExtendedResourceName(name)) continue;
-      auto it = allocatable.find(name);
-      if (it != allocatable.end() && it->value() == amount) continue;
-      allocatable[name] = amount;
-      changed = true;
+      if (api::IsExtendedResourceName(name)) allocatable[name] = amount;
     }
   }
-  for (auto it = allocatable.begin(); it != allocatable.end();) {
-    if (IsExtendedResourceName(it->key()) && !(capacity && capacity->contains(it->key()))) {
-      it = allocatable.erase(it);
-      changed = true;
-    } else {
-      ++it;
-    }
-  }
-  return changed;
+  return allocatable;
+}
+
+// Whether the node's allocatable lags its capacity (SyncedAllocatable).
+bool AllocatableLags(const json::object* status) {
+  const json::object* current = api::ObjectAt(status, "allocatable");
+  return SyncedAllocatable(status) != (current ? *current : json::object());
 }
 
 }  // namespace
@@ -223,9 +222,7 @@ SimNodes::SimNodes(const ControllerContext& context, SimNodesOptions options)
   auto node_changed = [this](const api::ObjectPtr& node) {
     if (!Ours(node->name())) Adopt(node);
     if (!Ours(node->name()) || Down(node->name())) return;
-    if (json::object status = api::StatusOf(*node) ? *api::StatusOf(*node) : json::object(); SyncAllocatable(status)) {
-      Enqueue(kAllocatableKeyPrefix + node->name());
-    }
+    if (AllocatableLags(api::StatusOf(*node))) Enqueue(kAllocatableKeyPrefix + node->name());
     for (const auto& pod : pods_.ByIndex(client::kNodeNameIndex, node->name())) Enqueue(client::ObjectKey(*pod));
   };
   auto node_deleted = [this](const api::ObjectPtr& node) {
@@ -358,8 +355,9 @@ Status SimNodes::ReportReady(const api::ObjectPtr& node) {
 Status SimNodes::ReportAllocatable(const std::string& name) {
   api::ObjectPtr node = nodes_.Get(name);
   if (!node || !Ours(name) || Down(name)) return Status::Ok();
+  if (!AllocatableLags(api::StatusOf(*node))) return Status::Ok();
   json::object next = node->json();
-  if (!SyncAllocatable(api::MutableObject(next, "status"))) return Status::Ok();
+  api::MutableObject(next, "status")["allocatable"] = SyncedAllocatable(api::StatusOf(*node));
   auto written = client_.UpdateStatus(api::Kind::kNode, next);
   // A newer node came meanwhile: its update enqueues the node again.
   if (!written.ok() && written.status().code() != StatusCode::kConflict &&

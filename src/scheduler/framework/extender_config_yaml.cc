@@ -3,6 +3,7 @@
 #include <set>
 #include <utility>
 
+#include "api/resource_names.h"
 #include "api/time/duration.h"
 #include "api/validation/name_validation.h"
 
@@ -42,16 +43,6 @@ std::optional<std::string> DecodeBase64(std::string_view text) {
     if (padding < 1) out += static_cast<char>(bits & 0xff);
   }
   return out;
-}
-
-// kube's v1helper.IsExtendedResourceName: a name with a domain other than
-// kubernetes.io, not a quota name ("requests."), valid as a quota name.
-bool IsExtendedResourceName(std::string_view name) {
-  if (name.find('/') == std::string_view::npos ||
-      name.find("kubernetes.io/") != std::string_view::npos)
-    return false;
-  if (name.rfind("requests.", 0) == 0) return false;
-  return api::IsQualifiedName("requests." + std::string(name)).empty();
 }
 
 class ExtenderConfigReader {
@@ -198,7 +189,7 @@ class ExtenderConfigReader {
         std::string field = Index(path + ".managedResources", j) + ".name";
         std::vector<std::string> problems = api::IsQualifiedName(name);
         for (const auto& problem : problems) r_.InvalidString(field, name, problem);
-        if (problems.empty() && !IsExtendedResourceName(name)) {
+        if (problems.empty() && !api::IsExtendedResourceName(name)) {
           r_.InvalidString(field, name, "is an invalid extended resource name");
         }
         if (!managed.insert(name).second)

@@ -99,13 +99,5 @@ TEST(SimAdmission, OnlyAnUntoleratedNoExecuteTaintRejects) {
                                  *Node(kNode, no_execute), {}));
 }
 
-TEST(SimAdmission, ExtendedResourceNamesAreKubes) {
-  EXPECT_TRUE(IsExtendedResourceName("example.com/gpu"));
-  EXPECT_FALSE(IsExtendedResourceName("cpu"));
-  EXPECT_FALSE(IsExtendedResourceName("hugepages-2Mi"));
-  EXPECT_FALSE(IsExtendedResourceName("kubernetes.io/batch-cpu"));
-  EXPECT_FALSE(IsExtendedResourceName("requests.example.com/gpu"));
-}
-
 }  // namespace
 }  // namespace berth::controllers

@@ -11,9 +11,10 @@ namespace json = boost::json;
 
 namespace {
 
-// kube's IsExtendedResourceName: a domain-prefixed name outside
-// kubernetes.io. Native resources (hugepages-*, kubernetes.io/…) are always
-// checked, whatever ignoredResources lists.
+// kube's IsExtendedResourceName without its quota-name check
+// (api/resource_names.h), which would allocate on every node filtered: a
+// pod's resource names passed validation. Native resources (hugepages-*,
+// kubernetes.io/…) are always checked, whatever ignoredResources lists.
 bool IsExtendedResource(std::string_view name) {
   return name.find('/') != std::string_view::npos && name.find("kubernetes.io/") == std::string_view::npos &&
          !name.starts_with("requests.");
