@@ -1,5 +1,7 @@
 #include "api/json_fields.h"
 
+#include <cmath>
+
 #include "api/object.h"
 
 namespace berth::api {
@@ -41,8 +43,16 @@ int64_t IntAt(const json::object* o, std::string_view key, int64_t fallback) {
   if (it == o->end()) return fallback;
   if (it->value().is_int64()) return it->value().get_int64();
   if (it->value().is_uint64()) return static_cast<int64_t>(it->value().get_uint64());
-  if (it->value().is_double()) return static_cast<int64_t>(it->value().get_double());
+  if (it->value().is_double()) return ExactInt64(std::trunc(it->value().get_double())).value_or(fallback);
   return fallback;
+}
+
+std::optional<int64_t> ExactInt64(double d) {
+  // 2^63 is exact as a double; every double below it in magnitude that is a
+  // whole number converts exactly. NaN fails both comparisons.
+  constexpr double kTwoTo63 = 9223372036854775808.0;
+  if (!(d >= -kTwoTo63 && d < kTwoTo63) || std::trunc(d) != d) return std::nullopt;
+  return static_cast<int64_t>(d);
 }
 
 bool BoolAt(const json::object* o, std::string_view key) {

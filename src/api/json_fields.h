@@ -12,6 +12,7 @@
 #include <boost/json/object.hpp>
 #include <boost/json/value.hpp>
 #include <cstdint>
+#include <optional>
 #include <string_view>
 
 namespace berth::api {
@@ -31,8 +32,11 @@ const boost::json::array* ArrayAt(const boost::json::object* o, std::string_view
 std::string_view StringAt(const boost::json::object& o, std::string_view key);
 std::string_view StringAt(const boost::json::object* o, std::string_view key);
 // The member `key` as an integer (a double is truncated); `fallback` when
-// absent or not a number.
+// absent, not a number, or a number outside int64's range.
 int64_t IntAt(const boost::json::object* o, std::string_view key, int64_t fallback = 0);
+// `d` as an int64 when it is a whole number within int64's range (converting
+// any other double is undefined behaviour); nullopt otherwise.
+std::optional<int64_t> ExactInt64(double d);
 // True only when the member `key` is the boolean true.
 bool BoolAt(const boost::json::object* o, std::string_view key);
 

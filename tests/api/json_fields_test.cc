@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include <boost/json.hpp>
 
 #include "api/object.h"
@@ -53,6 +55,25 @@ TEST(JsonFields, IntAtReadsEveryNumberAndFallsBackOtherwise) {
   EXPECT_FALSE(BoolAt(meta, "no"));
   EXPECT_FALSE(BoolAt(meta, "n"));
   EXPECT_FALSE(BoolAt(nullptr, "yes"));
+}
+
+TEST(JsonFields, ExactInt64TakesOnlyWholeNumbersWithinRange) {
+  EXPECT_EQ(ExactInt64(3.0), 3);
+  EXPECT_EQ(ExactInt64(-9223372036854775808.0), INT64_MIN);
+  EXPECT_EQ(ExactInt64(9223372036854774784.0), 9223372036854774784LL);  // the largest double below 2^63
+  EXPECT_EQ(ExactInt64(9223372036854775808.0), std::nullopt);            // 2^63
+  EXPECT_EQ(ExactInt64(6.66667e+92), std::nullopt);
+  EXPECT_EQ(ExactInt64(-1e19), std::nullopt);
+  EXPECT_EQ(ExactInt64(2.5), std::nullopt);
+  EXPECT_EQ(ExactInt64(std::nan("")), std::nullopt);
+  EXPECT_EQ(ExactInt64(INFINITY), std::nullopt);
+}
+
+TEST(JsonFields, IntAtFallsBackForNumbersOutsideInt64) {
+  const json::object big = json::parse(R"({"big":6.66667e+92,"neg":-1e19,"half":-2.5})").as_object();
+  EXPECT_EQ(IntAt(&big, "big", 7), 7);
+  EXPECT_EQ(IntAt(&big, "neg", 7), 7);
+  EXPECT_EQ(IntAt(&big, "half", 7), -2);  // truncated toward zero
 }
 
 TEST(JsonFields, EditorsCreateOrReplaceTheMember) {

@@ -160,6 +160,10 @@ TEST(PodView, WrongJsonTypesAreErrorsNamingTheField) {
       {R"({"containers":"x"})", "spec.containers: expected an array"},
       {R"({"containers":[{"name":"c","image":7}]})", "spec.containers[0].image: expected a string"},
       {R"({"containers":[],"priority":"high"})", "spec.priority: expected an integer"},
+      {R"({"containers":[],"priority":1.5})", "spec.priority: expected an integer"},
+      // Beyond int64's range: a clear error, not an undefined conversion.
+      {R"({"containers":[],"priority":6.66667e+92})", "spec.priority: expected an integer"},
+      {R"({"containers":[],"priority":-9.3e18})", "spec.priority: expected an integer"},
       {R"({"containers":[],"tolerations":[{"key":1}]})", "spec.tolerations[0].key: expected a string"},
       {R"({"containers":[],"nodeSelector":{"a":1}})", "spec.nodeSelector.a: expected a string"},
       {R"({"containers":[{"name":"c","image":"i","resources":{"requests":{"cpu":"1x"}}}]})",

@@ -1,5 +1,7 @@
 #include "api/codec/json_reader.h"
 
+#include "api/json_fields.h"
+
 namespace berth::api {
 
 namespace json = boost::json;
@@ -63,8 +65,7 @@ std::optional<int64_t> JsonReader::Int(const json::object& parent, std::string_v
     return static_cast<int64_t>(v->get_uint64());
   }
   if (v->is_double()) {
-    double d = v->get_double();
-    if (d == static_cast<double>(static_cast<int64_t>(d))) return static_cast<int64_t>(d);
+    if (std::optional<int64_t> exact = ExactInt64(v->get_double())) return exact;
   }
   Fail(at.Field(name), "expected an integer");
   return std::nullopt;
