@@ -12,6 +12,7 @@
 #include "apiserver/authz/rbac/bootstrap_policy.h"
 #include "apiserver/cbor_response.h"
 #include "apiserver/discovery.h"
+#include "apiserver/health.h"
 #include "apiserver/openapi/field_validation.h"
 #include "apiserver/registry/strategies.h"
 #include "apiserver/subresources/binding.h"
@@ -82,6 +83,7 @@ void ApiServer::PrepareOwnObject(api::Kind kind, json::object& object) {
   strategy.Default(object);
   fields_.PrepareCreate(kind, object);
   strategy.PrepareForCreate(object);
+  strategy.Canonicalize(object);
 }
 
 ApiServer::~ApiServer() = default;
@@ -93,9 +95,6 @@ Status ApiServer::Bootstrap() {
     ns["kind"] = "Namespace";
     json::object meta;
     meta["name"] = name;
-    json::object labels;
-    labels["kubernetes.io/metadata.name"] = name;
-    meta["labels"] = std::move(labels);
     ns["metadata"] = std::move(meta);
     PrepareOwnObject(api::Kind::kNamespace, ns);
     auto object = api::Object::FromJson(json::value(std::move(ns)));
@@ -194,6 +193,21 @@ bool ApiServer::Privileged(const Request& request) const {
   return user && std::find(user->groups.begin(), user->groups.end(), kPrivilegedGroup) != user->groups.end();
 }
 
+// kube's /healthz, /livez and /readyz: the server answers while it runs; it
+// is not ready while the store refuses writes (a failed log, a full disk).
+std::optional<Response> ApiServer::ServeHealthCheck(const Request& request) {
+  const std::string& path = request.path;
+  if (!path.starts_with("/healthz") && !path.starts_with("/livez") && !path.starts_with("/readyz")) {
+    return std::nullopt;
+  }
+  const HealthCheck ping{"ping", [] { return Status::Ok(); }};
+  const HealthCheck store{"store", [this] { return store_.Health(); }};
+  for (std::string_view root : {"healthz", "livez"}) {
+    if (auto answer = ServeHealth(root, {ping}, request)) return answer;
+  }
+  return ServeHealth("readyz", {ping, store}, request);
+}
+
 Response ApiServer::Serve(Request& request) {
   // Routes marked anonymous (the dashboard's static files) need no
   // credentials and reach nothing of the API.
@@ -214,19 +228,7 @@ Response ApiServer::Serve(Request& request) {
     if (!get) return ErrorResponse(Status(StatusCode::kMethodNotAllowed, "method not allowed"));
     return JsonResponse(200, json::serialize(VersionInfo(options_.berth_version)));
   }
-  if (path == "/readyz") {
-    // Not ready while the store refuses writes (a failed log, a full disk).
-    if (Status health = store_.Health(); !health.ok()) {
-      Response r = JsonResponse(500, "[-]store failed: " + health.message() + "\nreadyz check failed\n");
-      r.content_type = "text/plain; charset=utf-8";
-      return r;
-    }
-  }
-  if (path == "/healthz" || path == "/livez" || path == "/readyz") {
-    Response r = JsonResponse(200, "ok");
-    r.content_type = "text/plain; charset=utf-8";
-    return r;
-  }
+  if (std::optional<Response> health = ServeHealthCheck(request)) return std::move(*health);
   if (path == "/metrics") {
     if (!options_.metrics) return NotFoundPath();
     Response r = JsonResponse(200, options_.metrics());

@@ -33,7 +33,7 @@
 
 namespace berth::apiserver {
 
-class ApiServer : private GenericRest {
+class ApiServer final : private GenericRest {
  public:
   struct Options {
     std::string berth_version = "0.0.0";
@@ -128,6 +128,7 @@ class ApiServer : private GenericRest {
   Response AnswerWhenVisible(Response response, int64_t revision) override;
 
   Response Serve(Request& request);
+  std::optional<Response> ServeHealthCheck(const Request& request);
   // A resource path: the kind's verbs, or the subresource its strategy holds
   // under the path's name.
   Response HandleResource(Request& request, const RequestInfo& info);

@@ -238,7 +238,7 @@ Response ApiServer::Create(Request& request, const RequestInfo& info) {
   // What the create holds until it is written (a Service's addresses).
   auto guard = strategy.BeginCreate(object);
   if (!guard.ok()) return ErrorResponse(guard.status(), DetailsFor(kind, name));
-  ResourceStrategy::CreateGuard held = std::move(guard).value();
+  ResourceStrategy::WriteGuard held = std::move(guard).value();
   RecordUpdate(OwnershipOf(*info.kind, strategy), nullptr, object, FieldManagerOf(request), api::NowRfc3339());
 
   // generateName: retry on a name collision, as kube does since 1.32. The
@@ -249,6 +249,7 @@ Response ApiServer::Create(Request& request, const RequestInfo& info) {
       name = fields_.GenerateName(generate);
       api::MutableObject(source.get_object(), "metadata")["name"] = name;
     }
+    strategy.Canonicalize(source.get_object());
     auto built = api::Object::FromJson(std::move(source));
     if (!built.ok()) return ErrorResponse(built.status());
     Status valid = strategy.Validate(*built.value());
@@ -315,7 +316,14 @@ Result<api::ObjectPtr> ApiServer::WriteUpdate(const RequestInfo& info, const api
                                  dry_run};
   if (Status admitted = admission_->Admit(attributes, &result); !admitted.ok()) return admitted;
   fields_.PrepareUpdate(stored.kind, cur, result);
-  if (whole) strategy.PrepareForUpdate(result, cur);
+  ResourceStrategy::WriteGuard held;
+  if (whole) {
+    strategy.PrepareForUpdate(result, cur);
+    strategy.Canonicalize(result);
+    auto guard = strategy.BeginUpdate(result, cur);
+    if (!guard.ok()) return guard.status();
+    held = std::move(guard).value();
+  }
   api::MutableObject(result, "metadata").erase("resourceVersion");
   auto built = api::Object::FromJson(std::move(next_value));
   if (!built.ok()) return built.status();

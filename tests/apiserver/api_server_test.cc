@@ -496,9 +496,37 @@ TEST_F(ApiServerTest, ATerminatingNamespaceTakesNothingNewAndGoesOnceFinalized) 
   ASSERT_EQ(put.status, 200) << put.body;
   json::object after = Body(put);
   EXPECT_TRUE(after["spec"].as_object()["finalizers"].as_array().empty());
-  EXPECT_FALSE(after["metadata"].as_object().contains("labels"));
+  EXPECT_EQ(json::serialize(after["metadata"].as_object()["labels"]), R"({"kubernetes.io/metadata.name":"shop"})");
   EXPECT_EQ(Call("DELETE", "/api/v1/namespaces/shop").status, 200);
   EXPECT_EQ(Call("GET", "/api/v1/namespaces/shop").status, 404);
+}
+
+TEST_F(ApiServerTest, ANamespaceIsLabelledWithItsName) {
+  Response created = Call("POST", "/api/v1/namespaces",
+                          R"({"apiVersion":"v1","kind":"Namespace","metadata":{"generateName":"team-",)"
+                          R"("labels":{"kubernetes.io/metadata.name":"other","tier":"a"}}})");
+  ASSERT_EQ(created.status, 201) << created.body;
+  json::object ns = Body(created);
+  const std::string name(ns["metadata"].as_object()["name"].as_string());
+  ASSERT_TRUE(name.starts_with("team-")) << name;
+  json::object& labels = ns["metadata"].as_object()["labels"].as_object();
+  EXPECT_EQ(labels["kubernetes.io/metadata.name"].as_string(), name) << "the generated name, not the one sent";
+  EXPECT_EQ(labels["tier"].as_string(), "a");
+
+  // An update cannot take the label away or change it.
+  labels.erase("kubernetes.io/metadata.name");
+  Response put = Call("PUT", "/api/v1/namespaces/" + name, json::serialize(ns));
+  ASSERT_EQ(put.status, 200) << put.body;
+  EXPECT_EQ(Body(put)["metadata"].as_object()["labels"].as_object()["kubernetes.io/metadata.name"].as_string(), name);
+  Response patched = Call("PATCH", "/api/v1/namespaces/" + name,
+                          R"({"metadata":{"labels":{"kubernetes.io/metadata.name":"x"}}})",
+                          "application/merge-patch+json");
+  ASSERT_EQ(patched.status, 200) << patched.body;
+  EXPECT_EQ(Body(patched)["metadata"].as_object()["labels"].as_object()["kubernetes.io/metadata.name"].as_string(),
+            name);
+  EXPECT_EQ(Body(Call("GET", "/api/v1/namespaces/default"))["metadata"].as_object()["labels"].as_object()
+                ["kubernetes.io/metadata.name"].as_string(),
+            "default");
 }
 
 TEST_F(ApiServerTest, ANamespaceWaitsForBothKindsOfFinalizers) {
@@ -690,6 +718,65 @@ TEST_F(ApiServerTest, ServicesGetClusterIpsAndNodePortsFromTheirRanges) {
   ASSERT_EQ(headless.status, 201) << headless.body;
   EXPECT_EQ(Body(headless)["spec"].as_object()["clusterIP"], "None");
   EXPECT_EQ(Body(create("next", R"({"ports":[{"port":80}]})"))["spec"].as_object()["clusterIP"], "10.96.0.3");
+}
+
+// kube's Service updates: a type change gives the Service what the new type
+// needs (an address, node ports) and drops what it no longer needs; an update
+// that leaves allocated values out keeps them (kubectl replace of a manifest).
+TEST_F(ApiServerTest, ServiceTypeChangesAllocateAndReleaseAsKubes) {
+  const std::string path = "/api/v1/namespaces/default/services/ext";
+  auto put = [&](const std::string& spec) {
+    json::object current = Body(Call("GET", path));
+    json::object next{{"apiVersion", "v1"}, {"kind", "Service"}, {"metadata", current["metadata"]},
+                      {"spec", json::parse(spec)}};
+    return Call("PUT", path, json::serialize(next));
+  };
+  Response created = Call("POST", "/api/v1/namespaces/default/services",
+                          R"({"metadata":{"name":"ext"},"spec":{"type":"ExternalName","externalName":"example.com"}})");
+  ASSERT_EQ(created.status, 201) << created.body;
+  EXPECT_FALSE(Body(created)["spec"].as_object().contains("clusterIP"));
+
+  Response to_cluster = put(R"({"type":"ClusterIP","ports":[{"name":"http","port":80}]})");
+  ASSERT_EQ(to_cluster.status, 200) << to_cluster.body;
+  json::object spec = Body(to_cluster)["spec"].as_object();
+  EXPECT_EQ(spec["clusterIP"], "10.96.0.2");
+  EXPECT_EQ(spec["clusterIPs"], json::array{"10.96.0.2"});
+  EXPECT_EQ(spec["ipFamilies"], json::array{"IPv4"});
+
+  Response to_node_port = put(R"({"type":"NodePort","ports":[{"name":"http","port":80}]})");
+  ASSERT_EQ(to_node_port.status, 200) << to_node_port.body;
+  spec = Body(to_node_port)["spec"].as_object();
+  EXPECT_EQ(spec["clusterIP"], "10.96.0.2") << "kept though the update left it out";
+  EXPECT_EQ(spec["ports"].as_array()[0].as_object()["nodePort"], 30000);
+  Response again = put(R"({"type":"NodePort","ports":[{"name":"http","port":80}]})");
+  ASSERT_EQ(again.status, 200) << again.body;
+  EXPECT_EQ(Body(again)["spec"].as_object()["ports"].as_array()[0].as_object()["nodePort"], 30000)
+      << "the port keeps its node port";
+
+  Response back = put(R"({"type":"ClusterIP","clusterIP":"10.96.0.2","ports":[{"name":"http","port":80,"nodePort":30000}]})");
+  ASSERT_EQ(back.status, 200) << back.body;
+  EXPECT_FALSE(Body(back)["spec"].as_object()["ports"].as_array()[0].as_object().contains("nodePort"));
+
+  Response to_external = put(R"({"type":"ExternalName","externalName":"example.org","clusterIP":"10.96.0.2",)"
+                             R"("clusterIPs":["10.96.0.2"],"ipFamilies":["IPv4"],"ipFamilyPolicy":"SingleStack",)"
+                             R"("internalTrafficPolicy":"Cluster"})");
+  ASSERT_EQ(to_external.status, 200) << to_external.body;
+  spec = Body(to_external)["spec"].as_object();
+  EXPECT_FALSE(spec.contains("clusterIP"));
+  EXPECT_FALSE(spec.contains("clusterIPs"));
+  EXPECT_FALSE(spec.contains("ipFamilies"));
+  EXPECT_FALSE(spec.contains("internalTrafficPolicy"));
+  // Its address is free again.
+  Response other = Call("POST", "/api/v1/namespaces/default/services",
+                        R"({"metadata":{"name":"other"},"spec":{"clusterIP":"10.96.0.2","ports":[{"port":80}]}})");
+  EXPECT_EQ(other.status, 201) << other.body;
+  // Back to ClusterIP asking for a taken address: kube's error, nothing stored.
+  Response taken = put(R"({"type":"ClusterIP","clusterIP":"10.96.0.2","ports":[{"port":80}]})");
+  EXPECT_EQ(taken.status, 422);
+  EXPECT_EQ(Body(taken)["message"],
+            "Service \"ext\" is invalid: spec.clusterIPs: Invalid value: []string{\"10.96.0.2\"}: failed to "
+            "allocate IP 10.96.0.2: provided IP is already allocated");
+  EXPECT_EQ(Body(Call("GET", path))["spec"].as_object()["type"], "ExternalName");
 }
 
 }  // namespace

@@ -4,7 +4,8 @@ default ServiceAccount and kube-root-ca.crt, ReplicationControllers (pods,
 `kubectl scale rc`), a quantity written as a JSON number, the simulated
 kubelet's admission (a hostPort taken) and containers running their known
 commands, and defaults kube applies (a RoleBinding without roleRef.apiGroup,
-a volume with only a name)."""
+a volume with only a name), the label naming each namespace, a Service whose
+type changes, and the verbose health checks."""
 
 import json
 import unittest
@@ -44,6 +45,38 @@ class ConformanceClassesTest(unittest.TestCase):
         self.wait("the default ServiceAccount again",
                   lambda: (s := self.get("serviceaccount", "default", "-n", "fresh")) and
                   s["metadata"]["uid"] != sa["metadata"]["uid"])
+
+    def test_a_namespace_is_selectable_by_its_name_label(self):
+        self.server.kubectl("create", "namespace", "labelled")
+        found = self.get("namespaces", "-l", "kubernetes.io/metadata.name=labelled")["items"]
+        self.assertEqual([n["metadata"]["name"] for n in found], ["labelled"])
+        # kubectl cannot take it away.
+        self.server.kubectl("label", "namespace", "labelled", "kubernetes.io/metadata.name-")
+        self.assertEqual(self.get("namespace", "labelled")["metadata"]["labels"]["kubernetes.io/metadata.name"],
+                         "labelled")
+
+    def test_a_service_changed_from_external_name_gets_an_address_and_node_port(self):
+        self.apply({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "ext"},
+                    "spec": {"type": "ExternalName", "externalName": "example.com"}})
+        self.assertNotIn("clusterIP", self.get("service", "ext")["spec"])
+        self.server.kubectl("patch", "service", "ext", "--type=merge", "-p", json.dumps(
+            {"spec": {"type": "NodePort", "externalName": None, "ports": [{"name": "http", "port": 80}]}}))
+        spec = self.get("service", "ext")["spec"]
+        self.assertTrue(spec["clusterIP"].startswith("10.96."), spec)
+        node_port = spec["ports"][0]["nodePort"]
+        self.assertTrue(30000 <= node_port <= 32767, spec)
+        self.server.kubectl("patch", "service", "ext", "--type=merge", "-p", json.dumps(
+            {"spec": {"type": "ExternalName", "externalName": "example.org"}}))
+        spec = self.get("service", "ext")["spec"]
+        self.assertNotIn("clusterIP", spec)
+        self.assertNotIn("nodePort", spec["ports"][0])
+
+    def test_health_checks_are_listed_when_verbose(self):
+        out = self.server.kubectl("get", "--raw", "/readyz?verbose").stdout
+        self.assertEqual(out.splitlines(), ["[+]ping ok", "[+]store ok", "readyz check passed"])
+        self.assertEqual(self.server.kubectl("get", "--raw", "/livez/ping").stdout, "ok")
+        failed = self.server.kubectl("get", "--raw", "/livez/nothing", check=False)
+        self.assertNotEqual(failed.returncode, 0)
 
     def test_a_replication_controller_gets_its_pods_and_scales(self):
         self.apply({"apiVersion": "v1", "kind": "ReplicationController", "metadata": {"name": "web"},

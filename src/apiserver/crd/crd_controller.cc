@@ -268,8 +268,8 @@ class CustomResourceStrategy final : public ResourceStrategy {
   // kube's handler refuses new objects (a create, or an apply that would
   // create) while the definition terminates; its objects stay readable,
   // writable and deletable.
-  Result<CreateGuard> BeginCreate(json::object& object) const override {
-    if (!terminating_) return CreateGuard();
+  Result<WriteGuard> BeginCreate(json::object& object) const override {
+    if (!terminating_) return WriteGuard();
     std::string_view name = api::StringAt(api::ObjectAt(object, "metadata"), "name");
     std::string message = resource_;
     if (!name.empty()) message += " \"" + std::string(name) + "\"";

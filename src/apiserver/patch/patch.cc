@@ -59,6 +59,13 @@ Status PathError(std::string_view op, std::string_view path) {
                          std::string(path) + "\"");
 }
 
+// move's and copy's: their source ("from") or destination is missing.
+Status MissingPathError(std::string_view op, std::string_view which, std::string_view path) {
+  return Status::Invalid("the server rejected our request due to an error in our request: " +
+                         std::string(op) + " operation does not apply: doc is missing " + std::string(which) +
+                         " path: " + std::string(path));
+}
+
 // Follows all but the last token; nullptr when the path does not exist.
 json::value* Parent(json::value& doc, const std::vector<std::string>& tokens) {
   json::value* cur = &doc;
@@ -167,15 +174,13 @@ Result<json::value> ApplyJsonPatch(const json::value& original, std::string_view
       std::string from = str("from");
       auto from_tokens = ParsePointer(from);
       if (!from_tokens.ok()) return from_tokens.status();
-      json::value moved;
-      if (name == "move") {
-        s = Remove(doc, *from_tokens, from, &moved);
-      } else {
-        json::value* source = Resolve(doc, *from_tokens);
-        if (!source) return PathError("copy", from);
-        moved = *source;
+      json::value* source = Resolve(doc, *from_tokens);
+      if (!source) return MissingPathError(name, "from", from);
+      json::value moved = *source;
+      if (name == "move") s = Remove(doc, *from_tokens, from, nullptr);
+      if (s.ok() && !Add(doc, *tokens, path, std::move(moved)).ok()) {
+        return MissingPathError(name, "destination", path);
       }
-      if (s.ok()) s = Add(doc, *tokens, path, std::move(moved));
     } else if (name == "test") {
       json::value* target = Resolve(doc, *tokens);
       if (!target || *target != *value) {

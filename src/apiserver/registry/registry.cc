@@ -55,8 +55,12 @@ Status ResourceStrategy::ValidateUpdate(const api::Object& next, const api::Obje
   return api::ValidateObject(next);
 }
 
-Result<ResourceStrategy::CreateGuard> ResourceStrategy::BeginCreate(boost::json::object&) const {
-  return CreateGuard();
+Result<ResourceStrategy::WriteGuard> ResourceStrategy::BeginCreate(boost::json::object&) const {
+  return WriteGuard();
+}
+Result<ResourceStrategy::WriteGuard> ResourceStrategy::BeginUpdate(boost::json::object&,
+                                                                   const boost::json::object&) const {
+  return WriteGuard();
 }
 void ResourceStrategy::AfterCreate(const api::ObjectPtr&) const {}
 Status ResourceStrategy::ValidateDelete(const api::Object&) const { return Status::Ok(); }

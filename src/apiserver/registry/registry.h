@@ -64,6 +64,9 @@ class ResourceStrategy {
   virtual void PrepareForCreate(boost::json::object& object) const;
   // Mutations before an update's validation; `current` is the stored object.
   virtual void PrepareForUpdate(boost::json::object& next, const boost::json::object& current) const;
+  // kube's Canonicalize: the object's canonical form, once its name is final
+  // (after generateName), on create and on writes of the object itself.
+  virtual void Canonicalize(boost::json::object& object) const {}
   // Fields of `object` the kind does not define, as paths ("spec.foo"),
   // removed from it (kube's pruning, and fieldValidation's unknown fields).
   // Kinds without a complete schema find none.
@@ -83,10 +86,12 @@ class ResourceStrategy {
   virtual Status Validate(const api::Object& object) const;
   virtual Status ValidateUpdate(const api::Object& next, const api::Object& current) const;
 
-  // What a create holds until its object is written (a Service's allocated
+  // What a write holds until its object is written (a Service's allocated
   // addresses and ports): taken after admission, released after the write.
-  using CreateGuard = std::unique_lock<std::mutex>;
-  virtual Result<CreateGuard> BeginCreate(boost::json::object& object) const;
+  using WriteGuard = std::unique_lock<std::mutex>;
+  virtual Result<WriteGuard> BeginCreate(boost::json::object& object) const;
+  // The same for an update of the object itself; `current` is the stored one.
+  virtual Result<WriteGuard> BeginUpdate(boost::json::object& next, const boost::json::object& current) const;
   // After a create was stored (a CustomResourceDefinition is served at once).
   virtual void AfterCreate(const api::ObjectPtr& created) const;
   // Whether AfterCreate does anything: such creates complete on the

@@ -78,7 +78,7 @@ class PodStrategy final : public BuiltinResourceStrategy {
 };
 
 // kube's namespace strategy: the "kubernetes" finalizer on create, which only
-// /finalize changes afterwards.
+// /finalize changes afterwards, and the label naming the namespace.
 class NamespaceStrategy final : public BuiltinResourceStrategy {
  public:
   NamespaceStrategy() : BuiltinResourceStrategy(api::Kind::kNamespace, NamespaceSubresources()) {}
@@ -97,17 +97,31 @@ class NamespaceStrategy final : public BuiltinResourceStrategy {
       spec.erase("finalizers");
     }
   }
+  // kubernetes.io/metadata.name is always the namespace's name (kube 1.22):
+  // namespaceSelectors can pick a namespace by name.
+  void Canonicalize(json::object& ns) const override {
+    json::object& meta = api::MutableObject(ns, "metadata");
+    json::string name(api::StringAt(meta, "name"));
+    api::MutableObject(meta, "labels")["kubernetes.io/metadata.name"] = std::move(name);
+  }
   bool DeletesContents() const override { return true; }
 };
 
-// A Service's cluster IP and node ports, allocated when it is created.
+// A Service's cluster IP and node ports, allocated when it is created or
+// when an update changes its type to one that needs them.
 class ServiceStrategy final : public BuiltinResourceStrategy {
  public:
   ServiceStrategy(store::Store& store, ServiceAllocator& services)
       : BuiltinResourceStrategy(api::Kind::kService), store_(store), services_(services) {}
 
-  Result<CreateGuard> BeginCreate(json::object& service) const override {
+  Result<WriteGuard> BeginCreate(json::object& service) const override {
     return services_.Allocate(service, store_);
+  }
+  void PrepareForUpdate(json::object& next, const json::object& current) const override {
+    ServiceAllocator::PrepareUpdate(next, current);
+  }
+  Result<WriteGuard> BeginUpdate(json::object& next, const json::object& current) const override {
+    return services_.AllocateUpdate(next, current, store_);
   }
 
  private:

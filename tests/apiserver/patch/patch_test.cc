@@ -126,6 +126,12 @@ TEST(JsonPatchTest, AnOperationThatCannotApplyIsInvalid) {
   // Past the end of the list, and an index with a leading zero.
   EXPECT_EQ(refused(R"([{"op":"add","path":"/spec/list/5","value":1}])").message(),
             prefix + "add operation does not apply: doc is missing path: \"/spec/list/5\"");
+  EXPECT_EQ(refused(R"([{"op":"move","from":"/spec/missing","path":"/x"}])").message(),
+            prefix + "move operation does not apply: doc is missing from path: /spec/missing");
+  EXPECT_EQ(refused(R"([{"op":"copy","from":"/spec/missing","path":"/x"}])").message(),
+            prefix + "copy operation does not apply: doc is missing from path: /spec/missing");
+  EXPECT_EQ(refused(R"([{"op":"move","from":"/metadata","path":"/no/such"}])").message(),
+            prefix + "move operation does not apply: doc is missing destination path: /no/such");
   EXPECT_EQ(refused(R"([{"op":"add","path":"/spec/list/01","value":1}])").code(), StatusCode::kInvalid);
 
   s = refused(R"([{"op":"add","path":"/metadata/labels/y","value":"2"},
