@@ -50,6 +50,9 @@ TEST(NodeResourcesFit, FiltersLikeKube) {
   auto busy = Node("busy", "2", "4Gi");
   busy->AddPod(PodRequesting("a", "1500m", "3Gi"));
   auto gpu = Node("gpu", "2", "4Gi");
+  // Pods bound by nodeName past the node's cpu (the kubelet admits them).
+  auto overcommitted = Node("over", "2", "4Gi");
+  overcommitted->AddPod(PodRequesting("a", "3", "1Gi"));
   std::vector<FilterCase> cases = {
       {"fits an empty node", PodRequesting("p", "1", "1Gi"), Node("n"), Code::kSuccess, {}},
       {"exact fit", PodRequesting("p", "4", "8Gi"), Node("n"), Code::kSuccess, {}},
@@ -57,6 +60,13 @@ TEST(NodeResourcesFit, FiltersLikeKube) {
       {"cpu and memory both short", PodRequesting("p", "1", "2Gi"), busy, Code::kUnschedulable,
        {"Insufficient cpu", "Insufficient memory"}},
       {"pod count is checked even for best-effort pods", Pod("p"), full, Code::kUnschedulable, {"Too many pods"}},
+      // kube >= 1.27 (kubernetes#116408) checks only the resources a pod asks
+      // for: no "Insufficient cpu" for a pod asking no cpu on a node past its
+      // cpu. (kube <= 1.26 said "Insufficient cpu" there.)
+      {"a resource the pod does not ask for is not checked", PodRequesting("p", "", "1Gi"), overcommitted,
+       Code::kSuccess, {}},
+      {"only the resource asked for is short", PodRequesting("p", "", "4Gi"), overcommitted, Code::kUnschedulable,
+       {"Insufficient memory"}},
       {"extended resource missing on the node",
        Pod("p", R"({"containers":[{"name":"c","image":"i","resources":{"requests":{"example.com/gpu":"1"}}}]})"), gpu,
        Code::kUnschedulable, {"Insufficient example.com/gpu"}},
