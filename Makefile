@@ -4,16 +4,13 @@
 BUILD ?= build
 ASAN_BUILD ?= build-asan
 TSAN_BUILD ?= build-tsan
-FUZZ_BUILD ?= build-fuzz
-# Seconds per fuzz target: 21 targets, two at a time. CI takes 10 so that the
-# fuzz stage (a cold instrumented build and the runs) stays within about ten
-# minutes on two cores.
+# Seconds per fuzz target: 21 targets, two at a time.
 FUZZ_SECONDS ?= $(if $(CI),10,20)
 JOBS ?= $(shell nproc)
 WERROR ?= $(if $(CI),ON,OFF)
 DATA_DIR ?= data
 
-.PHONY: all deps build run test test-unit test-asan test-tsan fuzz bench format clean
+.PHONY: all deps build build-e2e run test test-release test-unit asan-build test-asan test-tsan fuzz bench format clean
 
 all: build
 
@@ -34,23 +31,46 @@ SIM_ZONES ?= 3
 run: build
 	$(BUILD)/berth serve --data-dir $(DATA_DIR) --sim-nodes $(SIM_NODES) --sim-zones $(SIM_ZONES)
 
-# Every test: unit and end-to-end, then the unit tests under ASan+UBSan, the
-# concurrency tests under TSan and the fuzz targets.
-test: build
-	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
+# Every test: unit and end-to-end, then the unit tests under ASan+UBSan and
+# the fuzz targets (one instrumented build), the concurrency tests under TSan.
+test: test-release
 	$(MAKE) test-asan
+	$(MAKE) fuzz
 	$(if $(CI),rm -rf $(ASAN_BUILD))  # CI's disk: the sanitizer build is the largest
 	$(MAKE) test-tsan
-	$(MAKE) fuzz
+
+# CI compiles each test once: its unit tests run in the ASan+UBSan build
+# (test-asan), so its release build is berth and what the end-to-end tests
+# run, and it runs those and the crash tests (which SIGKILL the binary and
+# are too slow under ASan). Elsewhere every test runs in the release build too.
+ifeq ($(CI),)
+test-release: build
+	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
+else
+test-release: build-e2e
+	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS) -L e2e
+	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS) -R 'Crash\.'
+endif
+
+# The release build's binaries and the crash tests' executable.
+E2E_TARGETS = berth my-scheduler myapp-operator store_crash_test
+build-e2e: deps $(BUILD)/build.ninja
+	cmake --build $(BUILD) -j $(JOBS) --target $(E2E_TARGETS)
 
 test-unit: build
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS) -L unit
 
-# Unit tests again under AddressSanitizer + UndefinedBehaviorSanitizer.
-test-asan: deps
-	cmake -S . -B $(ASAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DBERTH_WERROR=$(WERROR) \
-	  -DBERTH_SANITIZE=address,undefined
+# The AddressSanitizer + UndefinedBehaviorSanitizer build, with clang-16: the
+# unit tests and the libFuzzer targets (fuzz/, cmake/Fuzz.cmake) from one
+# instrumented compile of the tree.
+ASAN_CMAKE = cmake -S . -B $(ASAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_COMPILER=clang++-16 \
+  -DBERTH_WERROR=$(WERROR) -DBERTH_SANITIZE=address,undefined -DBERTH_FUZZ=ON
+asan-build: deps
+	$(ASAN_CMAKE)
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
+
+# Unit tests again under ASan+UBSan.
+test-asan: asan-build
 	ASAN_OPTIONS=detect_leaks=1 ctest --test-dir $(ASAN_BUILD) --output-on-failure -j $(JOBS) -L unit -E 'Crash\.'
 
 # Concurrency tests under ThreadSanitizer.
@@ -61,14 +81,14 @@ test-tsan: deps
 	  $$(ninja -C $(TSAN_BUILD) -t targets all | grep -o '^[a-z0-9_]*_stress_test' | sort -u)
 	ctest --test-dir $(TSAN_BUILD) --output-on-failure -j $(JOBS) -R 'Stress\.'
 
-# The libFuzzer targets (fuzz/) built with clang-16 under ASan+UBSan, each run
-# for FUZZ_SECONDS from its seed corpus (fuzz/corpus/); fails on a crash, a
-# leak or a timeout. Only the fuzz targets and the libraries they use are built.
+# The libFuzzer targets of the ASan build, each run for FUZZ_SECONDS from its
+# seed corpus (fuzz/corpus/); fails on a crash, a leak or a timeout. Alone,
+# `make fuzz` builds only the fuzz targets and the libraries they use.
 fuzz: deps
-	CC=clang-16 CXX=clang++-16 cmake -S . -B $(FUZZ_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Debug \
-	  -DBERTH_FUZZ=ON -DBERTH_MALLOC=system -DBERTH_WERROR=$(WERROR)
-	cmake --build $(FUZZ_BUILD) -j $(JOBS)
-	fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_SECONDS)
+	$(ASAN_CMAKE)
+	cmake --build $(ASAN_BUILD) -j $(JOBS) --target \
+	  $$(ninja -C $(ASAN_BUILD) -t targets all | grep -o '^fuzz_[a-z0-9_]*:' | tr -d : | sort -u)
+	fuzz/run.sh $(ASAN_BUILD) $(FUZZ_SECONDS)
 
 bench: build
 	@ls $(BUILD)/*_bench
@@ -77,4 +97,4 @@ format:
 	clang-format -i $$(git ls-files '*.cc' '*.h')
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD) $(TSAN_BUILD) $(FUZZ_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(TSAN_BUILD)

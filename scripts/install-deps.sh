@@ -9,7 +9,7 @@ packages=(
   libyaml-cpp-dev libcli11-dev libspdlog-dev libfmt-dev
   libgtest-dev libgmock-dev libbenchmark-dev libgoogle-perftools-dev
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
-  clang-16 libclang-rt-16-dev
+  clang-16 libclang-rt-16-dev lld
   python3 python3-kubernetes
   etcd-server prometheus google-perftools chromium
 )

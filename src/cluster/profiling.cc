@@ -31,9 +31,11 @@ extern int64_t FLAGS_tcmalloc_sample_parameter;
 namespace berth::cluster {
 namespace {
 
+#ifdef BERTH_HAVE_GPERFTOOLS
 constexpr int kDefaultSeconds = 30;  // Go's default
 constexpr int kMaxSeconds = 600;
 constexpr int64_t kHeapSamplePeriod = 512 * 1024;  // Go's MemProfileRate
+#endif
 
 apiserver::Response Text(int status, std::string body, std::string content_type) {
   apiserver::Response r = apiserver::JsonResponse(status, std::move(body));

@@ -111,6 +111,7 @@ class Store {
   // Removes the key; guarded like Update. Returns the deleted version, at the
   // revision of the deletion.
   virtual Result<ObjectPtr> Delete(const std::string& key, int64_t expected_revision = 0) = 0;
+  // A watch refers to its store: it must be destroyed before the store is.
   virtual Result<std::unique_ptr<Watch>> WatchFrom(const WatchOptions& options) = 0;
   // The newest revision visible to readers.
   virtual int64_t CurrentRevision() = 0;

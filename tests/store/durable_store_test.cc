@@ -354,6 +354,7 @@ TEST_F(DurableStore, DeferredWritesArePublishedOnceDurable) {
   bool after_close = false;
   store->WhenVisible(revision, [&] { after_close = true; });
   EXPECT_TRUE(after_close);
+  watch.value().reset();  // a watch goes before its store
   store.reset();
   EXPECT_TRUE(Open()->Get(api::StorageKey(api::Kind::kPod, "ns", "d")).ok());
 }
