@@ -218,7 +218,9 @@ Result<std::unique_lock<std::mutex>> ServiceAllocator::Allocate(json::object& se
   api::FieldErrors errors;
   AllocateClusterIp(spec, used, errors);
   if (errors.empty() && NeedsNodePorts(spec)) AllocateNodePorts(spec, used, {}, errors);
-  if (!errors.empty()) return errors.ToStatus("Service", std::string(api::StringAt(api::ObjectAt(service, "metadata"), "name")));
+  if (!errors.empty()) {
+    return errors.ToStatus("Service", std::string(api::StringAt(api::ObjectAt(service, "metadata"), "name")));
+  }
   return lock;
 }
 
