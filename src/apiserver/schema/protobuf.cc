@@ -64,6 +64,10 @@ class Reader {
     *out = v;
     return true;
   }
+  // Skips a field of `wire` type whose tag was read, as gogo-protobuf's
+  // skipGenerated does: a group (3) up to its end-group tag, nested groups
+  // included; false for a lone end-group (4), wire types 6 and 7, or a field
+  // cut short.
   bool Skip(int wire) {
     uint64_t v;
     std::string_view b;
@@ -71,12 +75,28 @@ class Reader {
       case 0: return Varint(&v);
       case 1: return Advance(8);
       case 2: return Bytes(&b);
+      case 3: return SkipGroup();
       case 5: return Advance(4);
       default: return false;
     }
   }
 
  private:
+  bool SkipGroup() {
+    for (int depth = 1; depth > 0;) {
+      uint64_t key;
+      if (!Varint(&key)) return false;
+      const int wire = static_cast<int>(key & 7);
+      if (wire == 3) {
+        ++depth;
+      } else if (wire == 4) {
+        --depth;
+      } else if (!Skip(wire)) {
+        return false;
+      }
+    }
+    return true;
+  }
   bool Advance(size_t n) {
     if (n > data_.size() - pos_) return false;
     pos_ += n;
@@ -409,12 +429,21 @@ Result<json::object> DecodeMessage(std::string_view bytes, const Message& m, int
   while (!r.done()) {
     uint64_t key;
     if (!r.Varint(&key)) return Malformed(m);
-    int number = static_cast<int>(key >> 3), wire = static_cast<int>(key & 7);
+    const uint64_t number64 = key >> 3;
+    int number = static_cast<int>(number64), wire = static_cast<int>(key & 7);
+    // kube's generated Unmarshal: an end-group outside a group and field
+    // number 0 are malformed.
+    if (wire == 4 || number64 == 0 || number64 > 0x1FFFFFFF) return Malformed(m);
     const Field* field = nullptr;
     for (const auto& f : m.fields) {
       if (f.number == number) field = &f;
     }
-    if (!field) return Unsupported(std::string(m.name) + " field " + std::to_string(number));
+    // A field the schema does not have is skipped, as kube's decoders skip
+    // it (client-go <= 1.24 writes ObjectMeta's clusterName, field 15).
+    if (!field) {
+      if (!r.Skip(wire)) return Malformed(m);
+      continue;
+    }
     const bool repeated = field->flags & protobuf_schema::kRepeated;
     if (field->type == T::kStringMap || field->type == T::kBytesMap || field->type == T::kQuantityMap ||
         field->type == T::kMessageMap || field->type == T::kTimeMap) {

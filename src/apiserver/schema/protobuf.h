@@ -11,9 +11,10 @@
 // program (status updates included). The schema (go_types.h, one table
 // file per API group) covers every built-in kind berth serves, all the fields
 // of their generated.proto, status too; custom resources are JSON only, as in
-// Kubernetes. A field the schema does not know is an
-// UnsupportedMediaType error naming the message and field number (send JSON
-// or YAML instead), never a silent drop.
+// Kubernetes. A field the schema does not know is skipped, as kube's
+// generated decoders skip it (fields kube has since removed, such as
+// ObjectMeta's clusterName); a body that is not well-formed protobuf is a
+// BadRequest.
 
 #include <string_view>
 

@@ -81,5 +81,19 @@ TEST_F(ProtobufSubresourceTest, ABindingInProtobufBindsThePod) {
   EXPECT_EQ(bad.status, 400) << bad.body;
 }
 
+// client-go <= 1.24 writes ObjectMeta's clusterName (field 15, removed in
+// kube 1.25) in every object: kube skips it, and so does berth.
+TEST_F(ProtobufSubresourceTest, AnObjectFromAnOldClientGoIsCreated) {
+  // ConfigMap {1 metadata {1 name, 15 clusterName}, 2 data {1 key, 2 value}}.
+  Pb config_map = Pb().Msg(1, Pb().Str(1, "old-client").Str(15, ""))
+                      .Msg(2, Pb().Str(1, "k").Str(2, "v"));
+  Response r = Call("POST", "/api/v1/namespaces/default/configmaps", Envelope("v1", "ConfigMap", config_map),
+                    "application/vnd.kubernetes.protobuf");
+  ASSERT_EQ(r.status, 201) << r.body;
+  json::object stored = json::parse(Call("GET", "/api/v1/namespaces/default/configmaps/old-client").body).as_object();
+  EXPECT_EQ(stored.at("data"), json::parse(R"({"k":"v"})"));
+  EXPECT_FALSE(stored.at("metadata").as_object().contains("clusterName"));
+}
+
 }  // namespace
 }  // namespace berth::apiserver
