@@ -73,6 +73,11 @@ ApiServer::ApiServer(store::Store& store, Options options)
   auto ranges = ParseServiceRanges(options_.service_cluster_ip_range, options_.service_node_port_range);
   services_ = std::make_unique<ServiceAllocator>(ranges.ok() ? ranges.value() : ServiceRanges{});
   RegisterBuiltinStrategies(registry_, {store_, *services_});
+  // The server answers while it runs; it is not ready while the store
+  // refuses writes (a failed log, a full disk).
+  const HealthCheck ping{"ping", [] { return Status::Ok(); }};
+  const HealthCheck writable{"store", [this] { return store_.Health(); }};
+  health_checks_ = {{"healthz", {ping}}, {"livez", {ping}}, {"readyz", {ping, writable}}};
   registry_.Set(api::Kind::kCustomResourceDefinition, crd::CrdStrategy([this](const api::ObjectPtr& created) {
                   if (crds_) crds_->Sync(created);
                 }));
@@ -193,19 +198,13 @@ bool ApiServer::Privileged(const Request& request) const {
   return user && std::find(user->groups.begin(), user->groups.end(), kPrivilegedGroup) != user->groups.end();
 }
 
-// kube's /healthz, /livez and /readyz: the server answers while it runs; it
-// is not ready while the store refuses writes (a failed log, a full disk).
-std::optional<Response> ApiServer::ServeHealthCheck(const Request& request) {
-  const std::string& path = request.path;
-  if (!path.starts_with("/healthz") && !path.starts_with("/livez") && !path.starts_with("/readyz")) {
-    return std::nullopt;
+// kube's /healthz, /livez and /readyz (the checks are made once, in the
+// constructor): nullopt for any other path.
+std::optional<Response> ApiServer::ServeHealthCheck(const Request& request) const {
+  for (const auto& [root, checks] : health_checks_) {
+    if (auto answer = ServeHealth(root, checks, request)) return answer;
   }
-  const HealthCheck ping{"ping", [] { return Status::Ok(); }};
-  const HealthCheck store{"store", [this] { return store_.Health(); }};
-  for (std::string_view root : {"healthz", "livez"}) {
-    if (auto answer = ServeHealth(root, {ping}, request)) return answer;
-  }
-  return ServeHealth("readyz", {ping, store}, request);
+  return std::nullopt;
 }
 
 Response ApiServer::Serve(Request& request) {

@@ -21,6 +21,7 @@
 #include "apiserver/audit/audit.h"
 #include "apiserver/authz/authorization_filter.h"
 #include "apiserver/crd/crd_controller.h"
+#include "apiserver/health.h"
 #include "apiserver/http.h"
 #include "apiserver/openapi/openapi.h"
 #include "apiserver/registry/registry.h"
@@ -128,7 +129,7 @@ class ApiServer final : private GenericRest {
   Response AnswerWhenVisible(Response response, int64_t revision) override;
 
   Response Serve(Request& request);
-  std::optional<Response> ServeHealthCheck(const Request& request);
+  std::optional<Response> ServeHealthCheck(const Request& request) const;
   // A resource path: the kind's verbs, or the subresource its strategy holds
   // under the path's name.
   Response HandleResource(Request& request, const RequestInfo& info);
@@ -169,6 +170,8 @@ class ApiServer final : private GenericRest {
   std::unique_ptr<crd::CrdController> crds_;
   // Authentication and authorization of every request; started by Bootstrap.
   std::unique_ptr<AccessControl> access_;
+  // /healthz, /livez and /readyz with their checks (apiserver/health.h).
+  std::vector<std::pair<std::string, std::vector<HealthCheck>>> health_checks_;
   bool access_started_ = false;
 };
 

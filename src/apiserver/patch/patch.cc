@@ -176,8 +176,12 @@ Result<json::value> ApplyJsonPatch(const json::value& original, std::string_view
       if (!from_tokens.ok()) return from_tokens.status();
       json::value* source = Resolve(doc, *from_tokens);
       if (!source) return MissingPathError(name, "from", from);
-      json::value moved = *source;
-      if (name == "move") s = Remove(doc, *from_tokens, from, nullptr);
+      json::value moved;
+      if (name == "move") {
+        s = Remove(doc, *from_tokens, from, &moved);
+      } else {
+        moved = *source;
+      }
       if (s.ok() && !Add(doc, *tokens, path, std::move(moved)).ok()) {
         return MissingPathError(name, "destination", path);
       }
