@@ -535,6 +535,10 @@ Result<json::value> DecodeProtobufEviction(std::string_view body) {
   return DecodeEnvelope(body, protobuf_schema::kEviction, "policy/v1", "Eviction");
 }
 
+Result<json::value> DecodeProtobufScale(std::string_view body) {
+  return DecodeEnvelope(body, protobuf_schema::kScale, "autoscaling/v1", "Scale");
+}
+
 Result<json::value> DecodeProtobufReview(std::string_view body, std::string_view kind) {
   const Message* message = protobuf_schema::ReviewMessage(kind);
   if (!message) return Unsupported(std::string(kind) + " objects");

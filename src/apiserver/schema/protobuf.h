@@ -32,10 +32,13 @@ inline constexpr std::string_view kProtobufContentType = "application/vnd.kubern
 Result<boost::json::value> DecodeProtobuf(std::string_view body, api::Kind kind);
 
 // Request bodies that are not stored kinds, as JSON: meta/v1 DeleteOptions
-// (kubectl's DELETEs from drain and other typed commands) and policy/v1
-// Eviction (its metadata and deleteOptions).
+// (kubectl's DELETEs from drain and other typed commands), policy/v1
+// Eviction (its metadata and deleteOptions) and autoscaling/v1 Scale.
 Result<boost::json::value> DecodeProtobufDeleteOptions(std::string_view body);
 Result<boost::json::value> DecodeProtobufEviction(std::string_view body);
+// autoscaling/v1 Scale, the body client-go's UpdateScale sends to a scale
+// subresource.
+Result<boost::json::value> DecodeProtobufScale(std::string_view body);
 // authorization.k8s.io/v1 reviews (`kubectl auth can-i` sends them so):
 // `kind` SelfSubjectAccessReview, SubjectAccessReview,
 // LocalSubjectAccessReview or SelfSubjectRulesReview.

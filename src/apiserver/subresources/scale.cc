@@ -11,6 +11,7 @@
 #include "apiserver/api_server.h"
 #include "apiserver/patch/patch.h"
 #include "apiserver/schema/decode_check.h"
+#include "apiserver/schema/protobuf.h"
 #include "store/store.h"
 
 namespace berth::apiserver {
@@ -105,6 +106,22 @@ json::object ScaleOf(const api::ObjectPtr& object, const ScalePaths& paths) {
   return scale;
 }
 
+// A PUT's Scale: JSON, or protobuf as client-go's UpdateScale sends it.
+Result<json::value> DecodeScale(const Request& request) {
+  if (std::string_view(request.content_type).starts_with(kProtobufContentType)) {
+    return DecodeProtobufScale(request.body);
+  }
+  if (!request.content_type.empty() && !IsJsonContentType(request.content_type)) {
+    return Status(StatusCode::kUnsupportedMediaType,
+                  "the body of the request was in an unknown format - accepted media types include: "
+                  "application/json, application/vnd.kubernetes.protobuf");
+  }
+  json::error_code ec;
+  json::value scale = api::ParseJson(request.body, ec);
+  if (ec) return Status::BadRequest("couldn't get version/kind; json parse error: " + ec.message());
+  return scale;
+}
+
 }  // namespace
 
 ScaleSubresource::ScaleSubresource(ScalePaths paths)
@@ -141,9 +158,9 @@ Response ScaleSubresource::Serve(Request& request, const RequestInfo& info, Gene
       if (!patched.ok()) return ErrorResponse(patched.status());
       scale = std::move(patched).value();
     } else {
-      json::error_code ec;
-      scale = api::ParseJson(request.body, ec);
-      if (ec) return ErrorResponse(Status::BadRequest("couldn't get version/kind; json parse error: " + ec.message()));
+      auto decoded = DecodeScale(request);
+      if (!decoded.ok()) return ErrorResponse(decoded.status());
+      scale = std::move(decoded).value();
     }
     if (Status typed = CheckScaleDecodable(patch_type ? WriteVerb::kPatch : WriteVerb::kUpdate, scale); !typed.ok()) {
       return ErrorResponse(typed);
