@@ -10,6 +10,7 @@ std::string_view Status::Reason() const {
     case StatusCode::kForbidden: return "Forbidden";
     case StatusCode::kNotFound: return "NotFound";
     case StatusCode::kMethodNotAllowed: return "MethodNotAllowed";
+    case StatusCode::kNotAcceptable: return "NotAcceptable";
     case StatusCode::kAlreadyExists: return "AlreadyExists";
     case StatusCode::kConflict: return "Conflict";
     case StatusCode::kExpired: return "Expired";
@@ -32,6 +33,7 @@ int Status::HttpCode() const {
     case StatusCode::kForbidden: return 403;
     case StatusCode::kNotFound: return 404;
     case StatusCode::kMethodNotAllowed: return 405;
+    case StatusCode::kNotAcceptable: return 406;
     case StatusCode::kAlreadyExists:
     case StatusCode::kConflict: return 409;
     case StatusCode::kExpired: return 410;

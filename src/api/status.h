@@ -19,6 +19,7 @@ enum class StatusCode {
   kForbidden,              // 403 Forbidden
   kNotFound,               // 404 NotFound
   kMethodNotAllowed,       // 405 MethodNotAllowed
+  kNotAcceptable,          // 406 NotAcceptable (no media type the Accept header allows)
   kAlreadyExists,          // 409 AlreadyExists
   kConflict,               // 409 Conflict
   kExpired,                // 410 Expired (revision compacted / watch fell behind)

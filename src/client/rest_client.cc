@@ -46,6 +46,7 @@ Status StatusFromResponse(int http_status, std::string_view body) {
     case 403: code = StatusCode::kForbidden; break;
     case 404: code = StatusCode::kNotFound; break;
     case 405: code = StatusCode::kMethodNotAllowed; break;
+    case 406: code = StatusCode::kNotAcceptable; break;
     case 409: code = reason == "AlreadyExists" ? StatusCode::kAlreadyExists : StatusCode::kConflict; break;
     case 410: code = StatusCode::kExpired; break;
     case 413: code = StatusCode::kRequestEntityTooLarge; break;

@@ -8,6 +8,7 @@
 #include "apiserver/api_server.h"
 #include "apiserver/authz/authorization_filter.h"
 #include "apiserver/authz/rbac/policy_index.h"
+#include "apiserver/printers/table.h"
 #include "apiserver/request_info.h"
 #include "apiserver/schema/protobuf.h"
 
@@ -72,6 +73,12 @@ std::optional<Response> AccessControl::ServeReview(const Request& request,
   if (!request.path.starts_with("/apis/authorization.k8s.io/")) return std::nullopt;
   auto info = ParseResourcePath(request.path);
   if (!info || info->version != "v1" || !info->name.empty()) return std::nullopt;
+  if (AcceptsOnlyTransformed(request.accept)) {
+    // A review has no Table or metadata-only form (kube's reviews have no table convertor).
+    return ErrorResponse(Status(StatusCode::kNotAcceptable,
+                                "only the following media types are accepted: application/json, "
+                                "application/yaml, application/vnd.kubernetes.protobuf"));
+  }
   const std::string& resource = info->resource;
   if (info->ns.empty()) {
     if (resource == "selfsubjectaccessreviews")

@@ -133,6 +133,19 @@ bool WantsTable(std::string_view accept) {
          accept.find("g=meta.k8s.io") != std::string_view::npos;
 }
 
+bool AcceptsOnlyTransformed(std::string_view accept) {
+  bool any = false;
+  while (!accept.empty()) {
+    size_t comma = accept.find(',');
+    std::string_view range = accept.substr(0, comma);
+    accept = comma == std::string_view::npos ? std::string_view() : accept.substr(comma + 1);
+    if (range.find_first_not_of(" \t") == std::string_view::npos) continue;
+    any = true;
+    if (range.find("as=") == std::string_view::npos) return false;
+  }
+  return any;
+}
+
 json::object MakeTable(api::Kind kind, std::span<const api::ObjectPtr> objects,
                        std::string_view resource_version, std::string_view continue_token,
                        const TableOptions& options) {

@@ -58,4 +58,10 @@ boost::json::object MakeTable(api::Kind kind, std::span<const api::ObjectPtr> ob
 // True when the Accept header asks for a Table (as=Table;g=meta.k8s.io;v=v1 or v1beta1).
 bool WantsTable(std::string_view accept);
 
+// True when every media range of a non-empty Accept header asks for a
+// transformed form (as=Table, as=PartialObjectMetadata...): a resource that
+// has no such form then has nothing acceptable to answer with, and kube
+// answers 406 NotAcceptable.
+bool AcceptsOnlyTransformed(std::string_view accept);
+
 }  // namespace berth::apiserver
