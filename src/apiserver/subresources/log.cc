@@ -5,6 +5,7 @@
 
 #include <boost/json.hpp>
 
+#include "api/container/command.h"
 #include "api/json_fields.h"
 #include "api/time/rfc3339.h"
 #include "apiserver/api_server.h"
@@ -74,24 +75,39 @@ Result<std::string> ChooseContainer(const api::Object& pod, const std::string& a
                             ", choose one of: " + GoList(all));
 }
 
+const json::object* ContainerSpec(const api::Object& pod, std::string_view name) {
+  for (const char* field : {"initContainers", "containers", "ephemeralContainers"}) {
+    if (const json::array* list = api::ArrayAt(api::Spec(pod), field)) {
+      for (const auto& c : *list) {
+        if (c.is_object() && api::StringAt(c.get_object(), "name") == name) return &c.get_object();
+      }
+    }
+  }
+  return nullptr;
+}
+
+void AppendLines(std::string_view text, TimePoint at, std::vector<Line>& lines) {
+  while (!text.empty()) {
+    auto nl = text.find('\n');
+    std::string_view line = text.substr(0, nl);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    lines.push_back({at, std::string(line)});
+    if (nl == std::string_view::npos) break;
+    text.remove_prefix(nl + 1);
+  }
+}
+
 // The output of one instance of container `name`: its state (running or
-// terminated), its image when known.
+// terminated), its image when known, what its command printed (`printed`).
 std::vector<Line> InstanceLines(const api::Object& pod, const std::string& name, const json::object& running_or_terminated,
-                                bool terminated, std::string_view image) {
+                                bool terminated, std::string_view image, std::string_view printed) {
   std::vector<Line> lines;
   TimePoint started = api::ParseRfc3339(api::StringAt(running_or_terminated, "startedAt")).value_or(TimePoint{});
   std::string first = "berth-sim: started container " + name;
   if (!image.empty()) first += " (image " + std::string(image) + ")";
   lines.push_back({started, std::move(first)});
-  std::string_view text = api::Annotation(pod, kSimLogAnnotation);
-  while (!text.empty()) {
-    auto nl = text.find('\n');
-    std::string_view line = text.substr(0, nl);
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    lines.push_back({started, std::string(line)});
-    if (nl == std::string_view::npos) break;
-    text.remove_prefix(nl + 1);
-  }
+  AppendLines(api::Annotation(pod, kSimLogAnnotation), started, lines);
+  AppendLines(printed, started, lines);
   if (terminated) {
     TimePoint finished = api::ParseRfc3339(api::StringAt(running_or_terminated, "finishedAt")).value_or(started);
     lines.push_back({finished, "berth-sim: container " + name + " exited with code " +
@@ -100,9 +116,18 @@ std::vector<Line> InstanceLines(const api::Object& pod, const std::string& name,
   return lines;
 }
 
+// What container `name`'s command prints, "" when that is not known.
+std::string CommandOutput(const api::Object& pod, std::string_view name, const api::container::Sources& sources) {
+  const json::object* spec = ContainerSpec(pod, name);
+  if (!spec) return "";
+  auto run = api::container::RunCommand(*spec, api::container::ContainerEnvironment(pod, *spec, sources));
+  return run ? std::move(run->output) : "";
+}
+
 }  // namespace
 
-Result<std::string> RenderPodLog(const api::Object& pod, const PodLogQuery& query) {
+Result<std::string> RenderPodLog(const api::Object& pod, const PodLogQuery& query,
+                                 const api::container::Sources& sources) {
   auto chosen = ChooseContainer(pod, query.container);
   if (!chosen.ok()) return chosen.status();
   const std::string& name = chosen.value();
@@ -118,13 +143,13 @@ Result<std::string> RenderPodLog(const api::Object& pod, const PodLogQuery& quer
   std::vector<Line> lines;
   if (query.previous) {
     if (!last) return Status::BadRequest("previous terminated " + where + " not found");
-    lines = InstanceLines(pod, name, *last, true, "");
+    lines = InstanceLines(pod, name, *last, true, "", CommandOutput(pod, name, sources));
   } else if (const json::object* running = api::ObjectAt(state, "running")) {
-    lines = InstanceLines(pod, name, *running, false, api::StringAt(cs, "image"));
+    lines = InstanceLines(pod, name, *running, false, api::StringAt(cs, "image"), CommandOutput(pod, name, sources));
   } else if (const json::object* terminated = api::ObjectAt(state, "terminated")) {
-    lines = InstanceLines(pod, name, *terminated, true, api::StringAt(cs, "image"));
+    lines = InstanceLines(pod, name, *terminated, true, api::StringAt(cs, "image"), CommandOutput(pod, name, sources));
   } else if (last) {
-    lines = InstanceLines(pod, name, *last, true, "");
+    lines = InstanceLines(pod, name, *last, true, "", CommandOutput(pod, name, sources));
   } else if (const json::object* waiting = api::ObjectAt(state, "waiting")) {
     return Status::BadRequest(where + " is waiting to start: " + std::string(api::StringAt(waiting, "reason")));
   } else {
@@ -147,6 +172,26 @@ Result<std::string> RenderPodLog(const api::Object& pod, const PodLogQuery& quer
   }
   return out;
 }
+
+namespace {
+
+// The objects a container's environment refers to, as the store has them now.
+api::container::Sources StoreSources(store::Store& store) {
+  api::container::Sources sources;
+  sources.get = [&store](api::Kind kind, std::string_view ns, std::string_view name) -> api::ObjectPtr {
+    auto object = store.Get(api::StorageKey(kind, ns, name));
+    return object.ok() ? object.value() : nullptr;
+  };
+  sources.list = [&store](api::Kind kind, std::string_view ns) {
+    store::ListOptions options;
+    options.prefix = api::StoragePrefix(kind, ns);
+    auto listed = store.List(options);
+    return listed.ok() ? std::move(listed).value().items : std::vector<api::ObjectPtr>{};
+  };
+  return sources;
+}
+
+}  // namespace
 
 LogSubresource::LogSubresource()
     : Subresource({.name = "log", .group = "", .version = "v1", .kind = "Pod", .verbs = {"get"}, .listed = false}) {}
@@ -202,7 +247,7 @@ Response LogSubresource::Serve(Request& request, const RequestInfo& info, Generi
   }
   // follow: the simulated output is complete as it is; it is sent and the
   // stream ends (kubectl logs -f prints what there is and returns).
-  auto text = RenderPodLog(*current.value(), query);
+  auto text = RenderPodLog(*current.value(), query, StoreSources(rest.store()));
   if (!text.ok()) return ErrorResponse(text.status());
   Response response;
   response.content_type = "text/plain";

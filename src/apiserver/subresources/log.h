@@ -10,11 +10,15 @@
 //
 //   berth-sim: started container NAME (image IMAGE)    at its startedAt
 //   each line of the pod's sim.berth.dev/log annotation, at its startedAt
+//   what its command prints, when that is known        at its startedAt
 //   berth-sim: container NAME exited with code N       at its finishedAt, once it exited
 //
 // (the start line of a previous instance names no image: a pod's status
 // keeps only the current one's). The annotation is read as it is now, so
-// changing it changes what every instance "printed".
+// changing it changes what every instance "printed". A command's output
+// (api/container/command.h: echo, env, printenv ...) is that of its run in
+// the environment the kubelet would give it (api/container/environment.h),
+// with the ConfigMaps, Secrets, Services and Node as they are now.
 //
 // Errors are kube's: the container must be named when the pod has several
 // and must be one of them; the kubelet's answers for a container that has
@@ -24,6 +28,7 @@
 #include <optional>
 #include <string>
 
+#include "api/container/environment.h"
 #include "api/object.h"
 #include "api/status.h"
 #include "apiserver/registry/subresource.h"
@@ -44,8 +49,10 @@ struct PodLogQuery {
   std::optional<std::chrono::system_clock::time_point> since;
 };
 
-// The log text of `pod` (BadRequest with kube's messages when there is none).
-Result<std::string> RenderPodLog(const api::Object& pod, const PodLogQuery& query);
+// The log text of `pod` (BadRequest with kube's messages when there is
+// none), the objects its containers' environment refers to read through `sources`.
+Result<std::string> RenderPodLog(const api::Object& pod, const PodLogQuery& query,
+                                 const api::container::Sources& sources);
 
 class LogSubresource final : public Subresource {
  public:

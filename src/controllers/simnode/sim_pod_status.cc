@@ -1,13 +1,13 @@
 #include "controllers/simnode/sim_pod_status.h"
 
-#include "controllers/simnode/sim_command.h"
-
 #include <algorithm>
 #include <charconv>
 
 #include <boost/json.hpp>
 
 #include "api/conditions.h"
+#include "api/container/command.h"
+#include "api/container/environment.h"
 #include "api/json_fields.h"
 #include "api/time/duration.h"
 #include "api/time/rfc3339.h"
@@ -105,11 +105,14 @@ class Stepper {
   // they say, else what its command does when that is known, else the pod's run.
   SimRun RunOf(const json::object& c) const {
     if (run_.duration_annotated && run_.exit_code_annotated) return run_;
-    std::optional<SimRun> command = CommandRun(c);
+    // Only the container's literal variables: what its duration or status
+    // could depend on is never read from other objects.
+    auto command = api::container::RunCommand(c, api::container::LiteralEnvironment(c));
     if (!command) return run_;
-    if (run_.duration_annotated) command->duration = run_.duration;
-    if (run_.exit_code_annotated) command->exit_code = run_.exit_code;
-    return *command;
+    SimRun run{.duration = command->duration, .exit_code = command->exit_code};
+    if (run_.duration_annotated) run.duration = run_.duration;
+    if (run_.exit_code_annotated) run.exit_code = run_.exit_code;
+    return run;
   }
 
   // Moves one container (spec `c`, status `cs`) forward to now.

@@ -6,7 +6,7 @@
 // its sim.berth.dev/exit-code (default 0): reason Completed for 0, Error for
 // any other code. Without them, a container whose command is one whose
 // effect is known (`sleep 30`, `sh -c "exit 3"`, `/bin/false`: see
-// sim_command.h) runs and exits as that command would; any other runs for
+// api/container/command.h) runs and exits as that command would; any other runs for
 // the fleet's default run duration and exits 0 under restartPolicy Never and
 // OnFailure, and for ever under Always. Then, as kube, per restartPolicy: Never leaves the container
 // terminated; OnFailure restarts it on a non-zero code; Always restarts it
@@ -45,7 +45,7 @@ struct SimRun {
   std::optional<std::chrono::milliseconds> duration;  // nullopt: run for ever
   int exit_code = 0;
   // Whether the pod's annotations set them: they take precedence over what
-  // a container's command does (sim_command.h).
+  // a container's command does (api/container/command.h).
   bool duration_annotated = false;
   bool exit_code_annotated = false;
 };
