@@ -48,7 +48,16 @@ ResourceQuotaController::ResourceQuotaController(const ControllerContext& contex
       quotas_(context.informers.For(api::Kind::kResourceQuota)),
       pods_(context.informers.For(api::Kind::kPod)) {
   auto enqueue = [this](const api::ObjectPtr& q) { Enqueue(client::ObjectKey(*q)); };
-  quotas_.AddHandlers({enqueue, enqueue, nullptr});
+  // As kube's, an update is synced only when its hard limits are not yet
+  // published: admission charges status.used on every admitted create, and a
+  // recount then would race the creates it has just charged.
+  auto hard_changed = [this](const api::ObjectPtr& q) {
+    const json::object& o = q->json();
+    const json::object* spec_hard = api::ObjectAt(api::ObjectAt(o, "spec"), "hard");
+    const json::object* status_hard = api::ObjectAt(api::ObjectAt(o, "status"), "hard");
+    if (!spec_hard || !status_hard || *spec_hard != *status_hard) Enqueue(client::ObjectKey(*q));
+  };
+  quotas_.AddHandlers({enqueue, hard_changed, nullptr});
   // kube's replenishment: a pod that goes or finishes gives its share back;
   // one that changes may change what it uses.
   auto pod_changed = [this](const api::ObjectPtr& pod) { EnqueueNamespace(pod->namespace_name()); };
@@ -76,15 +85,12 @@ Status ResourceQuotaController::Reconcile(const std::string& key) {
   }
   api::QuotaUsage used;
   for (api::Kind kind : kinds) {
-    std::vector<api::ObjectPtr> objects;
-    if (kind == api::Kind::kPod) {
-      objects = pods_.ByIndex(client::kNamespaceIndex, ns);
-    } else {
-      auto listed = client_.List(kind, ns);
-      if (!listed.ok()) return listed.status();
-      objects = std::move(listed).value();
-    }
-    for (const auto& object : objects) {
+    // Listed through, not from the cache: a pod admission charged must be
+    // counted (a count behind the quota's charges would free what is used),
+    // and the status write below is conditional on the quota as read.
+    auto objects = client_.List(kind, ns);
+    if (!objects.ok()) return objects.status();
+    for (const auto& object : objects.value()) {
       if (!api::QuotaCovers(quota->json(), kind, object->json())) continue;
       for (const auto& [resource, amount] : api::UsageOf(kind, object->json())) used[resource] += amount;
     }
