@@ -61,16 +61,18 @@ Result<store::Predicate> ApiServer::SelectorPredicate(const Request& request, ap
 
 Response ApiServer::Get(Request& request, const RequestInfo& info) {
   const api::KindInfo& kind = api::Info(*info.kind);
-  auto object = store_.Get(api::StorageKey(*info.kind, info.ns, info.name));
-  if (!object.ok()) return ErrorResponse(NotFoundFor(kind, info.name), DetailsFor(kind, info.name));
+  auto stored = store_.Get(api::StorageKey(*info.kind, info.ns, info.name));
+  if (!stored.ok()) return ErrorResponse(NotFoundFor(kind, info.name), DetailsFor(kind, info.name));
+  const ResourceStrategy& strategy = registry_.For(*info.kind);
+  const api::ObjectPtr object = strategy.AsRead(stored.value());
   if (WantsTable(request.accept) && info.subresource.empty()) {
-    api::ObjectPtr one[] = {object.value()};
+    api::ObjectPtr one[] = {object};
     TableOptions options = TableOptionsFor(request);
-    options.custom_printer = registry_.For(*info.kind).Printer();
+    options.custom_printer = strategy.Printer();
     return JsonResponse(200, json::serialize(MakeTable(
-                                 *info.kind, one, std::to_string(object.value()->resource_version()), "", options)));
+                                 *info.kind, one, std::to_string(object->resource_version()), "", options)));
   }
-  return JsonResponse(200, api::EncodedAs(*object.value(), *info.kind));
+  return JsonResponse(200, api::EncodedAs(*object, *info.kind));
 }
 
 Response ApiServer::List(Request& request, const RequestInfo& info) {
@@ -109,12 +111,14 @@ Response ApiServer::List(Request& request, const RequestInfo& info) {
 
   auto result = store_.List(options);
   if (!result.ok()) return ErrorResponse(result.status());
-  const store::ListResult& list = result.value();
+  store::ListResult& list = result.value();
+  const ResourceStrategy& strategy = registry_.For(*info.kind);
+  for (api::ObjectPtr& item : list.items) item = strategy.AsRead(item);
   std::string rv_text = std::to_string(list.revision);
 
   if (WantsTable(request.accept)) {
     TableOptions options = TableOptionsFor(request);
-    options.custom_printer = registry_.For(*info.kind).Printer();
+    options.custom_printer = strategy.Printer();
     return JsonResponse(200,
                         json::serialize(MakeTable(*info.kind, list.items, rv_text, list.continue_token, options)));
   }

@@ -279,6 +279,15 @@ class CustomResourceStrategy final : public ResourceStrategy {
 
   const TablePrinter* Printer() const override { return printer_ ? &*printer_ : nullptr; }
 
+  api::ObjectPtr AsRead(const api::ObjectPtr& stored) const override {
+    if (!schema_->HasDefaults()) return stored;
+    json::value defaulted(stored->json());
+    schema_->ApplyDefaults(defaulted);
+    if (defaulted == json::value(stored->json())) return stored;
+    auto edited = stored->Edit([&](json::object& o) { o = std::move(defaulted.get_object()); });
+    return edited.ok() ? edited.value()->WithResourceVersion(stored->resource_version()) : stored;
+  }
+
   std::pair<std::string, std::vector<std::string>> ListTypeAt(std::string_view path) const override {
     return schema_->ListTypeAt(path);
   }

@@ -621,7 +621,20 @@ void DefaultValue(json::value& x, const Node* s) {
 
 }  // namespace
 
-Schema::Schema(std::unique_ptr<Node> root) : root_(std::move(root)) {}
+namespace {
+
+bool AnyDefault(const Schema::Node* node) {
+  if (!node) return false;
+  if (node->default_value) return true;
+  for (const auto& [key, child] : node->properties) {
+    if (AnyDefault(child.get())) return true;
+  }
+  return AnyDefault(node->additional_properties.get()) || AnyDefault(node->items.get());
+}
+
+}  // namespace
+
+Schema::Schema(std::unique_ptr<Node> root) : root_(std::move(root)), has_defaults_(AnyDefault(root_.get())) {}
 Schema::~Schema() = default;
 
 Result<std::shared_ptr<const Schema>> Schema::Parse(const json::value& open_api_v3_schema,

@@ -61,6 +61,10 @@ class Schema {
   // where the schema is not nullable is replaced by the default, or dropped
   // when there is none; a null the schema allows stays.
   void ApplyDefaults(boost::json::value& object) const;
+  // Whether any node has a `default`: reads of stored objects apply them
+  // (kube defaults what it decodes from storage, so a default added to the
+  // schema shows on objects written before).
+  bool HasDefaults() const { return has_defaults_; }
 
   // Validates a custom object (already pruned and defaulted), appending one
   // cause per violation: paths as kube's validator builds them ("spec.items[2].name",
@@ -81,6 +85,7 @@ class Schema {
 
  private:
   std::unique_ptr<Node> root_;
+  bool has_defaults_ = false;
 };
 
 }  // namespace berth::apiserver::crd
