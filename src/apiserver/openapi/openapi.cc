@@ -252,11 +252,18 @@ void OpenApi::Refresh() {
   // Every definition a document may use: the built-in ones, and per served
   // kind its own (with its GVK) and its list's.
   json::object defs = BuiltinDefinitions();
+  // Custom kinds that keep unknown fields at their root: Swagger 2.0 gives
+  // them no properties at all (kube's buildKubeNative), or kubectl's v2
+  // reader would call every field but apiVersion, kind and metadata unknown.
+  std::vector<std::string> open_roots;
   std::vector<std::pair<std::string, std::vector<const api::KindInfo*>>> group_versions;
   for (const auto& info : kinds) {
     const std::string def = DefinitionName(info);
     auto root = RootSchema(info.kind);
     json::object schema = root ? *root : GenericKindSchema(info);
+    if (root && !api::IsBuiltin(info.kind) && api::BoolAt(root.get(), "x-kubernetes-preserve-unknown-fields")) {
+      open_roots.push_back(def);
+    }
     json::array gvks;
     gvks.push_back(GvkObject(info.group, info.version, info.name));
     schema["x-kubernetes-group-version-kind"] = std::move(gvks);
@@ -305,6 +312,11 @@ void OpenApi::Refresh() {
     AddKindPaths(Dialect::kV2, info, registry_.ListedSubresources(info.kind), v2_paths);
   }
   ToSwaggerDefinitions(defs);
+  for (const auto& def : open_roots) {
+    json::object& schema = defs[def].as_object();
+    json::value gvks = schema["x-kubernetes-group-version-kind"];
+    schema = json::object{{"type", "object"}, {"x-kubernetes-group-version-kind", std::move(gvks)}};
+  }
   json::object v2;
   v2["swagger"] = "2.0";
   v2["info"] = json::object{{"title", "Kubernetes"}, {"version", kKubeVersion}};

@@ -332,6 +332,28 @@ TEST(OpenApiV2ProtobufTest, EveryDefinitionIsOneKubectlCanRead) {
   api::UnregisterKind(*kind);
 }
 
+// kube's buildKubeNative: a custom resource that keeps unknown fields at
+// its root is, in Swagger 2.0, an object and nothing more (kube's e2e
+// "works for CRD without validation schema" expects exactly that).
+TEST(OpenApiV2ProtobufTest, ACustomRootKeepingUnknownFieldsIsAnObjectWithoutProperties) {
+  auto kind = api::RegisterKind({.group = "open.example.com",
+                                 .version = "v1",
+                                 .name = "Open",
+                                 .resource = "opens",
+                                 .singular = "open"});
+  ASSERT_TRUE(kind.ok());
+  ResourceRegistry registry;
+  OpenApi openapi(registry);
+  openapi.SetSchema(*kind, json::parse(R"({"type":"object","x-kubernetes-preserve-unknown-fields":true})"));
+  json::object swagger = json::parse(openapi.V2()->body).as_object();
+  const json::object& def = swagger.at("definitions").at("com.example.open.v1.Open").as_object();
+  EXPECT_EQ(def.at("type"), "object");
+  EXPECT_FALSE(def.contains("properties"));
+  EXPECT_FALSE(def.contains("x-kubernetes-preserve-unknown-fields"));
+  EXPECT_EQ(def.at("x-kubernetes-group-version-kind").at(0).at("kind"), "Open");
+  api::UnregisterKind(*kind);
+}
+
 TEST(OpenApiV2ProtobufTest, PathsCarryOperationsParametersAndResponses) {
   ResourceRegistry registry;
   OpenApi openapi(registry);
