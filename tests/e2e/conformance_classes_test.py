@@ -5,10 +5,15 @@ default ServiceAccount and kube-root-ca.crt, ReplicationControllers (pods,
 kubelet's admission (a hostPort taken) and containers running their known
 commands, and defaults kube applies (a RoleBinding without roleRef.apiGroup,
 a volume with only a name), the label naming each namespace, a Service whose
-type changes, and the verbose health checks."""
+type changes, the verbose health checks, what a container's `env` prints, a
+StatefulSet scaled through protobuf, a review asked for as a Table, a quota
+refusing a ReplicationController's pod, and a custom resource's defaults on
+read."""
 
 import json
 import unittest
+import urllib.error
+import urllib.request
 
 from berth_server import BerthServer, wait_for
 
@@ -143,6 +148,151 @@ class ConformanceClassesTest(unittest.TestCase):
                              "containers": [{"name": "c", "image": "busybox",
                                              "volumeMounts": [{"name": "tmp", "mountPath": "/tmp"}]}]}})
         self.assertEqual(self.get("pod", "scratch")["spec"]["volumes"][0], {"name": "tmp", "emptyDir": {}})
+
+
+    def request(self, method, path, body=None, headers=None):
+        r = urllib.request.Request(self.server.url + path, data=body, method=method, headers=headers or {})
+        try:
+            with urllib.request.urlopen(r, timeout=30) as answer:
+                return answer.status, answer.read()
+        except urllib.error.HTTPError as e:
+            return e.code, e.read()
+
+    # kube's e2e Secrets, ConfigMap, Downward API and Variable Expansion specs
+    # run `sh -c env` and look for NAME=value in the log.
+    def test_a_container_prints_the_environment_the_kubelet_gives_it(self):
+        self.server.kubectl("create", "secret", "generic", "env-secret", "--from-literal=data-1=value-1")
+        self.server.kubectl("create", "configmap", "env-config", "--from-literal=data-2=value-2")
+        self.apply({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "foo-service"},
+                    "spec": {"ports": [{"port": 8765}]}})
+        self.apply({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "env-printer"},
+                    "spec": {"restartPolicy": "Never", "containers": [{
+                        "name": "c", "image": "busybox", "command": ["sh", "-c", "env; echo \"$(FOO)\""],
+                        "envFrom": [{"prefix": "CM_", "configMapRef": {"name": "env-config"}}],
+                        "env": [{"name": "SECRET_DATA", "valueFrom": {"secretKeyRef": {"name": "env-secret",
+                                                                                         "key": "data-1"}}},
+                                {"name": "POD_NAME", "valueFrom": {"fieldRef": {"fieldPath": "metadata.name"}}},
+                                {"name": "FOO", "value": "foo-value"},
+                                {"name": "FOOBAR", "value": "$(FOO);;$(POD_NAME)"}]}]}})
+        self.wait("the pod to succeed", lambda: (p := self.get("pod", "env-printer")) and
+                  p["status"].get("phase") == "Succeeded")
+        lines = self.server.kubectl("logs", "env-printer").stdout.splitlines()
+        for expected in ["SECRET_DATA=value-1", "CM_data-2=value-2", "POD_NAME=env-printer",
+                         "FOOBAR=foo-value;;env-printer", "HOSTNAME=env-printer", "foo-value"]:
+            self.assertIn(expected, lines)
+        service = self.get("service", "foo-service")
+        self.assertIn("FOO_SERVICE_SERVICE_HOST=" + service["spec"]["clusterIP"], lines)
+        self.assertIn("FOO_SERVICE_PORT_8765_TCP_PROTO=tcp", lines)
+        self.assertTrue(any(line.startswith("KUBERNETES_SERVICE_HOST=") for line in lines), lines)
+
+    # client-go's UpdateScale sends the Scale in protobuf.
+    def test_a_statefulset_is_scaled_by_a_protobuf_scale(self):
+        self.apply({"apiVersion": "apps/v1", "kind": "StatefulSet", "metadata": {"name": "db"},
+                    "spec": {"replicas": 1, "serviceName": "db", "selector": {"matchLabels": {"app": "db"}},
+                             "template": {"metadata": {"labels": {"app": "db"}},
+                                          "spec": {"containers": [{"name": "c", "image": "busybox"}]}}}})
+
+        def varint(n):
+            out = b""
+            while True:
+                low, n = n & 0x7F, n >> 7
+                if not n:
+                    return out + bytes([low])
+                out += bytes([low | 0x80])
+
+        def field(number, data):
+            return varint(number << 3 | 2) + varint(len(data)) + data
+
+        meta = field(1, b"db") + field(3, b"default")
+        scale = field(1, meta) + field(2, varint(1 << 3) + varint(3))  # spec.replicas = 3
+        envelope = b"k8s\x00" + field(1, field(1, b"autoscaling/v1") + field(2, b"Scale")) + field(2, scale)
+        path = "/apis/apps/v1/namespaces/default/statefulsets/db/scale"
+        code, body = self.request("PUT", path, envelope, {"Content-Type": "application/vnd.kubernetes.protobuf",
+                                                          "Accept": "application/vnd.kubernetes.protobuf, */*"})
+        self.assertEqual(code, 200, body)
+        self.assertEqual(json.loads(body)["spec"]["replicas"], 3)
+        self.assertEqual(self.get("statefulset", "db")["spec"]["replicas"], 3)
+        code, body = self.request("PUT", path, b"k8s\x00\xff", {"Content-Type": "application/vnd.kubernetes.protobuf"})
+        self.assertEqual(code, 400, body)
+        self.assertEqual(self.get("statefulset", "db")["spec"]["replicas"], 3)
+
+    def test_a_review_asked_for_as_a_table_is_not_acceptable(self):
+        review = json.dumps({"apiVersion": "authorization.k8s.io/v1", "kind": "SelfSubjectAccessReview",
+                             "spec": {"nonResourceAttributes": {"path": "/", "verb": "get"}}}).encode()
+        path = "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews"
+        table = "application/json;as=Table;v=v1;g=meta.k8s.io"
+        code, body = self.request("POST", path, review, {"Content-Type": "application/json", "Accept": table})
+        self.assertEqual(code, 406, body)
+        self.assertEqual(json.loads(body)["reason"], "NotAcceptable")
+        code, body = self.request("POST", path, review, {"Content-Type": "application/json",
+                                                         "Accept": table + ", application/json"})
+        self.assertEqual(code, 201, body)
+        self.assertTrue(json.loads(body)["status"]["allowed"])
+
+    def test_a_replication_controller_over_its_quota_reports_the_failure(self):
+        self.server.kubectl("create", "namespace", "quota-rc")
+        self.server.kubectl("create", "quota", "two-pods", "--hard=pods=2", "-n", "quota-rc")
+        self.wait("the quota counted", lambda: (q := self.get("quota", "two-pods", "-n", "quota-rc")) and
+                  q.get("status", {}).get("used") == {"pods": "0"})
+        self.server.kubectl("apply", "-n", "quota-rc", "-f", "-", input=json.dumps({
+            "apiVersion": "v1", "kind": "ReplicationController", "metadata": {"name": "condition-test"},
+            "spec": {"replicas": 3, "template": {"metadata": {"labels": {"name": "condition-test"}},
+                                                 "spec": {"containers": [{"name": "c", "image": "httpd"}]}}}}))
+
+        def failure():
+            rc = self.get("rc", "condition-test", "-n", "quota-rc")
+            found = [c for c in rc.get("status", {}).get("conditions", []) if c["type"] == "ReplicaFailure"]
+            return found[0] if found else None
+        condition = self.wait("the ReplicaFailure condition", failure)
+        self.assertEqual((condition["status"], condition["reason"]), ("True", "FailedCreate"))
+        self.assertIn("exceeded quota: two-pods", condition["message"])
+        self.assertEqual(len(self.get("pods", "-n", "quota-rc")["items"]), 2)
+        self.server.kubectl("scale", "rc", "condition-test", "--replicas=2", "-n", "quota-rc")
+        self.wait("the condition gone", lambda: failure() is None)
+
+    def test_a_custom_resource_shows_defaults_added_after_it_was_stored(self):
+        def crd(default):
+            spec = {"type": "object", "properties": {"a": {"type": "string"}, "b": {"type": "string"}}}
+            if default:
+                spec["properties"]["b"]["default"] = default
+            return {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+                    "metadata": {"name": "gadgets.defaults.example.com"},
+                    "spec": {"group": "defaults.example.com", "scope": "Namespaced",
+                             "names": {"plural": "gadgets", "singular": "gadget", "kind": "Gadget"},
+                             "versions": [{"name": "v1", "served": True, "storage": True, "schema": {
+                                 "openAPIV3Schema": {"type": "object", "properties": {"spec": spec}}}}]}}
+        self.apply(crd(None))
+        self.wait("the resource served", lambda: self.server.kubectl(
+            "get", "gadgets", check=False).returncode == 0)
+        self.apply({"apiVersion": "defaults.example.com/v1", "kind": "Gadget", "metadata": {"name": "g"},
+                    "spec": {"a": "x"}})
+        self.assertEqual(self.get("gadget", "g")["spec"], {"a": "x"})
+        self.apply(crd("B"))
+        self.wait("the default on read", lambda: self.get("gadget", "g")["spec"] == {"a": "x", "b": "B"})
+        listed = self.get("gadgets")["items"]
+        self.assertEqual(listed[0]["spec"], {"a": "x", "b": "B"})
+
+    # kube's buildKubeNative: in Swagger 2.0, a definition that keeps unknown
+    # fields at its root is an object and nothing more.
+    def test_a_custom_resource_without_a_schema_is_an_object_in_openapi_v2(self):
+        self.apply({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+                    "metadata": {"name": "blobs.open.example.com"},
+                    "spec": {"group": "open.example.com", "scope": "Namespaced",
+                             "names": {"plural": "blobs", "singular": "blob", "kind": "Blob"},
+                             "versions": [{"name": "v1", "served": True, "storage": True, "schema": {
+                                 "openAPIV3Schema": {"type": "object",
+                                                     "x-kubernetes-preserve-unknown-fields": True}}}]}})
+
+        def definition():
+            code, body = self.request("GET", "/openapi/v2", headers={"Accept": "application/json"})
+            return json.loads(body)["definitions"].get("com.example.open.v1.Blob") if code == 200 else None
+        found = self.wait("the definition published", definition)
+        self.assertEqual(found["type"], "object")
+        self.assertNotIn("properties", found)
+        self.server.kubectl("apply", "-f", "-", input=json.dumps({
+            "apiVersion": "open.example.com/v1", "kind": "Blob", "metadata": {"name": "b"},
+            "a": {"b": [{"c": "d"}]}}))
+        self.assertEqual(self.get("blob", "b")["a"], {"b": [{"c": "d"}]})
 
 
 if __name__ == "__main__":
