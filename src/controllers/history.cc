@@ -1,5 +1,8 @@
 #include "controllers/history.h"
 
+#include <algorithm>
+#include <vector>
+
 #include <boost/json.hpp>
 
 #include "api/json_fields.h"
@@ -26,6 +29,26 @@ json::value WithoutNulls(const json::value& v) {
   return v;
 }
 
+// What Go's encoding/json writes for a map[string]interface{}: members
+// sorted by key, at every level.
+json::value SortedKeys(const json::value& v) {
+  if (const json::object* o = v.if_object()) {
+    std::vector<const json::key_value_pair*> members;
+    for (const auto& member : *o) members.push_back(&member);
+    std::sort(members.begin(), members.end(),
+              [](const auto* a, const auto* b) { return a->key() < b->key(); });
+    json::object out;
+    for (const auto* member : members) out[member->key()] = SortedKeys(member->value());
+    return out;
+  }
+  if (const json::array* a = v.if_array()) {
+    json::array out;
+    for (const auto& e : *a) out.push_back(SortedKeys(e));
+    return out;
+  }
+  return v;
+}
+
 const json::object* TemplateOf(const api::Object& owner) {
   const json::object* spec = api::Spec(owner);
   return spec ? api::ObjectAt(*spec, "template") : nullptr;
@@ -42,8 +65,13 @@ const json::object* StoredTemplate(const api::Object& revision) {
 json::object HistoryData(const api::Object& owner) {
   const json::object* tmpl = TemplateOf(owner);
   json::value copy = WithoutNulls(tmpl ? json::value(*tmpl) : json::value(json::object()));
-  copy.get_object()["$patch"] = "replace";
-  return json::object{{"spec", json::object{{"template", std::move(copy)}}}};
+  json::object& out = copy.get_object();
+  out["$patch"] = "replace";
+  // kube's getPatch marshals the typed template, whose metadata always has
+  // creationTimestamp (null), through a map: clients (the e2e suite's
+  // daemon.Match) compare those bytes with the revision's data.
+  api::MutableObject(out, "metadata")["creationTimestamp"] = nullptr;
+  return json::object{{"spec", json::object{{"template", SortedKeys(copy)}}}};
 }
 
 bool HistoryMatches(const api::Object& owner, const api::Object& revision) {
