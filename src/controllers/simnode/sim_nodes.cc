@@ -451,8 +451,9 @@ Status SimNodes::RunPod(const api::ObjectPtr& pod) {
   }
   SimPodStep step;
   std::string new_ip;
-  if (phase != "Running" || api::StringAt(status, "startTime").empty()) {
-    // Pending and bound: admitted, then started.
+  if ((phase != "Running" && phase != "Pending") || api::StringAt(status, "startTime").empty()) {
+    // Pending and bound: admitted, then started (a started pod stays
+    // Pending while an image cannot be pulled).
     if (std::optional<PodRejection> rejection = Admit(*pod)) return RejectPod(*pod, *rejection);
     auto ip = AllocateIp(pod->uid());
     if (!ip.ok()) return ip.status();

@@ -94,11 +94,42 @@ class Stepper {
     cs["ready"] = true;
     cs["started"] = true;
     cs["state"] = json::object{{"running", json::object{{"startedAt", Stamp(at)}}}};
-    // What kube's kubelet records as it starts a container (the image is
-    // always "present": nothing is pulled).
+    // What kube's kubelet records as it starts a container (an image that
+    // exists is always "present": nothing is pulled).
     Event("Normal", "Pulled", "Container image \"" + std::string(image) + "\" already present on machine");
     Event("Normal", "Created", "Created container " + name);
     Event("Normal", "Started", "Started container " + name);
+  }
+
+  // The container's image cannot be pulled (SimImageMissing): it waits
+  // instead, as kube's kubelet reports it: ErrImagePull at the first
+  // attempt, ImagePullBackOff from the next look on (no retry succeeds);
+  // `previous` as for StartInstance. Nothing is recorded again while it
+  // already waits so for this image.
+  void PullFailed(json::object& cs, std::string_view image, json::object previous) {
+    if (!previous.empty()) cs["lastState"] = json::object{{"terminated", std::move(previous)}};
+    const bool same_image = api::StringAt(cs, "image") == image;
+    const std::string reason(api::StringAt(api::ObjectAt(api::ObjectAt(cs, "state"), "waiting"), "reason"));
+    const std::string quoted = "\"" + std::string(image) + "\"";
+    cs["image"] = image;
+    cs["imageID"] = "";
+    cs["ready"] = false;
+    cs["started"] = false;
+    if (same_image && reason == "ImagePullBackOff") return;
+    if (same_image && reason == "ErrImagePull") {
+      cs["state"] = json::object{
+          {"waiting", json::object{{"reason", "ImagePullBackOff"}, {"message", "Back-off pulling image " + quoted}}}};
+      Event("Normal", "BackOff", "Back-off pulling image " + quoted);
+      Event("Warning", "Failed", "Error: ImagePullBackOff");
+      return;
+    }
+    const std::string error =
+        "rpc error: code = NotFound desc = failed to pull and unpack image " + quoted + ": not found";
+    cs["state"] = json::object{{"waiting", json::object{{"reason", "ErrImagePull"}, {"message", error}}}};
+    Event("Normal", "Pulling", "Pulling image " + quoted);
+    Event("Warning", "Failed", "Failed to pull image " + quoted + ": " + error);
+    Event("Warning", "Failed", "Error: ErrImagePull");
+    Wake(now_ + std::chrono::seconds(1));
   }
 
   // What container `c` does once started: the pod's annotations where
@@ -120,6 +151,7 @@ class Stepper {
     const SimRun run = RunOf(c);
     const std::string name(api::StringAt(c, "name"));
     const std::string image(api::StringAt(c, "image"));
+    const bool missing = SimImageMissing(image);
     for (int i = 0; i < kMaxSteps; ++i) {
       const json::object* state = api::ObjectAt(cs, "state");
       if (const json::object* running = api::ObjectAt(state, "running")) {
@@ -129,6 +161,10 @@ class Stepper {
           // again with the new one, whatever the restart policy. Simulated
           // containers exit at once, cleanly, on SIGTERM.
           Event("Normal", "Killing", "Container " + name + " definition changed, will be restarted");
+          if (missing) {
+            PullFailed(cs, image, Terminated(cs, 0, started_at, now_));
+            return;
+          }
           StartInstance(cs, image, now_, Terminated(cs, 0, started_at, now_));
           continue;
         }
@@ -149,12 +185,20 @@ class Stepper {
       const bool waiting = terminated == nullptr;
       if (waiting) terminated = api::ObjectAt(api::ObjectAt(cs, "lastState"), "terminated");
       if (terminated == nullptr) {  // never started
+        if (missing) {
+          PullFailed(cs, image, {});
+          return;
+        }
         StartInstance(cs, image, now_, {});
         continue;
       }
       const int64_t code = api::IntAt(terminated, "exitCode");
       const bool restart = f_.restart_policy == "Always" || (f_.restart_policy == "OnFailure" && code != 0);
       if (!restart) return;
+      if (missing) {  // the terminated instance stays lastState
+        PullFailed(cs, image, {});
+        return;
+      }
       const TimePoint finished = ParsedOr(api::StringAt(terminated, "finishedAt"), now_);
       // kube's flowcontrol backoff: the first restart at once; each later
       // one waits the backoff after the exit, the backoff doubling (up to 5m)
@@ -247,6 +291,27 @@ std::string PhaseOf(const std::string& restart_policy, const json::array& status
 }
 
 }  // namespace
+
+bool SimImageMissing(std::string_view image) {
+  const std::string_view name = image.substr(0, image.find('@'));
+  const size_t slash = name.rfind('/');
+  const size_t colon = name.rfind(':');
+  if (colon != std::string_view::npos && (slash == std::string_view::npos || colon > slash) &&
+      name.substr(colon + 1) == "404") {
+    return true;
+  }
+  // Each part of the reference, split at '/' and ':'.
+  std::string_view rest = name;
+  while (!rest.empty()) {
+    const size_t end = rest.find_first_of("/:");
+    const std::string_view part = rest.substr(0, end);
+    if (part == "nonexistent" || part == "non-existent" || part == "invalid" || part.starts_with("invalid.")) {
+      return true;
+    }
+    rest = end == std::string_view::npos ? std::string_view() : rest.substr(end + 1);
+  }
+  return false;
+}
 
 SimRun SimRunOf(const json::object& pod, std::chrono::milliseconds default_duration) {
   SimRun run;

@@ -15,7 +15,10 @@
 // restart), meanwhile the container is waiting with reason CrashLoopBackOff.
 // A running container whose image was changed in the spec is restarted with
 // the new image at once (kube restarts containers whose definition changed,
-// whatever the restart policy). The phase then follows kube's rules
+// whatever the restart policy). A container whose image does not exist
+// (SimImageMissing) is not started: it waits with ErrImagePull, then
+// ImagePullBackOff, and is not ready (the pod stays Pending when it never
+// ran). The phase then follows kube's rules
 // (Succeeded when every container completed with 0 and none will restart,
 // Failed when under Never one failed) and so do the conditions
 // PodReadyToStartContainers, Initialized, ContainersReady, Ready (with the
@@ -31,6 +34,7 @@
 #include <chrono>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -74,6 +78,15 @@ struct SimPodStep {
   std::optional<std::chrono::system_clock::time_point> wake;
   std::vector<KubeletEvent> events;
 };
+
+// Whether a simulated kubelet fails to pull `image`, as kube's does for an
+// image its registry does not have. Nothing is pulled, so the reference
+// decides: its tag is 404, or one of its parts (split at '/' and ':') is
+// "nonexistent", "non-existent" or "invalid", or its registry is an
+// "invalid." host (the e2e suite's webserver:404, foo:non-existent,
+// gb-redisslave:nonexistent, invalid.com/invalid/alpine:3.1). Every other
+// image is present.
+bool SimImageMissing(std::string_view image);
 
 // The run of `pod` from its annotations; `default_duration` is used for
 // restartPolicy Never and OnFailure pods without sim.berth.dev/run-duration.

@@ -389,5 +389,46 @@ TEST(SimPodStatus, TheAnnotationsTakePrecedenceOverTheCommand) {
   EXPECT_EQ(q.Phase(), "Succeeded");
 }
 
+// kube's e2e suite makes rollouts stall with images that cannot exist.
+TEST(SimPodStatus, ImagesThatCannotExistAreTheSuitesOwn) {
+  EXPECT_TRUE(SimImageMissing("webserver:404"));
+  EXPECT_TRUE(SimImageMissing("foo:non-existent"));
+  EXPECT_TRUE(SimImageMissing("gcr.io/google_samples/gb-redisslave:nonexistent"));
+  EXPECT_TRUE(SimImageMissing("invalid.com/invalid/alpine:3.1"));
+  EXPECT_FALSE(SimImageMissing("httpd:2.4.38-alpine"));
+  EXPECT_FALSE(SimImageMissing("registry:5000/app:1.404"));
+  EXPECT_FALSE(SimImageMissing("localhost:404/app"));  // a port, not a tag
+  EXPECT_FALSE(SimImageMissing("example.com/invalidator:1"));
+}
+
+TEST(SimPodStatus, AMissingImageWaitsInErrImagePullThenBackOffAndIsNeverReady) {
+  SimulatedPod p{MakePod("Always", {})};
+  p.pod["spec"].as_object()["containers"].as_array()[0].as_object()["image"] = "webserver:404";
+  SimPodStep first = p.Start();
+  EXPECT_EQ(p.Phase(), "Pending");
+  ASSERT_NE(p.State("waiting"), nullptr);
+  EXPECT_EQ(api::StringAt(p.State("waiting"), "reason"), "ErrImagePull");
+  EXPECT_TRUE(HasEvent(first, "Failed", "Error: ErrImagePull"));
+  EXPECT_FALSE(api::BoolAt(&p.Container(), "ready"));
+  p.At(seconds(1));
+  EXPECT_EQ(api::StringAt(p.State("waiting"), "reason"), "ImagePullBackOff");
+  p.At(minutes(10));
+  EXPECT_EQ(p.Phase(), "Pending");
+  EXPECT_EQ(api::StringAt(p.State("waiting"), "reason"), "ImagePullBackOff");
+  EXPECT_EQ(p.Cond("Ready").status, "False");
+}
+
+TEST(SimPodStatus, AnImageChangedToAMissingOneStopsTheContainer) {
+  SimulatedPod p{MakePod("Always", {})};
+  p.Start();
+  ASSERT_NE(p.State("running"), nullptr);
+  p.pod["spec"].as_object()["containers"].as_array()[0].as_object()["image"] = "foo:non-existent";
+  p.At(seconds(5));
+  ASSERT_NE(p.State("waiting"), nullptr);
+  EXPECT_EQ(api::StringAt(p.State("waiting"), "reason"), "ErrImagePull");
+  ASSERT_NE(p.LastTerminated(), nullptr);  // the instance that ran
+  EXPECT_EQ(p.Cond("Ready").status, "False");
+}
+
 }  // namespace
 }  // namespace berth::controllers
