@@ -7,8 +7,8 @@ commands, and defaults kube applies (a RoleBinding without roleRef.apiGroup,
 a volume with only a name), the label naming each namespace, a Service whose
 type changes, the verbose health checks, what a container's `env` prints, a
 StatefulSet scaled through protobuf, a review asked for as a Table, a quota
-refusing a ReplicationController's pod, and a custom resource's defaults on
-read."""
+refusing a ReplicationController's pod, a custom resource's defaults on
+read, and an image that cannot exist."""
 
 import json
 import unittest
@@ -293,6 +293,19 @@ class ConformanceClassesTest(unittest.TestCase):
             "apiVersion": "open.example.com/v1", "kind": "Blob", "metadata": {"name": "b"},
             "a": {"b": [{"c": "d"}]}}))
         self.assertEqual(self.get("blob", "b")["a"], {"b": [{"c": "d"}]})
+
+
+    def test_an_image_that_cannot_exist_is_never_pulled(self):
+        self.apply({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "no-image"},
+                    "spec": {"containers": [{"name": "c", "image": "webserver:404"}]}})
+        pod = self.wait("the pull to back off", lambda: (p := self.get("pod", "no-image")) and
+                        p["status"].get("containerStatuses") and
+                        p["status"]["containerStatuses"][0]["state"].get("waiting", {}).get("reason") ==
+                        "ImagePullBackOff" and p)
+        self.assertEqual(pod["status"]["phase"], "Pending")
+        self.assertFalse(pod["status"]["containerStatuses"][0]["ready"])
+        events = self.server.kubectl("get", "events", "--field-selector", "involvedObject.name=no-image").stdout
+        self.assertIn("ErrImagePull", events)
 
 
 if __name__ == "__main__":
