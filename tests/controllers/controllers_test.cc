@@ -172,6 +172,16 @@ class ControllerEnv : public InProcessApiTest {
     ASSERT_EQ(informers_->For(kind).Size(), count);
   }
 
+  // Waits until the informer of `kind` holds `key` marked for deletion.
+  void WaitUntilBeingDeleted(api::Kind kind, const std::string& key) {
+    auto marked = [&] {
+      api::ObjectPtr o = informers_->For(kind).Get(key);
+      return o && api::BeingDeleted(*o);
+    };
+    for (int i = 0; i < 2000 && !marked(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    ASSERT_TRUE(marked()) << key;
+  }
+
   std::unique_ptr<client::EventBroadcaster> events_;
   api::FakeClock fake_clock_;  // for tests that inject it; outlives the controllers
   // A work queue unregisters from its registry when destroyed: the registry
@@ -375,6 +385,85 @@ TEST_F(ControllerEnv, GarbageCollectorCollectsClaimsOfAGonePodOrStatefulSet) {
   auto claims = List(api::Kind::kPersistentVolumeClaim);
   EXPECT_EQ(claims.size(), 2u);
   for (const auto& c : claims) EXPECT_TRUE(api::BeingDeleted(*c)) << c->name() << ": their owners are gone";
+}
+
+// kube's e2e "should orphan pods created by rc if delete options say so".
+TEST_F(ControllerEnv, GarbageCollectorOrphansAReplicationControllersPods) {
+  auto& gc = Make<GarbageCollector>(Context());
+  ASSERT_TRUE(informers_->Start().ok());
+  auto rc = Create(api::Kind::kReplicationController, "default", R"({"metadata":{"name":"rc"},"spec":{"replicas":1,
+    "selector":{"app":"a"},"template":{"metadata":{"labels":{"app":"a"}},"spec":{"containers":[{"name":"c","image":"i"}]}}}})");
+  Create(api::Kind::kPod, "default", R"({"metadata":{"name":"owned","ownerReferences":[{"apiVersion":"v1",
+    "kind":"ReplicationController","name":"rc","uid":")" + rc->uid() +
+    R"(","controller":true,"blockOwnerDeletion":true}]},"spec":{"containers":[{"name":"c","image":"i"}]}})");
+  Sync(api::Kind::kPod, 1);
+  ASSERT_TRUE(client_->Delete(api::Kind::kReplicationController, "default", "rc", {.propagation_policy = "Orphan"}).ok());
+  WaitUntilBeingDeleted(api::Kind::kReplicationController, "default/rc");
+  ASSERT_TRUE(gc.ReconcileForTest("replicationcontrollers|default/rc").ok());
+  EXPECT_TRUE(List(api::Kind::kReplicationController).empty()) << "the orphan finalizer done, the rc goes";
+  auto pods = List(api::Kind::kPod);
+  ASSERT_EQ(pods.size(), 1u);
+  EXPECT_FALSE(pods[0]->json().at("metadata").as_object().contains("ownerReferences"));
+}
+
+// kube's e2e "should not delete dependents that have both valid owner and
+// owner that's waiting for dependents to be deleted".
+TEST_F(ControllerEnv, GarbageCollectorInTheForegroundKeepsWhatAnotherOwnerHolds) {
+  auto& gc = Make<GarbageCollector>(Context());
+  ASSERT_TRUE(informers_->Start().ok());
+  auto rs = Create(api::Kind::kReplicaSet, "default", kReplicaSet);
+  auto other = Create(api::Kind::kReplicaSet, "default", R"({"metadata":{"name":"other"},"spec":{"replicas":0,
+    "selector":{"matchLabels":{"app":"b"}},
+    "template":{"metadata":{"labels":{"app":"b"}},"spec":{"containers":[{"name":"c","image":"i"}]}}}})");
+  auto ref = [](const api::ObjectPtr& o, bool controller) {
+    return R"({"apiVersion":"apps/v1","kind":"ReplicaSet","name":")" + o->name() + R"(","uid":")" + o->uid() +
+           R"(","controller":)" + (controller ? "true" : "false") + R"(,"blockOwnerDeletion":true})";
+  };
+  Create(api::Kind::kPod, "default", R"({"metadata":{"name":"shared","ownerReferences":[)" + ref(rs, true) + "," +
+                                         ref(other, false) + R"(]},"spec":{"containers":[{"name":"c","image":"i"}]}})");
+  Create(api::Kind::kPod, "default", R"({"metadata":{"name":"alone","ownerReferences":[)" + ref(rs, true) +
+                                         R"(]},"spec":{"containers":[{"name":"c","image":"i"}]}})");
+  Sync(api::Kind::kPod, 2);
+  ASSERT_TRUE(client_->Delete(api::Kind::kReplicaSet, "default", "rs", {.propagation_policy = "Foreground"}).ok());
+  WaitUntilBeingDeleted(api::Kind::kReplicaSet, "default/rs");
+  ASSERT_TRUE(gc.ReconcileForTest("replicasets|default/rs").ok());
+  auto pods = List(api::Kind::kPod);
+  ASSERT_EQ(Names(pods), (std::vector<std::string>{"alone", "shared"}));
+  EXPECT_TRUE(api::BeingDeleted(*pods[0])) << "the pod only rs owned is deleted";
+  EXPECT_FALSE(api::BeingDeleted(*pods[1])) << "the pod other keeps stays";
+  const json::array& refs = pods[1]->json().at("metadata").at("ownerReferences").as_array();
+  ASSERT_EQ(refs.size(), 1u);
+  EXPECT_EQ(refs[0].at("name"), "other");
+}
+
+// kube's e2e "should not be blocked by dependency circle".
+TEST_F(ControllerEnv, GarbageCollectorBreaksAForegroundCycle) {
+  auto& gc = Make<GarbageCollector>(Context());
+  ASSERT_TRUE(informers_->Start().ok());
+  std::vector<api::ObjectPtr> pods;
+  for (const char* name : {"pod1", "pod2", "pod3"}) {
+    pods.push_back(Create(api::Kind::kPod, "default", std::string(R"({"metadata":{"name":")") + name +
+                                                          R"("},"spec":{"containers":[{"name":"c","image":"i"}]}})"));
+  }
+  // pod1 is owned by pod3, pod2 by pod1, pod3 by pod2: all blocking.
+  for (int i = 0; i < 3; ++i) {
+    const api::ObjectPtr& owner = pods[(i + 2) % 3];
+    json::object next = pods[i]->json();
+    next["metadata"].as_object()["ownerReferences"] = json::array{json::object{
+        {"apiVersion", "v1"}, {"kind", "Pod"}, {"name", owner->name()}, {"uid", owner->uid()},
+        {"controller", true}, {"blockOwnerDeletion", true}}};
+    ASSERT_TRUE(client_->Update(api::Kind::kPod, next).ok());
+  }
+  Sync(api::Kind::kPod, 3);
+  gc.Run();
+  ASSERT_TRUE(client_->Delete(api::Kind::kPod, "default", "pod1",
+                              {.propagation_policy = "Foreground", .uid_precondition = pods[0]->uid()})
+                  .ok());
+  for (int i = 0; i < 5000 && !List(api::Kind::kPod).empty(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  EXPECT_EQ(Names(List(api::Kind::kPod)), std::vector<std::string>{}) << "every pod of the cycle goes";
+  gc.Stop();
 }
 
 TEST_F(ControllerEnv, GarbageCollectorDeletesOnlyTheVersionItJudged) {

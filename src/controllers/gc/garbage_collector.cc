@@ -18,9 +18,18 @@ namespace {
 constexpr char kUidIndex[] = "uid";
 constexpr std::string_view kOrphan = "orphan";
 constexpr std::string_view kForeground = "foregroundDeletion";
-constexpr api::Kind kKinds[] = {api::Kind::kPod,         api::Kind::kReplicaSet,
-                                api::Kind::kDeployment,  api::Kind::kJob,
-                                api::Kind::kStatefulSet, api::Kind::kPersistentVolumeClaim};
+// The kinds whose objects own others or are owned here: what kube's
+// controllers create with ownerReferences, and what they create it for.
+constexpr api::Kind kKinds[] = {api::Kind::kPod,
+                                api::Kind::kReplicaSet,
+                                api::Kind::kReplicationController,
+                                api::Kind::kDeployment,
+                                api::Kind::kDaemonSet,
+                                api::Kind::kControllerRevision,
+                                api::Kind::kJob,
+                                api::Kind::kCronJob,
+                                api::Kind::kStatefulSet,
+                                api::Kind::kPersistentVolumeClaim};
 // How often a dependent whose owner is of a kind not watched here (a custom
 // resource's) is judged again: that owner's deletion sends no event.
 constexpr std::chrono::seconds kUnwatchedOwnerRecheck{5};
@@ -42,6 +51,17 @@ bool HasFinalizer(const api::Object& o, std::string_view finalizer) {
   if (!list) return false;
   return std::any_of(list->begin(), list->end(),
                      [&](const json::value& v) { return v.is_string() && v.get_string() == finalizer; });
+}
+
+bool WaitsForDependents(const api::Object& o) { return api::BeingDeleted(o) && HasFinalizer(o, kForeground); }
+
+// Whether `dependent`'s reference to the owner `uid` blocks the owner's foreground deletion.
+bool Blocks(const api::Object& dependent, std::string_view uid) {
+  const json::array* refs = OwnerRefs(dependent);
+  return refs && std::any_of(refs->begin(), refs->end(), [&](const json::value& ref) {
+           return ref.is_object() && api::StringAt(ref.get_object(), "uid") == uid &&
+                  api::BoolAt(&ref.get_object(), "blockOwnerDeletion");
+         });
 }
 
 }  // namespace
@@ -137,23 +157,26 @@ Status GarbageCollector::ProcessOwnerFinalizers(const api::ObjectPtr& owner) {
   for (const auto& dependent : dependents) {
     if (orphan) {
       // Remove the reference, guarded by the dependent's version.
-      json::object next = ForUpdate(*dependent);
-      json::array& refs = api::MutableArray(api::MutableObject(next, "metadata"), "ownerReferences");
-      api::EraseIf(refs, [&](const json::value& r) {
-        return r.is_object() && api::StringAt(r.get_object(), "uid") == owner->uid();
-      });
-      if (refs.empty()) api::MutableObject(next, "metadata").erase("ownerReferences");
-      auto written = client_.Update(dependent->kind(), next);
-      if (!written.ok() && written.status().code() != StatusCode::kNotFound) return written.status();
+      if (Status s = DropReference(*dependent, owner->uid()); !s.ok()) return s;
       continue;
     }
-    // Foreground: delete dependents (foreground as well) and wait for the blocking ones.
-    bool blocks = false;
-    for (const auto& ref : *OwnerRefs(*dependent)) {
-      if (ref.is_object() && api::StringAt(ref.get_object(), "uid") == owner->uid() &&
-          api::BoolAt(&ref.get_object(), "blockOwnerDeletion")) {
-        blocks = true;
-      }
+    // Foreground, as kube's attemptToDeleteItem judges each dependent: one
+    // that another live owner keeps only loses its reference to this one;
+    // the others are deleted (in the foreground too) and the blocking ones
+    // waited for.
+    auto kept = KeptByAnotherOwner(*dependent, *owner);
+    if (!kept.ok()) return kept.status();
+    if (kept.value()) {
+      if (Status s = DropReference(*dependent, owner->uid()); !s.ok()) return s;
+      continue;
+    }
+    bool blocks = Blocks(*dependent, owner->uid());
+    if (blocks && InCycle(*dependent)) {
+      // Its own dependents wait for their dependents too: a cycle of
+      // foreground deletions would wait for ever, so its references stop
+      // blocking (kube's unblockOwnerReferences) and it is deleted.
+      if (Status s = UnblockReferences(*dependent); !s.ok()) return s;
+      blocks = false;
     }
     if (blocks) blocked = true;
     if (!api::BeingDeleted(*dependent)) {
@@ -169,6 +192,44 @@ Status GarbageCollector::ProcessOwnerFinalizers(const api::ObjectPtr& owner) {
     return f.is_string() && (f.get_string() == kOrphan || f.get_string() == kForeground);
   });
   auto written = client_.Update(owner->kind(), next);
+  if (!written.ok() && written.status().code() != StatusCode::kNotFound) return written.status();
+  return Status::Ok();
+}
+
+Result<bool> GarbageCollector::KeptByAnotherOwner(const api::Object& dependent, const api::Object& owner) {
+  for (const auto& ref : *OwnerRefs(dependent)) {
+    if (!ref.is_object() || api::StringAt(ref.get_object(), "uid") == owner.uid()) continue;
+    auto other = Owner(ref.get_object(), dependent.namespace_name());
+    if (!other.ok()) {
+      if (other.status().code() == StatusCode::kNotFound) return true;  // a kind berth does not know: it keeps it
+      return other.status();
+    }
+    if (other.value() && !WaitsForDependents(*other.value())) return true;
+  }
+  return false;
+}
+
+bool GarbageCollector::InCycle(const api::Object& dependent) {
+  auto grand = Dependents(dependent);
+  return std::any_of(grand.begin(), grand.end(), [](const api::ObjectPtr& d) { return WaitsForDependents(*d); });
+}
+
+Status GarbageCollector::DropReference(const api::Object& dependent, const std::string& uid) {
+  json::object next = ForUpdate(dependent);
+  json::array& refs = api::MutableArray(api::MutableObject(next, "metadata"), "ownerReferences");
+  api::EraseIf(refs, [&](const json::value& r) { return r.is_object() && api::StringAt(r.get_object(), "uid") == uid; });
+  if (refs.empty()) api::MutableObject(next, "metadata").erase("ownerReferences");
+  auto written = client_.Update(dependent.kind(), next);
+  if (!written.ok() && written.status().code() != StatusCode::kNotFound) return written.status();
+  return Status::Ok();
+}
+
+Status GarbageCollector::UnblockReferences(const api::Object& dependent) {
+  json::object next = ForUpdate(dependent);
+  for (auto& ref : api::MutableArray(api::MutableObject(next, "metadata"), "ownerReferences")) {
+    if (ref.is_object()) ref.get_object().erase("blockOwnerDeletion");
+  }
+  auto written = client_.Update(dependent.kind(), next);
   if (!written.ok() && written.status().code() != StatusCode::kNotFound) return written.status();
   return Status::Ok();
 }

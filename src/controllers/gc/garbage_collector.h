@@ -1,8 +1,8 @@
 #pragma once
 // Garbage collection through ownerReferences (kube's garbage collector, for
-// the kinds berth's controllers own: ReplicaSets, Deployments, Jobs,
-// StatefulSets and Pods as owners, ReplicaSets, Pods and
-// PersistentVolumeClaims as dependents):
+// the kinds berth's controllers own and create: Pods, ReplicaSets,
+// ReplicationControllers, Deployments, DaemonSets, ControllerRevisions, Jobs,
+// CronJobs, StatefulSets and PersistentVolumeClaims, as owners and dependents):
 //
 // - Background (the default): once every owner of an object is gone, the
 //   object is deleted; a dangling reference beside a live owner is removed.
@@ -11,7 +11,10 @@
 // - Foreground: an owner deleted with propagationPolicy=Foreground carries the
 //   foregroundDeletion finalizer; its dependents are deleted (foreground too)
 //   and, once none with blockOwnerDeletion remains, the finalizer is removed
-//   and the API server completes the deletion.
+//   and the API server completes the deletion. A dependent another live owner
+//   keeps only loses its reference; one whose own dependents wait for theirs
+//   (a cycle of owners) has its references made non-blocking first, as kube
+//   breaks such cycles.
 // - Orphan: an owner with the orphan finalizer has its dependents' references
 //   to it removed, then the finalizer.
 //
@@ -44,6 +47,13 @@ class GarbageCollector final : public Controller {
   std::vector<api::ObjectPtr> Dependents(const api::Object& owner);
   Status ProcessOwnerFinalizers(const api::ObjectPtr& owner);
   Status ProcessDependent(const api::ObjectPtr& object);
+  // Whether an owner of `dependent` other than `owner` is live and not
+  // itself waiting for its dependents.
+  Result<bool> KeptByAnotherOwner(const api::Object& dependent, const api::Object& owner);
+  // Whether one of `dependent`'s own dependents waits for its dependents.
+  bool InCycle(const api::Object& dependent);
+  Status DropReference(const api::Object& dependent, const std::string& uid);
+  Status UnblockReferences(const api::Object& dependent);
 };
 
 }  // namespace berth::controllers
