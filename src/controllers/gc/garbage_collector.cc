@@ -18,16 +18,13 @@ namespace {
 constexpr char kUidIndex[] = "uid";
 constexpr std::string_view kOrphan = "orphan";
 constexpr std::string_view kForeground = "foregroundDeletion";
-// The kinds whose objects own others or are owned here: what kube's
-// controllers create with ownerReferences, and what they create it for.
+// The kinds whose objects own others or are owned here (see the header for
+// those not yet watched).
 constexpr api::Kind kKinds[] = {api::Kind::kPod,
                                 api::Kind::kReplicaSet,
                                 api::Kind::kReplicationController,
                                 api::Kind::kDeployment,
-                                api::Kind::kDaemonSet,
-                                api::Kind::kControllerRevision,
                                 api::Kind::kJob,
-                                api::Kind::kCronJob,
                                 api::Kind::kStatefulSet,
                                 api::Kind::kPersistentVolumeClaim};
 // How often a dependent whose owner is of a kind not watched here (a custom
