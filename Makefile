@@ -4,7 +4,7 @@
 BUILD ?= build
 ASAN_BUILD ?= build-asan
 TSAN_BUILD ?= build-tsan
-# Seconds per fuzz target: 21 targets, two at a time.
+# Seconds per fuzz target: 22 targets, two at a time.
 FUZZ_SECONDS ?= $(if $(CI),10,20)
 JOBS ?= $(shell nproc)
 WERROR ?= $(if $(CI),ON,OFF)

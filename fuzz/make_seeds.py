@@ -133,6 +133,12 @@ write("storage_view", "small-sc", b"\x02" + mini({"metadata": {"name": "fast"}, 
                                                     "allowedTopologies": [{"matchLabelExpressions": [
                                                         {"key": "zone", "values": ["a"]}]}]}).encode())
 
+# ---- container commands (sh -c scripts, or argv split at NUL) -----------------
+for i, script in enumerate(["sleep 5; exit 3", "echo 'a  b' \"c\" && false || printenv FOO", "env",
+                            "TEST_VAR=wrong echo \"$(FOO)\"", "sleep infinity", "exit 257",
+                            "echo -n x;;; true", "while true; do sleep 1; done", "sleep\x001m\x0030"]):
+    write("container_command", "c%02d" % i, script)
+
 # ---- selectors and quantities -------------------------------------------------
 for i, q in enumerate(["100m", "1.5Gi", "1e3", "0.5", "-1", "12345678901234567890Ki", ".5", "1E-3", "0",
                        "9223372036854775807", "1Ei", "+3k", "1.000000001"]):
