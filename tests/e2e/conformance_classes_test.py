@@ -8,7 +8,8 @@ a volume with only a name), the label naming each namespace, a Service whose
 type changes, the verbose health checks, what a container's `env` prints, a
 StatefulSet scaled through protobuf, a review asked for as a Table, a quota
 refusing a ReplicationController's pod, a custom resource's defaults on
-read, and an image that cannot exist."""
+read, an image that cannot exist, and an rc deleted orphaning or in the
+foreground."""
 
 import json
 import unittest
@@ -306,6 +307,21 @@ class ConformanceClassesTest(unittest.TestCase):
         self.assertFalse(pod["status"]["containerStatuses"][0]["ready"])
         events = self.server.kubectl("get", "events", "--field-selector", "involvedObject.name=no-image").stdout
         self.assertIn("ErrImagePull", events)
+
+    def test_a_replication_controller_is_deleted_orphaning_or_in_the_foreground(self):
+        for name in ("orphaning", "foreground"):
+            self.apply({"apiVersion": "v1", "kind": "ReplicationController", "metadata": {"name": name},
+                        "spec": {"replicas": 2, "template": {"metadata": {"labels": {"gc": name}},
+                                 "spec": {"containers": [{"name": "c", "image": "nginx"}]}}}})
+            self.wait(name + "'s pods", lambda: len(self.get("pods", "-l", "gc=" + name)["items"]) == 2)
+        self.server.kubectl("delete", "rc", "orphaning", "--cascade=orphan", "--wait=true")
+        pods = self.get("pods", "-l", "gc=orphaning")["items"]
+        self.assertEqual(len(pods), 2)
+        for pod in pods:
+            self.assertNotIn("ownerReferences", pod["metadata"])
+        self.server.kubectl("delete", "rc", "foreground", "--cascade=foreground", "--wait=true")
+        self.assertIsNone(self.get("rc", "foreground"))
+        self.wait("the foreground rc's pods gone", lambda: not self.get("pods", "-l", "gc=foreground")["items"])
 
 
 if __name__ == "__main__":
