@@ -184,6 +184,7 @@ Response ApiServer::Watch(Request& request, const RequestInfo& info) {
     timeout = std::chrono::seconds(*seconds);
   }
   stream.deadline = std::chrono::steady_clock::now() + timeout;
+  stream.strategy = &registry_.For(*info.kind);
 
   if (rv.value() == 0) {
     // No revision (or "0"): the current objects as ADDED events, then changes.

@@ -3,6 +3,7 @@
 #include <boost/json.hpp>
 
 #include "apiserver/printers/table.h"
+#include "apiserver/registry/registry.h"
 #include "apiserver/status_json.h"
 
 namespace berth::apiserver {
@@ -28,7 +29,8 @@ void WatchStream::AppendEvent(std::string& out, std::string_view type, std::stri
   out += "}\n";
 }
 
-std::string WatchStream::ObjectJson(const api::ObjectPtr& object) {
+std::string WatchStream::ObjectJson(const api::ObjectPtr& stored) {
+  const api::ObjectPtr object = options_.strategy ? options_.strategy->AsRead(stored) : stored;
   if (!options_.table) return api::EncodedAs(*object, options_.kind);
   TableOptions table_options;
   table_options.include_column_definitions = !columns_sent_;

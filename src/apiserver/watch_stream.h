@@ -14,6 +14,8 @@
 
 namespace berth::apiserver {
 
+class ResourceStrategy;  // registry/registry.h
+
 class WatchStream final : public ResponseStream {
  public:
   struct Options {
@@ -22,6 +24,9 @@ class WatchStream final : public ResponseStream {
     bool bookmarks = false;        // allowWatchBookmarks
     std::chrono::steady_clock::time_point deadline;
     std::vector<api::ObjectPtr> initial;  // sent first as ADDED
+    // The kind's strategy: each object is sent as its AsRead gives it (a
+    // custom resource with its schema's defaults). The registry keeps it alive.
+    const ResourceStrategy* strategy = nullptr;
   };
   WatchStream(std::unique_ptr<store::Watch> watch, Options options);
 

@@ -272,6 +272,11 @@ class ConformanceClassesTest(unittest.TestCase):
         self.wait("the default on read", lambda: self.get("gadget", "g")["spec"] == {"a": "x", "b": "B"})
         listed = self.get("gadgets")["items"]
         self.assertEqual(listed[0]["spec"], {"a": "x", "b": "B"})
+        code, body = self.request("GET", "/apis/defaults.example.com/v1/namespaces/default/gadgets"
+                                         "?watch=1&timeoutSeconds=1")
+        self.assertEqual(code, 200, body)
+        event = json.loads(body.decode().splitlines()[0])
+        self.assertEqual((event["type"], event["object"]["spec"]), ("ADDED", {"a": "x", "b": "B"}))
 
     # kube's buildKubeNative: in Swagger 2.0, a definition that keeps unknown
     # fields at its root is an object and nothing more.

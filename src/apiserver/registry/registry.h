@@ -67,9 +67,9 @@ class ResourceStrategy {
   // kube's Canonicalize: the object's canonical form, once its name is final
   // (after generateName), on create and on writes of the object itself.
   virtual void Canonicalize(boost::json::object& object) const {}
-  // A stored object as GET and LIST return it: as stored, but for a custom
-  // resource whose schema has defaults, those applied (kube's decoding from
-  // storage). Not yet applied to watch events, which carry the stored object.
+  // A stored object as GET, LIST and watch events return it: as stored, but
+  // for a custom resource whose schema has defaults, those applied (kube's
+  // decoding from storage).
   virtual api::ObjectPtr AsRead(const api::ObjectPtr& stored) const { return stored; }
   // Fields of `object` the kind does not define, as paths ("spec.foo"),
   // removed from it (kube's pruning, and fieldValidation's unknown fields).
