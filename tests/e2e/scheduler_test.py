@@ -233,12 +233,14 @@ class StandaloneScheduler(unittest.TestCase):
         k = self.server.kubectl
         k("apply", "-f", "-", input=json.dumps(node("n1", cpu="2")))
         k("apply", "-f", "-", input=json.dumps(pod("fits", cpu="1")))
+        scheduled = 'scheduler_schedule_attempts_total{result="scheduled",profile="default-scheduler"} 1'
         text = ""
-        while time.time() < deadline and 'result="scheduled"' not in text:
+        deadline = time.time() + 20
+        while time.time() < deadline and scheduled not in text.splitlines():
             text = urllib.request.urlopen(base + "/metrics", timeout=10).read().decode()
             time.sleep(0.1)
         attempts = [line for line in text.splitlines() if line.startswith("scheduler_schedule_attempts_total{")]
-        self.assertIn('scheduler_schedule_attempts_total{result="scheduled",profile="default-scheduler"} 1', attempts)
+        self.assertIn(scheduled, attempts)
         with self.assertRaises(urllib.error.HTTPError) as missing:
             urllib.request.urlopen(base + "/nothing-here", timeout=10)
         self.assertEqual(missing.exception.code, 404)
