@@ -105,15 +105,6 @@ std::optional<std::string> PodField(const Object& pod, std::string_view path) {
   return std::nullopt;
 }
 
-const json::object* ContainerNamed(const Object& pod, std::string_view name) {
-  for (const char* field : {"containers", "initContainers"}) {
-    for (const auto& c : Items(ArrayAt(Spec(pod), field))) {
-      if (c.is_object() && StringAt(c.get_object(), "name") == name) return &c.get_object();
-    }
-  }
-  return nullptr;
-}
-
 // kube's ExtractContainerResourceValue, with a limit the container does not
 // set taken from its node's allocatable (the kubelet's MergeContainerResourceLimits).
 std::optional<std::string> ResourceField(const Object& pod, const json::object& container,
@@ -245,6 +236,15 @@ std::string Hostname(const Object& pod) {
 }
 
 }  // namespace
+
+const json::object* ContainerNamed(const Object& pod, std::string_view name) {
+  for (const char* field : {"initContainers", "containers", "ephemeralContainers"}) {
+    for (const auto& c : Items(ArrayAt(Spec(pod), field))) {
+      if (c.is_object() && StringAt(c.get_object(), "name") == name) return &c.get_object();
+    }
+  }
+  return nullptr;
+}
 
 EnvVars ContainerEnvironment(const Object& pod, const json::object& container, const Sources& sources) {
   EnvVars defined;

@@ -33,6 +33,9 @@ struct Sources {
   std::function<std::vector<ObjectPtr>(Kind kind, std::string_view ns)> list;
 };
 
+// The container of `pod` named `name` (init, regular or ephemeral); nullptr when none is.
+const boost::json::object* ContainerNamed(const Object& pod, std::string_view name);
+
 // The environment of `container` (one of `pod`'s containers, init or not).
 EnvVars ContainerEnvironment(const Object& pod, const boost::json::object& container, const Sources& sources);
 

@@ -283,7 +283,7 @@ class CustomResourceStrategy final : public ResourceStrategy {
     if (!schema_->HasDefaults()) return stored;
     json::value defaulted(stored->json());
     schema_->ApplyDefaults(defaulted);
-    if (defaulted == json::value(stored->json())) return stored;
+    if (defaulted.get_object() == stored->json()) return stored;
     auto edited = stored->Edit([&](json::object& o) { o = std::move(defaulted.get_object()); });
     return edited.ok() ? edited.value()->WithResourceVersion(stored->resource_version()) : stored;
   }

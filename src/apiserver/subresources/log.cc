@@ -75,17 +75,6 @@ Result<std::string> ChooseContainer(const api::Object& pod, const std::string& a
                             ", choose one of: " + GoList(all));
 }
 
-const json::object* ContainerSpec(const api::Object& pod, std::string_view name) {
-  for (const char* field : {"initContainers", "containers", "ephemeralContainers"}) {
-    if (const json::array* list = api::ArrayAt(api::Spec(pod), field)) {
-      for (const auto& c : *list) {
-        if (c.is_object() && api::StringAt(c.get_object(), "name") == name) return &c.get_object();
-      }
-    }
-  }
-  return nullptr;
-}
-
 void AppendLines(std::string_view text, TimePoint at, std::vector<Line>& lines) {
   while (!text.empty()) {
     auto nl = text.find('\n');
@@ -118,8 +107,10 @@ std::vector<Line> InstanceLines(const api::Object& pod, const std::string& name,
 
 // What container `name`'s command prints, "" when that is not known.
 std::string CommandOutput(const api::Object& pod, std::string_view name, const api::container::Sources& sources) {
-  const json::object* spec = ContainerSpec(pod, name);
-  if (!spec) return "";
+  const json::object* spec = api::container::ContainerNamed(pod, name);
+  // Without a command the image's entrypoint runs: nothing known to print,
+  // and no environment to gather.
+  if (!spec || !api::ArrayAt(*spec, "command")) return "";
   auto run = api::container::RunCommand(*spec, api::container::ContainerEnvironment(pod, *spec, sources));
   return run ? std::move(run->output) : "";
 }
