@@ -114,7 +114,12 @@ void WorkQueue::Add(const std::string& key) {
 void WorkQueue::AddAfter(const std::string& key, std::chrono::nanoseconds delay) {
   std::lock_guard lock(mu_);
   if (shutting_down_) return;
+  ScheduleLocked(key, delay);
+  // Counted once scheduled: whoever sees the count sees the alarm set.
   if (metrics_) metrics_->retries.Increment();
+}
+
+void WorkQueue::ScheduleLocked(const std::string& key, std::chrono::nanoseconds delay) {
   auto now = clock_.Now();
   if (delay.count() <= 0) return AddLocked(key, now);
   auto due = now + delay;

@@ -102,6 +102,8 @@ class WorkQueue {
   struct QueueMetrics;
 
   void AddLocked(const std::string& key, api::Clock::time_point now);  // REQUIRES: mu_ held
+  // Adds `key` now or once `delay` has passed (the earliest of several delays wins).
+  void ScheduleLocked(const std::string& key, std::chrono::nanoseconds delay);  // REQUIRES: mu_ held
   void ShutDownLocked();                                          // REQUIRES: mu_ held
   void UpdateDepthLocked();                                       // REQUIRES: mu_ held
   // Sets workqueue_unfinished_work_seconds and _longest_running_processor_seconds.
