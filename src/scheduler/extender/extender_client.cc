@@ -1,276 +1,40 @@
 #include "scheduler/extender/extender_client.h"
 
-#include <openssl/ssl.h>
-
-#include <boost/asio.hpp>
-#include <boost/asio/ssl.hpp>
-#include <boost/beast/core.hpp>
-#include <boost/beast/http.hpp>
-#include <boost/beast/ssl.hpp>
-#include <optional>
-
 namespace berth::scheduler {
 
-namespace beast = boost::beast;
-namespace http = beast::http;
-namespace net = boost::asio;
-namespace ssl = net::ssl;
-using tcp = net::ip::tcp;
-using Deadline = std::chrono::steady_clock::time_point;
-
-struct ExtenderClient::Tls {
-  ssl::context context{ssl::context::tls_client};
-  std::string server_name;  // verified against the certificate, sent as SNI unless an address
-  bool verify = true;
-  bool send_sni = true;
-};
-
-struct ExtenderClient::Connection {
-  net::io_context ioc;
-  std::optional<beast::tcp_stream> plain;
-  std::optional<beast::ssl_stream<beast::tcp_stream>> secure;
-  beast::flat_buffer buffer;
-
-  beast::tcp_stream& tcp_layer() { return secure ? secure->next_layer() : *plain; }
-
-  // Runs the operation `start` begins (given its completion handler) until it
-  // completes or `deadline` passes; then `cancel` ends the operation (by
-  // default the socket is closed) and the result is a timeout.
-  template <typename Start>
-  beast::error_code Await(Deadline deadline, Start&& start) {
-    return Await(deadline, std::forward<Start>(start), [this] {
-      beast::error_code ignored;
-      tcp_layer().socket().close(ignored);
-    });
-  }
-  template <typename Start, typename Cancel>
-  beast::error_code Await(Deadline deadline, Start&& start, Cancel&& cancel) {
-    beast::error_code result;
-    bool done = false;
-    start([&](beast::error_code ec, auto&&...) {
-      result = ec;
-      done = true;
-    });
-    ioc.restart();
-    ioc.run_until(deadline);
-    if (done) return result;
-    cancel();
-    ioc.restart();
-    ioc.run();  // the cancelled operation's handler
-    return beast::error::timeout;
-  }
-
-  template <typename F>
-  auto WithStream(F&& f) {
-    return secure ? f(*secure) : f(*plain);
-  }
-};
-
-ExtenderClient::~ExtenderClient() = default;
-
-namespace {
-
-std::string Seconds(std::chrono::milliseconds d) {
-  if (d.count() % 1000 == 0) return std::to_string(d.count() / 1000) + "s";
-  return std::to_string(d.count()) + "ms";
-}
-
-}  // namespace
-
-Result<std::unique_ptr<ExtenderClient>> ExtenderClient::Create(
-    const std::string& url_prefix, bool enable_https, const std::optional<ExtenderTlsConfig>& tls,
-    std::chrono::milliseconds timeout) {
-  std::unique_ptr<ExtenderClient> c(new ExtenderClient());
-  c->timeout_ = timeout;
-  std::string_view url = url_prefix;
-  while (!url.empty() && url.back() == '/') url.remove_suffix(1);  // kube trims them too
-  c->url_prefix_ = std::string(url);
-  bool https;
-  if (url.rfind("http://", 0) == 0) {
-    https = false;
-    url.remove_prefix(7);
-  } else if (url.rfind("https://", 0) == 0) {
-    https = true;
-    url.remove_prefix(8);
-  } else {
-    return Status::BadRequest("urlPrefix: Invalid value: \"" + url_prefix +
-                              "\": must start with http:// or https://");
-  }
-  size_t slash = url.find('/');
-  std::string_view authority = url.substr(0, slash);
-  c->path_ = slash == std::string_view::npos ? "" : std::string(url.substr(slash));
-  std::string_view host = authority, port = https ? "443" : "80";
-  if (!authority.empty() && authority.front() == '[') {  // [IPv6]:port
-    size_t close = authority.find(']');
-    if (close == std::string_view::npos)
-      return Status::BadRequest("urlPrefix: Invalid value: \"" + url_prefix + "\"");
-    host = authority.substr(1, close - 1);
-    if (close + 1 < authority.size()) {
-      if (authority[close + 1] != ':')
-        return Status::BadRequest("urlPrefix: Invalid value: \"" + url_prefix + "\"");
-      port = authority.substr(close + 2);
-    }
-  } else if (size_t colon = authority.rfind(':'); colon != std::string_view::npos) {
-    host = authority.substr(0, colon);
-    port = authority.substr(colon + 1);
-  }
-  if (host.empty() || port.empty()) {
-    return Status::BadRequest("urlPrefix: Invalid value: \"" + url_prefix + "\": no host");
-  }
-  c->host_ = std::string(host);
-  c->port_ = std::string(port);
-  if (!https) return c;
-
-  auto t = std::make_unique<Tls>();
-  ExtenderTlsConfig config = tls.value_or(ExtenderTlsConfig{});
+Result<std::unique_ptr<ExtenderClient>> ExtenderClient::Create(const std::string& url_prefix, bool enable_https,
+                                                              const std::optional<ExtenderTlsConfig>& tls,
+                                                              std::chrono::milliseconds timeout) {
+  const ExtenderTlsConfig config = tls.value_or(ExtenderTlsConfig{});
   const bool has_ca = !config.ca_file.empty() || !config.ca_data.empty();
-  // kube-scheduler: enableHTTPS without a CA does not verify the server.
-  t->verify = !config.insecure && !(enable_https && !has_ca);
-  t->server_name = config.server_name.empty() ? c->host_ : config.server_name;
-  beast::error_code ignored;
-  net::ip::make_address(t->server_name, ignored);
-  t->send_sni = static_cast<bool>(ignored);  // a name, not an address
-  try {
-    t->context.set_options(ssl::context::default_workarounds | ssl::context::no_sslv2 |
-                           ssl::context::no_sslv3);
-    if (t->verify) {
-      t->context.set_verify_mode(ssl::verify_peer);
-      if (!config.ca_data.empty())
-        t->context.add_certificate_authority(net::buffer(config.ca_data));
-      if (!config.ca_file.empty()) t->context.load_verify_file(config.ca_file);
-      if (!has_ca) t->context.set_default_verify_paths();
-    } else {
-      t->context.set_verify_mode(ssl::verify_none);
-    }
-    if (!config.cert_data.empty()) t->context.use_certificate_chain(net::buffer(config.cert_data));
-    if (!config.cert_file.empty()) t->context.use_certificate_chain_file(config.cert_file);
-    if (!config.key_data.empty())
-      t->context.use_private_key(net::buffer(config.key_data), ssl::context::pem);
-    if (!config.key_file.empty())
-      t->context.use_private_key_file(config.key_file, ssl::context::pem);
-  } catch (const boost::system::system_error& e) {
-    return Status::BadRequest("tlsConfig: " + std::string(e.what()));
+  client::PostTls trust{
+      // kube-scheduler: enableHTTPS without a CA does not verify the server.
+      .verify = !config.insecure && !(enable_https && !has_ca),
+      .server_name = config.server_name,
+      .ca_pem = config.ca_data,
+      .ca_file = config.ca_file,
+      .cert_pem = config.cert_data,
+      .cert_file = config.cert_file,
+      .key_pem = config.key_data,
+      .key_file = config.key_file,
+  };
+  auto http = client::PostClient::Create(url_prefix, trust, timeout, "berth-scheduler", "urlPrefix");
+  if (!http.ok()) {
+    const std::string& why = http.status().message();
+    if (why.rfind("urlPrefix: ", 0) == 0) return http.status();
+    return Status::BadRequest("tlsConfig: " + why);
   }
-  c->tls_ = std::move(t);
-  return c;
-}
-
-std::string ExtenderClient::Url(std::string_view verb) const {
-  return url_prefix_ + "/" + std::string(verb);
-}
-
-Status ExtenderClient::Open(Connection& c, Deadline deadline) const {
-  if (tls_) {
-    c.secure.emplace(c.ioc, tls_->context);
-  } else {
-    c.plain.emplace(c.ioc);
-  }
-  tcp::resolver resolver(c.ioc);
-  tcp::resolver::results_type endpoints;
-  // A name lookup cannot be interrupted: past the deadline it is cancelled,
-  // but its answer is still waited for (numeric hosts need none).
-  beast::error_code ec = c.Await(
-      deadline,
-      [&](auto handler) {
-        resolver.async_resolve(
-            host_, port_, [&, handler](beast::error_code e, tcp::resolver::results_type r) mutable {
-              endpoints = std::move(r);
-              handler(e);
-            });
-      },
-      [&] { resolver.cancel(); });
-  if (ec) return Status::Unavailable("resolving " + host_ + ": " + ec.message());
-  ec = c.Await(deadline, [&](auto handler) {
-    c.tcp_layer().socket().async_connect(*endpoints.begin(), handler);
-  });
-  if (ec) {
-    // Try the other addresses (the first may be IPv6 where the server listens on IPv4).
-    for (auto it = std::next(endpoints.begin());
-         ec && ec != beast::error::timeout && it != endpoints.end(); ++it) {
-      beast::error_code ignored;
-      c.tcp_layer().socket().close(ignored);
-      ec = c.Await(deadline,
-                   [&](auto handler) { c.tcp_layer().socket().async_connect(*it, handler); });
-    }
-  }
-  if (ec) return Status::Unavailable("dial tcp " + host_ + ":" + port_ + ": " + ec.message());
-  beast::error_code ignored;
-  c.tcp_layer().socket().set_option(tcp::no_delay(true), ignored);
-  if (tls_) {
-    if (tls_->send_sni)
-      SSL_set_tlsext_host_name(c.secure->native_handle(), tls_->server_name.c_str());
-    if (tls_->verify) c.secure->set_verify_callback(ssl::host_name_verification(tls_->server_name));
-    ec = c.Await(deadline, [&](auto handler) {
-      c.secure->async_handshake(ssl::stream_base::client, handler);
-    });
-    if (ec)
-      return Status::Unavailable("tls handshake with " + host_ + ":" + port_ + ": " + ec.message());
-  }
-  return Status::Ok();
+  return std::unique_ptr<ExtenderClient>(new ExtenderClient(std::move(http).value()));
 }
 
 Result<std::string> ExtenderClient::Post(std::string_view verb, std::string_view body) {
-  const Deadline deadline = std::chrono::steady_clock::now() + timeout_;
-  const std::string url = Url(verb);
-  const std::string prefix = "Post \"" + url + "\": ";
-  http::request<http::string_body> req(http::verb::post, path_ + "/" + std::string(verb), 11);
-  req.set(http::field::host,
-          (host_.find(':') == std::string::npos ? host_ : "[" + host_ + "]") + ":" + port_);
-  req.set(http::field::user_agent, "berth-scheduler");
-  req.set(http::field::content_type, "application/json");
-  req.body() = std::string(body);
-  req.keep_alive(true);
-  req.prepare_payload();
-
-  for (int attempt = 0; attempt < 2; ++attempt) {
-    std::unique_ptr<Connection> c;
-    if (attempt == 0) {  // a retry takes a new connection: idle ones may be as stale
-      std::lock_guard lock(mu_);
-      if (!idle_.empty()) {
-        c = std::move(idle_.back());
-        idle_.pop_back();
-      }
-    }
-    const bool reused = c != nullptr;
-    if (!c) {
-      c = std::make_unique<Connection>();
-      if (Status s = Open(*c, deadline); !s.ok()) {
-        if (std::chrono::steady_clock::now() >= deadline) {
-          return Status::Unavailable(prefix + "no answer within " + Seconds(timeout_));
-        }
-        return Status::Unavailable(prefix + s.message());
-      }
-    }
-    http::response_parser<http::string_body> parser;
-    parser.body_limit(boost::none);
-    beast::error_code ec = c->WithStream([&](auto& stream) {
-      return c->Await(deadline, [&](auto handler) { http::async_write(stream, req, handler); });
-    });
-    if (!ec) {
-      ec = c->WithStream([&](auto& stream) {
-        return c->Await(
-            deadline, [&](auto handler) { http::async_read(stream, c->buffer, parser, handler); });
-      });
-    }
-    if (ec == beast::error::timeout)
-      return Status::Unavailable(prefix + "no answer within " + Seconds(timeout_));
-    if (ec) {
-      // A kept-alive connection the server had closed: once more, on a new one.
-      if (reused && attempt == 0 && !parser.got_some()) continue;
-      return Status::Unavailable(prefix + ec.message());
-    }
-    auto& res = parser.get();
-    if (res.keep_alive()) {
-      std::lock_guard lock(mu_);
-      if (idle_.size() < kMaxIdle) idle_.push_back(std::move(c));
-    }
-    if (res.result_int() != 200) {
-      return Status::Internal("failed " + std::string(verb) + " with extender at URL " + url +
-                              ", code " + std::to_string(res.result_int()));
-    }
-    return std::move(res.body());
+  auto answer = http_->Post("/" + std::string(verb), body);
+  if (!answer.ok()) return answer.status();
+  if (answer.value().status != 200) {
+    return Status::Internal("failed " + std::string(verb) + " with extender at URL " + Url(verb) + ", code " +
+                            std::to_string(answer.value().status));
   }
-  return Status::Unavailable(prefix + "no connection");
+  return std::move(answer.value().body);
 }
 
 }  // namespace berth::scheduler
