@@ -321,6 +321,35 @@ void DefaultIngressClass(json::object& ingress_class) {
     SetDefault(parameters->get_object(), "scope", "Cluster");
 }
 
+// admissionregistration/v1's SetDefaults_ValidatingWebhook and _MutatingWebhook:
+// fail closed, equivalent matching, every namespace and object, 10s; rules
+// of any scope; a Service on 443; mutating webhooks called once.
+void DefaultWebhooks(json::object& configuration, bool mutating) {
+  ForEachItem(configuration, "webhooks", [mutating](json::object& hook) {
+    SetDefault(hook, "failurePolicy", "Fail");
+    SetDefault(hook, "matchPolicy", "Equivalent");
+    if (!hook.contains("namespaceSelector") || hook["namespaceSelector"].is_null()) hook["namespaceSelector"] = json::object();
+    if (!hook.contains("objectSelector") || hook["objectSelector"].is_null()) hook["objectSelector"] = json::object();
+    SetDefault(hook, "timeoutSeconds", 10);
+    if (mutating) SetDefault(hook, "reinvocationPolicy", "Never");
+    ForEachItem(hook, "rules", [](json::object& rule) { SetDefault(rule, "scope", "*"); });
+    if (json::value* config = hook.if_contains("clientConfig"); config && config->is_object()) {
+      if (json::value* service = config->get_object().if_contains("service"); service && service->is_object()) {
+        SetDefault(service->get_object(), "port", 443);
+      }
+    }
+  });
+}
+void DefaultMutatingWebhookConfiguration(json::object& o) { DefaultWebhooks(o, true); }
+void DefaultValidatingWebhookConfiguration(json::object& o) { DefaultWebhooks(o, false); }
+
+// apiregistration/v1's SetDefaults_ServiceReference: port 443.
+void DefaultAPIService(json::object& api_service) {
+  json::value* spec = api_service.if_contains("spec");
+  json::value* service = spec && spec->is_object() ? spec->get_object().if_contains("service") : nullptr;
+  if (service && service->is_object()) SetDefault(service->get_object(), "port", 443);
+}
+
 // discovery/v1's SetDefaults_EndpointPort: an unnamed TCP port unless said otherwise.
 void DefaultEndpointSlice(json::object& slice) {
   ForEachItem(slice, "ports", [](json::object& port) {
@@ -403,6 +432,9 @@ constexpr KindDefaulter kDefaulters[] = {
     {Kind::kIngressClass, DefaultIngressClass},
     {Kind::kEndpointSlice, DefaultEndpointSlice},
     {Kind::kCSIDriver, DefaultCSIDriver},
+    {Kind::kMutatingWebhookConfiguration, DefaultMutatingWebhookConfiguration},
+    {Kind::kValidatingWebhookConfiguration, DefaultValidatingWebhookConfiguration},
+    {Kind::kAPIService, DefaultAPIService},
 };
 
 std::array<Defaulter, kBuiltinKindCount> DefaulterTable() {

@@ -37,6 +37,7 @@ constexpr SV kHpaShort[] = {"hpa"};
 constexpr SV kIngShort[] = {"ing"};
 constexpr SV kNetpolShort[] = {"netpol"};
 constexpr SV kCrdShort[] = {"crd", "crds"};
+constexpr SV kApiExtensions[] = {"api-extensions"};
 
 // In Kind's order. Short names and categories as kube-apiserver 1.32 serves
 // them; the subresources are filled in by WithSubresources below.
@@ -93,7 +94,13 @@ const std::array<KindInfo, kBuiltinKindCount> kBuiltinNames = {{
     {Kind::kVolumeAttachment, "storage.k8s.io", "v1", "VolumeAttachment", "volumeattachments", "volumeattachment",
      false, {}, {}},
     {Kind::kCustomResourceDefinition, "apiextensions.k8s.io", "v1", "CustomResourceDefinition",
-     "customresourcedefinitions", "customresourcedefinition", false, kCrdShort, {}},
+     "customresourcedefinitions", "customresourcedefinition", false, kCrdShort, kApiExtensions},
+    {Kind::kMutatingWebhookConfiguration, "admissionregistration.k8s.io", "v1", "MutatingWebhookConfiguration",
+     "mutatingwebhookconfigurations", "mutatingwebhookconfiguration", false, {}, kApiExtensions},
+    {Kind::kValidatingWebhookConfiguration, "admissionregistration.k8s.io", "v1", "ValidatingWebhookConfiguration",
+     "validatingwebhookconfigurations", "validatingwebhookconfiguration", false, {}, kApiExtensions},
+    {Kind::kAPIService, "apiregistration.k8s.io", "v1", "APIService", "apiservices", "apiservice", false, {},
+     kApiExtensions},
     {Kind::kEventsEvent, "events.k8s.io", "v1", "Event", "events", "event", true, kEvShort, {}},
     {Kind::kHorizontalPodAutoscalerV1, "autoscaling", "v1", "HorizontalPodAutoscaler", "horizontalpodautoscalers",
      "horizontalpodautoscaler", true, kHpaShort, kAll},
@@ -106,7 +113,7 @@ std::array<KindInfo, kBuiltinKindCount> WithSubresources() {
                  Kind::kDeployment, Kind::kReplicaSet, Kind::kPodDisruptionBudget, Kind::kService,
                  Kind::kReplicationController, Kind::kResourceQuota, Kind::kStatefulSet, Kind::kDaemonSet, Kind::kJob,
                  Kind::kCronJob, Kind::kHorizontalPodAutoscaler, Kind::kHorizontalPodAutoscalerV1, Kind::kIngress,
-                 Kind::kVolumeAttachment, Kind::kCustomResourceDefinition}) {
+                 Kind::kVolumeAttachment, Kind::kCustomResourceDefinition, Kind::kAPIService}) {
     kinds[static_cast<int>(k)].status = true;
   }
   for (Kind k : {Kind::kDeployment, Kind::kReplicaSet, Kind::kStatefulSet, Kind::kReplicationController}) {

@@ -66,6 +66,10 @@ enum class Kind : uint16_t {
   kCSIStorageCapacity,
   kVolumeAttachment,
   kCustomResourceDefinition,
+  // admissionregistration.k8s.io/v1, apiregistration.k8s.io/v1
+  kMutatingWebhookConfiguration,
+  kValidatingWebhookConfiguration,
+  kAPIService,
   // Served over the objects of another kind (KindInfo::stored_as):
   // events.k8s.io/v1 Event over core/v1 Events, autoscaling/v1 over
   // autoscaling/v2 HorizontalPodAutoscalers.
@@ -73,7 +77,7 @@ enum class Kind : uint16_t {
   kHorizontalPodAutoscalerV1,
 };
 // The built-in kinds are 0 … kBuiltinKindCount-1; registered kinds follow.
-inline constexpr int kBuiltinKindCount = 44;
+inline constexpr int kBuiltinKindCount = 47;
 // At most this many kinds in one process (built-in and registered).
 inline constexpr int kMaxKinds = 4096;
 

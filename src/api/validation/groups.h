@@ -64,6 +64,9 @@ void ValidateSelectorForTemplate(const boost::json::object* spec, const std::str
 // not Supported").
 void ValidateRestartAlways(const boost::json::object* tmpl, const std::string& path,
                            std::string_view kind, FieldErrors& errors);
+// metav1's ValidateLabelSelector at `path` (pod_spec.cc): matchLabels,
+// operators, keys and values. Nothing when absent.
+void LabelSelectorRules(const boost::json::value* selector, const std::string& path, FieldErrors& errors);
 // A label selector as kube's messages print a *metav1.LabelSelector (Go's %#v):
 //   v1.LabelSelector{MatchLabels:map[string]string{"app":"web"},
 //   MatchExpressions:[]v1.LabelSelectorRequirement(nil)}

@@ -70,6 +70,8 @@ void AddNodeRules(KindRuleTable& table);         // node.cc
 void AddStorageRules(KindRuleTable& table);      // storage.cc
 void AddSchedulingRules(KindRuleTable& table);   // scheduling.cc
 void AddPolicyRules(KindRuleTable& table);       // policy.cc
+// admissionregistration.cc (admissionregistration and apiregistration)
+void AddAdmissionregistrationRules(KindRuleTable& table);
 
 }  // namespace validation
 }  // namespace berth::api

@@ -56,7 +56,8 @@ void TaintEffect(std::string_view effect, bool allow_empty, const std::string& p
   }
 }
 
-// metav1's ValidateLabelSelector for a selector inside a pod spec.
+}  // namespace
+
 void LabelSelectorRules(const json::value* selector, const std::string& path, FieldErrors& errors) {
   const json::object* s = selector ? AsObject(*selector) : nullptr;
   if (!s) return;
@@ -90,6 +91,8 @@ void LabelSelectorRules(const json::value* selector, const std::string& path, Fi
     }
   }
 }
+
+namespace {
 
 // kube's ValidateNodeSelectorRequirement and validateNodeFieldSelectorRequirement.
 void NodeSelectorTerm(const json::object* term, const std::string& path, FieldErrors& errors) {

@@ -44,6 +44,7 @@ validation::KindRuleTable BuiltinRules() {
   validation::AddStorageRules(table);
   validation::AddSchedulingRules(table);
   validation::AddPolicyRules(table);
+  validation::AddAdmissionregistrationRules(table);
   return table;
 }
 

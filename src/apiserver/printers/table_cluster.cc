@@ -184,6 +184,43 @@ void RuntimeClassRow(const api::Object& object, Clock::time_point now, json::arr
   cells.emplace_back(Age(object, now));
 }
 
+// ---- Mutating/ValidatingWebhookConfiguration, APIService ----
+
+constexpr Column kWebhookConfigurationColumns[] = {
+    {"Name", "string", 0, "name"}, {"Webhooks", "integer"}, {"Age", "string"}};
+
+void WebhookConfigurationRow(const api::Object& object, Clock::time_point now, json::array& cells) {
+  cells.emplace_back(object.name());
+  const json::array* hooks = api::ArrayAt(object.json(), "webhooks");
+  cells.emplace_back(static_cast<int64_t>(hooks ? hooks->size() : 0));
+  cells.emplace_back(Age(object, now));
+}
+
+constexpr Column kAPIServiceColumns[] = {
+    {"Name", "string", 0, "name"}, {"Service", "string"}, {"Available", "string"}, {"Age", "string"}};
+
+// kube-aggregator's printer: "Local" or namespace/name; the Available
+// condition's status, with its reason when not True.
+void APIServiceRow(const api::Object& object, Clock::time_point now, json::array& cells) {
+  cells.emplace_back(object.name());
+  const json::object* spec = api::ObjectAt(object.json(), "spec");
+  const json::object* service = api::ObjectAt(spec, "service");
+  cells.emplace_back(service ? std::string(api::StringAt(service, "namespace")) + "/" +
+                                   std::string(api::StringAt(service, "name"))
+                             : std::string("Local"));
+  std::string available = "Unknown";
+  if (const json::array* conditions = api::ArrayAt(api::ObjectAt(object.json(), "status"), "conditions")) {
+    for (const auto& c : *conditions) {
+      const json::object* condition = c.if_object();
+      if (condition == nullptr || api::StringAt(condition, "type") != "Available") continue;
+      available = std::string(api::StringAt(condition, "status"));
+      if (available != "True") available += " (" + std::string(api::StringAt(condition, "reason")) + ")";
+    }
+  }
+  cells.emplace_back(available);
+  cells.emplace_back(Age(object, now));
+}
+
 // ---- StorageClass, CSIDriver, CSINode, CSIStorageCapacity, VolumeAttachment ----
 
 constexpr Column kStorageClassColumns[] = {
@@ -312,6 +349,9 @@ constexpr KindPrinter kPrinters[] = {
     {api::Kind::kVolumeAttachment, kVolumeAttachmentColumns, VolumeAttachmentRow},
     {api::Kind::kPriorityClass, kPriorityClassColumns, PriorityClassRow},
     {api::Kind::kLease, kLeaseColumns, LeaseRow},
+    {api::Kind::kMutatingWebhookConfiguration, kWebhookConfigurationColumns, WebhookConfigurationRow},
+    {api::Kind::kValidatingWebhookConfiguration, kWebhookConfigurationColumns, WebhookConfigurationRow},
+    {api::Kind::kAPIService, kAPIServiceColumns, APIServiceRow},
 };
 
 }  // namespace

@@ -10,7 +10,8 @@
 // PodTemplate, Binding), _volume.cc (volume sources, PersistentVolume and its
 // claim) and _core.cc (the other core kinds); then _apps, _autoscaling,
 // _batch, _coordination, _discovery, _networking, _node, _policy, _rbac,
-// _scheduling, _storage, _apiextensions. Each group file lists the kinds it decodes
+// _scheduling, _storage, _apiextensions, _admissionregistration (with
+// apiregistration's APIService). Each group file lists the kinds it decodes
 // (k<Group>Kinds); protobuf.cc gathers them into one table by kind.
 
 #include <initializer_list>
@@ -160,7 +161,8 @@ struct KindMessage {
 // The kinds each group file decodes.
 extern const std::span<const KindMessage> kCoreKinds, kPodKinds, kVolumeKinds, kAppsKinds,
     kAutoscalingKinds, kBatchKinds, kCoordinationKinds, kDiscoveryKinds, kNetworkingKinds, kNodeKinds,
-    kPolicyKinds, kRbacKinds, kSchedulingKinds, kStorageKinds, kApiextensionsKinds;
+    kPolicyKinds, kRbacKinds, kSchedulingKinds, kStorageKinds, kApiextensionsKinds,
+    kAdmissionregistrationKinds;
 
 // The message a built-in kind's objects are read by (gathered from the lists
 // above); nullptr for custom resources and kinds no group file decodes.

@@ -555,7 +555,7 @@ const Message* MessageOf(api::Kind kind) {
     Table t{};
     for (auto group : {kCoreKinds, kPodKinds, kVolumeKinds, kAppsKinds, kAutoscalingKinds, kBatchKinds,
                        kCoordinationKinds, kDiscoveryKinds, kNetworkingKinds, kNodeKinds, kPolicyKinds, kRbacKinds,
-                       kSchedulingKinds, kStorageKinds, kApiextensionsKinds}) {
+                       kSchedulingKinds, kStorageKinds, kApiextensionsKinds, kAdmissionregistrationKinds}) {
       for (const KindMessage& entry : group) t[static_cast<size_t>(entry.kind)] = entry.message;
     }
     return t;
