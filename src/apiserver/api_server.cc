@@ -7,6 +7,7 @@
 
 #include <boost/json.hpp>
 
+#include "api/time/rfc3339.h"
 #include "api/validation/validation.h"
 #include "apiserver/authz/authentication.h"
 #include "apiserver/authz/rbac/bootstrap_policy.h"
@@ -93,21 +94,85 @@ void ApiServer::PrepareOwnObject(api::Kind kind, json::object& object) {
 
 ApiServer::~ApiServer() = default;
 
+Status ApiServer::CreateOwnObject(api::Kind kind, json::object object) {
+  PrepareOwnObject(kind, object);
+  auto parsed = api::Object::FromJson(json::value(std::move(object)));
+  if (!parsed.ok()) return parsed.status();
+  auto created = store_.Create(parsed.value());
+  if (!created.ok() && created.status().code() != StatusCode::kAlreadyExists) return created.status();
+  return Status::Ok();
+}
+
+namespace {
+
+// kube-aggregator's local APIService for each group/version served here:
+// "v1." for the core group, "<version>.<group>" for the others. Groups
+// take priorities in serving order, versions theirs within the group.
+std::vector<json::object> LocalApiServices() {
+  std::vector<std::pair<std::string, std::vector<std::string>>> groups;
+  for (const auto& info : api::AllKinds()) {
+    auto g = std::find_if(groups.begin(), groups.end(), [&](const auto& e) { return e.first == info.group; });
+    if (g == groups.end()) g = groups.insert(groups.end(), {std::string(info.group), {}});
+    if (std::find(g->second.begin(), g->second.end(), info.version) == g->second.end()) {
+      g->second.emplace_back(info.version);
+    }
+  }
+  const std::string now = api::NowRfc3339();
+  std::vector<json::object> services;
+  int64_t group_priority = 18000;
+  for (const auto& [group, versions] : groups) {
+    int64_t version_priority = 15;
+    for (const std::string& version : versions) {
+      json::object service;
+      service["apiVersion"] = "apiregistration.k8s.io/v1";
+      service["kind"] = "APIService";
+      service["metadata"] = json::object{{"name", version + "." + group},
+                                         {"labels", json::object{{"kube-aggregator.kubernetes.io/automanaged", "onstart"}}}};
+      service["spec"] = json::object{{"group", group},
+                                     {"version", version},
+                                     {"groupPriorityMinimum", group_priority},
+                                     {"versionPriority", version_priority}};
+      service["status"] = json::object{
+          {"conditions", json::array{json::object{{"type", "Available"},
+                                                  {"status", "True"},
+                                                  {"lastTransitionTime", now},
+                                                  {"reason", "Local"},
+                                                  {"message", "Local APIServices are always available"}}}}};
+      services.push_back(std::move(service));
+      version_priority = std::max<int64_t>(1, version_priority - 1);
+    }
+    group_priority -= 100;
+  }
+  return services;
+}
+
+}  // namespace
+
+Status ApiServer::PublishAuthenticationConfigMap() {
+  json::object data;
+  if (!options_.client_ca_pem.empty()) data["client-ca-file"] = options_.client_ca_pem;
+  const std::string key = api::StorageKey(api::Kind::kConfigMap, "kube-system", "extension-apiserver-authentication");
+  if (auto current = store_.Get(key); current.ok()) {
+    const json::value* stored = current.value()->json().if_contains("data");
+    if ((stored ? *stored : json::value(json::object())) == json::value(data)) return Status::Ok();
+    json::object next = current.value()->json();
+    next["data"] = std::move(data);
+    auto object = api::Object::FromJson(json::value(std::move(next)));
+    if (!object.ok()) return object.status();
+    return store_.Update(object.value(), current.value()->resource_version()).status();
+  }
+  return CreateOwnObject(api::Kind::kConfigMap,
+                         json::object{{"apiVersion", "v1"},
+                                      {"kind", "ConfigMap"},
+                                      {"metadata", json::object{{"name", "extension-apiserver-authentication"},
+                                                                {"namespace", "kube-system"}}},
+                                      {"data", std::move(data)}});
+}
+
 Status ApiServer::Bootstrap() {
   for (const char* name : {"default", "kube-system", "kube-public", "kube-node-lease"}) {
-    json::object ns;
-    ns["apiVersion"] = "v1";
-    ns["kind"] = "Namespace";
-    json::object meta;
-    meta["name"] = name;
-    ns["metadata"] = std::move(meta);
-    PrepareOwnObject(api::Kind::kNamespace, ns);
-    auto object = api::Object::FromJson(json::value(std::move(ns)));
-    if (!object.ok()) return object.status();
-    auto created = store_.Create(object.value());
-    if (!created.ok() && created.status().code() != StatusCode::kAlreadyExists) {
-      return created.status();
-    }
+    json::object ns{{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", json::object{{"name", name}}}};
+    if (Status s = CreateOwnObject(api::Kind::kNamespace, std::move(ns)); !s.ok()) return s;
   }
   // kube-apiserver's built-in PriorityClasses.
   for (const auto& system : api::SystemPriorityClasses()) {
@@ -117,13 +182,7 @@ Status ApiServer::Bootstrap() {
     pc["metadata"] = json::object{{"name", system.name}};
     pc["value"] = system.value;
     pc["description"] = system.description;
-    PrepareOwnObject(api::Kind::kPriorityClass, pc);
-    auto object = api::Object::FromJson(json::value(std::move(pc)));
-    if (!object.ok()) return object.status();
-    auto created = store_.Create(object.value());
-    if (!created.ok() && created.status().code() != StatusCode::kAlreadyExists) {
-      return created.status();
-    }
+    if (Status s = CreateOwnObject(api::Kind::kPriorityClass, std::move(pc)); !s.ok()) return s;
   }
   // The `kubernetes` Service, as kube-apiserver keeps it: the range's first
   // address, 443 to the port the API server listens on.
@@ -157,12 +216,13 @@ Status ApiServer::Bootstrap() {
   }
   // kube's bootstrap RBAC policy, created when absent.
   for (auto& policy : rbac::BootstrapPolicy()) {
-    const api::Kind kind = policy["kind"] == "ClusterRole" ? api::Kind::kClusterRole : api::Kind::kClusterRoleBinding;
-    PrepareOwnObject(kind, policy);
-    auto object = api::Object::FromJson(json::value(std::move(policy)));
-    if (!object.ok()) return object.status();
-    auto created = store_.Create(object.value());
-    if (!created.ok() && created.status().code() != StatusCode::kAlreadyExists) return created.status();
+    auto kind = api::KindFromApiVersion(policy["apiVersion"].as_string(), policy["kind"].as_string());
+    if (!kind) return Status::Internal("bootstrap policy of an unknown kind");
+    if (Status s = CreateOwnObject(*kind, std::move(policy)); !s.ok()) return s;
+  }
+  if (Status s = PublishAuthenticationConfigMap(); !s.ok()) return s;
+  for (auto& service : LocalApiServices()) {
+    if (Status s = CreateOwnObject(api::Kind::kAPIService, std::move(service)); !s.ok()) return s;
   }
   if (!access_started_) {
     access_started_ = true;

@@ -53,6 +53,9 @@ class ApiServer final : private GenericRest {
     // its CN as the user, its O values as groups; requests must then carry
     // a certificate or a token.
     bool client_certificates = false;
+    // Their CAs (PEM), published as kube-apiserver publishes them: kube-system's
+    // extension-apiserver-authentication ConfigMap, key client-ca-file.
+    std::string client_ca_pem;
     // kube's --anonymous-auth and --authorization-mode (authorization_filter.h).
     bool anonymous_auth = true;
     std::vector<std::string> authorization_modes{"AlwaysAllow"};
@@ -115,7 +118,7 @@ class ApiServer final : private GenericRest {
   // the status subresource; a write at a subresource changes what that
   // subresource owns (Subresource::MergeWrite); then admission and validation.
   Result<api::ObjectPtr> WriteUpdate(const RequestInfo& info, const api::ObjectPtr& current,
-                                     boost::json::value next, bool dry_run) override;
+                                     boost::json::value next, bool dry_run, Request* request) override;
   // Deletes `object`, or marks it (deletionTimestamp) when finalizers hold it
   // or, for a pod on a node with a kubelet, for its graceful termination.
   // `grace_seconds`: DeleteOptions.gracePeriodSeconds (pods; unset: the pod's
@@ -158,6 +161,11 @@ class ApiServer final : private GenericRest {
   // An object the server makes itself (Bootstrap): defaulted and prepared
   // as a create would be, without admission.
   void PrepareOwnObject(api::Kind kind, boost::json::object& object);
+  // Creates such an object unless one of its name exists.
+  Status CreateOwnObject(api::Kind kind, boost::json::object object);
+  // kube-system's extension-apiserver-authentication ConfigMap, created or
+  // brought up to date with the client CA the server was started with.
+  Status PublishAuthenticationConfigMap();
 
   store::Store& store_;
   Options options_;

@@ -89,7 +89,7 @@ Response ApiServer::Apply(Request& request, const RequestInfo& info) {
                            DetailsFor(kind, info.name));
     }
     if (Status converted = ToStoredForm(*info.kind, *applied); !converted.ok()) return ErrorResponse(converted);
-    auto written = WriteUpdate(info, current.value(), std::move(applied).value(), dry_run);
+    auto written = WriteUpdate(info, current.value(), std::move(applied).value(), dry_run, &request);
     if (written.ok()) return JsonResponse(200, api::EncodedAs(*written.value(), *info.kind));
     if (written.status().code() != StatusCode::kConflict) {
       return ErrorResponse(written.status(), {info.name, std::string(kind.group),

@@ -167,14 +167,13 @@ Response ApiServer::Delete(Request& request, const RequestInfo& info) {
   if (Status refused = strategy.ValidateDelete(*current.value()); !refused.ok()) {
     return ErrorResponse(refused, DetailsFor(kind, info.name));
   }
+  AdmissionEffects effects;
   AdmissionAttributes attributes{AdmissionOperation::kDelete, api::Info(api::StorageKindOf(*info.kind)), "", info.ns,
-                                 info.name, nullptr, &current.value()->json(), dry_run};
-  if (Status admitted = admission_->Admit(attributes, nullptr); !admitted.ok()) {
-    return ErrorResponse(admitted, DetailsFor(kind, info.name));
-  }
-  if (Status admitted = admission_->Validate(attributes); !admitted.ok()) {
-    return ErrorResponse(admitted, DetailsFor(kind, info.name));
-  }
+                                 info.name, nullptr, &current.value()->json(), dry_run, &request, &effects};
+  Status admitted = admission_->Admit(attributes, nullptr);
+  if (admitted.ok()) admitted = admission_->Validate(attributes);
+  TakeWarnings(effects, request);
+  if (!admitted.ok()) return ErrorResponse(admitted, DetailsFor(kind, info.name));
   if (Status held = CheckDeletePreconditions(*options, *current.value()); !held.ok()) {
     return ErrorResponse(held, DetailsFor(kind, info.name));
   }
@@ -210,11 +209,13 @@ Response ApiServer::DeleteCollection(Request& request, const RequestInfo& info) 
   }
   const api::KindInfo& stored = api::Info(api::StorageKindOf(*info.kind));
   for (const auto& object : list->items) {
+    AdmissionEffects effects;
     AdmissionAttributes attributes{AdmissionOperation::kDelete, stored, "", info.ns, object->name(), nullptr,
-                                   &object->json(), options->dry_run};
+                                   &object->json(), options->dry_run, &request, &effects};
     Status admitted = strategy.ValidateDelete(*object);
     if (admitted.ok()) admitted = admission_->Admit(attributes, nullptr);
     if (admitted.ok()) admitted = admission_->Validate(attributes);
+    TakeWarnings(effects, request);
     if (!admitted.ok()) return ErrorResponse(admitted, DetailsFor(kind, object->name()));
     if (Status held = CheckDeletePreconditions(*options, *object); !held.ok()) {
       return ErrorResponse(held, DetailsFor(kind, object->name()));

@@ -227,12 +227,17 @@ Response ApiServer::Create(Request& request, const RequestInfo& info) {
   const ResourceStrategy& strategy = registry_.For(*info.kind);
   const bool dry_run = request.Query("dryRun").has_value();
   strategy.Default(object);
-  AdmissionAttributes attributes{AdmissionOperation::kCreate, stored, "", info.ns, name, &object, nullptr, dry_run};
-  if (Status admitted = admission_->Admit(attributes, &object); !admitted.ok()) {
+  AdmissionEffects effects;
+  AdmissionAttributes attributes{AdmissionOperation::kCreate, stored, "", info.ns, name, &object, nullptr, dry_run,
+                                 &request, &effects};
+  Status admitted = admission_->Admit(attributes, &object);
+  TakeWarnings(effects, request);
+  if (!admitted.ok()) {
     // NamespaceLifecycle: a missing namespace is NotFound about the namespace.
     return ErrorResponse(admitted, admitted.code() == StatusCode::kNotFound ? StatusDetails{info.ns, "", "namespaces"}
                                                                             : DetailsFor(kind, name));
   }
+  if (effects.patched) strategy.Default(object);
   fields_.PrepareCreate(stored.kind, object);
   strategy.PrepareForCreate(object);
   // What the create holds until it is written (a Service's addresses).
@@ -256,10 +261,10 @@ Response ApiServer::Create(Request& request, const RequestInfo& info) {
     if (!valid.ok()) return ErrorResponse(valid, {name, std::string(kind.group), std::string(kind.name)});
     if (attempt == 0 || !generate.empty()) {
       AdmissionAttributes validating{AdmissionOperation::kCreate, stored, "", info.ns, name, &built.value()->json(),
-                                     nullptr, dry_run};
-      if (Status admitted = admission_->Validate(validating); !admitted.ok()) {
-        return ErrorResponse(admitted, DetailsFor(kind, name));
-      }
+                                     nullptr, dry_run, &request, &effects};
+      Status validated = admission_->Validate(validating);
+      TakeWarnings(effects, request);
+      if (!validated.ok()) return ErrorResponse(validated, DetailsFor(kind, name));
     }
     if (dry_run) return JsonResponse(201, api::EncodedAs(*built.value(), *info.kind));
     // Over HTTP the answer waits for the write without holding the thread
@@ -287,7 +292,7 @@ Response ApiServer::Create(Request& request, const RequestInfo& info) {
 }
 
 Result<api::ObjectPtr> ApiServer::WriteUpdate(const RequestInfo& info, const api::ObjectPtr& current,
-                                              json::value next_value, bool dry_run) {
+                                              json::value next_value, bool dry_run, Request* request) {
   const api::KindInfo& kind = api::Info(*info.kind);
   const ResourceStrategy& strategy = registry_.For(*info.kind);
   json::object& next = next_value.get_object();
@@ -312,9 +317,13 @@ Result<api::ObjectPtr> ApiServer::WriteUpdate(const RequestInfo& info, const api
   if (whole) strategy.Default(result);
   const std::string_view name = current->name();
   const api::KindInfo& stored = api::Info(api::StorageKindOf(*info.kind));
+  AdmissionEffects effects;
   AdmissionAttributes attributes{AdmissionOperation::kUpdate, stored, info.subresource, info.ns, name, &result, &cur,
-                                 dry_run};
-  if (Status admitted = admission_->Admit(attributes, &result); !admitted.ok()) return admitted;
+                                 dry_run, request, &effects};
+  Status admitted = admission_->Admit(attributes, &result);
+  if (request) TakeWarnings(effects, *request);
+  if (!admitted.ok()) return admitted;
+  if (effects.patched && whole) strategy.Default(result);
   fields_.PrepareUpdate(stored.kind, cur, result);
   ResourceStrategy::WriteGuard held;
   if (whole) {
@@ -332,8 +341,10 @@ Result<api::ObjectPtr> ApiServer::WriteUpdate(const RequestInfo& info, const api
   Status valid = whole ? strategy.ValidateUpdate(*built.value(), *current) : strategy.Validate(*built.value());
   if (!valid.ok()) return valid;
   AdmissionAttributes validating{AdmissionOperation::kUpdate, stored, info.subresource, info.ns, name,
-                                 &built.value()->json(), &cur, dry_run};
-  if (Status admitted = admission_->Validate(validating); !admitted.ok()) return admitted;
+                                 &built.value()->json(), &cur, dry_run, request, &effects};
+  Status validated = admission_->Validate(validating);
+  if (request) TakeWarnings(effects, *request);
+  if (!validated.ok()) return validated;
   if (SameExceptResourceVersion(built.value()->json(), cur)) return current;
   if (dry_run) return built.value()->WithResourceVersion(current->resource_version());
   // Removing the last finalizer of an object being deleted completes the deletion.
@@ -394,7 +405,7 @@ Response ApiServer::Update(Request& request, const RequestInfo& info) {
       RecordUpdate(OwnershipOf(*info.kind, registry_.For(*info.kind)), &current.value()->json(), next.get_object(),
                    FieldManagerOf(request), api::NowRfc3339());
     }
-    auto written = WriteUpdate(info, current.value(), std::move(next), dry_run);
+    auto written = WriteUpdate(info, current.value(), std::move(next), dry_run, &request);
     if (written.ok()) return JsonResponse(200, api::EncodedAs(*written.value(), *info.kind));
     if (written.status().code() != StatusCode::kConflict || expected.value() > 0) {
       return ErrorResponse(written.status(), {info.name, std::string(kind.group),
@@ -449,7 +460,7 @@ Response ApiServer::Patch(Request& request, const RequestInfo& info) {
                    FieldManagerOf(request), api::NowRfc3339());
     }
     if (Status converted = ToStoredForm(*info.kind, *patched); !converted.ok()) return ErrorResponse(converted);
-    auto written = WriteUpdate(info, current.value(), std::move(patched).value(), dry_run);
+    auto written = WriteUpdate(info, current.value(), std::move(patched).value(), dry_run, &request);
     if (written.ok()) return JsonResponse(200, api::EncodedAs(*written.value(), *info.kind));
     if (written.status().code() != StatusCode::kConflict) {
       return ErrorResponse(written.status(), {info.name, std::string(kind.group),

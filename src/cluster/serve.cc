@@ -206,6 +206,9 @@ Status HttpFrom(const ServeFlags& f, const apiserver::ListenAddress& listen, Clu
     if (!f.client_ca_file.empty()) {
       if (Status s = apiserver::AddClientCertificateAuthority(*http.tls, f.client_ca_file); !s.ok()) return s;
       o.api.client_certificates = true;
+      auto client_ca = controllers::ReadRootCaFile(f.client_ca_file);
+      if (!client_ca.ok()) return Status(client_ca.status().code(), "--client-ca-file " + client_ca.status().message());
+      o.api.client_ca_pem = std::move(client_ca).value();
     }
   }
   // Handled on the io threads: reads of one object, and creates of ordinary

@@ -3,8 +3,21 @@
 #include <algorithm>
 
 #include "apiserver/admission/plugins.h"
+#include "apiserver/http.h"
 
 namespace berth::apiserver {
+
+std::string_view OperationName(AdmissionOperation op) {
+  switch (op) {
+    case AdmissionOperation::kCreate:
+      return "CREATE";
+    case AdmissionOperation::kUpdate:
+      return "UPDATE";
+    case AdmissionOperation::kDelete:
+      return "DELETE";
+  }
+  return "";
+}
 
 const std::vector<KubeAdmissionPlugin>& KubeAdmissionOrder() {
   // kube-apiserver 1.32's AllOrderedPlugins and its default set.
@@ -124,6 +137,11 @@ std::vector<std::string> AdmissionChain::Enabled() const {
   std::vector<std::string> names;
   for (const auto& plugin : plugins_) names.emplace_back(plugin->Name());
   return names;
+}
+
+void TakeWarnings(AdmissionEffects& effects, Request& request) {
+  for (auto& w : effects.warnings) request.warnings.push_back(std::move(w));
+  effects.warnings.clear();
 }
 
 Status AdmissionForbidden(const AdmissionAttributes& a, std::string_view why) {

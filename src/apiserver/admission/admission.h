@@ -36,7 +36,20 @@ struct AdmissionOptions {
   std::vector<std::string> disable;
 };
 
+struct Request;
+
 enum class AdmissionOperation { kCreate, kUpdate, kDelete };
+// kube's name of the operation: "CREATE", "UPDATE", "DELETE".
+std::string_view OperationName(AdmissionOperation op);
+
+// What admission did besides changing the object, for the write to act on.
+struct AdmissionEffects {
+  // A webhook's patch changed the object: the kind's defaults apply again
+  // (kube decodes a mutated object, defaulting it).
+  bool patched = false;
+  // For the client's Warning headers (webhooks' response.warnings).
+  std::vector<std::string> warnings;
+};
 
 // What a plugin sees of a write.
 struct AdmissionAttributes {
@@ -50,6 +63,10 @@ struct AdmissionAttributes {
   // Update, delete: the stored object.
   const boost::json::object* old = nullptr;
   bool dry_run = false;
+  // The request (its user and groups); nullptr for the server's own writes.
+  const Request* request = nullptr;
+  // Where plugins report what they did; may be nullptr.
+  AdmissionEffects* effects = nullptr;
 };
 
 class AdmissionPlugin {
@@ -101,6 +118,9 @@ class AdmissionChain {
   std::vector<std::vector<AdmissionPlugin*>> by_kind_;
   std::vector<AdmissionPlugin*> every_kind_;
 };
+
+// Moves the warnings admission gathered to the request's Warning headers.
+void TakeWarnings(AdmissionEffects& effects, Request& request);
 
 // "pods \"x\" is forbidden: <why>", kube's admission refusal.
 Status AdmissionForbidden(const AdmissionAttributes& a, std::string_view why);

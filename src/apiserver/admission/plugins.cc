@@ -28,6 +28,10 @@ const AdmissionRegistry& InTreeAdmissionPlugins() {
     r.Register("DefaultIngressClass", NewDefaultIngressClass, "ingresses without a class get the default class");
     r.Register("ResourceQuota", NewResourceQuota, "writes within the namespace's quotas, charged at once");
     r.Register("AlwaysDeny", NewAlwaysDeny, "refuses every write");
+    r.Register("MutatingAdmissionWebhook", NewMutatingAdmissionWebhook,
+               "the MutatingWebhookConfigurations' webhooks change what is written");
+    r.Register("ValidatingAdmissionWebhook", NewValidatingAdmissionWebhook,
+               "the ValidatingWebhookConfigurations' webhooks allow or refuse what is written");
     return r;
   }();
   return registry;

@@ -45,6 +45,8 @@ std::unique_ptr<AdmissionPlugin> NewRuntimeClass(const AdmissionPluginContext&);
 std::unique_ptr<AdmissionPlugin> NewDefaultIngressClass(const AdmissionPluginContext&);
 std::unique_ptr<AdmissionPlugin> NewResourceQuota(const AdmissionPluginContext&);
 std::unique_ptr<AdmissionPlugin> NewAlwaysDeny(const AdmissionPluginContext&);
+std::unique_ptr<AdmissionPlugin> NewMutatingAdmissionWebhook(const AdmissionPluginContext&);
+std::unique_ptr<AdmissionPlugin> NewValidatingAdmissionWebhook(const AdmissionPluginContext&);
 
 // Shared by the plugins.
 

@@ -52,9 +52,10 @@ class GenericRest {
   virtual Response Patch(Request& request, const RequestInfo& info) = 0;
   // Writes `next` (a whole object's JSON) as the new version of `current`
   // with admission, the kind's preparation and validation: what Update and
-  // Patch do once they have the object to write.
+  // Patch do once they have the object to write. `request` (may be nullptr)
+  // is whom admission webhooks are told of and where their warnings go.
   virtual Result<api::ObjectPtr> WriteUpdate(const RequestInfo& info, const api::ObjectPtr& current,
-                                             boost::json::value next, bool dry_run) = 0;
+                                             boost::json::value next, bool dry_run, Request* request) = 0;
   // A DELETE's deletion of `object`: marked when finalizers or a kubelet hold
   // it. `grace_seconds`: DeleteOptions.gracePeriodSeconds; `finalizer`: added
   // first ("orphan", "foregroundDeletion"), empty for none.

@@ -203,10 +203,12 @@ Response ServeBinding(Request& request, const RequestInfo& info, GenericRest& re
   // Admission sees the create of pods/binding, as kube's does: the pod
   // plugins leave subresources alone, plugins about every kind (AlwaysDeny)
   // do not.
+  AdmissionEffects effects;
   AdmissionAttributes attributes{AdmissionOperation::kCreate, PodKind(), "binding", info.ns, binding.name, &body,
-                                 nullptr, false};
+                                 nullptr, false, &request, &effects};
   Status admitted = rest.admission().Admit(attributes, &body);
   if (admitted.ok()) admitted = rest.admission().Validate(attributes);
+  TakeWarnings(effects, request);
   if (!admitted.ok()) return ErrorResponse(admitted, StatusDetails{binding.name, "", "pods"});
   // Over HTTP the answer waits for durability without holding the thread, as
   // a create's does: the binding is one guarded write, and a conflict makes

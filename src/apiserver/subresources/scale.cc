@@ -192,7 +192,8 @@ Response ScaleSubresource::Serve(Request& request, const RequestInfo& info, Gene
     // The replicas are written as an update of the object itself.
     RequestInfo main = info;
     main.subresource.clear();
-    auto written = rest.WriteUpdate(main, current.value(), std::move(next), request.Query("dryRun").has_value());
+    auto written =
+        rest.WriteUpdate(main, current.value(), std::move(next), request.Query("dryRun").has_value(), &request);
     if (written.ok()) return JsonResponse(200, json::serialize(ScaleOf(written.value(), paths_)));
     if (written.status().code() != StatusCode::kConflict || precondition > 0) {
       return ErrorResponse(written.status(), details);

@@ -40,8 +40,8 @@ TEST(AdmissionChainTest, RunsKubesDefaultPluginsBerthHasInKubesOrder) {
   EXPECT_EQ(chain.value()->Enabled(),
             (std::vector<std::string>{"NamespaceLifecycle", "LimitRanger", "Priority", "DefaultTolerationSeconds",
                                       "DefaultStorageClass", "StorageObjectInUseProtection", "RuntimeClass",
-                                      "DefaultIngressClass",
-                                      "ResourceQuota"}));
+                                      "DefaultIngressClass", "MutatingAdmissionWebhook",
+                                      "ValidatingAdmissionWebhook", "ResourceQuota"}));
 }
 
 TEST(AdmissionChainTest, EnableAndDisableFollowKubesFlags) {
@@ -54,8 +54,8 @@ TEST(AdmissionChainTest, EnableAndDisableFollowKubesFlags) {
   EXPECT_EQ(chain.value()->Enabled(),
             (std::vector<std::string>{"NamespaceLifecycle", "AlwaysPullImages", "DefaultTolerationSeconds",
                                       "DefaultStorageClass", "StorageObjectInUseProtection", "RuntimeClass",
-                                      "DefaultIngressClass",
-                                      "ResourceQuota"}));
+                                      "DefaultIngressClass", "MutatingAdmissionWebhook",
+                                      "ValidatingAdmissionWebhook", "ResourceQuota"}));
 }
 
 TEST(AdmissionChainTest, EveryRegisteredPluginHasItsPlaceInKubesOrder) {
@@ -66,7 +66,7 @@ TEST(AdmissionChainTest, EveryRegisteredPluginHasItsPlaceInKubesOrder) {
         << entry.name;
     EXPECT_FALSE(entry.help.empty()) << entry.name;
   }
-  EXPECT_EQ(InTreeAdmissionPlugins().entries().size(), 12u);
+  EXPECT_EQ(InTreeAdmissionPlugins().entries().size(), 14u);
   EXPECT_NE(AdmissionPluginsHelp().find("NamespaceLifecycle, LimitRanger"), std::string::npos)
       << AdmissionPluginsHelp();
 }
@@ -78,9 +78,9 @@ TEST(AdmissionChainTest, RefusesUnknownAndUnimplementedPluginNames) {
   EXPECT_EQ(s.code(), StatusCode::kBadRequest);
   EXPECT_EQ(s.message(), "--enable-admission-plugins: plugin \"NoSuchPlugin\" is unknown");
 
-  AdmissionOptions webhook;
-  webhook.enable = {"ValidatingAdmissionWebhook"};
-  s = CheckAdmissionOptions(webhook);
+  AdmissionOptions policy;
+  policy.enable = {"ValidatingAdmissionPolicy"};
+  s = CheckAdmissionOptions(policy);
   EXPECT_EQ(s.code(), StatusCode::kBadRequest);
   EXPECT_NE(s.message().find("does not implement"), std::string::npos) << s.message();
 

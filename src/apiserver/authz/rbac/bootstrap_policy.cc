@@ -211,6 +211,14 @@ std::vector<RoleData> ClusterRoles() {
   return roles;
 }
 
+// kube-system's Role for reading the authentication ConfigMap an
+// extension API server reads, and its binding to the components.
+const PolicyRule& ExtensionAuthenticationReaderRule() {
+  static const PolicyRule rule =
+      Rule(kRead, {""}, {"configmaps"}, {"extension-apiserver-authentication"});
+  return rule;
+}
+
 std::vector<BindingData> ClusterRoleBindings() {
   auto group = [](std::string name) { return Subject{"Group", std::move(name), ""}; };
   auto user = [](std::string name) { return Subject{"User", std::move(name), ""}; };
@@ -240,6 +248,43 @@ json::object Metadata(const std::string& name,
       {"annotations", json::object{{"rbac.authorization.kubernetes.io/autoupdate", "true"}}}};
 }
 
+json::array SubjectsToJson(const std::vector<Subject>& subjects) {
+  json::array out;
+  for (const Subject& s : subjects) {
+    json::object subject{{"kind", s.kind}, {"name", s.name}};
+    if (s.kind == "ServiceAccount") {
+      subject["namespace"] = s.ns;
+    } else {
+      subject["apiGroup"] = "rbac.authorization.k8s.io";
+    }
+    out.emplace_back(std::move(subject));
+  }
+  return out;
+}
+
+json::object RoleRef(std::string_view kind, const std::string& name) {
+  return json::object{{"apiGroup", "rbac.authorization.k8s.io"}, {"kind", kind}, {"name", name}};
+}
+
+void AddNamespacedPolicy(std::vector<json::object>& objects) {
+  const std::string role = "extension-apiserver-authentication-reader";
+  json::object meta = Metadata(role, {});
+  meta["namespace"] = "kube-system";
+  objects.push_back(json::object{{"apiVersion", "rbac.authorization.k8s.io/v1"},
+                                 {"kind", "Role"},
+                                 {"metadata", std::move(meta)},
+                                 {"rules", RulesToJson({ExtensionAuthenticationReaderRule()})}});
+  json::object binding_meta = Metadata("system::" + role, {});
+  binding_meta["namespace"] = "kube-system";
+  objects.push_back(json::object{
+      {"apiVersion", "rbac.authorization.k8s.io/v1"},
+      {"kind", "RoleBinding"},
+      {"metadata", std::move(binding_meta)},
+      {"roleRef", RoleRef("Role", role)},
+      {"subjects", SubjectsToJson({Subject{"User", "system:kube-controller-manager", ""},
+                                   Subject{"User", "system:kube-scheduler", ""}})}});
+}
+
 }  // namespace
 
 std::vector<json::object> BootstrapPolicy() {
@@ -258,25 +303,13 @@ std::vector<json::object> BootstrapPolicy() {
     objects.push_back(std::move(o));
   }
   for (const BindingData& binding : ClusterRoleBindings()) {
-    json::array subjects;
-    for (const Subject& s : binding.subjects) {
-      json::object subject{{"kind", s.kind}, {"name", s.name}};
-      if (s.kind == "ServiceAccount") {
-        subject["namespace"] = s.ns;
-      } else {
-        subject["apiGroup"] = "rbac.authorization.k8s.io";
-      }
-      subjects.emplace_back(std::move(subject));
-    }
-    objects.push_back(
-        json::object{{"apiVersion", "rbac.authorization.k8s.io/v1"},
-                     {"kind", "ClusterRoleBinding"},
-                     {"metadata", Metadata(binding.role, {})},
-                     {"roleRef", json::object{{"apiGroup", "rbac.authorization.k8s.io"},
-                                              {"kind", "ClusterRole"},
-                                              {"name", binding.role}}},
-                     {"subjects", std::move(subjects)}});
+    objects.push_back(json::object{{"apiVersion", "rbac.authorization.k8s.io/v1"},
+                                   {"kind", "ClusterRoleBinding"},
+                                   {"metadata", Metadata(binding.role, {})},
+                                   {"roleRef", RoleRef("ClusterRole", binding.role)},
+                                   {"subjects", SubjectsToJson(binding.subjects)}});
   }
+  AddNamespacedPolicy(objects);
   return objects;
 }
 

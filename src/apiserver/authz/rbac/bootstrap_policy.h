@@ -8,9 +8,10 @@
 // annotation, and the bindings to system:masters, system:authenticated,
 // system:unauthenticated and the components' users. Kept as data here.
 //
-// Not carried: kube's namespaced bootstrap Roles (kube-system's leader
-// election and extension-apiserver-authentication-reader, kube-public's
-// bootstrap signer) and the per-controller system:controller:* roles.
+// Also kube-system's extension-apiserver-authentication-reader Role and its
+// binding. Not carried: kube's other namespaced bootstrap Roles (kube-system's
+// leader election, kube-public's bootstrap signer) and the per-controller
+// system:controller:* roles.
 
 #include <boost/json/object.hpp>
 #include <vector>
@@ -18,7 +19,7 @@
 namespace berth::apiserver::rbac {
 
 // The objects, as JSON (apiVersion, kind, metadata, rules or roleRef and
-// subjects), ClusterRoles first.
+// subjects): ClusterRoles, ClusterRoleBindings, then the namespaced ones.
 std::vector<boost::json::object> BootstrapPolicy();
 
 }  // namespace berth::apiserver::rbac
