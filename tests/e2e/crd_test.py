@@ -255,6 +255,19 @@ class CrdTest(unittest.TestCase):
                       p.stderr)
         self.assertIn("must have exactly one version marked as storage version", p.stderr)
 
+    def test_conversion_is_none_and_a_conversion_webhook_is_refused(self):
+        self.assertEqual(self.get("crd", "myapps.example.com")["spec"]["conversion"], {"strategy": "None"})
+        hooked = CRD.replace("name: myapps.example.com", "name: hooked.example.com").replace(
+            "plural: myapps", "plural: hooked").replace("singular: myapp", "singular: hook").replace(
+            "kind: MyApp", "kind: Hooked").replace("shortNames: [ma]", "shortNames: [hk]").replace(
+            "  versions:\n", "  conversion:\n    strategy: Webhook\n    webhook:\n      conversionReviewVersions: [v1]\n"
+            "      clientConfig:\n        url: https://127.0.0.1:1/convert\n  versions:\n", 1)
+        p = self.server.kubectl("apply", "-f", self.server.write_file("hooked.yaml", hooked), check=False)
+        self.assertNotEqual(p.returncode, 0)
+        self.assertIn("spec.conversion.strategy: Forbidden: conversion webhooks are not supported by this server yet",
+                      p.stderr)
+        self.assertNotEqual(self.server.kubectl("get", "crd", "hooked.example.com", check=False).returncode, 0)
+
 
 if __name__ == "__main__":
     unittest.main()

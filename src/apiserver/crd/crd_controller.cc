@@ -30,9 +30,14 @@ std::string Lower(std::string_view s) {
   return out;
 }
 
-// kube's CRD defaulting: singular from kind, listKind from kind.
+// kube's CRD defaulting: singular from kind, listKind from kind, conversion
+// strategy None.
 void DefaultNames(json::object& crd) {
-  json::object& names = api::MutableObject(api::MutableObject(crd, "spec"), "names");
+  json::object& spec = api::MutableObject(crd, "spec");
+  if (spec.if_contains("conversion") == nullptr || spec.at("conversion").is_null()) {
+    spec["conversion"] = json::object{{"strategy", "None"}};
+  }
+  json::object& names = api::MutableObject(spec, "names");
   std::string kind(api::StringAt(names, "kind"));
   if (api::StringAt(names, "singular").empty() && !kind.empty()) names["singular"] = Lower(kind);
   if (api::StringAt(names, "listKind").empty() && !kind.empty()) names["listKind"] = kind + "List";
@@ -40,6 +45,20 @@ void DefaultNames(json::object& crd) {
 
 void ValidateDnsLabel(std::string_view value, const std::string& path, api::FieldErrors& errors) {
   for (const std::string& problem : api::IsDns1123Label(value)) errors.Invalid(path, value, problem);
+}
+
+// spec.conversion: strategy None (every served version shares the stored
+// objects). Webhook conversion is not built: refused, not stored unacted on.
+void ValidateConversion(const json::object* conversion, api::FieldErrors& errors) {
+  if (conversion == nullptr) return;
+  std::string_view strategy = api::StringAt(conversion, "strategy");
+  if (strategy == "Webhook") {
+    errors.Forbidden("spec.conversion.strategy", "conversion webhooks are not supported by this server yet");
+  } else if (strategy != "None") {
+    errors.NotSupported("spec.conversion.strategy", strategy, {"None", "Webhook"});
+  } else if (const json::value* webhook = conversion->if_contains("webhook"); webhook && !webhook->is_null()) {
+    errors.Forbidden("spec.conversion.webhook", "should not be set when strategy is not set to Webhook");
+  }
 }
 
 // kube's ValidateCustomResourceDefinition, for what berth serves; `old` on update.
@@ -108,6 +127,7 @@ Status ValidateCrd(const api::Object& object, const api::Object* old) {
       errors.InvalidValue("spec.versions", *versions, "must have exactly one version marked as storage version");
     }
   }
+  ValidateConversion(api::ObjectAt(spec, "conversion"), errors);
   ValidateApiApproval(object, old, errors);
   return errors.ToStatus("CustomResourceDefinition.apiextensions.k8s.io", object.name());
 }
