@@ -194,24 +194,29 @@ bool Concerns(store::Store& store, const Hook& hook, const AdmissionAttributes& 
 
 HookSource::HookSource(store::Store& store, bool mutating)
     : store_(store), mutating_(mutating), hooks_(std::make_shared<const std::vector<Hook>>()) {}
+HookSource::~HookSource() = default;
 
 std::shared_ptr<const std::vector<Hook>> HookSource::Hooks() {
+  std::lock_guard lock(mu_);
+  // Nothing changed since the last list: the watch has no event (the common
+  // case, a cheap check on every write).
+  if (watch_ && !watch_->Done() && watch_->Poll().empty()) return hooks_;
   const api::Kind kind =
       mutating_ ? api::Kind::kMutatingWebhookConfiguration : api::Kind::kValidatingWebhookConfiguration;
-  auto listed = store_.List({.prefix = api::StoragePrefix(kind)});
-  std::lock_guard lock(mu_);
-  if (!listed.ok()) return hooks_;
-  std::vector<std::pair<std::string, int64_t>> seen;
-  seen.reserve(listed->items.size());
-  for (const auto& o : listed->items) seen.emplace_back(o->name(), o->resource_version());
-  if (seen == seen_) return hooks_;
+  const std::string prefix = api::StoragePrefix(kind);
+  auto listed = store_.List({.prefix = prefix});
+  if (!listed.ok()) {
+    watch_.reset();  // listed again on the next write
+    return hooks_;
+  }
   // Listed in key order: configurations by name, as kube sorts them.
   auto hooks = std::make_shared<std::vector<Hook>>();
   for (const auto& o : listed->items) {
     for (Hook& h : ReadHooks(o->json(), mutating_)) hooks->push_back(std::move(h));
   }
-  seen_ = std::move(seen);
   hooks_ = std::move(hooks);
+  auto watch = store_.WatchFrom({.prefix = prefix, .resource_version = listed->revision});
+  watch_ = watch.ok() ? std::move(watch).value() : nullptr;
   return hooks_;
 }
 

@@ -30,6 +30,7 @@ class PostClient;
 }
 namespace berth::store {
 class Store;
+class Watch;
 }
 
 namespace berth::apiserver::webhook {
@@ -123,19 +124,20 @@ class Caller {
 };
 
 // The webhooks of every stored configuration of one kind, sorted as kube
-// calls them (configurations by name, then the order within each), re-read
-// only when a configuration changed.
+// calls them (configurations by name, then the order within each), listed
+// again only when a watch on the configurations saw a change.
 class HookSource {
  public:
   HookSource(store::Store& store, bool mutating);
+  ~HookSource();
   std::shared_ptr<const std::vector<Hook>> Hooks();
 
  private:
   store::Store& store_;
   const bool mutating_;
   std::mutex mu_;
-  std::vector<std::pair<std::string, int64_t>> seen_;  // guarded by mu_: (name, revision) of each configuration
-  std::shared_ptr<const std::vector<Hook>> hooks_;     // guarded by mu_
+  std::unique_ptr<store::Watch> watch_;             // guarded by mu_: from the last list's revision
+  std::shared_ptr<const std::vector<Hook>> hooks_;  // guarded by mu_
 };
 
 // The labels of the namespace `a` is in; nullptr when it has none or is gone.
