@@ -6,7 +6,7 @@ set -euo pipefail
 packages=(
   build-essential cmake ninja-build ccache pkg-config
   libboost1.81-dev libboost-json1.81-dev libssl-dev openssl
-  libyaml-cpp-dev libcli11-dev libspdlog-dev libfmt-dev
+  libyaml-cpp-dev libcli11-dev libspdlog-dev libfmt-dev libre2-dev
   libgtest-dev libgmock-dev libbenchmark-dev libgoogle-perftools-dev
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
   clang-16 libclang-rt-16-dev lld

@@ -81,6 +81,9 @@ spec:
               tier:
                 type: string
                 enum: [frontend, backend]
+              owner:
+                type: string
+                pattern: '(?i)^[a-z]+$'
           status:
             type: object
             properties:
@@ -132,12 +135,18 @@ class CrdTest(unittest.TestCase):
         k("apply", "--validate=false", "-f", self.server.write_file("bad.yaml", bad))
         self.assertNotIn("extra", self.get("ma", "web")["spec"])
 
-        invalid = APP.replace("name: web", "name: big").replace("port: http", "replicas: 50\n  tier: middle")
+        # pattern is Go's syntax (RE2): (?i) is a flag, not an error.
+        k("apply", "-f", self.server.write_file("cased.yaml", APP.replace("name: web", "name: cased").replace(
+            "port: http", "owner: Ops")))
+        self.assertEqual(self.get("ma", "cased")["spec"]["owner"], "Ops")
+        invalid = APP.replace("name: web", "name: big").replace("port: http",
+                                                                 "replicas: 50\n  tier: middle\n  owner: ops-1")
         p = k("apply", "-f", self.server.write_file("invalid.yaml", invalid), check=False)
         self.assertNotEqual(p.returncode, 0)
         self.assertIn("spec.replicas: Invalid value: 50: spec.replicas in body should be less than or equal to 10",
                       p.stderr)
         self.assertIn('spec.tier: Unsupported value: "middle": supported values: "frontend", "backend"', p.stderr)
+        self.assertIn('spec.owner: Invalid value: "ops-1": spec.owner in body should match \'(?i)^[a-z]+$\'', p.stderr)
 
         # The status subresource: only status changes there, the main resource keeps it.
         k("patch", "myapp", "web", "--subresource=status", "--type=merge", "-p",

@@ -6,13 +6,13 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
-#include <regex>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
 #include "api/validation/field_errors.h"
+#include "api/validation/go_regexp.h"
 #include "apiserver/crd/structural_schema.h"
 
 namespace berth::apiserver::crd {
@@ -37,7 +37,7 @@ struct Schema::Node {
   std::optional<int64_t> max_items, min_items;
   std::optional<int64_t> max_properties, min_properties;
   std::string pattern;
-  std::optional<std::regex> pattern_regex;
+  std::optional<api::GoRegexp> pattern_regex;  // Go's syntax, as kube compiles it
   bool unique_items = false;
   std::vector<std::string> required;
 

@@ -333,7 +333,7 @@ class Validator {
       errors_.Invalid(
           Field(name), data,
           name + " in body should be at least " + std::to_string(*s.min_length) + " chars long");
-    } else if (s.pattern_regex && !std::regex_search(data.begin(), data.end(), *s.pattern_regex)) {
+    } else if (s.pattern_regex && !s.pattern_regex->Search(data)) {
       errors_.Invalid(Field(name), data, name + " in body should match '" + s.pattern + "'");
     }
     if (!s.format.empty()) {

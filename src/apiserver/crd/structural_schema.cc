@@ -160,11 +160,11 @@ class Parser {
     const std::string map_type = String(o, "x-kubernetes-map-type", path);
     node->pattern = String(o, "pattern", path);
     if (!node->pattern.empty()) {
-      try {
-        node->pattern_regex.emplace(node->pattern, std::regex::ECMAScript);
-      } catch (const std::regex_error& e) {
+      if (auto re = api::GoRegexp::Compile(node->pattern); re.ok()) {
+        node->pattern_regex.emplace(std::move(re).value());
+      } else {
         errors_.Invalid(path + ".pattern", node->pattern,
-                        std::string("must be a valid regular expression, but isn't: ") + e.what());
+                        "must be a valid regular expression, but isn't: " + re.status().message());
       }
     }
 
