@@ -139,6 +139,7 @@ class CrdTest(unittest.TestCase):
         k("apply", "-f", self.server.write_file("cased.yaml", APP.replace("name: web", "name: cased").replace(
             "port: http", "owner: Ops")))
         self.assertEqual(self.get("ma", "cased")["spec"]["owner"], "Ops")
+        k("delete", "myapp", "cased")
         invalid = APP.replace("name: web", "name: big").replace("port: http",
                                                                  "replicas: 50\n  tier: middle\n  owner: ops-1")
         p = k("apply", "-f", self.server.write_file("invalid.yaml", invalid), check=False)
