@@ -1,5 +1,8 @@
 #include "api/validation/validation.h"
 
+#include <algorithm>
+#include <cctype>
+
 #include <boost/json.hpp>
 
 #include "api/json_fields.h"
@@ -26,9 +29,19 @@ void ValidateMetadata(const Object& object, const KindRules& rules, FieldErrors&
     for (const auto& p : IsValidLabelValue(value)) errors.Invalid("metadata.labels", value, p);
   }
   if (const json::object* annotations = ObjectAt(meta, "annotations")) {
+    // kube's ValidateAnnotations: keys are qualified names whatever their
+    // case; keys and values together at most 256 KiB.
+    constexpr int64_t kTotalAnnotationSizeLimit = 256 * 1024;
+    int64_t total = 0;
     for (const auto& kv : *annotations) {
-      for (const auto& p : IsQualifiedName(kv.key())) errors.Invalid("metadata.annotations", kv.key(), p);
+      std::string lowered(kv.key());
+      std::transform(lowered.begin(), lowered.end(), lowered.begin(),
+                     [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+      for (const auto& p : IsQualifiedName(lowered)) errors.Invalid("metadata.annotations", kv.key(), p);
+      total += static_cast<int64_t>(kv.key().size());
+      if (kv.value().is_string()) total += static_cast<int64_t>(kv.value().get_string().size());
     }
+    if (total > kTotalAnnotationSizeLimit) errors.TooLong("metadata.annotations", kTotalAnnotationSizeLimit);
   }
 }
 

@@ -42,6 +42,23 @@ TEST(Validation, NamesFollowRfc1123) {
   EXPECT_FALSE(IsValidLabelValue("a b").empty());
 }
 
+std::string ConfigMapAnnotated(const std::string& annotations) {
+  return R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c","namespace":"default","annotations":)" +
+         annotations + "}}";
+}
+
+TEST(Validation, AnnotationsAreQualifiedNamesOfAnyCaseWithinTheirTotalSize) {
+  EXPECT_TRUE(Validate(ConfigMapAnnotated(R"({"Example.COM/Owner":"x"})")).ok());
+  EXPECT_FALSE(Validate(ConfigMapAnnotated(R"({"/x":"y"})")).ok());
+  // Keys and values together: 256 KiB at most.
+  const std::string half(128 * 1024, 'v');
+  EXPECT_TRUE(Validate(ConfigMapAnnotated(R"({"a":")" + half + R"(","b":")" + half.substr(2) + "\"}")).ok());
+  Status s = Validate(ConfigMapAnnotated(R"({"a":")" + half + R"(","b":")" + half + "\"}"));
+  EXPECT_EQ(s.code(), StatusCode::kInvalid);
+  EXPECT_EQ(s.message(),
+            "ConfigMap \"c\" is invalid: metadata.annotations: Too long: must have at most 262144 bytes");
+}
+
 TEST(Validation, ValidPodPasses) {
   EXPECT_TRUE(Validate(PodWith(R"([{"name":"c","image":"nginx","resources":{"requests":{"cpu":"100m"},"limits":{"cpu":"1"}}}])")).ok());
 }
