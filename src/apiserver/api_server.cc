@@ -30,6 +30,14 @@ Response JsonResponse(int status, std::string body) {
   return r;
 }
 
+Response BodyResponse(int status, std::string body, std::string content_type) {
+  Response r;
+  r.status = status;
+  r.body = std::move(body);
+  r.content_type = std::move(content_type);
+  return r;
+}
+
 Response ErrorResponse(const Status& status, const StatusDetails& details) {
   return JsonResponse(status.HttpCode(), json::serialize(StatusToJson(status, details)));
 }

@@ -77,6 +77,9 @@ class ApiServer final : private GenericRest {
   // Service in default when missing, and starts serving the
   // CustomResourceDefinitions in the store.
   Status Bootstrap();
+  // Whether a write may now wait on a call out of the server (an admission
+  // webhook is configured): such writes are not run on an io thread.
+  bool WritesMayCallOut() const { return admission_->MayCallOut(); }
 
   // Serves `request`, audited (audit.h).
   Response Handle(Request& request);
@@ -190,7 +193,10 @@ Status ToStoredForm(api::Kind kind, boost::json::value& value);
 boost::json::value ServedForm(api::Kind kind, const api::ObjectPtr& object);
 
 // Response helpers shared by the handlers.
+// A JSON answer.
 Response JsonResponse(int status, std::string body);
+// Any other answer, its body as given.
+Response BodyResponse(int status, std::string body, std::string content_type);
 Response ErrorResponse(const Status& status, const StatusDetails& details = {});
 // 405 with kube's message, for a method the resource does not serve.
 Response MethodNotAllowed();

@@ -9,14 +9,10 @@ apiserver::Handler ComponentHandler(ComponentHttpOptions options) {
   return [options = std::move(options)](apiserver::Request& request) -> apiserver::Response {
     const std::string& path = request.path;
     if (path == "/healthz" || path == "/livez" || path == "/readyz") {
-      apiserver::Response r = apiserver::JsonResponse(200, "ok");
-      r.content_type = "text/plain; charset=utf-8";
-      return r;
+      return apiserver::BodyResponse(200, "ok", "text/plain; charset=utf-8");
     }
     if (path == "/metrics" && options.metrics) {
-      apiserver::Response r = apiserver::JsonResponse(200, options.metrics());
-      r.content_type = "text/plain; version=0.0.4; charset=utf-8";
-      return r;
+      return apiserver::BodyResponse(200, options.metrics(), "text/plain; version=0.0.4; charset=utf-8");
     }
     if (const apiserver::Handler* route = apiserver::FindRoute(options.routes, path)) return (*route)(request);
     return apiserver::ErrorResponse(

@@ -97,6 +97,12 @@ Status InProcessCluster::Start() {
       api_->AuditUnhandled(r, apiserver::TooManyRequests());
     };
     http.exempt_from_limits = [this](const apiserver::Request& r) { return api_->Privileged(r); };
+    if (http.run_inline) {
+      // A write that may wait on a webhook would stall its io thread's connections.
+      http.run_inline = [this, quick = std::move(http.run_inline)](const apiserver::Request& r) {
+        return quick(r) && (r.method == "GET" || r.method == "HEAD" || !api_->WritesMayCallOut());
+      };
+    }
     auto server = apiserver::HttpServer::Start(http, [this](apiserver::Request& request) {
       return api_->Handle(request);
     });

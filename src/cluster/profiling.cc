@@ -38,9 +38,7 @@ constexpr int64_t kHeapSamplePeriod = 512 * 1024;  // Go's MemProfileRate
 #endif
 
 apiserver::Response Text(int status, std::string body, std::string content_type) {
-  apiserver::Response r = apiserver::JsonResponse(status, std::move(body));
-  r.content_type = std::move(content_type);
-  return r;
+  return apiserver::BodyResponse(status, std::move(body), std::move(content_type));
 }
 
 apiserver::Response Index(const apiserver::Request&) {

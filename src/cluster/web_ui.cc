@@ -319,7 +319,7 @@ apiserver::Route ApiReadThroughRoute(client::RestConfig config) {
           return StatusResponse(StatusCode::kUnavailable,
                                 "API server " + server + ": " + answer.status().message());
         }
-        return apiserver::JsonResponse(answer->status, std::move(answer->body));
+        return apiserver::BodyResponse(answer->status, std::move(answer->body), "application/json");
       }};
 }
 

@@ -133,6 +133,10 @@ Status AdmissionChain::Validate(const AdmissionAttributes& a) const {
   return Status::Ok();
 }
 
+bool AdmissionChain::MayCallOut() const {
+  return std::any_of(plugins_.begin(), plugins_.end(), [](const auto& p) { return p->MayCallOut(); });
+}
+
 std::vector<std::string> AdmissionChain::Enabled() const {
   std::vector<std::string> names;
   for (const auto& plugin : plugins_) names.emplace_back(plugin->Name());

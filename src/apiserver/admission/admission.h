@@ -80,6 +80,9 @@ class AdmissionPlugin {
   virtual Status Admit(const AdmissionAttributes&, boost::json::object* /*object*/) { return Status::Ok(); }
   // Validating phase: after the kind's validation, before the write.
   virtual Status Validate(const AdmissionAttributes&) { return Status::Ok(); }
+  // Whether admitting a write may now wait on something outside the server
+  // (a webhook call), so that the write must not run on an io thread.
+  virtual bool MayCallOut() { return false; }
 };
 
 // kube-apiserver 1.32's admission plugins in their fixed order (the chain
@@ -111,6 +114,8 @@ class AdmissionChain {
   Status Validate(const AdmissionAttributes& a) const;
   // The names of the plugins on, in order.
   std::vector<std::string> Enabled() const;
+  // Whether any plugin may now call out of the server (AdmissionPlugin::MayCallOut).
+  bool MayCallOut() const;
 
  private:
   std::vector<std::unique_ptr<AdmissionPlugin>> plugins_;

@@ -21,6 +21,7 @@ class MutatingWebhook final : public AdmissionPlugin {
   explicit MutatingWebhook(store::Store& store) : store_(store), hooks_(store, true), caller_(store) {}
 
   std::string_view Name() const override { return "MutatingAdmissionWebhook"; }
+  bool MayCallOut() override { return !hooks_.Hooks()->empty(); }
 
   Status Admit(const AdmissionAttributes& a, json::object* object) override {
     auto hooks = hooks_.Hooks();

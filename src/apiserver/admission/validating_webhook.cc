@@ -18,6 +18,7 @@ class ValidatingWebhook final : public AdmissionPlugin {
   explicit ValidatingWebhook(store::Store& store) : store_(store), hooks_(store, false), caller_(store) {}
 
   std::string_view Name() const override { return "ValidatingAdmissionWebhook"; }
+  bool MayCallOut() override { return !hooks_.Hooks()->empty(); }
 
   Status Validate(const AdmissionAttributes& a) override {
     auto hooks = hooks_.Hooks();

@@ -384,7 +384,8 @@ namespace {
 Response DocumentResponse(const OpenApi::Document& doc, const Request& request) {
   std::string etag = "\"" + doc.hash + "\"";
   const bool unchanged = IfNoneMatchHits(request.if_none_match, etag);
-  Response r = JsonResponse(unchanged ? 304 : 200, unchanged ? std::string() : doc.body);
+  // As stored: a JSON document or the protobuf one (no newline added).
+  Response r = BodyResponse(unchanged ? 304 : 200, unchanged ? std::string() : doc.body, "application/json");
   r.headers.emplace_back("ETag", std::move(etag));
   return r;
 }

@@ -44,6 +44,23 @@ TEST(AdmissionChainTest, RunsKubesDefaultPluginsBerthHasInKubesOrder) {
                                       "ValidatingAdmissionWebhook", "ResourceQuota"}));
 }
 
+// Writes may wait on a webhook only once a configuration names one (the
+// server then keeps such writes off its io threads).
+TEST(AdmissionChainTest, MayCallOutOnceAWebhookIsConfigured) {
+  auto store = std::move(store::MemoryStore::Open({})).value();
+  auto chain = std::move(AdmissionChain::Make({}, *store)).value();
+  EXPECT_FALSE(chain->MayCallOut());
+  auto config = api::Object::FromJson(json::parse(
+      R"({"apiVersion":"admissionregistration.k8s.io/v1","kind":"ValidatingWebhookConfiguration",)"
+      R"("metadata":{"name":"v"},"webhooks":[{"name":"v.example.com","clientConfig":{"url":"https://h/x"},)"
+      R"("sideEffects":"None","admissionReviewVersions":["v1"]}]})"));
+  ASSERT_TRUE(config.ok()) << config.status().message();
+  ASSERT_TRUE(store->Create(config.value()).ok());
+  EXPECT_TRUE(chain->MayCallOut());
+  ASSERT_TRUE(store->Delete(api::StorageKey(api::Kind::kValidatingWebhookConfiguration, "", "v")).ok());
+  EXPECT_FALSE(chain->MayCallOut());
+}
+
 TEST(AdmissionChainTest, EnableAndDisableFollowKubesFlags) {
   auto store = std::move(store::MemoryStore::Open({})).value();
   AdmissionOptions options;
