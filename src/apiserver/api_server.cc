@@ -115,22 +115,17 @@ namespace {
 
 // kube-aggregator's local APIService for each group/version served here:
 // "v1." for the core group, "<version>.<group>" for the others. Groups
-// take priorities in serving order, versions theirs within the group.
+// take priorities in serving order, versions theirs within the group
+// (the preferred one highest).
 std::vector<json::object> LocalApiServices() {
-  std::vector<std::pair<std::string, std::vector<std::string>>> groups;
-  for (const auto& info : api::AllKinds()) {
-    auto g = std::find_if(groups.begin(), groups.end(), [&](const auto& e) { return e.first == info.group; });
-    if (g == groups.end()) g = groups.insert(groups.end(), {std::string(info.group), {}});
-    if (std::find(g->second.begin(), g->second.end(), info.version) == g->second.end()) {
-      g->second.emplace_back(info.version);
-    }
-  }
   const std::string now = api::NowRfc3339();
   std::vector<json::object> services;
   int64_t group_priority = 18000;
-  for (const auto& [group, versions] : groups) {
+  for (const ServedGroup& served : ServedGroups()) {
+    const std::string group(served.group);
     int64_t version_priority = 15;
-    for (const std::string& version : versions) {
+    for (std::string_view version_name : served.versions) {
+      const std::string version(version_name);
       json::object service;
       service["apiVersion"] = "apiregistration.k8s.io/v1";
       service["kind"] = "APIService";

@@ -256,6 +256,13 @@ std::optional<json::object> ResourceList(const ResourceRegistry& registry, std::
   return o;
 }
 
+std::vector<ServedGroup> ServedGroups() {
+  const std::vector<api::KindInfo> kinds = api::AllKinds();
+  std::vector<ServedGroup> served;
+  for (std::string_view group : Groups()) served.push_back({group, VersionsOf(group, kinds)});
+  return served;
+}
+
 json::object VersionInfo(std::string_view berth_version) {
   json::object o;
   o["major"] = "1";

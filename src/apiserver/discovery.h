@@ -33,6 +33,15 @@ std::optional<boost::json::object> ApiGroup(std::string_view group);  // /apis/<
 std::optional<boost::json::object> ResourceList(const ResourceRegistry& registry, std::string_view group,
                                                 std::string_view version);
 
+// The groups served, core ("") first in registry order, each with its
+// versions, preferred first: what discovery lists and the local APIServices
+// name.
+struct ServedGroup {
+  std::string_view group;
+  std::vector<std::string_view> versions;
+};
+std::vector<ServedGroup> ServedGroups();
+
 // /version: Kubernetes 1.32 (kubectl's dispatcher picks its binary by the
 // minor version), with berth's own version in gitVersion.
 boost::json::object VersionInfo(std::string_view berth_version);
