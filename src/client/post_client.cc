@@ -254,7 +254,7 @@ Result<PostAnswer> PostClient::Post(std::string_view suffix, std::string_view bo
       std::lock_guard lock(mu_);
       if (idle_.size() < kMaxIdle) idle_.push_back(std::move(c));
     }
-    return PostAnswer{res.result_int(), std::move(res.body())};
+    return PostAnswer{static_cast<int>(res.result_int()), std::move(res.body())};
   }
   return Status::Unavailable(prefix + "no connection");
 }
