@@ -25,6 +25,16 @@ namespace json = boost::json;
 
 namespace {
 
+// The strategy's warnings to the client's Warning headers, each once (a
+// write retried after a conflict warns again; kube's recorder drops repeats).
+void AddWarnings(std::vector<std::string> warnings, Request& request) {
+  for (auto& w : warnings) {
+    if (std::find(request.warnings.begin(), request.warnings.end(), w) == request.warnings.end()) {
+      request.warnings.push_back(std::move(w));
+    }
+  }
+}
+
 // Decodes a request body into an object of the expected kind (apiVersion and
 // kind filled in when absent, as kube's decoder defaults them from the URL).
 Result<json::value> DecodeBody(const Request& request, const api::KindInfo& kind) {
@@ -259,6 +269,7 @@ Response ApiServer::Create(Request& request, const RequestInfo& info) {
     if (!built.ok()) return ErrorResponse(built.status());
     Status valid = strategy.Validate(*built.value());
     if (!valid.ok()) return ErrorResponse(valid, {name, std::string(kind.group), std::string(kind.name)});
+    if (attempt == 0) AddWarnings(strategy.Warnings(*built.value(), nullptr), request);
     if (attempt == 0 || !generate.empty()) {
       AdmissionAttributes validating{AdmissionOperation::kCreate, stored, "", info.ns, name, &built.value()->json(),
                                      nullptr, dry_run, &request, &effects};
@@ -340,6 +351,7 @@ Result<api::ObjectPtr> ApiServer::WriteUpdate(const RequestInfo& info, const api
   // rules are not about.
   Status valid = whole ? strategy.ValidateUpdate(*built.value(), *current) : strategy.Validate(*built.value());
   if (!valid.ok()) return valid;
+  if (whole && request) AddWarnings(strategy.Warnings(*built.value(), current.get()), *request);
   AdmissionAttributes validating{AdmissionOperation::kUpdate, stored, info.subresource, info.ns, name,
                                  &built.value()->json(), &cur, dry_run, request, &effects};
   Status validated = admission_->Validate(validating);

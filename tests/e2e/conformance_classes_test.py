@@ -230,6 +230,33 @@ class ConformanceClassesTest(unittest.TestCase):
         self.assertEqual(code, 201, body)
         self.assertTrue(json.loads(body)["status"]["allowed"])
 
+    def test_deprecated_fields_are_warned_about_and_the_write_goes_ahead(self):
+        pod = {"apiVersion": "v1", "kind": "Pod",
+               "metadata": {"name": "warned", "annotations": {"scheduler.alpha.kubernetes.io/critical-pod": ""}},
+               "spec": {"nodeSelector": {"beta.kubernetes.io/os": "linux"},
+                        "containers": [{"name": "c", "image": "httpd", "env": [
+                            {"name": "A", "value": "1"}, {"name": "A", "value": "2"}]}]}}
+        created = self.server.kubectl("create", "-f", "-", input=json.dumps(pod))
+        self.addCleanup(self.server.kubectl, "delete", "pod", "warned", "--wait=false")
+        self.assertIn('Warning: spec.nodeSelector[beta.kubernetes.io/os]: deprecated since v1.14; '
+                      'use "kubernetes.io/os" instead', created.stderr)
+        self.assertIn('Warning: metadata.annotations[scheduler.alpha.kubernetes.io/critical-pod]: '
+                      'non-functional in v1.16+; use the "priorityClassName" field instead', created.stderr)
+        self.assertIn('Warning: spec.containers[0].env[1]: hides previous definition of "A", '
+                      'which may be dropped when using apply', created.stderr)
+        self.assertEqual(self.get("pod", "warned")["metadata"]["name"], "warned")
+        # A Deployment warns about its template on create, not on a write that leaves its spec alone.
+        deployment = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "warned"},
+                      "spec": {"selector": {"matchLabels": {"app": "warned"}}, "template": {
+                          "metadata": {"labels": {"app": "warned"}},
+                          "spec": {"containers": [{"name": "c", "image": "httpd"}],
+                                   "volumes": [{"name": "g", "gitRepo": {"repository": "https://example.com/r"}}]}}}}
+        created = self.server.kubectl("create", "-f", "-", input=json.dumps(deployment))
+        self.addCleanup(self.server.kubectl, "delete", "deployment", "warned")
+        self.assertIn("Warning: spec.template.spec.volumes[0].gitRepo: deprecated in v1.11", created.stderr)
+        labelled = self.server.kubectl("label", "deployment", "warned", "seen=yes")
+        self.assertNotIn("Warning", labelled.stderr)
+
     def test_a_replication_controller_over_its_quota_reports_the_failure(self):
         self.server.kubectl("create", "namespace", "quota-rc")
         self.server.kubectl("create", "quota", "two-pods", "--hard=pods=2", "-n", "quota-rc")

@@ -7,6 +7,7 @@
 #include "api/validation/groups.h"
 #include "api/validation/kind_rules.h"
 #include "api/validation/name_validation.h"
+#include "api/validation/warnings.h"
 
 namespace berth::api::validation {
 
@@ -209,14 +210,18 @@ void ValidateControllerRevisionUpdate(const Object& next, const Object& current,
 
 void AddAppsRules(KindRuleTable& table) {
   const KindRules workload{.validate = ValidateDeploymentOrReplicaSet,
-                           .validate_update = CollectedUpdateErrors<ValidateSelectorUpdate>};
+                           .validate_update = CollectedUpdateErrors<ValidateSelectorUpdate>,
+                           .warnings = WorkloadTemplateWarnings};
   table.Set(Kind::kDeployment, workload);
   table.Set(Kind::kReplicaSet, workload);
   table.Set(Kind::kDaemonSet,
-            {.validate = ValidateDaemonSet, .validate_update = CollectedUpdateErrors<ValidateSelectorUpdate>});
+            {.validate = ValidateDaemonSet,
+             .validate_update = CollectedUpdateErrors<ValidateSelectorUpdate>,
+             .warnings = WorkloadTemplateWarnings});
   table.Set(Kind::kStatefulSet, {.name_problems = IsDns1123Label,
                                  .validate = ValidateStatefulSet,
-                                 .validate_update = CollectedUpdateErrors<ValidateStatefulSetUpdate>});
+                                 .validate_update = CollectedUpdateErrors<ValidateStatefulSetUpdate>,
+                                 .warnings = WorkloadTemplateWarnings});
   table.Set(Kind::kControllerRevision, {.validate = ValidateControllerRevision,
                                         .validate_update = CollectedUpdateErrors<ValidateControllerRevisionUpdate>});
 }

@@ -11,6 +11,7 @@
 #include "api/validation/groups.h"
 #include "api/validation/kind_rules.h"
 #include "api/validation/name_validation.h"
+#include "api/validation/warnings.h"
 
 namespace berth::api::validation {
 
@@ -277,8 +278,10 @@ void ValidateJobUpdate(const Object& next, const Object& current, FieldErrors& e
 }
 
 void AddBatchRules(KindRuleTable& table) {
-  table.Set(Kind::kJob, {.validate = ValidateJob, .validate_update = CollectedUpdateErrors<ValidateJobUpdate>});
-  table.Set(Kind::kCronJob, {.validate = ValidateCronJob});
+  table.Set(Kind::kJob, {.validate = ValidateJob,
+                         .validate_update = CollectedUpdateErrors<ValidateJobUpdate>,
+                         .warnings = WorkloadTemplateWarnings});
+  table.Set(Kind::kCronJob, {.validate = ValidateCronJob, .warnings = CronJobTemplateWarnings});
 }
 
 }  // namespace berth::api::validation

@@ -17,6 +17,7 @@
 #include "api/validation/kind_rules.h"
 #include "api/validation/name_validation.h"
 #include "api/validation/pod_validation.h"
+#include "api/validation/warnings.h"
 
 namespace berth::api::validation {
 
@@ -497,7 +498,7 @@ void ValidateNode(const Object& object, FieldErrors& errors) {
 
 void AddCoreRules(KindRuleTable& table) {
   table.Set(Kind::kNamespace, {.name_problems = IsDns1123Label});
-  table.Set(Kind::kPod, {.validate = ValidatePod, .validate_update = ValidatePodUpdate});
+  table.Set(Kind::kPod, {.validate = ValidatePod, .validate_update = ValidatePodUpdate, .warnings = PodWarnings});
   table.Set(Kind::kNode, {.validate = ValidateNode});
   table.Set(Kind::kConfigMap, {.check_encoding = CheckBase64Fields,
                                .validate = ValidateConfigMap,
@@ -512,8 +513,9 @@ void AddCoreRules(KindRuleTable& table) {
   table.Set(Kind::kLimitRange, {.validate = ValidateLimitRange});
   table.Set(Kind::kResourceQuota,
             {.validate = ValidateResourceQuota, .validate_update = CollectedUpdateErrors<ValidateResourceQuotaUpdate>});
-  table.Set(Kind::kPodTemplate, {.validate = ValidatePodTemplate});
-  table.Set(Kind::kReplicationController, {.validate = ValidateReplicationController});
+  table.Set(Kind::kPodTemplate, {.validate = ValidatePodTemplate, .warnings = PodTemplateWarnings});
+  table.Set(Kind::kReplicationController,
+            {.validate = ValidateReplicationController, .warnings = WorkloadTemplateWarnings});
   table.Set(Kind::kPersistentVolumeClaim,
             {.validate = ValidatePersistentVolumeClaim,
              .validate_update = CollectedUpdateErrors<ValidatePersistentVolumeClaimUpdate>});

@@ -30,6 +30,9 @@ struct KindRules {
   void (*validate)(const Object& object, FieldErrors& errors) = nullptr;
   // What may not change from `current` to `next` (`next` passed ValidateObject).
   Status (*validate_update)(const Object& next, const Object& current) = nullptr;
+  // kube's WarningsOnCreate / WarningsOnUpdate: what the client is warned of
+  // about a valid object (warnings.h); `current` is nullptr on create.
+  std::vector<std::string> (*warnings)(const Object& next, const Object* current) = nullptr;
 };
 
 // The rules of a built-in kind; a kind registered at run time (a custom

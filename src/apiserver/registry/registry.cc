@@ -45,6 +45,9 @@ Status BuiltinResourceStrategy::ValidateUpdate(const api::Object& next, const ap
   if (!valid.ok()) return valid;
   return api::ValidateObjectUpdate(next, current, rules_);
 }
+std::vector<std::string> BuiltinResourceStrategy::Warnings(const api::Object& next, const api::Object* current) const {
+  return rules_.warnings ? rules_.warnings(next, current) : std::vector<std::string>{};
+}
 
 void ResourceStrategy::Default(boost::json::object&) const {}
 void ResourceStrategy::PrepareForCreate(boost::json::object&) const {}

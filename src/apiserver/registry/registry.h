@@ -89,6 +89,9 @@ class ResourceStrategy {
 
   virtual Status Validate(const api::Object& object) const;
   virtual Status ValidateUpdate(const api::Object& next, const api::Object& current) const;
+  // kube's WarningsOnCreate / WarningsOnUpdate, for the client's Warning
+  // headers: about a valid object; `current` is the stored one on update.
+  virtual std::vector<std::string> Warnings(const api::Object& next, const api::Object* current) const { return {}; }
 
   // What a write holds until its object is written (a Service's allocated
   // addresses and ports): taken after admission, released after the write.
@@ -126,6 +129,7 @@ class BuiltinResourceStrategy : public ResourceStrategy {
   // The kind's rules (its group's validation: api/validation/kind_rules.h).
   Status Validate(const api::Object& object) const override;
   Status ValidateUpdate(const api::Object& next, const api::Object& current) const override;
+  std::vector<std::string> Warnings(const api::Object& next, const api::Object* current) const override;
 
  protected:
   // A strategy over `stored` objects whose subresources are those of the
