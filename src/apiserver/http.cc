@@ -1,5 +1,7 @@
 #include "apiserver/http.h"
 
+#include <algorithm>
+
 namespace berth::apiserver {
 
 namespace {
@@ -55,6 +57,10 @@ std::optional<std::string_view> Request::Query(std::string_view key) const {
     if (k == key) return std::string_view(v);
   }
   return std::nullopt;
+}
+
+void Request::AddWarning(std::string text) {
+  if (std::find(warnings.begin(), warnings.end(), text) == warnings.end()) warnings.push_back(std::move(text));
 }
 
 bool Request::QueryBool(std::string_view key, bool fallback) const {

@@ -49,8 +49,9 @@ struct Request {
   // Set by the HTTP server: the handler may answer with Response::when_ready
   // (a write acknowledged once durable, without holding a thread meanwhile).
   bool may_defer = false;
-  // Warnings for the client, added by handlers (field validation's Warn):
-  // each is answered as a `Warning: 299 - "<text>"` header.
+  // Warnings for the client (field validation's Warn, the kinds' own,
+  // webhooks'): each is answered as a `Warning: 299 - "<text>"` header. Add
+  // them with AddWarning.
   std::vector<std::string> warnings;
 
   // The first value of a query parameter, if present.
@@ -58,6 +59,9 @@ struct Request {
   // A query parameter parsed as Go's strconv.ParseBool does (1,t,T,TRUE,true,True, 0,f,…);
   // absent or unparseable: `fallback`.
   bool QueryBool(std::string_view key, bool fallback = false) const;
+  // Adds a warning for the client unless it already has it (kube's warning
+  // recorder drops repeats: a write retried after a conflict warns once).
+  void AddWarning(std::string text);
 };
 
 // A long-running response (watch). The connection calls Pump on its own

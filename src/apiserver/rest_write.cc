@@ -25,14 +25,9 @@ namespace json = boost::json;
 
 namespace {
 
-// The strategy's warnings to the client's Warning headers, each once (a
-// write retried after a conflict warns again; kube's recorder drops repeats).
+// The strategy's warnings to the client's Warning headers.
 void AddWarnings(std::vector<std::string> warnings, Request& request) {
-  for (auto& w : warnings) {
-    if (std::find(request.warnings.begin(), request.warnings.end(), w) == request.warnings.end()) {
-      request.warnings.push_back(std::move(w));
-    }
-  }
+  for (auto& w : warnings) request.AddWarning(std::move(w));
 }
 
 // Decodes a request body into an object of the expected kind (apiVersion and

@@ -144,7 +144,7 @@ std::vector<std::string> AdmissionChain::Enabled() const {
 }
 
 void TakeWarnings(AdmissionEffects& effects, Request& request) {
-  for (auto& w : effects.warnings) request.warnings.push_back(std::move(w));
+  for (auto& w : effects.warnings) request.AddWarning(std::move(w));
   effects.warnings.clear();
 }
 

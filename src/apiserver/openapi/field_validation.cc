@@ -246,11 +246,7 @@ Status CheckFields(Request& request, const OpenApi& openapi, const api::KindInfo
   if (problems.empty()) return Status::Ok();
 
   if (*directive == FieldValidation::kWarn) {
-    for (auto& p : problems) {
-      if (std::find(request.warnings.begin(), request.warnings.end(), p) == request.warnings.end()) {
-        request.warnings.push_back(std::move(p));
-      }
-    }
+    for (auto& p : problems) request.AddWarning(std::move(p));
     return Status::Ok();
   }
   std::string message = "strict decoding error: ";
