@@ -194,6 +194,12 @@ def run(berth, rounds, workers, seed, min_run, max_run, keep=False):
                                {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": NAMESPACE}})
         if status not in (201, 409):
             raise RuntimeError(f"create namespace: {status} {body!r}")
+        # The account its pods run as (ServiceAccount admission), made as the
+        # serviceaccount controller would: the loop runs no controllers.
+        status, body = request(server.port, "POST", f"/api/v1/namespaces/{NAMESPACE}/serviceaccounts",
+                               {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": "default"}})
+        if status not in (201, 409):
+            raise RuntimeError(f"create service account: {status} {body!r}")
         for _ in range(rounds):
             stop = threading.Event()
             threads = [Worker(w, server.port, states[w], random.Random(rng.random()), stop)

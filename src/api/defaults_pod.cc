@@ -162,6 +162,23 @@ void DefaultVolumeSource(json::object& volume) {
   }
 }
 
+namespace {
+
+// kube's v1 conversion: the deprecated serviceAccount names the account
+// when serviceAccountName does not, and always repeats serviceAccountName.
+void DefaultServiceAccountAlias(json::object& spec) {
+  const json::value* name = spec.if_contains("serviceAccountName");
+  const bool named = name && name->is_string() && !name->get_string().empty();
+  if (!named) {
+    const json::value* alias = spec.if_contains("serviceAccount");
+    if (alias && alias->is_string() && !alias->get_string().empty()) spec["serviceAccountName"] = *alias;
+    return;
+  }
+  spec["serviceAccount"] = *name;
+}
+
+}  // namespace
+
 void DefaultPodSpec(json::object& spec) {
   CanonicalizePodSpecQuantities(spec);
   SetIfAbsent(spec, "restartPolicy", "Always");
@@ -170,6 +187,7 @@ void DefaultPodSpec(json::object& spec) {
   SetIfAbsent(spec, "securityContext", json::object());
   SetIfAbsent(spec, "schedulerName", "default-scheduler");
   SetIfAbsent(spec, "enableServiceLinks", true);
+  DefaultServiceAccountAlias(spec);
   for (std::string_view list : {"containers", "initContainers"}) {
     ForEachItem(spec, list, [](json::object& c) { DefaultContainer(c, true); });
   }

@@ -11,6 +11,7 @@
 #include "api/validation/validation.h"
 #include "apiserver/authz/authentication.h"
 #include "apiserver/authz/rbac/bootstrap_policy.h"
+#include "apiserver/authz/service_account_tokens.h"
 #include "apiserver/cbor_response.h"
 #include "apiserver/discovery.h"
 #include "apiserver/health.h"
@@ -78,10 +79,10 @@ ApiServer::ApiServer(store::Store& store, Options options)
   admission_ = std::move(chain).value();
   access_ = std::make_unique<AccessControl>(
       store_, AccessOptions{options_.tokens, options_.client_certificates, options_.anonymous_auth,
-                            options_.authorization_modes});
+                            options_.authorization_modes, options_.service_account_tokens.get()});
   auto ranges = ParseServiceRanges(options_.service_cluster_ip_range, options_.service_node_port_range);
   services_ = std::make_unique<ServiceAllocator>(ranges.ok() ? ranges.value() : ServiceRanges{});
-  RegisterBuiltinStrategies(registry_, {store_, *services_});
+  RegisterBuiltinStrategies(registry_, {store_, *services_, options_.service_account_tokens.get()});
   // The server answers while it runs; it is not ready while the store
   // refuses writes (a failed log, a full disk).
   const HealthCheck ping{"ping", [] { return Status::Ok(); }};
@@ -298,6 +299,9 @@ Response ApiServer::Serve(Request& request) {
     return r;
   }
   if (const Handler* route = FindRoute(options_.routes, path)) return (*route)(request);
+  if (options_.service_account_tokens) {
+    if (auto discovery = ServeIssuerDiscovery(request, *options_.service_account_tokens)) return std::move(*discovery);
+  }
   if (path == "/rpc") return Rpc(request);
   if (path == "/api" || path == "/apis" || path == "/api/" || path == "/apis/") {
     if (!get) return ErrorResponse(Status(StatusCode::kMethodNotAllowed, "method not allowed"));

@@ -34,6 +34,8 @@
 
 namespace berth::apiserver {
 
+class ServiceAccountTokens;  // authz/service_account_tokens.h
+
 class ApiServer final : private GenericRest {
  public:
   struct Options {
@@ -66,6 +68,10 @@ class ApiServer final : private GenericRest {
     std::vector<Route> routes;
     // --audit-log-path: every request but health checks is audited (audit.h).
     std::shared_ptr<AuditLog> audit;
+    // Service account tokens: issued by serviceaccounts/token, accepted as
+    // bearer tokens, reviewed by TokenReview, published by OIDC discovery.
+    // Unset: none are issued (503) or accepted.
+    std::shared_ptr<const ServiceAccountTokens> service_account_tokens;
   };
 
   ApiServer(store::Store& store, Options options);

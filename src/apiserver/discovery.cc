@@ -6,6 +6,7 @@
 #include <boost/json.hpp>
 
 #include "api/kinds.h"
+#include "apiserver/authz/authorization_filter.h"
 #include "apiserver/registry/registry.h"
 
 namespace berth::apiserver {
@@ -31,13 +32,25 @@ json::array ToArray(const std::vector<std::string>& items) {
   return a;
 }
 
-// The groups berth serves, core ("") first, in registry order.
+// The groups berth serves, core ("") first, in registry order, then those
+// only the reviews are in.
 std::vector<std::string_view> Groups() {
   std::vector<std::string_view> groups;
-  for (const auto& info : api::AllKinds()) {
-    if (std::find(groups.begin(), groups.end(), info.group) == groups.end()) groups.push_back(info.group);
-  }
+  auto add = [&](std::string_view group) {
+    if (std::find(groups.begin(), groups.end(), group) == groups.end()) groups.push_back(group);
+  };
+  for (const auto& info : api::AllKinds()) add(info.group);
+  for (const auto& review : ReviewResources()) add(review.group);
   return groups;
+}
+
+// The reviews of `group` and `version`, as their discovery entries.
+std::vector<const ReviewResource*> ReviewsOf(std::string_view group, std::string_view version) {
+  std::vector<const ReviewResource*> out;
+  for (const auto& review : ReviewResources()) {
+    if (review.group == group && review.version == version) out.push_back(&review);
+  }
+  return out;
 }
 
 json::object AggregatedResource(const ResourceRegistry& registry, const api::KindInfo& info) {
@@ -103,9 +116,14 @@ bool HigherPriority(std::string_view a, std::string_view b) {
 // The versions `group` is served in, preferred first.
 std::vector<std::string_view> VersionsOf(std::string_view group, const std::vector<api::KindInfo>& kinds) {
   std::vector<std::string_view> versions;
+  auto add = [&](std::string_view version) {
+    if (std::find(versions.begin(), versions.end(), version) == versions.end()) versions.push_back(version);
+  };
   for (const auto& info : kinds) {
-    if (info.group != group) continue;
-    if (std::find(versions.begin(), versions.end(), info.version) == versions.end()) versions.push_back(info.version);
+    if (info.group == group) add(info.version);
+  }
+  for (const auto& review : ReviewResources()) {
+    if (review.group == group) add(review.version);
   }
   std::stable_sort(versions.begin(), versions.end(), HigherPriority);
   return versions;
@@ -118,6 +136,14 @@ json::object AggregatedGroup(const ResourceRegistry& registry, std::string_view 
     json::array resources;
     for (const auto& info : kinds) {
       if (info.group == group && info.version == version) resources.push_back(AggregatedResource(registry, info));
+    }
+    for (const ReviewResource* review : ReviewsOf(group, version)) {
+      resources.push_back(json::object{
+          {"resource", review->resource},
+          {"responseKind", json::object{{"group", review->group}, {"version", review->version}, {"kind", review->kind}}},
+          {"scope", review->namespaced ? "Namespaced" : "Cluster"},
+          {"singularResource", review->singular},
+          {"verbs", json::array{"create"}}});
     }
     versions.push_back(json::object{{"version", version}, {"resources", std::move(resources)}, {"freshness", "Current"}});
   }
@@ -246,6 +272,13 @@ std::optional<json::object> ResourceList(const ResourceRegistry& registry, std::
       sub["verbs"] = ToArray(s.verbs);
       resources.push_back(std::move(sub));
     }
+  }
+  for (const ReviewResource* review : ReviewsOf(group, version)) {
+    resources.push_back(json::object{{"name", review->resource},
+                                     {"singularName", review->singular},
+                                     {"namespaced", review->namespaced},
+                                     {"kind", review->kind},
+                                     {"verbs", json::array{"create"}}});
   }
   if (resources.empty()) return std::nullopt;
   json::object o;

@@ -50,6 +50,15 @@ Result<std::unique_ptr<InProcessCluster>> InProcessCluster::Create(ClusterOption
   }
 
   apiserver::ApiServer::Options api_options = c->options_.api;
+  if (c->options_.service_accounts) {
+    apiserver::ServiceAccountTokenOptions accounts = *c->options_.service_accounts;
+    if (accounts.signing_key_file.empty() && !c->options_.etcd && !c->options_.data_dir.empty()) {
+      accounts.generated_key_file = c->options_.data_dir + "/service-account.key";
+    }
+    auto tokens = apiserver::ServiceAccountTokens::Load(accounts);
+    if (!tokens.ok()) return tokens.status();
+    api_options.service_account_tokens = std::move(tokens).value();
+  }
   api_options.metrics = [self] { return self->RenderMetrics(); };
   api_options.routes.push_back(WebUiRoute());
   api_options.routes.push_back(ExplainRoute([self] { return self->scheduler(); }));

@@ -24,6 +24,7 @@
 
 #include "api/status.h"
 #include "apiserver/api_server.h"
+#include "apiserver/authz/service_account_tokens.h"
 #include "apiserver/event_expiry.h"
 #include "apiserver/http_server.h"
 #include "apiserver/server_metrics.h"
@@ -52,6 +53,10 @@ struct ClusterOptions {
   std::optional<store::EtcdStore::Options> etcd;
 
   apiserver::ApiServer::Options api;
+  // Service account tokens issued and accepted (unset: none). Without a
+  // signing key file the key is generated, and kept in `data_dir`
+  // (service-account.key) when the store is durable there.
+  std::optional<apiserver::ServiceAccountTokenOptions> service_accounts;
   // Events are deleted this long after their last write (kube's --event-ttl);
   // zero keeps them for ever.
   std::chrono::seconds event_ttl{3600};

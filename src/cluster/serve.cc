@@ -100,6 +100,32 @@ Status AuditFrom(const ServeFlags& f, apiserver::ApiServer::Options& api) {
   return Status::Ok();
 }
 
+// Service account tokens: the keys are read (or generated) when the
+// cluster is made.
+Status ServiceAccountsFrom(const ServeFlags& f, ClusterOptions& o) {
+  apiserver::ServiceAccountTokenOptions accounts;
+  accounts.issuers = f.service_account_issuers;
+  accounts.signing_key_file = f.service_account_signing_key_file;
+  accounts.key_files = f.service_account_key_files;
+  accounts.api_audiences = f.api_audiences;
+  accounts.jwks_uri = f.service_account_jwks_uri;
+  accounts.extend_expiration = f.service_account_extend_token_expiration;
+  auto max = api::ParseGoDuration(f.service_account_max_token_expiration);
+  if (!max || max->count() < 0) {
+    return Status::BadRequest("--service-account-max-token-expiration " + f.service_account_max_token_expiration +
+                              ": expected a duration such as 24h");
+  }
+  accounts.max_expiration_seconds = std::chrono::duration_cast<std::chrono::seconds>(*max).count();
+  if (accounts.max_expiration_seconds > 0 && accounts.max_expiration_seconds < 3600) {
+    return Status::BadRequest("--service-account-max-token-expiration: the minimum valid value is 1h");
+  }
+  for (const auto& issuer : accounts.issuers) {
+    if (issuer.empty()) return Status::BadRequest("--service-account-issuer: an issuer may not be empty");
+  }
+  o.service_accounts = std::move(accounts);
+  return Status::Ok();
+}
+
 // The API server: its extra routes, Services' ranges, admission,
 // authentication, the audit log, authorization; and the Events' TTL.
 Status ApiFrom(const ServeFlags& f, ClusterOptions& o) {
@@ -134,6 +160,7 @@ Status ApiFrom(const ServeFlags& f, ClusterOptions& o) {
   }
   o.api.authorization_modes = std::move(modes).value();
   o.api.anonymous_auth = f.anonymous_auth;
+  if (Status s = ServiceAccountsFrom(f, o); !s.ok()) return s;
   auto ttl = api::ParseGoDuration(f.event_ttl);
   if (!ttl || ttl->count() < 0) return Status::BadRequest("--event-ttl " + f.event_ttl + ": expected a duration such as 1h");
   o.event_ttl = std::chrono::duration_cast<std::chrono::seconds>(*ttl);

@@ -40,6 +40,11 @@ struct ServeFlags {
   int64_t not_ready_toleration = 300;
   int64_t unreachable_toleration = 300;
   std::vector<std::string> enable_admission, disable_admission;
+  // Service account tokens (kube-apiserver's flags).
+  std::vector<std::string> service_account_issuers, service_account_key_files, api_audiences;
+  std::string service_account_signing_key_file, service_account_jwks_uri;
+  std::string service_account_max_token_expiration = "0s";
+  bool service_account_extend_token_expiration = true;
   uint64_t seed = 0;
   bool no_scheduler = false;
   std::string scheduler_config;

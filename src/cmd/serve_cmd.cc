@@ -74,6 +74,28 @@ void AddApiServerFlags(CLI::App* serve, cluster::ServeFlags& f) {
       ->add_option("--disable-admission-plugins", f.disable_admission,
                    "Default admission plugins not to run (kube's names, comma-separated)")
       ->delimiter(',');
+  serve->add_option("--service-account-issuer", f.service_account_issuers,
+                    "Issuer (iss) of service account tokens; repeatable: the first issues, all are accepted "
+                    "(default https://kubernetes.default.svc.cluster.local)");
+  serve->add_option("--service-account-signing-key-file", f.service_account_signing_key_file,
+                    "PEM RSA private key that signs service account tokens (default: one generated and kept in "
+                    "the data directory)");
+  serve->add_option("--service-account-key-file", f.service_account_key_files,
+                    "PEM RSA public or private keys that verify service account tokens, besides the signing key; "
+                    "repeatable");
+  serve->add_option("--api-audiences", f.api_audiences,
+                    "Audiences service account tokens must be meant for (default: the issuers)")
+      ->delimiter(',');
+  serve
+      ->add_option("--service-account-max-token-expiration", f.service_account_max_token_expiration,
+                   "The longest a requested token is valid (0s: no limit; at least 1h)")
+      ->capture_default_str();
+  serve
+      ->add_option("--service-account-extend-token-expiration", f.service_account_extend_token_expiration,
+                   "Pod-bound tokens of kube's default projection (3607s) are valid a year, warning after their hour")
+      ->capture_default_str();
+  serve->add_option("--service-account-jwks-uri", f.service_account_jwks_uri,
+                    "The JWKS address OIDC discovery names (default: the issuer's /openid/v1/jwks)");
   serve->add_option("--seed", f.seed, "Seed for generated names, uids and scheduling decisions (0: random)");
   serve->add_flag("--profiling", f.profiling, "Enable profiling via web interface host:port/debug/pprof/")
       ->capture_default_str();

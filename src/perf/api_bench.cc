@@ -622,6 +622,11 @@ int ApiBench(const ApiBenchOptions& o, std::FILE* out, std::FILE* err) {
     Connection setup(port);
     setup.Request(http::verb::post, "/api/v1/namespaces",
                   R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":"bench"}})");
+    // The account pods run as (ServiceAccount admission), made here as the
+    // serviceaccount controller would (--api-only runs none); a 409 when
+    // the controller was first.
+    setup.Request(http::verb::post, "/api/v1/namespaces/bench/serviceaccounts",
+                  R"({"apiVersion":"v1","kind":"ServiceAccount","metadata":{"name":"default"}})");
     std::atomic<int64_t> failures{0};
     if (o.nodes > 0) RegisterNodes(port, o, failures);
     if (o.custom_objects > 0) CustomObjectCreates(port, o, setup, failures, out, server);

@@ -105,6 +105,9 @@ Result<cluster::ClusterOptions> BenchClusterOptions(const BenchOptions& o, std::
   cluster_options.watch_history = std::max<int64_t>(100'000, 4LL * o.pods);
   cluster_options.api.seed = o.seed;
   cluster_options.controllers.controllers.clear();  // the scheduler alone
+  // No serviceaccount controller makes the accounts ServiceAccount admission
+  // requires (scheduler_perf runs kube-apiserver without it too).
+  cluster_options.api.admission.disable.push_back("ServiceAccount");
   cluster_options.scheduler_config = o.config;
   scheduler::SchedulerOptions& options = cluster_options.scheduler_options;
   options.concurrent = o.concurrent;

@@ -50,9 +50,10 @@ class Runner {
     options.data_dir = dir.value().path() + "/data";
     options.watch_history = 1'000'000;
     options.api.seed = o_.seed;
-    // scheduler_perf's API server runs without the Priority admission plugin:
-    // its workloads set spec.priority directly (PreemptionBasic).
-    options.api.admission.disable = {"Priority"};
+    // scheduler_perf's API server runs without the Priority admission plugin
+    // (its workloads set spec.priority directly: PreemptionBasic) and without
+    // ServiceAccount (no serviceaccount controller runs).
+    options.api.admission.disable = {"Priority", "ServiceAccount"};
     options.scheduler_options.concurrent = o_.concurrent;
     options.scheduler_options.seed = o_.seed;
     options.scheduler_options.record_bound_pods = true;

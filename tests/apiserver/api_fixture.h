@@ -21,6 +21,9 @@ class ApiFixture : public ::testing::Test {
     store_ = std::move(store::MemoryStore::Open({})).value();
     ApiServer::Options options;
     options.seed = seed_;
+    // As kube's integration tests run kube-apiserver: no serviceaccount
+    // controller creates the accounts ServiceAccount admission requires.
+    options.admission.disable = {"ServiceAccount"};
     Configure(options);
     api_ = std::make_unique<ApiServer>(*store_, options);
     ASSERT_TRUE(api_->Bootstrap().ok());

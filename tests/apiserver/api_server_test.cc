@@ -22,6 +22,8 @@ class ApiServerTest : public ::testing::Test {
   void SetUp() override {
     store_ = std::move(store::MemoryStore::Open({})).value();
     ApiServer::Options options;
+  options.admission.disable = {"ServiceAccount"};  // no serviceaccount controller runs
+    options.admission.disable = {"ServiceAccount"};  // no serviceaccount controller runs
     options.seed = 42;
     api_ = std::make_unique<ApiServer>(*store_, options);
     ASSERT_TRUE(api_->Bootstrap().ok());
@@ -550,6 +552,7 @@ TEST_F(ApiServerTest, AGeneratedNameThatCollidesIsGeneratedAgain) {
   const std::string body = R"({"apiVersion":"v1","kind":"Pod","metadata":{"generateName":"g-","labels":{"a":"b"}},)"
                            R"("spec":{"containers":[{"name":"c","image":"nginx"}]}})";
   ApiServer::Options options;
+  options.admission.disable = {"ServiceAccount"};  // no serviceaccount controller runs
   options.seed = 7;
   // The name a fresh server with this seed generates first (a dry run stores nothing)...
   api_ = std::make_unique<ApiServer>(*store_, options);
@@ -612,7 +615,7 @@ TEST_F(ApiServerTest, UnknownPathsAndMethods) {
 TEST_F(ApiServerTest, WatchFromCompactedRevisionIsOneErrorEvent) {
   api_.reset();  // before the store it watches
   store_ = std::move(store::MemoryStore::Open({.history = 2})).value();
-  api_ = std::make_unique<ApiServer>(*store_, ApiServer::Options{});
+  api_ = std::make_unique<ApiServer>(*store_, ApiServer::Options{.admission = {.disable = {"ServiceAccount"}}});
   ASSERT_TRUE(api_->Bootstrap().ok());
   for (int i = 0; i < 5; ++i) Call("POST", "/api/v1/namespaces/default/pods", Pod("p" + std::to_string(i)));
   Response r = Call("GET", "/api/v1/namespaces/default/pods?watch=true&resourceVersion=1");

@@ -34,7 +34,9 @@ class DeferredWriteTest : public ::testing::Test {
       options.data_dir = dir_;
     }
     store_ = std::move(store::MemoryStore::Open(options)).value();
-    api_ = std::make_unique<ApiServer>(*store_, ApiServer::Options{});
+    // No serviceaccount controller runs: without ServiceAccount admission, as
+    // kube's integration tests run kube-apiserver.
+    api_ = std::make_unique<ApiServer>(*store_, ApiServer::Options{.admission = {.disable = {"ServiceAccount"}}});
     ASSERT_TRUE(api_->Bootstrap().ok());
   }
   void TearDown() override {

@@ -21,7 +21,9 @@ class EventExpiryTest : public ::testing::Test {
  protected:
   void SetUp() override {
     store_ = store::MemoryStore::Open({}).value();
-    api_ = std::make_unique<ApiServer>(*store_, ApiServer::Options{});
+    // No serviceaccount controller runs: without ServiceAccount admission, as
+    // kube's integration tests run kube-apiserver.
+    api_ = std::make_unique<ApiServer>(*store_, ApiServer::Options{.admission = {.disable = {"ServiceAccount"}}});
     ASSERT_TRUE(api_->Bootstrap().ok());
   }
   int Post(const std::string& path, const json::object& body) {

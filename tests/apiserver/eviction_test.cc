@@ -18,6 +18,8 @@ class EvictionTest : public ::testing::Test {
   void SetUp() override {
     store_ = std::move(store::MemoryStore::Open({})).value();
     ApiServer::Options options;
+  options.admission.disable = {"ServiceAccount"};  // no serviceaccount controller runs
+    options.admission.disable = {"ServiceAccount"};  // no serviceaccount controller runs
     options.seed = 7;
     api_ = std::make_unique<ApiServer>(*store_, options);
     ASSERT_TRUE(api_->Bootstrap().ok());

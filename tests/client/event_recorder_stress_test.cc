@@ -19,7 +19,9 @@ namespace json = boost::json;
 
 TEST(EventRecorderStress, ManyThreadsRecordWhileTheWriterWrites) {
   auto store = store::MemoryStore::Open({}).value();
-  apiserver::ApiServer api(*store, apiserver::ApiServer::Options{});
+  // No serviceaccount controller runs: without ServiceAccount admission, as
+  // kube's integration tests run kube-apiserver.
+  apiserver::ApiServer api(*store, apiserver::ApiServer::Options{.admission = {.disable = {"ServiceAccount"}}});
   ASSERT_TRUE(api.Bootstrap().ok());
   RestClient client(cluster::InProcessTransport(api));
   auto pod = client.Create(

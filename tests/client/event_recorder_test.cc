@@ -22,7 +22,9 @@ class EventRecorderTest : public ::testing::Test {
  protected:
   void SetUp() override {
     store_ = store::MemoryStore::Open({}).value();
-    api_ = std::make_unique<apiserver::ApiServer>(*store_, apiserver::ApiServer::Options{});
+    // No serviceaccount controller runs: without ServiceAccount admission, as
+    // kube's integration tests run kube-apiserver.
+    api_ = std::make_unique<apiserver::ApiServer>(*store_, apiserver::ApiServer::Options{.admission = {.disable = {"ServiceAccount"}}});
     ASSERT_TRUE(api_->Bootstrap().ok());
     client_ = std::make_unique<RestClient>(cluster::InProcessTransport(*api_));
   }

@@ -62,7 +62,9 @@ class CacheResyncTest : public ::testing::Test {
  protected:
   void SetUp() override {
     store_ = store::MemoryStore::Open({}).value();
-    api_ = std::make_unique<apiserver::ApiServer>(*store_, apiserver::ApiServer::Options{});
+    // No serviceaccount controller runs: without ServiceAccount admission, as
+    // kube's integration tests run kube-apiserver.
+    api_ = std::make_unique<apiserver::ApiServer>(*store_, apiserver::ApiServer::Options{.admission = {.disable = {"ServiceAccount"}}});
     ASSERT_TRUE(api_->Bootstrap().ok());
     client_ = std::make_unique<client::RestClient>(InProcessTransport(*api_, "test"));
   }

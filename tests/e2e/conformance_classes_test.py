@@ -8,8 +8,9 @@ a volume with only a name), the label naming each namespace, a Service whose
 type changes, the verbose health checks, what a container's `env` prints, a
 StatefulSet scaled through protobuf, a review asked for as a Table, a quota
 refusing a ReplicationController's pod, a custom resource's defaults on
-read, an image that cannot exist, and an rc deleted orphaning or in the
-foreground."""
+read, an image that cannot exist, an rc deleted orphaning or in the
+foreground, and pods running as their ServiceAccount with a token the server
+issues (`kubectl create token`), accepts and reviews."""
 
 import json
 import unittest
@@ -256,6 +257,56 @@ class ConformanceClassesTest(unittest.TestCase):
         self.assertIn("Warning: spec.template.spec.volumes[0].gitRepo: deprecated in v1.11", created.stderr)
         labelled = self.server.kubectl("label", "deployment", "warned", "seen=yes")
         self.assertNotIn("Warning", labelled.stderr)
+
+    # kube's e2e ServiceAccounts specs: "should allow opting out of API token
+    # automount", "should create a serviceAccountToken and ensure a successful
+    # TokenReview", and the issuer discovery documents.
+    def test_pods_run_as_their_service_account_with_a_token_the_server_accepts(self):
+        self.server.kubectl("create", "namespace", "tokens")
+        self.server.kubectl("run", "plain", "--image=httpd", "-n", "tokens")
+        spec = self.get("pod", "plain", "-n", "tokens")["spec"]
+        self.assertEqual(spec["serviceAccountName"], "default")
+        [volume] = spec["volumes"]
+        self.assertTrue(volume["name"].startswith("kube-api-access-"), volume)
+        self.assertEqual([s for source in volume["projected"]["sources"] for s in source],
+                         ["serviceAccountToken", "configMap", "downwardAPI"])
+        self.assertEqual(spec["containers"][0]["volumeMounts"],
+                         [{"name": volume["name"], "readOnly": True,
+                           "mountPath": "/var/run/secrets/kubernetes.io/serviceaccount"}])
+        self.apply({"apiVersion": "v1", "kind": "ServiceAccount", "automountServiceAccountToken": False,
+                    "metadata": {"name": "quiet", "namespace": "tokens"}})
+        self.server.kubectl("run", "quiet", "--image=httpd", "-n", "tokens", "--overrides",
+                            json.dumps({"spec": {"serviceAccountName": "quiet"}}))
+        self.assertNotIn("volumes", self.get("pod", "quiet", "-n", "tokens")["spec"])
+        refused = self.server.kubectl("run", "stray", "--image=httpd", "-n", "tokens", "--overrides",
+                                      json.dumps({"spec": {"serviceAccountName": "nobody"}}), check=False)
+        self.assertIn('error looking up service account tokens/nobody: serviceaccount "nobody" not found',
+                      refused.stderr)
+
+        token = self.server.kubectl("create", "token", "quiet", "-n", "tokens").stdout.strip()
+        code, body = self.request("POST", "/apis/authentication.k8s.io/v1/selfsubjectreviews",
+                                  json.dumps({"apiVersion": "authentication.k8s.io/v1",
+                                              "kind": "SelfSubjectReview"}).encode(),
+                                  {"Content-Type": "application/json", "Authorization": "Bearer " + token})
+        self.assertEqual(code, 201, body)
+        self.assertEqual(json.loads(body)["status"]["userInfo"]["username"], "system:serviceaccount:tokens:quiet")
+        review = {"apiVersion": "authentication.k8s.io/v1", "kind": "TokenReview", "spec": {"token": token}}
+        reviewed = json.loads(self.server.kubectl("create", "-f", "-", "-o", "json",
+                                                  input=json.dumps(review)).stdout)
+        self.assertTrue(reviewed["status"]["authenticated"], reviewed)
+        self.assertIn("system:serviceaccounts:tokens", reviewed["status"]["user"]["groups"])
+        # The account gone, its token is worth nothing.
+        self.server.kubectl("delete", "serviceaccount", "quiet", "-n", "tokens")
+        code, _ = self.request("GET", "/api/v1/namespaces", headers={"Authorization": "Bearer " + token})
+        self.assertEqual(code, 401)
+
+        code, body = self.request("GET", "/.well-known/openid-configuration")
+        self.assertEqual(code, 200, body)
+        issuer = json.loads(body)
+        code, body = self.request("GET", "/openid/v1/jwks")
+        self.assertEqual(code, 200, body)
+        self.assertEqual(issuer["issuer"], "https://kubernetes.default.svc.cluster.local")
+        self.assertEqual([k["alg"] for k in json.loads(body)["keys"]], ["RS256"])
 
     def test_a_replication_controller_over_its_quota_reports_the_failure(self):
         self.server.kubectl("create", "namespace", "quota-rc")

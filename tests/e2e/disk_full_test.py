@@ -41,7 +41,8 @@ class DiskFullTest(unittest.TestCase):
         # berth serve restarts in the same namespace (same tmpfs) until the stop file appears.
         script = (f"mount -t tmpfs -o size=12m tmpfs {self.mnt} || exit 97; "
                   f"while [ ! -e {self.stop_file} ]; do {os.path.abspath(BERTH)} serve --listen "
-                  f"127.0.0.1:{self.port} --data-dir {self.mnt}/data --no-scheduler --no-controllers; done")
+                  f"127.0.0.1:{self.port} --data-dir {self.mnt}/data --no-scheduler --no-controllers "
+                  f"--disable-admission-plugins ServiceAccount; done")
         with open(self.log_path, "ab") as log:
             self.shell = subprocess.Popen(["unshare", "-rm", "sh", "-c", script], stdout=log,
                                           stderr=subprocess.STDOUT)

@@ -409,7 +409,9 @@ class KubectlCreateTest(unittest.TestCase):
         self.assertEqual(c["resources"], {"requests": {"memory": "256Mi"}})
         self.assertEqual(c["readinessProbe"]["tcpSocket"], {"port": 5432})
         self.assertEqual(c["securityContext"], {"runAsUser": 0})
-        self.assertEqual(spec["volumes"], [{"name": "scratch", "emptyDir": {"medium": "Memory"}}])
+        # Besides the service account's token volume (ServiceAccount admission).
+        self.assertEqual([v for v in spec["volumes"] if not v["name"].startswith("kube-api-access-")],
+                         [{"name": "scratch", "emptyDir": {"medium": "Memory"}}])
         self.assertEqual(spec["terminationGracePeriodSeconds"], 0)
         self.assertEqual(spec["schedulingGates"], [{"name": "example.com/wait"}])
         self.assertEqual(spec["topologySpreadConstraints"][0]["whenUnsatisfiable"], "ScheduleAnyway")

@@ -17,6 +17,8 @@ const AdmissionRegistry& InTreeAdmissionPlugins() {
     r.Register("NamespaceLifecycle", NewNamespaceLifecycle,
                "nothing created in a namespace that is missing or terminating; system namespaces kept");
     r.Register("LimitRanger", NewLimitRanger, "LimitRanges' defaults, minimums, maximums and ratios");
+    r.Register("ServiceAccount", NewServiceAccount,
+               "pods run as an existing service account (default: \"default\") and mount its API token");
     r.Register("AlwaysPullImages", NewAlwaysPullImages, "every container's imagePullPolicy Always");
     r.Register("Priority", NewPriority, "a pod's priority from its PriorityClass");
     r.Register("DefaultTolerationSeconds", NewDefaultTolerationSeconds,

@@ -36,6 +36,7 @@ const AdmissionRegistry& InTreeAdmissionPlugins();
 std::unique_ptr<AdmissionPlugin> NewAlwaysAdmit(const AdmissionPluginContext&);
 std::unique_ptr<AdmissionPlugin> NewNamespaceLifecycle(const AdmissionPluginContext&);
 std::unique_ptr<AdmissionPlugin> NewLimitRanger(const AdmissionPluginContext&);
+std::unique_ptr<AdmissionPlugin> NewServiceAccount(const AdmissionPluginContext&);
 std::unique_ptr<AdmissionPlugin> NewAlwaysPullImages(const AdmissionPluginContext&);
 std::unique_ptr<AdmissionPlugin> NewPriority(const AdmissionPluginContext&);
 std::unique_ptr<AdmissionPlugin> NewDefaultTolerationSeconds(const AdmissionPluginContext&);

@@ -1,9 +1,16 @@
 #include "apiserver/authz/authentication.h"
 
 #include <algorithm>
+#include <chrono>
+
 #include <boost/json.hpp>
 
+#include "api/json_fields.h"
+#include "api/kinds.h"
+#include "api/time/rfc3339.h"
 #include "apiserver/api_server.h"
+#include "apiserver/authz/service_account_tokens.h"
+#include "store/store.h"
 
 namespace berth::apiserver {
 
@@ -21,14 +28,8 @@ std::optional<UserInfo> Authenticate(const Request& request,
   std::optional<UserInfo> user;
   if (client_certificates && !request.client_certificate_user.empty()) {
     user = UserInfo{request.client_certificate_user, "", request.client_certificate_groups};
-  } else {
-    std::string_view auth = request.authorization;
-    constexpr std::string_view kBearer = "Bearer ";
-    if (auth.starts_with(kBearer)) {
-      if (auto it = tokens.find(std::string(auth.substr(kBearer.size()))); it != tokens.end()) {
-        user = it->second;
-      }
-    }
+  } else if (std::string_view bearer = BearerToken(request); !bearer.empty()) {
+    if (auto it = tokens.find(std::string(bearer)); it != tokens.end()) user = it->second;
   }
   if (user && std::find(user->groups.begin(), user->groups.end(), kAuthenticatedGroup) == user->groups.end()) {
     user->groups.emplace_back(kAuthenticatedGroup);
@@ -36,17 +37,106 @@ std::optional<UserInfo> Authenticate(const Request& request,
   return user;
 }
 
-Response SelfSubjectReview(const Request& request, const UserInfo& who) {
-  if (request.method != "POST") {
-    return ErrorResponse(Status(StatusCode::kMethodNotAllowed,
-                                "the server does not allow this method on the requested resource"));
+std::string_view BearerToken(const Request& request) {
+  std::string_view auth = request.authorization;
+  constexpr std::string_view kBearer = "Bearer ";
+  return auth.starts_with(kBearer) ? auth.substr(kBearer.size()) : std::string_view();
+}
+
+namespace {
+
+// kube's validator: an object a token names must exist with the token's
+// uid, and not have been deleted more than a minute ago.
+Status StillThere(store::Store& store, api::Kind kind, std::string_view ns, const TokenBinding& binding,
+                  std::string_view what, int64_t now) {
+  const api::KindInfo& info = api::Info(kind);
+  auto got = store.Get(api::StorageKey(kind, info.namespaced ? std::string(ns) : "", binding.name));
+  if (!got.ok()) {
+    return Status(StatusCode::kUnauthorized, std::string(info.resource) + " \"" + binding.name + "\" not found");
   }
+  const api::Object& object = *got.value();
+  if (object.uid() != binding.uid) {
+    return Status(StatusCode::kUnauthorized, std::string(what) + " UID (" + object.uid() +
+                                                 ") does not match claim (" + binding.uid + ")");
+  }
+  std::string_view deleted = api::StringAt(api::ObjectAt(object.json(), "metadata"), "deletionTimestamp");
+  if (!deleted.empty()) {
+    auto at = api::ParseRfc3339(deleted);
+    const int64_t when = at ? std::chrono::duration_cast<std::chrono::seconds>(at->time_since_epoch()).count() : 0;
+    if (when < now - 60) {
+      std::string who = info.namespaced ? std::string(ns) + "/" + binding.name : binding.name;
+      return Status(StatusCode::kUnauthorized, std::string(what) + " " + who + " has been deleted");
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+std::optional<Result<UserInfo>> AuthenticateServiceAccount(std::string_view token, const ServiceAccountTokens& tokens,
+                                                           store::Store& store,
+                                                           const std::vector<std::string>& audiences,
+                                                           std::vector<std::string>* matched_audiences) {
+  const int64_t now =
+      std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+  auto verified = tokens.Verify(token, now, audiences);
+  if (!verified) return std::nullopt;
+  if (!verified->ok()) return verified->status();
+  const TokenClaims& claims = verified->value();
+  if (Status s = StillThere(store, api::Kind::kServiceAccount, claims.ns, claims.account, "service account", now);
+      !s.ok()) {
+    return s;
+  }
+  UserInfo user{ServiceAccountUserName(claims.ns, claims.account.name),
+                claims.account.uid,
+                {"system:serviceaccounts", "system:serviceaccounts:" + claims.ns, std::string(kAuthenticatedGroup)}};
+  if (claims.pod) {
+    if (Status s = StillThere(store, api::Kind::kPod, claims.ns, *claims.pod, "pod", now); !s.ok()) return s;
+    user.extra["authentication.kubernetes.io/pod-name"] = {claims.pod->name};
+    user.extra["authentication.kubernetes.io/pod-uid"] = {claims.pod->uid};
+  }
+  if (claims.secret) {
+    if (Status s = StillThere(store, api::Kind::kSecret, claims.ns, *claims.secret, "secret", now); !s.ok()) return s;
+  }
+  if (claims.node) {
+    // A pod-bound token names its pod's node for information; a node-bound
+    // one needs the node.
+    if (!claims.pod) {
+      if (Status s = StillThere(store, api::Kind::kNode, "", *claims.node, "node", now); !s.ok()) return s;
+    }
+    user.extra["authentication.kubernetes.io/node-name"] = {claims.node->name};
+    if (!claims.node->uid.empty()) user.extra["authentication.kubernetes.io/node-uid"] = {claims.node->uid};
+  }
+  if (!claims.id.empty()) user.extra["authentication.kubernetes.io/credential-id"] = {"JTI=" + claims.id};
+  if (matched_audiences) *matched_audiences = claims.audiences;
+  return user;
+}
+
+json::object UserInfoJson(const UserInfo& who) {
   json::object info;
   json::array groups;
   info["username"] = who.name;
   if (!who.uid.empty()) info["uid"] = who.uid;
   for (const auto& g : who.groups) groups.emplace_back(g);
   info["groups"] = std::move(groups);
+  if (!who.extra.empty()) {
+    json::object extra;
+    for (const auto& [key, values] : who.extra) {
+      json::array list;
+      for (const auto& v : values) list.emplace_back(v);
+      extra[key] = std::move(list);
+    }
+    info["extra"] = std::move(extra);
+  }
+  return info;
+}
+
+Response SelfSubjectReview(const Request& request, const UserInfo& who) {
+  if (request.method != "POST") {
+    return ErrorResponse(Status(StatusCode::kMethodNotAllowed,
+                                "the server does not allow this method on the requested resource"));
+  }
+  json::object info = UserInfoJson(who);
   json::object review{{"kind", "SelfSubjectReview"},
                       {"apiVersion", "authentication.k8s.io/v1"},
                       {"metadata", json::object{{"creationTimestamp", nullptr}}},

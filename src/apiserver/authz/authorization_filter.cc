@@ -42,7 +42,7 @@ bool PublicInfoPath(std::string_view path) {
 }  // namespace
 
 AccessControl::AccessControl(store::Store& store, AccessOptions options)
-    : options_(std::move(options)), index_(std::make_unique<rbac::PolicyIndex>(store)) {
+    : store_(store), options_(std::move(options)), index_(std::make_unique<rbac::PolicyIndex>(store)) {
   std::vector<std::unique_ptr<Authorizer>> chain;
   chain.push_back(std::make_unique<PrivilegedGroup>());
   for (const std::string& mode : options_.authorization_modes) {
@@ -62,6 +62,13 @@ AccessControl::~AccessControl() { index_->Stop(); }
 
 Status AccessControl::Start() { return index_->Start(); }
 
+std::optional<Result<UserInfo>> AccessControl::ServiceAccountUser(const Request& request) const {
+  if (!options_.service_account_tokens) return std::nullopt;
+  std::string_view token = BearerToken(request);
+  if (token.empty()) return std::nullopt;
+  return AuthenticateServiceAccount(token, *options_.service_account_tokens, store_);
+}
+
 bool AccessControl::HasMode(std::string_view mode) const {
   const auto& modes = options_.authorization_modes;
   return std::find(modes.begin(), modes.end(), mode) != modes.end();
@@ -73,6 +80,9 @@ std::optional<Response> AccessControl::Admit(const Request& request, UserInfo& u
                     "",
                     {std::string(kAuthenticatedGroup)}};
     if (user.name != "system:kube-scheduler") return std::nullopt;
+  } else if (auto account = ServiceAccountUser(request)) {
+    if (!account->ok()) return ErrorResponse(Status(StatusCode::kUnauthorized, "Unauthorized"));
+    user = std::move(*account).value();
   } else if (!Authenticating()) {
     user = AnonymousUser();
   } else if (auto found = Authenticate(request, options_.tokens, options_.client_certificates)) {

@@ -4,7 +4,8 @@
 // (--authorization-mode) lets them do it, kube's RBAC escalation check on
 // writes of roles and bindings, and the review endpoints that ask the
 // same questions (SelfSubjectReview, SelfSubjectAccessReview,
-// SubjectAccessReview, LocalSubjectAccessReview, SelfSubjectRulesReview).
+// SubjectAccessReview, LocalSubjectAccessReview, SelfSubjectRulesReview,
+// TokenReview).
 //
 // Requests without credentials when an authenticator is configured: kube's
 // --anonymous-auth (default true) makes them system:anonymous in group
@@ -37,6 +38,7 @@ namespace berth::apiserver {
 namespace rbac {
 class PolicyIndex;
 }
+class ServiceAccountTokens;
 
 struct AccessOptions {
   // Static bearer tokens (token → user). Empty: no token authentication.
@@ -45,7 +47,20 @@ struct AccessOptions {
   bool client_certificates = false;
   bool anonymous_auth = true;  // kube's --anonymous-auth
   std::vector<std::string> authorization_modes{std::string(kModeAlwaysAllow)};
+  // Service account tokens, accepted whatever else is configured (null:
+  // none). They do not make the server an authenticating one: without
+  // --token-file or --client-ca-file, requests without credentials stay
+  // anonymous.
+  const ServiceAccountTokens* service_account_tokens = nullptr;
 };
+
+// The review resources AccessControl::ServeReview answers: create-only, not
+// stored; discovery lists them beside the kinds.
+struct ReviewResource {
+  std::string_view group, version, kind, resource, singular;
+  bool namespaced;
+};
+const std::vector<ReviewResource>& ReviewResources();
 
 class AccessControl {
  public:
@@ -61,8 +76,8 @@ class AccessControl {
   // may proceed, else the answer refusing it (401 or 403 Status).
   std::optional<Response> Admit(const Request& request, UserInfo& user) const;
 
-  // The review endpoints (authentication.k8s.io selfsubjectreviews,
-  // authorization.k8s.io selfsubjectaccessreviews, subjectaccessreviews,
+  // The review endpoints (authentication.k8s.io selfsubjectreviews and
+  // tokenreviews, authorization.k8s.io selfsubjectaccessreviews, subjectaccessreviews,
   // localsubjectaccessreviews, selfsubjectrulesreviews); nullopt for any
   // other path.
   std::optional<Response> ServeReview(const Request& request, const UserInfo& user) const;
@@ -75,7 +90,12 @@ class AccessControl {
   Response AccessReview(const Request& request, const UserInfo& user, std::string_view kind,
                         std::string_view ns) const;
   Response RulesReview(const Request& request, const UserInfo& user) const;
+  Response TokenReview(const Request& request) const;
+  // The user of the request's service account token; nullopt when it
+  // carries none (an error: one that is not valid).
+  std::optional<Result<UserInfo>> ServiceAccountUser(const Request& request) const;
 
+  store::Store& store_;
   AccessOptions options_;
   // The RBAC objects; followed in every mode, since it also aggregates
   // ClusterRoles (kube runs that controller whatever the mode).

@@ -2,11 +2,14 @@
 // authentication.k8s.io and authorization.k8s.io create-only resources, each
 // answered from the same authorizers that guard requests.
 
+#include <algorithm>
+
 #include <boost/json.hpp>
 
 #include "api/codec/json_parse.h"
 #include "apiserver/api_server.h"
 #include "apiserver/authz/authorization_filter.h"
+#include "apiserver/authz/service_account_tokens.h"
 #include "apiserver/authz/rbac/policy_index.h"
 #include "apiserver/printers/table.h"
 #include "apiserver/request_info.h"
@@ -66,10 +69,26 @@ json::array ToArray(const std::vector<std::string>& values) {
 
 }  // namespace
 
+const std::vector<ReviewResource>& ReviewResources() {
+  static const std::vector<ReviewResource> reviews = {
+      {"authentication.k8s.io", "v1", "SelfSubjectReview", "selfsubjectreviews", "selfsubjectreview", false},
+      {"authentication.k8s.io", "v1", "TokenReview", "tokenreviews", "tokenreview", false},
+      {"authorization.k8s.io", "v1", "LocalSubjectAccessReview", "localsubjectaccessreviews",
+       "localsubjectaccessreview", true},
+      {"authorization.k8s.io", "v1", "SelfSubjectAccessReview", "selfsubjectaccessreviews", "selfsubjectaccessreview",
+       false},
+      {"authorization.k8s.io", "v1", "SelfSubjectRulesReview", "selfsubjectrulesreviews", "selfsubjectrulesreview",
+       false},
+      {"authorization.k8s.io", "v1", "SubjectAccessReview", "subjectaccessreviews", "subjectaccessreview", false},
+  };
+  return reviews;
+}
+
 std::optional<Response> AccessControl::ServeReview(const Request& request,
                                                    const UserInfo& user) const {
   if (request.path == "/apis/authentication.k8s.io/v1/selfsubjectreviews")
     return SelfSubjectReview(request, user);
+  if (request.path == "/apis/authentication.k8s.io/v1/tokenreviews") return TokenReview(request);
   if (!request.path.starts_with("/apis/authorization.k8s.io/")) return std::nullopt;
   auto info = ParseResourcePath(request.path);
   if (!info || info->version != "v1" || !info->name.empty()) return std::nullopt;
@@ -207,6 +226,67 @@ Response AccessControl::RulesReview(const Request& request, const UserInfo& user
   review["apiVersion"] = "authorization.k8s.io/v1";
   review["kind"] = "SelfSubjectRulesReview";
   review["metadata"] = json::object{{"creationTimestamp", nullptr}};
+  review["status"] = std::move(status);
+  return JsonResponse(201, json::serialize(review));
+}
+
+}  // namespace berth::apiserver
+
+namespace berth::apiserver {
+
+// kube's TokenReview: whether the token authenticates, and as whom, for the
+// audiences asked (default: the server's). Service account tokens and the
+// static token file are asked, as a request's bearer token would be.
+Response AccessControl::TokenReview(const Request& request) const {
+  if (request.method != "POST") {
+    return ErrorResponse(Status(StatusCode::kMethodNotAllowed,
+                                "the server does not allow this method on the requested resource"));
+  }
+  auto body = ParseBody(request, "TokenReview");
+  if (!body.ok()) return ErrorResponse(body.status());
+  json::object& review = body.value();
+  const json::object* spec = Object(&review, "spec");
+  const std::string token = Text(spec, "token");
+  if (token.empty()) return ErrorResponse(Status::BadRequest("token is required for TokenReview in authentication"));
+  std::vector<std::string> requested;
+  if (const json::value* a = spec->if_contains("audiences"); a && a->is_array()) {
+    for (const auto& v : a->get_array()) {
+      if (v.is_string()) requested.emplace_back(v.get_string());
+    }
+  }
+  const ServiceAccountTokens* accounts = options_.service_account_tokens;
+  std::vector<std::string> api_audiences = accounts ? accounts->audiences() : std::vector<std::string>{};
+  std::vector<std::string> audiences;
+  std::optional<Result<UserInfo>> found;
+  if (accounts) found = AuthenticateServiceAccount(token, *accounts, store_, requested, &audiences);
+  if (!found) {
+    if (auto it = options_.tokens.find(token); it != options_.tokens.end()) {
+      UserInfo user = it->second;
+      if (std::find(user.groups.begin(), user.groups.end(), kAuthenticatedGroup) == user.groups.end()) {
+        user.groups.emplace_back(kAuthenticatedGroup);
+      }
+      // Static tokens are meant for the server itself: its audiences.
+      audiences = requested.empty() ? api_audiences : requested;
+      found = std::move(user);
+    }
+  }
+  json::object status;
+  if (found && found->ok()) {
+    status["authenticated"] = true;
+    status["user"] = UserInfoJson(found->value());
+    json::array list;
+    for (const auto& a : audiences) list.emplace_back(a);
+    status["audiences"] = std::move(list);
+  } else {
+    status["user"] = json::object();
+    // kube reports what the authenticators said; an unknown token: nothing.
+    if (found) status["error"] = found->status().message();
+  }
+  review["kind"] = "TokenReview";
+  review["apiVersion"] = "authentication.k8s.io/v1";
+  json::object& meta = review["metadata"].is_object() ? review["metadata"].get_object()
+                                                       : review["metadata"].emplace_object();
+  if (!meta.contains("creationTimestamp")) meta["creationTimestamp"] = nullptr;
   review["status"] = std::move(status);
   return JsonResponse(201, json::serialize(review));
 }

@@ -14,6 +14,7 @@
 #include "apiserver/subresources/eviction.h"
 #include "apiserver/subresources/finalize.h"
 #include "apiserver/subresources/log.h"
+#include "apiserver/subresources/token.h"
 
 namespace berth::apiserver {
 
@@ -147,11 +148,26 @@ class PriorityClassStrategy final : public BuiltinResourceStrategy {
 
 }  // namespace
 
+// A service account's token subresource (kube's TokenREST).
+class ServiceAccountStrategy final : public BuiltinResourceStrategy {
+ public:
+  explicit ServiceAccountStrategy(const ServiceAccountTokens* tokens)
+      : BuiltinResourceStrategy(api::Kind::kServiceAccount, TokenSubresources(tokens)) {}
+
+ private:
+  static Subresources TokenSubresources(const ServiceAccountTokens* tokens) {
+    Subresources own;
+    own.push_back(std::make_unique<TokenSubresource>(tokens));
+    return own;
+  }
+};
+
 void RegisterBuiltinStrategies(ResourceRegistry& registry, const StrategyContext& context) {
   registry.Set(api::Kind::kPod, std::make_shared<PodStrategy>(context.store));
   registry.Set(api::Kind::kNamespace, std::make_shared<NamespaceStrategy>());
   registry.Set(api::Kind::kService, std::make_shared<ServiceStrategy>(context.store, context.services));
   registry.Set(api::Kind::kPriorityClass, std::make_shared<PriorityClassStrategy>());
+  registry.Set(api::Kind::kServiceAccount, std::make_shared<ServiceAccountStrategy>(context.tokens));
 }
 
 }  // namespace berth::apiserver

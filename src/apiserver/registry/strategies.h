@@ -3,7 +3,8 @@
 // per-resource registries): pods (initial status, graceful deletion; the
 // binding, eviction, log and kubelet subresources), namespaces (finalizer,
 // draining delete; the finalize subresource), Services (addresses and node
-// ports), PriorityClasses (system classes stay).
+// ports), PriorityClasses (system classes stay), ServiceAccounts (the token
+// subresource).
 
 #include <functional>
 #include <string>
@@ -15,9 +16,13 @@
 
 namespace berth::apiserver {
 
+class ServiceAccountTokens;
+
 struct StrategyContext {
   store::Store& store;
   ServiceAllocator& services;
+  // serviceaccounts/token's issuer; may be null (none issued).
+  const ServiceAccountTokens* tokens = nullptr;
 };
 
 // Sets those strategies in `registry`. REQUIRES: `context`'s members outlive it.

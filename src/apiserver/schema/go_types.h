@@ -147,6 +147,7 @@ extern const Message kVolume, kPersistentVolumeClaim, kPersistentVolumeSpec, kTo
 // Request bodies that are not stored kinds.
 extern const Message kEviction;  // policy/v1
 extern const Message kScale;     // autoscaling/v1, the scale subresource's body
+extern const Message kTokenRequestBody, kTokenReview;  // authentication/v1 (_authentication)
 
 // authorization.k8s.io/v1 reviews by kind name ("SelfSubjectAccessReview",
 // "SubjectAccessReview", "LocalSubjectAccessReview", "SelfSubjectRulesReview");

@@ -539,7 +539,14 @@ Result<json::value> DecodeProtobufScale(std::string_view body) {
   return DecodeEnvelope(body, protobuf_schema::kScale, "autoscaling/v1", "Scale");
 }
 
+Result<json::value> DecodeProtobufTokenRequest(std::string_view body) {
+  return DecodeEnvelope(body, protobuf_schema::kTokenRequestBody, "authentication.k8s.io/v1", "TokenRequest");
+}
+
 Result<json::value> DecodeProtobufReview(std::string_view body, std::string_view kind) {
+  if (kind == "TokenReview") {
+    return DecodeEnvelope(body, protobuf_schema::kTokenReview, "authentication.k8s.io/v1", kind);
+  }
   const Message* message = protobuf_schema::ReviewMessage(kind);
   if (!message) return Unsupported(std::string(kind) + " objects");
   return DecodeEnvelope(body, *message, "authorization.k8s.io/v1", kind);

@@ -39,9 +39,13 @@ Result<boost::json::value> DecodeProtobufEviction(std::string_view body);
 // autoscaling/v1 Scale, the body client-go's UpdateScale sends to a scale
 // subresource.
 Result<boost::json::value> DecodeProtobufScale(std::string_view body);
-// authorization.k8s.io/v1 reviews (`kubectl auth can-i` sends them so):
-// `kind` SelfSubjectAccessReview, SubjectAccessReview,
-// LocalSubjectAccessReview or SelfSubjectRulesReview.
+// authentication.k8s.io/v1 TokenRequest, the body client-go's CreateToken
+// sends to serviceaccounts/token.
+Result<boost::json::value> DecodeProtobufTokenRequest(std::string_view body);
+// The reviews (`kubectl auth can-i` sends them so): `kind`
+// SelfSubjectAccessReview, SubjectAccessReview, LocalSubjectAccessReview or
+// SelfSubjectRulesReview (authorization.k8s.io/v1), TokenReview
+// (authentication.k8s.io/v1).
 Result<boost::json::value> DecodeProtobufReview(std::string_view body, std::string_view kind);
 
 }  // namespace berth::apiserver

@@ -38,7 +38,8 @@ TEST(AdmissionChainTest, RunsKubesDefaultPluginsBerthHasInKubesOrder) {
   auto chain = AdmissionChain::Make({}, *store);
   ASSERT_TRUE(chain.ok()) << chain.status().message();
   EXPECT_EQ(chain.value()->Enabled(),
-            (std::vector<std::string>{"NamespaceLifecycle", "LimitRanger", "Priority", "DefaultTolerationSeconds",
+            (std::vector<std::string>{"NamespaceLifecycle", "LimitRanger", "ServiceAccount", "Priority",
+                                      "DefaultTolerationSeconds",
                                       "DefaultStorageClass", "StorageObjectInUseProtection", "RuntimeClass",
                                       "DefaultIngressClass", "MutatingAdmissionWebhook",
                                       "ValidatingAdmissionWebhook", "ResourceQuota"}));
@@ -69,7 +70,8 @@ TEST(AdmissionChainTest, EnableAndDisableFollowKubesFlags) {
   auto chain = AdmissionChain::Make(options, *store);
   ASSERT_TRUE(chain.ok()) << chain.status().message();
   EXPECT_EQ(chain.value()->Enabled(),
-            (std::vector<std::string>{"NamespaceLifecycle", "AlwaysPullImages", "DefaultTolerationSeconds",
+            (std::vector<std::string>{"NamespaceLifecycle", "ServiceAccount", "AlwaysPullImages",
+                                      "DefaultTolerationSeconds",
                                       "DefaultStorageClass", "StorageObjectInUseProtection", "RuntimeClass",
                                       "DefaultIngressClass", "MutatingAdmissionWebhook",
                                       "ValidatingAdmissionWebhook", "ResourceQuota"}));
@@ -83,7 +85,7 @@ TEST(AdmissionChainTest, EveryRegisteredPluginHasItsPlaceInKubesOrder) {
         << entry.name;
     EXPECT_FALSE(entry.help.empty()) << entry.name;
   }
-  EXPECT_EQ(InTreeAdmissionPlugins().entries().size(), 14u);
+  EXPECT_EQ(InTreeAdmissionPlugins().entries().size(), 15u);
   EXPECT_NE(AdmissionPluginsHelp().find("NamespaceLifecycle, LimitRanger"), std::string::npos)
       << AdmissionPluginsHelp();
 }

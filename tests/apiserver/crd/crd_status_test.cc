@@ -77,6 +77,8 @@ class CrdStatusTest : public testing::ApiFixture {
     store_ = std::move(store::MemoryStore::Open({})).value();
     faulty_ = std::make_unique<FaultyStore>(*store_);
     ApiServer::Options options;
+  options.admission.disable = {"ServiceAccount"};  // no serviceaccount controller runs
+    options.admission.disable = {"ServiceAccount"};  // no serviceaccount controller runs
     options.seed = 7;
     api_ = std::make_unique<ApiServer>(*faulty_, options);
     ASSERT_TRUE(api_->Bootstrap().ok());
