@@ -13,6 +13,7 @@
 #include "apiserver/authz/rbac/bootstrap_policy.h"
 #include "apiserver/authz/service_account_tokens.h"
 #include "apiserver/cbor_response.h"
+#include "apiserver/component_status.h"
 #include "apiserver/discovery.h"
 #include "apiserver/health.h"
 #include "apiserver/openapi/field_validation.h"
@@ -88,6 +89,8 @@ ApiServer::ApiServer(store::Store& store, Options options)
   const HealthCheck ping{"ping", [] { return Status::Ok(); }};
   const HealthCheck writable{"store", [this] { return store_.Health(); }};
   health_checks_ = {{"healthz", {ping}}, {"livez", {ping}}, {"readyz", {ping, writable}}};
+  components_ = options_.components;
+  components_.push_back({"etcd-0", [this] { return store_.Health(); }});
   registry_.Set(api::Kind::kCustomResourceDefinition, crd::CrdStrategy([this](const api::ObjectPtr& created) {
                   if (crds_) crds_->Sync(created);
                 }));
@@ -317,6 +320,7 @@ Response ApiServer::Serve(Request& request) {
     if (auto served = ServeOpenApi(openapi_, request)) return std::move(*served);
     return NotFoundPath();
   }
+  if (auto statuses = ServeComponentStatuses(request, components_)) return std::move(*statuses);
 
   auto info = ParseResourcePath(path);
   if (!info) {

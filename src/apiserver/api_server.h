@@ -72,6 +72,10 @@ class ApiServer final : private GenericRest {
     // bearer tokens, reviewed by TokenReview, published by OIDC discovery.
     // Unset: none are issued (503) or accepted.
     std::shared_ptr<const ServiceAccountTokens> service_account_tokens;
+    // componentstatuses' parts besides the store (etcd-0, which the server
+    // checks itself): the scheduler and the controller manager, as the
+    // cluster running them sees them.
+    std::vector<HealthCheck> components;
   };
 
   ApiServer(store::Store& store, Options options);
@@ -189,6 +193,7 @@ class ApiServer final : private GenericRest {
   std::unique_ptr<AccessControl> access_;
   // /healthz, /livez and /readyz with their checks (apiserver/health.h).
   std::vector<std::pair<std::string, std::vector<HealthCheck>>> health_checks_;
+  std::vector<HealthCheck> components_;  // componentstatuses
   bool access_started_ = false;
 };
 

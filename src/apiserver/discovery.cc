@@ -32,23 +32,44 @@ json::array ToArray(const std::vector<std::string>& items) {
   return a;
 }
 
+// Resources answered by handlers of their own, not by a kind's strategy:
+// AccessControl's reviews (create) and componentstatuses (get, list).
+struct HandledResource {
+  std::string_view group, version, kind, resource, singular;
+  bool namespaced;
+  std::vector<std::string_view> verbs;
+  std::vector<std::string_view> short_names;
+};
+
+const std::vector<HandledResource>& HandledResources() {
+  static const std::vector<HandledResource> resources = [] {
+    std::vector<HandledResource> all;
+    all.push_back({"", "v1", "ComponentStatus", "componentstatuses", "componentstatus", false, {"get", "list"}, {"cs"}});
+    for (const auto& r : ReviewResources()) {
+      all.push_back({r.group, r.version, r.kind, r.resource, r.singular, r.namespaced, {"create"}, {}});
+    }
+    return all;
+  }();
+  return resources;
+}
+
 // The groups berth serves, core ("") first, in registry order, then those
-// only the reviews are in.
+// only handled resources are in.
 std::vector<std::string_view> Groups() {
   std::vector<std::string_view> groups;
   auto add = [&](std::string_view group) {
     if (std::find(groups.begin(), groups.end(), group) == groups.end()) groups.push_back(group);
   };
   for (const auto& info : api::AllKinds()) add(info.group);
-  for (const auto& review : ReviewResources()) add(review.group);
+  for (const auto& handled : HandledResources()) add(handled.group);
   return groups;
 }
 
-// The reviews of `group` and `version`, as their discovery entries.
-std::vector<const ReviewResource*> ReviewsOf(std::string_view group, std::string_view version) {
-  std::vector<const ReviewResource*> out;
-  for (const auto& review : ReviewResources()) {
-    if (review.group == group && review.version == version) out.push_back(&review);
+// The handled resources of `group` and `version`.
+std::vector<const HandledResource*> HandledOf(std::string_view group, std::string_view version) {
+  std::vector<const HandledResource*> out;
+  for (const auto& handled : HandledResources()) {
+    if (handled.group == group && handled.version == version) out.push_back(&handled);
   }
   return out;
 }
@@ -122,8 +143,8 @@ std::vector<std::string_view> VersionsOf(std::string_view group, const std::vect
   for (const auto& info : kinds) {
     if (info.group == group) add(info.version);
   }
-  for (const auto& review : ReviewResources()) {
-    if (review.group == group) add(review.version);
+  for (const auto& handled : HandledResources()) {
+    if (handled.group == group) add(handled.version);
   }
   std::stable_sort(versions.begin(), versions.end(), HigherPriority);
   return versions;
@@ -137,13 +158,15 @@ json::object AggregatedGroup(const ResourceRegistry& registry, std::string_view 
     for (const auto& info : kinds) {
       if (info.group == group && info.version == version) resources.push_back(AggregatedResource(registry, info));
     }
-    for (const ReviewResource* review : ReviewsOf(group, version)) {
-      resources.push_back(json::object{
-          {"resource", review->resource},
-          {"responseKind", json::object{{"group", review->group}, {"version", review->version}, {"kind", review->kind}}},
-          {"scope", review->namespaced ? "Namespaced" : "Cluster"},
-          {"singularResource", review->singular},
-          {"verbs", json::array{"create"}}});
+    for (const HandledResource* handled : HandledOf(group, version)) {
+      json::object r{
+          {"resource", handled->resource},
+          {"responseKind", json::object{{"group", handled->group}, {"version", handled->version}, {"kind", handled->kind}}},
+          {"scope", handled->namespaced ? "Namespaced" : "Cluster"},
+          {"singularResource", handled->singular},
+          {"verbs", ToArray(handled->verbs)}};
+      if (!handled->short_names.empty()) r["shortNames"] = ToArray(handled->short_names);
+      resources.push_back(std::move(r));
     }
     versions.push_back(json::object{{"version", version}, {"resources", std::move(resources)}, {"freshness", "Current"}});
   }
@@ -273,12 +296,14 @@ std::optional<json::object> ResourceList(const ResourceRegistry& registry, std::
       resources.push_back(std::move(sub));
     }
   }
-  for (const ReviewResource* review : ReviewsOf(group, version)) {
-    resources.push_back(json::object{{"name", review->resource},
-                                     {"singularName", review->singular},
-                                     {"namespaced", review->namespaced},
-                                     {"kind", review->kind},
-                                     {"verbs", json::array{"create"}}});
+  for (const HandledResource* handled : HandledOf(group, version)) {
+    json::object r{{"name", handled->resource},
+                   {"singularName", handled->singular},
+                   {"namespaced", handled->namespaced},
+                   {"kind", handled->kind},
+                   {"verbs", ToArray(handled->verbs)}};
+    if (!handled->short_names.empty()) r["shortNames"] = ToArray(handled->short_names);
+    resources.push_back(std::move(r));
   }
   if (resources.empty()) return std::nullopt;
   json::object o;

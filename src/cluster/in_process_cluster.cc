@@ -31,6 +31,31 @@ Result<std::unique_ptr<store::MemoryStore>> OpenEmbedded(const ClusterOptions& o
 
 }  // namespace
 
+namespace {
+
+// componentstatuses' scheduler and controller-manager: healthy when the
+// options run them in this process.
+std::vector<apiserver::HealthCheck> ComponentChecks(const ClusterOptions& o) {
+  const bool scheduler = o.scheduler;
+  auto selected = SelectControllers(o.controllers.controllers);
+  const bool controllers = selected.ok() && !selected->empty();
+  return {
+      {"scheduler",
+       [scheduler] {
+         return scheduler ? Status::Ok()
+                          : Status(StatusCode::kUnavailable, "the scheduler does not run in this server (--no-scheduler)");
+       }},
+      {"controller-manager",
+       [controllers] {
+         return controllers ? Status::Ok()
+                            : Status(StatusCode::kUnavailable,
+                                     "no controller runs in this server (--no-controllers or --controllers)");
+       }},
+  };
+}
+
+}  // namespace
+
 Result<std::unique_ptr<InProcessCluster>> InProcessCluster::Create(ClusterOptions options) {
   std::unique_ptr<InProcessCluster> c(new InProcessCluster(std::move(options)));
   InProcessCluster* self = c.get();
@@ -60,6 +85,7 @@ Result<std::unique_ptr<InProcessCluster>> InProcessCluster::Create(ClusterOption
     api_options.service_account_tokens = std::move(tokens).value();
   }
   api_options.metrics = [self] { return self->RenderMetrics(); };
+  api_options.components = ComponentChecks(c->options_);
   api_options.routes.push_back(WebUiRoute());
   api_options.routes.push_back(ExplainRoute([self] { return self->scheduler(); }));
   c->api_ = std::make_unique<apiserver::ApiServer>(*c->store_, api_options);

@@ -10,7 +10,8 @@ StatefulSet scaled through protobuf, a review asked for as a Table, a quota
 refusing a ReplicationController's pod, a custom resource's defaults on
 read, an image that cannot exist, an rc deleted orphaning or in the
 foreground, and pods running as their ServiceAccount with a token the server
-issues (`kubectl create token`), accepts and reviews."""
+issues (`kubectl create token`), accepts and reviews, and `kubectl get
+componentstatuses`."""
 
 import json
 import unittest
@@ -307,6 +308,17 @@ class ConformanceClassesTest(unittest.TestCase):
         self.assertEqual(code, 200, body)
         self.assertEqual(issuer["issuer"], "https://kubernetes.default.svc.cluster.local")
         self.assertEqual([k["alg"] for k in json.loads(body)["keys"]], ["RS256"])
+
+    def test_component_statuses_show_the_control_planes_health(self):
+        shown = self.server.kubectl("get", "componentstatuses")
+        self.assertIn("Warning: v1 ComponentStatus is deprecated in v1.19+", shown.stderr)
+        rows = [line.split() for line in shown.stdout.splitlines()]
+        self.assertEqual(rows[0], ["NAME", "STATUS", "MESSAGE", "ERROR"])
+        self.assertEqual({row[0]: row[1] for row in rows[1:]},
+                         {"scheduler": "Healthy", "controller-manager": "Healthy", "etcd-0": "Healthy"})
+        etcd = json.loads(self.server.kubectl("get", "cs", "etcd-0", "-o", "json").stdout)
+        self.assertEqual(etcd["conditions"], [{"type": "Healthy", "status": "True",
+                                               "message": '{"health":"true","reason":""}'}])
 
     def test_a_replication_controller_over_its_quota_reports_the_failure(self):
         self.server.kubectl("create", "namespace", "quota-rc")
