@@ -49,6 +49,9 @@ struct Request {
   // Set by the HTTP server: the handler may answer with Response::when_ready
   // (a write acknowledged once durable, without holding a thread meanwhile).
   bool may_defer = false;
+  // A WebSocket upgrade request: the subprotocols the client offers
+  // (Sec-WebSocket-Protocol, comma-separated); empty for any other request.
+  std::string websocket_protocols;
   // Warnings for the client (field validation's Warn, the kinds' own,
   // webhooks'): each is answered as a `Warning: 299 - "<text>"` header. Add
   // them with AddWarning.
@@ -83,12 +86,23 @@ class ResponseStream {
   virtual void Cancel() = 0;
 };
 
+// A WebSocket connection's whole conversation, decided before the upgrade:
+// the server accepts it with `protocol`, sends `messages` as binary frames
+// and closes it (kube's channel protocols answering an error at once).
+struct WebSocketAnswer {
+  std::string protocol;
+  std::vector<std::string> messages;
+};
+
 struct Response {
   int status = 200;
   std::string content_type = "application/json";
   std::string body;
   std::vector<std::pair<std::string, std::string>> headers;
   std::shared_ptr<ResponseStream> stream;  // set: body is ignored, chunks are streamed
+  // Set (only for a WebSocket upgrade request): the connection is upgraded
+  // and has this conversation; status, headers and body are ignored.
+  std::shared_ptr<WebSocketAnswer> websocket;
   // Set (only when the request allowed it, may_defer): the response must not be
   // sent before when_ready calls its argument, which it does exactly once, from
   // any thread (e.g. once the write it reports is durable).

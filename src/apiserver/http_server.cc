@@ -10,6 +10,8 @@
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <boost/beast/ssl.hpp>
+#include <boost/beast/websocket.hpp>
+#include <boost/beast/websocket/ssl.hpp>
 #include <boost/json/serialize.hpp>
 #include <algorithm>
 #include <condition_variable>
@@ -389,6 +391,7 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
     r.forwarded_for = std::string(req["X-Forwarded-For"]);
     r.audit_id = std::string(req["Audit-ID"]);
     r.remote_address = remote_address_;
+    if (beast::websocket::is_upgrade(req)) r.websocket_protocols = std::string(req[http::field::sec_websocket_protocol]);
     r.body = std::move(req.body());
 
     const RequestKind kind = ClassifyRequest(r);
@@ -493,6 +496,7 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
 
   void Write(Response response) {
     if (response.stream) return StartStream(std::move(response));
+    if (response.websocket) return AnswerWebSocket(std::move(response.websocket));
     auto res = std::make_shared<http::response<http::string_body>>(
         static_cast<http::status>(response.status), 11);
     res->set(http::field::server, "berth");
@@ -507,6 +511,38 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
                         if (ec || !res->keep_alive()) return self->Shutdown();
                         self->DoRead();
                       });
+  }
+
+  // Upgrades the connection (the request is still the parser's), sends the
+  // answer's messages and closes; the connection ends with it.
+  void AnswerWebSocket(std::shared_ptr<WebSocketAnswer> answer) {
+    beast::get_lowest_layer(stream_).expires_never();  // the websocket's own timeouts take over
+    auto ws = std::make_shared<beast::websocket::stream<Stream&>>(stream_);
+    ws->set_option(beast::websocket::stream_base::timeout::suggested(beast::role_type::server));
+    ws->set_option(beast::websocket::stream_base::decorator(
+        [protocol = answer->protocol](beast::websocket::response_type& res) {
+          res.set(http::field::server, "berth");
+          if (!protocol.empty()) res.set(http::field::sec_websocket_protocol, protocol);
+        }));
+    ws->binary(true);
+    ws->async_accept(parser_->get(), [self = this->shared_from_this(), ws, answer](beast::error_code ec) {
+      if (ec) return self->Shutdown();
+      self->SendWebSocket(ws, answer, 0);
+    });
+  }
+
+  void SendWebSocket(const std::shared_ptr<beast::websocket::stream<Stream&>>& ws,
+                     const std::shared_ptr<WebSocketAnswer>& answer, size_t next) {
+    if (next == answer->messages.size()) {
+      ws->async_close(beast::websocket::close_code::normal,
+                      [self = this->shared_from_this(), ws](beast::error_code) { self->Shutdown(); });
+      return;
+    }
+    ws->async_write(net::buffer(answer->messages[next]),
+                    [self = this->shared_from_this(), ws, answer, next](beast::error_code ec, size_t) {
+                      if (ec) return self->Shutdown();
+                      self->SendWebSocket(ws, answer, next + 1);
+                    });
   }
 
   void StartStream(Response response) {

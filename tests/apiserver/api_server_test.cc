@@ -805,5 +805,39 @@ TEST_F(ApiServerTest, KubeletSubresourcesAnswerWhyTheyAreNotServed) {
   EXPECT_EQ(Call("GET", "/api/v1/namespaces/default/pods/missing/log").status, 404);
 }
 
+// Over WebSocket, exec and attach answer on the error channel (3) of kube's
+// channel protocols: a Status from v4 on, its text before; a protocol berth
+// does not speak gets the plain 400.
+TEST_F(ApiServerTest, ExecOverWebSocketGetsTheRefusalOnItsErrorChannel) {
+  ASSERT_EQ(Call("POST", "/api/v1/namespaces/default/pods", Pod("p")).status, 201);
+  auto upgrade = [&](const std::string& subresource, const std::string& protocols) {
+    Request r;
+    r.method = "GET";
+    r.path = "/api/v1/namespaces/default/pods/p/" + subresource;
+    r.accept = "*/*";
+    r.websocket_protocols = protocols;
+    return api_->Handle(r);
+  };
+  Response v5 = upgrade("exec", "v5.channel.k8s.io, v4.channel.k8s.io");
+  EXPECT_EQ(v5.status, 101);
+  ASSERT_TRUE(v5.websocket);
+  EXPECT_EQ(v5.websocket->protocol, "v5.channel.k8s.io");
+  ASSERT_EQ(v5.websocket->messages.size(), 1u);
+  const std::string& message = v5.websocket->messages[0];
+  ASSERT_FALSE(message.empty());
+  EXPECT_EQ(message[0], '\x03');
+  json::object status = json::parse(message.substr(1)).as_object();
+  EXPECT_EQ(status["status"], "Failure");
+  EXPECT_EQ(status["code"], 400);
+  EXPECT_TRUE(std::string(status["message"].as_string()).starts_with("cannot exec into pod \"p\""));
+
+  Response v3 = upgrade("attach", "v3.channel.k8s.io");
+  ASSERT_TRUE(v3.websocket);
+  EXPECT_TRUE(v3.websocket->messages[0].substr(1).starts_with("cannot attach to pod \"p\"")) << v3.websocket->messages[0];
+  Response other = upgrade("exec", "base64.channel.k8s.io");
+  EXPECT_FALSE(other.websocket);
+  EXPECT_EQ(other.status, 400);
+}
+
 }  // namespace
 }  // namespace berth::apiserver

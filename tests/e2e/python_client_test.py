@@ -1,5 +1,6 @@
 """The official Python client (Debian's python3-kubernetes) against berth serve,
-and restarts: watch resumption across a restart, and writes surviving SIGKILL."""
+and restarts: watch resumption across a restart, and writes surviving SIGKILL;
+service account tokens and TokenReview; exec over WebSocket."""
 
 import json
 import os
@@ -87,6 +88,32 @@ class PythonClientTest(unittest.TestCase):
             self.v1.create_namespaced_pod_binding("bind-me", "default", body, _preload_content=False)
         self.assertEqual(e.exception.status, 409)
         self.assertIn('already assigned to node "node-x"', json.loads(e.exception.body)["message"])
+
+    def test_a_service_account_token_is_reviewed_as_its_account(self):
+        self.v1.create_namespaced_service_account("default", client.V1ServiceAccount(
+            metadata=client.V1ObjectMeta(name="robot")))
+        answer = self.v1.create_namespaced_service_account_token("robot", "default", client.AuthenticationV1TokenRequest(
+            spec=client.V1TokenRequestSpec(audiences=[], expiration_seconds=3600)))
+        self.assertEqual(answer.spec.expiration_seconds, 3600)
+        config = client.Configuration()
+        config.host = self.server.url
+        auth = client.AuthenticationV1Api(client.ApiClient(config))
+        review = auth.create_token_review(client.V1TokenReview(spec=client.V1TokenReviewSpec(token=answer.status.token)))
+        self.assertTrue(review.status.authenticated)
+        self.assertEqual(review.status.user.username, "system:serviceaccount:default:robot")
+
+    # The client speaks exec over WebSocket only (v4.channel.k8s.io): the
+    # refusal comes on the error channel as a Status, as a command's failure would.
+    def test_exec_over_websocket_reads_the_refusal_on_its_error_channel(self):
+        from kubernetes.stream import stream
+        self.v1.create_namespaced_pod("default", pod("execed"))
+        ws = stream(self.v1.connect_get_namespaced_pod_exec, "execed", "default", command=["ls"],
+                    stderr=True, stdin=False, stdout=True, tty=False, _preload_content=False)
+        ws.run_forever(timeout=10)
+        status = json.loads(ws.read_channel(3))
+        self.assertEqual(status["status"], "Failure")
+        self.assertEqual(status["code"], 400)
+        self.assertIn('cannot exec into pod "execed": simulated pods run no processes', status["message"])
 
 
 class RestartTest(unittest.TestCase):

@@ -1,8 +1,12 @@
 #include "apiserver/subresources/connect.h"
 
+#include <string_view>
 #include <utility>
 
+#include <boost/json/serialize.hpp>
+
 #include "apiserver/api_server.h"
+#include "apiserver/status_json.h"
 #include "store/store.h"
 
 namespace berth::apiserver {
@@ -10,14 +14,62 @@ namespace berth::apiserver {
 ConnectSubresource::ConnectSubresource(Description description, std::string action)
     : Subresource(std::move(description)), action_(std::move(action)) {}
 
-Response ConnectSubresource::Serve(Request&, const RequestInfo& info, GenericRest& rest) const {
+namespace {
+
+// kube's remote command protocols over WebSocket, newest first: from v4 the
+// error channel carries a Status, before it the error's text.
+constexpr std::string_view kChannelProtocols[] = {"v5.channel.k8s.io", "v4.channel.k8s.io", "v3.channel.k8s.io",
+                                                  "v2.channel.k8s.io", "channel.k8s.io"};
+constexpr char kErrorChannel = 3;
+
+// The first of the client's subprotocols berth speaks; empty when none.
+std::string_view ChosenProtocol(std::string_view offered) {
+  while (!offered.empty()) {
+    const size_t comma = offered.find(',');
+    std::string_view p = offered.substr(0, comma);
+    while (!p.empty() && p.front() == ' ') p.remove_prefix(1);
+    while (!p.empty() && p.back() == ' ') p.remove_suffix(1);
+    for (std::string_view known : kChannelProtocols) {
+      if (p == known) return known;
+    }
+    if (comma == std::string_view::npos) break;
+    offered.remove_prefix(comma + 1);
+  }
+  return {};
+}
+
+// The refusal as a remote command client reads it: the connection upgraded,
+// the error on channel 3, then closed (as kube-apiserver relays a kubelet
+// whose command could not start).
+Response OnErrorChannel(std::string_view protocol, const Status& refusal) {
+  auto answer = std::make_shared<WebSocketAnswer>();
+  answer->protocol = std::string(protocol);
+  const bool status_json = protocol == "v5.channel.k8s.io" || protocol == "v4.channel.k8s.io";
+  answer->messages.push_back(std::string(1, kErrorChannel) +
+                             (status_json ? boost::json::serialize(StatusToJson(refusal)) : refusal.message()));
+  Response r;
+  r.status = 101;
+  r.websocket = std::move(answer);
+  return r;
+}
+
+}  // namespace
+
+Response ConnectSubresource::Serve(Request& request, const RequestInfo& info, GenericRest& rest) const {
   const api::KindInfo& kind = api::Info(*info.kind);
   if (!rest.store().Get(api::StorageKey(*info.kind, info.ns, info.name)).ok()) {
     return ErrorResponse(NotFoundFor(kind, info.name), DetailsFor(kind, info.name));
   }
-  return ErrorResponse(Status::BadRequest("cannot " + action_ + " pod \"" + info.name +
-                                          "\": simulated pods run no processes (berth's simulated kubelets "
-                                          "only report their status); pods/" + name() + " is not served"));
+  const Status refusal = Status::BadRequest("cannot " + action_ + " pod \"" + info.name +
+                                            "\": simulated pods run no processes (berth's simulated kubelets "
+                                            "only report their status); pods/" + name() + " is not served");
+  // exec and attach over WebSocket: the error where the client looks for it.
+  if (!request.websocket_protocols.empty() && (name() == "exec" || name() == "attach")) {
+    if (std::string_view protocol = ChosenProtocol(request.websocket_protocols); !protocol.empty()) {
+      return OnErrorChannel(protocol, refusal);
+    }
+  }
+  return ErrorResponse(refusal);
 }
 
 std::vector<std::unique_ptr<const Subresource>> PodConnectSubresources() {

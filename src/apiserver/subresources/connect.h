@@ -2,8 +2,10 @@
 // pods/NAME/exec, attach, portforward and proxy, kube's ExecREST, AttachREST,
 // PortForwardREST and ProxyREST. kube-apiserver forwards these to the pod's
 // kubelet; berth's simulated kubelets run no containers, so there is nothing
-// to reach: any method on an existing pod answers 400 saying so. Not listed
-// in discovery.
+// to reach: any method on an existing pod answers 400 saying so, and an
+// exec or attach over WebSocket (kube's v1-v5 channel protocols) is upgraded
+// and gets that refusal on its error channel, where kubectl and the client
+// libraries read a command's failure. Not listed in discovery.
 
 #include <memory>
 #include <string>
