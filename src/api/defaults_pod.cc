@@ -174,7 +174,8 @@ void DefaultServiceAccountAlias(json::object& spec) {
     if (alias && alias->is_string() && !alias->get_string().empty()) spec["serviceAccountName"] = *alias;
     return;
   }
-  spec["serviceAccount"] = *name;
+  json::value copy = *name;  // the insertion below may move the members
+  spec["serviceAccount"] = std::move(copy);
 }
 
 }  // namespace

@@ -204,7 +204,8 @@ class ServiceAccount final : public AdmissionPlugin {
     json::object& spec = api::MutableObject(*object, "spec");
     if (api::StringAt(spec, "serviceAccountName").empty()) spec["serviceAccountName"] = kDefaultAccount;
     // The deprecated alias names the same account (kube's v1 conversion).
-    spec["serviceAccount"] = spec["serviceAccountName"];
+    json::value name_value = spec["serviceAccountName"];  // copied: the insertion below may move the members
+    spec["serviceAccount"] = std::move(name_value);
     const std::string name(api::StringAt(spec, "serviceAccountName"));
     auto account = Lookup(a, name);
     if (!account.ok()) return account.status();

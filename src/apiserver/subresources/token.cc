@@ -210,15 +210,23 @@ Response TokenSubresource::Serve(Request& request, const RequestInfo& info, Gene
 
   auto account = rest.store().Get(api::StorageKey(api::Kind::kServiceAccount, info.ns, info.name));
   if (!account.ok()) return ErrorResponse(NotFoundFor(accounts, info.name), details);
-  json::object& spec = api::MutableObject(req, "spec");
+  // The request as kube completes it before validating admission: the
+  // audiences defaulted, kube's metadata, no status. Written into `req` in
+  // one go (no reference into it is held across a change of its members).
+  json::object spec = api::MutableObject(req, "spec");
   std::vector<std::string> audiences = Strings(api::ArrayAt(spec, "audiences"));
   if (audiences.empty()) audiences = tokens_->audiences();
   json::array audience_list;
   for (const auto& a : audiences) audience_list.emplace_back(a);
   spec["audiences"] = std::move(audience_list);
+  if (!spec.contains("boundObjectRef")) spec["boundObjectRef"] = nullptr;
   const auto now = std::chrono::system_clock::now();
-  req["metadata"] = json::object{{"name", info.name}, {"namespace", info.ns}, {"creationTimestamp", api::FormatRfc3339(now)}};
-  req.erase("status");
+  req = json::object{{"kind", "TokenRequest"},
+                     {"apiVersion", kApiVersion},
+                     {"metadata", json::object{{"name", info.name},
+                                               {"namespace", info.ns},
+                                               {"creationTimestamp", api::FormatRfc3339(now)}}},
+                     {"spec", spec}};
   Status validated = rest.admission().Validate(attributes);
   TakeWarnings(effects, request);
   if (!validated.ok()) return ErrorResponse(validated, details);
@@ -232,7 +240,7 @@ Response TokenSubresource::Serve(Request& request, const RequestInfo& info, Gene
     if (!bound.ok()) return ErrorResponse(bound.status());
     pod_bound = bound.value();
   }
-  int64_t& requested = spec["expirationSeconds"].get_int64();
+  int64_t requested = spec["expirationSeconds"].get_int64();
   const int64_t max = tokens_->options().max_expiration_seconds;
   if (max > 0 && requested > max) {
     request.AddWarning("requested expiration of " + std::to_string(requested) + " seconds shortened to " +
@@ -253,9 +261,8 @@ Response TokenSubresource::Serve(Request& request, const RequestInfo& info, Gene
   auto token = tokens_->Sign(std::move(claims));
   if (!token.ok()) return ErrorResponse(token.status());
 
-  if (!spec.contains("boundObjectRef")) spec["boundObjectRef"] = nullptr;
-  req["kind"] = "TokenRequest";
-  req["apiVersion"] = kApiVersion;
+  spec["expirationSeconds"] = requested;
+  req["spec"] = std::move(spec);
   req["status"] = json::object{{"token", std::move(token).value()},
                                {"expirationTimestamp", api::FormatRfc3339(now + std::chrono::seconds(requested))}};
   return JsonResponse(201, json::serialize(req));
