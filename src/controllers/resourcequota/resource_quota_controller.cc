@@ -4,6 +4,7 @@
 #include <set>
 
 #include "api/json_fields.h"
+#include "api/pod_view.h"
 #include "api/quota.h"
 #include "client/shared_informer.h"
 
@@ -58,10 +59,16 @@ ResourceQuotaController::ResourceQuotaController(const ControllerContext& contex
     if (!spec_hard || !status_hard || *spec_hard != *status_hard) Enqueue(client::ObjectKey(*q));
   };
   quotas_.AddHandlers({enqueue, hard_changed, nullptr});
-  // kube's replenishment: a pod that goes or finishes gives its share back;
-  // one that changes may change what it uses.
-  auto pod_changed = [this](const api::ObjectPtr& pod) { EnqueueNamespace(pod->namespace_name()); };
-  pods_.AddHandlers({nullptr, pod_changed, pod_changed});
+  // kube's replenishment: a pod that goes, finishes or starts terminating
+  // gives its share back. Other updates (bound, started, its status) change
+  // nothing it uses, and are not recounted, as kube's: a recount lists the
+  // pods while a create admission has charged may not be stored yet, and
+  // would give its share back too early.
+  auto pod_gone = [this](const api::ObjectPtr& pod) { EnqueueNamespace(pod->namespace_name()); };
+  auto pod_freed = [this](const api::ObjectPtr& pod) {
+    if (!api::IsPodActive(*pod)) EnqueueNamespace(pod->namespace_name());
+  };
+  pods_.AddHandlers({nullptr, pod_freed, pod_gone});
 }
 
 void ResourceQuotaController::EnqueueNamespace(std::string_view ns) {

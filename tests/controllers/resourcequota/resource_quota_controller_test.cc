@@ -228,5 +228,31 @@ TEST_F(ResourceQuotaTest, RunningItFollowsPodsThatFinishOrGoAndSpecChanges) {
   EXPECT_EQ(json::value(QuotaStatus("pods", "hard")), json::parse(R"({"pods":"5","configmaps":"4"})"));
 }
 
+// A pod's update that frees nothing (bound, started) is not recounted, as
+// kube's replenishment: admission may have charged a create whose pod is not
+// stored yet, and a recount would give its share back early (the quota then
+// admits one pod too many).
+TEST_F(ResourceQuotaTest, AnUpdateThatFreesNothingLeavesAdmissionsChargesAlone) {
+  CreatePod("quota", "a");
+  SettlePods();
+  controller_->Run();
+  CreateQuota("pods", R"({"hard":{"pods":"5"}})");
+  EventuallyUsed("pods", R"({"pods":"1"})");
+  // Admission charges a create still in flight.
+  api::ObjectPtr quota = Quota("pods");
+  ASSERT_NE(quota, nullptr);
+  json::object charged = quota->json();
+  api::MutableObject(charged, "metadata")["resourceVersion"] = std::to_string(quota->resource_version());
+  api::MutableObject(api::MutableObject(charged, "status"), "used")["pods"] = "2";
+  ASSERT_TRUE(client_->UpdateStatus(api::Kind::kResourceQuota, charged).ok());
+  FinishPod("quota", "a", "Running");
+  SettlePods();
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  EXPECT_EQ(json::value(Used("pods")), json::parse(R"({"pods":"2"})"));
+  // A pod that finishes gives its share back: the recount.
+  FinishPod("quota", "a", "Succeeded");
+  EventuallyUsed("pods", R"({"pods":"0"})");
+}
+
 }  // namespace
 }  // namespace berth::controllers
