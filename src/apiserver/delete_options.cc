@@ -3,6 +3,7 @@
 #include <boost/json.hpp>
 
 #include "api/codec/json_parse.h"
+#include "api/go_bool.h"
 #include "api/json_fields.h"
 #include "api/object.h"
 #include "api/validation/field_errors.h"
@@ -23,17 +24,6 @@ std::string GoStringSlice(const json::array& values) {
         values[i].is_string() ? api::GoQuote(values[i].get_string()) : json::serialize(values[i]);
   }
   return out + "}";
-}
-
-// Go's strconv.ParseBool.
-std::optional<bool> ParseGoBool(std::string_view text) {
-  for (std::string_view t : {"1", "t", "T", "TRUE", "true", "True"}) {
-    if (text == t) return true;
-  }
-  for (std::string_view f : {"0", "f", "F", "FALSE", "false", "False"}) {
-    if (text == f) return false;
-  }
-  return std::nullopt;
 }
 
 // kube's validation of DeleteOptions (ValidateDeleteOptions), in its order:
@@ -101,7 +91,7 @@ Result<json::object> OptionsFromQuery(const Request& request) {
   }
   if (auto p = request.Query("propagationPolicy")) o["propagationPolicy"] = *p;
   if (auto od = request.Query("orphanDependents")) {
-    auto parsed = ParseGoBool(*od);
+    auto parsed = api::ParseGoBool(*od);
     if (!parsed) return Status::BadRequest("invalid orphanDependents: " + std::string(*od));
     o["orphanDependents"] = *parsed;
   }

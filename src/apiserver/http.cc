@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "api/go_bool.h"
+
 namespace berth::apiserver {
 
 namespace {
@@ -66,13 +68,7 @@ void Request::AddWarning(std::string text) {
 bool Request::QueryBool(std::string_view key, bool fallback) const {
   auto v = Query(key);
   if (!v) return fallback;
-  if (*v == "1" || *v == "t" || *v == "T" || *v == "TRUE" || *v == "true" || *v == "True") {
-    return true;
-  }
-  if (*v == "0" || *v == "f" || *v == "F" || *v == "FALSE" || *v == "false" || *v == "False") {
-    return false;
-  }
-  return fallback;
+  return api::ParseGoBool(*v).value_or(fallback);
 }
 
 bool IsJsonContentType(std::string_view ct) {

@@ -16,6 +16,7 @@
 
 #include <boost/json.hpp>
 
+#include "api/go_bool.h"
 #include "api/json_fields.h"
 #include "apiserver/admission/plugins.h"
 #include "apiserver/registry/system_fields.h"
@@ -63,12 +64,9 @@ bool ShouldAutomount(const json::object& account, const json::object& spec) {
   return true;
 }
 
-// Go's strconv.ParseBool's true values.
-bool ParsesTrue(std::string_view v) { return v == "1" || v == "t" || v == "T" || v == "true" || v == "TRUE" || v == "True"; }
-
 bool EnforcesMountableSecrets(const json::object& account) {
   const json::object* annotations = api::ObjectAt(api::ObjectAt(account, "metadata"), "annotations");
-  return annotations && ParsesTrue(api::StringAt(annotations, kEnforceMountableSecrets));
+  return annotations && api::ParseGoBool(api::StringAt(annotations, kEnforceMountableSecrets)).value_or(false);
 }
 
 std::set<std::string, std::less<>> NamesIn(const json::object& account, std::string_view list) {
