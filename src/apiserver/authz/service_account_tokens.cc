@@ -343,9 +343,9 @@ std::optional<Result<TokenClaims>> ServiceAccountTokens::Verify(std::string_view
     return Status(StatusCode::kUnauthorized, "token could not be verified: unsupported signing algorithm");
   }
   const std::string_view signed_part = token.substr(0, second);
-  std::string_view kid = api::StringAt(header.get_object(), "kid");
+  // Every key is tried, whatever the header's kid, as kube's authenticator does.
   const bool verified = std::any_of(verifying_.begin(), verifying_.end(), [&](const auto& key) {
-    return (kid.empty() || key->id == kid) && key->VerifySha256(signed_part, *signature);
+    return key->VerifySha256(signed_part, *signature);
   });
   if (!verified) return Status(StatusCode::kUnauthorized, "token could not be verified: invalid signature");
 
