@@ -10,8 +10,6 @@
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <boost/beast/ssl.hpp>
-#include <boost/beast/websocket.hpp>
-#include <boost/beast/websocket/ssl.hpp>
 #include <boost/json/serialize.hpp>
 #include <algorithm>
 #include <condition_variable>
@@ -22,6 +20,7 @@
 #include <thread>
 
 #include "apiserver/status_json.h"
+#include "apiserver/websocket_answer.h"
 #include "log/log.h"
 
 namespace berth::apiserver {
@@ -496,7 +495,10 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
 
   void Write(Response response) {
     if (response.stream) return StartStream(std::move(response));
-    if (response.websocket) return AnswerWebSocket(std::move(response.websocket));
+    if (response.websocket) {  // the request is still the parser's; the connection ends with it
+      return AnswerWebSocket(stream_, parser_->get(), std::move(response.websocket),
+                             [self = this->shared_from_this()] { self->Shutdown(); });
+    }
     auto res = std::make_shared<http::response<http::string_body>>(
         static_cast<http::status>(response.status), 11);
     res->set(http::field::server, "berth");
@@ -511,38 +513,6 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
                         if (ec || !res->keep_alive()) return self->Shutdown();
                         self->DoRead();
                       });
-  }
-
-  // Upgrades the connection (the request is still the parser's), sends the
-  // answer's messages and closes; the connection ends with it.
-  void AnswerWebSocket(std::shared_ptr<WebSocketAnswer> answer) {
-    beast::get_lowest_layer(stream_).expires_never();  // the websocket's own timeouts take over
-    auto ws = std::make_shared<beast::websocket::stream<Stream&>>(stream_);
-    ws->set_option(beast::websocket::stream_base::timeout::suggested(beast::role_type::server));
-    ws->set_option(beast::websocket::stream_base::decorator(
-        [protocol = answer->protocol](beast::websocket::response_type& res) {
-          res.set(http::field::server, "berth");
-          if (!protocol.empty()) res.set(http::field::sec_websocket_protocol, protocol);
-        }));
-    ws->binary(true);
-    ws->async_accept(parser_->get(), [self = this->shared_from_this(), ws, answer](beast::error_code ec) {
-      if (ec) return self->Shutdown();
-      self->SendWebSocket(ws, answer, 0);
-    });
-  }
-
-  void SendWebSocket(const std::shared_ptr<beast::websocket::stream<Stream&>>& ws,
-                     const std::shared_ptr<WebSocketAnswer>& answer, size_t next) {
-    if (next == answer->messages.size()) {
-      ws->async_close(beast::websocket::close_code::normal,
-                      [self = this->shared_from_this(), ws](beast::error_code) { self->Shutdown(); });
-      return;
-    }
-    ws->async_write(net::buffer(answer->messages[next]),
-                    [self = this->shared_from_this(), ws, answer, next](beast::error_code ec, size_t) {
-                      if (ec) return self->Shutdown();
-                      self->SendWebSocket(ws, answer, next + 1);
-                    });
   }
 
   void StartStream(Response response) {
