@@ -260,6 +260,17 @@ void ApiServer::AuditUnhandled(const Request& unhandled, const Response& respons
   FinishAudit(BeginAudit(options_.audit.get(), request), request, response);
 }
 
+bool ApiServer::MayCallOut(const Request& request) const {
+  const bool read = request.method == "GET" || request.method == "HEAD";
+  if (!read && admission_->MayCallOut()) return true;
+  // /apis/GROUP/...: a custom resource whose versions convert through a webhook.
+  constexpr std::string_view kApis = "/apis/";
+  if (!crds_ || !std::string_view(request.path).starts_with(kApis)) return false;
+  std::string_view group = std::string_view(request.path).substr(kApis.size());
+  group = group.substr(0, group.find('/'));
+  return crds_->ConvertsThroughWebhook(group);
+}
+
 bool ApiServer::Privileged(const Request& request) const {
   auto user = Authenticate(request, options_.tokens, options_.client_certificates);
   return user && std::find(user->groups.begin(), user->groups.end(), kPrivilegedGroup) != user->groups.end();

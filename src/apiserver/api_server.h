@@ -87,9 +87,10 @@ class ApiServer final : private GenericRest {
   // Service in default when missing, and starts serving the
   // CustomResourceDefinitions in the store.
   Status Bootstrap();
-  // Whether a write may now wait on a call out of the server (an admission
-  // webhook is configured): such writes are not run on an io thread.
-  bool WritesMayCallOut() const { return admission_->MayCallOut(); }
+  // Whether `request` may now wait on a call out of the server: a write when
+  // an admission webhook is configured, any request for a custom resource
+  // of a group with a conversion webhook. Such requests are not run on an io thread.
+  bool MayCallOut(const Request& request) const;
 
   // Serves `request`, audited (audit.h).
   Response Handle(Request& request);
@@ -130,8 +131,12 @@ class ApiServer final : private GenericRest {
   // a write of the object itself keeps the stored status when the kind has
   // the status subresource; a write at a subresource changes what that
   // subresource owns (Subresource::MergeWrite); then admission and validation.
+  // The answer is in info.kind's version (a custom resource converted from its storage version).
   Result<api::ObjectPtr> WriteUpdate(const RequestInfo& info, const api::ObjectPtr& current,
                                      boost::json::value next, bool dry_run, Request* request) override;
+  // The stored object `info` names, in info.kind's version
+  // (ResourceStrategy::InVersion); NotFound with kube's message when there is none.
+  Result<api::ObjectPtr> CurrentInVersion(const RequestInfo& info);
   // Deletes `object`, or marks it (deletionTimestamp) when finalizers hold it
   // or, for a pod on a node with a kubelet, for its graceful termination.
   // `grace_seconds`: DeleteOptions.gracePeriodSeconds (pods; unset: the pod's

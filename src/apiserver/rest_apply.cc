@@ -61,8 +61,8 @@ Response ApiServer::Apply(Request& request, const RequestInfo& info) {
   const std::string key = api::StorageKey(*info.kind, info.ns, info.name);
   for (int attempt = 0; attempt < kMaxAttempts; ++attempt) {
     options.now = api::NowRfc3339();
-    auto current = store_.Get(key);
-    if (!current.ok()) {
+    auto stored = store_.Get(key);
+    if (!stored.ok()) {
       auto created = ServerSideApply(ownership, nullptr, config, options);
       if (!created.ok()) return ErrorResponse(created.status());
       Request create = request;
@@ -75,6 +75,8 @@ Response ApiServer::Apply(Request& request, const RequestInfo& info) {
         continue;  // created meanwhile: apply to it
       return response;
     }
+    auto current = registry_.For(*info.kind).InVersion(stored.value(), *info.kind);
+    if (!current.ok()) return ErrorResponse(current.status());
     json::value live = ServedForm(*info.kind, current.value());
     auto applied = ServerSideApply(ownership, &live.get_object(), config, options);
     if (!applied.ok()) return ErrorResponse(applied.status());

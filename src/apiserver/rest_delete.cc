@@ -177,11 +177,17 @@ Response ApiServer::Delete(Request& request, const RequestInfo& info) {
   if (Status held = CheckDeletePreconditions(*options, *current.value()); !held.ok()) {
     return ErrorResponse(held, DetailsFor(kind, info.name));
   }
-  if (dry_run) return JsonResponse(200, api::EncodedAs(*current.value(), *info.kind));
+  // A custom resource that cannot be converted to the version asked for is
+  // not deleted through it (kube decodes the object before deleting it).
+  auto shown = strategy.InVersion(current.value(), *info.kind);
+  if (!shown.ok()) return ErrorResponse(shown.status());
+  if (dry_run) return JsonResponse(200, api::EncodedAs(*shown.value(), *info.kind));
   auto deleted = strategy.DeletesContents() ? DeleteNamespace(current.value())
                                             : DeleteObject(current.value(), grace_seconds, finalizer);
   if (!deleted.ok()) return ErrorResponse(deleted.status(), DetailsFor(kind, info.name));
-  return JsonResponse(200, api::EncodedAs(*deleted.value(), *info.kind));
+  shown = strategy.InVersion(deleted.value(), *info.kind);
+  if (!shown.ok()) return ErrorResponse(shown.status());
+  return JsonResponse(200, api::EncodedAs(*shown.value(), *info.kind));
 }
 
 // kube's DeleteCollection: the DeleteOptions (body or query) hold for every
@@ -230,9 +236,11 @@ Response ApiServer::DeleteCollection(Request& request, const RequestInfo& info) 
       }
       shown = deleted.value();
     }
+    auto in_version = strategy.InVersion(shown, *info.kind);
+    if (!in_version.ok()) return ErrorResponse(in_version.status());
     if (!first) body += ',';
     first = false;
-    body += api::EncodedAs(*shown, *info.kind);
+    body += api::EncodedAs(*in_version.value(), *info.kind);
   }
   body += "]}";
   return JsonResponse(200, std::move(body));

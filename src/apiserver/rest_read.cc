@@ -64,7 +64,9 @@ Response ApiServer::Get(Request& request, const RequestInfo& info) {
   auto stored = store_.Get(api::StorageKey(*info.kind, info.ns, info.name));
   if (!stored.ok()) return ErrorResponse(NotFoundFor(kind, info.name), DetailsFor(kind, info.name));
   const ResourceStrategy& strategy = registry_.For(*info.kind);
-  const api::ObjectPtr object = strategy.AsRead(stored.value());
+  auto read = strategy.ForRead(stored.value(), *info.kind);
+  if (!read.ok()) return ErrorResponse(read.status());
+  const api::ObjectPtr object = std::move(read).value();
   if (WantsTable(request.accept) && info.subresource.empty()) {
     api::ObjectPtr one[] = {object};
     TableOptions options = TableOptionsFor(request);
@@ -113,7 +115,9 @@ Response ApiServer::List(Request& request, const RequestInfo& info) {
   if (!result.ok()) return ErrorResponse(result.status());
   store::ListResult& list = result.value();
   const ResourceStrategy& strategy = registry_.For(*info.kind);
-  for (api::ObjectPtr& item : list.items) item = strategy.AsRead(item);
+  auto read = strategy.ForRead(std::move(list.items), *info.kind);
+  if (!read.ok()) return ErrorResponse(read.status());
+  list.items = std::move(read).value();
   std::string rv_text = std::to_string(list.revision);
 
   if (WantsTable(request.accept)) {

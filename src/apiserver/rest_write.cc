@@ -277,18 +277,24 @@ Response ApiServer::Create(Request& request, const RequestInfo& info) {
     // (etcd's round trip, the embedded store's fsync). A generated name may
     // have to be generated again, a held guard released on this thread, an
     // AfterCreate run: those creates complete here.
-    if (request.may_defer && generate.empty() && !held.owns_lock() && !strategy.HasAfterCreate()) {
+    // A custom resource with a conversion webhook converts on this thread.
+    if (request.may_defer && generate.empty() && !held.owns_lock() && !strategy.HasAfterCreate() &&
+        strategy.Converter() == nullptr) {
       return AnswerWhenCreated(built.value(), *info.kind, AlreadyExistsFor(kind, name), DetailsFor(kind, name));
     }
+    auto stored_form = strategy.ForStorage(built.value());
+    if (!stored_form.ok()) return ErrorResponse(stored_form.status());
     // Over HTTP the answer waits for durability without holding the thread.
     std::optional<store::DeferAcknowledgement> defer;
     if (request.may_defer) defer.emplace();
-    auto created = store_.Create(built.value());
+    auto created = store_.Create(stored_form.value());
     const int64_t deferred = defer ? defer->revision() : 0;
     defer.reset();
     if (created.ok()) {
       strategy.AfterCreate(created.value());
-      return AnswerWhenVisible(JsonResponse(201, api::EncodedAs(*created.value(), *info.kind)), deferred);
+      auto shown = strategy.InVersion(created.value(), *info.kind);
+      if (!shown.ok()) return AnswerWhenVisible(ErrorResponse(shown.status()), deferred);
+      return AnswerWhenVisible(JsonResponse(201, api::EncodedAs(*shown.value(), *info.kind)), deferred);
     }
     if (created.status().code() != StatusCode::kAlreadyExists) return ErrorResponse(created.status());
     if (generate.empty()) return ErrorResponse(AlreadyExistsFor(kind, name), DetailsFor(kind, name));
@@ -297,10 +303,21 @@ Response ApiServer::Create(Request& request, const RequestInfo& info) {
   return ErrorResponse(AlreadyExistsFor(kind, name), DetailsFor(kind, name));
 }
 
-Result<api::ObjectPtr> ApiServer::WriteUpdate(const RequestInfo& info, const api::ObjectPtr& current,
+Result<api::ObjectPtr> ApiServer::CurrentInVersion(const RequestInfo& info) {
+  auto current = store_.Get(api::StorageKey(*info.kind, info.ns, info.name));
+  if (!current.ok()) return NotFoundFor(api::Info(*info.kind), info.name);
+  return registry_.For(*info.kind).InVersion(current.value(), *info.kind);
+}
+
+Result<api::ObjectPtr> ApiServer::WriteUpdate(const RequestInfo& info, const api::ObjectPtr& as_stored,
                                               json::value next_value, bool dry_run, Request* request) {
   const api::KindInfo& kind = api::Info(*info.kind);
   const ResourceStrategy& strategy = registry_.For(*info.kind);
+  // The write is made in the version asked for (a custom resource stored in
+  // another is converted: kube's update reads the object in the request's version).
+  auto in_version = strategy.InVersion(as_stored, *info.kind);
+  if (!in_version.ok()) return in_version.status();
+  const api::ObjectPtr& current = in_version.value();
   json::object& next = next_value.get_object();
   const json::object& cur = current->json();
   if (!info.subresource.empty()) {
@@ -354,6 +371,8 @@ Result<api::ObjectPtr> ApiServer::WriteUpdate(const RequestInfo& info, const api
   if (!validated.ok()) return validated;
   if (SameExceptResourceVersion(built.value()->json(), cur)) return current;
   if (dry_run) return built.value()->WithResourceVersion(current->resource_version());
+  auto stored_form = strategy.ForStorage(built.value());
+  if (!stored_form.ok()) return stored_form.status();
   // Removing the last finalizer of an object being deleted completes the deletion.
   // (A pod in graceful termination has none to begin with: its kubelet deletes it.)
   // A namespace also waits for spec.finalizers (its namespace controller's).
@@ -364,15 +383,17 @@ Result<api::ObjectPtr> ApiServer::WriteUpdate(const RequestInfo& info, const api
       return ConflictFor(kind, current->name(), "the object has been modified; please apply your "
                                                 "changes to the latest version and try again");
     }
-    return deleted;
+    if (!deleted.ok()) return deleted;
+    return strategy.InVersion(deleted.value(), *info.kind);
   }
-  auto written = store_.Update(built.value(), current->resource_version());
+  auto written = store_.Update(stored_form.value(), current->resource_version());
   if (!written.ok() && written.status().code() == StatusCode::kConflict) {
     return ConflictFor(kind, current->name(),
                        "the object has been modified; please apply your changes to the latest "
                        "version and try again");
   }
-  return written;
+  if (!written.ok()) return written;
+  return strategy.InVersion(written.value(), *info.kind);
 }
 
 Response ApiServer::Update(Request& request, const RequestInfo& info) {
@@ -399,8 +420,8 @@ Response ApiServer::Update(Request& request, const RequestInfo& info) {
   const bool dry_run = request.Query("dryRun").has_value();
   const std::string key = api::StorageKey(*info.kind, info.ns, info.name);
   for (int attempt = 0; attempt < kMaxAttempts; ++attempt) {
-    auto current = store_.Get(key);
-    if (!current.ok()) return ErrorResponse(NotFoundFor(kind, info.name), DetailsFor(kind, info.name));
+    auto current = CurrentInVersion(info);
+    if (!current.ok()) return ErrorResponse(current.status(), DetailsFor(kind, info.name));
     if (expected.value() > 0 && expected.value() != current.value()->resource_version()) {
       return ErrorResponse(ConflictFor(kind, info.name,
                                        "the object has been modified; please apply your changes "
@@ -438,8 +459,8 @@ Response ApiServer::Patch(Request& request, const RequestInfo& info) {
   const bool dry_run = request.Query("dryRun").has_value();
   const std::string key = api::StorageKey(*info.kind, info.ns, info.name);
   for (int attempt = 0; attempt < kMaxAttempts; ++attempt) {
-    auto current = store_.Get(key);
-    if (!current.ok()) return ErrorResponse(NotFoundFor(kind, info.name), DetailsFor(kind, info.name));
+    auto current = CurrentInVersion(info);
+    if (!current.ok()) return ErrorResponse(current.status(), DetailsFor(kind, info.name));
     json::value original = ServedForm(*info.kind, current.value());
     auto patched = ApplyPatch(*type, *info.kind, original, request.body);
     if (!patched.ok()) return ErrorResponse(patched.status());

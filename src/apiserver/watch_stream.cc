@@ -29,8 +29,13 @@ void WatchStream::AppendEvent(std::string& out, std::string_view type, std::stri
   out += "}\n";
 }
 
-std::string WatchStream::ObjectJson(const api::ObjectPtr& stored) {
-  const api::ObjectPtr object = options_.strategy ? options_.strategy->AsRead(stored) : stored;
+Result<std::string> WatchStream::ObjectJson(const api::ObjectPtr& stored) {
+  api::ObjectPtr object = stored;
+  if (options_.strategy) {
+    auto read = options_.strategy->ForRead(stored, options_.kind);
+    if (!read.ok()) return read.status();
+    object = std::move(read).value();
+  }
   if (!options_.table) return api::EncodedAs(*object, options_.kind);
   TableOptions table_options;
   table_options.include_column_definitions = !columns_sent_;
@@ -41,11 +46,24 @@ std::string WatchStream::ObjectJson(const api::ObjectPtr& stored) {
                                    "", table_options));
 }
 
+bool WatchStream::AppendObjectEvent(std::string& out, std::string_view type, const api::ObjectPtr& object) {
+  auto encoded = ObjectJson(object);
+  if (encoded.ok()) {
+    AppendEvent(out, type, encoded.value());
+    return true;
+  }
+  AppendEvent(out, "ERROR", json::serialize(StatusToJson(encoded.status())));
+  return false;
+}
+
 ResponseStream::Chunk WatchStream::Pump() {
   Chunk chunk;
   size_t n = 0;
   while (initial_sent_ < options_.initial.size() && n < kMaxEventsPerChunk) {
-    AppendEvent(chunk.data, "ADDED", ObjectJson(options_.initial[initial_sent_++]));
+    if (!AppendObjectEvent(chunk.data, "ADDED", options_.initial[initial_sent_++])) {
+      chunk.end = true;
+      return chunk;
+    }
     ++n;
   }
   if (n > 0) return chunk;
@@ -66,7 +84,10 @@ ResponseStream::Chunk WatchStream::Pump() {
         break;
       }
       default:
-        AppendEvent(chunk.data, store::EventTypeName(e.type), ObjectJson(e.object));
+        if (!AppendObjectEvent(chunk.data, store::EventTypeName(e.type), e.object)) {
+          chunk.end = true;
+          return chunk;
+        }
     }
   }
   if (watch_->Done() || std::chrono::steady_clock::now() >= options_.deadline) chunk.end = true;

@@ -24,8 +24,10 @@ class WatchStream final : public ResponseStream {
     bool bookmarks = false;        // allowWatchBookmarks
     std::chrono::steady_clock::time_point deadline;
     std::vector<api::ObjectPtr> initial;  // sent first as ADDED
-    // The kind's strategy: each object is sent as its AsRead gives it (a
-    // custom resource with its schema's defaults). The registry keeps it alive.
+    // The kind's strategy: each object is sent as its ForRead gives it (a
+    // custom resource in the version watched, with its schema's defaults);
+    // a conversion that fails ends the watch with an ERROR event. The
+    // registry keeps it alive.
     const ResourceStrategy* strategy = nullptr;
   };
   WatchStream(std::unique_ptr<store::Watch> watch, Options options);
@@ -39,7 +41,10 @@ class WatchStream final : public ResponseStream {
   static void AppendEvent(std::string& out, std::string_view type, std::string_view object_json);
 
  private:
-  std::string ObjectJson(const api::ObjectPtr& object);
+  Result<std::string> ObjectJson(const api::ObjectPtr& object);
+  // Appends the event for `object`; false when it could not be made (the
+  // ERROR event appended instead: the watch ends).
+  bool AppendObjectEvent(std::string& out, std::string_view type, const api::ObjectPtr& object);
 
   std::unique_ptr<store::Watch> watch_;
   Options options_;

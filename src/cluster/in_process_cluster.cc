@@ -133,9 +133,9 @@ Status InProcessCluster::Start() {
     };
     http.exempt_from_limits = [this](const apiserver::Request& r) { return api_->Privileged(r); };
     if (http.run_inline) {
-      // A write that may wait on a webhook would stall its io thread's connections.
+      // A request that may wait on a webhook would stall its io thread's connections.
       http.run_inline = [this, quick = std::move(http.run_inline)](const apiserver::Request& r) {
-        return quick(r) && (r.method == "GET" || r.method == "HEAD" || !api_->WritesMayCallOut());
+        return quick(r) && !api_->MayCallOut(r);
       };
     }
     auto server = apiserver::HttpServer::Start(http, [this](apiserver::Request& request) {

@@ -120,71 +120,7 @@ void RuleWithOperations(const json::object& rule, const std::string& path, Field
   }
 }
 
-// webhook.ValidateWebhookURL with https forced.
-void WebhookUrl(std::string_view url, const std::string& path, FieldErrors& errors) {
-  constexpr std::string_view kForm = "; desired format: https://host[/path]";
-  std::string_view rest = url;
-  std::string_view scheme;
-  if (size_t colon = rest.find("://"); colon != std::string_view::npos) {
-    scheme = rest.substr(0, colon);
-    rest.remove_prefix(colon + 3);
-  } else {
-    rest = {};  // no authority: Go reads it all as a path
-  }
-  std::string_view fragment, query;
-  if (size_t hash = rest.find('#'); hash != std::string_view::npos) {
-    fragment = rest.substr(hash + 1);
-    rest = rest.substr(0, hash);
-  }
-  if (size_t q = rest.find('?'); q != std::string_view::npos) {
-    query = rest.substr(q + 1);
-    rest = rest.substr(0, q);
-  }
-  std::string_view authority = rest.substr(0, rest.find('/'));
-  std::string_view user;
-  if (size_t at = authority.rfind('@'); at != std::string_view::npos) {
-    user = authority.substr(0, at);
-    authority.remove_prefix(at + 1);
-  }
-  if (scheme != "https") errors.Invalid(path, scheme, "'https' is the only allowed URL scheme" + std::string(kForm));
-  if (authority.empty()) errors.Invalid(path, authority, "host must be specified" + std::string(kForm));
-  if (!user.empty()) errors.Invalid(path, user, "user information is not permitted in the URL");
-  if (!fragment.empty()) errors.Invalid(path, fragment, "fragments are not permitted in the URL");
-  if (!query.empty()) errors.Invalid(path, query, "query parameters are not permitted in the URL");
-}
 
-// webhook.ValidateWebhookService.
-void WebhookService(const json::object& service, const std::string& path, FieldErrors& errors) {
-  if (StringAt(service, "name").empty()) errors.Required(path + ".name", "service name is required");
-  if (StringAt(service, "namespace").empty()) errors.Required(path + ".namespace", "service namespace is required");
-  if (const json::value* port = Present(&service, "port")) {
-    const int64_t p = port->is_int64() ? port->get_int64() : 0;
-    if (p < 1 || p > 65535) {
-      errors.InvalidValue(path + ".port", *port, "port is not valid: must be between 1 and 65535, inclusive");
-    }
-  }
-  const json::value* url_path = Present(&service, "path");
-  if (url_path == nullptr || !url_path->is_string()) return;
-  std::string_view p = url_path->get_string();
-  if (p.empty() || p == "/") return;
-  if (p == "//") return errors.Invalid(path + ".path", p, "segment[0] may not be empty");
-  if (p.front() != '/') errors.Invalid(path + ".path", p, "must start with a '/'");
-  std::string_view steps = p.front() == '/' ? p.substr(1) : p;
-  if (!steps.empty() && steps.back() == '/') steps.remove_suffix(1);
-  for (size_t i = 0;; ++i) {
-    size_t slash = steps.find('/');
-    std::string_view step = steps.substr(0, slash);
-    if (step.empty()) {
-      errors.Invalid(path + ".path", p, "segment[" + std::to_string(i) + "] may not be empty");
-    } else {
-      for (const auto& m : IsDns1123Subdomain(step)) {
-        errors.Invalid(path + ".path", p, "segment[" + std::to_string(i) + "]: " + m);
-      }
-    }
-    if (slash == std::string_view::npos) break;
-    steps.remove_prefix(slash + 1);
-  }
-}
 
 void ReviewVersions(const json::object& hook, const std::string& path, FieldErrors& errors) {
   std::vector<std::string> versions = StringsAt(hook, "admissionReviewVersions");
@@ -241,9 +177,9 @@ void Webhook(const json::object& hook, const std::string& path, bool mutating, F
   if ((url == nullptr) == (service == nullptr)) {
     errors.Required(path + ".clientConfig", "exactly one of url or service is required");
   } else if (url) {
-    WebhookUrl(url->is_string() ? std::string_view(url->get_string()) : "", path + ".clientConfig.url", errors);
+    ValidateWebhookUrl(url->is_string() ? std::string_view(url->get_string()) : "", path + ".clientConfig.url", errors);
   } else {
-    WebhookService(*service, path + ".clientConfig.service", errors);
+    ValidateWebhookService(*service, path + ".clientConfig.service", errors);
   }
   // CEL is not built yet: a condition berth cannot evaluate is refused, not ignored.
   if (const json::array* conditions = ArrayAt(hook, "matchConditions"); conditions && !conditions->empty()) {
@@ -313,6 +249,72 @@ void ValidateAPIService(const Object& object, FieldErrors& errors) {
 }
 
 }  // namespace
+
+// webhook.ValidateWebhookURL with https forced.
+void ValidateWebhookUrl(std::string_view url, const std::string& path, FieldErrors& errors) {
+  constexpr std::string_view kForm = "; desired format: https://host[/path]";
+  std::string_view rest = url;
+  std::string_view scheme;
+  if (size_t colon = rest.find("://"); colon != std::string_view::npos) {
+    scheme = rest.substr(0, colon);
+    rest.remove_prefix(colon + 3);
+  } else {
+    rest = {};  // no authority: Go reads it all as a path
+  }
+  std::string_view fragment, query;
+  if (size_t hash = rest.find('#'); hash != std::string_view::npos) {
+    fragment = rest.substr(hash + 1);
+    rest = rest.substr(0, hash);
+  }
+  if (size_t q = rest.find('?'); q != std::string_view::npos) {
+    query = rest.substr(q + 1);
+    rest = rest.substr(0, q);
+  }
+  std::string_view authority = rest.substr(0, rest.find('/'));
+  std::string_view user;
+  if (size_t at = authority.rfind('@'); at != std::string_view::npos) {
+    user = authority.substr(0, at);
+    authority.remove_prefix(at + 1);
+  }
+  if (scheme != "https") errors.Invalid(path, scheme, "'https' is the only allowed URL scheme" + std::string(kForm));
+  if (authority.empty()) errors.Invalid(path, authority, "host must be specified" + std::string(kForm));
+  if (!user.empty()) errors.Invalid(path, user, "user information is not permitted in the URL");
+  if (!fragment.empty()) errors.Invalid(path, fragment, "fragments are not permitted in the URL");
+  if (!query.empty()) errors.Invalid(path, query, "query parameters are not permitted in the URL");
+}
+
+// webhook.ValidateWebhookService.
+void ValidateWebhookService(const json::object& service, const std::string& path, FieldErrors& errors) {
+  if (StringAt(service, "name").empty()) errors.Required(path + ".name", "service name is required");
+  if (StringAt(service, "namespace").empty()) errors.Required(path + ".namespace", "service namespace is required");
+  if (const json::value* port = Present(&service, "port")) {
+    const int64_t p = port->is_int64() ? port->get_int64() : 0;
+    if (p < 1 || p > 65535) {
+      errors.InvalidValue(path + ".port", *port, "port is not valid: must be between 1 and 65535, inclusive");
+    }
+  }
+  const json::value* url_path = Present(&service, "path");
+  if (url_path == nullptr || !url_path->is_string()) return;
+  std::string_view p = url_path->get_string();
+  if (p.empty() || p == "/") return;
+  if (p == "//") return errors.Invalid(path + ".path", p, "segment[0] may not be empty");
+  if (p.front() != '/') errors.Invalid(path + ".path", p, "must start with a '/'");
+  std::string_view steps = p.front() == '/' ? p.substr(1) : p;
+  if (!steps.empty() && steps.back() == '/') steps.remove_suffix(1);
+  for (size_t i = 0;; ++i) {
+    size_t slash = steps.find('/');
+    std::string_view step = steps.substr(0, slash);
+    if (step.empty()) {
+      errors.Invalid(path + ".path", p, "segment[" + std::to_string(i) + "] may not be empty");
+    } else {
+      for (const auto& m : IsDns1123Subdomain(step)) {
+        errors.Invalid(path + ".path", p, "segment[" + std::to_string(i) + "]: " + m);
+      }
+    }
+    if (slash == std::string_view::npos) break;
+    steps.remove_prefix(slash + 1);
+  }
+}
 
 void AddAdmissionregistrationRules(KindRuleTable& table) {
   table.Set(Kind::kMutatingWebhookConfiguration, {.validate = ValidateWebhookConfiguration<true>});

@@ -121,6 +121,12 @@ void ValidatePersistentVolumeClaimUpdate(const Object& next, const Object& curre
                                          FieldErrors& errors);
 void ValidateResourceQuotaUpdate(const Object& next, const Object& current, FieldErrors& errors);
 
+// ---- admissionregistration.k8s.io/v1 (validation/admissionregistration.cc) ----
+// kube's webhook.ValidateWebhookURL (https only) and ValidateWebhookService,
+// for every clientConfig (admission webhooks, CRD conversion webhooks).
+void ValidateWebhookUrl(std::string_view url, const std::string& path, FieldErrors& errors);
+void ValidateWebhookService(const boost::json::object& service, const std::string& path, FieldErrors& errors);
+
 // ---- apps/v1 (validation/apps.cc) ----
 void ValidateDeploymentOrReplicaSet(const Object& object, FieldErrors& errors);
 void ValidateStatefulSet(const Object& object, FieldErrors& errors);

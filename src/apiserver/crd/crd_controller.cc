@@ -10,8 +10,10 @@
 #include "api/json_fields.h"
 #include "api/time/rfc3339.h"
 #include "api/validation/field_errors.h"
+#include "api/validation/groups.h"
 #include "api/validation/name_validation.h"
 #include "api/validation/validation.h"
+#include "apiserver/crd/conversion.h"
 #include "apiserver/crd/structural_schema.h"
 #include "apiserver/printers/table_printers.h"
 #include "apiserver/registry/finalizers.h"
@@ -37,6 +39,14 @@ void DefaultNames(json::object& crd) {
   if (spec.if_contains("conversion") == nullptr || spec.at("conversion").is_null()) {
     spec["conversion"] = json::object{{"strategy", "None"}};
   }
+  // A conversion webhook's Service is on port 443 unless it says.
+  auto member = [](json::object* o, std::string_view key) -> json::object* {
+    json::value* v = o ? o->if_contains(key) : nullptr;
+    return v ? v->if_object() : nullptr;
+  };
+  json::object* service = member(member(member(&spec, "conversion"), "webhook"), "clientConfig");
+  service = member(service, "service");
+  if (service && (!service->contains("port") || service->at("port").is_null())) (*service)["port"] = 443;
   json::object& names = api::MutableObject(spec, "names");
   std::string kind(api::StringAt(names, "kind"));
   if (api::StringAt(names, "singular").empty() && !kind.empty()) names["singular"] = Lower(kind);
@@ -47,18 +57,85 @@ void ValidateDnsLabel(std::string_view value, const std::string& path, api::Fiel
   for (const std::string& problem : api::IsDns1123Label(value)) errors.Invalid(path, value, problem);
 }
 
-// spec.conversion: strategy None (every served version shares the stored
-// objects). Webhook conversion is not built: refused, not stored unacted on.
-void ValidateConversion(const json::object* conversion, api::FieldErrors& errors) {
+// Whether a definition's conversionReviewVersions name one berth speaks
+// (or none: an old definition may keep an empty list).
+bool SpeaksReviewVersionOrEmpty(const json::array* versions) {
+  if (versions == nullptr || versions->empty()) return true;
+  return std::any_of(versions->begin(), versions->end(), [](const json::value& v) {
+    return v.is_string() && (v.get_string() == "v1" || v.get_string() == "v1beta1");
+  });
+}
+
+// kube's validateConversionReviewVersions.
+void ValidateReviewVersions(const json::array* versions, bool require_spoken, const std::string& path,
+                            api::FieldErrors& errors) {
+  if (versions == nullptr || versions->empty()) return errors.Required(path);
+  std::vector<std::string> seen;
+  for (size_t i = 0; i < versions->size(); ++i) {
+    const std::string at = path + "[" + std::to_string(i) + "]";
+    std::string v((*versions)[i].is_string() ? std::string_view((*versions)[i].get_string()) : "");
+    if (std::find(seen.begin(), seen.end(), v) != seen.end()) {
+      errors.Invalid(at, v, "duplicate version");
+      continue;
+    }
+    seen.push_back(v);
+    for (const std::string& problem : api::IsDns1035Label(v)) errors.Invalid(at, v, problem);
+  }
+  if (require_spoken && !SpeaksReviewVersionOrEmpty(versions)) {
+    std::string go = "[]string{";
+    for (size_t i = 0; i < seen.size(); ++i) go += (i ? ", " : "") + api::GoQuote(seen[i]);
+    errors.InvalidGo(path, go + "}", "must include at least one of v1, v1beta1");
+  }
+}
+
+// kube's validateCustomResourceConversion. Its field paths are those of
+// kube's internal type, as its messages name them
+// (spec.conversion.webhookClientConfig, spec.conversion.conversionReviewVersions).
+// `old`: the stored definition's spec.conversion on update.
+void ValidateConversion(const json::object* conversion, const json::object* old, bool preserve_unknown_fields,
+                        api::FieldErrors& errors) {
   if (conversion == nullptr) return;
   std::string_view strategy = api::StringAt(conversion, "strategy");
-  if (strategy == "Webhook") {
-    errors.Forbidden("spec.conversion.strategy", "conversion webhooks are not supported by this server yet");
-  } else if (strategy != "None") {
+  const json::object* webhook = api::ObjectAt(conversion, "webhook");
+  const json::object* config = api::ObjectAt(webhook, "clientConfig");
+  const json::array* review_versions = api::ArrayAt(webhook, "conversionReviewVersions");
+  if (strategy.empty()) {
+    errors.Required("spec.conversion.strategy");
+  } else if (strategy != "None" && strategy != "Webhook") {
     errors.NotSupported("spec.conversion.strategy", strategy, {"None", "Webhook"});
-  } else if (const json::value* webhook = conversion->if_contains("webhook"); webhook && !webhook->is_null()) {
-    errors.Forbidden("spec.conversion.webhook", "should not be set when strategy is not set to Webhook");
   }
+  if (strategy != "Webhook") {
+    if (config) {
+      errors.Forbidden("spec.conversion.webhookClientConfig", "should not be set when strategy is not set to Webhook");
+    }
+    if (review_versions && !review_versions->empty()) {
+      errors.Forbidden("spec.conversion.conversionReviewVersions",
+                       "should not be set when strategy is not set to Webhook");
+    }
+    return;
+  }
+  if (preserve_unknown_fields) {
+    errors.Invalid("spec.conversion.strategy", strategy, "must be None if spec.preserveUnknownFields is true");
+  }
+  if (config == nullptr) {
+    errors.Required("spec.conversion.webhookClientConfig", "required when strategy is set to Webhook");
+  } else {
+    const json::value* url = config->if_contains("url");
+    if (url && url->is_null()) url = nullptr;
+    const json::object* service = api::ObjectAt(config, "service");
+    if ((url == nullptr) == (service == nullptr)) {
+      errors.Required("spec.conversion.webhookClientConfig", "exactly one of url or service is required");
+    } else if (url) {
+      api::validation::ValidateWebhookUrl(url->is_string() ? std::string_view(url->get_string()) : "",
+                                          "spec.conversion.webhookClientConfig.url", errors);
+    } else {
+      api::validation::ValidateWebhookService(*service, "spec.conversion.webhookClientConfig.service", errors);
+    }
+  }
+  // An update may keep a list berth does not speak if the stored one did not either.
+  const bool require_spoken =
+      old == nullptr || SpeaksReviewVersionOrEmpty(api::ArrayAt(api::ObjectAt(old, "webhook"), "conversionReviewVersions"));
+  ValidateReviewVersions(review_versions, require_spoken, "spec.conversion.conversionReviewVersions", errors);
 }
 
 // kube's ValidateCustomResourceDefinition, for what berth serves; `old` on update.
@@ -127,7 +204,15 @@ Status ValidateCrd(const api::Object& object, const api::Object* old) {
       errors.InvalidValue("spec.versions", *versions, "must have exactly one version marked as storage version");
     }
   }
-  ValidateConversion(api::ObjectAt(spec, "conversion"), errors);
+  const bool preserve_unknown_fields = api::BoolAt(spec, "preserveUnknownFields");
+  // kube's v1 refuses it (its pruning is what berth does); a definition stored with it keeps it.
+  if (preserve_unknown_fields && !(old && api::BoolAt(api::Spec(*old), "preserveUnknownFields"))) {
+    errors.InvalidValue("spec.preserveUnknownFields", true,
+                   "cannot set to true, set x-kubernetes-preserve-unknown-fields to true in spec.versions[*].schema "
+                   "instead");
+  }
+  ValidateConversion(api::ObjectAt(spec, "conversion"), old ? api::ObjectAt(api::Spec(*old), "conversion") : nullptr,
+                     preserve_unknown_fields, errors);
   ValidateApiApproval(object, old, errors);
   return errors.ToStatus("CustomResourceDefinition.apiextensions.k8s.io", object.name());
 }
@@ -276,14 +361,19 @@ ResourceStrategy::Subresources CustomResourceSubresources(const api::KindSpec& k
 class CustomResourceStrategy final : public ResourceStrategy {
  public:
   // `resource`: plural.group; `terminating`: the definition is being deleted.
+  // `converter`: the definition's conversion webhook (nullptr: strategy None).
   CustomResourceStrategy(std::string kind_name, std::string resource, std::shared_ptr<const Schema> schema,
-                         Subresources subresources, std::optional<TablePrinter> printer, bool terminating)
+                         Subresources subresources, std::optional<TablePrinter> printer, bool terminating,
+                         std::shared_ptr<const VersionConverter> converter)
       : ResourceStrategy(std::move(subresources)),
         kind_name_(std::move(kind_name)),
         resource_(std::move(resource)),
         schema_(std::move(schema)),
         printer_(std::move(printer)),
-        terminating_(terminating) {}
+        terminating_(terminating),
+        converter_(std::move(converter)) {}
+
+  const VersionConverter* Converter() const override { return converter_.get(); }
 
   // kube's handler refuses new objects (a create, or an apply that would
   // create) while the definition terminates; its objects stay readable,
@@ -364,6 +454,7 @@ class CustomResourceStrategy final : public ResourceStrategy {
   const std::shared_ptr<const Schema> schema_;
   const std::optional<TablePrinter> printer_;
   const bool terminating_;
+  const std::shared_ptr<const VersionConverter> converter_;
 };
 
 }  // namespace
@@ -413,7 +504,11 @@ Status RegisterStoredKinds(store::Store& store) {
 
 CrdController::CrdController(store::Store& store, ResourceRegistry& registry, OpenApi* openapi,
                              std::chrono::steady_clock::duration deletion_timeout)
-    : store_(store), registry_(registry), openapi_(openapi), deletion_timeout_(deletion_timeout) {}
+    : store_(store),
+      registry_(registry),
+      openapi_(openapi),
+      deletion_timeout_(deletion_timeout),
+      caller_(std::make_shared<webhook::Caller>(store)) {}
 
 CrdController::~CrdController() {
   stopping_ = true;
@@ -612,6 +707,8 @@ void CrdController::Serve(const api::Object& crd) {
   auto known = served_.find(crd.name());
   if (known != served_.end() && known->second.from == from) return;
   std::vector<api::Kind> kinds;
+  // One converter for the definition's versions, shared by their strategies.
+  const std::shared_ptr<const VersionConverter> converter = ConverterFor(caller_, crd);
   static const json::array kNone;
   const json::array* versions = api::ArrayAt(spec, "versions");
   for (const auto& v : versions ? *versions : kNone) {
@@ -630,7 +727,7 @@ void CrdController::Serve(const api::Object& crd) {
     registry_.Set(*registered, std::make_shared<CustomResourceStrategy>(
                                    kind.name + "." + kind.group, kind.resource + "." + kind.group,
                                    std::move(schema).value(), CustomResourceSubresources(kind, sub),
-                                   PrinterFor(version), terminating));
+                                   PrinterFor(version), terminating, converter));
     if (openapi_) openapi_->SetSchema(*registered, json::value(*schema_json));
     kinds.push_back(*registered);
   }
@@ -640,7 +737,10 @@ void CrdController::Serve(const api::Object& crd) {
     api::UnregisterKind(old);
     if (openapi_) openapi_->ClearSchema(old);
   }
-  served_[crd.name()] = Served{std::move(kinds), std::move(from)};
+  Served& now = served_[crd.name()];
+  now.kinds = std::move(kinds);
+  now.from = std::move(from);
+  SetConverting(now, converter ? std::string(api::StringAt(spec, "group")) : std::string());
 }
 
 void CrdController::Remove(const std::string& crd_name) {
@@ -650,7 +750,26 @@ void CrdController::Remove(const std::string& crd_name) {
     api::UnregisterKind(kind);
     if (openapi_) openapi_->ClearSchema(kind);
   }
+  SetConverting(it->second, "");
   served_.erase(it);
+}
+
+void CrdController::SetConverting(Served& served, std::string group) {
+  if (served.converting_group == group) return;
+  std::lock_guard lock(converting_mu_);
+  if (!served.converting_group.empty()) {
+    auto it = std::find(converting_groups_.begin(), converting_groups_.end(), served.converting_group);
+    if (it != converting_groups_.end()) converting_groups_.erase(it);
+  }
+  if (!group.empty()) converting_groups_.push_back(group);
+  served.converting_group = std::move(group);
+  any_converting_ = !converting_groups_.empty();
+}
+
+bool CrdController::ConvertsThroughWebhook(std::string_view group) const {
+  if (!any_converting_) return false;
+  std::lock_guard lock(converting_mu_);
+  return std::find(converting_groups_.begin(), converting_groups_.end(), group) != converting_groups_.end();
 }
 
 }  // namespace berth::apiserver::crd

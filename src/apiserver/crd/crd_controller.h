@@ -18,9 +18,11 @@
 //   its objects deleted (finalizers on them honoured), then its finalizer
 //   removed, then stops being served.
 //
-// Versions: every served version is its own kind over the same storage keys;
-// objects are stored as written (conversion strategy None, without the
-// apiVersion rewrite on read that kube does between versions).
+// Versions: every served version is its own kind over the same storage keys.
+// With conversion strategy None objects are stored as written (their
+// apiVersion rewritten on read, which is all kube's None conversion does);
+// with strategy Webhook they are converted into the storage version before
+// they are stored and into the version asked for when read (conversion.h).
 
 #include <atomic>
 #include <chrono>
@@ -33,6 +35,7 @@
 #include <vector>
 
 #include "api/object.h"
+#include "apiserver/admission/webhook/webhook.h"
 #include "apiserver/crd/crd_names.h"
 #include "apiserver/openapi/openapi.h"
 #include "apiserver/registry/registry.h"
@@ -75,12 +78,16 @@ class CrdController {
   // its deletion. The REST handlers call it after a write so that a created
   // definition is served when the answer leaves; the watch sees it again.
   void Sync(const api::ObjectPtr& crd);
+  // Whether a definition of `group` served now converts through a webhook
+  // (its requests may then wait on it). Lock-free when none does.
+  bool ConvertsThroughWebhook(std::string_view group) const;
 
  private:
   // What a definition is served as, to serve it again only when that changes.
   struct Served {
     std::vector<api::Kind> kinds;
     boost::json::value from;  // spec, accepted names, terminating
+    std::string converting_group;  // its group when it converts through a webhook
   };
   // A deletion waiting for its objects to go (finalizers hold them), or
   // retrying after a failure: kube's finalizer polls, then gives up for a
@@ -121,9 +128,18 @@ class CrdController {
   ResourceRegistry& registry_;
   OpenApi* const openapi_;
   const std::chrono::steady_clock::duration deletion_timeout_;
+  // Calls the definitions' conversion webhooks (conversion.h).
+  const std::shared_ptr<webhook::Caller> caller_;
   std::mutex mu_;                                      // one Sync at a time
   std::unordered_map<std::string, Served> served_;     // definition name → how it is served; guarded by mu_
   std::unordered_map<std::string, Waiting> waiting_;   // definitions being deleted; guarded by mu_
+  // The groups of the served definitions with a conversion webhook (a
+  // multiset: one entry per definition), read by every request's thread.
+  mutable std::mutex converting_mu_;
+  std::vector<std::string> converting_groups_;  // guarded by converting_mu_
+  std::atomic<bool> any_converting_{false};
+  // Sets what `served` records of its definition's conversion. REQUIRES: mu_ held.
+  void SetConverting(Served& served, std::string group);
   std::atomic<bool> stopping_{false};
   std::mutex watch_mu_;                  // guards watch_ (replaced by Run, stopped by the destructor)
   std::shared_ptr<store::Watch> watch_;  // guarded by watch_mu_

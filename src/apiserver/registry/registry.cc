@@ -49,6 +49,45 @@ std::vector<std::string> BuiltinResourceStrategy::Warnings(const api::Object& ne
   return rules_.warnings ? rules_.warnings(next, current) : std::vector<std::string>{};
 }
 
+Result<std::vector<api::ObjectPtr>> ResourceStrategy::InVersion(std::vector<api::ObjectPtr> objects,
+                                                                 api::Kind kind) const {
+  const VersionConverter* converter = Converter();
+  if (converter == nullptr) return objects;
+  return converter->Convert(std::move(objects), api::Info(kind).ApiVersion(), /*list=*/true);
+}
+
+Result<api::ObjectPtr> ResourceStrategy::InVersion(api::ObjectPtr object, api::Kind kind) const {
+  const VersionConverter* converter = Converter();
+  if (converter == nullptr || object->kind() == kind) return object;
+  auto converted =
+      converter->Convert(std::vector<api::ObjectPtr>{std::move(object)}, api::Info(kind).ApiVersion(), /*list=*/false);
+  if (!converted.ok()) return converted.status();
+  return std::move(converted->front());
+}
+
+Result<std::vector<api::ObjectPtr>> ResourceStrategy::ForRead(std::vector<api::ObjectPtr> stored,
+                                                              api::Kind kind) const {
+  auto converted = InVersion(std::move(stored), kind);
+  if (!converted.ok()) return converted.status();
+  for (api::ObjectPtr& object : *converted) object = AsRead(object);
+  return converted;
+}
+
+Result<api::ObjectPtr> ResourceStrategy::ForRead(api::ObjectPtr stored, api::Kind kind) const {
+  auto converted = InVersion(std::move(stored), kind);
+  if (!converted.ok()) return converted.status();
+  return AsRead(converted.value());
+}
+
+Result<api::ObjectPtr> ResourceStrategy::ForStorage(api::ObjectPtr written) const {
+  const VersionConverter* converter = Converter();
+  if (converter == nullptr) return written;
+  auto converted =
+      converter->Convert(std::vector<api::ObjectPtr>{std::move(written)}, converter->StorageVersion(), /*list=*/false);
+  if (!converted.ok()) return converted.status();
+  return std::move(converted->front());
+}
+
 void ResourceStrategy::Default(boost::json::object&) const {}
 void ResourceStrategy::PrepareForCreate(boost::json::object&) const {}
 void ResourceStrategy::PrepareForUpdate(boost::json::object&, const boost::json::object&) const {}

@@ -34,6 +34,24 @@
 
 namespace berth::apiserver {
 
+// Conversion between the versions of one resource when they differ beyond
+// apiVersion: kube's CRD conversion webhooks (apiserver/crd/conversion.h).
+// Kinds without one are converted by EncodedAs's apiVersion rewrite alone
+// (kube's strategy None) or api/conversion.h (built-in kinds stored as others).
+class VersionConverter {
+ public:
+  virtual ~VersionConverter() = default;
+  // `objects` (of any of the resource's versions) in `api_version`
+  // ("stable.example.com/v2"): those in it already unchanged, the others
+  // converted; each keeps its resourceVersion. `list`: they are a list's
+  // items (kube converts a list as one, and says so in its errors). An error
+  // when the conversion fails (kube's InternalError), nothing converted then.
+  virtual Result<std::vector<api::ObjectPtr>> Convert(std::vector<api::ObjectPtr> objects,
+                                                      std::string_view api_version, bool list) const = 0;
+  // The version objects are stored in ("stable.example.com/v1").
+  virtual std::string_view StorageVersion() const = 0;
+};
+
 class ResourceStrategy {
  public:
   using Subresources = std::vector<std::unique_ptr<const Subresource>>;
@@ -71,6 +89,21 @@ class ResourceStrategy {
   // for a custom resource whose schema has defaults, those applied (kube's
   // decoding from storage).
   virtual api::ObjectPtr AsRead(const api::ObjectPtr& stored) const { return stored; }
+  // How the resource's versions convert into each other beyond apiVersion;
+  // nullptr: apiVersion is the whole difference.
+  virtual const VersionConverter* Converter() const { return nullptr; }
+
+  // A list's `objects` (stored, or answers of the store) in `kind`'s version
+  // (this strategy's kind), through Converter() when there is one; unchanged else.
+  Result<std::vector<api::ObjectPtr>> InVersion(std::vector<api::ObjectPtr> objects, api::Kind kind) const;
+  // One object, the same way.
+  Result<api::ObjectPtr> InVersion(api::ObjectPtr object, api::Kind kind) const;
+  // Stored objects as GET, LIST and watch events return them: InVersion, then AsRead.
+  Result<std::vector<api::ObjectPtr>> ForRead(std::vector<api::ObjectPtr> stored, api::Kind kind) const;
+  Result<api::ObjectPtr> ForRead(api::ObjectPtr stored, api::Kind kind) const;
+  // A written object in the version its resource is stored in (Converter's
+  // storage version); unchanged without a Converter (stored as written).
+  Result<api::ObjectPtr> ForStorage(api::ObjectPtr written) const;
   // Fields of `object` the kind does not define, as paths ("spec.foo"),
   // removed from it (kube's pruning, and fieldValidation's unknown fields).
   // Kinds without a complete schema find none.

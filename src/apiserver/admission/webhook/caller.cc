@@ -85,7 +85,7 @@ Result<std::string> Caller::Call(const Hook& hook, const Review& review) {
   const std::string shown = hook.url ? *hook.url
                                      : "https://" + ServiceHost(*hook.service) + ":" +
                                            std::to_string(hook.service->port) + hook.service->path;
-  const std::string query = "?timeout=" + std::to_string(hook.timeout.count()) + "s";
+  const std::string query = hook.timeout_in_url ? "?timeout=" + std::to_string(hook.timeout.count()) + "s" : "";
   if (!url.ok()) return Status::Unavailable("Post \"" + shown + query + "\": " + url.status().message());
   const std::string key = url.value() + "\n" + server_name + "\n" + std::to_string(hook.timeout.count()) + "\n" +
                           hook.ca_bundle;

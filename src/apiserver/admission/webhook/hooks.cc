@@ -50,29 +50,6 @@ Rule ReadRule(const json::object& r) {
   return rule;
 }
 
-void ReadClientConfig(const json::object* config, Hook& hook) {
-  if (config == nullptr) return;
-  if (const json::value* url = config->if_contains("url"); url && url->is_string()) {
-    hook.url = std::string(url->get_string());
-  }
-  if (const json::object* service = api::ObjectAt(config, "service")) {
-    ServiceRef ref;
-    ref.ns = std::string(api::StringAt(service, "namespace"));
-    ref.name = std::string(api::StringAt(service, "name"));
-    ref.path = std::string(api::StringAt(service, "path"));
-    ref.port = static_cast<int>(api::IntAt(service, "port", 443));
-    hook.service = std::move(ref);
-  }
-  std::string_view bundle = api::StringAt(config, "caBundle");
-  if (!bundle.empty()) {
-    auto decoded = api::Base64Decode(bundle);
-    if (auto* pem = std::get_if<std::string>(&decoded)) {
-      hook.ca_bundle = std::move(*pem);
-    } else {
-      hook.broken = "clientConfig.caBundle: not base64";
-    }
-  }
-}
 
 bool Listed(const std::vector<std::string>& values, std::string_view value) {
   return std::any_of(values.begin(), values.end(), [&](const std::string& v) { return v == "*" || v == value; });
@@ -118,6 +95,30 @@ api::Labels LabelsOf(const json::object* object) {
 }
 
 }  // namespace
+
+void ReadClientConfig(const json::object* config, Hook& hook) {
+  if (config == nullptr) return;
+  if (const json::value* url = config->if_contains("url"); url && url->is_string()) {
+    hook.url = std::string(url->get_string());
+  }
+  if (const json::object* service = api::ObjectAt(config, "service")) {
+    ServiceRef ref;
+    ref.ns = std::string(api::StringAt(service, "namespace"));
+    ref.name = std::string(api::StringAt(service, "name"));
+    ref.path = std::string(api::StringAt(service, "path"));
+    ref.port = static_cast<int>(api::IntAt(service, "port", 443));
+    hook.service = std::move(ref);
+  }
+  std::string_view bundle = api::StringAt(config, "caBundle");
+  if (!bundle.empty()) {
+    auto decoded = api::Base64Decode(bundle);
+    if (auto* pem = std::get_if<std::string>(&decoded)) {
+      hook.ca_bundle = std::move(*pem);
+    } else {
+      hook.broken = "clientConfig.caBundle: not base64";
+    }
+  }
+}
 
 std::vector<Hook> ReadHooks(const json::object& configuration, bool mutating) {
   std::vector<Hook> hooks;

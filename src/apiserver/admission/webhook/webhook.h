@@ -60,12 +60,19 @@ struct Hook {
   bool match_equivalent = true;   // matchPolicy Equivalent (not Exact)
   api::LabelSelector namespace_selector, object_selector;
   std::chrono::seconds timeout{10};
+  // kube's admission calls say their timeout in the URL (?timeout=10s); its
+  // CRD conversion calls do not.
+  bool timeout_in_url = true;
   bool reinvoke_if_needed = false;            // reinvocationPolicy IfNeeded
   std::vector<std::string> review_versions;  // admissionReviewVersions, in preference order
   // Set when the configuration holds what berth cannot act on (a selector it
   // cannot parse): the call fails, and the failure policy decides.
   std::optional<std::string> broken;
 };
+
+// A clientConfig (url, or service with namespace, name, path and port, and
+// caBundle in base64) into `hook`; a caBundle that is not base64 marks it broken.
+void ReadClientConfig(const boost::json::object* config, Hook& hook);
 
 // The webhooks of one stored configuration, in order.
 std::vector<Hook> ReadHooks(const boost::json::object& configuration, bool mutating);
