@@ -29,6 +29,8 @@ Response JsonResponse(int status, std::string body) {
   Response r;
   r.status = status;
   r.body = std::move(body);
+  // kube's JSON serializer (Go's json.Encoder) ends every document with a newline.
+  if (!r.body.empty() && r.body.back() != '\n') r.body += '\n';
   return r;
 }
 

@@ -209,7 +209,7 @@ Status ToStoredForm(api::Kind kind, boost::json::value& value);
 boost::json::value ServedForm(api::Kind kind, const api::ObjectPtr& object);
 
 // Response helpers shared by the handlers.
-// A JSON answer.
+// A JSON answer; the body (when there is one) ends with a newline, as kube's encoder writes it.
 Response JsonResponse(int status, std::string body);
 // Any other answer, its body as given.
 Response BodyResponse(int status, std::string body, std::string content_type);

@@ -59,6 +59,7 @@ class ApiServerTest : public ::testing::Test {
 TEST_F(ApiServerTest, CreateSetsIdentityAndKubeDefaults) {
   Response r = Call("POST", "/api/v1/namespaces/default/pods", Pod("a"));
   ASSERT_EQ(r.status, 201) << r.body;
+  EXPECT_TRUE(r.body.ends_with("}\n")) << r.body;
   json::object pod = Body(r);
   json::object& meta = pod["metadata"].as_object();
   EXPECT_EQ(meta["namespace"], "default");
@@ -119,6 +120,8 @@ TEST_F(ApiServerTest, CreateErrorsAreKubeStatuses) {
   ASSERT_EQ(Call("POST", "/api/v1/namespaces/default/pods", Pod("a")).status, 201);
   Response dup = Call("POST", "/api/v1/namespaces/default/pods", Pod("a"));
   EXPECT_EQ(dup.status, 409);
+  // Status bodies, as every JSON answer, end with the newline kube's encoder writes.
+  EXPECT_TRUE(dup.body.ends_with("}\n")) << dup.body;
   EXPECT_EQ(Body(dup)["reason"], "AlreadyExists");
   EXPECT_EQ(Body(dup)["message"], "pods \"a\" already exists");
 
