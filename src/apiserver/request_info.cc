@@ -51,7 +51,8 @@ std::optional<RequestInfo> ParseResourcePath(std::string_view path) {
   info.resource = rest[0];
   if (rest.size() >= 2) info.name = rest[1];
   if (rest.size() >= 3) info.subresource = rest[2];
-  if (rest.size() > 3) return std::nullopt;
+  // Only a proxy takes a path after it (pods/{name}/proxy/{path}).
+  if (rest.size() > 3 && info.subresource != "proxy") return std::nullopt;
   info.kind = api::KindFromResource(info.group, info.version, info.resource);
   return info;
 }

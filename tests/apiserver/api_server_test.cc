@@ -806,6 +806,18 @@ TEST_F(ApiServerTest, KubeletSubresourcesAnswerWhyTheyAreNotServed) {
             "report their status); pods/exec is not served");
   EXPECT_EQ(Call("GET", "/api/v1/namespaces/default/pods/p/log?tailLines=-1").status, 422);
   EXPECT_EQ(Call("GET", "/api/v1/namespaces/default/pods/missing/log").status, 404);
+  // The proxy names its pod as kube's [scheme:]name[:port].
+  for (const char* id : {"p", "p:8080", "https:p:443", "http:p:"}) {
+    Response proxy = Call("GET", std::string("/api/v1/namespaces/default/pods/") + id + "/proxy/healthz");
+    EXPECT_EQ(proxy.status, 400) << id;
+    EXPECT_EQ(Body(proxy)["message"],
+              "cannot proxy to pod \"p\": simulated pods run no processes (berth's simulated kubelets only "
+              "report their status); pods/proxy is not served")
+        << id;
+  }
+  EXPECT_EQ(Body(Call("GET", "/api/v1/namespaces/default/pods/ftp:p:21/proxy/"))["message"],
+            "invalid pod request \"ftp:p:21\"");
+  EXPECT_EQ(Call("GET", "/api/v1/namespaces/default/pods/missing:80/proxy/").status, 404);
 }
 
 // Over WebSocket, exec and attach answer on the error channel (3) of kube's

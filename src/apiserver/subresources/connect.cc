@@ -1,7 +1,10 @@
 #include "apiserver/subresources/connect.h"
 
+#include <optional>
+#include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include <boost/json/serialize.hpp>
 
@@ -53,14 +56,37 @@ Response OnErrorChannel(std::string_view protocol, const Status& refusal) {
   return r;
 }
 
+// The pod a proxy request names: kube's [scheme:]name[:port] (its
+// SplitSchemeNamePort; scheme http, https or none). nullopt: not that form.
+std::optional<std::string> ProxiedPodName(std::string_view id) {
+  std::vector<std::string_view> parts;
+  for (size_t start = 0;;) {
+    const size_t colon = id.find(':', start);
+    parts.push_back(id.substr(start, colon == std::string_view::npos ? std::string_view::npos : colon - start));
+    if (colon == std::string_view::npos) break;
+    start = colon + 1;
+  }
+  if (parts.size() > 3) return std::nullopt;
+  std::string_view scheme = parts.size() == 3 ? parts[0] : "";
+  std::string_view name = parts.size() == 3 ? parts[1] : parts[0];
+  if (name.empty() || (scheme != "" && scheme != "http" && scheme != "https")) return std::nullopt;
+  return std::string(name);
+}
+
 }  // namespace
 
 Response ConnectSubresource::Serve(Request& request, const RequestInfo& info, GenericRest& rest) const {
   const api::KindInfo& kind = api::Info(*info.kind);
-  if (!rest.store().Get(api::StorageKey(*info.kind, info.ns, info.name)).ok()) {
-    return ErrorResponse(NotFoundFor(kind, info.name), DetailsFor(kind, info.name));
+  std::string pod = info.name;
+  if (name() == "proxy") {
+    std::optional<std::string> named = ProxiedPodName(info.name);
+    if (!named) return ErrorResponse(Status::BadRequest("invalid pod request \"" + info.name + "\""));
+    pod = std::move(*named);
   }
-  const Status refusal = Status::BadRequest("cannot " + action_ + " pod \"" + info.name +
+  if (!rest.store().Get(api::StorageKey(*info.kind, info.ns, pod)).ok()) {
+    return ErrorResponse(NotFoundFor(kind, pod), DetailsFor(kind, pod));
+  }
+  const Status refusal = Status::BadRequest("cannot " + action_ + " pod \"" + pod +
                                             "\": simulated pods run no processes (berth's simulated kubelets "
                                             "only report their status); pods/" + name() + " is not served");
   // exec and attach over WebSocket: the error where the client looks for it.
