@@ -6,6 +6,7 @@
 #include "api/named_registry.h"
 #include "api/time/duration.h"
 #include "cluster/in_process_transport.h"
+#include "log/log.h"
 #include "cluster/informer_sources.h"
 #include "controllers/cronjob/cronjob_controller.h"
 #include "controllers/daemonset/daemonset_controller.h"
@@ -20,6 +21,7 @@
 #include "controllers/resourcequota/resource_quota_controller.h"
 #include "controllers/rootcacert/root_ca_cert_publisher.h"
 #include "controllers/serviceaccount/service_accounts_controller.h"
+#include "controllers/serviceaccount/tokens_controller.h"
 #include "controllers/statefulset/statefulset_controller.h"
 #include "controllers/ttlafterfinished/ttl_after_finished_controller.h"
 #include "controllers/volume/persistent_volume_controller.h"
@@ -42,6 +44,9 @@ using Factory = std::function<Built(const controllers::ControllerContext&, const
 struct Registration {
   std::string alias;  // kube's older name, still accepted
   Factory make;
+  // Whether the options let it run (kube skips the tokens controller without
+  // a service account key); unset: always.
+  std::function<bool(const ControllerManagerOptions&)> runnable = {};
 };
 
 // A controller made by `make` and started by calling `start` on it once the
@@ -97,6 +102,13 @@ const NamedRegistry<Registration>& Registry() {
     r.Register("namespace-controller", {"namespace", RunWorkers<controllers::NamespaceController>()});
     r.Register("serviceaccount-controller",
                {"serviceaccount", RunWorkers<controllers::ServiceAccountsController>()});
+    // Fills in the kubernetes.io/service-account-token Secrets users create.
+    r.Register("serviceaccount-token-controller",
+               {"serviceaccount-token",
+                RunWorkersWith<controllers::TokensController>([](const Context& c, const Options& o) {
+                  return std::make_unique<controllers::TokensController>(c, o.tokens);
+                }),
+                [](const Options& o) { return static_cast<bool>(o.tokens.sign); }});
     r.Register("root-ca-certificate-publisher-controller",
                {"root-ca-cert-publisher",
                 RunWorkersWith<controllers::RootCaCertPublisher>([](const Context& c, const Options& o) {
@@ -238,7 +250,12 @@ Result<std::unique_ptr<ControllerManager>> ControllerManager::Start(client::Tran
   m->informers_ = std::make_unique<client::InformerFactory>(std::move(sources));
   controllers::ControllerContext context{*m->client_, *m->informers_, &m->registry_, m->events_.get()};
   for (const auto& name : selected.value()) {
-    Built built = Registry().Find(name)->make(context, options);
+    const Registration& registration = *Registry().Find(name);
+    if (registration.runnable && !registration.runnable(options)) {
+      BERTH_LOG_WARNING("Skipping a controller its options cannot run", {"controller", name});
+      continue;
+    }
+    Built built = registration.make(context, options);
     m->controllers_.push_back(std::move(built.controller));
     m->starts_.push_back(std::move(built.start));
     m->running_.push_back(name);

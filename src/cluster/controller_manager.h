@@ -22,6 +22,7 @@
 #include "controllers/nodelifecycle/node_lifecycle_controller.h"
 #include "controllers/podgc/pod_gc_controller.h"
 #include "controllers/rootcacert/root_ca_cert_publisher.h"
+#include "controllers/serviceaccount/tokens_controller.h"
 #include "controllers/simnode/sim_nodes.h"
 #include "metrics/metrics.h"
 #include "store/store.h"
@@ -37,6 +38,9 @@ struct ControllerManagerOptions {
   controllers::EndpointSliceOptions endpoint_slices;  // --max-endpoints-per-slice, batch period
   controllers::EndpointsOptions endpoints;
   controllers::RootCaCertPublisherOptions root_ca;  // kube-root-ca.crt's ca.crt
+  // The legacy token Secrets' signer and ca.crt (berth serve: the API
+  // server's service account key and the root CA above).
+  controllers::TokensControllerOptions tokens;
   // Simulated nodes (and their kubelets), when set.
   std::optional<controllers::SimNodesOptions> sim;
 };

@@ -82,7 +82,19 @@ Result<std::unique_ptr<InProcessCluster>> InProcessCluster::Create(ClusterOption
     }
     auto tokens = apiserver::ServiceAccountTokens::Load(accounts);
     if (!tokens.ok()) return tokens.status();
-    api_options.service_account_tokens = std::move(tokens).value();
+    std::shared_ptr<const apiserver::ServiceAccountTokens> shared = std::move(tokens).value();
+    api_options.service_account_tokens = shared;
+    // The tokens controller signs legacy token Secrets with the same key.
+    controllers::TokensControllerOptions& legacy = c->options_.controllers.tokens;
+    legacy.root_ca = c->options_.controllers.root_ca.root_ca;
+    legacy.sign = [shared](const controllers::LegacyToken& t) {
+      apiserver::TokenClaims claims;
+      claims.legacy = true;
+      claims.ns = t.ns;
+      claims.account = {t.account, t.account_uid};
+      claims.secret = apiserver::TokenBinding{t.secret, ""};
+      return shared->Sign(std::move(claims));
+    };
   }
   api_options.metrics = [self] { return self->RenderMetrics(); };
   api_options.components = ComponentChecks(c->options_);

@@ -309,6 +309,54 @@ class ConformanceClassesTest(unittest.TestCase):
         self.assertEqual(issuer["issuer"], "https://kubernetes.default.svc.cluster.local")
         self.assertEqual([k["alg"] for k in json.loads(body)["keys"]], ["RS256"])
 
+    # kube's tokens controller: the kubernetes.io/service-account-token
+    # Secrets users make (kube no longer makes them) get a legacy token the
+    # server accepts while the Secret and its account are there.
+    def test_a_token_secret_gets_a_legacy_token_the_server_accepts(self):
+        import base64
+        self.server.kubectl("create", "namespace", "legacy")
+        self.server.kubectl("create", "serviceaccount", "robot", "-n", "legacy")
+        account = self.get("serviceaccount", "robot", "-n", "legacy")
+
+        def token_secret(name, account_name):
+            self.apply({"apiVersion": "v1", "kind": "Secret", "type": "kubernetes.io/service-account-token",
+                        "metadata": {"name": name, "namespace": "legacy",
+                                     "annotations": {"kubernetes.io/service-account.name": account_name}}})
+        token_secret("robot-token", "robot")
+        secret = self.wait("the token filled in", lambda: (s := self.get("secret", "robot-token", "-n", "legacy"))
+                           and "token" in s.get("data", {}) and s)
+        self.assertEqual(base64.b64decode(secret["data"]["namespace"]).decode(), "legacy")
+        self.assertEqual(secret["metadata"]["annotations"]["kubernetes.io/service-account.uid"],
+                         account["metadata"]["uid"])
+        token = base64.b64decode(secret["data"]["token"]).decode()
+        payload = json.loads(base64.urlsafe_b64decode(token.split(".")[1] + "=="))
+        self.assertEqual(payload["iss"], "kubernetes/serviceaccount")
+        self.assertEqual(payload["kubernetes.io/serviceaccount/secret.name"], "robot-token")
+        self.assertEqual(payload["sub"], "system:serviceaccount:legacy:robot")
+
+        code, body = self.request("POST", "/apis/authentication.k8s.io/v1/selfsubjectreviews",
+                                  json.dumps({"apiVersion": "authentication.k8s.io/v1",
+                                              "kind": "SelfSubjectReview"}).encode(),
+                                  {"Content-Type": "application/json", "Authorization": "Bearer " + token})
+        self.assertEqual(code, 201, body)
+        self.assertEqual(json.loads(body)["status"]["userInfo"]["username"], "system:serviceaccount:legacy:robot")
+        review = {"apiVersion": "authentication.k8s.io/v1", "kind": "TokenReview", "spec": {"token": token}}
+
+        def reviewed():
+            return json.loads(self.server.kubectl("create", "-f", "-", "-o", "json",
+                                                  input=json.dumps(review)).stdout)["status"]
+        self.assertTrue(reviewed()["authenticated"])
+        # A token that is not its Secret's any more is refused.
+        self.server.kubectl("patch", "secret", "robot-token", "-n", "legacy", "--type", "merge", "-p",
+                            json.dumps({"data": {"token": base64.b64encode(b"replaced").decode()}}))
+        self.assertEqual(reviewed().get("error"), "Token does not match server's copy")
+
+        # A token Secret of no account goes; so do an account's when it goes.
+        token_secret("ghost-token", "ghost")
+        self.wait("the ghost's Secret deleted", lambda: self.get("secret", "ghost-token", "-n", "legacy") is None)
+        self.server.kubectl("delete", "serviceaccount", "robot", "-n", "legacy")
+        self.wait("the robot's Secret deleted", lambda: self.get("secret", "robot-token", "-n", "legacy") is None)
+
     def test_component_statuses_show_the_control_planes_health(self):
         shown = self.server.kubectl("get", "componentstatuses")
         self.assertIn("Warning: v1 ComponentStatus is deprecated in v1.19+", shown.stderr)

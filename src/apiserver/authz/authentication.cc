@@ -5,6 +5,7 @@
 
 #include <boost/json.hpp>
 
+#include "api/codec/base64.h"
 #include "api/json_fields.h"
 #include "api/kinds.h"
 #include "api/time/rfc3339.h"
@@ -71,6 +72,32 @@ Status StillThere(store::Store& store, api::Kind kind, std::string_view ns, cons
   return Status::Ok();
 }
 
+// kube's legacy validator: the token is its Secret's (the Secret there, not
+// being deleted, holding exactly this token) and its account is there with
+// the token's uid.
+Status LegacyTokenStillValid(store::Store& store, std::string_view token, const TokenClaims& claims) {
+  const std::string ns = claims.ns;
+  auto secret = store.Get(api::StorageKey(api::Kind::kSecret, ns, claims.secret->name));
+  if (!secret.ok() || !api::StringAt(api::ObjectAt(secret.value()->json(), "metadata"), "deletionTimestamp").empty()) {
+    return Status(StatusCode::kUnauthorized, "Token has been invalidated");
+  }
+  auto held = api::Base64Decode(api::StringAt(api::ObjectAt(secret.value()->json(), "data"), "token"));
+  const std::string* bytes = std::get_if<std::string>(&held);
+  if (bytes == nullptr || *bytes != token) {
+    return Status(StatusCode::kUnauthorized, "Token does not match server's copy");
+  }
+  auto account = store.Get(api::StorageKey(api::Kind::kServiceAccount, ns, claims.account.name));
+  if (!account.ok() ||
+      !api::StringAt(api::ObjectAt(account.value()->json(), "metadata"), "deletionTimestamp").empty()) {
+    return Status(StatusCode::kUnauthorized, "ServiceAccount " + ns + "/" + claims.account.name + " has been deleted");
+  }
+  if (account.value()->uid() != claims.account.uid) {
+    return Status(StatusCode::kUnauthorized, "ServiceAccount UID (" + account.value()->uid() +
+                                                 ") does not match claim (" + claims.account.uid + ")");
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 std::optional<Result<UserInfo>> AuthenticateServiceAccount(std::string_view token, const ServiceAccountTokens& tokens,
@@ -83,6 +110,13 @@ std::optional<Result<UserInfo>> AuthenticateServiceAccount(std::string_view toke
   if (!verified) return std::nullopt;
   if (!verified->ok()) return verified->status();
   const TokenClaims& claims = verified->value();
+  if (claims.legacy) {
+    if (Status s = LegacyTokenStillValid(store, token, claims); !s.ok()) return s;
+    if (matched_audiences) *matched_audiences = claims.audiences;
+    return UserInfo{ServiceAccountUserName(claims.ns, claims.account.name),
+                    claims.account.uid,
+                    {"system:serviceaccounts", "system:serviceaccounts:" + claims.ns, std::string(kAuthenticatedGroup)}};
+  }
   if (Status s = StillThere(store, api::Kind::kServiceAccount, claims.ns, claims.account, "service account", now);
       !s.ok()) {
     return s;

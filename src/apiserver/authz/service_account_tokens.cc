@@ -295,7 +295,28 @@ Result<std::unique_ptr<ServiceAccountTokens>> ServiceAccountTokens::Load(const S
   return tokens;
 }
 
+namespace {
+
+// kube's legacy claims (pkg/serviceaccount's legacyPrivateClaims), flat under
+// the kubernetes.io/serviceaccount/ prefix.
+constexpr std::string_view kLegacyNamespace = "kubernetes.io/serviceaccount/namespace";
+constexpr std::string_view kLegacySecretName = "kubernetes.io/serviceaccount/secret.name";
+constexpr std::string_view kLegacyAccountName = "kubernetes.io/serviceaccount/service-account.name";
+constexpr std::string_view kLegacyAccountUid = "kubernetes.io/serviceaccount/service-account.uid";
+
+json::object LegacyPayload(const TokenClaims& claims) {
+  return json::object{{"iss", kLegacyServiceAccountIssuer},
+                      {kLegacyNamespace, claims.ns},
+                      {kLegacySecretName, claims.secret ? claims.secret->name : std::string()},
+                      {kLegacyAccountName, claims.account.name},
+                      {kLegacyAccountUid, claims.account.uid},
+                      {"sub", ServiceAccountUserName(claims.ns, claims.account.name)}};
+}
+
+}  // namespace
+
 Result<std::string> ServiceAccountTokens::Sign(TokenClaims claims) const {
+  if (claims.legacy) return SignPayload(LegacyPayload(claims));
   claims.issuer = issuer();
   json::object kubernetes{{"namespace", claims.ns}, {"serviceaccount", BindingJson(claims.account)}};
   if (claims.pod) kubernetes["pod"] = BindingJson(*claims.pod);
@@ -312,6 +333,10 @@ Result<std::string> ServiceAccountTokens::Sign(TokenClaims claims) const {
                        {"nbf", claims.issued_at},
                        {"sub", ServiceAccountUserName(claims.ns, claims.account.name)}};
   if (!claims.id.empty()) payload["jti"] = claims.id;
+  return SignPayload(payload);
+}
+
+Result<std::string> ServiceAccountTokens::SignPayload(const json::object& payload) const {
   json::object header{{"alg", "RS256"}, {"kid", signing_->id}};
   std::string signed_part = Base64Url(json::serialize(header)) + "." + Base64Url(json::serialize(payload));
   auto signature = signing_->SignSha256(signed_part);
@@ -337,7 +362,8 @@ std::optional<Result<TokenClaims>> ServiceAccountTokens::Verify(std::string_view
   const json::object& claims = payload.get_object();
   TokenClaims out;
   out.issuer = api::StringAt(claims, "iss");
-  if (std::find(issuers_.begin(), issuers_.end(), out.issuer) == issuers_.end()) return std::nullopt;
+  out.legacy = out.issuer == kLegacyServiceAccountIssuer;
+  if (!out.legacy && std::find(issuers_.begin(), issuers_.end(), out.issuer) == issuers_.end()) return std::nullopt;
 
   if (api::StringAt(header.get_object(), "alg") != "RS256") {
     return Status(StatusCode::kUnauthorized, "token could not be verified: unsupported signing algorithm");
@@ -348,6 +374,7 @@ std::optional<Result<TokenClaims>> ServiceAccountTokens::Verify(std::string_view
     return key->VerifySha256(signed_part, *signature);
   });
   if (!verified) return Status(StatusCode::kUnauthorized, "token could not be verified: invalid signature");
+  if (out.legacy) return LegacyClaims(claims, targets);
 
   out.expires_at = api::IntAt(&claims, "exp");
   out.issued_at = api::IntAt(&claims, "iat");
@@ -390,6 +417,24 @@ std::optional<Result<TokenClaims>> ServiceAccountTokens::Verify(std::string_view
   out.node = BindingFrom(kubernetes, "node");
   out.warn_after = api::IntAt(kubernetes, "warnafter");
   out.id = api::StringAt(claims, "jti");
+  return out;
+}
+
+Result<TokenClaims> ServiceAccountTokens::LegacyClaims(const json::object& claims,
+                                                       const std::vector<std::string>& targets) {
+  TokenClaims out;
+  out.legacy = true;
+  out.issuer = std::string(kLegacyServiceAccountIssuer);
+  out.audiences = targets;
+  out.ns = api::StringAt(claims, kLegacyNamespace);
+  out.account = {std::string(api::StringAt(claims, kLegacyAccountName)),
+                 std::string(api::StringAt(claims, kLegacyAccountUid))};
+  std::string secret(api::StringAt(claims, kLegacySecretName));
+  if (out.ns.empty() || out.account.name.empty() || secret.empty() ||
+      api::StringAt(claims, "sub") != ServiceAccountUserName(out.ns, out.account.name)) {
+    return Status(StatusCode::kUnauthorized, "service account token claims are invalid");
+  }
+  out.secret = TokenBinding{std::move(secret), ""};
   return out;
 }
 

@@ -69,7 +69,14 @@ struct TokenClaims {
   int64_t expires_at = 0;  // exp
   int64_t warn_after = 0;  // kubernetes.io.warnafter; 0: none
   std::string id;          // jti
+  // A legacy token (a kubernetes.io/service-account-token Secret's, issuer
+  // kLegacyServiceAccountIssuer): the account and `secret` (name only), no
+  // audience, no expiry; valid while its Secret holds it.
+  bool legacy = false;
 };
+
+// The issuer of kube's legacy Secret-based tokens.
+inline constexpr std::string_view kLegacyServiceAccountIssuer = "kubernetes/serviceaccount";
 
 class ServiceAccountTokens {
  public:
@@ -79,14 +86,17 @@ class ServiceAccountTokens {
   // holds no RSA key, an issuer that is empty (naming the flag).
   static Result<std::unique_ptr<ServiceAccountTokens>> Load(const ServiceAccountTokenOptions& options);
 
-  // The compact JWT carrying `claims` (their issuer is set to the first one).
+  // The compact JWT carrying `claims` (their issuer is set to the first one;
+  // a legacy token's to kLegacyServiceAccountIssuer, with kube's legacy claims).
   Result<std::string> Sign(TokenClaims claims) const;
 
   // The token's claims when it is one of ours: a JWT whose issuer is one of
-  // the issuers. nullopt: not ours (another authenticator may know it). An
-  // error: ours but not valid (signature, time, audience), kube's message.
-  // The token must be meant for one of `audiences` (empty: the API
-  // audiences); the claims' audiences are then those it shares with them.
+  // the issuers, or the legacy one. nullopt: not ours (another authenticator
+  // may know it). An error: ours but not valid (signature, time, audience),
+  // kube's message. The token must be meant for one of `audiences` (empty:
+  // the API audiences); the claims' audiences are then those it shares with
+  // them. A legacy token has none and is good for any (kube's legacy tokens
+  // are audience-agnostic): its audiences are the targets.
   std::optional<Result<TokenClaims>> Verify(std::string_view token, int64_t now,
                                             const std::vector<std::string>& audiences = {}) const;
 
@@ -103,6 +113,9 @@ class ServiceAccountTokens {
  private:
   struct Key;
   ServiceAccountTokens() = default;
+  Result<std::string> SignPayload(const boost::json::object& payload) const;
+  // A verified legacy token's claims, good for `targets`.
+  static Result<TokenClaims> LegacyClaims(const boost::json::object& claims, const std::vector<std::string>& targets);
 
   ServiceAccountTokenOptions options_;
   std::vector<std::string> issuers_;

@@ -227,6 +227,49 @@ TEST_F(ServiceAccountTokenTest, ATamperedOrForeignTokenIsRefusedAndAnUnknownOneI
   EXPECT_EQ(json::parse(anonymous.body).at("status").at("userInfo").at("username"), "system:anonymous");
 }
 
+// kube's legacy tokens (a service-account-token Secret's): its legacy
+// claims, no audience or expiry, valid while the Secret holds exactly this
+// token and the account is there with the token's uid.
+TEST_F(ServiceAccountTokenTest, ALegacyTokenIsValidWhileItsSecretHoldsIt) {
+  Response account = Call("GET", "/api/v1/namespaces/default/serviceaccounts/robot");
+  const std::string uid(json::parse(account.body).at("metadata").at("uid").as_string());
+  TokenClaims claims;
+  claims.legacy = true;
+  claims.ns = "default";
+  claims.account = {"robot", uid};
+  claims.secret = TokenBinding{"robot-token", ""};
+  auto signed_token = tokens_->Sign(claims);
+  ASSERT_TRUE(signed_token.ok());
+  const std::string token = signed_token.value();
+  json::object payload = Payload(token);
+  EXPECT_EQ(payload.at("iss"), "kubernetes/serviceaccount");
+  EXPECT_EQ(payload.at("kubernetes.io/serviceaccount/service-account.uid").as_string(), uid);
+  EXPECT_EQ(payload.at("kubernetes.io/serviceaccount/secret.name"), "robot-token");
+  EXPECT_FALSE(payload.contains("exp"));
+  EXPECT_FALSE(payload.contains("aud"));
+
+  EXPECT_EQ(Review(token).at("error"), "Token has been invalidated");  // no Secret yet
+  auto secret = [&](const std::string& held) {
+    return R"({"apiVersion":"v1","kind":"Secret","type":"kubernetes.io/service-account-token",)"
+           R"("metadata":{"name":"robot-token","annotations":{"kubernetes.io/service-account.name":"robot"}},)"
+           R"("data":{"token":")" + api::Base64Encode(held) + R"("}})";
+  };
+  ASSERT_EQ(Call("POST", "/api/v1/namespaces/default/secrets", secret("another")).status, 201);
+  EXPECT_EQ(Review(token).at("error"), "Token does not match server's copy");
+  ASSERT_EQ(Call("PUT", "/api/v1/namespaces/default/secrets/robot-token", secret(token)).status, 200);
+  json::object review = Review(token, R"(["vault"])");
+  EXPECT_EQ(review.at("authenticated"), true) << review;
+  EXPECT_EQ(review.at("user").at("username"), "system:serviceaccount:default:robot");
+  EXPECT_EQ(review.at("audiences"), json::array{"vault"});  // audience-agnostic
+  EXPECT_EQ(Whoami(token).status, 201);
+
+  ASSERT_EQ(Call("DELETE", "/api/v1/namespaces/default/serviceaccounts/robot").status, 200);
+  EXPECT_EQ(Review(token).at("error"), "ServiceAccount default/robot has been deleted");
+  CreateAccount("robot");
+  EXPECT_TRUE(std::string(Review(token).at("error").as_string()).starts_with("ServiceAccount UID ("));
+  EXPECT_EQ(Whoami(token).status, 401);
+}
+
 TEST_F(ServiceAccountTokenTest, AnExpiredTokenIsRefused) {
   TokenClaims claims;
   auto account = Call("GET", "/api/v1/namespaces/default/serviceaccounts/robot");
