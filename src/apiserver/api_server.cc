@@ -7,6 +7,7 @@
 
 #include <boost/json.hpp>
 
+#include "api/json_fields.h"
 #include "api/time/rfc3339.h"
 #include "api/validation/validation.h"
 #include "apiserver/authz/authentication.h"
@@ -262,6 +263,26 @@ void ApiServer::AuditUnhandled(const Request& unhandled, const Response& respons
   FinishAudit(BeginAudit(options_.audit.get(), request), request, response);
 }
 
+std::optional<Response> ApiServer::AggregatedUnavailable(std::string_view path) const {
+  constexpr std::string_view kApis = "/apis/";
+  if (!path.starts_with(kApis)) return std::nullopt;
+  std::string_view rest = path.substr(kApis.size());
+  const size_t slash = rest.find('/');
+  if (slash == std::string_view::npos) return std::nullopt;
+  std::string_view group = rest.substr(0, slash);
+  std::string_view version = rest.substr(slash + 1);
+  version = version.substr(0, version.find('/'));
+  const std::string name = std::string(version) + "." + std::string(group);
+  auto service = store_.Get(api::StorageKey(api::Kind::kAPIService, "", name));
+  if (!service.ok() || api::ObjectAt(api::ObjectAt(service.value()->json(), "spec"), "service") == nullptr) {
+    return std::nullopt;
+  }
+  // kube's aggregator answers 503 while an APIService is unavailable; berth's never becomes available.
+  return ErrorResponse(Status::Unavailable("the server is currently unable to handle the request (APIService " + name +
+                                           " is served by another API server; API aggregation is not supported by "
+                                           "this server)"));
+}
+
 bool ApiServer::MayCallOut(const Request& request) const {
   const bool read = request.method == "GET" || request.method == "HEAD";
   if (!read && admission_->MayCallOut()) return true;
@@ -354,10 +375,14 @@ Response ApiServer::Serve(Request& request) {
         if (list && get) return JsonResponse(200, json::serialize(*list));
       }
     }
+    if (auto unavailable = AggregatedUnavailable(path)) return std::move(*unavailable);
     return NotFoundPath();
   }
   // A custom resource's kind is registered a moment before its strategy is set.
-  if (!info->kind || !registry_.Has(*info->kind) || !registry_.For(*info->kind).Served()) return NotFoundPath();
+  if (!info->kind || !registry_.Has(*info->kind) || !registry_.For(*info->kind).Served()) {
+    if (auto unavailable = AggregatedUnavailable(path)) return std::move(*unavailable);
+    return NotFoundPath();
+  }
   Response response = HandleResource(request, *info);
   for (const auto& warning : request.warnings) response.headers.emplace_back("Warning", WarningHeaderValue(warning));
   if (PrefersCbor(request.accept)) {

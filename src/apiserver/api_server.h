@@ -91,6 +91,9 @@ class ApiServer final : private GenericRest {
   // an admission webhook is configured, any request for a custom resource
   // of a group with a conversion webhook. Such requests are not run on an io thread.
   bool MayCallOut(const Request& request) const;
+  // 503 for a path under /apis/GROUP/VERSION that a stored APIService backed
+  // by a Service names (berth does not proxy to it); nullopt otherwise.
+  std::optional<Response> AggregatedUnavailable(std::string_view path) const;
 
   // Serves `request`, audited (audit.h).
   Response Handle(Request& request);

@@ -357,6 +357,32 @@ class ConformanceClassesTest(unittest.TestCase):
         self.server.kubectl("delete", "serviceaccount", "robot", "-n", "legacy")
         self.wait("the robot's Secret deleted", lambda: self.get("secret", "robot-token", "-n", "legacy") is None)
 
+    # An aggregated APIService (the Python client's e2e suite creates one) is
+    # stored and listed, never available: berth does not proxy to it.
+    def test_an_apiservice_backed_by_a_service_is_stored_and_answers_503(self):
+        service = {"apiVersion": "apiregistration.k8s.io/v1", "kind": "APIService",
+                   "metadata": {"name": "v1alpha1.wardle.example.com"},
+                   "spec": {"group": "wardle.example.com", "version": "v1alpha1", "groupPriorityMinimum": 2000,
+                            "versionPriority": 200, "insecureSkipTLSVerify": True,
+                            "service": {"namespace": "default", "name": "api"}}}
+        self.server.kubectl("create", "-f", "-", input=json.dumps(service))
+        again = self.server.kubectl("create", "-f", "-", input=json.dumps(service), check=False)
+        self.assertIn('apiservices.apiregistration.k8s.io "v1alpha1.wardle.example.com" already exists', again.stderr)
+        stored = self.get("apiservice", "v1alpha1.wardle.example.com")
+        [available] = [c for c in stored["status"]["conditions"] if c["type"] == "Available"]
+        self.assertEqual((available["status"], available["reason"]), ("False", "AggregationNotSupported"))
+        self.assertIn("False (AggregationNotSupported)",
+                      self.server.kubectl("get", "apiservice", "v1alpha1.wardle.example.com").stdout)
+        code, body = self.request("GET", "/apis/wardle.example.com/v1alpha1/namespaces/default/flunders")
+        self.assertEqual(code, 503, body)
+        self.assertEqual(json.loads(body)["reason"], "ServiceUnavailable")
+        self.assertIn("APIService v1alpha1.wardle.example.com", json.loads(body)["message"])
+        local = self.get("apiservice", "v1.apps")
+        self.assertEqual([c["status"] for c in local["status"]["conditions"] if c["type"] == "Available"], ["True"])
+        self.server.kubectl("delete", "apiservice", "v1alpha1.wardle.example.com")
+        code, _ = self.request("GET", "/apis/wardle.example.com/v1alpha1/namespaces/default/flunders")
+        self.assertEqual(code, 404)
+
     def test_component_statuses_show_the_control_planes_health(self):
         shown = self.server.kubectl("get", "componentstatuses")
         self.assertIn("Warning: v1 ComponentStatus is deprecated in v1.19+", shown.stderr)

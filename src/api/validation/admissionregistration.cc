@@ -204,8 +204,9 @@ void ValidateWebhookConfiguration(const Object& object, FieldErrors& errors) {
 }
 
 // kube-aggregator's ValidateAPIService: the name is version.group ("v1."
-// for the core group), the spec names that group and version. Only local
-// APIServices (no service) are accepted: berth does not proxy.
+// for the core group), the spec names that group and version. One backed by
+// a Service is accepted and stored; berth does not proxy to it, which its
+// status and the 503 its group/version answers say (registry/strategies.cc).
 void ValidateAPIService(const Object& object, FieldErrors& errors) {
   const json::object* spec = ObjectAt(object.json(), "spec");
   const std::string_view group = StringAt(spec, "group"), version = StringAt(spec, "version");
@@ -244,8 +245,6 @@ void ValidateAPIService(const Object& object, FieldErrors& errors) {
   if (skip_tls && !StringAt(spec, "caBundle").empty()) {
     errors.Invalid("spec.insecureSkipTLSVerify", "true", "may not be true if caBundle is present");
   }
-  // Requests are not proxied to other API servers: refused, not stored unserved.
-  errors.Forbidden("spec.service", "API aggregation (an APIService served by a Service) is not supported by this server");
 }
 
 }  // namespace

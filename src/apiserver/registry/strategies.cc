@@ -7,6 +7,7 @@
 #include "api/defaults.h"
 #include "api/json_fields.h"
 #include "api/pod_view.h"
+#include "api/time/rfc3339.h"
 #include "api/validation/validation.h"
 #include "apiserver/status_json.h"
 #include "apiserver/subresources/binding.h"
@@ -146,6 +147,60 @@ class PriorityClassStrategy final : public BuiltinResourceStrategy {
   }
 };
 
+// kube-aggregator's availability as far as berth has it: a local APIService
+// (no service) is served here, Available; one backed by a Service is stored
+// and listed but berth does not proxy to other API servers, so it is never
+// Available and requests to its group/version answer 503
+// (ApiServer::AggregatedUnavailable). The condition is set on every write;
+// its lastTransitionTime moves only when it changes.
+class ApiServiceStrategy final : public BuiltinResourceStrategy {
+ public:
+  ApiServiceStrategy() : BuiltinResourceStrategy(api::Kind::kAPIService) {}
+
+  void PrepareForCreate(json::object& object) const override { SetAvailable(object, nullptr); }
+  void PrepareForUpdate(json::object& next, const json::object& current) const override {
+    SetAvailable(next, &current);
+  }
+
+ private:
+  static void SetAvailable(json::object& object, const json::object* current) {
+    const json::object* service = api::ObjectAt(api::ObjectAt(object, "spec"), "service");
+    json::object condition{{"type", "Available"}};
+    if (service == nullptr) {
+      condition["status"] = "True";
+      condition["reason"] = "Local";
+      condition["message"] = "Local APIServices are always available";
+    } else {
+      condition["status"] = "False";
+      condition["reason"] = "AggregationNotSupported";
+      condition["message"] = "berth does not proxy to other API servers (service " +
+                             std::string(api::StringAt(service, "namespace")) + "/" +
+                             std::string(api::StringAt(service, "name")) + ")";
+    }
+    std::string since = api::NowRfc3339();
+    if (const json::array* before = api::ArrayAt(api::ObjectAt(current, "status"), "conditions")) {
+      for (const auto& c : *before) {
+        const json::object* old = c.if_object();
+        if (old && api::StringAt(old, "type") == "Available" &&
+            api::StringAt(old, "status") == api::StringAt(condition, "status") &&
+            api::StringAt(old, "reason") == api::StringAt(condition, "reason")) {
+          since = std::string(api::StringAt(old, "lastTransitionTime"));
+        }
+      }
+    }
+    condition["lastTransitionTime"] = since;
+    json::object& status = api::MutableObject(object, "status");
+    json::array conditions;
+    if (const json::array* given = api::ArrayAt(status, "conditions")) {
+      for (const auto& c : *given) {
+        if (api::StringAt(c.if_object(), "type") != "Available") conditions.push_back(c);
+      }
+    }
+    conditions.emplace_back(std::move(condition));
+    status["conditions"] = std::move(conditions);
+  }
+};
+
 }  // namespace
 
 // A service account's token subresource (kube's TokenREST).
@@ -167,6 +222,7 @@ void RegisterBuiltinStrategies(ResourceRegistry& registry, const StrategyContext
   registry.Set(api::Kind::kNamespace, std::make_shared<NamespaceStrategy>());
   registry.Set(api::Kind::kService, std::make_shared<ServiceStrategy>(context.store, context.services));
   registry.Set(api::Kind::kPriorityClass, std::make_shared<PriorityClassStrategy>());
+  registry.Set(api::Kind::kAPIService, std::make_shared<ApiServiceStrategy>());
   registry.Set(api::Kind::kServiceAccount, std::make_shared<ServiceAccountStrategy>(context.tokens));
 }
 

@@ -118,12 +118,19 @@ TEST(ApiregistrationValidation, LocalApiServicesAreNamedVersionDotGroup) {
             "positive and less than 20000]");
 }
 
-TEST(ApiregistrationValidation, AnApiServiceServedByAServiceIsRefused) {
+TEST(ApiregistrationValidation, AnApiServiceServedByAServiceIsCheckedAsKubeChecksIt) {
+  // Accepted (stored, never available: berth does not proxy to it).
   EXPECT_EQ(Problems(ApiService("v1beta1.metrics.k8s.io",
                                 R"({"group":"metrics.k8s.io","version":"v1beta1","groupPriorityMinimum":100,)"
                                 R"("versionPriority":100,"service":{"name":"metrics","namespace":"kube-system"}})")),
-            "APIService.apiregistration.k8s.io \"v1beta1.metrics.k8s.io\" is invalid: spec.service: Forbidden: API "
-            "aggregation (an APIService served by a Service) is not supported by this server");
+            "");
+  EXPECT_EQ(Problems(ApiService("v1beta1.metrics.k8s.io",
+                                R"({"group":"metrics.k8s.io","version":"v1beta1","groupPriorityMinimum":100,)"
+                                R"("versionPriority":100,"insecureSkipTLSVerify":true,"caBundle":"Zm9v",)"
+                                R"("service":{"name":"metrics"}})")),
+            "APIService.apiregistration.k8s.io \"v1beta1.metrics.k8s.io\" is invalid: [spec.service.namespace: "
+            "Required value, spec.insecureSkipTLSVerify: Invalid value: \"true\": may not be true if caBundle is "
+            "present]");
 }
 
 }  // namespace
