@@ -10,7 +10,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev libgoogle-perftools-dev
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
   clang-16 libclang-rt-16-dev lld
-  python3 python3-kubernetes
+  python3 python3-kubernetes python3-cryptography
   etcd-server prometheus google-perftools chromium
 )
 

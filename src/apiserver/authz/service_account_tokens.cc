@@ -2,6 +2,7 @@
 
 #include <openssl/bio.h>
 #include <openssl/core_names.h>
+#include <openssl/ec.h>
 #include <openssl/evp.h>
 #include <openssl/pem.h>
 #include <openssl/rsa.h>
@@ -84,18 +85,33 @@ std::optional<TokenBinding> BindingFrom(const json::object* claims, std::string_
 
 struct ServiceAccountTokens::Key {
   EVP_PKEY* pkey = nullptr;
-  std::string id;  // kube's key ID: base64url(SHA-256(PKIX DER of the public key))
+  std::string id;   // kube's key ID: base64url(SHA-256(PKIX DER of the public key))
+  std::string alg;  // the JWS algorithm it signs with: RS256, or ES256/ES384/ES512 by curve
+  int ec_bytes = 0;  // an ECDSA key's coordinate size (a signature is r || s of this size each)
   ~Key() { EVP_PKEY_free(pkey); }
 
-  // Takes `key` (an RSA key); nullptr when it is another type.
+  // Takes `key` (an RSA key, or an ECDSA key on P-256, P-384 or P-521: the
+  // keys kube takes); nullptr when it is another.
   static std::unique_ptr<Key> Of(EVP_PKEY* key) {
     if (!key) return nullptr;
-    if (EVP_PKEY_get_base_id(key) != EVP_PKEY_RSA) {
-      EVP_PKEY_free(key);
-      return nullptr;
-    }
     auto k = std::make_unique<Key>();
     k->pkey = key;
+    if (EVP_PKEY_get_base_id(key) == EVP_PKEY_RSA) {
+      k->alg = "RS256";
+    } else if (EVP_PKEY_get_base_id(key) == EVP_PKEY_EC) {
+      char curve[64] = {0};
+      size_t length = 0;
+      EVP_PKEY_get_utf8_string_param(key, OSSL_PKEY_PARAM_GROUP_NAME, curve, sizeof curve, &length);
+      const std::string_view name(curve);
+      if (name == "prime256v1" || name == "P-256") {
+        k->alg = "ES256", k->ec_bytes = 32;
+      } else if (name == "secp384r1" || name == "P-384") {
+        k->alg = "ES384", k->ec_bytes = 48;
+      } else if (name == "secp521r1" || name == "P-521") {
+        k->alg = "ES512", k->ec_bytes = 66;
+      }
+    }
+    if (k->alg.empty()) return nullptr;  // frees the key
     unsigned char* der = nullptr;
     int size = i2d_PUBKEY(key, &der);
     if (size > 0) {
@@ -107,7 +123,21 @@ struct ServiceAccountTokens::Key {
     return k;
   }
 
-  // The RSA keys of a PEM text: public keys, private keys, certificates.
+  bool IsPrivate() const {
+    BIGNUM* secret = nullptr;
+    const bool found = EVP_PKEY_get_bn_param(pkey, ec_bytes ? OSSL_PKEY_PARAM_PRIV_KEY : OSSL_PKEY_PARAM_RSA_D,
+                                             &secret) == 1;
+    BN_free(secret);
+    return found;
+  }
+
+  const EVP_MD* Digest() const {
+    if (alg == "ES384") return EVP_sha384();
+    if (alg == "ES512") return EVP_sha512();
+    return EVP_sha256();
+  }
+
+  // The RSA and ECDSA keys of a PEM text: public keys, private keys, certificates.
   static std::vector<std::unique_ptr<Key>> AllIn(std::string_view pem) {
     std::vector<std::unique_ptr<Key>> keys;
     size_t at = 0;
@@ -167,37 +197,96 @@ struct ServiceAccountTokens::Key {
     return pem;
   }
 
-  std::optional<std::string> SignSha256(std::string_view data) const {
+  // The JWS signature of `data`: RSASSA-PKCS1-v1_5, or ECDSA's r || s.
+  std::optional<std::string> Sign(std::string_view data) const {
     EVP_MD_CTX* ctx = EVP_MD_CTX_new();
     std::optional<std::string> out;
     size_t size = 0;
     const auto* in = reinterpret_cast<const unsigned char*>(data.data());
-    if (EVP_DigestSignInit(ctx, nullptr, EVP_sha256(), nullptr, pkey) == 1 &&
+    if (EVP_DigestSignInit(ctx, nullptr, Digest(), nullptr, pkey) == 1 &&
         EVP_DigestSign(ctx, nullptr, &size, in, data.size()) == 1) {
       std::string signature(size, '\0');
       if (EVP_DigestSign(ctx, reinterpret_cast<unsigned char*>(signature.data()), &size, in, data.size()) == 1) {
         signature.resize(size);
-        out = std::move(signature);
+        out = ec_bytes ? RawFromDer(signature) : std::move(signature);
       }
     }
     EVP_MD_CTX_free(ctx);
     return out;
   }
 
-  bool VerifySha256(std::string_view data, std::string_view signature) const {
+  bool Verify(std::string_view data, std::string_view signature) const {
+    std::string der;
+    if (ec_bytes) {
+      auto converted = DerFromRaw(signature);
+      if (!converted) return false;
+      der = std::move(*converted);
+      signature = der;
+    }
     EVP_MD_CTX* ctx = EVP_MD_CTX_new();
-    bool ok = EVP_DigestVerifyInit(ctx, nullptr, EVP_sha256(), nullptr, pkey) == 1 &&
+    bool ok = EVP_DigestVerifyInit(ctx, nullptr, Digest(), nullptr, pkey) == 1 &&
               EVP_DigestVerify(ctx, reinterpret_cast<const unsigned char*>(signature.data()), signature.size(),
                                reinterpret_cast<const unsigned char*>(data.data()), data.size()) == 1;
     EVP_MD_CTX_free(ctx);
     return ok;
   }
 
-  std::string Param(const char* name) const {
+  // An ECDSA signature as OpenSSL writes it (DER) into JWS's r || s, and back.
+  std::optional<std::string> RawFromDer(const std::string& der) const {
+    const auto* p = reinterpret_cast<const unsigned char*>(der.data());
+    ECDSA_SIG* sig = d2i_ECDSA_SIG(nullptr, &p, static_cast<long>(der.size()));
+    if (!sig) return std::nullopt;
+    std::string raw(static_cast<size_t>(2 * ec_bytes), '\0');
+    auto* bytes = reinterpret_cast<unsigned char*>(raw.data());
+    const bool ok = BN_bn2binpad(ECDSA_SIG_get0_r(sig), bytes, ec_bytes) == ec_bytes &&
+                    BN_bn2binpad(ECDSA_SIG_get0_s(sig), bytes + ec_bytes, ec_bytes) == ec_bytes;
+    ECDSA_SIG_free(sig);
+    return ok ? std::optional<std::string>(std::move(raw)) : std::nullopt;
+  }
+  std::optional<std::string> DerFromRaw(std::string_view raw) const {
+    if (raw.size() != static_cast<size_t>(2 * ec_bytes)) return std::nullopt;
+    const auto* bytes = reinterpret_cast<const unsigned char*>(raw.data());
+    BIGNUM* r = BN_bin2bn(bytes, ec_bytes, nullptr);
+    BIGNUM* s = BN_bin2bn(bytes + ec_bytes, ec_bytes, nullptr);
+    ECDSA_SIG* sig = ECDSA_SIG_new();
+    if (!r || !s || !sig || ECDSA_SIG_set0(sig, r, s) != 1) {
+      BN_free(r);
+      BN_free(s);
+      ECDSA_SIG_free(sig);
+      return std::nullopt;
+    }
+    unsigned char* der = nullptr;
+    const int size = i2d_ECDSA_SIG(sig, &der);
+    ECDSA_SIG_free(sig);
+    if (size <= 0) return std::nullopt;
+    std::string out(reinterpret_cast<const char*>(der), static_cast<size_t>(size));
+    OPENSSL_free(der);
+    return out;
+  }
+
+  // The key as a JWK (kube's JWKS document).
+  json::object Jwk() const {
+    json::object jwk{{"use", "sig"}, {"kid", id}, {"alg", alg}};
+    if (ec_bytes) {
+      jwk["kty"] = "EC";
+      jwk["crv"] = alg == "ES256" ? "P-256" : alg == "ES384" ? "P-384" : "P-521";
+      jwk["x"] = Param(OSSL_PKEY_PARAM_EC_PUB_X, ec_bytes);
+      jwk["y"] = Param(OSSL_PKEY_PARAM_EC_PUB_Y, ec_bytes);
+    } else {
+      jwk["kty"] = "RSA";
+      jwk["n"] = Param(OSSL_PKEY_PARAM_RSA_N);
+      jwk["e"] = Param(OSSL_PKEY_PARAM_RSA_E);
+    }
+    return jwk;
+  }
+
+  // A big-number parameter in base64url, left-padded to `width` bytes when given.
+  std::string Param(const char* name, int width = 0) const {
     BIGNUM* bn = nullptr;
     if (EVP_PKEY_get_bn_param(pkey, name, &bn) != 1) return {};
-    std::string bytes(static_cast<size_t>(BN_num_bytes(bn)), '\0');
-    BN_bn2bin(bn, reinterpret_cast<unsigned char*>(bytes.data()));
+    const int size = std::max(width, BN_num_bytes(bn));
+    std::string bytes(static_cast<size_t>(size), '\0');
+    BN_bn2binpad(bn, reinterpret_cast<unsigned char*>(bytes.data()), size);
     BN_free(bn);
     return Base64Url(bytes);
   }
@@ -239,17 +328,14 @@ Result<std::unique_ptr<ServiceAccountTokens>> ServiceAccountTokens::Load(const S
     auto pem = ReadFile(options.signing_key_file, "--service-account-signing-key-file");
     if (!pem.ok()) return pem.status();
     for (auto& key : Key::AllIn(*pem)) {
-      BIGNUM* d = nullptr;
-      const bool is_private = EVP_PKEY_get_bn_param(key->pkey, OSSL_PKEY_PARAM_RSA_D, &d) == 1;
-      BN_free(d);
-      if (is_private) {
+      if (key->IsPrivate()) {
         tokens->signing_ = std::move(key);
         break;
       }
     }
     if (!tokens->signing_) {
       return Status::BadRequest("--service-account-signing-key-file: " + options.signing_key_file +
-                                " holds no RSA private key (berth signs service account tokens with RSA keys)");
+                                " holds no RSA or ECDSA private key");
     }
   } else {
     // The key generated earlier, or a new one (written owner-only when it
@@ -257,7 +343,7 @@ Result<std::unique_ptr<ServiceAccountTokens>> ServiceAccountTokens::Load(const S
     const std::string pem = options.generated_key_file.empty() ? "" : ExistingKeyPem(options.generated_key_file);
     if (!pem.empty()) {
       auto keys = Key::AllIn(pem);
-      if (keys.empty()) return Status::Internal(options.generated_key_file + " holds no RSA private key");
+      if (keys.empty()) return Status::Internal(options.generated_key_file + " holds no RSA or ECDSA private key");
       tokens->signing_ = std::move(keys.front());
     } else {
       auto made = Key::Generated();
@@ -285,7 +371,7 @@ Result<std::unique_ptr<ServiceAccountTokens>> ServiceAccountTokens::Load(const S
     auto pem = ReadFile(file, "--service-account-key-file");
     if (!pem.ok()) return pem.status();
     auto keys = Key::AllIn(*pem);
-    if (keys.empty()) return Status::BadRequest("--service-account-key-file: " + file + " holds no RSA key");
+    if (keys.empty()) return Status::BadRequest("--service-account-key-file: " + file + " holds no RSA or ECDSA key");
     for (auto& key : keys) {
       const bool known = std::any_of(tokens->verifying_.begin(), tokens->verifying_.end(),
                                      [&](const auto& k) { return k->id == key->id; });
@@ -337,9 +423,9 @@ Result<std::string> ServiceAccountTokens::Sign(TokenClaims claims) const {
 }
 
 Result<std::string> ServiceAccountTokens::SignPayload(const json::object& payload) const {
-  json::object header{{"alg", "RS256"}, {"kid", signing_->id}};
+  json::object header{{"alg", signing_->alg}, {"kid", signing_->id}};
   std::string signed_part = Base64Url(json::serialize(header)) + "." + Base64Url(json::serialize(payload));
-  auto signature = signing_->SignSha256(signed_part);
+  auto signature = signing_->Sign(signed_part);
   if (!signature) return Status::Internal("failed to generate token: cannot sign");
   return signed_part + "." + Base64Url(*signature);
 }
@@ -365,13 +451,13 @@ std::optional<Result<TokenClaims>> ServiceAccountTokens::Verify(std::string_view
   out.legacy = out.issuer == kLegacyServiceAccountIssuer;
   if (!out.legacy && std::find(issuers_.begin(), issuers_.end(), out.issuer) == issuers_.end()) return std::nullopt;
 
-  if (api::StringAt(header.get_object(), "alg") != "RS256") {
-    return Status(StatusCode::kUnauthorized, "token could not be verified: unsupported signing algorithm");
-  }
+  const std::string_view alg = api::StringAt(header.get_object(), "alg");
+  const bool known_alg = std::any_of(verifying_.begin(), verifying_.end(), [&](const auto& k) { return k->alg == alg; });
+  if (!known_alg) return Status(StatusCode::kUnauthorized, "token could not be verified: unsupported signing algorithm");
   const std::string_view signed_part = token.substr(0, second);
-  // Every key is tried, whatever the header's kid, as kube's authenticator does.
+  // Every key of the token's algorithm is tried, whatever the header's kid, as kube's authenticator does.
   const bool verified = std::any_of(verifying_.begin(), verifying_.end(), [&](const auto& key) {
-    return key->VerifySha256(signed_part, *signature);
+    return key->alg == alg && key->Verify(signed_part, *signature);
   });
   if (!verified) return Status(StatusCode::kUnauthorized, "token could not be verified: invalid signature");
   if (out.legacy) return LegacyClaims(claims, targets);
@@ -446,23 +532,22 @@ std::optional<json::object> ServiceAccountTokens::OpenIdConfiguration() const {
     if (jwks.ends_with('/')) jwks.pop_back();
     jwks += "/openid/v1/jwks";
   }
+  // The algorithms of the verifying keys, sorted, once each.
+  std::vector<std::string> algs;
+  for (const auto& key : verifying_) algs.push_back(key->alg);
+  std::sort(algs.begin(), algs.end());
+  algs.erase(std::unique(algs.begin(), algs.end()), algs.end());
+  json::array algorithms(algs.begin(), algs.end());
   return json::object{{"issuer", issuer()},
                       {"jwks_uri", jwks},
                       {"response_types_supported", json::array{"id_token"}},
                       {"subject_types_supported", json::array{"public"}},
-                      {"id_token_signing_alg_values_supported", json::array{"RS256"}}};
+                      {"id_token_signing_alg_values_supported", std::move(algorithms)}};
 }
 
 json::object ServiceAccountTokens::Jwks() const {
   json::array keys;
-  for (const auto& key : verifying_) {
-    keys.push_back(json::object{{"use", "sig"},
-                                {"kty", "RSA"},
-                                {"kid", key->id},
-                                {"alg", "RS256"},
-                                {"n", key->Param(OSSL_PKEY_PARAM_RSA_N)},
-                                {"e", key->Param(OSSL_PKEY_PARAM_RSA_E)}});
-  }
+  for (const auto& key : verifying_) keys.push_back(key->Jwk());
   return json::object{{"keys", std::move(keys)}};
 }
 

@@ -1,6 +1,7 @@
 #pragma once
 // Service account tokens as kube-apiserver issues and checks them: JWTs
-// (RFC 7519) signed RS256 with the key of --service-account-signing-key-file,
+// (RFC 7519) signed with the key of --service-account-signing-key-file (RS256
+// for an RSA key, ES256/ES384/ES512 for an ECDSA one on P-256/P-384/P-521),
 // checked against the public keys of --service-account-key-file (the signing
 // key's own always among them), their issuer one of --service-account-issuer
 // (the first issues) and their audience one of --api-audiences (default: the
@@ -83,7 +84,7 @@ class ServiceAccountTokens {
   ~ServiceAccountTokens();
 
   // The keys and issuers of `options`. Error: a file that cannot be read or
-  // holds no RSA key, an issuer that is empty (naming the flag).
+  // holds no RSA or ECDSA key, an issuer that is empty (naming the flag).
   static Result<std::unique_ptr<ServiceAccountTokens>> Load(const ServiceAccountTokenOptions& options);
 
   // The compact JWT carrying `claims` (their issuer is set to the first one;

@@ -329,6 +329,85 @@ std::string WriteKeyFile(const std::string& name, bool private_key) {
   return path;
 }
 
+// An ECDSA key as kube takes it (openssl ecparam's "EC PRIVATE KEY" PEM, or a public key).
+std::string WriteEcKeyFile(const std::string& name, const char* curve, bool private_key) {
+  EVP_PKEY* key = EVP_EC_gen(curve);
+  const std::string path = ::testing::TempDir() + "/" + name;
+  FILE* f = std::fopen(path.c_str(), "w");
+  if (private_key) {
+    PEM_write_PrivateKey(f, key, nullptr, nullptr, 0, nullptr, nullptr);
+  } else {
+    PEM_write_PUBKEY(f, key);
+  }
+  std::fclose(f);
+  EVP_PKEY_free(key);
+  return path;
+}
+
+std::string Header(const std::string& token) {
+  std::string text = token.substr(0, token.find('.'));
+  for (char& c : text) {
+    if (c == '-') c = '+';
+    if (c == '_') c = '/';
+  }
+  while (text.size() % 4) text += '=';
+  return std::get<std::string>(api::Base64Decode(text));
+}
+
+TEST(ServiceAccountTokensTest, EcdsaKeysSignAndVerifyAsJwsSaysForTheirCurve) {
+  struct Case {
+    const char* curve;
+    const char* alg;
+    const char* crv;
+    size_t signature_bytes;
+  };
+  for (const Case& c : {Case{"P-256", "ES256", "P-256", 64}, Case{"P-384", "ES384", "P-384", 96},
+                        Case{"P-521", "ES512", "P-521", 132}}) {
+    ServiceAccountTokenOptions options;
+    options.signing_key_file = WriteEcKeyFile(std::string("sa-") + c.curve + ".key", c.curve, true);
+    options.key_files = {WriteKeyFile("sa-rsa-too.pub", false)};
+    auto tokens = ServiceAccountTokens::Load(options);
+    ASSERT_TRUE(tokens.ok()) << tokens.status().message();
+    TokenClaims claims;
+    claims.ns = "default";
+    claims.account = {"robot", "u"};
+    claims.audiences = {std::string(kDefaultServiceAccountIssuer)};
+    claims.issued_at = Now();
+    claims.expires_at = Now() + 600;
+    auto token = tokens.value()->Sign(claims);
+    ASSERT_TRUE(token.ok());
+    EXPECT_EQ(json::parse(Header(token.value())).at("alg"), c.alg);
+    // JWS's r || s, each the curve's size (not OpenSSL's DER).
+    std::string signature = token.value().substr(token.value().rfind('.') + 1);
+    EXPECT_EQ(signature.size(), (c.signature_bytes * 4 + 2) / 3) << c.curve;
+    auto verified = tokens.value()->Verify(token.value(), Now());
+    ASSERT_TRUE(verified.has_value() && verified->ok()) << c.curve;
+    // Tampered: refused.
+    std::string tampered = token.value();
+    tampered[tampered.size() - 3] = tampered[tampered.size() - 3] == 'A' ? 'B' : 'A';
+    auto refused = tokens.value()->Verify(tampered, Now());
+    ASSERT_TRUE(refused.has_value());
+    EXPECT_FALSE(refused->ok()) << c.curve;
+    // The JWKS has both keys, the EC one with its curve and coordinates.
+    const json::object jwks = tokens.value()->Jwks();
+    const json::array& keys = jwks.at("keys").as_array();
+    ASSERT_EQ(keys.size(), 2u);
+    EXPECT_EQ(keys[0].at("kty"), "EC");
+    EXPECT_EQ(keys[0].at("crv"), c.crv);
+    EXPECT_EQ(keys[0].at("alg"), c.alg);
+    EXPECT_EQ(keys[1].at("alg"), "RS256");
+    options.issuers = {"https://issuer.example"};
+    auto discovery = ServiceAccountTokens::Load(options).value()->OpenIdConfiguration();
+    ASSERT_TRUE(discovery.has_value());
+    EXPECT_EQ(discovery->at("id_token_signing_alg_values_supported"), (json::array{c.alg, "RS256"}));
+  }
+  // A curve kube does not take is no key.
+  ServiceAccountTokenOptions options;
+  options.signing_key_file = WriteEcKeyFile("sa-k256.key", "secp256k1", true);
+  EXPECT_EQ(ServiceAccountTokens::Load(options).status().message(),
+            "--service-account-signing-key-file: " + options.signing_key_file + " holds no RSA or ECDSA private key");
+}
+
 TEST(ServiceAccountTokensTest, KeysComeFromTheFlagsFiles) {
   const std::string signing = WriteKeyFile("sa-signing.key", true);
   const std::string verifying = WriteKeyFile("sa-other.pub", false);
