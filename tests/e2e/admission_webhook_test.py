@@ -9,28 +9,10 @@ ignored as its failurePolicy says, and a namespaceSelector skips namespaces."""
 
 import base64
 import json
-import os
-import shutil
-import ssl
-import subprocess
-import tempfile
-import threading
 import time
 import unittest
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-from berth_server import BerthServer, free_port
-
-SERVICE_HOST = "webhook.hooks.svc"  # the name a Service reference is verified as
-
-
-def self_signed(directory):
-    """A certificate for 127.0.0.1 and the Service's DNS name, and its key."""
-    cert, key = os.path.join(directory, "webhook.crt"), os.path.join(directory, "webhook.key")
-    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
-                    "-subj", "/CN=webhook", "-addext", f"subjectAltName=IP:127.0.0.1,DNS:{SERVICE_HOST}",
-                    "-keyout", key, "-out", cert], check=True, capture_output=True)
-    return cert, key
+from https_webhook import JsonWebhookServer, WebhookTestCase
 
 
 class Webhook:
@@ -44,44 +26,23 @@ class Webhook:
     WARNING = "the test webhook labelled this object"
 
     def __init__(self, cert, key):
-        self.reviews = []  # (path, request)
-        webhook = self
+        self.http = JsonWebhookServer(cert, key, self.review)
+        self.port = self.http.port
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
+    @property
+    def reviews(self):
+        """(path, full path with query, AdmissionReview) of every call."""
+        return self.http.requests
 
-            def log_message(self, *args):
-                pass
-
-            def do_POST(self):
-                review = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                path = self.path.split("?", 1)[0]
-                webhook.reviews.append((path, self.path, review))
-                response = webhook.answer(path, review["request"])
-                body = json.dumps({"apiVersion": review["apiVersion"], "kind": "AdmissionReview",
-                                   "response": response}).encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                try:
-                    self.wfile.write(body)
-                except OSError:  # the API server gave up waiting (/slow)
-                    pass
-
-        self.port = free_port()
-        self.server = ThreadingHTTPServer(("127.0.0.1", self.port), Handler)
-        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-        context.load_cert_chain(cert, key)
-        self.server.socket = context.wrap_socket(self.server.socket, server_side=True)
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+    def review(self, path, full_path, review):
+        return {"apiVersion": review["apiVersion"], "kind": "AdmissionReview",
+                "response": self.answer(path, review["request"])}
 
     def url(self, path):
-        return f"https://127.0.0.1:{self.port}{path}"
+        return self.http.url(path)
 
     def stop(self):
-        self.server.shutdown()
-        self.server.server_close()
+        self.http.stop()
 
     def answer(self, path, request):
         response = {"uid": request["uid"], "allowed": True}
@@ -105,26 +66,8 @@ def configmap(name, namespace="default", labels=None):
             "metadata": {"name": name, "namespace": namespace, "labels": labels or {}}, "data": {"k": "v"}}
 
 
-class AdmissionWebhookTest(unittest.TestCase):
-    @classmethod
-    def setUpClass(cls):
-        cls.tmp = tempfile.mkdtemp(prefix="berth-e2e-webhook-")
-        cert, key = self_signed(cls.tmp)
-        with open(cert, "rb") as f:
-            cls.ca_bundle = base64.b64encode(f.read()).decode()
-        cls.webhook = Webhook(cert, key)
-        cls.server = BerthServer(["--in-memory"])
-        cls.server.start()
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.server.stop()
-        cls.server.cleanup()
-        cls.webhook.stop()
-        shutil.rmtree(cls.tmp, ignore_errors=True)
-
-    def kubectl(self, *args, input=None, check=True):
-        return self.server.kubectl(*args, input=input, check=check)
+class AdmissionWebhookTest(WebhookTestCase):
+    make_webhook = Webhook
 
     def apply(self, obj, check=True):
         return self.kubectl("apply", "-f", "-", input=json.dumps(obj), check=check)

@@ -8,22 +8,16 @@ patch, delete) as kubectl and raw requests see them; a webhook that fails,
 answers badly or is gone makes kube's InternalError, and definitions that
 configure a webhook wrongly are refused with kube's messages."""
 
-import base64
 import json
 import os
-import shutil
-import ssl
 import sys
-import tempfile
-import threading
 import unittest
 import urllib.error
 import urllib.request
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 sys.path.insert(0, os.path.dirname(__file__))
-from admission_webhook_test import self_signed  # noqa: E402
-from berth_server import BerthServer, free_port, wait_for  # noqa: E402
+from berth_server import free_port, wait_for  # noqa: E402
+from https_webhook import JsonWebhookServer, WebhookTestCase  # noqa: E402
 
 GROUP = "stable.example.com"
 
@@ -36,39 +30,22 @@ class ConversionWebhook:
     FAILURE = "the test webhook refuses to convert"
 
     def __init__(self, cert, key):
-        self.reviews = []  # (path, review)
-        webhook = self
+        self.http = JsonWebhookServer(cert, key, self.review)
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
+    @property
+    def reviews(self):
+        """(path, ConversionReview) of every call."""
+        return [(path, review) for path, _, review in self.http.requests]
 
-            def log_message(self, *args):
-                pass
-
-            def do_POST(self):
-                review = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                webhook.reviews.append((self.path, review))
-                body = json.dumps({"apiVersion": review["apiVersion"], "kind": "ConversionReview",
-                                   "response": webhook.answer(self.path, review["request"])}).encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-        self.port = free_port()
-        self.server = ThreadingHTTPServer(("127.0.0.1", self.port), Handler)
-        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-        context.load_cert_chain(cert, key)
-        self.server.socket = context.wrap_socket(self.server.socket, server_side=True)
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+    def review(self, path, full_path, review):
+        return {"apiVersion": review["apiVersion"], "kind": "ConversionReview",
+                "response": self.answer(full_path, review["request"])}
 
     def url(self, path):
-        return f"https://127.0.0.1:{self.port}{path}"
+        return self.http.url(path)
 
     def stop(self):
-        self.server.shutdown()
-        self.server.server_close()
+        self.http.stop()
 
     @staticmethod
     def convert(obj, desired):
@@ -113,26 +90,8 @@ def definition(plural, kind, conversion):
                      "conversion": conversion}}
 
 
-class CrdConversionWebhookTest(unittest.TestCase):
-    @classmethod
-    def setUpClass(cls):
-        cls.tmp = tempfile.mkdtemp(prefix="berth-e2e-conversion-")
-        cert, key = self_signed(cls.tmp)
-        with open(cert, "rb") as f:
-            cls.ca_bundle = base64.b64encode(f.read()).decode()
-        cls.webhook = ConversionWebhook(cert, key)
-        cls.server = BerthServer(["--in-memory"])
-        cls.server.start()
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.server.stop()
-        cls.server.cleanup()
-        cls.webhook.stop()
-        shutil.rmtree(cls.tmp, ignore_errors=True)
-
-    def kubectl(self, *args, input=None, check=True):
-        return self.server.kubectl(*args, input=input, check=check)
+class CrdConversionWebhookTest(WebhookTestCase):
+    make_webhook = ConversionWebhook
 
     def webhook_conversion(self, path, review_versions=("v1",)):
         return {"strategy": "Webhook",

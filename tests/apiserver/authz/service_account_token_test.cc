@@ -315,8 +315,8 @@ TEST_F(ServiceAccountTokenTest, DiscoveryPublishesTheIssuerAndItsKeys) {
 }
 
 // A PEM file of a new RSA key (private, or its public half).
-std::string WriteKeyFile(const std::string& name, bool private_key) {
-  EVP_PKEY* key = EVP_RSA_gen(2048);
+// `key` (taken) written as a PEM private or public key file.
+std::string WriteKey(EVP_PKEY* key, const std::string& name, bool private_key) {
   const std::string path = ::testing::TempDir() + "/" + name;
   FILE* f = std::fopen(path.c_str(), "w");
   if (private_key) {
@@ -329,19 +329,12 @@ std::string WriteKeyFile(const std::string& name, bool private_key) {
   return path;
 }
 
-// An ECDSA key as kube takes it (openssl ecparam's "EC PRIVATE KEY" PEM, or a public key).
+std::string WriteKeyFile(const std::string& name, bool private_key) {
+  return WriteKey(EVP_RSA_gen(2048), name, private_key);
+}
+// An ECDSA key on `curve`.
 std::string WriteEcKeyFile(const std::string& name, const char* curve, bool private_key) {
-  EVP_PKEY* key = EVP_EC_gen(curve);
-  const std::string path = ::testing::TempDir() + "/" + name;
-  FILE* f = std::fopen(path.c_str(), "w");
-  if (private_key) {
-    PEM_write_PrivateKey(f, key, nullptr, nullptr, 0, nullptr, nullptr);
-  } else {
-    PEM_write_PUBKEY(f, key);
-  }
-  std::fclose(f);
-  EVP_PKEY_free(key);
-  return path;
+  return WriteKey(EVP_EC_gen(curve), name, private_key);
 }
 
 std::string Header(const std::string& token) {
