@@ -418,7 +418,6 @@ Response ApiServer::Update(Request& request, const RequestInfo& info) {
   auto expected = BodyRevision(object);
   if (!expected.ok()) return ErrorResponse(expected.status());
   const bool dry_run = request.Query("dryRun").has_value();
-  const std::string key = api::StorageKey(*info.kind, info.ns, info.name);
   for (int attempt = 0; attempt < kMaxAttempts; ++attempt) {
     auto current = CurrentInVersion(info);
     if (!current.ok()) return ErrorResponse(current.status(), DetailsFor(kind, info.name));
@@ -457,7 +456,6 @@ Response ApiServer::Patch(Request& request, const RequestInfo& info) {
   }
   if (*type == PatchType::kApplyYaml) return Apply(request, info);
   const bool dry_run = request.Query("dryRun").has_value();
-  const std::string key = api::StorageKey(*info.kind, info.ns, info.name);
   for (int attempt = 0; attempt < kMaxAttempts; ++attempt) {
     auto current = CurrentInVersion(info);
     if (!current.ok()) return ErrorResponse(current.status(), DetailsFor(kind, info.name));
