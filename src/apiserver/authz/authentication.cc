@@ -72,6 +72,26 @@ Status StillThere(store::Store& store, api::Kind kind, std::string_view ns, cons
   return Status::Ok();
 }
 
+constexpr std::string_view kLegacyTokenInvalidSince = "kubernetes.io/legacy-token-invalid-since";
+constexpr std::string_view kLegacyTokenLastUsed = "kubernetes.io/legacy-token-last-used";
+
+// kube's legacy token tracking: the Secret's last-used label says the day
+// (UTC) its token was last used, written at most once a day (today's or
+// tomorrow's date is left as it is). The write is the API server's own, as
+// kube's authenticator patches it; a conflict means another write came
+// first, and the next use tries again.
+void MarkLegacyTokenUsed(store::Store& store, const api::ObjectPtr& secret) {
+  const auto now = std::chrono::system_clock::now();
+  const std::string today = api::FormatRfc3339(now).substr(0, 10);
+  const std::string tomorrow = api::FormatRfc3339(now + std::chrono::hours(24)).substr(0, 10);
+  const std::string_view last = secret->labels().Get(kLegacyTokenLastUsed).value_or("");
+  if (last == today || last == tomorrow) return;
+  auto marked = secret->Edit([&](json::object& o) {
+    api::MutableObject(api::MutableObject(o, "metadata"), "labels")[kLegacyTokenLastUsed] = today;
+  });
+  if (marked.ok()) (void)store.Update(marked.value(), secret->resource_version());
+}
+
 // kube's legacy validator: the token is its Secret's (the Secret there, not
 // being deleted, holding exactly this token) and its account is there with
 // the token's uid.
@@ -95,6 +115,15 @@ Status LegacyTokenStillValid(store::Store& store, std::string_view token, const 
     return Status(StatusCode::kUnauthorized, "ServiceAccount UID (" + account.value()->uid() +
                                                  ") does not match claim (" + claims.account.uid + ")");
   }
+  if (!secret.value()->labels().Get(kLegacyTokenInvalidSince).value_or("").empty()) {
+    return Status(StatusCode::kUnauthorized,
+                  "the token in secret " + ns + "/" + claims.secret->name + " for service account " + ns + "/" +
+                      claims.account.name +
+                      " has been marked invalid. Use tokens from the TokenRequest API or manually created "
+                      "secret-based tokens, or remove the '" + std::string(kLegacyTokenInvalidSince) +
+                      "' label from the secret to temporarily allow use of this token");
+  }
+  MarkLegacyTokenUsed(store, secret.value());
   return Status::Ok();
 }
 

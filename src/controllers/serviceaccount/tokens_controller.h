@@ -11,8 +11,11 @@
 //
 // As in kube 1.24 and later, no Secret is created for an account: only the
 // Secrets users create are filled in (LegacyServiceAccountTokenNoAutoGeneration).
-// Not done: the legacy-token-last-used and legacy-token-invalid-since labels
-// kube's legacy token tracking and cleaner keep.
+// The authenticator keeps the Secret's kubernetes.io/legacy-token-last-used
+// label and refuses a token whose Secret has legacy-token-invalid-since
+// (apiserver/authz/authentication.cc). Not built: kube's
+// legacy-serviceaccount-token-cleaner, which labels tokens unused for a year
+// invalid and later deletes them.
 //
 // Reads the Secret and ServiceAccount informers' caches (and the account
 // from the API server when the cache does not have it, as kube does); writes

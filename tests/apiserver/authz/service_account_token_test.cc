@@ -17,6 +17,7 @@
 #include <boost/json.hpp>
 
 #include "api/codec/base64.h"
+#include "api/time/rfc3339.h"
 #include "apiserver/authz/service_account_tokens.h"
 #include "api_fixture.h"
 
@@ -262,6 +263,29 @@ TEST_F(ServiceAccountTokenTest, ALegacyTokenIsValidWhileItsSecretHoldsIt) {
   EXPECT_EQ(review.at("user").at("username"), "system:serviceaccount:default:robot");
   EXPECT_EQ(review.at("audiences"), json::array{"vault"});  // audience-agnostic
   EXPECT_EQ(Whoami(token).status, 201);
+  // Its use is tracked by the day, as kube's legacy token tracking does.
+  json::value used = json::parse(Call("GET", "/api/v1/namespaces/default/secrets/robot-token").body);
+  const std::string today = api::FormatRfc3339(std::chrono::system_clock::now()).substr(0, 10);
+  const std::string label(used.at("metadata").at("labels").at("kubernetes.io/legacy-token-last-used").as_string());
+  EXPECT_TRUE(label == today || label == api::FormatRfc3339(std::chrono::system_clock::now() - std::chrono::hours(1))
+                                              .substr(0, 10))
+      << label;
+  // Marked invalid: refused until the label goes.
+  ASSERT_EQ(Call("PATCH", "/api/v1/namespaces/default/secrets/robot-token",
+                 R"({"metadata":{"labels":{"kubernetes.io/legacy-token-invalid-since":"2026-01-01"}}})",
+                 "application/merge-patch+json")
+                .status,
+            200);
+  EXPECT_EQ(Review(token).at("error"),
+            "the token in secret default/robot-token for service account default/robot has been marked invalid. Use "
+            "tokens from the TokenRequest API or manually created secret-based tokens, or remove the "
+            "'kubernetes.io/legacy-token-invalid-since' label from the secret to temporarily allow use of this token");
+  ASSERT_EQ(Call("PATCH", "/api/v1/namespaces/default/secrets/robot-token",
+                 R"({"metadata":{"labels":{"kubernetes.io/legacy-token-invalid-since":null}}})",
+                 "application/merge-patch+json")
+                .status,
+            200);
+  EXPECT_EQ(Review(token).at("authenticated"), true);
 
   ASSERT_EQ(Call("DELETE", "/api/v1/namespaces/default/serviceaccounts/robot").status, 200);
   EXPECT_EQ(Review(token).at("error"), "ServiceAccount default/robot has been deleted");
