@@ -263,6 +263,18 @@ void ApiServer::AuditUnhandled(const Request& unhandled, const Response& respons
   FinishAudit(BeginAudit(options_.audit.get(), request), request, response);
 }
 
+std::vector<AggregatedVersion> ApiServer::AggregatedVersions() const {
+  std::vector<AggregatedVersion> found;
+  auto listed = store_.List({.prefix = api::StoragePrefix(api::Kind::kAPIService)});
+  if (!listed.ok()) return found;
+  for (const auto& service : listed->items) {
+    const boost::json::object* spec = api::ObjectAt(service->json(), "spec");
+    if (api::ObjectAt(spec, "service") == nullptr) continue;
+    found.push_back({std::string(api::StringAt(spec, "group")), std::string(api::StringAt(spec, "version"))});
+  }
+  return found;
+}
+
 std::optional<Response> ApiServer::AggregatedUnavailable(std::string_view path) const {
   constexpr std::string_view kApis = "/apis/";
   if (!path.starts_with(kApis)) return std::nullopt;
@@ -344,7 +356,7 @@ Response ApiServer::Serve(Request& request) {
     if (!get) return ErrorResponse(Status(StatusCode::kMethodNotAllowed, "method not allowed"));
     DiscoveryFormat format = NegotiateDiscovery(request.accept);
     json::object body = path.starts_with("/apis")
-                            ? GroupsDiscovery(registry_, format)
+                            ? GroupsDiscovery(registry_, format, AggregatedVersions())
                             : CoreDiscovery(registry_, format, options_.advertise_address);
     Response r = JsonResponse(200, json::serialize(body));
     r.content_type = std::string(DiscoveryContentType(format));
@@ -368,7 +380,7 @@ Response ApiServer::Serve(Request& request) {
       std::string_view rest = p.substr(6);
       auto slash = rest.find('/');
       if (slash == std::string_view::npos) {
-        auto group = ApiGroup(rest);
+        auto group = ApiGroup(rest, AggregatedVersions());
         if (group && get) return JsonResponse(200, json::serialize(*group));
       } else {
         auto list = ResourceList(registry_, rest.substr(0, slash), rest.substr(slash + 1));

@@ -21,6 +21,7 @@
 #include "apiserver/audit/audit.h"
 #include "apiserver/authz/authorization_filter.h"
 #include "apiserver/crd/crd_controller.h"
+#include "apiserver/discovery.h"
 #include "apiserver/health.h"
 #include "apiserver/http.h"
 #include "apiserver/openapi/openapi.h"
@@ -94,6 +95,8 @@ class ApiServer final : private GenericRest {
   // 503 for a path under /apis/GROUP/VERSION that a stored APIService backed
   // by a Service names (berth does not proxy to it); nullopt otherwise.
   std::optional<Response> AggregatedUnavailable(std::string_view path) const;
+  // The group versions of the stored APIServices backed by a Service (discovery lists them, stale).
+  std::vector<AggregatedVersion> AggregatedVersions() const;
 
   // Serves `request`, audited (audit.h).
   Response Handle(Request& request);

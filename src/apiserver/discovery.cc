@@ -202,6 +202,31 @@ json::object LegacyGroup(std::string_view group) {
   return g;
 }
 
+// The aggregated group versions of groups served nowhere here, by group, in
+// the order given.
+std::vector<std::pair<std::string, std::vector<std::string>>> AggregatedGroups(
+    const std::vector<AggregatedVersion>& aggregated) {
+  std::vector<std::pair<std::string, std::vector<std::string>>> groups;
+  const auto local = Groups();
+  for (const auto& a : aggregated) {
+    if (std::find(local.begin(), local.end(), a.group) != local.end()) continue;
+    auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == a.group; });
+    if (it == groups.end()) it = groups.insert(groups.end(), {a.group, {}});
+    it->second.push_back(a.version);
+  }
+  return groups;
+}
+
+json::object LegacyAggregatedGroup(const std::string& group, const std::vector<std::string>& versions) {
+  json::array listed;
+  for (const auto& v : versions) listed.push_back(json::object{{"groupVersion", group + "/" + v}, {"version", v}});
+  json::object g;
+  g["name"] = group;
+  g["preferredVersion"] = listed.front();
+  g["versions"] = std::move(listed);
+  return g;
+}
+
 }  // namespace
 
 DiscoveryFormat NegotiateDiscovery(std::string_view accept) {
@@ -245,11 +270,20 @@ json::object CoreDiscovery(const ResourceRegistry& registry, DiscoveryFormat for
   return o;
 }
 
-json::object GroupsDiscovery(const ResourceRegistry& registry, DiscoveryFormat format) {
+json::object GroupsDiscovery(const ResourceRegistry& registry, DiscoveryFormat format,
+                             const std::vector<AggregatedVersion>& aggregated) {
+  const auto others = AggregatedGroups(aggregated);
   if (format != DiscoveryFormat::kLegacy) {
     json::array items;
     for (auto group : Groups()) {
       if (!group.empty()) items.push_back(AggregatedGroup(registry, group));
+    }
+    for (const auto& [group, versions] : others) {
+      json::array listed;
+      for (const auto& v : versions) {
+        listed.push_back(json::object{{"version", v}, {"resources", json::array()}, {"freshness", "Stale"}});
+      }
+      items.push_back(json::object{{"metadata", json::object{{"name", group}}}, {"versions", std::move(listed)}});
     }
     return AggregatedList(format, std::move(items));
   }
@@ -257,13 +291,22 @@ json::object GroupsDiscovery(const ResourceRegistry& registry, DiscoveryFormat f
   for (auto group : Groups()) {
     if (!group.empty()) groups.push_back(LegacyGroup(group));
   }
+  for (const auto& [group, versions] : others) groups.push_back(LegacyAggregatedGroup(group, versions));
   return json::object{{"kind", "APIGroupList"}, {"apiVersion", "v1"}, {"groups", std::move(groups)}};
 }
 
-std::optional<json::object> ApiGroup(std::string_view group) {
+std::optional<json::object> ApiGroup(std::string_view group, const std::vector<AggregatedVersion>& aggregated) {
   auto groups = Groups();
-  if (group.empty() || std::find(groups.begin(), groups.end(), group) == groups.end()) return std::nullopt;
-  json::object g = LegacyGroup(group);
+  json::object g;
+  if (group.empty()) return std::nullopt;
+  if (std::find(groups.begin(), groups.end(), group) != groups.end()) {
+    g = LegacyGroup(group);
+  } else {
+    const auto others = AggregatedGroups(aggregated);
+    auto it = std::find_if(others.begin(), others.end(), [&](const auto& o) { return o.first == group; });
+    if (it == others.end()) return std::nullopt;
+    g = LegacyAggregatedGroup(it->first, it->second);
+  }
   g["kind"] = "APIGroup";
   g["apiVersion"] = "v1";
   return g;

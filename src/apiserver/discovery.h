@@ -6,7 +6,9 @@
 // openapi.h.)
 
 #include <optional>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include <boost/json/object.hpp>
 
@@ -26,9 +28,19 @@ std::string_view DiscoveryContentType(DiscoveryFormat format);
 // /api
 boost::json::object CoreDiscovery(const ResourceRegistry& registry, DiscoveryFormat format,
                                   std::string_view server_address);
-// /apis
-boost::json::object GroupsDiscovery(const ResourceRegistry& registry, DiscoveryFormat format);
-std::optional<boost::json::object> ApiGroup(std::string_view group);  // /apis/<group>
+// A group version another API server would serve (an APIService backed by
+// a Service): listed as kube's aggregator lists one that does not answer
+// (aggregated discovery: freshness Stale, no resources), never served.
+struct AggregatedVersion {
+  std::string group, version;
+};
+
+// /apis, with the aggregated group versions that no local group serves.
+boost::json::object GroupsDiscovery(const ResourceRegistry& registry, DiscoveryFormat format,
+                                    const std::vector<AggregatedVersion>& aggregated = {});
+// /apis/<group>: a local group, or an aggregated one.
+std::optional<boost::json::object> ApiGroup(std::string_view group,
+                                            const std::vector<AggregatedVersion>& aggregated = {});
 // /api/v1 and /apis/<group>/<version>.
 std::optional<boost::json::object> ResourceList(const ResourceRegistry& registry, std::string_view group,
                                                 std::string_view version);

@@ -377,11 +377,24 @@ class ConformanceClassesTest(unittest.TestCase):
         self.assertEqual(code, 503, body)
         self.assertEqual(json.loads(body)["reason"], "ServiceUnavailable")
         self.assertIn("APIService v1alpha1.wardle.example.com", json.loads(body)["message"])
+        # Discovery lists its group as kube's aggregator lists one that does not answer.
+        code, body = self.request("GET", "/apis")
+        listed = {g["name"]: g for g in json.loads(body)["groups"]}
+        self.assertEqual(listed["wardle.example.com"]["preferredVersion"]["groupVersion"],
+                         "wardle.example.com/v1alpha1")
+        code, body = self.request("GET", "/apis", headers={
+            "Accept": "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"})
+        [wardle] = [g for g in json.loads(body)["items"] if g["metadata"]["name"] == "wardle.example.com"]
+        self.assertEqual(wardle["versions"], [{"version": "v1alpha1", "resources": [], "freshness": "Stale"}])
+        code, body = self.request("GET", "/apis/wardle.example.com")
+        self.assertEqual((code, json.loads(body)["kind"]), (200, "APIGroup"))
         local = self.get("apiservice", "v1.apps")
         self.assertEqual([c["status"] for c in local["status"]["conditions"] if c["type"] == "Available"], ["True"])
         self.server.kubectl("delete", "apiservice", "v1alpha1.wardle.example.com")
         code, _ = self.request("GET", "/apis/wardle.example.com/v1alpha1/namespaces/default/flunders")
         self.assertEqual(code, 404)
+        code, body = self.request("GET", "/apis")
+        self.assertNotIn("wardle.example.com", [g["name"] for g in json.loads(body)["groups"]])
 
     def test_component_statuses_show_the_control_planes_health(self):
         shown = self.server.kubectl("get", "componentstatuses")
