@@ -7,7 +7,10 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <functional>
 #include <memory>
+#include <thread>
 
 #include "apiserver/api_server.h"
 #include "client/informer_factory.h"
@@ -30,6 +33,16 @@ class InProcessApiTest : public ::testing::Test {
     informers_ = std::make_unique<client::InformerFactory>([this](api::Kind kind, client::InformerHandlers h) {
       return std::make_unique<client::StoreInformer>(*store_, kind, std::move(h));
     });
+  }
+
+  // Polls (for at most 5 s) until `done` holds; false when it never did.
+  static bool Eventually(const std::function<bool()>& done) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+    while (!done()) {
+      if (std::chrono::steady_clock::now() >= deadline) return false;
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
+    return true;
   }
 
   std::unique_ptr<store::MemoryStore> store_;

@@ -10,7 +10,6 @@
 #include <cstring>
 #include <ctime>
 #include <filesystem>
-#include <random>
 #include <vector>
 
 #include <boost/json.hpp>
@@ -67,12 +66,6 @@ std::pair<std::string, std::string> PrefixAndExtension(const fs::path& path) {
   std::string name = path.filename().string();
   std::string ext = path.extension().string();
   return {name.substr(0, name.size() - ext.size()) + "-", ext};
-}
-
-std::string NewAuditId() {
-  thread_local std::mt19937_64 rng{(uint64_t{std::random_device{}()} << 32) ^ std::random_device{}()};
-  const uint64_t hi = rng(), lo = rng();
-  return FormatUuidV4(hi, lo);
 }
 
 bool IsHealthCheck(std::string_view path) {
@@ -357,7 +350,7 @@ void AuditLog::RemoveOldBackups() {
 AuditRecord BeginAudit(AuditLog* log, const Request& request) {
   AuditRecord record;
   record.log = IsHealthCheck(request.path) ? nullptr : log;
-  record.id = request.audit_id.empty() ? NewAuditId() : request.audit_id;
+  record.id = request.audit_id.empty() ? RandomUuidV4() : request.audit_id;
   if (record.log) record.received = std::chrono::system_clock::now();
   return record;
 }

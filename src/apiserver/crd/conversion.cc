@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cctype>
-#include <random>
 
 #include <boost/json.hpp>
 
@@ -23,11 +22,6 @@ namespace {
 // kube's webhook clients wait this long for an answer (its conversion
 // webhooks have no timeoutSeconds of their own).
 constexpr std::chrono::seconds kConversionTimeout{30};
-
-std::string NewUid() {
-  thread_local std::mt19937_64 random{std::random_device{}()};
-  return FormatUuidV4(random(), random());
-}
 
 // "group/version" and kind as Go's GroupVersionKind prints them.
 std::string GvkString(std::string_view api_version, std::string_view kind) {
@@ -119,7 +113,7 @@ Result<ConversionReview> MakeConversionReview(std::span<const std::string> revie
                              [](const std::string& v) { return v == "v1" || v == "v1beta1"; });
   if (spoken == review_versions.end()) return Status::Internal("no supported conversion review versions");
   ConversionReview review;
-  review.uid = NewUid();
+  review.uid = RandomUuidV4();
   review.version = *spoken;
   json::array sent;
   for (const json::object& o : objects) sent.emplace_back(o);

@@ -1,5 +1,7 @@
 #include "apiserver/registry/system_fields.h"
 
+#include <random>
+
 #include <chrono>
 #include <cstdio>
 #include <ctime>
@@ -33,6 +35,12 @@ std::string FormatUuidV4(uint64_t hi, uint64_t lo) {
   ++at;
   put(lo, 12);
   return out;
+}
+
+std::string RandomUuidV4() {
+  thread_local std::mt19937_64 rng{(uint64_t{std::random_device{}()} << 32) ^ std::random_device{}()};
+  const uint64_t hi = rng(), lo = rng();
+  return FormatUuidV4(hi, lo);
 }
 
 SystemFields::SystemFields(uint64_t seed) : rng_(seed) {}

@@ -21,6 +21,9 @@ using api::NowRfc3339;
 // An RFC 4122 version 4 UUID from 128 random bits (the version and variant
 // bits are overwritten), as 8-4-4-4-12 lower-case hex digits.
 std::string FormatUuidV4(uint64_t hi, uint64_t lo);
+// A random version 4 UUID from a per-thread generator seeded by the system's
+// random device (request ids, review uids, token ids). Thread-safe.
+std::string RandomUuidV4();
 
 class SystemFields {
  public:

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <random>
 #include <string>
 
 #include <boost/json.hpp>
@@ -175,13 +174,6 @@ std::vector<std::string> Strings(const json::array* list) {
   return out;
 }
 
-std::string NewTokenId() {
-  static thread_local std::mt19937_64 rng{std::random_device{}()};
-  const uint64_t hi = rng();
-  const uint64_t lo = rng();
-  return FormatUuidV4(hi, lo);
-}
-
 }  // namespace
 
 TokenSubresource::TokenSubresource(const ServiceAccountTokens* tokens)
@@ -257,7 +249,7 @@ Response TokenSubresource::Serve(Request& request, const RequestInfo& info, Gene
   claims.audiences = std::move(audiences);
   claims.issued_at = issued;
   claims.expires_at = issued + lifetime;
-  claims.id = NewTokenId();
+  claims.id = RandomUuidV4();
   auto token = tokens_->Sign(std::move(claims));
   if (!token.ok()) return ErrorResponse(token.status());
 

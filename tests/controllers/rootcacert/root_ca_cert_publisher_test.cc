@@ -59,16 +59,6 @@ class RootCaCertPublisherTest : public InProcessApiTest {
            api::Annotation(*cm, RootCaCertPublisher::kDescriptionAnnotation) ==
                RootCaCertPublisher::kDescription;
   }
-  // Polls (for at most 5s) until `done` holds.
-  static bool Eventually(const std::function<bool()>& done) {
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
-    while (!done()) {
-      if (std::chrono::steady_clock::now() >= deadline) return false;
-      std::this_thread::sleep_for(std::chrono::milliseconds(2));
-    }
-    return true;
-  }
-
   metrics::Registry registry_;
   std::unique_ptr<RootCaCertPublisher> publisher_;
 };

@@ -48,16 +48,6 @@ class ServiceAccountsControllerTest : public InProcessApiTest {
     auto got = client_->Get(api::Kind::kServiceAccount, ns, "default");
     return got.ok() ? got.value() : nullptr;
   }
-  // Polls (for at most 5s) until `done` holds.
-  static bool Eventually(const std::function<bool()>& done) {
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
-    while (!done()) {
-      if (std::chrono::steady_clock::now() >= deadline) return false;
-      std::this_thread::sleep_for(std::chrono::milliseconds(2));
-    }
-    return true;
-  }
-
   std::unique_ptr<ServiceAccountsController> controller_;
 };
 

@@ -65,15 +65,6 @@ class TokensControllerTest : public InProcessApiTest {
     auto got = client_->Get(api::Kind::kSecret, "default", name);
     return got.ok() ? got.value() : nullptr;
   }
-  static bool Eventually(const std::function<bool()>& done) {
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
-    while (!done()) {
-      if (std::chrono::steady_clock::now() >= deadline) return false;
-      std::this_thread::sleep_for(std::chrono::milliseconds(2));
-    }
-    return true;
-  }
-
   std::unique_ptr<TokensController> controller_;
 };
 

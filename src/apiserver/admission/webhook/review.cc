@@ -1,7 +1,6 @@
 // The AdmissionReview kube-apiserver sends a webhook and what it accepts back
 // (k8s.io/api/admission/v1; v1beta1 has the same shape).
 
-#include <random>
 
 #include <boost/json.hpp>
 
@@ -16,11 +15,6 @@ namespace berth::apiserver::webhook {
 namespace json = boost::json;
 
 namespace {
-
-std::string NewUid() {
-  thread_local std::mt19937_64 random{std::random_device{}()};
-  return FormatUuidV4(random(), random());
-}
 
 std::string_view OptionsKind(AdmissionOperation op) {
   switch (op) {
@@ -109,7 +103,7 @@ Result<Review> MakeReview(const Hook& hook, const AdmissionAttributes& a, const 
     for (const std::string& v : hook.review_versions) listed += (listed.empty() ? "" : " ") + v;
     return Status::Internal("webhook does not accept known AdmissionReview versions: [" + listed + "]");
   }
-  review.uid = NewUid();
+  review.uid = RandomUuidV4();
   json::object request;
   request["uid"] = review.uid;
   json::object kind = RequestKind(a);
